@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The one definition of a non-cache-coherent many-core chip.
+//!
+//! Everything that kernel, rma and emu must agree on about the hardware lives
+//! here, as data: the mesh and its tiles, where the memory controllers sit,
+//! the default LUT layout and the core-physical address map it gives, the LUT
+//! entry format, the configuration-register (CRB) and FPGA-bank offsets, and
+//! the memory types a page can have. [`SCC`] describes the Intel Single-Chip
+//! Cloud Computer; another chip of the same family (a different mesh, other
+//! controller positions, another address map) is another [`Chip`] value, not
+//! a code change. [`Chip::validate`] says whether such a value is consistent.
+//!
+//! Sources: the SCC facts come from the SCC one-sided thesis (topology,
+//! caches, LUT, MPB, TSR, memory types) and from public SCC system software
+//! (sccLinux `sccsys.h`, RCCE and BareMichael `scc.h`) for register offsets
+//! and encodings; each item cites where it comes from.
+#![cfg_attr(not(test), no_std)]
+#![warn(missing_docs)]
+
+mod address;
+mod emulated;
+mod lut;
+mod memtype;
+mod registers;
+mod topology;
+
+pub use address::{AddressMap, EntryRange, LUT_ENTRIES, LUT_PAGE_SHIFT, LUT_PAGE_SIZE};
+pub use emulated::{SharedRegion, SharedRegionKind};
+pub use lut::{LutEntry, Subdest, Target};
+pub use memtype::{MemoryType, PTE_PCD, PTE_PMB, PTE_PWT};
+pub use registers::{CrbLayout, FpgaLayout, TsrProtocol};
+pub use topology::{CoreId, MemoryController, Port, TileCoord, TileId, TileIdRegister, TileRect};
+
+/// Size of a cache line and of a write-combine buffer on the SCC (thesis 1.2, 1.5).
+pub const CACHE_LINE: usize = 32;
+
+/// A whole chip, described as data.
+///
+/// Field values for the SCC are in [`SCC`]; the doc of each field says what
+/// constrains it, and [`Chip::validate`] checks those constraints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chip {
+    /// Short name, used in messages.
+    pub name: &'static str,
+    /// Tiles along x (at most 16: LUT entries hold 4 bits of x).
+    pub mesh_x: u8,
+    /// Tiles along y (at most 16).
+    pub mesh_y: u8,
+    /// Cores on each tile (at most 8: MYTILEID holds 3 bits of core number).
+    pub cores_per_tile: u8,
+    /// Message passing buffer per tile, in bytes; split evenly between its cores.
+    pub mpb_bytes_per_tile: u32,
+    /// The memory controllers, each with the tiles it serves.
+    pub memory_controllers: &'static [MemoryController],
+    /// Where the system interface (FPGA register bank) attaches to the mesh.
+    pub system_interface: Port,
+    /// Core-physical address map, as LUT entries.
+    pub address_map: AddressMap,
+    /// Configuration register block offsets.
+    pub crb: CrbLayout,
+    /// FPGA register bank offsets.
+    pub fpga: FpgaLayout,
+    /// How a core takes and releases its test-and-set register.
+    pub tsr_protocol: TsrProtocol,
+}
+
+/// The Intel SCC: 24 tiles on a 6x4 mesh, two P54C cores each, four DDR3
+/// memory controllers on the west and east edges (thesis 1.1, 1.10).
+pub const SCC: Chip = Chip {
+    name: "scc",
+    mesh_x: 6,
+    mesh_y: 4,
+    cores_per_tile: 2,
+    // 16 KiB per tile, 8 KiB per core (thesis 1.4; sccsys.h SCC_MPB_SIZE).
+    mpb_bytes_per_tile: 16 * 1024,
+    // Six tiles each: at most two apart in x and one in y (thesis 1.1); the
+    // controllers hang off the west/east ports of routers (0,0), (5,0), (0,2),
+    // (5,2), which is also where the four LSM pages live (thesis 1.10).
+    memory_controllers: &[
+        MemoryController {
+            port: Port::new(0, 0, Subdest::PeriWest),
+            serves: TileRect::new(0, 0, 3, 2),
+        },
+        MemoryController {
+            port: Port::new(5, 0, Subdest::PeriEast),
+            serves: TileRect::new(3, 0, 3, 2),
+        },
+        MemoryController {
+            port: Port::new(0, 2, Subdest::PeriWest),
+            serves: TileRect::new(0, 2, 3, 2),
+        },
+        MemoryController {
+            port: Port::new(5, 2, Subdest::PeriEast),
+            serves: TileRect::new(3, 2, 3, 2),
+        },
+    ],
+    // sccKit attaches the system FPGA to the south port of router (3,0).
+    system_interface: Port::new(3, 0, Subdest::PeriSouth),
+    address_map: AddressMap::SCC,
+    crb: CrbLayout::SCC,
+    fpga: FpgaLayout::SCC,
+    tsr_protocol: TsrProtocol::SCC,
+};
+
+/// What is wrong with a [`Chip`] value or with an argument checked against one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChipError {
+    /// A mesh dimension is 0 or larger than the LUT entry format can address.
+    MeshSize {
+        /// Tiles along x.
+        x: u8,
+        /// Tiles along y.
+        y: u8,
+    },
+    /// Cores per tile is 0 or larger than MYTILEID can encode.
+    CoresPerTile(u8),
+    /// The MPB per tile is not a multiple of `cores * CACHE_LINE`, or exceeds a LUT page.
+    MpbSize(u32),
+    /// There are no memory controllers, or more than the address map has LSM pages for.
+    MemoryControllerCount(usize),
+    /// A controller's port or domain lies (partly) outside the mesh.
+    ControllerOutsideMesh(usize),
+    /// A tile is served by no controller, or by more than one.
+    TileDomain {
+        /// The tile.
+        tile: TileCoord,
+        /// How many controllers claim it.
+        controllers: usize,
+    },
+    /// The system interface port lies outside the mesh.
+    SystemInterfaceOutsideMesh,
+    /// Two parts of the address map claim the same LUT entry, or a part runs past entry 255.
+    LutEntryConflict(u16),
+    /// The CRB layout does not give one register of each per-core kind per core, or a
+    /// register lies outside the block.
+    CrbLayout,
+    /// A core id is not below the chip's core count.
+    CoreOutOfRange {
+        /// The id given.
+        core: u32,
+        /// The chip's core count.
+        cores: u32,
+    },
+    /// A MYTILEID value names no core of this chip.
+    TileIdRegister(u32),
+    /// The private pages of a controller's cores plus its LSM page exceed what a LUT entry's
+    /// 10-bit page number reaches.
+    DramPages {
+        /// The controller.
+        controller: usize,
+        /// The 16 MiB pages it would need.
+        pages: u32,
+    },
+    /// A tile id is not below the chip's tile count.
+    TileOutOfRange {
+        /// The id given.
+        tile: u32,
+        /// The chip's tile count.
+        tiles: u32,
+    },
+}
+
+impl core::fmt::Display for ChipError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::MeshSize { x, y } => write!(f, "mesh {x}x{y}: each side must be 1..=16 tiles"),
+            Self::CoresPerTile(n) => write!(f, "{n} cores per tile: must be 1..=8"),
+            Self::MpbSize(n) => write!(
+                f,
+                "MPB of {n} bytes per tile: must be a non-zero multiple of cores x {CACHE_LINE} bytes within 16 MiB"
+            ),
+            Self::MemoryControllerCount(n) => write!(
+                f,
+                "{n} memory controllers: need at least one and at most one per LSM LUT entry"
+            ),
+            Self::ControllerOutsideMesh(i) => {
+                write!(f, "memory controller {i}: port or domain outside the mesh")
+            }
+            Self::TileDomain { tile, controllers } => write!(
+                f,
+                "tile ({}, {}) is served by {controllers} memory controllers: must be exactly 1",
+                tile.x, tile.y
+            ),
+            Self::SystemInterfaceOutsideMesh => {
+                f.write_str("system interface port outside the mesh")
+            }
+            Self::LutEntryConflict(e) => write!(
+                f,
+                "LUT entry {e} is claimed twice by the address map, or lies past entry 255"
+            ),
+            Self::CrbLayout => f.write_str(
+                "CRB layout: per-core registers must match cores per tile and fit in the block",
+            ),
+            Self::CoreOutOfRange { core, cores } => {
+                write!(
+                    f,
+                    "core {core} does not exist: the chip has cores 0..={}",
+                    cores - 1
+                )
+            }
+            Self::TileIdRegister(v) => {
+                write!(f, "MYTILEID value {v:#x} names no core of this chip")
+            }
+            Self::DramPages { controller, pages } => write!(
+                f,
+                "memory controller {controller} would need {pages} pages of 16 MiB: a LUT entry reaches 1024"
+            ),
+            Self::TileOutOfRange { tile, tiles } => {
+                write!(
+                    f,
+                    "tile {tile} does not exist: the chip has tiles 0..={}",
+                    tiles - 1
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for ChipError {}
+
+impl Chip {
+    /// Number of tiles.
+    pub const fn tiles(&self) -> u32 {
+        self.mesh_x as u32 * self.mesh_y as u32
+    }
+
+    /// Number of cores.
+    pub const fn cores(&self) -> u32 {
+        self.tiles() * self.cores_per_tile as u32
+    }
+
+    /// Bytes of MPB that belong to each core.
+    pub const fn mpb_bytes_per_core(&self) -> u32 {
+        self.mpb_bytes_per_tile / self.cores_per_tile as u32
+    }
+
+    /// Checks every constraint the rest of the system relies on.
+    pub fn validate(&self) -> Result<(), ChipError> {
+        if !(1..=16).contains(&self.mesh_x) || !(1..=16).contains(&self.mesh_y) {
+            return Err(ChipError::MeshSize {
+                x: self.mesh_x,
+                y: self.mesh_y,
+            });
+        }
+        if !(1..=8).contains(&self.cores_per_tile) {
+            return Err(ChipError::CoresPerTile(self.cores_per_tile));
+        }
+        let line_per_core = self.cores_per_tile as u32 * CACHE_LINE as u32;
+        if self.mpb_bytes_per_tile == 0
+            || self.mpb_bytes_per_tile % line_per_core != 0
+            || self.mpb_bytes_per_tile > LUT_PAGE_SIZE
+        {
+            return Err(ChipError::MpbSize(self.mpb_bytes_per_tile));
+        }
+        let controllers = self.memory_controllers.len();
+        if controllers == 0 || controllers > self.address_map.lsm.len() as usize {
+            return Err(ChipError::MemoryControllerCount(controllers));
+        }
+        for (i, mc) in self.memory_controllers.iter().enumerate() {
+            if !self.contains(mc.port.tile) || !mc.serves.fits_in(self.mesh_x, self.mesh_y) {
+                return Err(ChipError::ControllerOutsideMesh(i));
+            }
+        }
+        for t in 0..self.tiles() {
+            let tile = self.tile_coord(TileId(t as u8));
+            let claims = self
+                .memory_controllers
+                .iter()
+                .filter(|mc| mc.serves.contains(tile))
+                .count();
+            if claims != 1 {
+                return Err(ChipError::TileDomain {
+                    tile,
+                    controllers: claims,
+                });
+            }
+        }
+        if !self.contains(self.system_interface.tile) {
+            return Err(ChipError::SystemInterfaceOutsideMesh);
+        }
+        self.address_map.check(self.tiles())?;
+        for controller in 0..controllers {
+            let pages = self.lsm_page_number(controller) + 1;
+            if pages > 1 << 10 {
+                return Err(ChipError::DramPages { controller, pages });
+            }
+        }
+        self.crb.check(self.cores_per_tile)?;
+        Ok(())
+    }
+
+    fn contains(&self, tile: TileCoord) -> bool {
+        tile.x < self.mesh_x && tile.y < self.mesh_y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scc_is_valid_and_has_48_cores_on_24_tiles() {
+        assert_eq!(SCC.validate(), Ok(()));
+        assert_eq!(SCC.tiles(), 24);
+        assert_eq!(SCC.cores(), 48);
+        assert_eq!(SCC.mpb_bytes_per_core(), 8192);
+    }
+
+    #[test]
+    fn broken_chips_are_refused_with_the_reason() {
+        let mut chip = SCC;
+        chip.mesh_x = 17;
+        assert_eq!(chip.validate(), Err(ChipError::MeshSize { x: 17, y: 4 }));
+
+        let mut chip = SCC;
+        chip.cores_per_tile = 0;
+        assert_eq!(chip.validate(), Err(ChipError::CoresPerTile(0)));
+
+        let mut chip = SCC;
+        chip.mpb_bytes_per_tile = 100;
+        assert_eq!(chip.validate(), Err(ChipError::MpbSize(100)));
+
+        // Without the controller at (5,2), its six tiles have no memory.
+        let mut chip = SCC;
+        chip.memory_controllers = &SCC.memory_controllers[..3];
+        assert_eq!(
+            chip.validate(),
+            Err(ChipError::TileDomain {
+                tile: TileCoord { x: 3, y: 2 },
+                controllers: 0
+            })
+        );
+
+        // A larger mesh needs more MPB entries than 192..=215 leaves before the own-MPB entry.
+        let mut chip = SCC;
+        chip.mesh_x = 8;
+        const ONE_MC: &[MemoryController] = &[MemoryController {
+            port: Port::new(0, 0, Subdest::PeriWest),
+            serves: TileRect::new(0, 0, 8, 4),
+        }];
+        chip.memory_controllers = ONE_MC;
+        assert_eq!(chip.validate(), Err(ChipError::LutEntryConflict(216)));
+
+        // 96 cores behind one controller with 42 private pages each do not fit in 1024 pages.
+        let mut chip = BIG;
+        const PRIVATE_42: &[EntryRange] = &[EntryRange::new(0, 41)];
+        chip.address_map.private = PRIVATE_42;
+        chip.address_map.lsm = EntryRange::new(42, 43);
+        chip.address_map.shareable = EntryRange::new(44, 99);
+        assert_eq!(
+            chip.validate(),
+            Err(ChipError::DramPages {
+                controller: 0,
+                pages: 96 * 42 + 1
+            })
+        );
+    }
+
+    #[test]
+    fn error_messages_name_the_problem() {
+        extern crate std;
+        use std::string::ToString;
+        let e = ChipError::CoreOutOfRange {
+            core: 48,
+            cores: 48,
+        };
+        assert_eq!(
+            e.to_string(),
+            "core 48 does not exist: the chip has cores 0..=47"
+        );
+    }
+
+    /// A second chip, written as data only: a 2x2 mesh with one controller.
+    pub(crate) const MINI: Chip = Chip {
+        name: "mini",
+        mesh_x: 2,
+        mesh_y: 2,
+        cores_per_tile: 2,
+        mpb_bytes_per_tile: 16 * 1024,
+        memory_controllers: &[MemoryController {
+            port: Port::new(0, 0, Subdest::PeriWest),
+            serves: TileRect::new(0, 0, 2, 2),
+        }],
+        system_interface: Port::new(1, 0, Subdest::PeriSouth),
+        address_map: AddressMap::SCC,
+        crb: CrbLayout::SCC,
+        fpga: FpgaLayout::SCC,
+        tsr_protocol: TsrProtocol::SCC,
+    };
+
+    /// A larger one: 8x6 tiles with four cores each, which needs its own address map.
+    pub(crate) const BIG: Chip = Chip {
+        name: "big",
+        mesh_x: 8,
+        mesh_y: 6,
+        cores_per_tile: 4,
+        mpb_bytes_per_tile: 32 * 1024,
+        memory_controllers: &[
+            MemoryController {
+                port: Port::new(0, 0, Subdest::PeriWest),
+                serves: TileRect::new(0, 0, 4, 6),
+            },
+            MemoryController {
+                port: Port::new(7, 0, Subdest::PeriEast),
+                serves: TileRect::new(4, 0, 4, 6),
+            },
+        ],
+        system_interface: Port::new(3, 0, Subdest::PeriSouth),
+        address_map: AddressMap {
+            private: &[EntryRange::new(0, 7)],
+            lsm: EntryRange::new(16, 17),
+            shareable: EntryRange::new(18, 99),
+            mpb_first: 100,
+            own_mpb: 148,
+            crb_first: 160,
+            own_crb: 208,
+            fpga: 209,
+        },
+        crb: CrbLayout {
+            size: 0x4000,
+            glcfg: &[0x010, 0x018, 0x030, 0x038],
+            l2cfg: &[0x020, 0x028, 0x060, 0x068],
+            my_tile_id: 0x100,
+            lock: &[0x200, 0x400, 0x600, 0x700],
+            lut: &[0x800, 0x1000, 0x2000, 0x3000],
+        },
+        fpga: FpgaLayout::SCC,
+        tsr_protocol: TsrProtocol::SCC,
+    };
+
+    #[test]
+    fn other_chips_are_expressible_as_data() {
+        assert_eq!(MINI.validate(), Ok(()));
+        assert_eq!(MINI.cores(), 8);
+        assert_eq!(BIG.validate(), Ok(()));
+        assert_eq!(BIG.cores(), 192);
+        assert_eq!(BIG.mpb_bytes_per_core(), 8192);
+    }
+}

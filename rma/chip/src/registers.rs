@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Register offsets of the configuration register block and the FPGA bank.
+
+use crate::{ChipError, CoreId, LUT_ENTRIES};
+
+/// Offsets inside a tile's configuration register block (sccsys.h). Per-core
+/// registers are listed by core number `z` on the tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrbLayout {
+    /// Bytes in the block.
+    pub size: u32,
+    /// GLCFG of core `z` (interrupt pins, among others).
+    pub glcfg: &'static [u32],
+    /// L2CFG of core `z`.
+    pub l2cfg: &'static [u32],
+    /// MYTILEID: reads as the reading core's [`crate::TileIdRegister`].
+    pub my_tile_id: u32,
+    /// LOCK of core `z`: its test-and-set register.
+    pub lock: &'static [u32],
+    /// LUT of core `z`: [`LUT_ENTRIES`] entries of [`CrbLayout::LUT_STRIDE`] bytes.
+    pub lut: &'static [u32],
+}
+
+impl CrbLayout {
+    /// Distance between registers of a table (LUT entries are 8 bytes apart).
+    pub const LUT_STRIDE: u32 = 8;
+
+    /// The SCC's block: GLCFG0/1 0x010/0x018, L2CFG0/1 0x020/0x028, MYTILEID
+    /// 0x100, LOCK0/1 0x200/0x400, LUT0/1 0x800/0x1000, 8 KiB in all.
+    pub const SCC: CrbLayout = CrbLayout {
+        size: 0x2000,
+        glcfg: &[0x010, 0x018],
+        l2cfg: &[0x020, 0x028],
+        my_tile_id: 0x100,
+        lock: &[0x200, 0x400],
+        lut: &[0x800, 0x1000],
+    };
+
+    /// Offset of entry `index` of the LUT of core `z`.
+    pub fn lut_entry(&self, z: u8, index: usize) -> u32 {
+        self.lut[z as usize] + index as u32 * Self::LUT_STRIDE
+    }
+
+    pub(crate) fn check(&self, cores_per_tile: u8) -> Result<(), ChipError> {
+        let n = cores_per_tile as usize;
+        let per_core = [self.glcfg, self.l2cfg, self.lock, self.lut];
+        if per_core.iter().any(|regs| regs.len() != n) {
+            return Err(ChipError::CrbLayout);
+        }
+        let lut_bytes = LUT_ENTRIES as u32 * Self::LUT_STRIDE;
+        let singles = per_core[..3]
+            .iter()
+            .flat_map(|r| r.iter())
+            .chain([&self.my_tile_id]);
+        let fits = singles.into_iter().all(|&o| o + 4 <= self.size)
+            && self.lut.iter().all(|&o| o + lut_bytes <= self.size);
+        if fits {
+            Ok(())
+        } else {
+            Err(ChipError::CrbLayout)
+        }
+    }
+}
+
+/// Offsets inside the FPGA register bank (sccKit 1.4 and later).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FpgaLayout {
+    /// Bytes mapped.
+    pub size: u32,
+    /// Global timestamp counter, low 32 bits.
+    pub gtsc_lo: u32,
+    /// Global timestamp counter, high 32 bits.
+    pub gtsc_hi: u32,
+    /// Atomic increment register of counter 0; counters are 8 bytes apart.
+    pub atomic_inc: u32,
+    /// Atomic increment registers in the bank.
+    pub atomic_counters: u32,
+}
+
+impl FpgaLayout {
+    /// The SCC's bank: GTSC at 0x8224/0x8228, 96 atomic counters from 0xE000
+    /// (`ATOMIC_CNT_INC(x) = (x<48 ? 0xE000 : 0xF000) + (x%48)*8`).
+    pub const SCC: FpgaLayout = FpgaLayout {
+        size: 0x1_0000,
+        gtsc_lo: 0x8224,
+        gtsc_hi: 0x8228,
+        atomic_inc: 0xE000,
+        atomic_counters: 96,
+    };
+
+    /// Offset of atomic increment register `n` (`n < atomic_counters`); its
+    /// initialisation register follows 4 bytes later.
+    pub const fn atomic_counter(&self, n: u32) -> u32 {
+        self.atomic_inc + (n / 48) * 0x1000 + (n % 48) * 8
+    }
+}
+
+/// The test-and-set register protocol (thesis 1.6, sccsys.h).
+///
+/// On silicon a read returns `free` once and atomically leaves `taken`
+/// behind; any write releases. Under QEMU a plain read cannot have a side
+/// effect, so on the emulator the platform layer takes a TSR by atomically
+/// exchanging `taken` in (old value `free` means acquired) and releases it
+/// by writing `free`. Both ways meet the same register values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TsrProtocol {
+    /// Value of a free register (the low bit set on the SCC).
+    pub free: u8,
+    /// Value left behind by a successful acquire.
+    pub taken: u8,
+}
+
+impl TsrProtocol {
+    /// The SCC: free reads 1, taken reads 0.
+    pub const SCC: TsrProtocol = TsrProtocol { free: 1, taken: 0 };
+}
+
+impl crate::Chip {
+    /// Offset, inside its tile's CRB, of the test-and-set register of `core`.
+    pub const fn tsr_offset(&self, core: CoreId) -> u32 {
+        self.crb.lock[self.z_of(core) as usize]
+    }
+
+    /// Core-physical address of `core`'s test-and-set register, through its tile's CRB entry.
+    pub const fn tsr_addr(&self, core: CoreId) -> u32 {
+        self.crb_base(self.tile_of(core)) + self.tsr_offset(core)
+    }
+
+    /// Core-physical address of entry `index` of `core`'s LUT, through its tile's CRB entry.
+    pub fn lut_entry_addr(&self, core: CoreId, index: usize) -> u32 {
+        self.crb_base(self.tile_of(core)) + self.crb.lut_entry(self.z_of(core), index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SCC;
+
+    #[test]
+    fn scc_crb_offsets_match_sccsys() {
+        let crb = CrbLayout::SCC;
+        assert_eq!(crb.lut_entry(0, 0), 0x800);
+        assert_eq!(crb.lut_entry(0, 255), 0xFF8);
+        assert_eq!(crb.lut_entry(1, 0), 0x1000);
+        assert_eq!(crb.lut_entry(1, 255), 0x17F8);
+        assert_eq!(crb.check(2), Ok(()));
+        assert_eq!(crb.check(3), Err(ChipError::CrbLayout));
+        let small = CrbLayout {
+            size: 0x1000,
+            ..CrbLayout::SCC
+        };
+        assert_eq!(small.check(2), Err(ChipError::CrbLayout));
+    }
+
+    #[test]
+    fn tsr_and_lut_addresses_go_through_the_tile_crb() {
+        let c0 = SCC.core(0).unwrap();
+        let c47 = SCC.core(47).unwrap();
+        assert_eq!(SCC.tsr_addr(c0), 0xE000_0200);
+        assert_eq!(SCC.tsr_addr(c47), 0xF700_0400);
+        assert_eq!(SCC.lut_entry_addr(c47, 255), 0xF700_17F8);
+    }
+
+    #[test]
+    fn fpga_offsets_match_sccsys() {
+        let f = FpgaLayout::SCC;
+        assert_eq!(f.atomic_counter(0), 0xE000);
+        assert_eq!(f.atomic_counter(47), 0xE000 + 47 * 8);
+        assert_eq!(f.atomic_counter(48), 0xF000);
+        assert_eq!(f.atomic_counter(95), 0xF000 + 47 * 8);
+        assert!(f.atomic_counter(95) + 8 <= f.size);
+        assert!(f.gtsc_hi + 4 <= f.size);
+    }
+}
