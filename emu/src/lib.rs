@@ -1,1 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! The SCC chip model for QEMU, on the host side.
+//!
+//! Each emulated core is one QEMU process; this crate holds what the tool
+//! that starts them (xtask) and the plugin loaded into each of them must
+//! agree on, without depending on QEMU itself:
+//!
+//! - [`chipmem`]: the chip's shared memory, one sparse file every instance
+//!   maps, with the configuration registers at their reset values;
+//! - [`launch`]: one core's QEMU command line, which shows that memory to
+//!   the guest as PCI devices in the order the chip definition gives;
+//! - [`options`]: the plugin's options, checked before the core starts.
+//!
+//! The chips it knows are listed in [`CHIPS`]; their definitions live in the
+//! `chip` crate, shared with the kernel.
+#![warn(missing_docs)]
 
+pub mod chipmem;
+mod error;
+pub mod launch;
+pub mod options;
+
+use chip::Chip;
+
+pub use error::{Error, Result};
+
+/// Every chip the emulator can run, found by name ([`Chip::name`]).
+pub static CHIPS: &[Chip] = &[chip::SCC];
+
+/// The chip called `name`, if the emulator knows it.
+pub fn find_chip(name: &str) -> Option<&'static Chip> {
+    CHIPS.iter().find(|c| c.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_chips_are_valid_and_found_by_name() {
+        for chip in CHIPS {
+            assert_eq!(chip.validate(), Ok(()), "{}", chip.name);
+            assert_eq!(find_chip(chip.name), Some(chip));
+        }
+        assert_eq!(find_chip("scc"), Some(&chip::SCC));
+        assert_eq!(find_chip("SCC"), None);
+    }
+}

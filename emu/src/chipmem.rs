@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! The chip's shared memory: one sparse file that every core's QEMU maps.
+//!
+//! Everything the cores of one chip share lives in a single file,
+//! `chip.mem`, in a directory private to the run. Each QEMU instance shows
+//! parts of it to its guest as shared-memory PCI devices (see
+//! [`crate::launch`]), so a store by one core is seen by every other core
+//! that maps the same bytes. One file rather than one per region keeps the
+//! run's state in one place and lets the plugin later map all of it at once.
+//!
+//! # Layout
+//!
+//! In this order, each part starting at a multiple of 4 KiB (QEMU maps file
+//! parts at page granularity):
+//!
+//! | part | count | size of each |
+//! |---|---|---|
+//! | legacy shared memory page | one per memory controller | 16 MiB (one LUT page) |
+//! | MPB | one per tile | `chip.mpb_bytes_per_tile` |
+//! | CRB | one per tile | `chip.crb.size` |
+//! | own-CRB view | one per core | `chip.crb.size` |
+//! | FPGA register bank | one | `chip.fpga.size` |
+//!
+//! The file is created with its full length but written only where
+//! registers need a value, so it costs a few pages of real memory, not the
+//! 65 MiB of its length.
+//!
+//! # Registers at start
+//!
+//! [`ChipMemory::create`] gives every tile's CRB the values silicon has
+//! after reset: each test-and-set register free, each core's LUT holding
+//! the chip's default layout (so the guest can read it back and reprogram
+//! it), and MYTILEID holding the tile's identity.
+//!
+//! # Deliberate difference: the own-CRB view is a per-core copy
+//!
+//! On silicon MYTILEID answers with the identity of the core that reads it,
+//! so both cores of a tile read different values at the same address. A
+//! shared file cannot do that. In this first, coherent version each core's
+//! own-CRB entry (`0xF8000000` on the SCC) therefore shows a per-core copy
+//! of its tile's CRB, made at start, whose MYTILEID is that core's own. The
+//! guest reads its identity there, and uses the tile-CRB addresses for the
+//! registers that must be shared (test-and-set registers and LUTs): a write
+//! through the own-CRB view reaches no other core. The MYTILEID of the
+//! shared tile CRB holds the value of the tile's core 0. This goes away once
+//! the plugin models register reads itself.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use chip::{Chip, CoreId, SharedRegionKind, TileId, TileIdRegister};
+
+use crate::{Error, Result};
+
+/// Alignment of every part of the file: QEMU maps file ranges by page.
+const PAGE: u64 = 4096;
+
+/// Where each part of a chip's shared memory lies in `chip.mem`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    chip: Chip,
+    lsm: u64,
+    lsm_stride: u64,
+    mpb: u64,
+    mpb_stride: u64,
+    crb: u64,
+    crb_stride: u64,
+    own_crb: u64,
+    fpga: u64,
+    size: u64,
+}
+
+impl Layout {
+    /// The layout for `chip`, which must be valid ([`Chip::validate`]).
+    pub fn new(chip: &Chip) -> Self {
+        let stride = |bytes: u32| u64::from(bytes).next_multiple_of(PAGE);
+        let lsm_stride = stride(chip::LUT_PAGE_SIZE);
+        let mpb_stride = stride(chip.mpb_bytes_per_tile);
+        let crb_stride = stride(chip.crb.size);
+        let tiles = u64::from(chip.tiles());
+        let lsm = 0;
+        let mpb = lsm + chip.memory_controllers.len() as u64 * lsm_stride;
+        let crb = mpb + tiles * mpb_stride;
+        let own_crb = crb + tiles * crb_stride;
+        let fpga = own_crb + u64::from(chip.cores()) * crb_stride;
+        let size = fpga + stride(chip.fpga.size);
+        Self {
+            chip: *chip,
+            lsm,
+            lsm_stride,
+            mpb,
+            mpb_stride,
+            crb,
+            crb_stride,
+            own_crb,
+            fpga,
+            size,
+        }
+    }
+
+    /// The chip this layout is for.
+    pub fn chip(&self) -> &Chip {
+        &self.chip
+    }
+
+    /// Length of the whole file in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Offset of the legacy shared memory page of memory controller `mc`.
+    pub fn lsm(&self, mc: usize) -> u64 {
+        self.lsm + mc as u64 * self.lsm_stride
+    }
+
+    /// Offset of tile `tile`'s MPB.
+    pub fn mpb(&self, tile: TileId) -> u64 {
+        self.mpb + tile.index() as u64 * self.mpb_stride
+    }
+
+    /// Offset of tile `tile`'s CRB, the one all cores share.
+    pub fn crb(&self, tile: TileId) -> u64 {
+        self.crb + tile.index() as u64 * self.crb_stride
+    }
+
+    /// Offset of `core`'s own-CRB view (see the module doc).
+    pub fn own_crb(&self, core: CoreId) -> u64 {
+        self.own_crb + core.index() as u64 * self.crb_stride
+    }
+
+    /// Offset of the FPGA register bank.
+    pub fn fpga(&self) -> u64 {
+        self.fpga
+    }
+
+    /// Offset of the bytes that back region `kind` as `core` sees it.
+    ///
+    /// The own MPB is the same bytes as the core's tile MPB (an alias); the
+    /// own CRB is the core's own view.
+    pub fn offset(&self, kind: SharedRegionKind, core: CoreId) -> u64 {
+        match kind {
+            SharedRegionKind::Lsm(mc) => self.lsm(mc),
+            SharedRegionKind::Mpb(tile) => self.mpb(tile),
+            SharedRegionKind::OwnMpb => self.mpb(self.chip.tile_of(core)),
+            SharedRegionKind::Crb(tile) => self.crb(tile),
+            SharedRegionKind::OwnCrb => self.own_crb(core),
+            SharedRegionKind::Fpga => self.fpga,
+        }
+    }
+}
+
+/// The chip memory file of one run.
+#[derive(Debug)]
+pub struct ChipMemory {
+    path: PathBuf,
+    layout: Layout,
+    file: File,
+}
+
+impl ChipMemory {
+    /// Name of the file inside the directory given to [`ChipMemory::create`].
+    pub const FILE_NAME: &'static str = "chip.mem";
+
+    /// Creates `dir/chip.mem` for `chip` (which must be valid) with every
+    /// register at its reset value. Refuses to overwrite an existing file:
+    /// it may belong to a running chip.
+    pub fn create(dir: &Path, chip: &Chip) -> Result<Self> {
+        let path = dir.join(Self::FILE_NAME);
+        let layout = Layout::new(chip);
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(Error::io(&path))?;
+        file.set_len(layout.size).map_err(Error::io(&path))?;
+        let memory = Self { path, layout, file };
+        memory.write_registers()?;
+        Ok(memory)
+    }
+
+    /// Opens the chip memory file at `path`, checking that it has the size
+    /// of `chip`'s layout.
+    pub fn open(path: &Path, chip: &Chip) -> Result<Self> {
+        let layout = Layout::new(chip);
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(Error::io(path))?;
+        let actual = file.metadata().map_err(Error::io(path))?.len();
+        if actual != layout.size {
+            return Err(Error::MemSize {
+                path: path.to_owned(),
+                chip: chip.name,
+                expected: layout.size,
+                actual,
+            });
+        }
+        Ok(Self {
+            path: path.to_owned(),
+            layout,
+            file,
+        })
+    }
+
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where each part lies in it.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn write_registers(&self) -> Result<()> {
+        let chip = &self.layout.chip;
+        let write = |offset: u64, bytes: &[u8]| {
+            self.file
+                .write_all_at(bytes, offset)
+                .map_err(Error::io(&self.path))
+        };
+        for tile in chip.all_tiles() {
+            let mut crb = tile_crb(chip, tile);
+            write(self.layout.crb(tile), &crb)?;
+            for core in chip.all_cores().filter(|&c| chip.tile_of(c) == tile) {
+                put_u32(&mut crb, chip.crb.my_tile_id, chip.tile_id_register(core).0);
+                write(self.layout.own_crb(core), &crb)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The reset contents of tile `tile`'s CRB: free test-and-set registers,
+/// default LUTs, and MYTILEID of the tile's core 0.
+fn tile_crb(chip: &Chip, tile: TileId) -> Vec<u8> {
+    let layout = &chip.crb;
+    let mut crb = vec![0; layout.size as usize];
+    for core in chip.all_cores().filter(|&c| chip.tile_of(c) == tile) {
+        let z = chip.z_of(core);
+        crb[layout.lock[usize::from(z)] as usize] = chip.tsr_protocol.free;
+        for (index, entry) in chip.default_lut(core).iter().enumerate() {
+            put_u32(&mut crb, layout.lut_entry(z, index), entry.encode());
+        }
+    }
+    let tile_id = TileIdRegister::new(chip.tile_coord(tile), 0);
+    put_u32(&mut crb, layout.my_tile_id, tile_id.0);
+    crb
+}
+
+/// Stores `value` little-endian at `offset`, as the P54C stores a word.
+fn put_u32(bytes: &mut [u8], offset: u32, value: u32) {
+    let at = offset as usize;
+    bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use chip::{CrbLayout, SCC};
+
+    use super::*;
+
+    fn read_u32(memory: &ChipMemory, offset: u64) -> u32 {
+        let mut word = [0; 4];
+        memory.file.read_exact_at(&mut word, offset).unwrap();
+        u32::from_le_bytes(word)
+    }
+
+    #[test]
+    fn parts_are_page_aligned_and_do_not_overlap() {
+        let layout = Layout::new(&SCC);
+        let mut parts: Vec<(u64, u64)> = (0..SCC.memory_controllers.len())
+            .map(|mc| (layout.lsm(mc), u64::from(chip::LUT_PAGE_SIZE)))
+            .chain(SCC.all_tiles().flat_map(|t| {
+                [
+                    (layout.mpb(t), u64::from(SCC.mpb_bytes_per_tile)),
+                    (layout.crb(t), u64::from(SCC.crb.size)),
+                ]
+            }))
+            .chain(
+                SCC.all_cores()
+                    .map(|c| (layout.own_crb(c), u64::from(SCC.crb.size))),
+            )
+            .chain([(layout.fpga(), u64::from(SCC.fpga.size))])
+            .collect();
+        parts.sort();
+        assert_eq!(parts.len(), 4 + 24 + 24 + 48 + 1);
+        for pair in parts.windows(2) {
+            assert!(pair[0].0 + pair[0].1 <= pair[1].0, "{pair:?}");
+        }
+        assert!(parts.iter().all(|(offset, _)| offset % PAGE == 0));
+        let (last, len) = parts[parts.len() - 1];
+        assert_eq!(layout.size(), last + len);
+        // 4 LSM pages, 24 MPBs of 16 KiB, 24 + 48 CRBs of 8 KiB, 64 KiB FPGA bank.
+        assert_eq!(layout.size(), (64 << 20) + 24 * 16384 + 72 * 8192 + 65536);
+    }
+
+    #[test]
+    fn every_region_of_every_core_has_its_bytes_in_the_file() {
+        let layout = Layout::new(&SCC);
+        for core in SCC.all_cores() {
+            let tile = SCC.tile_of(core);
+            for region in SCC.shared_regions() {
+                let offset = layout.offset(region.kind, core);
+                assert_eq!(offset % PAGE, 0);
+                assert!(offset + u64::from(region.size) <= layout.size());
+                let expected = match region.kind {
+                    SharedRegionKind::Lsm(mc) => layout.lsm(mc),
+                    SharedRegionKind::Mpb(t) => layout.mpb(t),
+                    SharedRegionKind::OwnMpb => layout.mpb(tile),
+                    SharedRegionKind::Crb(t) => layout.crb(t),
+                    SharedRegionKind::OwnCrb => layout.own_crb(core),
+                    SharedRegionKind::Fpga => layout.fpga(),
+                };
+                assert_eq!(offset, expected, "{core} {region:?}");
+            }
+        }
+        // Both cores of a tile share its MPB but not their own-CRB views.
+        let (c0, c1) = (SCC.core(6).unwrap(), SCC.core(7).unwrap());
+        let own_mpb = SharedRegionKind::OwnMpb;
+        assert_eq!(layout.offset(own_mpb, c0), layout.offset(own_mpb, c1));
+        let own_crb = SharedRegionKind::OwnCrb;
+        assert_ne!(layout.offset(own_crb, c0), layout.offset(own_crb, c1));
+    }
+
+    /// Checks every register [`ChipMemory::create`] initialises in the CRB
+    /// at `base`, which shows MYTILEID `tile_id`.
+    fn check_crb(memory: &ChipMemory, tile: TileId, base: u64, tile_id: u32) {
+        let crb: &CrbLayout = &SCC.crb;
+        assert_eq!(read_u32(memory, base + u64::from(crb.my_tile_id)), tile_id);
+        for core in SCC.all_cores().filter(|&c| SCC.tile_of(c) == tile) {
+            let z = SCC.z_of(core);
+            let lock = base + u64::from(crb.lock[usize::from(z)]);
+            assert_eq!(read_u32(memory, lock), u32::from(SCC.tsr_protocol.free));
+            for (index, entry) in SCC.default_lut(core).iter().enumerate() {
+                let at = base + u64::from(crb.lut_entry(z, index));
+                assert_eq!(read_u32(memory, at), entry.encode(), "{core} entry {index}");
+            }
+        }
+    }
+
+    #[test]
+    fn create_initialises_every_crb_and_every_own_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = ChipMemory::create(dir.path(), &SCC).unwrap();
+        let layout = *memory.layout();
+        assert_eq!(memory.path(), dir.path().join("chip.mem"));
+        assert_eq!(memory.file.metadata().unwrap().len(), layout.size());
+        for tile in SCC.all_tiles() {
+            let tile_id = TileIdRegister::new(SCC.tile_coord(tile), 0).0;
+            check_crb(&memory, tile, layout.crb(tile), tile_id);
+        }
+        for core in SCC.all_cores() {
+            let tile = SCC.tile_of(core);
+            let own = layout.own_crb(core);
+            check_crb(&memory, tile, own, SCC.tile_id_register(core).0);
+            assert_eq!(
+                SCC.core_from_tile_id(TileIdRegister(read_u32(
+                    &memory,
+                    own + u64::from(SCC.crb.my_tile_id)
+                ))),
+                Ok(core)
+            );
+        }
+        // A free lock is one byte: the rest of its word stays 0.
+        let lock = layout.crb(SCC.tile(3).unwrap()) + u64::from(SCC.crb.lock[1]);
+        assert_eq!(read_u32(&memory, lock), 1);
+        // Everything else (LSM, MPBs, FPGA bank) starts zeroed.
+        assert_eq!(read_u32(&memory, layout.lsm(2) + 0x40), 0);
+        assert_eq!(read_u32(&memory, layout.mpb(SCC.tile(23).unwrap())), 0);
+        assert_eq!(read_u32(&memory, layout.fpga()), 0);
+    }
+
+    #[test]
+    fn the_file_is_sparse() {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = ChipMemory::create(dir.path(), &SCC).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        let allocated = memory.file.metadata().unwrap().blocks() * 512;
+        assert!(allocated < 4 << 20, "{allocated} bytes allocated");
+    }
+
+    #[test]
+    fn create_refuses_to_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        ChipMemory::create(dir.path(), &SCC).unwrap();
+        let err = ChipMemory::create(dir.path(), &SCC).unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err}");
+    }
+
+    #[test]
+    fn open_checks_the_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let created = ChipMemory::create(dir.path(), &SCC).unwrap();
+        let opened = ChipMemory::open(created.path(), &SCC).unwrap();
+        assert_eq!(opened.layout(), created.layout());
+
+        created.file.set_len(4096).unwrap();
+        let err = ChipMemory::open(created.path(), &SCC).unwrap_err();
+        assert!(
+            matches!(err, Error::MemSize { expected, actual: 4096, .. } if expected == created.layout().size()),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("4096 bytes, but chip scc needs"),
+            "{err}"
+        );
+
+        let missing = dir.path().join("nothing-here");
+        let err = ChipMemory::open(&missing, &SCC).unwrap_err();
+        assert!(
+            err.to_string().starts_with(missing.to_str().unwrap()),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! The command line of one core's QEMU.
+//!
+//! Every SCC core is one `qemu-system-i386` process: a P54C (`-cpu
+//! pentium`) on a PC board with no default devices, booting the kernel ELF
+//! through multiboot with `qboot`, its serial port on standard output, and
+//! an exit port so the guest can end the process with a status. The chip's
+//! shared regions arrive as `ivshmem-plain` PCI devices backed by parts of
+//! the one chip memory file ([`crate::chipmem`]); the kernel finds them on
+//! the bus and moves their BARs to the chip's addresses. The plugin is
+//! loaded with the options [`crate::options`] reads.
+//!
+//! `-smp 1,maxcpus=2` is not a mistake: with a single possible vCPU, TCG
+//! translates `lock`ed instructions without atomicity, and two instances
+//! then lose updates to shared memory. Allowing a second vCPU (never
+//! started) keeps them atomic across processes.
+//!
+//! The kernel is told the number of cores and the program, never its own
+//! core id: it reads that from MYTILEID, as on silicon.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::Path;
+
+use chip::{Chip, CoreId};
+
+use crate::chipmem::Layout;
+
+/// Guest RAM of each core when none is asked for, in MiB.
+pub const DEFAULT_MEMORY_MIB: u32 = 32;
+
+/// I/O port of the exit device: the guest writes a byte there to end QEMU.
+pub const EXIT_PORT: u16 = 0xf4;
+
+/// Byte the guest writes to [`EXIT_PORT`] when its program succeeded.
+pub const GUEST_SUCCESS: u8 = 0x10;
+
+/// Byte the guest writes to [`EXIT_PORT`] when its program failed.
+pub const GUEST_FAILURE: u8 = 0x11;
+
+/// QEMU's exit status after the guest wrote `value` to [`EXIT_PORT`]:
+/// `isa-debug-exit` exits with `(value << 1) | 1`, so a status of 0 can
+/// never mean that the guest reported anything.
+pub const fn exit_status(value: u8) -> i32 {
+    ((value as i32) << 1) | 1
+}
+
+/// PCI slot of the first shared-memory device; slots 0 and 1 hold the
+/// host bridge and the ISA bridge of the `pc` board.
+const FIRST_SLOT: usize = 2;
+
+/// Functions per PCI slot.
+const FUNCTIONS: usize = 8;
+
+/// What is the same for every core of a run.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch<'a> {
+    /// The chip being emulated.
+    pub chip: &'a Chip,
+    /// How many of its cores run (cores `0..cores`).
+    pub cores: u32,
+    /// The program every core runs, by name.
+    pub program: &'a str,
+    /// The kernel ELF, booted through multiboot.
+    pub kernel: &'a Path,
+    /// The plugin shared object.
+    pub plugin: &'a Path,
+    /// The firmware (`qboot.rom`).
+    pub bios: &'a Path,
+    /// The chip memory file.
+    pub mem: &'a Path,
+    /// Guest RAM per core, in MiB.
+    pub memory_mib: u32,
+}
+
+impl Launch<'_> {
+    /// The arguments (without the program name) of `core`'s QEMU.
+    pub fn args(&self, core: CoreId) -> Vec<OsString> {
+        let mut args: Vec<OsString> = [
+            "-M",
+            "pc",
+            "-nodefaults",
+            "-cpu",
+            "pentium",
+            "-smp",
+            "1,maxcpus=2",
+            "-m",
+        ]
+        .map(OsString::from)
+        .into();
+        args.push(self.memory_mib.to_string().into());
+        args.extend(["-bios".into(), self.bios.into()]);
+        args.extend(
+            [
+                "-display",
+                "none",
+                "-no-reboot",
+                "-serial",
+                "stdio",
+                "-device",
+            ]
+            .map(OsString::from),
+        );
+        args.push(format!("isa-debug-exit,iobase={EXIT_PORT:#x},iosize=1").into());
+        args.extend(["-kernel".into(), self.kernel.into()]);
+        args.push("-append".into());
+        args.push(format!("cores={} program={}", self.cores, self.program).into());
+        args.push("-plugin".into());
+        args.push(concat([
+            &opt_value(self.plugin.as_os_str()),
+            OsStr::new(&format!(
+                ",core={},cores={},chip={},mem=",
+                core.index(),
+                self.cores,
+                self.chip.name
+            )),
+            &opt_value(self.mem.as_os_str()),
+        ]));
+
+        let layout = Layout::new(self.chip);
+        let mem = opt_value(self.mem.as_os_str());
+        for (i, region) in self.chip.shared_regions().enumerate() {
+            let offset = layout.offset(region.kind, core);
+            args.push("-object".into());
+            args.push(concat([
+                OsStr::new(&format!("memory-backend-file,id=r{i},share=on,mem-path=")),
+                &mem,
+                OsStr::new(&format!(",size={},offset={offset}", region.size)),
+            ]));
+            let (slot, function) = (FIRST_SLOT + i / FUNCTIONS, i % FUNCTIONS);
+            // Function 0 must announce that the slot has more functions, or
+            // the guest's bus scan stops at it.
+            let multifunction = if function == 0 {
+                ",multifunction=on"
+            } else {
+                ""
+            };
+            args.push("-device".into());
+            args.push(
+                format!("ivshmem-plain,memdev=r{i},addr={slot:x}.{function}{multifunction}").into(),
+            );
+        }
+        args
+    }
+}
+
+/// `value` as it must appear inside a QEMU `key=value,...` option string,
+/// where a comma that belongs to the value is written twice.
+fn opt_value(value: &OsStr) -> OsString {
+    let mut escaped = Vec::with_capacity(value.len());
+    for &byte in value.as_bytes() {
+        escaped.push(byte);
+        if byte == b',' {
+            escaped.push(b',');
+        }
+    }
+    OsString::from_vec(escaped)
+}
+
+fn concat<const N: usize>(parts: [&OsStr; N]) -> OsString {
+    parts.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use chip::{SCC, SharedRegionKind};
+
+    use super::*;
+
+    fn launch<'a>(mem: &'a Path) -> Launch<'a> {
+        Launch {
+            chip: &SCC,
+            cores: 48,
+            program: "ring",
+            kernel: Path::new("/k/kernel"),
+            plugin: Path::new("/p/libemu_plugin.so"),
+            bios: Path::new("/usr/share/qemu/qboot.rom"),
+            mem,
+            memory_mib: DEFAULT_MEMORY_MIB,
+        }
+    }
+
+    fn strings(args: Vec<OsString>) -> Vec<String> {
+        args.into_iter().map(|a| a.into_string().unwrap()).collect()
+    }
+
+    /// The value following the first occurrence of `flag`.
+    fn value_of<'a>(args: &'a [String], flag: &str) -> &'a str {
+        let at = args.iter().position(|a| a == flag).unwrap();
+        &args[at + 1]
+    }
+
+    #[test]
+    fn machine_boot_and_exit_arguments() {
+        let args = strings(launch(Path::new("/run/chip.mem")).args(SCC.core(5).unwrap()));
+        let head = "-M pc -nodefaults -cpu pentium -smp 1,maxcpus=2 -m 32 \
+                    -bios /usr/share/qemu/qboot.rom -display none -no-reboot -serial stdio \
+                    -device isa-debug-exit,iobase=0xf4,iosize=1 -kernel /k/kernel";
+        assert_eq!(args[..20].join(" "), head);
+        assert_eq!(value_of(&args, "-append"), "cores=48 program=ring");
+        assert_eq!(
+            value_of(&args, "-plugin"),
+            "/p/libemu_plugin.so,core=5,cores=48,chip=scc,mem=/run/chip.mem"
+        );
+        // Each flag once; the kernel is never told its core id.
+        for flag in ["-M", "-m", "-kernel", "-append", "-plugin", "-bios"] {
+            assert_eq!(args.iter().filter(|a| *a == flag).count(), 1, "{flag}");
+        }
+        assert!(!value_of(&args, "-append").contains("core="));
+    }
+
+    #[test]
+    fn one_device_per_region_in_slot_function_order() {
+        let mem = Path::new("/run/chip.mem");
+        let layout = Layout::new(&SCC);
+        for core in [0, 1, 29, 47].map(|n| SCC.core(n).unwrap()) {
+            let args = strings(launch(mem).args(core));
+            let objects: Vec<&String> = args
+                .windows(2)
+                .filter(|w| w[0] == "-object")
+                .map(|w| &w[1])
+                .collect();
+            let devices: Vec<&String> = args
+                .windows(2)
+                .filter(|w| w[0] == "-device" && w[1].starts_with("ivshmem"))
+                .map(|w| &w[1])
+                .collect();
+            let regions: Vec<_> = SCC.shared_regions().collect();
+            assert_eq!((objects.len(), devices.len()), (55, 55));
+            for (i, region) in regions.iter().enumerate() {
+                let offset = layout.offset(region.kind, core);
+                assert_eq!(
+                    *objects[i],
+                    format!(
+                        "memory-backend-file,id=r{i},share=on,mem-path=/run/chip.mem,size={},offset={offset}",
+                        region.size
+                    )
+                );
+            }
+            assert_eq!(
+                devices[0],
+                "ivshmem-plain,memdev=r0,addr=2.0,multifunction=on"
+            );
+            assert_eq!(devices[1], "ivshmem-plain,memdev=r1,addr=2.1");
+            assert_eq!(
+                devices[8],
+                "ivshmem-plain,memdev=r8,addr=3.0,multifunction=on"
+            );
+            assert_eq!(devices[54], "ivshmem-plain,memdev=r54,addr=8.6");
+            // The own-MPB device shows the tile's MPB; the own-CRB device the core's view.
+            let own_mpb = regions
+                .iter()
+                .position(|r| r.kind == SharedRegionKind::OwnMpb)
+                .unwrap();
+            let tile_mpb = SharedRegionKind::Mpb(SCC.tile_of(core));
+            let tile_mpb = regions.iter().position(|r| r.kind == tile_mpb).unwrap();
+            let offset_of = |o: &str| o.rsplit_once("offset=").unwrap().1.to_owned();
+            assert_eq!(offset_of(objects[own_mpb]), offset_of(objects[tile_mpb]));
+            assert!(objects[54].ends_with(&format!("offset={}", layout.fpga())));
+        }
+    }
+
+    #[test]
+    fn slots_run_past_nine_in_hex() {
+        // A chip with more regions than slots 2..=9 hold needs slot 0xa.
+        let mut big = SCC;
+        big.mesh_x = 8;
+        big.address_map.mpb_first = 160;
+        big.address_map.own_mpb = 192;
+        big.address_map.crb_first = 208;
+        big.address_map.own_crb = 240;
+        big.address_map.fpga = 241;
+        big.address_map.shareable = chip::EntryRange::new(132, 159);
+        const PRIVATE: &[chip::EntryRange] = &[chip::EntryRange::new(0, 7)];
+        big.address_map.private = PRIVATE;
+        static ONE_MC: [chip::MemoryController; 1] = [chip::MemoryController {
+            port: chip::Port::new(0, 0, chip::Subdest::PeriWest),
+            serves: chip::TileRect::new(0, 0, 8, 4),
+        }];
+        big.memory_controllers = &ONE_MC;
+        assert_eq!(big.validate(), Ok(()));
+        let mut launch = launch(Path::new("/m"));
+        launch.chip = &big;
+        let args = strings(launch.args(big.core(0).unwrap()));
+        assert!(
+            args.iter()
+                .any(|a| a.ends_with("addr=a.0,multifunction=on"))
+        );
+    }
+
+    #[test]
+    fn commas_in_paths_are_doubled_inside_option_strings() {
+        let mem = Path::new("/tmp/a,b/chip.mem");
+        let mut launch = launch(mem);
+        let kernel = Path::new("/k,1/kernel");
+        launch.kernel = kernel;
+        let args = strings(launch.args(SCC.core(0).unwrap()));
+        assert!(value_of(&args, "-plugin").ends_with(",mem=/tmp/a,,b/chip.mem"));
+        assert!(value_of(&args, "-object").contains("mem-path=/tmp/a,,b/chip.mem,size="));
+        // -kernel takes its value whole.
+        assert_eq!(value_of(&args, "-kernel"), "/k,1/kernel");
+    }
+
+    #[test]
+    fn exit_statuses_follow_isa_debug_exit() {
+        assert_eq!(exit_status(GUEST_SUCCESS), 33);
+        assert_eq!(exit_status(GUEST_FAILURE), 35);
+    }
+}
