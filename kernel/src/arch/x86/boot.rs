@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Multiboot (v1) entry: the header QEMU's `-kernel` loader looks for, the
+//! first instructions, and the boot information the loader hands over.
+
+/// Value the loader leaves in EAX.
+const BOOTLOADER_MAGIC: u32 = 0x2BAD_B002;
+/// `flags` bit: `mem_lower`/`mem_upper` are valid.
+const INFO_MEMORY: u32 = 1 << 0;
+/// `flags` bit: `cmdline` is valid.
+const INFO_CMDLINE: u32 = 1 << 2;
+
+// The header asks for page-aligned modules and a memory map (flags bits 0
+// and 1); the checksum makes the three words sum to zero. The stack lives
+// in .bss so it costs nothing in the image.
+core::arch::global_asm!(
+    r#"
+    .section .multiboot, "a"
+    .p2align 2
+    .long 0x1BADB002
+    .long 0x00000003
+    .long -(0x1BADB002 + 0x00000003)
+
+    .section .bss.boot_stack, "aw", @nobits
+    .p2align 4
+    boot_stack_bottom:
+    .skip 64 * 1024
+    boot_stack_top:
+
+    .section .text._start, "ax"
+    .global _start
+    _start:
+        cli
+        mov esp, offset boot_stack_top
+        push ebx
+        push eax
+        call {entry}
+    2:
+        hlt
+        jmp 2b
+    "#,
+    entry = sym crate::kernel_entry,
+);
+
+/// What the kernel needs from the loader's information block.
+#[derive(Debug)]
+pub struct BootInfo {
+    /// Bytes of RAM from address 0 up to the first hole (1 MiB + `mem_upper`).
+    pub ram_bytes: u32,
+    /// The kernel command line (`-append`), empty if none was given.
+    pub cmdline: heapless::String<256>,
+}
+
+/// Why the boot information cannot be used.
+#[derive(Debug)]
+pub enum BootError {
+    /// EAX did not hold the multiboot magic: not started by a multiboot loader.
+    NotMultiboot(u32),
+    /// The loader gave no memory size.
+    NoMemoryInfo,
+    /// The command line is longer than the kernel keeps or not UTF-8.
+    BadCmdline,
+}
+
+impl core::fmt::Display for BootError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NotMultiboot(magic) => {
+                write!(f, "not started by a multiboot loader (EAX = {magic:#010x})")
+            }
+            Self::NoMemoryInfo => f.write_str("the loader gave no memory size"),
+            Self::BadCmdline => f.write_str("command line longer than 256 bytes or not UTF-8"),
+        }
+    }
+}
+
+/// Start of the multiboot information structure (multiboot spec 3.3).
+#[repr(C)]
+struct MultibootInfo {
+    flags: u32,
+    mem_lower: u32,
+    mem_upper: u32,
+    boot_device: u32,
+    cmdline: u32,
+}
+
+impl BootInfo {
+    /// Reads the loader's information block.
+    ///
+    /// # Safety
+    /// `info` must be the pointer the loader left in EBX, read while paging
+    /// is still off (the block lives in low memory that paging later leaves
+    /// unmapped).
+    pub unsafe fn read(magic: u32, info: *const u8) -> Result<Self, BootError> {
+        if magic != BOOTLOADER_MAGIC {
+            return Err(BootError::NotMultiboot(magic));
+        }
+        // SAFETY: a multiboot loader passes a valid, aligned information block.
+        let info = unsafe { info.cast::<MultibootInfo>().read() };
+        if info.flags & INFO_MEMORY == 0 {
+            return Err(BootError::NoMemoryInfo);
+        }
+        let mut bytes = heapless::Vec::<u8, 256>::new();
+        if info.flags & INFO_CMDLINE != 0 && info.cmdline != 0 {
+            let text = info.cmdline as *const u8;
+            // Bounded scan for the NUL: a longer line is refused, not truncated.
+            for i in 0.. {
+                // SAFETY: the loader guarantees a NUL-terminated string at
+                // `cmdline`, and the scan stops at its NUL or earlier.
+                let byte = unsafe { text.add(i).read() };
+                if byte == 0 {
+                    break;
+                }
+                bytes.push(byte).map_err(|_| BootError::BadCmdline)?;
+            }
+        }
+        let cmdline = heapless::String::from_utf8(bytes).map_err(|_| BootError::BadCmdline)?;
+        Ok(Self {
+            ram_bytes: (1024 + info.mem_upper) * 1024,
+            cmdline,
+        })
+    }
+}

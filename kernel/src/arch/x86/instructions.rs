@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Single instructions the rest of the kernel needs, each behind a safe
+//! wrapper where it cannot break memory safety on its own.
+
+use core::arch::asm;
+
+/// Encoding of CL1INVMB, the SCC's only instruction-set extension.
+pub const CL1INVMB_OPCODE: [u8; 2] = [0x0F, 0x0A];
+
+/// Invalidates every MPBT-tagged line in this core's L1, dropping modified
+/// data without writing it back (thesis 1.5). Under QEMU it raises #UD
+/// after the chip model has done the work; the #UD handler steps over it.
+#[inline]
+pub fn cl1invmb() {
+    // SAFETY: only discards MPBT cache lines; memory that is not MPBT-typed is
+    // unaffected. The asm is a compiler barrier, so no access moves across it.
+    unsafe { asm!(".byte 0x0f, 0x0a", options(nostack, preserves_flags)) };
+}
+
+/// Writes back and invalidates L1 (on the SCC, L1 only, thesis 1.2).
+#[inline]
+pub fn wbinvd() {
+    // SAFETY: write-back-and-invalidate never loses data.
+    unsafe { asm!("wbinvd", options(nostack, preserves_flags)) };
+}
+
+/// Stops the core until the next interrupt (forever, with interrupts off).
+#[inline]
+pub fn halt() {
+    // SAFETY: hlt has no effect on memory.
+    unsafe { asm!("hlt", options(nomem, nostack, preserves_flags)) };
+}
+
+/// The faulting address of the last page fault.
+#[inline]
+pub fn read_cr2() -> u32 {
+    // SAFETY: reading CR2 has no side effect; the kernel runs at CPL 0.
+    unsafe { x86::controlregs::cr2() as u32 }
+}

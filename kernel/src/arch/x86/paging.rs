@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Two-level 32-bit paging with 4 KiB pages and the SCC memory types.
+//!
+//! Every page carries its memory type in PCD, PWT and PMB (PTE bit 7, the
+//! Pentium's PSE position; see `chip::MemoryType`). Large pages would turn
+//! bit 7 of a directory entry into "page size", so CR4.PSE stays off and
+//! everything is mapped with 4 KiB pages. The kernel maps physical memory
+//! at the same virtual address (identity), so a core-physical address from
+//! the chip definition is also the pointer to use.
+
+use chip::MemoryType;
+use x86::bits32::paging::{PAddr, PDEntry, PDFlags, PTEntry, PTFlags};
+use x86::controlregs::{Cr0, Cr4, cr0, cr0_write, cr3_write, cr4, cr4_write};
+
+use crate::mm::FrameAllocator;
+
+/// Bytes in a page.
+pub const PAGE_SIZE: u32 = 4096;
+const ENTRIES: usize = 1024;
+
+/// Why a mapping could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapError {
+    /// No free frame for a page table.
+    OutOfFrames,
+    /// The page at this address is mapped already.
+    AlreadyMapped(u32),
+    /// Start or length is not a multiple of the page size, or the range wraps.
+    BadRange {
+        /// First byte.
+        start: u32,
+        /// Bytes.
+        len: u32,
+    },
+}
+
+impl core::fmt::Display for MapError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::OutOfFrames => f.write_str("out of page frames for page tables"),
+            Self::AlreadyMapped(a) => write!(f, "page {a:#010x} is mapped twice"),
+            Self::BadRange { start, len } => {
+                write!(
+                    f,
+                    "range {start:#010x}+{len:#x} is not page-aligned or wraps"
+                )
+            }
+        }
+    }
+}
+
+/// A page directory and the tables below it, all in identity-mapped frames.
+#[derive(Debug)]
+pub struct AddressSpace {
+    directory: *mut [PDEntry; ENTRIES],
+}
+
+impl AddressSpace {
+    /// An empty address space.
+    pub fn new(frames: &mut FrameAllocator) -> Result<Self, MapError> {
+        let directory = frames.allocate_zeroed().ok_or(MapError::OutOfFrames)?;
+        Ok(Self {
+            directory: directory.cast(),
+        })
+    }
+
+    /// Maps `[start, start + len)` to the same physical addresses with memory type `ty`.
+    pub fn map_identity(
+        &mut self,
+        frames: &mut FrameAllocator,
+        start: u32,
+        len: u32,
+        ty: MemoryType,
+    ) -> Result<(), MapError> {
+        let end = start
+            .checked_add(len)
+            .filter(|_| start % PAGE_SIZE == 0 && len % PAGE_SIZE == 0);
+        let Some(end) = end else {
+            return Err(MapError::BadRange { start, len });
+        };
+        let flags = PTFlags::P | PTFlags::RW | PTFlags::from_bits_truncate(ty.pte_bits());
+        for page in (start..end).step_by(PAGE_SIZE as usize) {
+            let table = self.table_for(frames, page)?;
+            let index = (page as usize >> 12) & (ENTRIES - 1);
+            // SAFETY: `table` is a page table this address space owns; nothing
+            // else refers to it while the kernel builds the mapping.
+            let entry = unsafe { &mut (*table)[index] };
+            if entry.is_present() {
+                return Err(MapError::AlreadyMapped(page));
+            }
+            *entry = PTEntry::new(PAddr(page), flags);
+        }
+        Ok(())
+    }
+
+    fn table_for(
+        &mut self,
+        frames: &mut FrameAllocator,
+        addr: u32,
+    ) -> Result<*mut [PTEntry; ENTRIES], MapError> {
+        // SAFETY: the directory frame belongs to this address space alone.
+        let entry = unsafe { &mut (*self.directory)[addr as usize >> 22] };
+        if !entry.is_present() {
+            let table = frames.allocate_zeroed().ok_or(MapError::OutOfFrames)?;
+            *entry = PDEntry::new(PAddr(table as u32), PDFlags::P | PDFlags::RW);
+        }
+        Ok(entry.address().as_u32() as *mut [PTEntry; ENTRIES])
+    }
+
+    /// Switches to this address space and turns paging on (PSE off, write
+    /// protection on so the kernel cannot write read-only pages either).
+    ///
+    /// # Safety
+    /// Everything the kernel uses from now on (code, stack, data, page
+    /// tables, devices) must be mapped at its identity address.
+    pub unsafe fn activate(&self) {
+        // SAFETY: the caller guarantees the identity mappings; CR4.PSE off keeps
+        // PTE bit 7 free for the SCC's PMB.
+        unsafe {
+            cr4_write(cr4() - Cr4::CR4_ENABLE_PSE);
+            cr3_write(self.directory as u64);
+            cr0_write(cr0() | Cr0::CR0_ENABLE_PAGING | Cr0::CR0_WRITE_PROTECT);
+        }
+    }
+}

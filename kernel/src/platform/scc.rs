@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The SCC as one core sees it: its identity, the MPBs, the test-and-set
+//! registers, LUTs and the cache-control idioms SCC code relies on.
+
+use core::arch::asm;
+
+use chip::{Chip, CoreId, LUT_PAGE_SIZE, LutEntry};
+
+use crate::arch::x86::instructions::cl1invmb;
+
+/// A range of shared memory (MPB or DRAM), accessed only with volatile
+/// loads and stores through raw pointers: never through Rust references,
+/// because other cores change it behind the compiler's back.
+#[derive(Debug, Clone, Copy)]
+pub struct SharedBytes {
+    base: *mut u8,
+    len: u32,
+}
+
+impl SharedBytes {
+    /// Bytes in the range.
+    pub fn len(self) -> u32 {
+        self.len
+    }
+
+    fn word(self, offset: u32) -> *mut u32 {
+        assert!(
+            offset % 4 == 0 && offset + 4 <= self.len,
+            "shared word at {offset:#x} outside {} bytes or unaligned",
+            self.len
+        );
+        self.base.wrapping_add(offset as usize).cast()
+    }
+
+    /// Loads the 32-bit word at `offset` (aligned, inside the range).
+    pub fn read_u32(self, offset: u32) -> u32 {
+        // SAFETY: `word` checked bounds and alignment; the range is mapped for
+        // the whole run and only accessed volatile.
+        unsafe { self.word(offset).read_volatile() }
+    }
+
+    /// Stores the 32-bit word at `offset` (aligned, inside the range).
+    pub fn write_u32(self, offset: u32, value: u32) {
+        // SAFETY: as for `read_u32`.
+        unsafe { self.word(offset).write_volatile(value) }
+    }
+}
+
+/// This core's view of the chip.
+#[derive(Debug)]
+pub struct Scc {
+    chip: &'static Chip,
+    core: CoreId,
+    cores: u32,
+}
+
+impl Scc {
+    /// The platform of `core`, in a run of `cores` cores (0..cores).
+    pub(crate) fn new(chip: &'static Chip, core: CoreId, cores: u32) -> Self {
+        Self { chip, core, cores }
+    }
+
+    /// The chip definition.
+    pub fn chip(&self) -> &'static Chip {
+        self.chip
+    }
+
+    /// This core.
+    pub fn core(&self) -> CoreId {
+        self.core
+    }
+
+    /// How many cores take part in this run: cores `0..cores()`.
+    pub fn cores(&self) -> u32 {
+        self.cores
+    }
+
+    /// The core numbered `n` of this run.
+    pub fn participant(&self, n: u32) -> CoreId {
+        assert!(
+            n < self.cores,
+            "core {n} is not part of a run of {} cores",
+            self.cores
+        );
+        self.chip
+            .core(n)
+            .expect("run size checked against the chip at boot")
+    }
+
+    /// `core`'s half of its tile's MPB, through that tile's LUT entry.
+    pub fn mpb(&self, core: CoreId) -> SharedBytes {
+        SharedBytes {
+            base: self.chip.core_mpb_base(core) as *mut u8,
+            len: self.chip.mpb_bytes_per_core(),
+        }
+    }
+
+    /// This core's half of its own tile's MPB, through the own-MPB entry.
+    pub fn own_mpb(&self) -> SharedBytes {
+        let z = u32::from(self.chip.z_of(self.core));
+        SharedBytes {
+            base: (self.chip.own_mpb_base() + z * self.chip.mpb_bytes_per_core()) as *mut u8,
+            len: self.chip.mpb_bytes_per_core(),
+        }
+    }
+
+    /// The legacy shared memory page at controller `mc` (uncached), without
+    /// the write-combine flush lines at the end of page 0.
+    pub fn lsm(&self, mc: usize) -> SharedBytes {
+        let reserved = if mc == 0 {
+            super::wcb_flush_area_bytes(self.chip)
+        } else {
+            0
+        };
+        SharedBytes {
+            base: self.chip.lsm_base(mc) as *mut u8,
+            len: LUT_PAGE_SIZE - reserved,
+        }
+    }
+
+    /// Takes `owner`'s test-and-set register, spinning until it is free.
+    ///
+    /// On silicon reading a free TSR takes it. Under QEMU a read cannot have
+    /// a side effect, so the emulator's protocol (`chip::TsrProtocol`) takes
+    /// it with an atomic exchange instead; the spin reads first so that
+    /// waiting cores do not keep the line busy with exchanges.
+    pub fn tsr_acquire(&self, owner: CoreId) {
+        let tsr = self.chip.tsr_addr(owner) as *mut u8;
+        let protocol = self.chip.tsr_protocol;
+        loop {
+            // SAFETY: the TSR is a byte register in an uncached CRB mapping.
+            while unsafe { tsr.read_volatile() } != protocol.free {
+                core::hint::spin_loop();
+            }
+            // SAFETY: as above; xchg with memory is atomic across instances.
+            if unsafe { exchange_byte(tsr, protocol.taken) } == protocol.free {
+                return;
+            }
+        }
+    }
+
+    /// Releases `owner`'s test-and-set register (the caller must hold it).
+    pub fn tsr_release(&self, owner: CoreId) {
+        let tsr = self.chip.tsr_addr(owner) as *mut u8;
+        // SAFETY: as in `tsr_acquire`. Silicon ignores the value written;
+        // the emulator needs `free`.
+        unsafe { tsr.write_volatile(self.chip.tsr_protocol.free) };
+    }
+
+    /// Entry `index` of `core`'s LUT, read through its tile's CRB.
+    pub fn lut_entry(&self, core: CoreId, index: usize) -> LutEntry {
+        let register = self.chip.lut_entry_addr(core, index) as *const u32;
+        // SAFETY: LUT registers are aligned words in an uncached CRB mapping.
+        LutEntry::decode(unsafe { register.read_volatile() })
+    }
+
+    /// Drops every MPBT line from L1, so the next reads of MPB data fetch
+    /// what other cores wrote (and an unflushed local write is lost).
+    pub fn invalidate_mpbt(&self) {
+        cl1invmb();
+    }
+
+    /// Pushes this core's write-combine buffer out to memory: a write to a
+    /// different line flushes it, so write to a dummy line of this core's own
+    /// in MPBT-typed LSM that no one reads (thesis 4.3.3).
+    pub fn flush_wcb(&self) {
+        let area = super::wcb_flush_area_bytes(self.chip);
+        let line = self.chip.lsm_base(0) + LUT_PAGE_SIZE - area
+            + self.core.index() as u32 * chip::CACHE_LINE as u32;
+        // SAFETY: the line lies in the flush area mapped MPBT-WB at boot and
+        // belongs to this core alone.
+        unsafe { (line as *mut u32).write_volatile(0) };
+    }
+}
+
+/// Atomically swaps `value` into the byte at `addr`, returning the old value.
+///
+/// # Safety
+/// `addr` must be mapped and valid for byte reads and writes.
+unsafe fn exchange_byte(addr: *mut u8, value: u8) -> u8 {
+    let mut old = value;
+    // SAFETY: the caller guarantees `addr`; xchg with a memory operand is
+    // implicitly locked.
+    unsafe {
+        asm!("xchg byte ptr [{addr}], {old}", addr = in(reg) addr, old = inout(reg_byte) old, options(nostack, preserves_flags))
+    };
+    old
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The programs a kernel image can run, by name.
+//!
+//! This file has no dependencies on purpose: the kernel uses it to pick the
+//! program named on its command line, and xtask includes it to check
+//! `--program NAME` before anything boots.
+
+/// A program every booted core runs.
+#[derive(Debug, Clone, Copy)]
+pub struct ProgramInfo {
+    /// Name given to `cargo xtask run --program`.
+    pub name: &'static str,
+    /// One line on what it shows.
+    pub about: &'static str,
+}
+
+/// The program run when none is named.
+pub const DEFAULT_PROGRAM: &str = "ring";
+
+/// Every program, in the order `--help` lists them.
+pub const PROGRAMS: &[ProgramInfo] = &[
+    ProgramInfo {
+        name: "ring",
+        about: "identity, a token around a ring of all cores through the MPBs, a barrier, a summary",
+    },
+    ProgramInfo {
+        name: "identity",
+        about: "each core prints its id and tile coordinates, then meets the others in a barrier",
+    },
+    ProgramInfo {
+        name: "tsr-counter",
+        about: "every core adds 1 to a shared uncached counter 1000 times under a test-and-set register",
+    },
+    ProgramInfo {
+        name: "lut",
+        about: "each core reads its LUT back through the CRB and checks the default layout",
+    },
+    ProgramInfo {
+        name: "page-fault",
+        about: "the highest-numbered core touches unmapped memory: the run must fail naming it",
+    },
+];
+
+/// The program called `name`, if there is one.
+pub fn find(name: &str) -> Option<&'static ProgramInfo> {
+    PROGRAMS.iter().find(|p| p.name == name)
+}

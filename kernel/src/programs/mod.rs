@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Programs every core of a run executes; the command line names one.
+//!
+//! To add one: write `fn run(scc: &Scc) -> ProgramResult` in a new module,
+//! list it in `catalog.rs` (so `cargo xtask run --program` knows it) and
+//! in `by_name` below.
+
+pub mod catalog;
+mod identity;
+mod lut;
+mod page_fault;
+mod ring;
+mod tsr_counter;
+
+use alloc::string::String;
+
+use crate::platform::Scc;
+
+/// What a program returns: `Err` carries the reason it failed.
+pub type ProgramResult = Result<(), String>;
+
+/// The entry point of the program called `name`.
+pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
+    let entry: fn(&Scc) -> ProgramResult = match name {
+        "ring" => ring::run,
+        "identity" => identity::run,
+        "tsr-counter" => tsr_counter::run,
+        "lut" => lut::run,
+        "page-fault" => page_fault::run,
+        _ => return None,
+    };
+    Some(entry)
+}
+
+/// Prints the line every core of an identity-checking run prints.
+pub fn print_identity(scc: &Scc) {
+    let chip = scc.chip();
+    let tile = chip.tile_of(scc.core());
+    let coord = chip.tile_coord(tile);
+    crate::println!(
+        "identity core={} tile={} x={} y={} z={}",
+        scc.core().index(),
+        tile.index(),
+        coord.x,
+        coord.y,
+        chip.z_of(scc.core())
+    );
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The default program: a token travels once around a ring of all cores.
+//!
+//! Each core waits for the token in its own MPB, adds its number plus one
+//! to the running sum and writes the token into the next core's MPB. The
+//! first core starts it and checks what comes back: as many hops as cores,
+//! and the sum 1 + 2 + ... + N.
+
+use alloc::format;
+
+use super::{ProgramResult, print_identity};
+use crate::platform::Scc;
+use crate::sync::Barrier;
+use crate::sync::mpb_lines::RING_TOKEN;
+
+const HOPS: u32 = RING_TOKEN;
+const SUM: u32 = RING_TOKEN + 4;
+
+pub fn run(scc: &Scc) -> ProgramResult {
+    print_identity(scc);
+    let me = scc.core().index() as u32;
+    let cores = scc.cores();
+    let next = scc.mpb(scc.participant((me + 1) % cores));
+    let own = scc.own_mpb();
+
+    let wait_for_token = || loop {
+        scc.invalidate_mpbt();
+        let hops = own.read_u32(HOPS);
+        if hops != 0 {
+            return (hops, own.read_u32(SUM));
+        }
+        core::hint::spin_loop();
+    };
+    let pass_token = |hops: u32, sum: u32| {
+        // The sum goes first: whoever sees the hop count sees the sum too.
+        scc.invalidate_mpbt();
+        next.write_u32(SUM, sum);
+        next.write_u32(HOPS, hops);
+        scc.flush_wcb();
+    };
+
+    if me == 0 {
+        pass_token(1, 1);
+        let (hops, sum) = wait_for_token();
+        let expected = cores * (cores + 1) / 2;
+        Barrier::new().wait(scc);
+        crate::println!(
+            "ring summary: {cores} cores, token made {hops} hops, sum {sum} (expected {expected}), barrier passed"
+        );
+        if hops != cores || sum != expected {
+            return Err(format!(
+                "the token came back with {hops} hops and sum {sum}"
+            ));
+        }
+    } else {
+        let (hops, sum) = wait_for_token();
+        pass_token(hops + 1, sum + me + 1);
+        Barrier::new().wait(scc);
+    }
+    Ok(())
+}
