@@ -74,7 +74,10 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
         ));
     }
     let scc = Scc::new(CHIP, core, args.cores);
-    match (args.program)(&scc) {
+    if core.index() == 0 {
+        println!("program {}: {}", args.program.name, args.program.about);
+    }
+    match (args.entry)(&scc) {
         Ok(()) => exit(ExitCode::Success),
         Err(reason) => fail(format_args!("program failed: {reason}")),
     }
@@ -97,7 +100,9 @@ struct Args {
     /// Cores taking part: `0..cores`.
     cores: u32,
     /// The program to run.
-    program: fn(&Scc) -> programs::ProgramResult,
+    program: &'static programs::catalog::ProgramInfo,
+    /// Its entry point.
+    entry: fn(&Scc) -> programs::ProgramResult,
 }
 
 impl Args {

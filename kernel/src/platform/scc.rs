@@ -18,11 +18,6 @@ pub struct SharedBytes {
 }
 
 impl SharedBytes {
-    /// Bytes in the range.
-    pub fn len(self) -> u32 {
-        self.len
-    }
-
     fn word(self, offset: u32) -> *mut u32 {
         assert!(
             offset % 4 == 0 && offset + 4 <= self.len,

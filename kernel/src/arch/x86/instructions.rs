@@ -17,13 +17,6 @@ pub fn cl1invmb() {
     unsafe { asm!(".byte 0x0f, 0x0a", options(nostack, preserves_flags)) };
 }
 
-/// Writes back and invalidates L1 (on the SCC, L1 only, thesis 1.2).
-#[inline]
-pub fn wbinvd() {
-    // SAFETY: write-back-and-invalidate never loses data.
-    unsafe { asm!("wbinvd", options(nostack, preserves_flags)) };
-}
-
 /// Stops the core until the next interrupt (forever, with interrupts off).
 #[inline]
 pub fn halt() {
