@@ -129,9 +129,14 @@ impl Args {
                 }
             }
         }
-        let program =
-            programs::by_name(program).ok_or_else(|| format!("unknown program {program}"))?;
-        Ok(Self { cores, program })
+        let unknown = || format!("unknown program {program}");
+        let entry = programs::by_name(program).ok_or_else(unknown)?;
+        let program = programs::catalog::find(program).ok_or_else(unknown)?;
+        Ok(Self {
+            cores,
+            program,
+            entry,
+        })
     }
 }
 
