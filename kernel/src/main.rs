@@ -11,156 +11,37 @@
 //! The kernel runs at CPL 0 with interrupts off on a single core, with all
 //! memory it touches identity-mapped; shared memory is only ever accessed
 //! through raw pointers with volatile or atomic instructions.
-#![no_std]
-#![no_main]
+#![cfg_attr(target_arch = "x86", no_std, no_main)]
 #![warn(missing_docs)]
 
+#[cfg(target_arch = "x86")]
 extern crate alloc;
 
+#[cfg(target_arch = "x86")]
 mod arch;
+#[cfg(target_arch = "x86")]
 mod console;
+#[cfg(target_arch = "x86")]
 mod exit;
+#[cfg(target_arch = "x86")]
 mod mem;
+#[cfg(target_arch = "x86")]
 mod mm;
+#[cfg(target_arch = "x86")]
 mod platform;
+#[cfg(target_arch = "x86")]
 mod programs;
+#[cfg(target_arch = "x86")]
+mod start;
+#[cfg(target_arch = "x86")]
 mod sync;
 
-use core::fmt::Write;
-
-use arch::x86::boot::BootInfo;
-use arch::x86::paging::{AddressSpace, PAGE_SIZE};
-use arch::x86::{gdt, idt};
-use chip::{Chip, MemoryType};
-use exit::{ExitCode, exit};
-use mm::FrameAllocator;
-use platform::Scc;
-
-/// The chip this image runs on.
-static CHIP: &Chip = &chip::SCC;
-
-unsafe extern "C" {
-    /// First byte after the kernel image (linker.ld).
-    static __kernel_end: u8;
-}
-
-/// Called by the boot code with the multiboot magic and information pointer.
-extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
-    console::init();
-    gdt::init();
-    idt::init();
-
-    // SAFETY: paging is still off and these are the loader's EAX and EBX.
-    let boot =
-        unsafe { BootInfo::read(magic, info) }.unwrap_or_else(|e| fail(format_args!("boot: {e}")));
-    let args = Args::parse(&boot.cmdline, CHIP)
-        .unwrap_or_else(|e| fail(format_args!("command line: {e}")));
-
-    let kernel_end = core::ptr::addr_of!(__kernel_end) as u32;
-    let mut frames = FrameAllocator::new(kernel_end, boot.ram_bytes);
-    let space = build_address_space(&mut frames, boot.ram_bytes)
-        .unwrap_or_else(|e| fail(format_args!("platform: {e}")));
-    // SAFETY: private RAM (code, stack, data, page tables, heap frames) and all
-    // shared regions are identity-mapped by `build_address_space`.
-    unsafe { space.activate() };
-    mm::init_heap(&mut frames).unwrap_or_else(|e| fail(format_args!("heap: {e}")));
-
-    let core = platform::identify(CHIP).unwrap_or_else(|e| fail(format_args!("platform: {e}")));
-    idt::set_core_for_reports(core.index() as u32);
-    if core.index() as u32 >= args.cores {
-        fail(format_args!(
-            "{core} booted, but the run has only {} cores",
-            args.cores
-        ));
-    }
-    let scc = Scc::new(CHIP, core, args.cores);
-    if core.index() == 0 {
-        println!("program {}: {}", args.program.name, args.program.about);
-    }
-    match (args.entry)(&scc) {
-        Ok(()) => exit(ExitCode::Success),
-        Err(reason) => fail(format_args!("program failed: {reason}")),
-    }
-}
-
-/// Identity-maps private RAM (except page 0, so null pointers fault) as
-/// DCM and every shared region with its SCC memory type.
-fn build_address_space(
-    frames: &mut FrameAllocator,
-    ram_bytes: u32,
-) -> Result<AddressSpace, platform::PlatformError> {
-    let mut space = AddressSpace::new(frames)?;
-    space.map_identity(frames, PAGE_SIZE, ram_bytes - PAGE_SIZE, MemoryType::Dcm)?;
-    platform::attach_shared_regions(CHIP, &mut space, frames)?;
-    Ok(space)
-}
-
-/// What the command line (`-append`) asks for.
-struct Args {
-    /// Cores taking part: `0..cores`.
-    cores: u32,
-    /// The program to run.
-    program: &'static programs::catalog::ProgramInfo,
-    /// Its entry point.
-    entry: fn(&Scc) -> programs::ProgramResult,
-}
-
-impl Args {
-    /// Parses `cores=N program=NAME`; words without `=` (QEMU puts the image
-    /// path first) are skipped.
-    fn parse(cmdline: &str, chip: &Chip) -> Result<Self, alloc::string::String> {
-        use alloc::format;
-        let mut cores = chip.cores();
-        let mut program = programs::catalog::DEFAULT_PROGRAM;
-        for (key, value) in cmdline.split_whitespace().filter_map(|w| w.split_once('=')) {
-            match key {
-                "cores" => {
-                    cores = value
-                        .parse()
-                        .ok()
-                        .filter(|n| (1..=chip.cores()).contains(n))
-                        .ok_or_else(|| format!("cores={value}: must be 1..={}", chip.cores()))?;
-                }
-                "program" => program = value,
-                _ => {
-                    return Err(format!(
-                        "unknown setting {key}={value} (known: cores, program)"
-                    ));
-                }
-            }
-        }
-        let unknown = || format!("unknown program {program}");
-        let entry = programs::by_name(program).ok_or_else(unknown)?;
-        let program = programs::catalog::find(program).ok_or_else(unknown)?;
-        Ok(Self {
-            cores,
-            program,
-            entry,
-        })
-    }
-}
-
-/// Reports a failure of this core and ends its run.
-fn fail(reason: core::fmt::Arguments<'_>) -> ! {
-    let _ = writeln!(console::emergency_writer(), "FAILED: {reason}");
-    exit(ExitCode::Failure)
-}
-
-#[panic_handler]
-fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
-    let _ = writeln!(console::emergency_writer(), "PANIC: {info}");
-    exit(ExitCode::Failure)
-}
-
-/// Named by the unwind tables of the prebuilt `alloc`; never called with
-/// `panic=abort`.
-#[unsafe(no_mangle)]
-extern "C" fn rust_eh_personality() {}
-
-/// The prebuilt `alloc` for this target is compiled with unwinding, so its
-/// cleanup paths name `_Unwind_Resume`. With `panic=abort` no unwinding ever
-/// starts and these paths are dead; if one ran anyway, fail loudly.
-#[unsafe(no_mangle)]
-extern "C" fn _Unwind_Resume() -> ! {
-    fail(format_args!("unwinding is not supported (panic=abort)"))
+/// Built for the host (e.g. by `cargo test --workspace`), the kernel is
+/// only this message: it is a 32-bit bare-metal image.
+#[cfg(not(target_arch = "x86"))]
+fn main() {
+    eprintln!(
+        "the kernel runs on emulated SCC cores: build it with `cargo xtask build`, run it with `cargo xtask run`"
+    );
+    std::process::exit(2);
 }

@@ -20,7 +20,7 @@ pub struct SharedBytes {
 impl SharedBytes {
     fn word(self, offset: u32) -> *mut u32 {
         assert!(
-            offset % 4 == 0 && offset + 4 <= self.len,
+            offset.is_multiple_of(4) && offset + 4 <= self.len,
             "shared word at {offset:#x} outside {} bytes or unaligned",
             self.len
         );

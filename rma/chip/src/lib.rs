@@ -247,7 +247,7 @@ impl Chip {
         }
         let line_per_core = self.cores_per_tile as u32 * CACHE_LINE as u32;
         if self.mpb_bytes_per_tile == 0
-            || self.mpb_bytes_per_tile % line_per_core != 0
+            || !self.mpb_bytes_per_tile.is_multiple_of(line_per_core)
             || self.mpb_bytes_per_tile > LUT_PAGE_SIZE
         {
             return Err(ChipError::MpbSize(self.mpb_bytes_per_tile));

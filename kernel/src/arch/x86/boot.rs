@@ -38,7 +38,7 @@ core::arch::global_asm!(
         hlt
         jmp 2b
     "#,
-    entry = sym crate::kernel_entry,
+    entry = sym crate::start::kernel_entry,
 );
 
 /// What the kernel needs from the loader's information block.

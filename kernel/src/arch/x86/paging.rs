@@ -74,7 +74,7 @@ impl AddressSpace {
     ) -> Result<(), MapError> {
         let end = start
             .checked_add(len)
-            .filter(|_| start % PAGE_SIZE == 0 && len % PAGE_SIZE == 0);
+            .filter(|_| start.is_multiple_of(PAGE_SIZE) && len.is_multiple_of(PAGE_SIZE));
         let Some(end) = end else {
             return Err(MapError::BadRange { start, len });
         };
