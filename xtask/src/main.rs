@@ -1,1 +1,104 @@
-fn main() {}
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `cargo xtask`: build, boot and test the emulated SCC.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser};
+use xtask::programs::{self, DEFAULT_PROGRAM};
+use xtask::{RunConfig, RunReport};
+
+/// Build, boot and test the emulated Intel SCC: 48 P54C cores, one QEMU each.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", version)]
+enum Cli {
+    /// Build the kernel image and the QEMU plugin (release), without running them.
+    Build,
+    /// Boot N emulated cores, each running the same program, and report how they ended.
+    ///
+    /// Every serial line is printed as `[core NN] <line>`. The run ends with
+    /// exit status 0 only if every core reports success; the first core that
+    /// fails, or the timeout, ends it with a report naming the core and the
+    /// reason, and stops every other core. Ctrl-C stops the run (status 130).
+    #[command(after_help = format!("Programs:\n{}", programs::list()))]
+    Run(RunArgs),
+    /// Run every test: host tests, then the system tests booted on 1 to 48 cores.
+    Test,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Cores to boot (1..=48): cores 0..N of the chip.
+    #[arg(long, value_name = "N", default_value_t = 48, value_parser = parse_cores)]
+    cores: u32,
+    /// Program every core runs (see the list below).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_PROGRAM, value_parser = parse_program)]
+    program: String,
+    /// Seconds the run may take, build excluded, before it is stopped.
+    #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
+}
+
+fn parse_cores(value: &str) -> Result<u32> {
+    let cores = value
+        .parse()
+        .with_context(|| format!("`{value}` is not a number of cores"))?;
+    xtask::check_cores(cores)
+}
+
+fn parse_program(value: &str) -> Result<String> {
+    Ok(xtask::find_program(value)?.name.to_owned())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let interrupt = Arc::new(AtomicBool::new(false));
+    match main_with(cli, &interrupt) {
+        Ok(code) => code,
+        // Whatever was under way when Ctrl-C came, it has stopped by now.
+        Err(e) if interrupt.load(Ordering::SeqCst) => {
+            eprintln!("{e:#}\ninterrupted");
+            ExitCode::from(130)
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
+    // Ctrl-C (and SIGTERM) only raise a flag: the run then stops its QEMU
+    // instances and removes the chip memory on its ordinary way out.
+    let flag = Arc::clone(interrupt);
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+        .context("cannot install the Ctrl-C handler")?;
+    match cli {
+        Cli::Build => {
+            let artifacts = xtask::build()?;
+            println!("kernel: {}", artifacts.kernel.display());
+            println!("plugin: {}", artifacts.plugin.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cli::Run(args) => {
+            let config = RunConfig {
+                cores: args.cores,
+                program: args.program,
+                timeout: Duration::from_secs(args.timeout),
+                echo: true,
+                interrupt: Some(Arc::clone(interrupt)),
+            };
+            let report: RunReport = xtask::run(&config)?;
+            println!("{report}");
+            Ok(ExitCode::from(report.exit_code()))
+        }
+        Cli::Test => {
+            xtask::test()?;
+            println!("all tests passed");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

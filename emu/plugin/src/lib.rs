@@ -39,24 +39,9 @@ pub unsafe extern "C" fn qemu_plugin_install(
     argc: c_int,
     argv: *mut *mut c_char,
 ) -> c_int {
-    // SAFETY: QEMU gives a valid `qemu_info_t` for the duration of the call.
-    let system_emulation = unsafe { info.as_ref() }.is_some_and(|info| info.system_emulation);
-    let args: Vec<String> = match usize::try_from(argc) {
-        Ok(count) if count > 0 && !argv.is_null() => {
-            // SAFETY: QEMU passes `argc` valid C strings in `argv`.
-            let raw = unsafe { std::slice::from_raw_parts(argv, count) };
-            raw.iter()
-                // SAFETY: each element is a NUL-terminated string owned by QEMU.
-                .map(|&arg| {
-                    unsafe { CStr::from_ptr(arg) }
-                        .to_string_lossy()
-                        .into_owned()
-                })
-                .collect()
-        }
-        _ => Vec::new(),
-    };
-    let outcome = panic::catch_unwind(|| install(system_emulation, &args));
+    // SAFETY: QEMU passes a valid `info` and `argc` strings in `argv`,
+    // alive for the duration of this call.
+    let outcome = panic::catch_unwind(|| unsafe { install(info, argc, argv) });
     let refusal = match outcome {
         Ok(Ok(_options)) => return 0,
         Ok(Err(reason)) => reason,
@@ -67,10 +52,33 @@ pub unsafe extern "C" fn qemu_plugin_install(
     -1
 }
 
-/// Everything `qemu_plugin_install` decides, in safe Rust.
-fn install(system_emulation: bool, args: &[String]) -> Result<PluginOptions, String> {
-    if !system_emulation {
+/// Reads what QEMU passed and checks it.
+///
+/// # Safety
+///
+/// `info` is null or valid, and `argv` holds `argc` valid NUL-terminated
+/// strings (or is null), all alive for the duration of the call.
+unsafe fn install(
+    info: *const qemu_info_t,
+    argc: c_int,
+    argv: *const *mut c_char,
+) -> Result<PluginOptions, String> {
+    // SAFETY: the caller guarantees `info` is null or valid.
+    let info = unsafe { info.as_ref() };
+    if !info.is_some_and(|info| info.system_emulation) {
         return Err("the SCC model needs system emulation (qemu-system-i386)".to_owned());
     }
+    let count = usize::try_from(argc).unwrap_or(0);
+    let raw: &[*mut c_char] = if argv.is_null() || count == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller guarantees `argc` valid pointers in `argv`.
+        unsafe { std::slice::from_raw_parts(argv, count) }
+    };
+    let args = raw.iter().map(|&arg| {
+        // SAFETY: the caller guarantees each is a valid NUL-terminated string.
+        let arg = unsafe { CStr::from_ptr(arg) };
+        arg.to_string_lossy()
+    });
     PluginOptions::parse(args).map_err(|e| e.to_string())
 }

@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Booting a chip: one QEMU per core, watched until all succeed or one
+//! does not.
+//!
+//! A run creates the chip memory in a private directory, starts one QEMU
+//! per core, prints every serial line as it arrives, and ends as soon as
+//! the outcome is known: every core exited successfully, or one core
+//! failed, or the time ran out, or the user interrupted. Whatever the
+//! outcome, every instance is killed and waited for, and the directory is
+//! removed, before [`boot`] returns: both are owned by guards whose `Drop`
+//! does the cleanup, so an error or a panic half-way cleans up too.
+
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use chip::CoreId;
+use emu::chipmem::ChipMemory;
+use emu::launch::{self, GUEST_FAILURE, GUEST_SUCCESS, Launch};
+use tempfile::TempDir;
+
+use crate::build::Artifacts;
+use crate::programs::{DEFAULT_PROGRAM, check_cores, find_program};
+use crate::qemu::Qemu;
+use crate::{CHIP, build, qemu};
+
+/// How often the watcher looks at exit statuses, the clock and the
+/// interrupt flag when no output arrives.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Serial lines of a failed core shown in its report.
+const LAST_LINES: usize = 12;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Cores to boot: cores `0..cores` of the chip.
+    pub cores: u32,
+    /// The program every core runs.
+    pub program: String,
+    /// Longest the run may take, build excluded.
+    pub timeout: Duration,
+    /// Print every serial line as `[core NN] <line>` while the run goes on.
+    pub echo: bool,
+    /// When set (by a signal handler, say), the run stops as interrupted.
+    pub interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            cores: CHIP.cores(),
+            program: DEFAULT_PROGRAM.to_owned(),
+            timeout: Duration::from_secs(60),
+            echo: true,
+            interrupt: None,
+        }
+    }
+}
+
+impl RunConfig {
+    /// `program` on `cores` cores, with the default timeout and no echo.
+    pub fn new(cores: u32, program: &str) -> Self {
+        Self {
+            cores,
+            program: program.to_owned(),
+            echo: false,
+            ..Self::default()
+        }
+    }
+
+    /// Checks the core count and the program name.
+    pub fn check(&self) -> Result<()> {
+        check_cores(self.cores)?;
+        find_program(&self.program)?;
+        Ok(())
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::SeqCst))
+    }
+}
+
+/// How one core's QEMU ended, from its exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoreExit {
+    /// The guest reported success through the exit port.
+    Success,
+    /// The guest reported failure through the exit port.
+    GuestFailure,
+    /// The guest reset the machine without reporting (a triple fault, for
+    /// one); `-no-reboot` turns the reset into QEMU exiting with 0.
+    Reset,
+    /// QEMU died from a signal.
+    Crashed {
+        /// The signal number.
+        signal: i32,
+    },
+    /// QEMU itself failed, e.g. a bad option or the plugin refusing to load.
+    QemuError {
+        /// Its exit status.
+        status: i32,
+    },
+}
+
+impl CoreExit {
+    /// The one place that says what a QEMU exit status means.
+    pub fn from_status(status: ExitStatus) -> Self {
+        match (status.code(), status.signal()) {
+            (Some(code), _) if code == launch::exit_status(GUEST_SUCCESS) => Self::Success,
+            (Some(code), _) if code == launch::exit_status(GUEST_FAILURE) => Self::GuestFailure,
+            (Some(0), _) => Self::Reset,
+            (Some(status), _) => Self::QemuError { status },
+            (None, Some(signal)) => Self::Crashed { signal },
+            (None, None) => unreachable!("a Unix exit status has a code or a signal"),
+        }
+    }
+}
+
+impl fmt::Display for CoreExit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Success => f.write_str("exited successfully"),
+            Self::GuestFailure => f.write_str("the guest reported failure"),
+            Self::Reset => f.write_str(
+                "the guest reset the machine without reporting a result (a triple fault?)",
+            ),
+            Self::Crashed { signal } => {
+                write!(f, "QEMU crashed: killed by {}", signal_name(signal))
+            }
+            Self::QemuError { status } => write!(f, "QEMU failed with exit status {status}"),
+        }
+    }
+}
+
+fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        _ => return format!("signal {signal}"),
+    };
+    format!("{name} (signal {signal})")
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every core exited successfully.
+    Success,
+    /// A core ended some other way first; the others were killed.
+    CoreFailed {
+        /// The core.
+        core: u32,
+        /// How it ended.
+        exit: CoreExit,
+    },
+    /// The timeout passed with these cores still running.
+    TimedOut {
+        /// The cores that had not finished.
+        unfinished: Vec<u32>,
+    },
+    /// The run was interrupted (Ctrl-C).
+    Interrupted,
+}
+
+/// What one core did.
+#[derive(Debug, Clone)]
+pub struct CoreReport {
+    /// The core.
+    pub core: u32,
+    /// Its serial output, line by line.
+    pub serial: Vec<String>,
+    /// What its QEMU wrote to standard error.
+    pub stderr: Vec<String>,
+    /// How it ended; `None` if it was still running when the run ended.
+    pub exit: Option<CoreExit>,
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// One report per core, in core order.
+    pub cores: Vec<CoreReport>,
+    /// Host wall time from creating the chip memory to the end.
+    pub elapsed: Duration,
+    /// Where the chip memory was (removed by now).
+    pub chip_memory: PathBuf,
+}
+
+impl RunReport {
+    /// Whether every core exited successfully.
+    pub fn success(&self) -> bool {
+        self.outcome == Outcome::Success
+    }
+
+    /// Core `core`'s serial lines.
+    pub fn serial(&self, core: u32) -> &[String] {
+        &self.cores[core as usize].serial
+    }
+
+    /// The process exit status this outcome stands for: 0 for success,
+    /// 130 (as after SIGINT) when interrupted, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self.outcome {
+            Outcome::Success => 0,
+            Outcome::Interrupted => 130,
+            _ => 1,
+        }
+    }
+}
+
+impl fmt::Display for RunReport {
+    /// The final words of a run: one line on success, otherwise what ended
+    /// it and the output that tells why.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let seconds = self.elapsed.as_secs_f64();
+        let cores = self.cores.len();
+        match &self.outcome {
+            Outcome::Success => write!(
+                f,
+                "all {cores} cores exited successfully in {seconds:.2} s (host time, build excluded)"
+            ),
+            Outcome::CoreFailed { core, exit } => {
+                writeln!(f, "core {core} failed: {exit}")?;
+                let report = &self.cores[*core as usize];
+                let first = report.serial.len().saturating_sub(LAST_LINES);
+                if report.serial.is_empty() {
+                    writeln!(f, "core {core} printed nothing on its serial port")?;
+                } else {
+                    writeln!(f, "last serial lines of core {core}:")?;
+                }
+                for line in &report.serial[first..] {
+                    writeln!(f, "  [core {core:02}] {line}")?;
+                }
+                if !report.stderr.is_empty() {
+                    writeln!(f, "QEMU's messages for core {core}:")?;
+                    for line in &report.stderr {
+                        writeln!(f, "  {line}")?;
+                    }
+                }
+                write!(
+                    f,
+                    "run failed after {seconds:.2} s: the other cores were stopped"
+                )
+            }
+            Outcome::TimedOut { unfinished } => {
+                let list: Vec<String> = unfinished.iter().map(u32::to_string).collect();
+                writeln!(
+                    f,
+                    "timed out after {seconds:.2} s: {} of {cores} cores had not finished: {}",
+                    unfinished.len(),
+                    list.join(", ")
+                )?;
+                for &core in unfinished {
+                    let last = self.cores[core as usize].serial.last();
+                    let last = last.map_or("(no output)", String::as_str);
+                    writeln!(f, "  [core {core:02}] last line: {last}")?;
+                }
+                write!(f, "all cores were stopped")
+            }
+            Outcome::Interrupted => write!(
+                f,
+                "interrupted after {seconds:.2} s: all cores were stopped"
+            ),
+        }
+    }
+}
+
+/// Checks `config`, builds, finds QEMU, and boots the chip.
+pub fn run(config: &RunConfig) -> Result<RunReport> {
+    config.check()?;
+    let artifacts = build::build()?;
+    let qemu = qemu::ensure()?;
+    boot(config, &artifacts, &qemu)
+}
+
+/// Boots `config.cores` cores from already built `artifacts`.
+pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<RunReport> {
+    config.check()?;
+    let start = Instant::now();
+    // Declared before the instances so that it is dropped (removed) after
+    // they are killed.
+    let dir = private_dir()?;
+    let memory = ChipMemory::create(dir.path(), &CHIP)?;
+    let launch = Launch {
+        chip: &CHIP,
+        cores: config.cores,
+        program: &config.program,
+        kernel: &artifacts.kernel,
+        plugin: &artifacts.plugin,
+        bios: &qemu.bios,
+        mem: memory.path(),
+        memory_mib: launch::DEFAULT_MEMORY_MIB,
+    };
+    if config.echo {
+        println!(
+            "booting {} cores, program {}, chip memory {}",
+            config.cores,
+            config.program,
+            memory.path().display()
+        );
+    }
+
+    let (events, inbox) = mpsc::channel();
+    let mut fleet = Fleet::default();
+    for core in CHIP.all_cores().take(config.cores as usize) {
+        fleet.spawn(qemu, &launch, core, &events)?;
+    }
+    drop(events);
+    let outcome = fleet.watch(&inbox, config, start + config.timeout);
+    fleet.stop();
+    let elapsed = start.elapsed();
+    Ok(RunReport {
+        outcome,
+        cores: fleet.reports(),
+        elapsed,
+        chip_memory: memory.path().to_owned(),
+    })
+}
+
+/// A directory only this user can enter, in memory (`/dev/shm`) when
+/// possible so the chip memory never touches a disk. Removed on drop.
+fn private_dir() -> Result<TempDir> {
+    let builder = {
+        let mut b = tempfile::Builder::new();
+        b.prefix("scc-run-")
+            .permissions(std::fs::Permissions::from_mode(0o700));
+        b
+    };
+    builder
+        .tempdir_in("/dev/shm")
+        .or_else(|_| builder.tempdir())
+        .context("cannot create a directory for the chip memory")
+}
+
+/// Which output of a QEMU a line came from.
+#[derive(Debug, Clone, Copy)]
+enum Stream {
+    Serial,
+    Stderr,
+}
+
+/// What the reader threads tell the watcher.
+#[derive(Debug)]
+enum Event {
+    Line {
+        core: usize,
+        stream: Stream,
+        text: String,
+    },
+    Closed {
+        core: usize,
+    },
+}
+
+/// One core's QEMU and what it did.
+#[derive(Debug)]
+struct Instance {
+    child: Child,
+    /// Set once the process is reaped.
+    status: Option<ExitStatus>,
+    /// Output streams not yet at end of file.
+    open_streams: usize,
+    serial: Vec<String>,
+    stderr: Vec<String>,
+}
+
+impl Instance {
+    /// Exited, and every line it printed has arrived.
+    fn finished(&self) -> Option<CoreExit> {
+        match self.status {
+            Some(status) if self.open_streams == 0 => Some(CoreExit::from_status(status)),
+            _ => None,
+        }
+    }
+}
+
+/// The QEMU instances of a run. Dropping it kills and reaps every one
+/// still running.
+#[derive(Debug, Default)]
+struct Fleet {
+    instances: Vec<Instance>,
+}
+
+impl Fleet {
+    fn spawn(
+        &mut self,
+        qemu: &Qemu,
+        launch: &Launch<'_>,
+        core: CoreId,
+        events: &Sender<Event>,
+    ) -> Result<()> {
+        let mut command = Command::new(&qemu.binary);
+        command
+            .args(launch.args(core))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own process group: a Ctrl-C in the terminal reaches only
+            // xtask, which then stops the instances itself, rather than
+            // every QEMU deciding on its own how to die.
+            .process_group(0);
+        let parent = std::process::id();
+        // SAFETY: the closure runs in the child between fork and exec; it
+        // only calls async-signal-safe functions and does not allocate.
+        unsafe {
+            command.pre_exec(move || die_with_parent(parent));
+        }
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("cannot start {}", qemu.binary.display()))?;
+        let index = core.index();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        forward(index, Stream::Serial, stdout, events.clone());
+        forward(index, Stream::Stderr, stderr, events.clone());
+        self.instances.push(Instance {
+            child,
+            status: None,
+            open_streams: 2,
+            serial: Vec::new(),
+            stderr: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// Follows the run until its outcome is known.
+    fn watch(&mut self, inbox: &Receiver<Event>, config: &RunConfig, deadline: Instant) -> Outcome {
+        loop {
+            if config.interrupted() {
+                return Outcome::Interrupted;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Outcome::TimedOut {
+                    unfinished: self.unfinished(),
+                };
+            }
+            let wait = POLL.min(deadline - now);
+            match inbox.recv_timeout(wait) {
+                Ok(event) => self.record(event, config.echo),
+                Err(RecvTimeoutError::Timeout) => {}
+                // Every stream is closed: only exit statuses are left to see.
+                Err(RecvTimeoutError::Disconnected) => thread::sleep(wait),
+            }
+            if let Some(outcome) = self.judge() {
+                return outcome;
+            }
+        }
+    }
+
+    fn record(&mut self, event: Event, echo: bool) {
+        match event {
+            Event::Line { core, stream, text } => {
+                let instance = &mut self.instances[core];
+                if echo {
+                    // The only printer while the run goes on, so lines never interleave.
+                    let mut out = io::stdout().lock();
+                    let _ = match stream {
+                        Stream::Serial => writeln!(out, "[core {core:02}] {text}"),
+                        Stream::Stderr => writeln!(out, "[core {core:02} stderr] {text}"),
+                    };
+                }
+                match stream {
+                    Stream::Serial => instance.serial.push(text),
+                    Stream::Stderr => instance.stderr.push(text),
+                }
+            }
+            Event::Closed { core } => self.instances[core].open_streams -= 1,
+        }
+    }
+
+    /// Reaps what has exited; the outcome if that decides the run.
+    fn judge(&mut self) -> Option<Outcome> {
+        for instance in &mut self.instances {
+            if instance.status.is_none() {
+                instance.status = instance.child.try_wait().ok().flatten();
+            }
+        }
+        let mut all_succeeded = true;
+        for (core, instance) in self.instances.iter().enumerate() {
+            match instance.finished() {
+                Some(CoreExit::Success) => {}
+                Some(exit) => {
+                    let core = core as u32;
+                    return Some(Outcome::CoreFailed { core, exit });
+                }
+                None => all_succeeded = false,
+            }
+        }
+        all_succeeded.then_some(Outcome::Success)
+    }
+
+    fn unfinished(&self) -> Vec<u32> {
+        (0u32..)
+            .zip(&self.instances)
+            .filter(|(_, instance)| instance.finished().is_none())
+            .map(|(core, _)| core)
+            .collect()
+    }
+
+    /// Kills and reaps every instance still running.
+    fn stop(&mut self) {
+        for instance in &mut self.instances {
+            if instance.status.is_none() {
+                let _ = instance.child.kill();
+            }
+        }
+        for instance in &mut self.instances {
+            if instance.status.is_none() {
+                instance.status = instance.child.wait().ok();
+            }
+        }
+    }
+
+    fn reports(&mut self) -> Vec<CoreReport> {
+        (0u32..)
+            .zip(&mut self.instances)
+            .map(|(core, instance)| CoreReport {
+                core,
+                serial: std::mem::take(&mut instance.serial),
+                stderr: std::mem::take(&mut instance.stderr),
+                exit: instance.finished(),
+            })
+            .collect()
+    }
+}
+
+impl Drop for Fleet {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// In a freshly forked child: ask the kernel to SIGKILL it when xtask dies,
+/// so that no instance outlives a killed xtask.
+///
+/// The signal is tied to the thread that forked, so instances must be
+/// spawned by the thread that watches them (as [`boot`] does).
+fn die_with_parent(parent: u32) -> io::Result<()> {
+    // SAFETY: PR_SET_PDEATHSIG only sets an attribute of the calling process.
+    let set = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) };
+    if set != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // If xtask died before the attribute was set, no signal will come.
+    // SAFETY: getppid has no preconditions and cannot fail.
+    let now = unsafe { libc::getppid() };
+    if u32::try_from(now) != Ok(parent) {
+        return Err(io::Error::from_raw_os_error(libc::ESRCH));
+    }
+    Ok(())
+}
+
+/// Sends the lines of one output stream of core `core` to the watcher,
+/// then `Closed` at end of file.
+fn forward(core: usize, stream: Stream, output: impl Read + Send + 'static, events: Sender<Event>) {
+    thread::spawn(move || {
+        let mut reader = BufReader::new(output);
+        let mut line = Vec::new();
+        // Serial output is bytes: a guest may print anything, so lines are
+        // split on '\n' and decoded leniently.
+        while matches!(reader.read_until(b'\n', &mut line), Ok(n) if n > 0) {
+            let text = String::from_utf8_lossy(&line);
+            let text = text.trim_end_matches(['\n', '\r']).to_owned();
+            line.clear();
+            if events.send(Event::Line { core, stream, text }).is_err() {
+                return;
+            }
+        }
+        let _ = events.send(Event::Closed { core });
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+
+    use super::*;
+
+    fn exited(code: i32) -> ExitStatus {
+        ExitStatus::from_raw(code << 8)
+    }
+
+    #[test]
+    fn exit_statuses_map_to_what_the_core_did() {
+        assert_eq!(CoreExit::from_status(exited(33)), CoreExit::Success);
+        assert_eq!(CoreExit::from_status(exited(35)), CoreExit::GuestFailure);
+        assert_eq!(CoreExit::from_status(exited(0)), CoreExit::Reset);
+        assert_eq!(
+            CoreExit::from_status(exited(1)),
+            CoreExit::QemuError { status: 1 }
+        );
+        assert_eq!(
+            CoreExit::from_status(ExitStatus::from_raw(libc::SIGSEGV)),
+            CoreExit::Crashed {
+                signal: libc::SIGSEGV
+            }
+        );
+        assert_eq!(
+            CoreExit::Crashed { signal: 11 }.to_string(),
+            "QEMU crashed: killed by SIGSEGV (signal 11)"
+        );
+    }
+
+    fn report(outcome: Outcome, serial: &[&[&str]]) -> RunReport {
+        RunReport {
+            outcome,
+            cores: (0u32..)
+                .zip(serial)
+                .map(|(core, lines)| CoreReport {
+                    core,
+                    serial: lines.iter().map(|l| l.to_string()).collect(),
+                    stderr: Vec::new(),
+                    exit: None,
+                })
+                .collect(),
+            elapsed: Duration::from_millis(4310),
+            chip_memory: PathBuf::from("/dev/shm/x/chip.mem"),
+        }
+    }
+
+    #[test]
+    fn reports_name_the_core_and_the_reason() {
+        let ok = report(Outcome::Success, &[&[], &[]]);
+        assert_eq!(
+            ok.to_string(),
+            "all 2 cores exited successfully in 4.31 s (host time, build excluded)"
+        );
+        assert_eq!(ok.exit_code(), 0);
+
+        let mut failed = report(
+            Outcome::CoreFailed {
+                core: 1,
+                exit: CoreExit::QemuError { status: 1 },
+            },
+            &[&["hello"], &["boot", "EXCEPTION on core 1"]],
+        );
+        failed.cores[1].stderr = vec!["emu: unknown option `x`".into()];
+        let text = failed.to_string();
+        assert!(
+            text.starts_with("core 1 failed: QEMU failed with exit status 1\n"),
+            "{text}"
+        );
+        assert!(text.contains("  [core 01] EXCEPTION on core 1\n"), "{text}");
+        assert!(text.contains("  emu: unknown option `x`\n"), "{text}");
+        assert!(!text.contains("hello"), "{text}");
+        assert_eq!(failed.exit_code(), 1);
+
+        let timed_out = report(
+            Outcome::TimedOut {
+                unfinished: vec![0, 1],
+            },
+            &[&[], &["waiting"]],
+        );
+        let text = timed_out.to_string();
+        assert!(
+            text.contains("2 of 2 cores had not finished: 0, 1"),
+            "{text}"
+        );
+        assert!(text.contains("[core 01] last line: waiting"), "{text}");
+
+        let interrupted = report(Outcome::Interrupted, &[&[]]);
+        assert!(interrupted.to_string().starts_with("interrupted"));
+        assert_eq!(interrupted.exit_code(), 130);
+    }
+
+    #[test]
+    fn configurations_are_checked() {
+        assert!(RunConfig::default().check().is_ok());
+        assert!(RunConfig::new(0, "ring").check().is_err());
+        assert!(RunConfig::new(8, "nosuch").check().is_err());
+    }
+
+    #[test]
+    fn the_private_directory_is_removed_on_drop() {
+        let dir = private_dir().unwrap();
+        let path = dir.path().to_owned();
+        let mode = std::fs::metadata(&path).unwrap().permissions();
+        assert_eq!(mode.mode() & 0o777, 0o700);
+        drop(dir);
+        assert!(!path.exists());
+    }
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The command line refuses bad arguments before it builds or boots anything.
+
+use std::process::{Command, Output};
+
+fn xtask(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .output()
+        .expect("the xtask binary runs")
+}
+
+/// Runs `args`, expects a failure whose message contains `expected`, and
+/// checks that no build was started (a nested cargo would print its
+/// progress to the same standard error).
+fn refused(args: &[&str], expected: &str) {
+    let out = xtask(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded: {stderr}");
+    assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    for progress in ["Compiling", "Finished", "booting"] {
+        assert!(
+            !stderr.contains(progress),
+            "{args:?} started a build: {stderr}"
+        );
+    }
+    assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+}
+
+#[test]
+fn zero_cores_are_refused() {
+    refused(
+        &["run", "--cores", "0"],
+        "0 cores: the SCC has 48, so choose 1..=48",
+    );
+}
+
+#[test]
+fn more_cores_than_the_chip_are_refused() {
+    refused(
+        &["run", "--cores", "49"],
+        "49 cores: the SCC has 48, so choose 1..=48",
+    );
+    refused(
+        &["run", "--cores", "many"],
+        "`many` is not a number of cores",
+    );
+}
+
+#[test]
+fn unknown_programs_are_refused_with_the_list() {
+    refused(
+        &["run", "--program", "nosuch"],
+        "unknown program `nosuch`; the programs are:",
+    );
+    let out = xtask(&["run", "--program", "nosuch"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for program in ["ring", "identity", "tsr-counter", "lut", "page-fault"] {
+        assert!(stderr.contains(&format!("  {program} ")), "{stderr}");
+    }
+}
+
+#[test]
+fn a_zero_timeout_is_refused() {
+    refused(&["run", "--timeout", "0"], "--timeout <S>");
+}
+
+#[test]
+fn run_help_lists_the_programs() {
+    let out = xtask(&["run", "--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("--cores <N>") && help.contains("--timeout <S>"),
+        "{help}"
+    );
+    assert!(
+        help.contains("identity     each core prints its id and tile coordinates"),
+        "{help}"
+    );
+}
+
+#[test]
+fn every_command_has_help() {
+    for command in ["build", "run", "test"] {
+        let out = xtask(&[command, "--help"]);
+        assert!(out.status.success(), "{command} --help");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: cargo xtask"));
+    }
+}
