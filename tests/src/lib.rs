@@ -1,1 +1,139 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! What the system tests share: booting a run through xtask, the lines the
+//! guest programs print, and checks that a run left nothing behind.
+//!
+//! Each test boots real QEMU instances, so `cargo xtask test` runs them one
+//! at a time after building the kernel and the plugin.
 
+use std::path::Path;
+
+use chip::CoreId;
+pub use xtask::{CHIP, CoreExit, Outcome, RunConfig, RunReport};
+
+/// Boots `program` on `cores` cores and returns what happened; panics if
+/// the run could not even start (build failure, no QEMU).
+pub fn boot(cores: u32, program: &str) -> RunReport {
+    xtask::run(&RunConfig::new(cores, program))
+        .unwrap_or_else(|e| panic!("cannot run {program} on {cores} cores: {e:#}"))
+}
+
+/// Boots `program` on `cores` cores and expects every core to succeed.
+pub fn boot_ok(cores: u32, program: &str) -> RunReport {
+    let report = boot(cores, program);
+    assert!(report.success(), "{}", transcript(&report));
+    assert_eq!(report.cores.len(), cores as usize);
+    report
+}
+
+/// The whole run, for assertion messages: every core's output and the
+/// final report.
+pub fn transcript(report: &RunReport) -> String {
+    let mut out = String::new();
+    for core in &report.cores {
+        for line in &core.serial {
+            out += &format!("[core {:02}] {line}\n", core.core);
+        }
+        for line in &core.stderr {
+            out += &format!("[core {:02} stderr] {line}\n", core.core);
+        }
+    }
+    out + &report.to_string()
+}
+
+/// The line core `core` prints about itself, from the chip definition.
+pub fn identity_line(core: CoreId) -> String {
+    let tile = CHIP.tile_of(core);
+    let coord = CHIP.tile_coord(tile);
+    format!(
+        "identity core={} tile={} x={} y={} z={}",
+        core.index(),
+        tile.index(),
+        coord.x,
+        coord.y,
+        CHIP.z_of(core)
+    )
+}
+
+/// Core `core`'s serial lines that start with `prefix`.
+pub fn lines_starting<'r>(report: &'r RunReport, core: u32, prefix: &str) -> Vec<&'r str> {
+    report
+        .serial(core)
+        .iter()
+        .map(String::as_str)
+        .filter(|line| line.starts_with(prefix))
+        .collect()
+}
+
+/// Checks that every core printed its own identity line, and only once.
+pub fn assert_identities(report: &RunReport) {
+    for core in CHIP.all_cores().take(report.cores.len()) {
+        let n = core.index() as u32;
+        assert_eq!(
+            lines_starting(report, n, "identity "),
+            [identity_line(core)],
+            "core {n}:\n{}",
+            transcript(report)
+        );
+    }
+}
+
+/// Processes whose command line mentions `path`.
+pub fn processes_using(path: &Path) -> Vec<u32> {
+    let needle = path.as_os_str().as_encoded_bytes();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| cmdline.windows(needle.len()).any(|w| w == needle))
+        })
+        .collect()
+}
+
+/// Checks that no QEMU of the run whose chip memory was `chip_memory` is
+/// left, and that its private directory is gone.
+pub fn assert_cleaned_up(chip_memory: &Path) {
+    let dir = chip_memory
+        .parent()
+        .expect("chip memory lives in a directory");
+    assert!(
+        dir.starts_with("/dev/shm") || dir.starts_with(std::env::temp_dir()),
+        "{} is not a private temporary directory",
+        dir.display()
+    );
+    assert!(!dir.exists(), "{} is still there", dir.display());
+    let left = processes_using(chip_memory);
+    assert!(left.is_empty(), "QEMU processes left behind: {left:?}");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+
+    use super::*;
+
+    #[test]
+    fn identity_lines_follow_the_chip() {
+        let line = |n| identity_line(CHIP.core(n).unwrap());
+        assert_eq!(line(0), "identity core=0 tile=0 x=0 y=0 z=0");
+        assert_eq!(line(29), "identity core=29 tile=14 x=2 y=2 z=1");
+        assert_eq!(line(47), "identity core=47 tile=23 x=5 y=3 z=1");
+    }
+
+    #[test]
+    fn processes_are_found_by_their_command_line() {
+        let marker = format!("/nonexistent/marker-{}", std::process::id());
+        assert!(processes_using(Path::new(&marker)).is_empty());
+        // `; :` keeps the shell from exec'ing sleep, which would drop $0.
+        let mut child = Command::new("sh")
+            .args(["-c", "sleep 30; :", &marker])
+            .spawn()
+            .unwrap();
+        assert_eq!(processes_using(Path::new(&marker)), [child.id()]);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(processes_using(Path::new(&marker)).is_empty());
+    }
+}

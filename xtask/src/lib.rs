@@ -27,7 +27,7 @@ pub fn test() -> Result<()> {
     let mut host = cargo();
     host.arg("test");
     build::run_command(host, "the host tests")?;
-    build()?;
+    build(false)?;
     qemu::ensure()?;
     // One at a time: each boots up to 48 QEMUs on a machine with few cores.
     let mut system = cargo();

@@ -78,7 +78,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
         .context("cannot install the Ctrl-C handler")?;
     match cli {
         Cli::Build => {
-            let artifacts = xtask::build()?;
+            let artifacts = xtask::build(false)?;
             println!("kernel: {}", artifacts.kernel.display());
             println!("plugin: {}", artifacts.plugin.display());
             Ok(ExitCode::SUCCESS)

@@ -288,7 +288,7 @@ impl fmt::Display for RunReport {
 /// Checks `config`, builds, finds QEMU, and boots the chip.
 pub fn run(config: &RunConfig) -> Result<RunReport> {
     config.check()?;
-    let artifacts = build::build()?;
+    let artifacts = build::build(!config.echo)?;
     let qemu = qemu::ensure()?;
     boot(config, &artifacts, &qemu)
 }

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! A core that faults ends the whole run, and the report names it.
+
+use system_tests::{CoreExit, Outcome, assert_cleaned_up, boot, transcript};
+
+/// Reads `0x<hex>` at the start of `text`, returning the value and the rest.
+fn hex(text: &str) -> Option<(u32, &str)> {
+    let digits = text.strip_prefix("0x")?;
+    let end = digits
+        .find(|c: char| !c.is_ascii_hexdigit())
+        .unwrap_or(digits.len());
+    let value = u32::from_str_radix(&digits[..end], 16).ok()?;
+    Some((value, &digits[end..]))
+}
+
+/// The error code, EIP and CR2 of an exception line for a page fault on `core`.
+fn page_fault(line: &str, core: u32) -> Option<(u32, u32, u32)> {
+    let rest = line.strip_prefix(&format!(
+        "EXCEPTION on core {core}: page fault (vector 14), error code "
+    ))?;
+    let (code, rest) = hex(rest)?;
+    let (eip, rest) = hex(rest.strip_prefix(", EIP ")?)?;
+    let (cr2, rest) = hex(rest.strip_prefix(", CR2 ")?)?;
+    rest.is_empty().then_some((code, eip, cr2))
+}
+
+#[test]
+fn exception_lines_are_parsed() {
+    let line =
+        "EXCEPTION on core 7: page fault (vector 14), error code 0x0, EIP 0x1034a2, CR2 0xbf000000";
+    assert_eq!(page_fault(line, 7), Some((0, 0x1034a2, 0xbf00_0000)));
+    assert_eq!(page_fault(line, 6), None);
+    assert_eq!(page_fault(&format!("{line} and more"), 7), None);
+}
+
+#[test]
+fn a_page_fault_on_core_7_of_8_fails_the_run_naming_it() {
+    let report = boot(8, "page-fault");
+    let all = transcript(&report);
+    assert_eq!(
+        report.outcome,
+        Outcome::CoreFailed {
+            core: 7,
+            exit: CoreExit::GuestFailure
+        },
+        "{all}"
+    );
+    assert_ne!(report.exit_code(), 0);
+    assert!(
+        report
+            .to_string()
+            .starts_with("core 7 failed: the guest reported failure"),
+        "{all}"
+    );
+    let faults: Vec<_> = report
+        .serial(7)
+        .iter()
+        .filter_map(|line| page_fault(line, 7))
+        .collect();
+    assert_eq!(faults.len(), 1, "{all}");
+    let (_, _, cr2) = faults[0];
+    assert_eq!(cr2, 0xBF00_0000, "{all}");
+    // The others were waiting for core 7 in a barrier, and were stopped.
+    for core in &report.cores[..7] {
+        assert_eq!(
+            core.exit, None,
+            "core {} ended by itself:\n{all}",
+            core.core
+        );
+    }
+    assert_cleaned_up(&report.chip_memory);
+}
