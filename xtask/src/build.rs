@@ -64,8 +64,10 @@ pub(crate) fn run_command(mut command: Command, what: &str) -> Result<()> {
 }
 
 /// Builds the kernel for the guest target and the plugin for the host,
-/// both in release mode (a debug kernel boots 48 cores far slower).
-pub fn build() -> Result<Artifacts> {
+/// both in release mode (a debug kernel boots 48 cores far slower). With
+/// `quiet`, cargo prints only errors.
+pub fn build(quiet: bool) -> Result<Artifacts> {
+    let quiet = quiet.then_some("--quiet");
     let mut kernel = cargo();
     kernel.args([
         "build",
@@ -75,9 +77,11 @@ pub fn build() -> Result<Artifacts> {
         "--target",
         KERNEL_TARGET,
     ]);
+    kernel.args(quiet);
     run_command(kernel, "building the kernel")?;
     let mut plugin = cargo();
     plugin.args(["build", "-p", "emu-plugin", "--release"]);
+    plugin.args(quiet);
     run_command(plugin, "building the plugin")?;
 
     let target = target_dir();
