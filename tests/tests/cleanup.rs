@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::thread;
 
-use system_tests::{assert_cleaned_up, boot, boot_ok};
+use std::time::Duration;
+
+use system_tests::{CoreExit, Outcome, RunConfig, assert_cleaned_up, boot, boot_ok, transcript};
 
 #[test]
 fn nothing_is_left_after_a_successful_run() {
@@ -18,6 +20,53 @@ fn nothing_is_left_after_a_successful_run() {
 fn nothing_is_left_after_a_failed_run() {
     let report = boot(4, "page-fault");
     assert!(!report.success());
+    assert_cleaned_up(&report.chip_memory);
+}
+
+#[test]
+fn a_timeout_names_the_unfinished_cores_and_leaves_nothing() {
+    // No QEMU boots a kernel in 50 ms, so every core is still running.
+    let config = RunConfig {
+        timeout: Duration::from_millis(50),
+        ..RunConfig::new(4, "identity")
+    };
+    let report = xtask::run(&config).unwrap();
+    assert_eq!(
+        report.outcome,
+        Outcome::TimedOut {
+            unfinished: vec![0, 1, 2, 3]
+        },
+        "{}",
+        transcript(&report)
+    );
+    assert_ne!(report.exit_code(), 0);
+    assert!(
+        report
+            .to_string()
+            .contains("4 of 4 cores had not finished: 0, 1, 2, 3")
+    );
+    assert_cleaned_up(&report.chip_memory);
+}
+
+#[test]
+fn a_qemu_that_cannot_start_is_reported_with_its_messages() {
+    let mut artifacts = xtask::build(true).unwrap();
+    artifacts.plugin.set_file_name("libno_such_plugin.so");
+    let qemu = xtask::qemu::ensure().unwrap();
+    let report = xtask::boot(&RunConfig::new(2, "identity"), &artifacts, &qemu).unwrap();
+    let all = transcript(&report);
+    // Both cores fail the same way; whichever is seen first is reported.
+    let Outcome::CoreFailed { core, exit } = report.outcome else {
+        panic!("a core should have failed:\n{all}");
+    };
+    assert!(matches!(exit, CoreExit::QemuError { .. }), "{all}");
+    let stderr = &report.cores[core as usize].stderr;
+    assert!(
+        stderr.iter().any(|l| l.contains("libno_such_plugin.so")),
+        "{all}"
+    );
+    let messages = format!("QEMU's messages for core {core}:");
+    assert!(report.to_string().contains(&messages), "{all}");
     assert_cleaned_up(&report.chip_memory);
 }
 
