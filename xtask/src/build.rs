@@ -37,16 +37,21 @@ pub fn target_dir() -> PathBuf {
 /// of the cargo that started this xtask removed.
 ///
 /// The outer cargo exports `CARGO_*` and `RUST*` variables (target
-/// directory, flags, the toolchain it was started with, the package being
-/// built) that would leak into a nested build and change what it builds or
-/// where. Only the locations of the installation itself are kept.
+/// directory, flags, the package being built) that would leak into a nested
+/// build and change what it builds or where: `RUSTFLAGS`, say, would replace
+/// the kernel's flags from `.cargo/config.toml`. What describes the
+/// installation is kept: `CARGO_HOME` and every `RUSTUP_*` variable. Above
+/// all `RUSTUP_TOOLCHAIN`: rustc runs in each dependency's source directory,
+/// outside this workspace, where `rust-toolchain.toml` cannot be found, so
+/// without it the nested build would use the default toolchain, which may
+/// lack the guest target.
 pub fn cargo() -> Command {
     let program = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let mut command = Command::new(program);
     command.current_dir(workspace_root());
     for (key, _) in env::vars_os() {
         let Some(key) = key.to_str() else { continue };
-        let installation = matches!(key, "CARGO_HOME" | "RUSTUP_HOME");
+        let installation = key == "CARGO_HOME" || key.starts_with("RUSTUP_");
         if (key.starts_with("CARGO") || key.starts_with("RUST")) && !installation {
             command.env_remove(key);
         }
@@ -124,7 +129,7 @@ mod tests {
         assert!(
             !removed
                 .iter()
-                .any(|k| k == "CARGO_HOME" || k == "RUSTUP_HOME")
+                .any(|k| k == "CARGO_HOME" || k.starts_with("RUSTUP_"))
         );
         assert!(
             removed
