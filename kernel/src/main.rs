@@ -3,9 +3,9 @@
 //! line names.
 //!
 //! Start-up order: console, GDT and IDT (so every later fault is reported),
-//! boot information, paging with the SCC memory types and the shared
-//! regions placed at their SCC addresses, heap, identity from MYTILEID,
-//! then the program. The run ends through `isa-debug-exit`.
+//! boot information, heap, command line, paging with the SCC memory types
+//! and the shared regions placed at their SCC addresses, identity from
+//! MYTILEID, then the program. The run ends through `isa-debug-exit`.
 //!
 //! # Safety
 //! The kernel runs at CPL 0 with interrupts off on a single core, with all

@@ -6,7 +6,7 @@ use core::fmt::Write;
 
 use crate::arch::x86::boot::BootInfo;
 use crate::arch::x86::paging::{AddressSpace, PAGE_SIZE};
-use crate::arch::x86::{gdt, idt};
+use crate::arch::x86::{gdt, idt, timer};
 use crate::exit::{ExitCode, exit};
 use crate::mm::FrameAllocator;
 use crate::platform::{self, Scc};
@@ -26,21 +26,23 @@ pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     console::init();
     gdt::init();
     idt::init();
+    timer::init();
 
     // SAFETY: paging is still off and these are the loader's EAX and EBX.
     let boot =
         unsafe { BootInfo::read(magic, info) }.unwrap_or_else(|e| fail(format_args!("boot: {e}")));
+    let kernel_end = core::ptr::addr_of!(__kernel_end) as u32;
+    let mut frames = FrameAllocator::new(kernel_end, boot.ram_bytes);
+    // The heap comes first: reporting a bad command line needs it.
+    mm::init_heap(&mut frames).unwrap_or_else(|e| fail(format_args!("heap: {e}")));
     let args = Args::parse(&boot.cmdline, CHIP)
         .unwrap_or_else(|e| fail(format_args!("command line: {e}")));
 
-    let kernel_end = core::ptr::addr_of!(__kernel_end) as u32;
-    let mut frames = FrameAllocator::new(kernel_end, boot.ram_bytes);
     let space = build_address_space(&mut frames, boot.ram_bytes)
         .unwrap_or_else(|e| fail(format_args!("platform: {e}")));
     // SAFETY: private RAM (code, stack, data, page tables, heap frames) and all
     // shared regions are identity-mapped by `build_address_space`.
     unsafe { space.activate() };
-    mm::init_heap(&mut frames).unwrap_or_else(|e| fail(format_args!("heap: {e}")));
 
     let core = platform::identify(CHIP).unwrap_or_else(|e| fail(format_args!("platform: {e}")));
     idt::set_core_for_reports(core.index() as u32);
@@ -61,13 +63,15 @@ pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
 }
 
 /// Identity-maps private RAM (except page 0, so null pointers fault) as
-/// DCM and every shared region with its SCC memory type.
+/// DCM, the local APIC uncached, and every shared region with its SCC
+/// memory type.
 fn build_address_space(
     frames: &mut FrameAllocator,
     ram_bytes: u32,
 ) -> Result<AddressSpace, platform::PlatformError> {
     let mut space = AddressSpace::new(frames)?;
     space.map_identity(frames, PAGE_SIZE, ram_bytes - PAGE_SIZE, MemoryType::Dcm)?;
+    space.map_identity(frames, timer::LOCAL_APIC_BASE, PAGE_SIZE, MemoryType::Ncm)?;
     platform::attach_shared_regions(CHIP, &mut space, frames)?;
     Ok(space)
 }

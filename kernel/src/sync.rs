@@ -60,13 +60,10 @@ impl Barrier {
             scc.flush_wcb();
         } else {
             let flag = scc.own_mpb();
-            loop {
+            scc.wait_for(|| {
                 scc.invalidate_mpbt();
-                if flag.read_u32(BARRIER_FLAG) == self.epoch {
-                    break;
-                }
-                core::hint::spin_loop();
-            }
+                (flag.read_u32(BARRIER_FLAG) == self.epoch).then_some(())
+            });
         }
     }
 }

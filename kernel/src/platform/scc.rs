@@ -7,6 +7,12 @@ use core::arch::asm;
 use chip::{Chip, CoreId, LUT_PAGE_SIZE, LutEntry};
 
 use crate::arch::x86::instructions::cl1invmb;
+use crate::arch::x86::timer;
+
+/// First pause of a waiting core, in microseconds.
+const FIRST_PAUSE_US: u32 = 20;
+/// Longest pause: bounds how late a waiting core notices the change.
+const LONGEST_PAUSE_US: u32 = 2000;
 
 /// A range of shared memory (MPB or DRAM), accessed only with volatile
 /// loads and stores through raw pointers: never through Rust references,
@@ -113,25 +119,37 @@ impl Scc {
         }
     }
 
-    /// Takes `owner`'s test-and-set register, spinning until it is free.
+    /// Polls `ready` until it returns a value, pausing between polls.
+    ///
+    /// The pauses halt the core on a one-shot timer, starting short and
+    /// doubling up to [`LONGEST_PAUSE_US`]: a waiting core gives its host
+    /// CPU to the cores it waits for (see [`timer`]). What `ready` reads
+    /// decides the coherence actions it needs (e.g. CL1INVMB before MPB reads).
+    pub fn wait_for<T>(&self, mut ready: impl FnMut() -> Option<T>) -> T {
+        let mut pause = FIRST_PAUSE_US;
+        loop {
+            if let Some(value) = ready() {
+                return value;
+            }
+            timer::halt_for(pause);
+            pause = (pause * 2).min(LONGEST_PAUSE_US);
+        }
+    }
+
+    /// Takes `owner`'s test-and-set register, waiting until it is free.
     ///
     /// On silicon reading a free TSR takes it. Under QEMU a read cannot have
     /// a side effect, so the emulator's protocol (`chip::TsrProtocol`) takes
-    /// it with an atomic exchange instead; the spin reads first so that
-    /// waiting cores do not keep the line busy with exchanges.
+    /// it with an atomic exchange instead.
     pub fn tsr_acquire(&self, owner: CoreId) {
         let tsr = self.chip.tsr_addr(owner) as *mut u8;
         let protocol = self.chip.tsr_protocol;
-        loop {
-            // SAFETY: the TSR is a byte register in an uncached CRB mapping.
-            while unsafe { tsr.read_volatile() } != protocol.free {
-                core::hint::spin_loop();
-            }
-            // SAFETY: as above; xchg with memory is atomic across instances.
-            if unsafe { exchange_byte(tsr, protocol.taken) } == protocol.free {
-                return;
-            }
-        }
+        self.wait_for(|| {
+            // SAFETY: the TSR is a byte register in an uncached CRB mapping;
+            // xchg with memory is atomic across instances.
+            let old = unsafe { exchange_byte(tsr, protocol.taken) };
+            (old == protocol.free).then_some(())
+        });
     }
 
     /// Releases `owner`'s test-and-set register (the caller must hold it).

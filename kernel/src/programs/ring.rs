@@ -23,13 +23,12 @@ pub fn run(scc: &Scc) -> ProgramResult {
     let next = scc.mpb(scc.participant((me + 1) % cores));
     let own = scc.own_mpb();
 
-    let wait_for_token = || loop {
-        scc.invalidate_mpbt();
-        let hops = own.read_u32(HOPS);
-        if hops != 0 {
-            return (hops, own.read_u32(SUM));
-        }
-        core::hint::spin_loop();
+    let wait_for_token = || {
+        scc.wait_for(|| {
+            scc.invalidate_mpbt();
+            let hops = own.read_u32(HOPS);
+            (hops != 0).then(|| (hops, own.read_u32(SUM)))
+        })
     };
     let pass_token = |hops: u32, sum: u32| {
         // The sum goes first: whoever sees the hop count sees the sum too.

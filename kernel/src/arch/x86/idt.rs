@@ -15,6 +15,7 @@ use x86::segmentation::{BuildDescriptor, Descriptor, DescriptorBuilder, GateDesc
 
 use super::gdt::KERNEL_CODE;
 use super::instructions::{CL1INVMB_OPCODE, read_cr2};
+use super::timer;
 use crate::exit::{ExitCode, exit};
 
 /// Vector of the invalid-opcode exception.
@@ -100,15 +101,22 @@ unsafe extern "C" {
     static exception_stub_table: [u32; 32];
 }
 
-static IDT: spin::Once<[Descriptor; 32]> = spin::Once::new();
+/// Exception vectors, then the wake-up timer.
+const VECTORS: usize = 33;
+static IDT: spin::Once<[Descriptor; VECTORS]> = spin::Once::new();
 
-/// Installs interrupt gates for all 32 exception vectors.
+/// Installs interrupt gates for the 32 exception vectors and the timer.
 pub fn init() {
+    const _: () = assert!(timer::TIMER_VECTOR as usize == VECTORS - 1);
     let idt = IDT.call_once(|| {
         // SAFETY: the table is defined above in read-only data, fully initialised.
         let stubs = unsafe { &exception_stub_table };
         core::array::from_fn(|v| {
-            DescriptorBuilder::interrupt_descriptor(KERNEL_CODE, stubs[v])
+            let entry = match v {
+                0..32 => stubs[v],
+                _ => timer::timer_interrupt_stub as *const () as u32,
+            };
+            DescriptorBuilder::interrupt_descriptor(KERNEL_CODE, entry)
                 .present()
                 .dpl(Ring::Ring0)
                 .finish()

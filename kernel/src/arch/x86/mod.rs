@@ -7,3 +7,4 @@ pub mod gdt;
 pub mod idt;
 pub mod instructions;
 pub mod paging;
+pub mod timer;
