@@ -16,14 +16,16 @@
 //! | part | count | size of each |
 //! |---|---|---|
 //! | legacy shared memory page | one per memory controller | 16 MiB (one LUT page) |
-//! | MPB | one per tile | `chip.mpb_bytes_per_tile` |
-//! | CRB | one per tile | `chip.crb.size` |
+//! | MPB | one per tile | one LUT page, of which `chip.mpb_bytes_per_tile` are used |
+//! | CRB | one per tile | one LUT page, of which `chip.crb.size` are used |
 //! | own-CRB view | one per core | `chip.crb.size` |
 //! | FPGA register bank | one | `chip.fpga.size` |
 //!
-//! The file is created with its full length but written only where
-//! registers need a value, so it costs a few pages of real memory, not the
-//! 65 MiB of its length.
+//! Tile MPBs and CRBs lie one LUT page apart, as they do in the core's
+//! address space, so that one device can show several tiles at once (see
+//! `chip::SharedRegionKind`). The file is created with its full length but
+//! written only where registers need a value: it costs a few pages of real
+//! memory, not the 830 MiB of its length.
 //!
 //! # Registers at start
 //!
@@ -67,6 +69,7 @@ pub struct Layout {
     crb: u64,
     crb_stride: u64,
     own_crb: u64,
+    own_crb_stride: u64,
     fpga: u64,
     size: u64,
 }
@@ -76,14 +79,16 @@ impl Layout {
     pub fn new(chip: &Chip) -> Self {
         let stride = |bytes: u32| u64::from(bytes).next_multiple_of(PAGE);
         let lsm_stride = stride(chip::LUT_PAGE_SIZE);
-        let mpb_stride = stride(chip.mpb_bytes_per_tile);
-        let crb_stride = stride(chip.crb.size);
+        // Tiles are a LUT page apart so that a device can span several.
+        let mpb_stride = lsm_stride;
+        let crb_stride = lsm_stride;
+        let own_crb_stride = stride(chip.crb.size);
         let tiles = u64::from(chip.tiles());
         let lsm = 0;
         let mpb = lsm + chip.memory_controllers.len() as u64 * lsm_stride;
         let crb = mpb + tiles * mpb_stride;
         let own_crb = crb + tiles * crb_stride;
-        let fpga = own_crb + u64::from(chip.cores()) * crb_stride;
+        let fpga = own_crb + u64::from(chip.cores()) * own_crb_stride;
         let size = fpga + stride(chip.fpga.size);
         Self {
             chip: *chip,
@@ -94,6 +99,7 @@ impl Layout {
             crb,
             crb_stride,
             own_crb,
+            own_crb_stride,
             fpga,
             size,
         }
@@ -126,7 +132,7 @@ impl Layout {
 
     /// Offset of `core`'s own-CRB view (see the module doc).
     pub fn own_crb(&self, core: CoreId) -> u64 {
-        self.own_crb + core.index() as u64 * self.crb_stride
+        self.own_crb + core.index() as u64 * self.own_crb_stride
     }
 
     /// Offset of the FPGA register bank.
@@ -136,14 +142,16 @@ impl Layout {
 
     /// Offset of the bytes that back region `kind` as `core` sees it.
     ///
-    /// The own MPB is the same bytes as the core's tile MPB (an alias); the
+    /// A region of several tiles or controllers starts at its first one;
+    /// the own MPB is the same bytes as the core's tile MPB (an alias); the
     /// own CRB is the core's own view.
     pub fn offset(&self, kind: SharedRegionKind, core: CoreId) -> u64 {
+        let tile = |n: u32| self.chip.tile(n).expect("regions name tiles of their chip");
         match kind {
-            SharedRegionKind::Lsm(mc) => self.lsm(mc),
-            SharedRegionKind::Mpb(tile) => self.mpb(tile),
+            SharedRegionKind::Lsm { first, .. } => self.lsm(first as usize),
+            SharedRegionKind::Mpb { first, .. } => self.mpb(tile(first)),
             SharedRegionKind::OwnMpb => self.mpb(self.chip.tile_of(core)),
-            SharedRegionKind::Crb(tile) => self.crb(tile),
+            SharedRegionKind::Crb { first, .. } => self.crb(tile(first)),
             SharedRegionKind::OwnCrb => self.own_crb(core),
             SharedRegionKind::Fpga => self.fpga,
         }
@@ -294,8 +302,8 @@ mod tests {
         assert!(parts.iter().all(|(offset, _)| offset % PAGE == 0));
         let (last, len) = parts[parts.len() - 1];
         assert_eq!(layout.size(), last + len);
-        // 4 LSM pages, 24 MPBs of 16 KiB, 24 + 48 CRBs of 8 KiB, 64 KiB FPGA bank.
-        assert_eq!(layout.size(), (64 << 20) + 24 * 16384 + 72 * 8192 + 65536);
+        // 4 LSM pages, 24 MPB and 24 CRB pages, 48 own CRBs of 8 KiB, 64 KiB FPGA bank.
+        assert_eq!(layout.size(), ((4 + 24 + 24) << 24) + 48 * 8192 + 65536);
     }
 
     #[test]
@@ -307,15 +315,26 @@ mod tests {
                 let offset = layout.offset(region.kind, core);
                 assert_eq!(offset % PAGE, 0);
                 assert!(offset + u64::from(region.size) <= layout.size());
-                let expected = match region.kind {
-                    SharedRegionKind::Lsm(mc) => layout.lsm(mc),
-                    SharedRegionKind::Mpb(t) => layout.mpb(t),
-                    SharedRegionKind::OwnMpb => layout.mpb(tile),
-                    SharedRegionKind::Crb(t) => layout.crb(t),
-                    SharedRegionKind::OwnCrb => layout.own_crb(core),
-                    SharedRegionKind::Fpga => layout.fpga(),
+                // Every part the guest maps lands on the bytes of what it shows.
+                let parts: Vec<_> = region
+                    .parts(&SCC)
+                    .map(|p| offset + u64::from(p.base - region.base))
+                    .collect();
+                let expected: Vec<_> = match region.kind {
+                    SharedRegionKind::Lsm { first, count } => (first..first + count)
+                        .map(|mc| layout.lsm(mc as usize))
+                        .collect(),
+                    SharedRegionKind::Mpb { first, count } => (first..first + count)
+                        .map(|t| layout.mpb(SCC.tile(t).unwrap()))
+                        .collect(),
+                    SharedRegionKind::OwnMpb => vec![layout.mpb(tile)],
+                    SharedRegionKind::Crb { first, count } => (first..first + count)
+                        .map(|t| layout.crb(SCC.tile(t).unwrap()))
+                        .collect(),
+                    SharedRegionKind::OwnCrb => vec![layout.own_crb(core)],
+                    SharedRegionKind::Fpga => vec![layout.fpga()],
                 };
-                assert_eq!(offset, expected, "{core} {region:?}");
+                assert_eq!(parts, expected, "{core} {region:?}");
             }
         }
         // Both cores of a tile share its MPB but not their own-CRB views.

@@ -2,8 +2,8 @@
 //! The emulated SCC platform: shared regions, paging with SCC memory
 //! types, and the core's identity.
 //!
-//! Under QEMU each shared region of the chip (LSM pages, MPBs, CRBs, FPGA
-//! bank) is an `ivshmem-plain` PCI device. The emulator attaches them in
+//! Under QEMU the chip's shared regions (LSM pages, MPBs, CRBs, FPGA bank;
+//! neighbouring pages of one kind grouped) are `ivshmem-plain` PCI devices. The emulator attaches them in
 //! the order of `Chip::shared_regions`, so the i-th such device on the bus
 //! carries the i-th region; platform init moves each BAR to the region's
 //! SCC address and maps it with the memory type SCC software gives it.
@@ -86,11 +86,11 @@ impl From<MapError> for PlatformError {
 /// (L1 only, write-combined), registers and the LSM are uncached.
 fn memory_type(kind: SharedRegionKind) -> MemoryType {
     match kind {
-        SharedRegionKind::Mpb(_) | SharedRegionKind::OwnMpb => MemoryType::MpbtWb,
-        SharedRegionKind::Lsm(_) | SharedRegionKind::Crb(_) | SharedRegionKind::OwnCrb => {
-            MemoryType::Ncm
-        }
-        SharedRegionKind::Fpga => MemoryType::Ncm,
+        SharedRegionKind::Mpb { .. } | SharedRegionKind::OwnMpb => MemoryType::MpbtWb,
+        SharedRegionKind::Lsm { .. }
+        | SharedRegionKind::Crb { .. }
+        | SharedRegionKind::OwnCrb
+        | SharedRegionKind::Fpga => MemoryType::Ncm,
     }
 }
 
@@ -144,6 +144,8 @@ pub fn attach_shared_regions(
     Ok(())
 }
 
+/// Maps the parts of a region that hold something; the rest of its BAR
+/// stays unmapped, so a stray access faults instead of reaching nothing.
 fn map_region(
     chip: &Chip,
     space: &mut AddressSpace,
@@ -151,13 +153,17 @@ fn map_region(
     region: SharedRegion,
 ) -> Result<(), MapError> {
     let ty = memory_type(region.kind);
-    if region.kind == SharedRegionKind::Lsm(0) {
-        let flush = wcb_flush_area_bytes(chip);
-        let plain = region.size - flush;
-        space.map_identity(frames, region.base, plain, ty)?;
-        return space.map_identity(frames, region.base + plain, flush, MemoryType::MpbtWb);
+    for part in region.parts(chip) {
+        let bytes = part.bytes.next_multiple_of(PAGE_SIZE);
+        if part.base == chip.lsm_base(0) {
+            let flush = wcb_flush_area_bytes(chip);
+            space.map_identity(frames, part.base, bytes - flush, ty)?;
+            space.map_identity(frames, part.base + bytes - flush, flush, MemoryType::MpbtWb)?;
+        } else {
+            space.map_identity(frames, part.base, bytes, ty)?;
+        }
     }
-    space.map_identity(frames, region.base, region.size, ty)
+    Ok(())
 }
 
 /// Reads MYTILEID through the own-CRB entry: the core's identity.

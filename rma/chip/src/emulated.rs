@@ -6,20 +6,42 @@
 //! attaches them in exactly this order, so the guest's platform code can
 //! pair the i-th device it finds on the bus with the i-th region here and
 //! move its BAR to the region's core-physical base.
+//!
+//! Every device costs boot time (QEMU rebuilds its memory map each time the
+//! guest enables one), so neighbouring LUT pages of one kind share a device:
+//! a region spans as many consecutive pages as a naturally aligned
+//! power-of-two block allows (PCI BARs must be), e.g. the SCC's 24 tile MPBs
+//! become one region for tiles 0-15 and one for tiles 16-23. Only the bytes
+//! each page really has ([`SharedRegion::parts`]) are meant to be mapped.
 
-use crate::{Chip, LUT_PAGE_SIZE, TileId};
+use crate::{Chip, LUT_PAGE_SHIFT, LUT_PAGE_SIZE};
 
 /// What a shared region holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SharedRegionKind {
-    /// Legacy shared memory page at controller `n`.
-    Lsm(usize),
-    /// A tile's message passing buffer.
-    Mpb(TileId),
+    /// The LSM pages of controllers `first..first + count`, one LUT page each.
+    Lsm {
+        /// First controller.
+        first: u32,
+        /// Controllers covered.
+        count: u32,
+    },
+    /// The MPBs of tiles `first..first + count`, one LUT page apart.
+    Mpb {
+        /// First tile.
+        first: u32,
+        /// Tiles covered.
+        count: u32,
+    },
     /// The core's own tile's MPB, again, at the own-MPB entry.
     OwnMpb,
-    /// A tile's configuration register block.
-    Crb(TileId),
+    /// The CRBs of tiles `first..first + count`, one LUT page apart.
+    Crb {
+        /// First tile.
+        first: u32,
+        /// Tiles covered.
+        count: u32,
+    },
     /// The core's own tile's CRB, at the own-CRB entry.
     OwnCrb,
     /// The FPGA register bank.
@@ -37,30 +59,80 @@ pub struct SharedRegion {
     pub size: u32,
 }
 
+/// A run of bytes inside a region that holds something: one LSM page, one
+/// tile's MPB or CRB, an own alias, the FPGA bank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegionPart {
+    /// Core-physical base address.
+    pub base: u32,
+    /// Bytes.
+    pub bytes: u32,
+}
+
+impl SharedRegion {
+    /// The parts of the region that hold something, lowest first.
+    pub fn parts(&self, chip: &Chip) -> impl Iterator<Item = RegionPart> + use<> {
+        let (count, bytes) = match self.kind {
+            SharedRegionKind::Lsm { count, .. } => (count, LUT_PAGE_SIZE),
+            SharedRegionKind::Mpb { count, .. } => (count, chip.mpb_bytes_per_tile),
+            SharedRegionKind::Crb { count, .. } => (count, chip.crb.size),
+            SharedRegionKind::OwnMpb | SharedRegionKind::OwnCrb | SharedRegionKind::Fpga => {
+                (1, self.size)
+            }
+        };
+        let base = self.base;
+        (0..count).map(move |i| RegionPart {
+            base: base + i * LUT_PAGE_SIZE,
+            bytes,
+        })
+    }
+}
+
+/// Splits `count` LUT pages from entry `first` into naturally aligned
+/// power-of-two blocks, as `(offset in pages, pages)`.
+fn aligned_blocks(first: u32, count: u32) -> impl Iterator<Item = (u32, u32)> {
+    let mut done = 0;
+    core::iter::from_fn(move || {
+        let left = count - done;
+        if left == 0 {
+            return None;
+        }
+        let entry = first + done;
+        let alignment = 1 << entry.trailing_zeros().min(31);
+        let pages = alignment.min(1 << left.ilog2());
+        let block = (done, pages);
+        done += pages;
+        Some(block)
+    })
+}
+
 impl Chip {
     /// Every shared region, in attachment order: LSM pages, tile MPBs, own
     /// MPB, tile CRBs, own CRB, FPGA bank.
     pub fn shared_regions(&self) -> impl Iterator<Item = SharedRegion> + '_ {
-        let lsm = (0..self.memory_controllers.len()).map(|m| SharedRegion {
-            kind: SharedRegionKind::Lsm(m),
-            base: self.lsm_base(m),
-            size: LUT_PAGE_SIZE,
+        let map = &self.address_map;
+        let group = move |first_entry: u8, count: u32, kind: fn(u32, u32) -> SharedRegionKind| {
+            aligned_blocks(u32::from(first_entry), count).map(move |(offset, pages)| SharedRegion {
+                kind: kind(offset, pages),
+                base: (u32::from(first_entry) + offset) << LUT_PAGE_SHIFT,
+                size: pages * LUT_PAGE_SIZE,
+            })
+        };
+        let controllers = self.memory_controllers.len() as u32;
+        let lsm = group(map.lsm.first, controllers, |first, count| {
+            SharedRegionKind::Lsm { first, count }
         });
-        let mpbs = self.all_tiles().map(|t| SharedRegion {
-            kind: SharedRegionKind::Mpb(t),
-            base: self.mpb_base(t),
-            size: self.mpb_bytes_per_tile,
+        let mpbs = group(map.mpb_first, self.tiles(), |first, count| {
+            SharedRegionKind::Mpb { first, count }
+        });
+        let crbs = group(map.crb_first, self.tiles(), |first, count| {
+            SharedRegionKind::Crb { first, count }
         });
         let own_mpb = SharedRegion {
             kind: SharedRegionKind::OwnMpb,
             base: self.own_mpb_base(),
             size: self.mpb_bytes_per_tile,
         };
-        let crbs = self.all_tiles().map(|t| SharedRegion {
-            kind: SharedRegionKind::Crb(t),
-            base: self.crb_base(t),
-            size: self.crb.size,
-        });
         let own_crb = SharedRegion {
             kind: SharedRegionKind::OwnCrb,
             base: self.own_crb_base(),
@@ -85,17 +157,88 @@ mod tests {
     use crate::tests::{BIG, MINI};
 
     #[test]
-    fn scc_has_55_regions_each_a_power_of_two_at_an_aligned_base() {
-        let regions: Vec<_> = SCC.shared_regions().collect();
-        assert_eq!(regions.len(), 4 + 24 + 1 + 24 + 1 + 1);
-        for chip in [SCC, MINI, BIG] {
-            for r in chip.shared_regions() {
-                assert!(r.size.is_power_of_two(), "{r:?}");
-                assert_eq!(r.base % r.size, 0, "{r:?}");
+    fn aligned_blocks_cover_the_range_exactly() {
+        let blocks: Vec<_> = aligned_blocks(192, 24).collect();
+        assert_eq!(blocks, [(0, 16), (16, 8)]);
+        assert_eq!(aligned_blocks(128, 4).collect::<Vec<_>>(), [(0, 4)]);
+        assert_eq!(
+            aligned_blocks(100, 48).collect::<Vec<_>>(),
+            [(0, 4), (4, 8), (12, 16), (28, 16), (44, 4)]
+        );
+        for first in 0..64 {
+            for count in 0..40 {
+                let mut next = 0;
+                for (offset, pages) in aligned_blocks(first, count) {
+                    assert_eq!(offset, next);
+                    assert!(pages.is_power_of_two());
+                    assert_eq!((first + offset) % pages, 0, "{first}+{offset}: {pages}");
+                    next += pages;
+                }
+                assert_eq!(next, count);
             }
         }
-        assert_eq!(regions[4].base, 0xC000_0000);
-        assert_eq!(regions[28].kind, SharedRegionKind::OwnMpb);
-        assert_eq!(regions[54].kind, SharedRegionKind::Fpga);
+    }
+
+    #[test]
+    fn scc_needs_eight_devices() {
+        use SharedRegionKind::*;
+        let regions: Vec<_> = SCC.shared_regions().collect();
+        let kinds: Vec<_> = regions.iter().map(|r| r.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                Lsm { first: 0, count: 4 },
+                Mpb {
+                    first: 0,
+                    count: 16
+                },
+                Mpb {
+                    first: 16,
+                    count: 8
+                },
+                OwnMpb,
+                Crb {
+                    first: 0,
+                    count: 16
+                },
+                Crb {
+                    first: 16,
+                    count: 8
+                },
+                OwnCrb,
+                Fpga
+            ]
+        );
+        assert_eq!((regions[1].base, regions[1].size), (0xC000_0000, 256 << 20));
+        assert_eq!((regions[2].base, regions[2].size), (0xD000_0000, 128 << 20));
+        assert_eq!((regions[3].base, regions[3].size), (0xD800_0000, 16 << 10));
+        assert_eq!((regions[5].base, regions[5].size), (0xF000_0000, 128 << 20));
+    }
+
+    #[test]
+    fn regions_are_aligned_powers_of_two_and_parts_match_the_address_map() {
+        for chip in [SCC, MINI, BIG] {
+            let mut mpbs = Vec::new();
+            let mut crbs = Vec::new();
+            for region in chip.shared_regions() {
+                assert!(region.size.is_power_of_two(), "{region:?}");
+                assert_eq!(region.base % region.size, 0, "{region:?}");
+                for part in region.parts(&chip) {
+                    assert!(
+                        part.base - region.base + part.bytes <= region.size,
+                        "{part:?}"
+                    );
+                    match region.kind {
+                        SharedRegionKind::Mpb { .. } => mpbs.push(part.base),
+                        SharedRegionKind::Crb { .. } => crbs.push(part.base),
+                        _ => {}
+                    }
+                }
+            }
+            let want_mpbs: Vec<_> = chip.all_tiles().map(|t| chip.mpb_base(t)).collect();
+            let want_crbs: Vec<_> = chip.all_tiles().map(|t| chip.crb_base(t)).collect();
+            assert_eq!(mpbs, want_mpbs, "{}", chip.name);
+            assert_eq!(crbs, want_crbs, "{}", chip.name);
+        }
     }
 }
