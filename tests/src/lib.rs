@@ -131,7 +131,16 @@ mod tests {
             .args(["-c", "sleep 30; :", &marker])
             .spawn()
             .unwrap();
-        assert_eq!(processes_using(Path::new(&marker)), [child.id()]);
+        // Until the child has exec'd the shell, its command line is ours.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let found = loop {
+            let found = processes_using(Path::new(&marker));
+            if !found.is_empty() || std::time::Instant::now() > deadline {
+                break found;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        assert_eq!(found, [child.id()]);
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(processes_using(Path::new(&marker)).is_empty());
