@@ -9,7 +9,10 @@
 //!   maps, with the configuration registers at their reset values;
 //! - [`launch`]: one core's QEMU command line, which shows that memory to
 //!   the guest as PCI devices in the order the chip definition gives;
-//! - [`options`]: the plugin's options, checked before the core starts.
+//! - [`options`]: the plugin's options, checked before the core starts;
+//! - [`model`]: the pure models of the chip's memory system (caches,
+//!   write-combine buffer, LUT, test-and-set registers, statistics) that
+//!   the plugin drives.
 //!
 //! The chips it knows are listed in [`CHIPS`]; their definitions live in the
 //! `chip` crate, shared with the kernel.
@@ -18,6 +21,7 @@
 pub mod chipmem;
 mod error;
 pub mod launch;
+pub mod model;
 pub mod options;
 
 use chip::Chip;

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! A set-associative cache *tag* model: which lines a cache holds, and in
+//! what state, but not their bytes.
+//!
+//! The bytes of a cached line live in the core's view of memory (see
+//! [`super::hierarchy`]); this model only decides hits, misses and victims,
+//! so the plugin knows when to copy a line between the view and global
+//! memory. Its shape follows QEMU's `contrib/plugins/cache.c` (sets,
+//! associativity, block shift, set mask; a geometry refused up front with a
+//! readable reason), with the eviction policy an enum chosen once at
+//! construction instead of global function pointers, and an MPBT bit per
+//! line so CL1INVMB can find the message-buffer lines.
+//!
+//! Lines are named by their core-physical base address (the address with
+//! the low `log2(line)` bits clear): the SCC's caches work on physical
+//! addresses (thesis 1.3), before the LUT.
+
+use std::fmt;
+
+/// Size, associativity and line size of one cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Total bytes of data the cache holds.
+    pub size: usize,
+    /// Ways per set.
+    pub assoc: usize,
+    /// Bytes per line.
+    pub line: usize,
+}
+
+impl Geometry {
+    /// Number of sets; meaningful once [`Geometry::check`] passed.
+    pub const fn sets(&self) -> usize {
+        self.size / (self.assoc * self.line)
+    }
+
+    /// Number of lines the cache holds.
+    pub const fn lines(&self) -> usize {
+        self.size / self.line
+    }
+
+    /// Whether the geometry describes a cache this model can build; the
+    /// error says why not, in the words of `cache.c`'s `cache_config_error`.
+    pub fn check(&self) -> Result<(), GeometryError> {
+        let g = *self;
+        if g.line == 0 || !g.line.is_power_of_two() {
+            return Err(GeometryError::LineSize(g));
+        }
+        if g.assoc == 0 {
+            return Err(GeometryError::Assoc(g));
+        }
+        let set_bytes = g.assoc.checked_mul(g.line);
+        if g.size == 0 || set_bytes.is_none_or(|s| !g.size.is_multiple_of(s)) {
+            return Err(GeometryError::SetSize(g));
+        }
+        if !g.sets().is_power_of_two() {
+            return Err(GeometryError::SetCount(g));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Geometry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} bytes, {}-way, {}-byte lines",
+            self.size, self.assoc, self.line
+        )
+    }
+}
+
+/// Why a [`Geometry`] cannot be built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum GeometryError {
+    /// The line size is 0 or not a power of two.
+    #[error("cache of {0}: the line size must be a power of two")]
+    LineSize(Geometry),
+    /// No ways.
+    #[error("cache of {0}: the associativity must be at least 1")]
+    Assoc(Geometry),
+    /// The size is 0 or not a multiple of `assoc * line`.
+    #[error(
+        "cache of {0}: the cache size must be a non-zero multiple of the set size (ways x line size)"
+    )]
+    SetSize(Geometry),
+    /// The number of sets is not a power of two, so no address bits select a set.
+    #[error("cache of {0}: the number of sets must be a power of two")]
+    SetCount(Geometry),
+}
+
+/// Which line of a full set makes room for a new one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replacement {
+    /// Least recently used: every hit and every fill makes a line the
+    /// youngest; the oldest goes. What the P54C's 2-way L1 does exactly
+    /// (one bit per set); see [`super::hierarchy::Config::SCC`] for why the
+    /// model uses it for both SCC levels.
+    Lru,
+    /// First in, first out: hits do not matter, the line filled longest ago
+    /// goes. Useful to show how much a program depends on LRU.
+    Fifo,
+}
+
+/// What the model knows about a cached line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LineState {
+    /// Modified since it was filled: leaving the cache must write it back.
+    pub dirty: bool,
+    /// Filled from a message-buffer (PMB) page: CL1INVMB drops it.
+    pub mpbt: bool,
+}
+
+/// A line that left the cache, with its state at that moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Victim {
+    /// Base address of the line.
+    pub line: u32,
+    /// Its state when it left.
+    pub state: LineState,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Way {
+    valid: bool,
+    line: u32,
+    state: LineState,
+    /// LRU: tick of the last use; FIFO: tick of the fill.
+    stamp: u64,
+}
+
+/// One cache's tags. All memory is allocated in [`Cache::new`]; no method
+/// allocates.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    geometry: Geometry,
+    replacement: Replacement,
+    line_shift: u32,
+    set_mask: u32,
+    ways: Box<[Way]>,
+    tick: u64,
+}
+
+impl Cache {
+    /// An empty cache, or the reason the geometry cannot be one.
+    pub fn new(geometry: Geometry, replacement: Replacement) -> Result<Self, GeometryError> {
+        geometry.check()?;
+        Ok(Self {
+            geometry,
+            replacement,
+            line_shift: geometry.line.trailing_zeros(),
+            set_mask: (geometry.sets() - 1) as u32,
+            ways: vec![Way::default(); geometry.lines()].into_boxed_slice(),
+            tick: 0,
+        })
+    }
+
+    /// The geometry the cache was built with.
+    pub fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    /// The replacement policy the cache was built with.
+    pub fn replacement(&self) -> Replacement {
+        self.replacement
+    }
+
+    /// Base address of the line holding `addr`.
+    pub fn line_of(&self, addr: u32) -> u32 {
+        addr & !((1u32 << self.line_shift) - 1)
+    }
+
+    fn set_range(&self, addr: u32) -> std::ops::Range<usize> {
+        let set = ((addr >> self.line_shift) & self.set_mask) as usize;
+        let a = self.geometry.assoc;
+        set * a..set * a + a
+    }
+
+    fn find(&self, addr: u32) -> Option<usize> {
+        let line = self.line_of(addr);
+        self.set_range(addr)
+            .find(|&i| self.ways[i].valid && self.ways[i].line == line)
+    }
+
+    fn next_tick(&mut self) -> u64 {
+        self.tick += 1;
+        self.tick
+    }
+
+    /// Looks `addr` up as an access would: on a hit the line becomes the
+    /// youngest (under LRU) and its state is returned.
+    pub fn access(&mut self, addr: u32) -> Option<LineState> {
+        let i = self.find(addr)?;
+        if self.replacement == Replacement::Lru {
+            self.ways[i].stamp = self.next_tick();
+        }
+        Some(self.ways[i].state)
+    }
+
+    /// The state of the line holding `addr`, without counting as a use.
+    pub fn peek(&self, addr: u32) -> Option<LineState> {
+        self.find(addr).map(|i| self.ways[i].state)
+    }
+
+    /// Whether the line holding `addr` is cached.
+    pub fn contains(&self, addr: u32) -> bool {
+        self.find(addr).is_some()
+    }
+
+    /// Marks the cached line holding `addr` modified; false if it is not cached.
+    /// Not a use: the replacement order does not change.
+    pub fn set_dirty(&mut self, addr: u32) -> bool {
+        match self.find(addr) {
+            Some(i) => {
+                self.ways[i].state.dirty = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Puts the line holding `addr` into the cache with `state`, as the
+    /// youngest line of its set; returns the line that had to make room.
+    ///
+    /// The line must not be cached already (the caller looked it up first).
+    pub fn fill(&mut self, addr: u32, state: LineState) -> Option<Victim> {
+        debug_assert!(!self.contains(addr), "{addr:#x} filled twice");
+        let range = self.set_range(addr);
+        let slot = match range.clone().find(|&i| !self.ways[i].valid) {
+            Some(free) => free,
+            None => range
+                .min_by_key(|&i| self.ways[i].stamp)
+                .expect("a set has at least one way"),
+        };
+        let old = self.ways[slot];
+        self.ways[slot] = Way {
+            valid: true,
+            line: self.line_of(addr),
+            state,
+            stamp: self.next_tick(),
+        };
+        old.valid.then_some(Victim {
+            line: old.line,
+            state: old.state,
+        })
+    }
+
+    /// Removes the line holding `addr`; its state, if it was cached.
+    pub fn remove(&mut self, addr: u32) -> Option<LineState> {
+        let i = self.find(addr)?;
+        self.ways[i].valid = false;
+        Some(self.ways[i].state)
+    }
+
+    /// Removes every line for which `select` is true, handing each to `gone`.
+    pub fn remove_where(
+        &mut self,
+        mut select: impl FnMut(u32, LineState) -> bool,
+        mut gone: impl FnMut(Victim),
+    ) {
+        for way in self.ways.iter_mut().filter(|w| w.valid) {
+            if select(way.line, way.state) {
+                way.valid = false;
+                gone(Victim {
+                    line: way.line,
+                    state: way.state,
+                });
+            }
+        }
+    }
+
+    /// Every cached line with its state, in no particular order.
+    pub fn lines(&self) -> impl Iterator<Item = Victim> + '_ {
+        self.ways.iter().filter(|w| w.valid).map(|w| Victim {
+            line: w.line,
+            state: w.state,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const TINY: Geometry = Geometry {
+        size: 128,
+        assoc: 2,
+        line: 32,
+    };
+
+    fn clean() -> LineState {
+        LineState::default()
+    }
+
+    #[test]
+    fn bad_geometries_are_refused_with_the_reason() {
+        let g = |size, assoc, line| Geometry { size, assoc, line };
+        assert_eq!(
+            g(128, 2, 24).check(),
+            Err(GeometryError::LineSize(g(128, 2, 24)))
+        );
+        assert_eq!(
+            g(128, 0, 32).check(),
+            Err(GeometryError::Assoc(g(128, 0, 32)))
+        );
+        assert_eq!(
+            g(100, 2, 32).check(),
+            Err(GeometryError::SetSize(g(100, 2, 32)))
+        );
+        assert_eq!(
+            g(0, 2, 32).check(),
+            Err(GeometryError::SetSize(g(0, 2, 32)))
+        );
+        assert_eq!(
+            g(192, 2, 32).check(),
+            Err(GeometryError::SetCount(g(192, 2, 32)))
+        );
+        assert!(Cache::new(g(100, 2, 32), Replacement::Lru).is_err());
+        assert_eq!(
+            GeometryError::SetSize(g(100, 2, 32)).to_string(),
+            "cache of 100 bytes, 2-way, 32-byte lines: the cache size must be a non-zero multiple of the set size (ways x line size)"
+        );
+        assert_eq!(g(16384, 4, 32).check(), Ok(()));
+        assert_eq!(g(16384, 4, 32).sets(), 128);
+    }
+
+    #[test]
+    fn lru_evicts_the_least_recently_used_line_of_the_set() {
+        let mut c = Cache::new(TINY, Replacement::Lru).unwrap();
+        // Two sets of two ways: lines 0x00, 0x40, 0x80 share set 0.
+        assert_eq!(c.fill(0x00, clean()), None);
+        assert_eq!(c.fill(0x40, clean()), None);
+        assert_eq!(c.fill(0x20, clean()), None); // set 1: no effect on set 0
+        assert!(c.access(0x05).is_some()); // 0x00 is now younger than 0x40
+        let v = c.fill(0x80, clean()).unwrap();
+        assert_eq!(v.line, 0x40);
+        assert!(c.contains(0x00) && c.contains(0x80) && c.contains(0x20));
+    }
+
+    #[test]
+    fn fifo_ignores_hits() {
+        let mut c = Cache::new(TINY, Replacement::Fifo).unwrap();
+        c.fill(0x00, clean());
+        c.fill(0x40, clean());
+        c.access(0x00);
+        assert_eq!(c.fill(0x80, clean()).unwrap().line, 0x00);
+    }
+
+    #[test]
+    fn victims_carry_their_state_and_removal_frees_the_way() {
+        let mut c = Cache::new(TINY, Replacement::Lru).unwrap();
+        c.fill(
+            0x00,
+            LineState {
+                dirty: false,
+                mpbt: true,
+            },
+        );
+        c.fill(0x40, clean());
+        assert!(c.set_dirty(0x01));
+        assert!(!c.set_dirty(0x1000));
+        assert_eq!(
+            c.fill(0x80, clean()),
+            Some(Victim {
+                line: 0x00,
+                state: LineState {
+                    dirty: true,
+                    mpbt: true
+                }
+            })
+        );
+        assert_eq!(c.remove(0x40), Some(clean()));
+        assert_eq!(
+            c.fill(0xC0, clean()),
+            None,
+            "the removed line left a free way"
+        );
+        let mut gone = Vec::new();
+        c.remove_where(|line, _| line == 0x80, |v| gone.push(v.line));
+        assert_eq!(gone, [0x80]);
+        assert_eq!(c.lines().count(), 1);
+        assert_eq!(c.peek(0xC0), Some(clean()));
+    }
+
+    /// The plainest cache there is: per set, a list of lines, youngest first.
+    struct RefCache {
+        sets: Vec<Vec<(u32, bool)>>,
+        assoc: usize,
+        lru: bool,
+    }
+
+    impl RefCache {
+        fn set(&mut self, addr: u32) -> &mut Vec<(u32, bool)> {
+            let n = self.sets.len() as u32;
+            &mut self.sets[((addr / 32) % n) as usize]
+        }
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Access(u32),
+        Fill(u32),
+        Dirty(u32),
+        Remove(u32),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let addr = 0u32..2048;
+        prop_oneof![
+            addr.clone().prop_map(Op::Access),
+            addr.clone().prop_map(Op::Fill),
+            addr.clone().prop_map(Op::Dirty),
+            addr.prop_map(Op::Remove),
+        ]
+    }
+
+    proptest! {
+        /// Hits, victims and dirty bits agree with a list-per-set cache, for
+        /// several geometries and both policies.
+        #[test]
+        fn tags_match_a_list_per_set_reference(
+            assoc in prop::sample::select(vec![1usize, 2, 4]),
+            sets in prop::sample::select(vec![1usize, 2, 8]),
+            lru in any::<bool>(),
+            ops in prop::collection::vec(op(), 1..300),
+        ) {
+            let geometry = Geometry { size: sets * assoc * 32, assoc, line: 32 };
+            let policy = if lru { Replacement::Lru } else { Replacement::Fifo };
+            let mut c = Cache::new(geometry, policy).unwrap();
+            let mut r = RefCache { sets: vec![Vec::new(); sets], assoc, lru };
+            for op in ops {
+                match op {
+                    Op::Access(a) => {
+                        let line = a & !31;
+                        let lru = r.lru;
+                        let set = r.set(a);
+                        let want = set.iter().position(|l| l.0 == line).map(|i| {
+                            let l = if lru { set.remove(i) } else { set[i] };
+                            if lru { set.insert(0, l); }
+                            l.1
+                        });
+                        prop_assert_eq!(c.access(a).map(|s| s.dirty), want);
+                    }
+                    Op::Fill(a) => {
+                        let line = a & !31;
+                        if c.contains(a) { continue; }
+                        let assoc = r.assoc;
+                        let set = r.set(a);
+                        let want = (set.len() == assoc).then(|| set.pop().unwrap());
+                        set.insert(0, (line, false));
+                        let got = c.fill(a, clean()).map(|v| (v.line, v.state.dirty));
+                        prop_assert_eq!(got, want);
+                    }
+                    Op::Dirty(a) => {
+                        let line = a & !31;
+                        let set = r.set(a);
+                        let found = set.iter_mut().find(|l| l.0 == line).map(|l| l.1 = true).is_some();
+                        prop_assert_eq!(c.set_dirty(a), found);
+                    }
+                    Op::Remove(a) => {
+                        let line = a & !31;
+                        let set = r.set(a);
+                        let want = set.iter().position(|l| l.0 == line).map(|i| set.remove(i).1);
+                        prop_assert_eq!(c.remove(a).map(|s| s.dirty), want);
+                    }
+                }
+            }
+        }
+    }
+}

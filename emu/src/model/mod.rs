@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! Pure models of the SCC memory system: no QEMU, no files, no FFI.
+//!
+//! The plugin owns the data (global memory G and one view V_c per core, see
+//! DESIGN.md section 4); these models decide what happens to it:
+//!
+//! - [`cache`]: a set-associative tag model (valid, dirty, MPBT per line);
+//! - [`wcb`]: the 32-byte write-combine buffer;
+//! - [`hierarchy`]: one core's L1, L2 and WCB, turning each load, store,
+//!   CL1INVMB, WBINVD and INVD into an outcome per level and a short list of
+//!   events the plugin carries out on the data (the protocol is in the
+//!   module's docs);
+//! - [`lut`]: one core's live LUT, translating core-physical addresses when
+//!   the plugin moves data;
+//! - [`tsr`]: the test-and-set registers and their statistics;
+//! - [`stats`]: per-core counters and their table.
+//!
+//! Everything is allocated at construction; the per-access paths do not
+//! allocate. The tests include a data-carrying reference of the same
+//! semantics, run against the models plus an executor that applies their
+//! events the way the plugin will.
+
+pub mod cache;
+pub mod hierarchy;
+pub mod lut;
+pub mod stats;
+pub mod tsr;
+pub mod wcb;
+
+#[cfg(test)]
+mod datapath;

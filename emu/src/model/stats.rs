@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! Per-core counters of the memory system, and the table printed at exit.
+//!
+//! [`super::hierarchy::CoreMemory`] updates them on every access, so they
+//! cost a few additions and no allocation; the plugin adds what the core
+//! model does not see (test-and-set register operations).
+
+use std::fmt;
+
+use chip::MemoryType;
+
+use super::hierarchy::{Access, Event, Kind, Lookup};
+
+/// Counters of one core.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CoreStats {
+    /// Loads, by memory type (index as in [`MemoryType::ALL`]).
+    pub loads: [u64; 5],
+    /// Stores, by memory type.
+    pub stores: [u64; 5],
+    /// Lines found in L1 (an access crossing a line counts twice).
+    pub l1_hits: u64,
+    /// Lines looked up in L1 and not found.
+    pub l1_misses: u64,
+    /// Lines found in L2.
+    pub l2_hits: u64,
+    /// Lines looked up in L2 and not found.
+    pub l2_misses: u64,
+    /// Lines filled from memory.
+    pub fills: u64,
+    /// Whole lines written back to memory.
+    pub write_backs: u64,
+    /// Lines that left the caches without write-back (CL1INVMB, clean evictions).
+    pub drops: u64,
+    /// Stores that went to memory at once.
+    pub write_throughs: u64,
+    /// Write-combine buffer flushes.
+    pub wcb_flushes: u64,
+    /// CL1INVMB instructions.
+    pub cl1invmb: u64,
+    /// WBINVD instructions.
+    pub wbinvd: u64,
+    /// INVD instructions.
+    pub invd: u64,
+    /// Test-and-set register operations (reads, exchanges, writes).
+    pub tsr_ops: u64,
+}
+
+fn type_index(ty: MemoryType) -> usize {
+    MemoryType::ALL
+        .iter()
+        .position(|t| *t == ty)
+        .expect("every type is in ALL")
+}
+
+impl CoreStats {
+    /// Counts one load or store and the events it caused.
+    pub fn record(&mut self, a: &Access) {
+        let i = type_index(a.ty);
+        match a.kind {
+            Kind::Load => self.loads[i] += 1,
+            Kind::Store => self.stores[i] += 1,
+        }
+        for p in a.parts() {
+            match p.l1 {
+                Lookup::Hit => self.l1_hits += 1,
+                Lookup::Miss => self.l1_misses += 1,
+                Lookup::Skipped => {}
+            }
+            match p.l2 {
+                Lookup::Hit => self.l2_hits += 1,
+                Lookup::Miss => self.l2_misses += 1,
+                Lookup::Skipped => {}
+            }
+        }
+        for e in a.events.iter() {
+            self.count_event(e);
+        }
+    }
+
+    /// Counts one event.
+    pub fn count_event(&mut self, e: &Event) {
+        match e {
+            Event::Fill { .. } => self.fills += 1,
+            Event::WriteBack { .. } => self.write_backs += 1,
+            Event::Drop { .. } => self.drops += 1,
+            Event::WriteThrough { .. } => self.write_throughs += 1,
+            Event::WcbFlush(_) => self.wcb_flushes += 1,
+        }
+    }
+
+    /// Loads plus stores of all types.
+    pub fn accesses(&self) -> u64 {
+        self.loads.iter().chain(&self.stores).sum()
+    }
+}
+
+/// The counters of several cores as a table, one row per core (the row
+/// number is the index into the slice).
+#[derive(Debug, Clone, Copy)]
+pub struct Table<'a>(pub &'a [CoreStats]);
+
+impl fmt::Display for Table<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const TYPES: [&str; 5] = ["DCM", "NCM", "NCM+WCB", "MPBT-WB", "MPBT-WT"];
+        write!(f, "{:>4}", "core")?;
+        for t in TYPES {
+            // Arguments ignore widths, so the headers are formatted first.
+            write!(f, " {:>10} {:>10}", format!("{t} ld"), format!("{t} st"))?;
+        }
+        let rest = [
+            "L1 hit",
+            "L1 miss",
+            "L2 hit",
+            "L2 miss",
+            "fill",
+            "writeback",
+            "drop",
+            "wr-thru",
+            "WCB flush",
+            "CL1INVMB",
+            "WBINVD",
+            "INVD",
+            "TSR ops",
+        ];
+        for h in rest {
+            write!(f, " {h:>10}")?;
+        }
+        writeln!(f)?;
+        for (core, s) in self.0.iter().enumerate() {
+            write!(f, "{core:>4}")?;
+            for (l, st) in s.loads.iter().zip(&s.stores) {
+                write!(f, " {l:>10} {st:>10}")?;
+            }
+            let values = [
+                s.l1_hits,
+                s.l1_misses,
+                s.l2_hits,
+                s.l2_misses,
+                s.fills,
+                s.write_backs,
+                s.drops,
+                s.write_throughs,
+                s.wcb_flushes,
+                s.cl1invmb,
+                s.wbinvd,
+                s.invd,
+                s.tsr_ops,
+            ];
+            for v in values {
+                write!(f, " {v:>10}")?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::hierarchy::{Config, CoreMemory};
+
+    #[test]
+    fn counters_follow_the_accesses() {
+        let mut m = CoreMemory::new(Config::SCC).unwrap();
+        m.load(0x100, 4, MemoryType::Dcm); // L1 miss, L2 miss, fill
+        m.load(0x104, 4, MemoryType::Dcm); // L1 hit
+        m.load(0x21E, 4, MemoryType::MpbtWb); // two lines: two L1 misses, two fills
+        m.store(0x300, 4, MemoryType::NcmWcb, false);
+        m.store(0x320, 4, MemoryType::NcmWcb, false); // flushes the first line
+        m.store(0x400, 1, MemoryType::Ncm, false);
+        m.cl1invmb(|_| {});
+        m.stats_mut().tsr_ops += 2;
+        let s = *m.stats();
+        assert_eq!(s.loads, [2, 0, 0, 1, 0]);
+        assert_eq!(s.stores, [0, 1, 2, 0, 0]);
+        assert_eq!(s.accesses(), 6);
+        assert_eq!((s.l1_hits, s.l1_misses), (1, 6));
+        assert_eq!((s.l2_hits, s.l2_misses), (0, 1));
+        assert_eq!(s.fills, 3);
+        assert_eq!(s.wcb_flushes, 1);
+        assert_eq!(s.write_throughs, 1);
+        assert_eq!((s.cl1invmb, s.drops), (1, 2));
+        assert_eq!(s.tsr_ops, 2);
+
+        let table = Table(&[s, CoreStats::default()]).to_string();
+        let lines: Vec<_> = table.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("core"), "{table}");
+        assert!(lines[0].contains("MPBT-WT st") && lines[0].contains("CL1INVMB"));
+        let row: Vec<u64> = lines[1]
+            .split_whitespace()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(row[0], 0);
+        assert_eq!(&row[1..3], &[2, 0]); // DCM loads, stores
+        assert_eq!(*row.last().unwrap(), 2); // TSR ops
+        assert_eq!(lines[0].len(), lines[1].len(), "columns line up");
+    }
+}
