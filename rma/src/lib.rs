@@ -1,8 +1,23 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! MPI one-sided communication for non-cache-coherent many-core chips.
 //!
-//! The chip definition every layer shares is re-exported as [`chip`].
+//! rma consumes the hardware through the traits in [`hal`], which the
+//! kernel implements for the SCC and [`hal::mock`] (feature `mock`)
+//! implements with host threads. On top of them, [`comm`] provides ranks
+//! and groups, a two-sided channel through the message passing buffers and
+//! the collectives the one-sided layers need. The chip definition every
+//! layer shares is re-exported as [`chip`].
+//!
+//! The crate is `no_std` with `alloc`; it contains no `unsafe` code.
 #![cfg_attr(not(test), no_std)]
 #![warn(missing_docs)]
+#![deny(missing_debug_implementations)]
+
+extern crate alloc;
+
+pub mod comm;
+mod error;
+pub mod hal;
 
 pub use chip;
+pub use error::{ErrorClass, RmaError};

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The two-sided MPB channel (protocol in the [module doc](super)).
+
+use alloc::vec::Vec;
+
+use super::Comm;
+use super::group::check_rank;
+use super::layout::{PEER_ACKED, PEER_LENGTH, PEER_SENT};
+use crate::RmaError;
+use crate::hal::{Hal, MpbHalf};
+
+/// A message on its way out through the data buffer.
+struct Outgoing<'d> {
+    dest: u32,
+    data: &'d [u8],
+    /// Bytes already published.
+    offset: usize,
+    done: bool,
+}
+
+/// A message on its way in from another core's data buffer.
+struct Incoming<'b> {
+    src: u32,
+    buf: &'b mut [u8],
+    /// Length of the message, known from its first chunk.
+    length: usize,
+    /// Bytes of it consumed.
+    offset: usize,
+    done: bool,
+}
+
+impl<H: Hal> Comm<'_, H> {
+    /// Sends `data` to rank `dest`; returns once the last chunk is
+    /// published (for messages up to one data buffer: without waiting for
+    /// `dest`).
+    ///
+    /// Return values: `Err(Rank)` if `dest` is not a rank.
+    pub fn send(&mut self, dest: u32, data: &[u8]) -> Result<(), RmaError> {
+        check_rank("send destination", dest, self.size)?;
+        self.transfer(Some((dest, data)), None).map(drop)
+    }
+
+    /// Receives the next message from rank `src` into `buf`.
+    ///
+    /// Return values: the message's length; `Err(Rank)` if `src` is not a
+    /// rank; `Err(Truncate)` if the message was longer than `buf` (it is
+    /// consumed, and `buf` holds its beginning); `Err(RecvFromSelfWithoutMessage)`
+    /// for a receive from self with nothing sent to self.
+    pub fn recv(&mut self, src: u32, buf: &mut [u8]) -> Result<usize, RmaError> {
+        check_rank("receive source", src, self.size)?;
+        self.transfer(None, Some((src, buf)))
+    }
+
+    /// Sends `data` to `dest` and receives from `src` into `buf` at the
+    /// same time, chunk by chunk, so exchanges in rings and pairs never
+    /// deadlock whatever the size.
+    ///
+    /// Return values: as for [`send`](Self::send) and [`recv`](Self::recv);
+    /// ranks are checked before anything moves.
+    pub fn sendrecv(
+        &mut self,
+        dest: u32,
+        data: &[u8],
+        src: u32,
+        buf: &mut [u8],
+    ) -> Result<usize, RmaError> {
+        check_rank("send destination", dest, self.size)?;
+        check_rank("receive source", src, self.size)?;
+        self.transfer(Some((dest, data)), Some((src, buf)))
+    }
+
+    fn transfer(
+        &mut self,
+        send: Option<(u32, &[u8])>,
+        recv: Option<(u32, &mut [u8])>,
+    ) -> Result<usize, RmaError> {
+        let me = self.rank;
+        let mut out = None;
+        if let Some((dest, data)) = send {
+            u32::try_from(data.len()).map_err(|_| RmaError::BufferLength {
+                what: "message",
+                len: data.len(),
+                expected: u32::MAX as usize,
+            })?;
+            self.stats.messages_sent += 1;
+            self.stats.bytes_sent += data.len() as u64;
+            if dest == me {
+                self.to_self.push_back(data.to_vec());
+            } else {
+                out = Some(Outgoing {
+                    dest,
+                    data,
+                    offset: 0,
+                    done: false,
+                });
+            }
+        }
+        let mut inc = None;
+        let mut from_self = None;
+        if let Some((src, buf)) = recv {
+            if src == me {
+                from_self = Some(self.recv_from_self(buf));
+            } else {
+                inc = Some(Incoming {
+                    src,
+                    buf,
+                    length: 0,
+                    offset: 0,
+                    done: false,
+                });
+            }
+        }
+        let finished = |out: &Option<Outgoing<'_>>, inc: &Option<Incoming<'_>>| {
+            out.as_ref().is_none_or(|o| o.done) && inc.as_ref().is_none_or(|i| i.done)
+        };
+        while !finished(&out, &inc) {
+            self.wait(|comm| {
+                let sent = out.as_mut().is_some_and(|o| comm.try_send_chunk(o));
+                let received = inc.as_mut().is_some_and(|i| comm.try_recv_chunk(i));
+                (sent || received).then_some(())
+            });
+        }
+        if let Some(result) = from_self {
+            return result;
+        }
+        match inc {
+            None => Ok(0),
+            Some(inc) => {
+                self.stats.messages_received += 1;
+                self.stats.bytes_received += inc.length as u64;
+                if inc.length > inc.buf.len() {
+                    Err(RmaError::Truncate {
+                        source: inc.src,
+                        sent: inc.length,
+                        capacity: inc.buf.len(),
+                    })
+                } else {
+                    Ok(inc.length)
+                }
+            }
+        }
+    }
+
+    fn recv_from_self(&mut self, buf: &mut [u8]) -> Result<usize, RmaError> {
+        let message: Vec<u8> = self
+            .to_self
+            .pop_front()
+            .ok_or(RmaError::RecvFromSelfWithoutMessage)?;
+        self.stats.messages_received += 1;
+        self.stats.bytes_received += message.len() as u64;
+        let keep = message.len().min(buf.len());
+        buf[..keep].copy_from_slice(&message[..keep]);
+        if message.len() > buf.len() {
+            return Err(RmaError::Truncate {
+                source: self.rank,
+                sent: message.len(),
+                capacity: buf.len(),
+            });
+        }
+        Ok(message.len())
+    }
+
+    /// Publishes the next chunk of `out` if the data buffer is free.
+    /// Returns whether it did.
+    fn try_send_chunk(&mut self, out: &mut Outgoing<'_>) -> bool {
+        if out.done {
+            return false;
+        }
+        let hal = self.hal;
+        if let Some(previous) = self.buffer_holds_chunk_for {
+            hal.invalidate_mpbt();
+            let acked = hal.mpb_read_u32(MpbHalf::Own, self.layout.peer(previous) + PEER_ACKED);
+            if acked != self.sent[previous as usize] {
+                return false;
+            }
+            self.buffer_holds_chunk_for = None;
+        }
+        let chunk = (self.layout.data_bytes as usize).min(out.data.len() - out.offset);
+        let dest = MpbHalf::Of(hal.participant(out.dest));
+        let line = self.layout.peer(self.rank);
+        let count = self.sent[out.dest as usize].wrapping_add(1);
+
+        hal.invalidate_mpbt();
+        hal.mpb_write(
+            MpbHalf::Own,
+            self.layout.data,
+            &out.data[out.offset..out.offset + chunk],
+        );
+        hal.flush_wcb();
+        hal.mpb_write_u32(dest, line + PEER_LENGTH, out.data.len() as u32);
+        hal.mpb_write_u32(dest, line + PEER_SENT, count);
+        hal.flush_wcb();
+
+        self.sent[out.dest as usize] = count;
+        self.buffer_holds_chunk_for = Some(out.dest);
+        self.stats.chunks_sent += 1;
+        out.offset += chunk;
+        out.done = out.offset == out.data.len();
+        true
+    }
+
+    /// Consumes the next chunk of `inc` if its sender published one.
+    /// Returns whether it did.
+    fn try_recv_chunk(&mut self, inc: &mut Incoming<'_>) -> bool {
+        if inc.done {
+            return false;
+        }
+        let hal = self.hal;
+        let line = self.layout.peer(inc.src);
+        hal.invalidate_mpbt();
+        let published = hal.mpb_read_u32(MpbHalf::Own, line + PEER_SENT);
+        if published == self.received[inc.src as usize] {
+            return false;
+        }
+        let length = hal.mpb_read_u32(MpbHalf::Own, line + PEER_LENGTH) as usize;
+        if inc.offset == 0 {
+            inc.length = length;
+        }
+        let src = MpbHalf::Of(hal.participant(inc.src));
+        let chunk = (self.layout.data_bytes as usize).min(inc.length - inc.offset);
+        // A message longer than the buffer is consumed whole; what fits is kept.
+        let start = inc.offset.min(inc.buf.len());
+        let keep = chunk.min(inc.buf.len() - start);
+        hal.mpb_read(src, self.layout.data, &mut inc.buf[start..start + keep]);
+        let count = self.received[inc.src as usize].wrapping_add(1);
+
+        hal.invalidate_mpbt();
+        hal.mpb_write_u32(src, self.layout.peer(self.rank) + PEER_ACKED, count);
+        hal.flush_wcb();
+
+        self.received[inc.src as usize] = count;
+        inc.offset += chunk;
+        inc.done = inc.offset == inc.length;
+        true
+    }
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Two-sided communication and collectives over the MPBs: what the
+//! one-sided layers build on.
+//!
+//! A [`Comm`] is one core's end of the communicator of all cores of the
+//! run (ranks `0..cores`). It offers a message channel ([`Comm::send`],
+//! [`Comm::recv`], [`Comm::sendrecv`]), two barriers
+//! ([`BarrierAlgorithm`]), [`Comm::bcast`], [`Comm::allgather`] and
+//! [`Comm::allreduce`]. [`Group`] gives MPI's process groups. Which MPB
+//! lines hold what is in [`layout`].
+//!
+//! # Coherence discipline
+//! MPB lines may sit in L1 (memory type MPBT) and writes pass through the
+//! write-combine buffer (WCB), with no hardware coherence. Every protocol
+//! here follows three rules (thesis 1.5):
+//! 1. CL1INVMB before reading what another core wrote: a poll is
+//!    "invalidate, then read the flag", and data is read right after the
+//!    poll that saw its flag, with no MPB read in between.
+//! 2. CL1INVMB before a batch of writes: a write that hits a line in L1
+//!    would stay there (MPBT write-back) and a later CL1INVMB would drop
+//!    it; after the invalidation every write misses L1 and goes to the WCB.
+//! 3. Flush the WCB after writing data and before writing the flag that
+//!    announces it, and again after the flag, so the flag is neither seen
+//!    before the data nor left sitting in the buffer.
+//!
+//! # Channel protocol
+//! Each core has one outgoing data buffer in its own MPB half
+//! ([`layout`]); receivers pull from it. A message of `L` bytes travels as
+//! `max(1, ceil(L / C))` chunks of at most `C` bytes (`C` = the data
+//! buffer, 6 KiB on the SCC). Per pair of ranks `p -> c` both sides count
+//! chunks since boot; the counts live in the peer lines, each written by
+//! one core only:
+//!
+//! - sender `p`, per chunk: wait until its buffer is free (the core that
+//!   got the previous chunk, `d`, has acknowledged it: word 1 of peer
+//!   line `d` in `p`'s half equals the chunks `p` sent to `d`);
+//!   invalidate; write the chunk into its data buffer; flush; write `L`
+//!   (word 2) and the new chunk count (word 0) into peer line `p` of
+//!   `c`'s half; flush.
+//! - receiver `c`, per chunk: poll peer line `p` of its own half until
+//!   word 0 exceeds the chunks it received from `p`; read `L`; read the
+//!   chunk from `p`'s data buffer; invalidate; write the new received count
+//!   into word 1 of peer line `c` in `p`'s half; flush.
+//!
+//! A send returns once its last chunk is published; the buffer is
+//! reclaimed when the next send needs it, so a rank can send and then
+//! receive in a ring without deadlock for messages up to `C` bytes.
+//! [`Comm::sendrecv`] advances both directions in one loop and is
+//! deadlock-free for any size; the collectives use it. Messages to self
+//! go through a local queue. Since every count is kept in the MPB, a new
+//! `Comm` on a core picks up where the previous one stopped.
+#![forbid(unsafe_code)]
+
+mod barrier;
+mod channel;
+mod collective;
+mod group;
+pub mod layout;
+mod reduce;
+#[cfg(test)]
+mod tests;
+
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+
+pub use barrier::BarrierAlgorithm;
+pub use group::Group;
+use layout::{CENTRAL_SENSE, DISSEMINATION, Layout, PEER_ACKED, PEER_SENT};
+pub use reduce::{Element, ReduceOp, Reducible};
+
+use crate::RmaError;
+use crate::hal::{Hal, MpbHalf};
+
+/// What one core's communicator did so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CommStats {
+    /// Messages sent (to self included).
+    pub messages_sent: u64,
+    /// Bytes in those messages.
+    pub bytes_sent: u64,
+    /// Messages received.
+    pub messages_received: u64,
+    /// Bytes in those messages.
+    pub bytes_received: u64,
+    /// Chunks that went through the data buffer.
+    pub chunks_sent: u64,
+    /// Barriers passed, both algorithms.
+    pub barriers: u64,
+    /// Clock cycles spent in the platform's waits, the polls that
+    /// succeeded included.
+    pub wait_cycles: u64,
+}
+
+/// One core's end of the communicator of every core of the run.
+#[derive(Debug)]
+pub struct Comm<'h, H: Hal> {
+    hal: &'h H,
+    layout: Layout,
+    rank: u32,
+    size: u32,
+    /// Chunks sent to each rank since boot (word 0 of our peer line there).
+    sent: Vec<u32>,
+    /// Chunks received from each rank since boot (word 1 of our peer line there).
+    received: Vec<u32>,
+    /// The rank whose chunk is in our data buffer and not yet acknowledged.
+    buffer_holds_chunk_for: Option<u32>,
+    /// Messages sent to self, not yet received.
+    to_self: VecDeque<Vec<u8>>,
+    /// Sense of the last central barrier this core passed.
+    sense: bool,
+    /// Dissemination episodes this core passed.
+    episode: u32,
+    stats: CommStats,
+}
+
+impl<'h, H: Hal> Comm<'h, H> {
+    /// This core's communicator, continuing from whatever earlier
+    /// communicators on this core did (the counts are read back from the MPB).
+    ///
+    /// Return values: `Err(MpbTooSmall)` if the chip's MPB cannot hold the
+    /// [`layout`].
+    pub fn new(hal: &'h H) -> Result<Self, RmaError> {
+        let layout = Layout::for_chip(hal.chip())?;
+        let rank = hal.rank();
+        let size = hal.cores();
+        hal.invalidate_mpbt();
+        let mut sent = alloc::vec![0; size as usize];
+        let mut received = alloc::vec![0; size as usize];
+        let mut buffer_holds_chunk_for = None;
+        for peer in (0..size).filter(|&p| p != rank) {
+            let there = MpbHalf::Of(hal.participant(peer));
+            let ours = layout.peer(rank);
+            sent[peer as usize] = hal.mpb_read_u32(there, ours + PEER_SENT);
+            received[peer as usize] = hal.mpb_read_u32(there, ours + PEER_ACKED);
+            let acked = hal.mpb_read_u32(MpbHalf::Own, layout.peer(peer) + PEER_ACKED);
+            if acked != sent[peer as usize] {
+                buffer_holds_chunk_for = Some(peer);
+            }
+        }
+        let sense = hal.mpb_read_u32(MpbHalf::Own, CENTRAL_SENSE) != 0;
+        let episode = if size > 1 {
+            let next = hal.participant((rank + 1) % size);
+            hal.mpb_read_u32(MpbHalf::Of(next), DISSEMINATION)
+        } else {
+            0
+        };
+        Ok(Self {
+            hal,
+            layout,
+            rank,
+            size,
+            sent,
+            received,
+            buffer_holds_chunk_for,
+            to_self: VecDeque::new(),
+            sense,
+            episode,
+            stats: CommStats::default(),
+        })
+    }
+
+    /// This core's rank.
+    pub fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    /// Number of ranks.
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// The group of all ranks, seen from this one.
+    pub fn group(&self) -> Group {
+        Group::world(self.size, self.rank).expect("own rank is below the size")
+    }
+
+    /// The MPB layout in use.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// What this communicator did so far.
+    pub fn stats(&self) -> CommStats {
+        self.stats
+    }
+
+    /// The platform.
+    pub fn hal(&self) -> &'h H {
+        self.hal
+    }
+
+    /// Waits through the platform until `ready` returns a value, counting
+    /// the cycles.
+    fn wait<T>(&mut self, ready: impl FnMut(&mut Self) -> Option<T>) -> T {
+        let hal = self.hal;
+        let start = hal.cycles();
+        let mut ready = ready;
+        let value = hal.wait_for(|| ready(self));
+        self.stats.wait_cycles += hal.cycles().saturating_sub(start);
+        value
+    }
+}

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The channel and every collective on the mock, on 1, 2, 3, 8 and 48
+//! cores, with every byte checked.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::vec::Vec;
+
+use super::*;
+use crate::ErrorClass;
+use crate::hal::mock::Mock;
+
+const CORES: [u32; 5] = [1, 2, 3, 8, 48];
+/// Around the chunk size, a whole MPB half, and many chunks.
+const SIZES: [usize; 8] = [0, 1, 31, 32, 33, 6 * 1024 + 1, 8 * 1024, 100 * 1024];
+
+/// Bytes that differ with sender, receiver, size and position.
+fn payload(from: u32, to: u32, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u32 ^ (from * 131 + to * 17 + len as u32)).wrapping_mul(2_654_435_761) as u8)
+        .map(|b| b ^ (i_hash(from, to) as u8))
+        .collect()
+}
+
+fn i_hash(from: u32, to: u32) -> u32 {
+    from.wrapping_mul(0x9E37_79B9) ^ to
+}
+
+fn comm(hal: &Mock) -> Comm<'_, Mock> {
+    Comm::new(hal).expect("the SCC layout fits")
+}
+
+#[test]
+fn messages_of_every_size_arrive_intact_from_and_to_rank_0() {
+    for n in CORES {
+        Mock::run(n, |hal| {
+            let mut c = comm(hal);
+            let me = c.rank();
+            for len in SIZES {
+                if me == 0 {
+                    for peer in 0..n {
+                        c.send(peer, &payload(0, peer, len)).unwrap();
+                    }
+                }
+                let mut buf = std::vec![0xAA; len];
+                assert_eq!(c.recv(0, &mut buf), Ok(len));
+                assert!(
+                    buf == payload(0, me, len),
+                    "{n} cores: {len} bytes 0 -> {me}"
+                );
+                c.send(0, &payload(me, 0, len)).unwrap();
+                if me == 0 {
+                    for peer in 0..n {
+                        let mut buf = std::vec![0x55; len + 3];
+                        assert_eq!(c.recv(peer, &mut buf), Ok(len));
+                        assert!(
+                            buf[..len] == payload(peer, 0, len),
+                            "{len} bytes {peer} -> 0"
+                        );
+                        assert_eq!(buf[len..], [0x55; 3], "bytes past the message untouched");
+                    }
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn ping_pong_between_the_farthest_ranks() {
+    for n in CORES {
+        Mock::run(n, |hal| {
+            let mut c = comm(hal);
+            let (me, other) = (c.rank(), n - 1 - c.rank());
+            if me != 0 && me != n - 1 {
+                return;
+            }
+            for round in 0..100u32 {
+                let len = (round as usize * 97) % 9000;
+                let mut buf = std::vec![0; len];
+                if n == 1 {
+                    // Ping-pong with oneself: the message comes straight back.
+                    c.send(me, &payload(round, me, len)).unwrap();
+                    c.recv(me, &mut buf).unwrap();
+                    assert!(buf == payload(round, me, len), "round {round}");
+                } else if me == 0 {
+                    c.send(other, &payload(round, me, len)).unwrap();
+                    c.recv(other, &mut buf).unwrap();
+                    assert!(buf == payload(round + 1, other, len), "round {round}");
+                } else {
+                    c.recv(other, &mut buf).unwrap();
+                    assert!(buf == payload(round, other, len), "round {round}");
+                    c.send(other, &payload(round + 1, me, len)).unwrap();
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn all_to_all_and_ring_exchanges_of_large_messages_do_not_deadlock() {
+    for n in CORES {
+        Mock::run(n, |hal| {
+            let mut c = comm(hal);
+            let me = c.rank();
+            // Pairwise all-to-all: in step s, send to me + s, receive from me - s.
+            for len in [0, 33, 20 * 1024] {
+                for step in 0..n {
+                    let (to, from) = ((me + step) % n, (me + n - step) % n);
+                    let mut buf = std::vec![0; len];
+                    assert_eq!(
+                        c.sendrecv(to, &payload(me, to, len), from, &mut buf),
+                        Ok(len)
+                    );
+                    assert!(buf == payload(from, me, len), "{len} bytes {from} -> {me}");
+                }
+            }
+            // Everyone sends right first, then receives from the left:
+            // messages within one data buffer do not wait for the receiver.
+            let len = c.layout().data_bytes as usize;
+            let (right, left) = ((me + 1) % n, (me + n - 1) % n);
+            c.send(right, &payload(me, right, len)).unwrap();
+            let mut buf = std::vec![0; len];
+            c.recv(left, &mut buf).unwrap();
+            assert!(buf == payload(left, me, len));
+        });
+    }
+}
+
+#[test]
+fn a_thousand_barriers_alternating_algorithms_hold_everyone() {
+    for n in CORES {
+        let entered: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        let stats = Mock::run(n, |hal| {
+            let mut c = comm(hal);
+            let me = c.rank() as usize;
+            for episode in 1..=1000u32 {
+                entered[me].store(episode, Ordering::SeqCst);
+                let algorithm = if episode % 3 == 0 {
+                    BarrierAlgorithm::Central
+                } else {
+                    BarrierAlgorithm::Dissemination
+                };
+                c.barrier_with(algorithm);
+                for (rank, e) in entered.iter().enumerate() {
+                    let e = e.load(Ordering::SeqCst);
+                    assert!(
+                        e == episode || e == episode + 1,
+                        "{n} cores: rank {me} left barrier {episode} ({algorithm:?}) while rank {rank} was at {e}"
+                    );
+                }
+            }
+            c.stats()
+        });
+        assert!(stats.iter().all(|s| s.barriers == 1000));
+    }
+}
+
+#[test]
+fn bcast_from_every_root() {
+    for n in CORES {
+        Mock::run(n, |hal| {
+            let mut c = comm(hal);
+            for root in [0, n / 2, n - 1] {
+                for len in [0, 5, 10 * 1024] {
+                    let mut buf = if c.rank() == root {
+                        payload(root, 0, len)
+                    } else {
+                        std::vec![0; len]
+                    };
+                    c.bcast(root, &mut buf).unwrap();
+                    assert!(
+                        buf == payload(root, 0, len),
+                        "{n} cores: root {root}, {len} bytes"
+                    );
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn allgather_puts_every_block_in_rank_order() {
+    for n in CORES {
+        Mock::run(n, |hal| {
+            let mut c = comm(hal);
+            for len in [0, 1, 33, 7000] {
+                let mut all = std::vec![0; n as usize * len];
+                c.allgather(&payload(c.rank(), 99, len), &mut all).unwrap();
+                for r in 0..n {
+                    assert!(
+                        all[r as usize * len..][..len] == payload(r, 99, len),
+                        "{n} cores: block {r} of {len} bytes"
+                    );
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn allreduce_sum_min_max_over_integers_and_floats() {
+    for n in CORES {
+        Mock::run(n, |hal| {
+            let mut c = comm(hal);
+            let r = c.rank();
+            let ranks = 0..n;
+
+            let mut v = [r + 1, 1000 - r, r * r];
+            c.allreduce(&mut v, ReduceOp::Sum).unwrap();
+            assert_eq!(
+                v,
+                [
+                    ranks.clone().map(|r| r + 1).sum::<u32>(),
+                    ranks.clone().map(|r| 1000 - r).sum(),
+                    ranks.clone().map(|r| r * r).sum()
+                ]
+            );
+
+            let mut v = [u64::from(r) << 40, 7 + u64::from(r % 3)];
+            c.allreduce(&mut v, ReduceOp::Max).unwrap();
+            assert_eq!(v, [u64::from(n - 1) << 40, 7 + u64::from((n - 1).min(2))]);
+            let mut v = [u64::from(r) << 40, 7 + u64::from(r % 3)];
+            c.allreduce(&mut v, ReduceOp::Min).unwrap();
+            assert_eq!(v, [0, 7]);
+
+            // Halves add up exactly, so the sum is known to the last bit.
+            let mut v = [f64::from(r) + 0.5, -f64::from(r)];
+            c.allreduce(&mut v, ReduceOp::Sum).unwrap();
+            let total: f64 = ranks.clone().map(|r| f64::from(r) + 0.5).sum();
+            assert_eq!(v, [total, -f64::from(n * (n - 1) / 2)]);
+            let mut v = [f64::from(r) * 1.5 - 3.0];
+            c.allreduce(&mut v, ReduceOp::Min).unwrap();
+            assert_eq!(v, [-3.0]);
+            let mut v = [f64::from(r) * 1.5 - 3.0];
+            c.allreduce(&mut v, ReduceOp::Max).unwrap();
+            assert_eq!(v, [f64::from(n - 1) * 1.5 - 3.0]);
+
+            // More elements than one data buffer holds.
+            let mut v: Vec<u32> = (0..3000).map(|i| i * (r + 1)).collect();
+            c.allreduce(&mut v, ReduceOp::Sum).unwrap();
+            let factor: u32 = ranks.map(|r| r + 1).sum();
+            assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32 * factor));
+        });
+    }
+}
+
+#[test]
+fn floating_point_sums_are_identical_on_every_rank() {
+    let sums = Mock::run(8, |hal| {
+        let mut c = comm(hal);
+        let mut v = [
+            0.1 * f64::from(c.rank() + 1),
+            1e16 / f64::from(c.rank() + 1),
+        ];
+        c.allreduce(&mut v, ReduceOp::Sum).unwrap();
+        v.map(f64::to_bits)
+    });
+    assert!(sums.iter().all(|s| *s == sums[0]));
+}
+
+#[test]
+fn a_new_communicator_continues_where_the_last_one_stopped() {
+    for n in [1, 2, 3, 8] {
+        Mock::run(n, |hal| {
+            for round in 0..3u32 {
+                let mut c = comm(hal);
+                let me = c.rank();
+                c.barrier_with(BarrierAlgorithm::Central);
+                c.barrier_with(BarrierAlgorithm::Dissemination);
+                let (right, left) = ((me + 1) % n, (me + n - 1) % n);
+                c.send(right, &payload(round, right, 100)).unwrap();
+                let mut buf = [0; 100];
+                c.recv(left, &mut buf).unwrap();
+                assert!(buf[..] == payload(round, me, 100)[..], "round {round}");
+            }
+        });
+    }
+}
+
+#[test]
+fn bad_ranks_and_roots_are_refused_before_anything_moves() {
+    Mock::run(3, |hal| {
+        let mut c = comm(hal);
+        let e = c.send(3, &[1]).unwrap_err();
+        assert_eq!(e.class(), ErrorClass::Rank);
+        assert_eq!(
+            std::string::ToString::to_string(&e),
+            "MPI_ERR_RANK: send destination 3 is not a rank of a group of 3"
+        );
+        assert_eq!(
+            c.recv(7, &mut [0]).unwrap_err(),
+            RmaError::Rank {
+                role: "receive source",
+                rank: 7,
+                size: 3
+            }
+        );
+        assert_eq!(
+            c.sendrecv(0, &[], 3, &mut []).unwrap_err().class(),
+            ErrorClass::Rank
+        );
+        assert_eq!(
+            c.bcast(3, &mut [0; 4]).unwrap_err(),
+            RmaError::Root { root: 3, size: 3 }
+        );
+        assert_eq!(
+            c.allgather(&[1, 2], &mut [0; 5]).unwrap_err(),
+            RmaError::BufferLength {
+                what: "allgather output",
+                len: 5,
+                expected: 6
+            }
+        );
+        assert_eq!(
+            c.recv(c.rank(), &mut [0]).unwrap_err(),
+            RmaError::RecvFromSelfWithoutMessage
+        );
+        // Nothing was sent by the failed calls: the channel still works.
+        c.barrier();
+        let me = c.rank();
+        c.send((me + 1) % 3, &[me as u8]).unwrap();
+        let mut b = [9];
+        assert_eq!(c.recv((me + 2) % 3, &mut b), Ok(1));
+        assert_eq!(b, [((me + 2) % 3) as u8]);
+    });
+}
+
+#[test]
+fn a_truncated_message_is_consumed_and_the_next_one_arrives() {
+    for n in [1, 2] {
+        Mock::run(n, |hal| {
+            let mut c = comm(hal);
+            let other = n - 1 - c.rank();
+            // Rank 0 sends two messages to the last rank (itself on one core).
+            if c.rank() == 0 {
+                c.send(other, &payload(1, 2, 10_000)).unwrap();
+                c.send(other, &[7; 3]).unwrap();
+            }
+            if c.rank() != n - 1 {
+                return;
+            }
+            let mut small = [0; 100];
+            assert_eq!(
+                c.recv(other, &mut small),
+                Err(RmaError::Truncate {
+                    source: other,
+                    sent: 10_000,
+                    capacity: 100
+                })
+            );
+            assert_eq!(small[..], payload(1, 2, 10_000)[..100]);
+            assert_eq!(c.recv(other, &mut small), Ok(3));
+            assert_eq!(small[..3], [7; 3]);
+        });
+    }
+}
+
+#[test]
+fn mismatched_collective_lengths_are_reported_not_hung() {
+    Mock::run(3, |hal| {
+        let mut c = comm(hal);
+        let mut buf = std::vec![1; if c.rank() == 2 { 4 } else { 8 }];
+        let result = c.bcast(0, &mut buf);
+        if c.rank() == 2 {
+            assert_eq!(
+                result,
+                Err(RmaError::BufferLength {
+                    what: "bcast buffer",
+                    len: 4,
+                    expected: 8
+                })
+            );
+        } else {
+            assert_eq!(result, Ok(()));
+        }
+    });
+}
+
+#[test]
+fn statistics_count_messages_bytes_and_chunks() {
+    let stats = Mock::run(2, |hal| {
+        let mut c = comm(hal);
+        if c.rank() == 0 {
+            c.send(1, &[0; 13_000]).unwrap();
+        } else {
+            c.recv(0, &mut [0; 13_000]).unwrap();
+        }
+        c.barrier();
+        c.stats()
+    });
+    assert_eq!(
+        (
+            stats[0].messages_sent,
+            stats[0].bytes_sent,
+            stats[0].chunks_sent
+        ),
+        (1, 13_000, 3)
+    );
+    assert_eq!(
+        (
+            stats[1].messages_received,
+            stats[1].bytes_received,
+            stats[1].barriers
+        ),
+        (1, 13_000, 1)
+    );
+}

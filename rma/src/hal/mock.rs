@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! A host stand-in for the chip: `n` cores as `n` threads.
+//!
+//! The MPBs are shared arrays of atomic words and the test-and-set
+//! registers atomic flags, so the real rma algorithms run unchanged under
+//! `cargo test` (with the `mock` feature outside rma's own tests). Every
+//! MPB access is an acquire load or a release store: the mock is coherent
+//! and orders every access, which is what a correct protocol needs from the
+//! hardware at most. The cache operations therefore do nothing; a missing
+//! CL1INVMB or flush shows on the emulator, not here.
+//!
+//! A waiting thread spins briefly, then sleeps until a write lands in its
+//! own MPB half (where every rma protocol polls) or a short timeout passes
+//! (for other conditions, such as a TSR becoming free): 48 threads then
+//! share a few host CPUs without starving the one they wait for.
+//!
+//! A core that panics makes every other core's next wait panic too, and a
+//! wait that sees no progress for [`WAIT_LIMIT`] panics naming its core, so
+//! a broken protocol fails a test instead of hanging it.
+#![forbid(unsafe_code)]
+
+extern crate std;
+
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+use std::vec::Vec;
+
+use chip::{Chip, CoreId};
+
+use super::{CacheControl, Clock, Mpb, MpbHalf, Topology, Tsr, Wait};
+
+/// How long one wait may go without its condition becoming true.
+pub const WAIT_LIMIT: Duration = Duration::from_secs(60);
+
+/// Polls a waiting thread makes before it starts sleeping between polls.
+const SPIN_POLLS: u32 = 64;
+/// Longest sleep between polls when nothing wakes the thread.
+const SLEEP: Duration = Duration::from_micros(200);
+
+/// The chip the mock pretends to be.
+static CHIP: &Chip = &chip::SCC;
+
+/// What all threads of one run share.
+#[derive(Debug)]
+struct Shared {
+    cores: u32,
+    /// Words of each core's MPB half, core after core.
+    mpb: Vec<AtomicU32>,
+    /// `true` while taken.
+    tsr: Vec<AtomicBool>,
+    /// Set when a core panicked.
+    failed: AtomicBool,
+    start: Instant,
+    /// One per core: wakes it when its MPB half is written.
+    doorbells: Vec<Doorbell>,
+}
+
+/// An event count: writers ring it, a sleeping owner wakes up.
+#[derive(Debug, Default)]
+struct Doorbell {
+    rings: AtomicU32,
+    sleeping: AtomicBool,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl Doorbell {
+    fn ring(&self) {
+        self.rings.fetch_add(1, Ordering::SeqCst);
+        if self.sleeping.load(Ordering::SeqCst) {
+            let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.wake.notify_all();
+        }
+    }
+
+    /// Sleeps until the bell rang after `seen` was read, or [`SLEEP`] passed.
+    fn sleep(&self, seen: u32) {
+        let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        if self.rings.load(Ordering::SeqCst) == seen {
+            let _ = self
+                .wake
+                .wait_timeout(guard, SLEEP)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// One core of a mock chip: the [`Hal`](super::Hal) a thread runs on.
+#[derive(Debug, Clone)]
+pub struct Mock {
+    shared: Arc<Shared>,
+    core: CoreId,
+}
+
+impl Mock {
+    /// Runs `program` on `cores` threads, one per core `0..cores`, and
+    /// returns each one's result in core order.
+    ///
+    /// # Panics
+    /// If `cores` is 0 or more than the chip has, or (with its message)
+    /// if any core panicked.
+    pub fn run<T: Send>(cores: u32, program: impl Fn(&Mock) -> T + Sync) -> Vec<T> {
+        assert!(
+            (1..=CHIP.cores()).contains(&cores),
+            "a mock run needs 1..={} cores, not {cores}",
+            CHIP.cores()
+        );
+        let words = (CHIP.mpb_bytes_per_core() / 4) as usize;
+        let shared = Arc::new(Shared {
+            cores,
+            mpb: (0..words * CHIP.cores() as usize)
+                .map(|_| AtomicU32::new(0))
+                .collect(),
+            tsr: (0..CHIP.cores()).map(|_| AtomicBool::new(false)).collect(),
+            failed: AtomicBool::new(false),
+            start: Instant::now(),
+            doorbells: (0..cores).map(|_| Doorbell::default()).collect(),
+        });
+        let program = &program;
+        std::thread::scope(|scope| {
+            let threads: Vec<_> = CHIP
+                .all_cores()
+                .take(cores as usize)
+                .map(|core| {
+                    let hal = Mock {
+                        shared: shared.clone(),
+                        core,
+                    };
+                    std::thread::Builder::new()
+                        .name(std::format!("mock core {}", core.index()))
+                        .spawn_scoped(scope, move || {
+                            catch_unwind(AssertUnwindSafe(|| program(&hal))).inspect_err(|_| {
+                                hal.shared.failed.store(true, Ordering::SeqCst);
+                            })
+                        })
+                        .expect("spawning a mock core")
+                })
+                .collect();
+            let results: Vec<_> = threads
+                .into_iter()
+                .map(|t| t.join().expect("mock cores catch their panics"))
+                .collect();
+            // The first panic is the cause; the others followed from it.
+            let mut out = Vec::with_capacity(results.len());
+            let mut first_panic = None;
+            for result in results {
+                match result {
+                    Ok(value) => out.push(value),
+                    Err(panic) => {
+                        first_panic.get_or_insert(panic);
+                    }
+                }
+            }
+            if let Some(panic) = first_panic {
+                resume_unwind(panic);
+            }
+            out
+        })
+    }
+
+    fn half_core(&self, half: MpbHalf) -> usize {
+        let core = match half {
+            MpbHalf::Own => self.core,
+            MpbHalf::Of(core) => core,
+        };
+        assert!(
+            (core.index() as u32) < self.shared.cores,
+            "{core} is not part of this run of {} cores",
+            self.shared.cores
+        );
+        core.index()
+    }
+
+    fn half_base(&self, half: MpbHalf) -> usize {
+        self.half_core(half) * CHIP.mpb_bytes_per_core() as usize
+    }
+
+    fn check_range(offset: u32, len: usize) {
+        assert!(
+            offset as usize + len <= CHIP.mpb_bytes_per_core() as usize,
+            "MPB range {offset:#x}+{len} runs past {} bytes",
+            CHIP.mpb_bytes_per_core()
+        );
+    }
+
+    fn word(&self, byte: usize) -> &AtomicU32 {
+        &self.shared.mpb[byte / 4]
+    }
+}
+
+impl Topology for Mock {
+    fn chip(&self) -> &'static Chip {
+        CHIP
+    }
+
+    fn core(&self) -> CoreId {
+        self.core
+    }
+
+    fn cores(&self) -> u32 {
+        self.shared.cores
+    }
+}
+
+impl Mpb for Mock {
+    fn mpb_read_u32(&self, half: MpbHalf, offset: u32) -> u32 {
+        assert!(
+            offset.is_multiple_of(4),
+            "MPB word at {offset:#x} unaligned"
+        );
+        Self::check_range(offset, 4);
+        self.word(self.half_base(half) + offset as usize)
+            .load(Ordering::Acquire)
+    }
+
+    fn mpb_write_u32(&self, half: MpbHalf, offset: u32, value: u32) {
+        assert!(
+            offset.is_multiple_of(4),
+            "MPB word at {offset:#x} unaligned"
+        );
+        Self::check_range(offset, 4);
+        self.word(self.half_base(half) + offset as usize)
+            .store(value, Ordering::Release);
+        self.shared.doorbells[self.half_core(half)].ring();
+    }
+
+    fn mpb_read(&self, half: MpbHalf, offset: u32, buf: &mut [u8]) {
+        Self::check_range(offset, buf.len());
+        let base = self.half_base(half) + offset as usize;
+        let mut at = 0;
+        while at < buf.len() {
+            let byte = base + at;
+            let word = self.word(byte).load(Ordering::Acquire).to_le_bytes();
+            let first = byte % 4;
+            let n = (4 - first).min(buf.len() - at);
+            buf[at..at + n].copy_from_slice(&word[first..first + n]);
+            at += n;
+        }
+    }
+
+    fn mpb_write(&self, half: MpbHalf, offset: u32, data: &[u8]) {
+        Self::check_range(offset, data.len());
+        let base = self.half_base(half) + offset as usize;
+        let mut at = 0;
+        while at < data.len() {
+            let byte = base + at;
+            let first = byte % 4;
+            let n = (4 - first).min(data.len() - at);
+            let word = self.word(byte);
+            if n == 4 {
+                let value = u32::from_le_bytes(data[at..at + 4].try_into().expect("4 bytes"));
+                word.store(value, Ordering::Release);
+            } else {
+                // Part of a word: the other bytes keep whatever they hold,
+                // even if another core writes them at the same time.
+                let _ = word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+                    let mut bytes = old.to_le_bytes();
+                    bytes[first..first + n].copy_from_slice(&data[at..at + n]);
+                    Some(u32::from_le_bytes(bytes))
+                });
+            }
+            at += n;
+        }
+        self.shared.doorbells[self.half_core(half)].ring();
+    }
+}
+
+impl Tsr for Mock {
+    fn tsr_acquire(&self, owner: CoreId) {
+        let tsr = &self.shared.tsr[owner.index()];
+        self.wait_for(|| {
+            tsr.compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed)
+                .ok()
+                .map(drop)
+        });
+    }
+
+    fn tsr_release(&self, owner: CoreId) {
+        let was_taken = self.shared.tsr[owner.index()].swap(false, Ordering::AcqRel);
+        assert!(was_taken, "{} released the free TSR of {owner}", self.core);
+    }
+}
+
+impl CacheControl for Mock {
+    /// Nothing to drop: the mock's memory is coherent.
+    fn invalidate_mpbt(&self) {}
+
+    /// Nothing to push: every store is visible when it returns.
+    fn flush_wcb(&self) {}
+}
+
+impl Wait for Mock {
+    /// Spins a little (yielding the host CPU), then sleeps between polls
+    /// until its MPB half is written or a short timeout passes.
+    fn wait_for<T>(&self, mut ready: impl FnMut() -> Option<T>) -> T {
+        let start = Instant::now();
+        let doorbell = &self.shared.doorbells[self.core.index()];
+        let mut polls = 0u32;
+        loop {
+            let seen = doorbell.rings.load(Ordering::SeqCst);
+            if let Some(value) = ready() {
+                doorbell.sleeping.store(false, Ordering::SeqCst);
+                return value;
+            }
+            assert!(
+                !self.shared.failed.load(Ordering::Relaxed),
+                "{} stops waiting: another core panicked",
+                self.core
+            );
+            assert!(
+                start.elapsed() < WAIT_LIMIT,
+                "{} waited {WAIT_LIMIT:?} without progress",
+                self.core
+            );
+            polls = polls.saturating_add(1);
+            if polls < SPIN_POLLS {
+                std::thread::yield_now();
+            } else {
+                // Announce the sleep before the next poll, so a write after
+                // that poll rings for a sleeper.
+                if !doorbell.sleeping.swap(true, Ordering::SeqCst) {
+                    continue;
+                }
+                doorbell.sleep(seen);
+            }
+        }
+    }
+}
+
+impl Clock for Mock {
+    /// Nanoseconds since the run started.
+    fn cycles(&self) -> u64 {
+        self.shared.start.elapsed().as_nanos() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_core_sees_its_own_identity() {
+        let seen = Mock::run(3, |hal| (hal.core().index(), hal.rank(), hal.cores()));
+        assert_eq!(seen, [(0, 0, 3), (1, 1, 3), (2, 2, 3)]);
+    }
+
+    #[test]
+    fn bytes_and_words_round_trip_at_any_alignment() {
+        Mock::run(2, |hal| {
+            let other = hal.participant(1 - hal.rank());
+            if hal.rank() == 0 {
+                let data: Vec<u8> = (0..37).map(|i| i as u8 + 1).collect();
+                hal.mpb_write(MpbHalf::Of(other), 3, &data);
+                hal.mpb_write_u32(MpbHalf::Of(other), 64, 0xDEAD_BEEF);
+            } else {
+                let v = hal.wait_for(|| {
+                    let v = hal.mpb_read_u32(MpbHalf::Own, 64);
+                    (v != 0).then_some(v)
+                });
+                assert_eq!(v, 0xDEAD_BEEF);
+                let mut buf = [0u8; 39];
+                hal.mpb_read(MpbHalf::Of(hal.core()), 2, &mut buf);
+                assert_eq!(buf[0], 0, "byte before the write");
+                assert_eq!(buf[38], 0, "byte after the write");
+                assert!(
+                    buf[1..38]
+                        .iter()
+                        .enumerate()
+                        .all(|(i, &b)| b == i as u8 + 1)
+                );
+            }
+        });
+    }
+
+    #[test]
+    fn a_tsr_excludes_other_cores() {
+        let counter = AtomicU32::new(0);
+        let inside = AtomicBool::new(false);
+        Mock::run(8, |hal| {
+            let owner = hal.participant(0);
+            for _ in 0..200 {
+                hal.tsr_acquire(owner);
+                assert!(!inside.swap(true, Ordering::SeqCst), "two cores inside");
+                counter.fetch_add(1, Ordering::Relaxed);
+                inside.store(false, Ordering::SeqCst);
+                hal.tsr_release(owner);
+            }
+        });
+        assert_eq!(counter.load(Ordering::Relaxed), 1600);
+    }
+
+    #[test]
+    #[should_panic(expected = "rank 3 is not part of a run of 3 cores")]
+    fn ranks_outside_the_run_are_refused() {
+        Mock::run(3, |hal| {
+            hal.participant(3);
+        });
+    }
+
+    #[test]
+    #[should_panic(expected = "MPB range")]
+    fn accesses_past_the_half_are_refused() {
+        Mock::run(1, |hal| hal.mpb_write(MpbHalf::Own, 8190, &[0; 4]));
+    }
+}
