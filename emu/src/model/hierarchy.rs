@@ -20,7 +20,7 @@
 //! |---|---|
 //! | [`Event::Fill`] | nothing to the bytes (V_c equals G there by the invariant; any bytes of the line in the WCB were flushed by an earlier event of the same access); from now on other cores' writes must not update this line of V_c |
 //! | [`Event::WriteBack`] | copy the whole line V_c -> G and publish it; the line left c's caches |
-//! | [`Event::Drop`] | copy the line G -> V_c, except the bytes c's WCB holds for it; the line left c's caches without write-back, its modifications are lost |
+//! | [`Event::Drop`] | copy the line G -> V_c, except the `keep` bytes (those c's WCB holds); the line left c's caches without write-back, its modifications are lost |
 //! | [`Event::WriteThrough`] | copy those bytes V_c -> G and publish them |
 //! | [`Event::WcbFlush`] | copy the masked bytes V_c -> G and publish them |
 //!
@@ -59,6 +59,13 @@
 //!   L2; one view per core cannot keep that older copy, so the model keeps
 //!   the modification in L2 (as WBINVD does). Only a program that discards
 //!   its own DCM writes with INVD could tell.
+//! - An access across a line boundary is modelled as its two line parts in
+//!   order. The guest has already touched both lines of the view when the
+//!   model runs, which is exact except in one case: a misaligned store
+//!   through the WCB whose first part flushes a WCB holding the second
+//!   part's line publishes that line's new bytes with the flush, one step
+//!   early (the old bytes are gone from the view). Aligned stores never
+//!   cross a line.
 //! - A load that reaches memory for the line the WCB holds flushes the WCB
 //!   first: the P54C does not let a read pass a buffered write to the same
 //!   address, and it keeps a core's own writes visible to it.
@@ -126,12 +133,20 @@ impl Config {
     };
 
     /// Whether the configuration can be built; the error names the cache.
+    ///
+    /// Each cache needs at least two sets: the guest has read (or written)
+    /// both lines of an access that crosses a line boundary before the
+    /// model sees it, so the model must not let the first line's fill evict
+    /// the second; neighbouring lines in different sets guarantee that.
     pub fn check(&self) -> Result<(), ConfigError> {
         for (level, g) in [("L1", self.l1), ("L2", self.l2)] {
             g.check()
                 .map_err(|error| ConfigError::Geometry { level, error })?;
             if g.line != CACHE_LINE {
                 return Err(ConfigError::LineSize { level, geometry: g });
+            }
+            if g.sets() < 2 {
+                return Err(ConfigError::OneSet { level, geometry: g });
             }
         }
         Ok(())
@@ -148,6 +163,17 @@ pub enum ConfigError {
         level: &'static str,
         /// What is wrong.
         error: GeometryError,
+    },
+    /// A cache has a single set, so the two lines of an access that
+    /// crosses a line boundary could evict each other.
+    #[error(
+        "{level}: cache of {geometry}: needs at least two sets, so that neighbouring lines never share one"
+    )]
+    OneSet {
+        /// `"L1"` or `"L2"`.
+        level: &'static str,
+        /// Its geometry.
+        geometry: Geometry,
     },
     /// A cache's lines are not the chip's line size.
     #[error(
@@ -175,10 +201,14 @@ pub enum Event {
         line: u32,
     },
     /// The line left the core's caches without write-back: the view takes
-    /// memory's bytes again (except those in the WCB).
+    /// memory's bytes again, except those the WCB holds.
     Drop {
         /// Base core-physical address.
         line: u32,
+        /// Bytes the WCB held for the line when it left (bit i: byte i):
+        /// the view keeps them. Carried in the event because a later event
+        /// of the same access may flush the WCB.
+        keep: u32,
     },
     /// A store reached memory at once (uncached, or written through every
     /// level that could hold it).
@@ -444,7 +474,10 @@ impl CoreMemory {
             ev.push(if dirty {
                 Event::WriteBack { line: v.line }
             } else {
-                Event::Drop { line: v.line }
+                Event::Drop {
+                    line: v.line,
+                    keep: self.wcb.mask_for(v.line),
+                }
             });
         }
         if fill_l1 {
@@ -476,7 +509,10 @@ impl CoreMemory {
         } else if v.state.dirty {
             ev.push(Event::WriteBack { line: v.line });
         } else {
-            ev.push(Event::Drop { line: v.line });
+            ev.push(Event::Drop {
+                line: v.line,
+                keep: self.wcb.mask_for(v.line),
+            });
         }
     }
 
@@ -536,11 +572,15 @@ impl CoreMemory {
     /// modifications are lost, as on silicon). Returns the lines dropped.
     pub fn cl1invmb(&mut self, mut sink: impl FnMut(Event)) -> u32 {
         let mut n = 0;
+        let wcb = self.wcb;
         self.l1.remove_where(
             |_, s| s.mpbt,
             |v| {
                 n += 1;
-                let e = Event::Drop { line: v.line };
+                let e = Event::Drop {
+                    line: v.line,
+                    keep: wcb.mask_for(v.line),
+                };
                 self.stats.count_event(&e);
                 sink(e);
             },
