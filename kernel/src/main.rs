@@ -33,8 +33,6 @@ mod platform;
 mod programs;
 #[cfg(target_arch = "x86")]
 mod start;
-#[cfg(target_arch = "x86")]
-mod sync;
 
 /// Built for the host (e.g. by `cargo test --workspace`), the kernel is
 /// only this message: it is a 32-bit bare-metal image.

@@ -8,6 +8,7 @@
 //! carries the i-th region; platform init moves each BAR to the region's
 //! SCC address and maps it with the memory type SCC software gives it.
 
+mod hal;
 mod pci;
 pub mod scc;
 

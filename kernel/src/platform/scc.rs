@@ -45,6 +45,56 @@ impl SharedBytes {
         // SAFETY: as for `read_u32`.
         unsafe { self.word(offset).write_volatile(value) }
     }
+
+    /// Checks that `len` bytes from `offset` lie inside the range.
+    fn check_bytes(self, offset: u32, len: usize) {
+        assert!(
+            offset as usize + len <= self.len as usize,
+            "shared bytes {offset:#x}+{len} outside {} bytes",
+            self.len
+        );
+    }
+
+    /// Copies `buf.len()` bytes from `offset` into `buf`: single bytes up
+    /// to a word boundary, then whole words, then the remaining bytes.
+    pub fn read_bytes(self, offset: u32, buf: &mut [u8]) {
+        self.check_bytes(offset, buf.len());
+        let mut at = 0;
+        while at < buf.len() {
+            let here = offset + at as u32;
+            if here.is_multiple_of(4) && buf.len() - at >= 4 {
+                buf[at..at + 4].copy_from_slice(&self.read_u32(here).to_le_bytes());
+                at += 4;
+            } else {
+                // SAFETY: inside the range (checked above); volatile as all
+                // shared accesses.
+                buf[at] = unsafe { self.base.wrapping_add(here as usize).read_volatile() };
+                at += 1;
+            }
+        }
+    }
+
+    /// Copies `data` to `offset`, in the same pieces as `read_bytes`.
+    pub fn write_bytes(self, offset: u32, data: &[u8]) {
+        self.check_bytes(offset, data.len());
+        let mut at = 0;
+        while at < data.len() {
+            let here = offset + at as u32;
+            if here.is_multiple_of(4) && data.len() - at >= 4 {
+                let word = u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+                self.write_u32(here, word);
+                at += 4;
+            } else {
+                // SAFETY: as in `read_bytes`.
+                unsafe {
+                    self.base
+                        .wrapping_add(here as usize)
+                        .write_volatile(data[at])
+                };
+                at += 1;
+            }
+        }
+    }
 }
 
 /// This core's view of the chip.

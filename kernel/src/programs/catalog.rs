@@ -28,6 +28,10 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         about: "each core prints its id and tile coordinates, then meets the others in a barrier",
     },
     ProgramInfo {
+        name: "comm",
+        about: "rma's MPB channel, both barriers, bcast, allgather and allreduce on every core, results checked",
+    },
+    ProgramInfo {
         name: "tsr-counter",
         about: "every core adds 1 to a shared uncached counter 1000 times under a test-and-set register",
     },

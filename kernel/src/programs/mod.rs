@@ -6,13 +6,16 @@
 //! in `by_name` below.
 
 pub mod catalog;
+mod comm;
 mod identity;
 mod lut;
 mod page_fault;
 mod ring;
 mod tsr_counter;
 
-use alloc::string::String;
+use alloc::string::{String, ToString};
+
+use rma::comm::Comm;
 
 use crate::platform::Scc;
 
@@ -24,12 +27,19 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
     let entry: fn(&Scc) -> ProgramResult = match catalog::find(name)?.name {
         "ring" => ring::run,
         "identity" => identity::run,
+        "comm" => comm::run,
         "tsr-counter" => tsr_counter::run,
         "lut" => lut::run,
         "page-fault" => page_fault::run,
         listed => panic!("program {listed} is in the catalog but has no entry point"),
     };
     Some(entry)
+}
+
+/// This core's communicator over all cores of the run (rma's channel,
+/// barriers and collectives).
+pub fn communicator(scc: &Scc) -> Result<Comm<'_, Scc>, String> {
+    Comm::new(scc).map_err(|e| e.to_string())
 }
 
 /// Prints the line every core of an identity-checking run prints.

@@ -3,9 +3,8 @@
 //! mapped, while the others wait in a barrier that never completes. The
 //! run must end with a report naming the faulting core.
 
-use super::ProgramResult;
+use super::{ProgramResult, communicator};
 use crate::platform::Scc;
-use crate::sync::Barrier;
 
 /// LUT entry 191: in the free range, never mapped at boot.
 const UNMAPPED: u32 = 0xBF00_0000;
@@ -19,6 +18,6 @@ pub fn run(scc: &Scc) -> ProgramResult {
             "read {value:#x} from an unmapped address without a fault"
         ));
     }
-    Barrier::new().wait(scc);
+    communicator(scc)?.barrier();
     Err("the barrier passed although one core crashed".into())
 }

@@ -8,13 +8,16 @@
 
 use alloc::format;
 
-use super::{ProgramResult, print_identity};
-use crate::platform::Scc;
-use crate::sync::Barrier;
-use crate::sync::mpb_lines::RING_TOKEN;
+use rma::comm::BarrierAlgorithm;
+use rma::comm::layout::PROGRAM_LINES;
 
-const HOPS: u32 = RING_TOKEN;
-const SUM: u32 = RING_TOKEN + 4;
+use super::{ProgramResult, communicator, print_identity};
+use crate::platform::Scc;
+
+/// The token: hops so far (0 = no token), then the running sum, in the
+/// first of the MPB lines rma leaves to programs.
+const HOPS: u32 = PROGRAM_LINES;
+const SUM: u32 = PROGRAM_LINES + 4;
 
 pub fn run(scc: &Scc) -> ProgramResult {
     print_identity(scc);
@@ -22,6 +25,7 @@ pub fn run(scc: &Scc) -> ProgramResult {
     let cores = scc.cores();
     let next = scc.mpb(scc.participant((me + 1) % cores));
     let own = scc.own_mpb();
+    let mut comm = communicator(scc)?;
 
     let wait_for_token = || {
         scc.wait_for(|| {
@@ -42,7 +46,7 @@ pub fn run(scc: &Scc) -> ProgramResult {
         pass_token(1, 1);
         let (hops, sum) = wait_for_token();
         let expected = cores * (cores + 1) / 2;
-        Barrier::new().wait(scc);
+        comm.barrier_with(BarrierAlgorithm::Central);
         crate::println!(
             "ring summary: {cores} cores, token made {hops} hops, sum {sum} (expected {expected}), barrier passed"
         );
@@ -54,7 +58,7 @@ pub fn run(scc: &Scc) -> ProgramResult {
     } else {
         let (hops, sum) = wait_for_token();
         pass_token(hops + 1, sum + me + 1);
-        Barrier::new().wait(scc);
+        comm.barrier_with(BarrierAlgorithm::Central);
     }
     Ok(())
 }

@@ -5,9 +5,10 @@
 
 use alloc::format;
 
-use super::ProgramResult;
+use rma::comm::BarrierAlgorithm;
+
+use super::{ProgramResult, communicator};
 use crate::platform::Scc;
-use crate::sync::Barrier;
 
 /// Increments per core.
 const ITERATIONS: u32 = 1000;
@@ -17,18 +18,18 @@ const COUNTER: u32 = 0;
 pub fn run(scc: &Scc) -> ProgramResult {
     let counter = scc.lsm(0);
     let owner = scc.participant(0);
-    let mut barrier = Barrier::new();
+    let mut comm = communicator(scc)?;
     if scc.core() == owner {
         counter.write_u32(COUNTER, 0);
     }
-    barrier.wait(scc);
+    comm.barrier_with(BarrierAlgorithm::Central);
     for _ in 0..ITERATIONS {
         scc.tsr_acquire(owner);
         let value = counter.read_u32(COUNTER);
         counter.write_u32(COUNTER, value + 1);
         scc.tsr_release(owner);
     }
-    barrier.wait(scc);
+    comm.barrier_with(BarrierAlgorithm::Central);
     if scc.core() == owner {
         let total = counter.read_u32(COUNTER);
         let expected = ITERATIONS * scc.cores();

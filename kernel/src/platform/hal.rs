@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! rma's hardware abstraction on the SCC: each trait maps onto what
+//! [`Scc`] already does, so rma's algorithms and the kernel's own programs
+//! use the same MPB, TSR and cache code.
+
+use core::arch::asm;
+
+use chip::{Chip, CoreId};
+use rma::hal::{CacheControl, Clock, Mpb, MpbHalf, Topology, Tsr, Wait};
+
+use super::scc::{Scc, SharedBytes};
+
+impl Scc {
+    fn half(&self, half: MpbHalf) -> SharedBytes {
+        match half {
+            MpbHalf::Own => self.own_mpb(),
+            MpbHalf::Of(core) => {
+                assert!(
+                    (core.index() as u32) < self.cores(),
+                    "{core} is not part of this run of {} cores",
+                    self.cores()
+                );
+                self.mpb(core)
+            }
+        }
+    }
+}
+
+impl Topology for Scc {
+    fn chip(&self) -> &'static Chip {
+        Scc::chip(self)
+    }
+
+    fn core(&self) -> CoreId {
+        Scc::core(self)
+    }
+
+    fn cores(&self) -> u32 {
+        Scc::cores(self)
+    }
+}
+
+impl Mpb for Scc {
+    fn mpb_read_u32(&self, half: MpbHalf, offset: u32) -> u32 {
+        self.half(half).read_u32(offset)
+    }
+
+    fn mpb_write_u32(&self, half: MpbHalf, offset: u32, value: u32) {
+        self.half(half).write_u32(offset, value);
+    }
+
+    fn mpb_read(&self, half: MpbHalf, offset: u32, buf: &mut [u8]) {
+        self.half(half).read_bytes(offset, buf);
+    }
+
+    fn mpb_write(&self, half: MpbHalf, offset: u32, data: &[u8]) {
+        self.half(half).write_bytes(offset, data);
+    }
+}
+
+impl Tsr for Scc {
+    fn tsr_acquire(&self, owner: CoreId) {
+        Scc::tsr_acquire(self, owner);
+    }
+
+    fn tsr_release(&self, owner: CoreId) {
+        Scc::tsr_release(self, owner);
+    }
+}
+
+impl CacheControl for Scc {
+    fn invalidate_mpbt(&self) {
+        Scc::invalidate_mpbt(self);
+    }
+
+    fn flush_wcb(&self) {
+        Scc::flush_wcb(self);
+    }
+}
+
+impl Wait for Scc {
+    fn wait_for<T>(&self, ready: impl FnMut() -> Option<T>) -> T {
+        Scc::wait_for(self, ready)
+    }
+}
+
+impl Clock for Scc {
+    /// The time-stamp counter. Under QEMU's TCG it follows host time; the
+    /// modeled SCC clock comes with the chip model's timing.
+    fn cycles(&self) -> u64 {
+        let (low, high): (u32, u32);
+        // SAFETY: rdtsc only reads the time-stamp counter (the P54C has it,
+        // and CR4.TSD is clear, so it is allowed at any privilege level).
+        unsafe {
+            asm!("rdtsc", out("eax") low, out("edx") high, options(nomem, nostack, preserves_flags))
+        };
+        u64::from(high) << 32 | u64::from(low)
+    }
+}
