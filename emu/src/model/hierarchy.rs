@@ -18,9 +18,9 @@
 //!
 //! | event | plugin does |
 //! |---|---|
-//! | [`Event::Fill`] | nothing to the bytes (V_c equals G there by the invariant; any bytes of the line in the WCB were flushed by an earlier event of the same access); from now on other cores' writes must not update this line of V_c |
-//! | [`Event::WriteBack`] | copy the whole line V_c -> G and publish it; the line left c's caches |
-//! | [`Event::Drop`] | copy the line G -> V_c, except the `keep` bytes (those c's WCB holds); the line left c's caches without write-back, its modifications are lost |
+//! | [`Event::Fill`] | nothing to the bytes (V_c equals G there by the invariant; any bytes of the line in the WCB were flushed by an earlier event of the same access); mark c a sharer of the line: from now on other cores' writes must not update this line of V_c |
+//! | [`Event::WriteBack`] | copy the whole line V_c -> G and publish it; c is no longer a sharer |
+//! | [`Event::Drop`] | copy the line G -> V_c, except the `keep` bytes (those c's WCB holds); c is no longer a sharer; modifications are lost |
 //! | [`Event::WriteThrough`] | copy those bytes V_c -> G and publish them |
 //! | [`Event::WcbFlush`] | copy the masked bytes V_c -> G and publish them |
 //!
@@ -77,15 +77,17 @@
 //!   the 4 KiB page offset. The SCC doubled the size; doubling the ways
 //!   keeps that property, which is how the Pentium MMX grew the same L1 to
 //!   16 KiB 4-way.
-//! - L2: 256 KiB, 4-way, 2048 sets, write-back only (the associativity the
-//!   SCC's L2 controller is described with; the thesis gives none).
+//! - L2: 256 KiB, 4-way, 2048 sets, write-back only. The thesis gives no
+//!   associativity; 4 ways is an assumption (as many ways as L1, so L2
+//!   conflicts, which back-invalidate L1 lines, stay rarer than L1's own),
+//!   kept in [`Config`] so it can change in one place.
 //! - Replacement: LRU at both levels. The P54C's 2-way L1 is exactly LRU;
 //!   for 4 ways, hardware uses pseudo-LRU, which differs only in which line
 //!   of a full set goes first, never in what a program may observe about
 //!   coherence.
 //! - Inclusion: every non-MPBT line in L1 is also in L2 (a DCM load fills
-//!   both); when L2 evicts a line, L1 loses it too (back-invalidation, as a
-//!   Pentium L2 controller does with inquire cycles), and the line is
+//!   both); when L2 evicts a line, L1 loses it too (back-invalidation, as
+//!   external L2 controllers of Pentium systems did with inquire cycles), and the line is
 //!   written back if either copy was modified. MPBT lines never enter L2.
 //!   This keeps one copy per core, so one view per core is enough.
 //! - A modified DCM line leaving L1 goes into L2 (dirty there, held by
