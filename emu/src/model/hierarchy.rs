@@ -46,10 +46,12 @@
 //!   on silicon these loads behave as uncached (a suspected hardware
 //!   malfunction, never confirmed, thesis 1.5);
 //!   [`Config::mpbt_wt_reads_uncached`] reproduces that, off by default.
-//! - Lookups happen for every type; the type only decides allocation and
-//!   the write policy. So an access through an alias of another type (a
-//!   guest bug on silicon too) sees the cached copy instead of splitting the
-//!   line into two copies a single view could not hold.
+//! - L1 is looked up by every access and L2 by every load that misses L1,
+//!   whatever the type; the type decides allocation and the write policy.
+//!   So an access through an alias of another type (a guest bug on silicon
+//!   too) sees the cached copy instead of splitting the line into two
+//!   copies a single view could not hold. Such a line keeps its class: a
+//!   line L2 holds is never MPBT-tagged in L1.
 //! - CL1INVMB drops every MPBT line of L1 without write-back.
 //! - WBINVD writes back and invalidates L1 only: an MPBT line goes to
 //!   memory (or is dropped if clean), a DCM line goes to L2, which has no
