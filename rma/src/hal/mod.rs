@@ -19,6 +19,8 @@
 //! undefined behaviour in Rust's sense, which is why none of these traits
 //! is `unsafe`.
 
+#[cfg(test)]
+mod loom;
 #[cfg(any(test, feature = "mock"))]
 pub mod mock;
 
