@@ -169,10 +169,7 @@ fn map_region(
 
 /// Reads MYTILEID through the own-CRB entry: the core's identity.
 pub fn identify(chip: &'static Chip) -> Result<chip::CoreId, PlatformError> {
-    let register = (chip.own_crb_base() + chip.crb.my_tile_id) as *const u32;
-    // SAFETY: the own CRB was mapped uncached by `attach_shared_regions`, and
-    // MYTILEID is an aligned 32-bit register in it.
-    let value = unsafe { register.read_volatile() };
+    let value = scc::read_register(chip.own_crb_base() + chip.crb.my_tile_id);
     chip.core_from_tile_id(chip::TileIdRegister(value))
         .map_err(PlatformError::Identity)
 }

@@ -9,8 +9,14 @@ const CONFIG_DATA: u16 = 0xCFC;
 
 /// Offset of the command register (low half) and status register.
 const COMMAND: u8 = 0x04;
-/// Command bit: the function answers memory accesses to its BARs.
-const COMMAND_MEMORY: u32 = 1 << 1;
+bitflags::bitflags! {
+    /// The command register (PCI local bus spec 6.2.2), as far as it is used here.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    struct Command: u16 {
+        /// The function answers memory accesses to its BARs.
+        const MEMORY_SPACE = 1 << 1;
+    }
+}
 /// Offset of the header-type byte's dword (cache line size, latency, header type, BIST).
 const HEADER_TYPE_DWORD: u8 = 0x0C;
 /// Header type bit: the device has functions beyond 0.
@@ -60,13 +66,11 @@ impl PciFunction {
 
     /// Turns memory decoding of all the function's BARs on or off.
     pub fn set_memory_decoding(self, on: bool) {
-        let command = self.read(COMMAND) & 0xFFFF;
-        let command = if on {
-            command | COMMAND_MEMORY
-        } else {
-            command & !COMMAND_MEMORY
-        };
-        self.write(COMMAND, command);
+        // The status register shares the dword; its bits clear when written
+        // with 1, so only the command half is written back.
+        let mut command = Command::from_bits_retain(self.read(COMMAND) as u16);
+        command.set(Command::MEMORY_SPACE, on);
+        self.write(COMMAND, u32::from(command.bits()));
     }
 
     /// Size in bytes of the 64-bit memory BAR at `offset` (and `offset + 4`).

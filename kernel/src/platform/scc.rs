@@ -3,8 +3,10 @@
 //! registers, LUTs and the cache-control idioms SCC code relies on.
 
 use core::arch::asm;
+use core::ptr::NonNull;
 
 use chip::{Chip, CoreId, LUT_PAGE_SIZE, LutEntry};
+use volatile::VolatilePtr;
 
 use crate::arch::x86::instructions::cl1invmb;
 use crate::arch::x86::timer;
@@ -212,9 +214,7 @@ impl Scc {
 
     /// Entry `index` of `core`'s LUT, read through its tile's CRB.
     pub fn lut_entry(&self, core: CoreId, index: usize) -> LutEntry {
-        let register = self.chip.lut_entry_addr(core, index) as *const u32;
-        // SAFETY: LUT registers are aligned words in an uncached CRB mapping.
-        LutEntry::decode(unsafe { register.read_volatile() })
+        LutEntry::decode(read_register(self.chip.lut_entry_addr(core, index)))
     }
 
     /// Drops every MPBT line from L1, so the next reads of MPB data fetch
@@ -234,6 +234,21 @@ impl Scc {
         // belongs to this core alone.
         unsafe { (line as *mut u32).write_volatile(0) };
     }
+}
+
+/// Reads the 32-bit configuration register at core-physical `address`.
+///
+/// Only for registers of a CRB, which platform init maps uncached for the
+/// whole run: MYTILEID, LUT entries.
+pub(super) fn read_register(address: u32) -> u32 {
+    assert!(
+        address.is_multiple_of(4),
+        "register {address:#010x} unaligned"
+    );
+    let pointer = NonNull::new(address as *mut u32).expect("CRBs are not at address 0");
+    // SAFETY: CRB registers are aligned words in an uncached mapping that
+    // stays for the whole run; reading them has no side effect.
+    unsafe { VolatilePtr::new_read_only(pointer) }.read()
 }
 
 /// Atomically swaps `value` into the byte at `addr`, returning the old value.

@@ -4,10 +4,16 @@
 
 /// Value the loader leaves in EAX.
 const BOOTLOADER_MAGIC: u32 = 0x2BAD_B002;
-/// `flags` bit: `mem_lower`/`mem_upper` are valid.
-const INFO_MEMORY: u32 = 1 << 0;
-/// `flags` bit: `cmdline` is valid.
-const INFO_CMDLINE: u32 = 1 << 2;
+bitflags::bitflags! {
+    /// Which fields of the multiboot information are valid (multiboot spec 3.3).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    struct InfoFlags: u32 {
+        /// `mem_lower` and `mem_upper`.
+        const MEMORY = 1 << 0;
+        /// `cmdline`.
+        const CMDLINE = 1 << 2;
+    }
+}
 
 // The header asks for page-aligned modules and a memory map (flags bits 0
 // and 1); the checksum makes the three words sum to zero. The stack lives
@@ -96,11 +102,12 @@ impl BootInfo {
         }
         // SAFETY: a multiboot loader passes a valid, aligned information block.
         let info = unsafe { info.cast::<MultibootInfo>().read() };
-        if info.flags & INFO_MEMORY == 0 {
+        let flags = InfoFlags::from_bits_truncate(info.flags);
+        if !flags.contains(InfoFlags::MEMORY) {
             return Err(BootError::NoMemoryInfo);
         }
         let mut bytes = heapless::Vec::<u8, 256>::new();
-        if info.flags & INFO_CMDLINE != 0 && info.cmdline != 0 {
+        if flags.contains(InfoFlags::CMDLINE) && info.cmdline != 0 {
             let text = info.cmdline as *const u8;
             // Bounded scan for the NUL: a longer line is refused, not truncated.
             for i in 0.. {

@@ -10,6 +10,10 @@
 //! maps it uncached (LUT entry 254, which the SCC map leaves unused).
 
 use core::arch::asm;
+use core::ptr::NonNull;
+
+use volatile::VolatilePtr;
+use volatile::access::WriteOnly;
 
 /// Physical (and, identity-mapped, virtual) base of the local APIC.
 pub const LOCAL_APIC_BASE: u32 = 0xFEE0_0000;
@@ -43,9 +47,10 @@ unsafe extern "C" {
 }
 
 fn write(register: u32, value: u32) {
-    // SAFETY: the local APIC page is mapped uncached before `init` runs, and
-    // these registers belong to this module.
-    unsafe { ((LOCAL_APIC_BASE + register) as *mut u32).write_volatile(value) };
+    let address = NonNull::new((LOCAL_APIC_BASE + register) as *mut u32).expect("non-zero address");
+    // SAFETY: the local APIC page is identity-mapped uncached (or paging is
+    // off) whenever this runs, and these registers belong to this module.
+    unsafe { VolatilePtr::new_restricted(WriteOnly, address) }.write(value);
 }
 
 /// Enables the local APIC with a one-shot timer on [`TIMER_VECTOR`].
