@@ -43,6 +43,10 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         name: "page-fault",
         about: "the highest-numbered core touches unmapped memory: the run must fail naming it",
     },
+    ProgramInfo {
+        name: "triple-fault",
+        about: "the highest-numbered core shuts its CPU down without reporting: the run must fail naming it",
+    },
 ];
 
 /// The program called `name`, if there is one.

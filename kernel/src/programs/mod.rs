@@ -11,6 +11,7 @@ mod identity;
 mod lut;
 mod page_fault;
 mod ring;
+mod triple_fault;
 mod tsr_counter;
 
 use alloc::string::{String, ToString};
@@ -31,6 +32,7 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "tsr-counter" => tsr_counter::run,
         "lut" => lut::run,
         "page-fault" => page_fault::run,
+        "triple-fault" => triple_fault::run,
         listed => panic!("program {listed} is in the catalog but has no entry point"),
     };
     Some(entry)
