@@ -12,6 +12,8 @@
 //!   module's docs);
 //! - [`lut`]: one core's live LUT, translating core-physical addresses when
 //!   the plugin moves data;
+//! - [`paging`]: the memory type of an access, from the guest's page tables,
+//!   with a TLB that CR3 writes and `invlpg` flush;
 //! - [`tsr`]: the test-and-set registers and their statistics;
 //! - [`stats`]: per-core counters and their table.
 //!
@@ -23,6 +25,7 @@
 pub mod cache;
 pub mod hierarchy;
 pub mod lut;
+pub mod paging;
 pub mod stats;
 pub mod tsr;
 pub mod wcb;
