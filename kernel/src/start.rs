@@ -77,11 +77,11 @@ fn build_address_space(
 }
 
 /// What the command line (`-append`) asks for.
-struct Args {
+pub struct Args {
     /// Cores taking part: `0..cores`.
-    cores: u32,
+    pub cores: u32,
     /// The program to run.
-    program: &'static programs::catalog::ProgramInfo,
+    pub program: &'static programs::catalog::ProgramInfo,
     /// Its entry point.
     entry: fn(&Scc) -> programs::ProgramResult,
 }
@@ -89,7 +89,7 @@ struct Args {
 impl Args {
     /// Parses `cores=N program=NAME`; words without `=` (QEMU puts the image
     /// path first) are skipped.
-    fn parse(cmdline: &str, chip: &Chip) -> Result<Self, alloc::string::String> {
+    pub fn parse(cmdline: &str, chip: &Chip) -> Result<Self, alloc::string::String> {
         use alloc::format;
         let mut cores = chip.cores();
         let mut program = programs::catalog::DEFAULT_PROGRAM;

@@ -40,6 +40,10 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         about: "each core reads its LUT back through the CRB and checks the default layout",
     },
     ProgramInfo {
+        name: "selftest",
+        about: "each core checks kernel parts that only run on the target: frames, paging, heap, MPB access, CL1INVMB, timer, TSR, command line",
+    },
+    ProgramInfo {
         name: "page-fault",
         about: "the highest-numbered core touches unmapped memory: the run must fail naming it",
     },

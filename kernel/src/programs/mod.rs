@@ -11,6 +11,7 @@ mod identity;
 mod lut;
 mod page_fault;
 mod ring;
+mod selftest;
 mod triple_fault;
 mod tsr_counter;
 
@@ -33,6 +34,7 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "lut" => lut::run,
         "page-fault" => page_fault::run,
         "triple-fault" => triple_fault::run,
+        "selftest" => selftest::run,
         listed => panic!("program {listed} is in the catalog but has no entry point"),
     };
     Some(entry)

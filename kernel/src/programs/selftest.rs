@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Checks of the kernel's own parts that can only run on the target: the
+//! frame allocator, page-table building, the heap, shared-memory access at
+//! any alignment, the CL1INVMB step-over, the wake-up timer, test-and-set
+//! registers and the command line. Each core runs every check on its own
+//! resources and prints `selftest <name> ... ok`; the first failure ends
+//! the run.
+
+use alloc::alloc::{Layout, alloc_zeroed, dealloc};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use chip::MemoryType;
+use rma::hal::Clock;
+
+use super::ProgramResult;
+use crate::arch::x86::paging::{AddressSpace, MapError, PAGE_SIZE};
+use crate::arch::x86::timer;
+use crate::mm::FrameAllocator;
+use crate::platform::Scc;
+use crate::start::Args;
+
+type Check = fn(&Scc) -> Result<(), String>;
+
+const CHECKS: &[(&str, Check)] = &[
+    ("frames run out cleanly", frames_run_out),
+    (
+        "mappings refuse overlaps, bad ranges and exhaustion",
+        mapping_errors,
+    ),
+    ("the heap allocates and frees", heap),
+    ("shared bytes round-trip at any alignment", shared_bytes),
+    ("CL1INVMB is stepped over", cl1invmb),
+    ("the timer wakes a halted core", timer_wakes),
+    ("a test-and-set register is exclusive until released", tsr),
+    ("the command line is checked", command_line),
+];
+
+pub fn run(scc: &Scc) -> ProgramResult {
+    for (name, check) in CHECKS {
+        check(scc).map_err(|reason| format!("selftest {name}: {reason}"))?;
+        crate::println!("selftest {name} ... ok");
+    }
+    if scc.core().index() == 0 {
+        crate::println!("selftest: {} checks passed", CHECKS.len());
+    }
+    Ok(())
+}
+
+/// Runs `body` with `frames` 4 KiB frames taken from the heap.
+fn with_frames<T>(frames: u32, body: impl FnOnce(&mut FrameAllocator) -> T) -> T {
+    let layout = Layout::from_size_align((frames * PAGE_SIZE) as usize, PAGE_SIZE as usize)
+        .expect("a valid layout");
+    // SAFETY: the layout has a non-zero size.
+    let start = unsafe { alloc_zeroed(layout) };
+    assert!(!start.is_null(), "heap exhausted");
+    let mut allocator = FrameAllocator::new(start as u32, start as u32 + frames * PAGE_SIZE);
+    let result = body(&mut allocator);
+    // SAFETY: allocated above with this layout; the frames are not used after `body`.
+    unsafe { dealloc(start, layout) };
+    result
+}
+
+fn frames_run_out(_: &Scc) -> Result<(), String> {
+    with_frames(4, |frames| {
+        let mut got = Vec::new();
+        while let Some(frame) = frames.allocate_zeroed() {
+            got.push(frame as u32);
+        }
+        let distinct_and_aligned = got.windows(2).all(|w| w[1] == w[0] + PAGE_SIZE)
+            && got.iter().all(|f| f.is_multiple_of(PAGE_SIZE));
+        match (got.len(), distinct_and_aligned) {
+            (4, true) => Ok(()),
+            (n, _) => Err(format!("4 frames gave {n} ({got:#x?})")),
+        }
+    })
+}
+
+fn mapping_errors(_: &Scc) -> Result<(), String> {
+    with_frames(3, |frames| {
+        let mut space = AddressSpace::new(frames).map_err(|e| e.to_string())?;
+        let base = 0x8000_0000;
+        space
+            .map_identity(frames, base, 2 * PAGE_SIZE, MemoryType::Ncm)
+            .map_err(|e| format!("first mapping: {e}"))?;
+        let expect = |got: Result<(), MapError>, want: MapError| {
+            if got == Err(want) {
+                Ok(())
+            } else {
+                Err(format!("got {got:?}, want {want:?}"))
+            }
+        };
+        let overlap = space.map_identity(frames, base + PAGE_SIZE, 2 * PAGE_SIZE, MemoryType::Dcm);
+        expect(overlap, MapError::AlreadyMapped(base + PAGE_SIZE))?;
+        let unaligned = space.map_identity(frames, base + 0x800, PAGE_SIZE, MemoryType::Dcm);
+        expect(
+            unaligned,
+            MapError::BadRange {
+                start: base + 0x800,
+                len: PAGE_SIZE,
+            },
+        )?;
+        let wraps = space.map_identity(frames, 0xFFFF_F000, 2 * PAGE_SIZE, MemoryType::Dcm);
+        expect(
+            wraps,
+            MapError::BadRange {
+                start: 0xFFFF_F000,
+                len: 2 * PAGE_SIZE,
+            },
+        )?;
+        // Directory and one table used two of the three frames: a third
+        // 4 MiB region still fits, a fourth does not.
+        space
+            .map_identity(frames, 0x9000_0000, PAGE_SIZE, MemoryType::Dcm)
+            .map_err(|e| format!("second table: {e}"))?;
+        let exhausted = space.map_identity(frames, 0xA000_0000, PAGE_SIZE, MemoryType::Dcm);
+        expect(exhausted, MapError::OutOfFrames)
+    })
+}
+
+fn heap(_: &Scc) -> Result<(), String> {
+    let blocks: Vec<Vec<u32>> = (1..=64).map(|n| (0..n * 16).collect()).collect();
+    let sum: u64 = blocks.iter().flatten().map(|&v| u64::from(v)).sum();
+    let want: u64 = (1..=64u64).map(|n| (n * 16) * (n * 16 - 1) / 2).sum();
+    if sum == want {
+        Ok(())
+    } else {
+        Err(format!("sum {sum}, want {want}"))
+    }
+}
+
+fn shared_bytes(scc: &Scc) -> Result<(), String> {
+    // The last 256 bytes of this core's own MPB half: no protocol uses them
+    // before the program ends, and no other core writes there.
+    let mpb = scc.own_mpb();
+    let area = scc.chip().mpb_bytes_per_core() - 256;
+    for offset in 0..8u32 {
+        for len in [0usize, 1, 3, 4, 5, 31, 33, 100] {
+            let data: Vec<u8> = (0..len)
+                .map(|i| (i as u32 * 7 + offset) as u8 | 1)
+                .collect();
+            mpb.write_bytes(area + offset, &data);
+            scc.invalidate_mpbt();
+            let mut back = alloc::vec![0u8; len];
+            mpb.read_bytes(area + offset, &mut back);
+            if back != data {
+                return Err(format!(
+                    "{len} bytes at +{offset}: wrote {data:x?}, read {back:x?}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn cl1invmb(scc: &Scc) -> Result<(), String> {
+    // Each one raises #UD under QEMU; reaching the end means the handler
+    // stepped over every one of them and nothing else.
+    let mut steps = 0u32;
+    for _ in 0..100 {
+        scc.invalidate_mpbt();
+        steps += 1;
+    }
+    if steps == 100 {
+        Ok(())
+    } else {
+        Err(format!("{steps} of 100"))
+    }
+}
+
+fn timer_wakes(scc: &Scc) -> Result<(), String> {
+    let before = scc.cycles();
+    for _ in 0..10 {
+        timer::halt_for(100);
+    }
+    if scc.cycles() > before {
+        Ok(())
+    } else {
+        Err("no time passed while halted".into())
+    }
+}
+
+fn tsr(scc: &Scc) -> Result<(), String> {
+    let me = scc.core();
+    let register = scc.chip().tsr_addr(me) as *const u8;
+    let protocol = scc.chip().tsr_protocol;
+    // SAFETY: this core's TSR, mapped uncached; reading it has no side effect
+    // on the emulator, and no other core uses it during the selftest.
+    let read = || unsafe { register.read_volatile() };
+    scc.tsr_acquire(me);
+    let held = read();
+    scc.tsr_release(me);
+    let released = read();
+    if (held, released) == (protocol.taken, protocol.free) {
+        Ok(())
+    } else {
+        Err(format!("held reads {held}, released reads {released}"))
+    }
+}
+
+fn command_line(scc: &Scc) -> Result<(), String> {
+    let chip = scc.chip();
+    let args = Args::parse("/path/kernel cores=4 program=lut", chip)?;
+    if (args.cores, args.program.name) != (4, "lut") {
+        return Err(format!(
+            "parsed {} cores, program {}",
+            args.cores, args.program.name
+        ));
+    }
+    for (line, want) in [
+        ("cores=0", "cores=0: must be 1..=48"),
+        ("cores=49", "cores=49: must be 1..=48"),
+        ("cores=x", "cores=x: must be 1..=48"),
+        ("program=nosuch", "unknown program nosuch"),
+        (
+            "colour=blue",
+            "unknown setting colour=blue (known: cores, program)",
+        ),
+    ] {
+        match Args::parse(line, chip) {
+            Err(message) if message == want => {}
+            Err(message) => return Err(format!("`{line}` gave `{message}`, want `{want}`")),
+            Ok(_) => return Err(format!("`{line}` was accepted")),
+        }
+    }
+    Ok(())
+}
