@@ -92,15 +92,23 @@ fn nothing_is_left_after_ctrl_c() {
     let stderr = thread::spawn(move || std::io::read_to_string(stderr).unwrap());
     let mut stdout = BufReader::new(xtask.stdout.take().unwrap()).lines();
 
-    // The run names its chip memory first; interrupt once a core has spoken.
-    let booting = stdout.next().expect("a first line").unwrap();
-    let chip_memory = PathBuf::from(
-        booting
-            .rsplit_once("chip memory ")
-            .unwrap_or_else(|| panic!("no chip memory in {booting:?}"))
-            .1,
-    );
-    let mut seen = vec![booting];
+    // The run names its chip memory before booting (after, perhaps, a line
+    // about leftovers of killed runs); interrupt once a core has spoken.
+    let mut seen = Vec::new();
+    let chip_memory = loop {
+        let line = stdout
+            .next()
+            .expect("a line naming the chip memory")
+            .unwrap();
+        let named = line
+            .strip_prefix("booting ")
+            .and_then(|rest| rest.rsplit_once("chip memory "))
+            .map(|(_, path)| PathBuf::from(path));
+        seen.push(line);
+        if let Some(path) = named {
+            break path;
+        }
+    };
     for line in stdout.by_ref() {
         let line = line.unwrap();
         let spoke = line.starts_with("[core ");

@@ -28,7 +28,7 @@ pub struct SharedBytes {
 impl SharedBytes {
     fn word(self, offset: u32) -> *mut u32 {
         assert!(
-            offset.is_multiple_of(4) && offset + 4 <= self.len,
+            offset.is_multiple_of(4) && offset.checked_add(4).is_some_and(|end| end <= self.len),
             "shared word at {offset:#x} outside {} bytes or unaligned",
             self.len
         );
@@ -51,7 +51,9 @@ impl SharedBytes {
     /// Checks that `len` bytes from `offset` lie inside the range.
     fn check_bytes(self, offset: u32, len: usize) {
         assert!(
-            offset as usize + len <= self.len as usize,
+            (offset as usize)
+                .checked_add(len)
+                .is_some_and(|end| end <= self.len as usize),
             "shared bytes {offset:#x}+{len} outside {} bytes",
             self.len
         );
@@ -194,14 +196,17 @@ impl Scc {
     /// a side effect, so the emulator's protocol (`chip::TsrProtocol`) takes
     /// it with an atomic exchange instead.
     pub fn tsr_acquire(&self, owner: CoreId) {
+        self.wait_for(|| self.tsr_try_acquire(owner).then_some(()));
+    }
+
+    /// Tries once to take `owner`'s test-and-set register; true if taken.
+    pub fn tsr_try_acquire(&self, owner: CoreId) -> bool {
         let tsr = self.chip.tsr_addr(owner) as *mut u8;
         let protocol = self.chip.tsr_protocol;
-        self.wait_for(|| {
-            // SAFETY: the TSR is a byte register in an uncached CRB mapping;
-            // xchg with memory is atomic across instances.
-            let old = unsafe { exchange_byte(tsr, protocol.taken) };
-            (old == protocol.free).then_some(())
-        });
+        // SAFETY: the TSR is a byte register in an uncached CRB mapping;
+        // xchg with memory is atomic across instances.
+        let old = unsafe { exchange_byte(tsr, protocol.taken) };
+        old == protocol.free
     }
 
     /// Releases `owner`'s test-and-set register (the caller must hold it).

@@ -12,7 +12,6 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use chip::MemoryType;
-use rma::hal::Clock;
 
 use super::ProgramResult;
 use crate::arch::x86::paging::{AddressSpace, MapError, PAGE_SIZE};
@@ -155,30 +154,26 @@ fn shared_bytes(scc: &Scc) -> Result<(), String> {
 }
 
 fn cl1invmb(scc: &Scc) -> Result<(), String> {
-    // Each one raises #UD under QEMU; reaching the end means the handler
-    // stepped over every one of them and nothing else.
-    let mut steps = 0u32;
+    // Each one raises #UD under QEMU. The check is reaching the end: had the
+    // handler not stepped over one, it would have ended the run reporting it.
     for _ in 0..100 {
         scc.invalidate_mpbt();
-        steps += 1;
     }
-    if steps == 100 {
-        Ok(())
-    } else {
-        Err(format!("{steps} of 100"))
-    }
+    Ok(())
 }
 
-fn timer_wakes(scc: &Scc) -> Result<(), String> {
-    let before = scc.cycles();
+fn timer_wakes(_: &Scc) -> Result<(), String> {
+    // Only the timer can end the halt (no other interrupt is enabled), so a
+    // halt that returns early leaves ticks on the counter. A timer that never
+    // fires hangs here, and the run's timeout names this core.
     for _ in 0..10 {
         timer::halt_for(100);
+        let left = timer::remaining_ticks();
+        if left != 0 {
+            return Err(format!("woke with {left} timer ticks to go"));
+        }
     }
-    if scc.cycles() > before {
-        Ok(())
-    } else {
-        Err("no time passed while halted".into())
-    }
+    Ok(())
 }
 
 fn tsr(scc: &Scc) -> Result<(), String> {
@@ -189,13 +184,21 @@ fn tsr(scc: &Scc) -> Result<(), String> {
     // on the emulator, and no other core uses it during the selftest.
     let read = || unsafe { register.read_volatile() };
     scc.tsr_acquire(me);
-    let held = read();
+    let (held, second) = (read(), scc.tsr_try_acquire(me));
     scc.tsr_release(me);
     let released = read();
-    if (held, released) == (protocol.taken, protocol.free) {
-        Ok(())
-    } else {
-        Err(format!("held reads {held}, released reads {released}"))
+    let again = scc.tsr_try_acquire(me);
+    scc.tsr_release(me);
+    match (
+        held == protocol.taken,
+        second,
+        released == protocol.free,
+        again,
+    ) {
+        (true, false, true, true) => Ok(()),
+        _ => Err(format!(
+            "held reads {held}, second acquire {second}, released reads {released}, acquire after release {again}"
+        )),
     }
 }
 

@@ -53,7 +53,7 @@ pub struct BootInfo {
     /// Bytes of RAM from address 0 up to the first hole (1 MiB + `mem_upper`).
     pub ram_bytes: u32,
     /// The kernel command line (`-append`), empty if none was given.
-    pub cmdline: heapless::String<256>,
+    pub cmdline: heapless::String<1024>,
 }
 
 /// Why the boot information cannot be used.
@@ -74,7 +74,7 @@ impl core::fmt::Display for BootError {
                 write!(f, "not started by a multiboot loader (EAX = {magic:#010x})")
             }
             Self::NoMemoryInfo => f.write_str("the loader gave no memory size"),
-            Self::BadCmdline => f.write_str("command line longer than 256 bytes or not UTF-8"),
+            Self::BadCmdline => f.write_str("command line longer than 1024 bytes or not UTF-8"),
         }
     }
 }
@@ -106,7 +106,7 @@ impl BootInfo {
         if !flags.contains(InfoFlags::MEMORY) {
             return Err(BootError::NoMemoryInfo);
         }
-        let mut bytes = heapless::Vec::<u8, 256>::new();
+        let mut bytes = heapless::Vec::<u8, 1024>::new();
         if flags.contains(InfoFlags::CMDLINE) && info.cmdline != 0 {
             let text = info.cmdline as *const u8;
             // Bounded scan for the NUL: a longer line is refused, not truncated.

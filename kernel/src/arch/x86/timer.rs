@@ -25,6 +25,7 @@ const SPURIOUS: u32 = 0xF0;
 const END_OF_INTERRUPT: u32 = 0xB0;
 const LVT_TIMER: u32 = 0x320;
 const INITIAL_COUNT: u32 = 0x380;
+const CURRENT_COUNT: u32 = 0x390;
 const DIVIDE_CONFIG: u32 = 0x3E0;
 /// Divide the bus clock by 16.
 const DIVIDE_BY_16: u32 = 0x3;
@@ -44,6 +45,14 @@ core::arch::global_asm!(
 unsafe extern "C" {
     /// Entry of the timer interrupt handler above.
     pub fn timer_interrupt_stub();
+}
+
+/// Timer ticks left before the next wake-up; 0 once it has fired.
+pub fn remaining_ticks() -> u32 {
+    let address =
+        NonNull::new((LOCAL_APIC_BASE + CURRENT_COUNT) as *mut u32).expect("non-zero address");
+    // SAFETY: as for `write`; reading the current count has no side effect.
+    unsafe { VolatilePtr::new_read_only(address) }.read()
 }
 
 fn write(register: u32, value: u32) {
