@@ -37,6 +37,9 @@ use crate::{CHIP, build, qemu};
 /// interrupt flag when no output arrives.
 const POLL: Duration = Duration::from_millis(20);
 
+/// Longest wait, after the instances are stopped, for their last output.
+const DRAIN: Duration = Duration::from_secs(2);
+
 /// Serial lines of a failed core shown in its report.
 const LAST_LINES: usize = 12;
 
@@ -332,6 +335,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     drop(events);
     let outcome = fleet.watch(&inbox, config, start + config.timeout);
     fleet.stop();
+    fleet.drain(&inbox, config.echo);
     let elapsed = start.elapsed();
     Ok(RunReport {
         outcome,
@@ -428,15 +432,19 @@ struct Instance {
     status: Option<ExitStatus>,
     /// Output streams not yet at end of file.
     open_streams: usize,
+    /// Killed by the run because the outcome was known without it.
+    stopped: bool,
     serial: Vec<String>,
     stderr: Vec<String>,
 }
 
 impl Instance {
-    /// Exited, and every line it printed has arrived.
+    /// Exited by itself, and every line it printed has arrived.
     fn finished(&self) -> Option<CoreExit> {
         match self.status {
-            Some(status) if self.open_streams == 0 => Some(CoreExit::from_status(status)),
+            Some(status) if self.open_streams == 0 && !self.stopped => {
+                Some(CoreExit::from_status(status))
+            }
             _ => None,
         }
     }
@@ -485,6 +493,7 @@ impl Fleet {
             child,
             status: None,
             open_streams: 2,
+            stopped: false,
             serial: Vec::new(),
             stderr: Vec::new(),
         });
@@ -570,12 +579,26 @@ impl Fleet {
     fn stop(&mut self) {
         for instance in &mut self.instances {
             if instance.status.is_none() {
-                let _ = instance.child.kill();
+                instance.stopped = instance.child.kill().is_ok();
             }
         }
         for instance in &mut self.instances {
             if instance.status.is_none() {
                 instance.status = instance.child.wait().ok();
+            }
+        }
+    }
+
+    /// Records the lines that were still on their way when the outcome was
+    /// decided: they belong in the report. Every stream ends once its QEMU
+    /// is gone, so this returns quickly; the bound only guards against a
+    /// reader that never finishes.
+    fn drain(&mut self, inbox: &Receiver<Event>, echo: bool) {
+        let deadline = Instant::now() + DRAIN;
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match inbox.recv_timeout(left) {
+                Ok(event) => self.record(event, echo),
+                Err(_) => break,
             }
         }
     }
