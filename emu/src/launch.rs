@@ -29,14 +29,8 @@ use crate::chipmem::Layout;
 /// Guest RAM of each core when none is asked for, in MiB.
 pub const DEFAULT_MEMORY_MIB: u32 = 32;
 
-/// I/O port of the exit device: the guest writes a byte there to end QEMU.
-pub const EXIT_PORT: u16 = 0xf4;
-
-/// Byte the guest writes to [`EXIT_PORT`] when its program succeeded.
-pub const GUEST_SUCCESS: u8 = 0x10;
-
-/// Byte the guest writes to [`EXIT_PORT`] when its program failed.
-pub const GUEST_FAILURE: u8 = 0x11;
+/// The exit protocol the guest follows, defined with the shared regions.
+pub use chip::{EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS};
 
 /// QEMU's exit status after the guest wrote `value` to [`EXIT_PORT`]:
 /// `isa-debug-exit` exits with `(value << 1) | 1`, so a status of 0 can

@@ -16,6 +16,16 @@
 
 use crate::{Chip, LUT_PAGE_SHIFT, LUT_PAGE_SIZE};
 
+/// I/O port of the emulator's exit device (`isa-debug-exit`): the guest
+/// writes a byte there to end its QEMU, which exits with `(byte << 1) | 1`.
+pub const EXIT_PORT: u16 = 0xF4;
+
+/// Byte the guest writes to [`EXIT_PORT`] when its program succeeded.
+pub const GUEST_SUCCESS: u8 = 0x10;
+
+/// Byte the guest writes to [`EXIT_PORT`] when its program failed.
+pub const GUEST_FAILURE: u8 = 0x11;
+
 /// What a shared region holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SharedRegionKind {
