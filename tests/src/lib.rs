@@ -108,6 +108,24 @@ pub fn assert_cleaned_up(chip_memory: &Path) {
     assert!(left.is_empty(), "QEMU processes left behind: {left:?}");
 }
 
+/// Checks that the run failed because of `core` alone, with `exit`: the
+/// outcome and report name it, the exit status is non-zero, every other
+/// core was stopped rather than ending by itself, and nothing was left.
+pub fn assert_failed_because_of(report: &RunReport, core: u32, exit: CoreExit, report_start: &str) {
+    let all = transcript(report);
+    assert_eq!(report.outcome, Outcome::CoreFailed { core, exit }, "{all}");
+    assert_ne!(report.exit_code(), 0);
+    assert!(report.to_string().starts_with(report_start), "{all}");
+    for other in report.cores.iter().filter(|c| c.core != core) {
+        assert_eq!(
+            other.exit, None,
+            "core {} ended by itself:\n{all}",
+            other.core
+        );
+    }
+    assert_cleaned_up(&report.chip_memory);
+}
+
 #[cfg(test)]
 mod tests {
     use std::process::Command;
