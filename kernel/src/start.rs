@@ -14,7 +14,7 @@ use crate::{console, mm, programs};
 use chip::{Chip, MemoryType};
 
 /// The chip this image runs on.
-static CHIP: &Chip = &chip::SCC;
+pub const CHIP: &Chip = &chip::SCC;
 
 unsafe extern "C" {
     /// First byte after the kernel image (linker.ld).

@@ -12,7 +12,7 @@ mod hal;
 mod pci;
 pub mod scc;
 
-use chip::{Chip, MemoryType, SharedRegion, SharedRegionKind};
+use chip::{AddressMap, Chip, MemoryType, SharedRegion, SharedRegionKind};
 
 use crate::arch::x86::paging::{AddressSpace, MapError, PAGE_SIZE};
 use crate::mm::FrameAllocator;
@@ -25,10 +25,11 @@ const IVSHMEM: (u16, u16) = (0x1AF4, 0x1110);
 const SHARED_MEMORY_BAR: u8 = 0x18;
 /// Configuration offset of ivshmem's register BAR (BAR0, 256 bytes).
 const REGISTER_BAR: u8 = 0x10;
-/// Where the unused register BARs are parked, one 4 KiB slot each: LUT
-/// entry 253, which the SCC map leaves unused, so they never overlap a
-/// region the firmware may have put there.
-const REGISTER_BAR_PARKING: u32 = 0xFD00_0000;
+/// Where the unused register BARs are parked, one 4 KiB slot each: the
+/// first of the platform's own LUT entries, which no chip region uses, so
+/// they never overlap a region the firmware may have put there.
+const REGISTER_BAR_PARKING: u32 =
+    AddressMap::entry_base(crate::start::CHIP.address_map.platform.first);
 
 /// Why the platform could not be brought up.
 #[derive(Debug)]

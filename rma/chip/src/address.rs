@@ -69,6 +69,10 @@ pub struct AddressMap {
     pub own_crb: u8,
     /// The FPGA register bank behind the system interface.
     pub fpga: u8,
+    /// Entries the core's own platform uses, reaching no chip memory: on
+    /// the SCC, 253 parks the emulator's unused device registers and 254
+    /// holds the local APIC at its architectural address 0xFEE00000.
+    pub platform: EntryRange,
 }
 
 impl AddressMap {
@@ -85,6 +89,7 @@ impl AddressMap {
         crb_first: 224,
         own_crb: 248,
         fpga: 249,
+        platform: EntryRange::new(253, 254),
     };
 
     /// Base core-physical address of a LUT entry's page.
@@ -120,7 +125,8 @@ impl AddressMap {
         claim(self.own_mpb as u32, 1)?;
         claim(self.crb_first as u32, tiles)?;
         claim(self.own_crb as u32, 1)?;
-        claim(self.fpga as u32, 1)
+        claim(self.fpga as u32, 1)?;
+        claim(self.platform.first as u32, self.platform.len())
     }
 }
 

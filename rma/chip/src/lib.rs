@@ -417,6 +417,7 @@ mod tests {
             crb_first: 160,
             own_crb: 208,
             fpga: 209,
+            platform: EntryRange::new(253, 254),
         },
         crb: CrbLayout {
             size: 0x4000,

@@ -7,7 +7,8 @@
 //! is waiting for, while a halted one gives it back.
 //!
 //! The P54C's local APIC sits at its architectural address; the kernel
-//! maps it uncached (LUT entry 254, which the SCC map leaves unused).
+//! maps it uncached (LUT entry 254, one of the entries the chip definition
+//! leaves to the platform).
 
 use core::arch::asm;
 use core::ptr::NonNull;
@@ -17,6 +18,14 @@ use volatile::access::WriteOnly;
 
 /// Physical (and, identity-mapped, virtual) base of the local APIC.
 pub const LOCAL_APIC_BASE: u32 = 0xFEE0_0000;
+const _: () = assert!(
+    crate::start::CHIP
+        .address_map
+        .platform
+        .contains((LOCAL_APIC_BASE >> chip::LUT_PAGE_SHIFT) as u8),
+    "the local APIC must lie in a LUT entry the chip leaves to the platform"
+);
+
 /// Vector of the timer interrupt (the CPU reserves 0..32 for exceptions).
 pub const TIMER_VECTOR: u8 = 32;
 
