@@ -51,7 +51,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use chip::{Chip, CoreId, SharedRegionKind, TileId, TileIdRegister};
+use chip::{Chip, CoreId, SharedRegionKind, Target, TileId, TileIdRegister};
 
 use crate::{Error, Result};
 
@@ -158,6 +158,75 @@ impl Layout {
     }
 }
 
+/// What backs a LUT target in the run's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backing {
+    /// Memory a core may cache (an LSM page, an MPB): at this offset of the
+    /// chip memory (G) and, identically placed, of every core's view.
+    Memory {
+        /// Offset of the target's first byte.
+        offset: u64,
+    },
+    /// Registers (a CRB, the FPGA bank): at this offset of the chip memory
+    /// only; they are never cached.
+    Registers {
+        /// Offset of the target's first byte.
+        offset: u64,
+    },
+    /// Nothing the emulator holds: another core's private DRAM, or a DRAM
+    /// page outside the shared ones, or no device at all.
+    Unbacked,
+}
+
+impl Layout {
+    /// Where the page `target` lies in the run's files.
+    pub fn backing(&self, target: Target) -> Backing {
+        match target {
+            Target::Dram { controller, page }
+                if u32::from(page) == self.chip.lsm_page_number(controller) =>
+            {
+                Backing::Memory {
+                    offset: self.lsm(controller),
+                }
+            }
+            Target::Dram { .. } | Target::Nothing => Backing::Unbacked,
+            Target::Mpb(tile) => Backing::Memory {
+                offset: self.mpb(tile),
+            },
+            Target::Crb(tile) => Backing::Registers {
+                offset: self.crb(tile),
+            },
+            Target::Fpga => Backing::Registers {
+                offset: self.fpga(),
+            },
+        }
+    }
+}
+
+/// Core `core`'s view of the chip memory: a file as long as `chip.mem`
+/// whose cacheable parts the core's QEMU shows (see [`crate::launch`]).
+pub fn view_path(dir: &Path, core: CoreId) -> PathBuf {
+    dir.join(format!("view-{:02}.mem", core.index()))
+}
+
+/// Core `core`'s private RAM, a file so that the plugin can read the
+/// guest's page tables; QEMU creates it.
+pub fn ram_path(dir: &Path, core: CoreId) -> PathBuf {
+    dir.join(format!("ram-{:02}.mem", core.index()))
+}
+
+/// The directory of cached lines: one 64-bit word per 32-byte line of the
+/// chip memory, naming the cores whose caches hold the line and the last
+/// core that wrote it.
+pub fn directory_path(dir: &Path) -> PathBuf {
+    dir.join("directory.mem")
+}
+
+/// Bytes of the directory for a chip memory of `size` bytes.
+pub fn directory_size(size: u64) -> u64 {
+    size / chip::CACHE_LINE as u64 * 8
+}
+
 /// The chip memory file of one run.
 #[derive(Debug)]
 pub struct ChipMemory {
@@ -171,18 +240,17 @@ impl ChipMemory {
     pub const FILE_NAME: &'static str = "chip.mem";
 
     /// Creates `dir/chip.mem` for `chip` (which must be valid) with every
-    /// register at its reset value. Refuses to overwrite an existing file:
-    /// it may belong to a running chip.
-    pub fn create(dir: &Path, chip: &Chip) -> Result<Self> {
+    /// register at its reset value, the views of cores `0..cores` and the
+    /// directory, all sparse. Refuses to overwrite an existing file: it may
+    /// belong to a running chip.
+    pub fn create(dir: &Path, chip: &Chip, cores: u32) -> Result<Self> {
         let path = dir.join(Self::FILE_NAME);
         let layout = Layout::new(chip);
-        let file = File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(Error::io(&path))?;
-        file.set_len(layout.size).map_err(Error::io(&path))?;
+        let file = create_sparse(&path, layout.size)?;
+        for core in chip.all_cores().take(cores as usize) {
+            create_sparse(&view_path(dir, core), layout.size)?;
+        }
+        create_sparse(&directory_path(dir), directory_size(layout.size))?;
         let memory = Self { path, layout, file };
         memory.write_registers()?;
         Ok(memory)
@@ -240,6 +308,18 @@ impl ChipMemory {
         }
         Ok(())
     }
+}
+
+/// A new file of `len` zero bytes that takes no memory until written.
+fn create_sparse(path: &Path, len: u64) -> Result<File> {
+    let file = File::options()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(Error::io(path))?;
+    file.set_len(len).map_err(Error::io(path))?;
+    Ok(file)
 }
 
 /// The reset contents of tile `tile`'s CRB: free test-and-set registers,
@@ -364,7 +444,7 @@ mod tests {
     #[test]
     fn create_initialises_every_crb_and_every_own_view() {
         let dir = tempfile::tempdir().unwrap();
-        let memory = ChipMemory::create(dir.path(), &SCC).unwrap();
+        let memory = ChipMemory::create(dir.path(), &SCC, 2).unwrap();
         let layout = *memory.layout();
         assert_eq!(memory.path(), dir.path().join("chip.mem"));
         assert_eq!(memory.file.metadata().unwrap().len(), layout.size());
@@ -396,7 +476,7 @@ mod tests {
     #[test]
     fn the_file_is_sparse() {
         let dir = tempfile::tempdir().unwrap();
-        let memory = ChipMemory::create(dir.path(), &SCC).unwrap();
+        let memory = ChipMemory::create(dir.path(), &SCC, 2).unwrap();
         use std::os::unix::fs::MetadataExt;
         let allocated = memory.file.metadata().unwrap().blocks() * 512;
         assert!(allocated < 4 << 20, "{allocated} bytes allocated");
@@ -405,15 +485,15 @@ mod tests {
     #[test]
     fn create_refuses_to_overwrite() {
         let dir = tempfile::tempdir().unwrap();
-        ChipMemory::create(dir.path(), &SCC).unwrap();
-        let err = ChipMemory::create(dir.path(), &SCC).unwrap_err();
+        ChipMemory::create(dir.path(), &SCC, 2).unwrap();
+        let err = ChipMemory::create(dir.path(), &SCC, 2).unwrap_err();
         assert!(matches!(err, Error::Io { .. }), "{err}");
     }
 
     #[test]
     fn open_checks_the_size() {
         let dir = tempfile::tempdir().unwrap();
-        let created = ChipMemory::create(dir.path(), &SCC).unwrap();
+        let created = ChipMemory::create(dir.path(), &SCC, 2).unwrap();
         let opened = ChipMemory::open(created.path(), &SCC).unwrap();
         assert_eq!(opened.layout(), created.layout());
 

@@ -6,9 +6,17 @@
 //! through multiboot with `qboot`, its serial port on standard output, and
 //! an exit port so the guest can end the process with a status. The chip's
 //! shared regions arrive as `ivshmem-plain` PCI devices backed by parts of
-//! the one chip memory file ([`crate::chipmem`]); the kernel finds them on
-//! the bus and moves their BARs to the chip's addresses. The plugin is
-//! loaded with the options [`crate::options`] reads.
+//! the run's files ([`crate::chipmem`]); the kernel finds them on the bus
+//! and moves their BARs to the chip's addresses.
+//!
+//! Two modes ([`Mode`]):
+//! - modeled: the plugin is loaded with the options [`crate::options`]
+//!   reads; cacheable regions (LSM, MPBs) show the core's own view file,
+//!   which the plugin keeps as non-coherent as silicon; registers (CRBs,
+//!   FPGA bank) show the chip memory itself; private RAM is a file too, so
+//!   the plugin can walk the guest's page tables;
+//! - plain: no plugin, every region shows the chip memory: coherent shared
+//!   memory, the baseline the plugin's overhead is measured against.
 //!
 //! `-smp 1,maxcpus=2` is not a mistake: with a single possible vCPU, TCG
 //! translates `lock`ed instructions without atomicity, and two instances
@@ -24,7 +32,7 @@ use std::path::Path;
 
 use chip::{Chip, CoreId};
 
-use crate::chipmem::Layout;
+use crate::chipmem::{self, Layout};
 
 /// Guest RAM of each core when none is asked for, in MiB.
 pub const DEFAULT_MEMORY_MIB: u32 = 32;
@@ -46,6 +54,18 @@ const FIRST_SLOT: usize = 2;
 /// Functions per PCI slot.
 const FUNCTIONS: usize = 8;
 
+/// Whether the chip model runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// No plugin: coherent shared memory, plain QEMU speed.
+    Plain,
+    /// The plugin models the memory system.
+    Modeled {
+        /// Whether the plugin checks every shared read against memory.
+        check: bool,
+    },
+}
+
 /// What is the same for every core of a run.
 #[derive(Debug, Clone, Copy)]
 pub struct Launch<'a> {
@@ -65,6 +85,8 @@ pub struct Launch<'a> {
     pub mem: &'a Path,
     /// Guest RAM per core, in MiB.
     pub memory_mib: u32,
+    /// With or without the chip model.
+    pub mode: Mode,
 }
 
 impl Launch<'_> {
@@ -99,26 +121,48 @@ impl Launch<'_> {
         args.extend(["-kernel".into(), self.kernel.into()]);
         args.push("-append".into());
         args.push(format!("cores={} program={}", self.cores, self.program).into());
-        args.push("-plugin".into());
-        args.push(concat([
-            &opt_value(self.plugin.as_os_str()),
-            OsStr::new(&format!(
-                ",core={},cores={},chip={},mem=",
-                core.index(),
-                self.cores,
-                self.chip.name
-            )),
-            &opt_value(self.mem.as_os_str()),
-        ]));
+        let dir = self.mem.parent().unwrap_or(Path::new("."));
+        let check = match self.mode {
+            Mode::Plain => None,
+            Mode::Modeled { check } => Some(check),
+        };
+        if let Some(check) = check {
+            args.push("-plugin".into());
+            args.push(concat([
+                &opt_value(self.plugin.as_os_str()),
+                OsStr::new(&format!(
+                    ",core={},cores={},chip={},check={},mem=",
+                    core.index(),
+                    self.cores,
+                    self.chip.name,
+                    if check { "on" } else { "off" }
+                )),
+                &opt_value(self.mem.as_os_str()),
+            ]));
+            // Private RAM in a file the plugin reads page tables from.
+            args.push("-object".into());
+            args.push(concat([
+                OsStr::new("memory-backend-file,id=ram,share=on,mem-path="),
+                &opt_value(chipmem::ram_path(dir, core).as_os_str()),
+                OsStr::new(&format!(",size={}M", self.memory_mib)),
+            ]));
+            args.extend(["-machine".into(), "memory-backend=ram".into()]);
+        }
 
         let layout = Layout::new(self.chip);
         let mem = opt_value(self.mem.as_os_str());
+        let view = opt_value(chipmem::view_path(dir, core).as_os_str());
         for (i, region) in self.chip.shared_regions().enumerate() {
             let offset = layout.offset(region.kind, core);
+            let file = if check.is_some() && region.kind.is_cacheable() {
+                &view
+            } else {
+                &mem
+            };
             args.push("-object".into());
             args.push(concat([
                 OsStr::new(&format!("memory-backend-file,id=r{i},share=on,mem-path=")),
-                &mem,
+                file,
                 OsStr::new(&format!(",size={},offset={offset}", region.size)),
             ]));
             args.push("-device".into());
@@ -175,6 +219,7 @@ mod tests {
             bios: Path::new("/usr/share/qemu/qboot.rom"),
             mem,
             memory_mib: DEFAULT_MEMORY_MIB,
+            mode: Mode::Modeled { check: false },
         }
     }
 
@@ -198,7 +243,7 @@ mod tests {
         assert_eq!(value_of(&args, "-append"), "cores=48 program=ring");
         assert_eq!(
             value_of(&args, "-plugin"),
-            "/p/libemu_plugin.so,core=5,cores=48,chip=scc,mem=/run/chip.mem"
+            "/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,mem=/run/chip.mem"
         );
         // Each flag once; the kernel is never told its core id.
         for flag in ["-M", "-m", "-kernel", "-append", "-plugin", "-bios"] {
@@ -215,7 +260,7 @@ mod tests {
             let args = strings(launch(mem).args(core));
             let objects: Vec<&String> = args
                 .windows(2)
-                .filter(|w| w[0] == "-object")
+                .filter(|w| w[0] == "-object" && !w[1].contains("id=ram,"))
                 .map(|w| &w[1])
                 .collect();
             let devices: Vec<&String> = args
@@ -227,10 +272,16 @@ mod tests {
             assert_eq!((objects.len(), devices.len()), (8, 8));
             for (i, region) in regions.iter().enumerate() {
                 let offset = layout.offset(region.kind, core);
+                // Cacheable regions show the core's view, registers G.
+                let file = if region.kind.is_cacheable() {
+                    format!("/run/view-{:02}.mem", core.index())
+                } else {
+                    "/run/chip.mem".to_owned()
+                };
                 assert_eq!(
                     *objects[i],
                     format!(
-                        "memory-backend-file,id=r{i},share=on,mem-path=/run/chip.mem,size={},offset={offset}",
+                        "memory-backend-file,id=r{i},share=on,mem-path={file},size={},offset={offset}",
                         region.size
                     )
                 );
@@ -253,6 +304,31 @@ mod tests {
     }
 
     #[test]
+    fn plain_mode_has_no_plugin_and_shows_the_chip_memory_everywhere() {
+        let mem = Path::new("/run/chip.mem");
+        let mut launch = launch(mem);
+        launch.mode = Mode::Plain;
+        let args = strings(launch.args(SCC.core(3).unwrap()));
+        assert!(!args.iter().any(|a| a == "-plugin" || a == "-machine"));
+        let objects: Vec<_> = args.windows(2).filter(|w| w[0] == "-object").collect();
+        assert_eq!(objects.len(), 8);
+        assert!(
+            objects
+                .iter()
+                .all(|w| w[1].contains("mem-path=/run/chip.mem,"))
+        );
+    }
+
+    #[test]
+    fn modeled_mode_backs_private_ram_with_a_file() {
+        let args = strings(launch(Path::new("/run/chip.mem")).args(SCC.core(7).unwrap()));
+        assert_eq!(value_of(&args, "-machine"), "memory-backend=ram");
+        assert!(args.contains(
+            &"memory-backend-file,id=ram,share=on,mem-path=/run/ram-07.mem,size=32M".to_owned()
+        ));
+    }
+
+    #[test]
     fn slots_run_past_nine_in_hex() {
         assert_eq!(pci_address(0), "addr=2.0,multifunction=on");
         assert_eq!(pci_address(9), "addr=3.1");
@@ -267,7 +343,7 @@ mod tests {
         launch.kernel = kernel;
         let args = strings(launch.args(SCC.core(0).unwrap()));
         assert!(value_of(&args, "-plugin").ends_with(",mem=/tmp/a,,b/chip.mem"));
-        assert!(value_of(&args, "-object").contains("mem-path=/tmp/a,,b/chip.mem,size="));
+        assert!(value_of(&args, "-object").contains("mem-path=/tmp/a,,b/ram-00.mem,size="));
         // -kernel takes its value whole.
         assert_eq!(value_of(&args, "-kernel"), "/k,1/kernel");
     }

@@ -106,7 +106,7 @@ mod tests {
     /// A directory with a chip memory file for the SCC.
     fn chip_dir() -> (TempDir, String) {
         let dir = tempfile::tempdir().unwrap();
-        let memory = ChipMemory::create(dir.path(), &SCC).unwrap();
+        let memory = ChipMemory::create(dir.path(), &SCC, 1).unwrap();
         let mem = memory.path().to_str().unwrap().to_owned();
         (dir, mem)
     }

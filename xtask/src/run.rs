@@ -307,7 +307,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // Declared before the instances so that it is dropped (removed) after
     // they are killed.
     let dir = private_dir()?;
-    let memory = ChipMemory::create(dir.path(), &CHIP)?;
+    let memory = ChipMemory::create(dir.path(), &CHIP, config.cores)?;
     let launch = Launch {
         chip: &CHIP,
         cores: config.cores,
@@ -317,6 +317,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         bios: &qemu.bios,
         mem: memory.path(),
         memory_mib: launch::DEFAULT_MEMORY_MIB,
+        mode: launch::Mode::Modeled { check: false },
     };
     if config.echo {
         println!(

@@ -58,6 +58,16 @@ pub enum SharedRegionKind {
     Fpga,
 }
 
+impl SharedRegionKind {
+    /// Whether the region holds memory a core may cache (LSM pages and
+    /// MPBs), as opposed to registers, which are always accessed uncached.
+    /// The emulator gives each core its own, non-coherent view of cacheable
+    /// regions.
+    pub const fn is_cacheable(self) -> bool {
+        matches!(self, Self::Lsm { .. } | Self::Mpb { .. } | Self::OwnMpb)
+    }
+}
+
 /// One shared region: what it is, where the core sees it, how large it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SharedRegion {
