@@ -317,7 +317,8 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         bios: &qemu.bios,
         mem: memory.path(),
         memory_mib: launch::DEFAULT_MEMORY_MIB,
-        mode: launch::Mode::Modeled { check: false },
+        // Plain until the plugin keeps the views; then modeled by default.
+        mode: launch::Mode::Plain,
     };
     if config.echo {
         println!(
