@@ -11,8 +11,14 @@ use chip::MemoryType;
 
 use super::hierarchy::{Access, Event, Kind, Lookup};
 
+/// Most tiles a chip may have for [`CoreStats::mpb_bytes`].
+pub const MAX_TILES: usize = 64;
+
+/// Most memory controllers a chip may have for [`CoreStats::mc_bytes`].
+pub const MAX_CONTROLLERS: usize = 8;
+
 /// Counters of one core.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CoreStats {
     /// Loads, by memory type (index as in [`MemoryType::ALL`]).
     pub loads: [u64; 5],
@@ -44,6 +50,35 @@ pub struct CoreStats {
     pub invd: u64,
     /// Test-and-set register operations (reads, exchanges, writes).
     pub tsr_ops: u64,
+    /// Bytes this core loaded from or stored to each tile's MPB.
+    pub mpb_bytes: [u64; MAX_TILES],
+    /// Bytes this core loaded from or stored to the shared DRAM behind
+    /// each memory controller.
+    pub mc_bytes: [u64; MAX_CONTROLLERS],
+}
+
+impl Default for CoreStats {
+    fn default() -> Self {
+        Self {
+            loads: [0; 5],
+            stores: [0; 5],
+            l1_hits: 0,
+            l1_misses: 0,
+            l2_hits: 0,
+            l2_misses: 0,
+            fills: 0,
+            write_backs: 0,
+            drops: 0,
+            write_throughs: 0,
+            wcb_flushes: 0,
+            cl1invmb: 0,
+            wbinvd: 0,
+            invd: 0,
+            tsr_ops: 0,
+            mpb_bytes: [0; MAX_TILES],
+            mc_bytes: [0; MAX_CONTROLLERS],
+        }
+    }
 }
 
 fn type_index(ty: MemoryType) -> usize {
