@@ -5,7 +5,7 @@ use std::io;
 use std::path::PathBuf;
 
 /// Everything that can go wrong in `emu`: creating or opening the chip
-/// memory, and reading the plugin's options.
+/// memory, reading the plugin's options, and reading the cores' reports.
 ///
 /// Each message is written for the person who started QEMU: the plugin
 /// prints it as `emu: <message>` and QEMU refuses to start.
@@ -82,6 +82,17 @@ pub enum Error {
         core: u32,
         /// The number of cores in the run.
         cores: u32,
+    },
+    /// A core's report file (see [`crate::report`]) is not a valid report.
+    #[error("{path}, line {line}: {message}")]
+    Report {
+        /// The file.
+        path: PathBuf,
+        /// The line that is wrong, from 1 (for something missing: the line
+        /// where it should have come before).
+        line: usize,
+        /// What is wrong.
+        message: String,
     },
 }
 

@@ -12,7 +12,9 @@
 //! - [`options`]: the plugin's options, checked before the core starts;
 //! - [`model`]: the pure models of the chip's memory system (caches,
 //!   write-combine buffer, LUT, test-and-set registers, statistics) that
-//!   the plugin drives.
+//!   the plugin drives;
+//! - [`report`]: what each core's plugin reports at exit, the file that
+//!   carries it to xtask, and the tables printed from it.
 //!
 //! The chips it knows are listed in [`CHIPS`]; their definitions live in the
 //! `chip` crate, shared with the kernel.
@@ -23,6 +25,7 @@ mod error;
 pub mod launch;
 pub mod model;
 pub mod options;
+pub mod report;
 
 use chip::Chip;
 

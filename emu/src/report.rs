@@ -1,0 +1,1111 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! What one core's chip model reports at exit, the file that carries it to
+//! xtask, and the tables xtask prints from the reports of a run.
+//!
+//! At QEMU exit the plugin of core `N` writes [`CoreReport::write`] into
+//! the run's private directory (the one holding the chip memory) as
+//! `core-NN.report`; xtask reads every core's file with
+//! [`CoreReport::read`] before it removes the directory. A core that was
+//! killed before it exited writes no file, which is not an error.
+//!
+//! # File format
+//!
+//! Plain text, one item per line, fields separated by single spaces, so a
+//! person can read it and a truncated file is recognised:
+//!
+//! ```text
+//! scc-core-report 1
+//! core 5
+//! checker on
+//! loads 10 0 0 4 0
+//! stores 3 0 0 2 0
+//! l1_hits 12
+//! ...                              every counter of CoreStats, by field name
+//! mpb_bytes 0 64 0 ...             one value per tile, MAX_TILES values
+//! mc_bytes 4096 0 0 0 0 0 0 0      one value per memory controller, MAX_CONTROLLERS values
+//! tsr 3 2 1 2 0                    register, acquires, failed, releases, free releases
+//! stale_reads 1
+//! stale reader=5 paddr=0xc0000040 insn=0x102345 len=4 read=0x0 memory=0x7 writer=3 target=MPB of tile 0 + 0x40
+//! end
+//! ```
+//!
+//! - The first line names the format and its version; the last is `end`,
+//!   so a file cut short by a crash is refused rather than read as zeros.
+//! - Counters are decimal. `core`, `checker`, `stale_reads` and every
+//!   counter appear exactly once, in any order; `tsr` appears once per
+//!   register the core touched, `stale` once per kept stale read.
+//! - In a `stale` line the fields come in the order shown; addresses and
+//!   values are hexadecimal with `0x`, `writer=-` means unknown, and
+//!   `target=` takes the rest of the line, with `\\`, `\n` and `\r` escaped.
+//!
+//! The file is written to a temporary name and renamed, so a reader never
+//! sees half of one.
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use chip::{Chip, MemoryType};
+
+use crate::model::stats::{CoreStats, MAX_CONTROLLERS, MAX_TILES};
+use crate::model::tsr::TsrStats;
+use crate::{Error, Result};
+
+/// Stale reads a core's report keeps in full; the rest are only counted.
+pub const STALE_KEPT: usize = 16;
+
+/// First line of every report file: the format and its version.
+const MAGIC: &str = "scc-core-report 1";
+
+/// What one core's chip model saw during a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoreReport {
+    /// The core.
+    pub core: u32,
+    /// Its memory-system counters.
+    pub stats: CoreStats,
+    /// This core's operations on each test-and-set register it touched, by
+    /// register index (the index of the core owning the register), in
+    /// ascending order.
+    pub tsr: Vec<(u32, TsrStats)>,
+    /// Whether the coherence checker was on.
+    pub checker: bool,
+    /// Reads that returned data differing from memory (0 when the checker is off).
+    pub stale_reads: u64,
+    /// The first of them, at most [`STALE_KEPT`].
+    pub stale: Vec<StaleRead>,
+}
+
+/// A read that returned data other than what memory held: the reading
+/// core's caches or views kept a line another core had changed since.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleRead {
+    /// The core that read.
+    pub reader: u32,
+    /// Core-physical address of the read.
+    pub paddr: u32,
+    /// What the address reached, e.g. `MPB of tile 3 + 0x40`.
+    pub target: String,
+    /// Address of the guest instruction that read.
+    pub insn: u32,
+    /// Bytes read (1..=8).
+    pub len: u32,
+    /// The value the core read (little-endian, `len` bytes).
+    pub read: u64,
+    /// The value memory held.
+    pub memory: u64,
+    /// The core whose write to that line the reader missed, if known.
+    pub writer: Option<u32>,
+}
+
+impl CoreReport {
+    /// An empty report of `core`: no accesses, nothing stale.
+    pub fn new(core: u32, checker: bool) -> Self {
+        Self {
+            core,
+            stats: CoreStats::default(),
+            tsr: Vec::new(),
+            checker,
+            stale_reads: 0,
+            stale: Vec::new(),
+        }
+    }
+
+    /// Where core `core`'s report lies in the run directory `dir`.
+    pub fn path(dir: &Path, core: u32) -> PathBuf {
+        dir.join(format!("core-{core:02}.report"))
+    }
+
+    /// Writes this report to [`CoreReport::path`] in `dir`, replacing any
+    /// earlier one at once (through a temporary file and a rename).
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let path = Self::path(dir, self.core);
+        let temporary = path.with_extension("report.partial");
+        fs::write(&temporary, self.to_text()).map_err(Error::io(&temporary))?;
+        fs::rename(&temporary, &path).map_err(Error::io(&path))
+    }
+
+    /// Reads core `core`'s report from `dir`: `None` if there is none (the
+    /// core did not reach its exit), an error naming the file and line if it
+    /// is not a valid report of that core.
+    pub fn read(dir: &Path, core: u32) -> Result<Option<Self>> {
+        let path = Self::path(dir, core);
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path)(e)),
+        };
+        let malformed = |(line, message)| Error::Report {
+            path: path.clone(),
+            line,
+            message,
+        };
+        Self::parse(&text, core).map(Some).map_err(malformed)
+    }
+
+    /// The report in the file format (see the module doc).
+    fn to_text(&self) -> String {
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = self.write_text(&mut out);
+        out
+    }
+
+    fn write_text(&self, out: &mut String) -> fmt::Result {
+        writeln!(out, "{MAGIC}")?;
+        writeln!(out, "core {}", self.core)?;
+        writeln!(out, "checker {}", if self.checker { "on" } else { "off" })?;
+        let mut stats = self.stats;
+        for (name, values) in stat_fields(&mut stats) {
+            write!(out, "{name}")?;
+            for v in values.iter() {
+                write!(out, " {v}")?;
+            }
+            writeln!(out)?;
+        }
+        for (reg, t) in &self.tsr {
+            writeln!(
+                out,
+                "tsr {reg} {} {} {} {}",
+                t.acquires, t.failed, t.releases, t.free_releases
+            )?;
+        }
+        writeln!(out, "stale_reads {}", self.stale_reads)?;
+        for s in &self.stale {
+            write!(
+                out,
+                "stale reader={} paddr={:#x} insn={:#x} len={} read={:#x} memory={:#x} writer=",
+                s.reader, s.paddr, s.insn, s.len, s.read, s.memory
+            )?;
+            match s.writer {
+                Some(w) => write!(out, "{w}")?,
+                None => out.push('-'),
+            }
+            writeln!(out, " target={}", escape(&s.target))?;
+        }
+        writeln!(out, "end")
+    }
+
+    /// Parses the file format as the report of core `expected`; an error
+    /// is the 1-based line and what is wrong with it.
+    fn parse(text: &str, expected: u32) -> Result<Self, (usize, String)> {
+        let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+        match lines.next() {
+            Some((_, MAGIC)) => {}
+            Some((n, other)) => {
+                return Err((n, format!("expected `{MAGIC}`, found `{other}`")));
+            }
+            None => return Err((1, "the file is empty".into())),
+        }
+        let mut core = None;
+        let mut checker = None;
+        let mut stale_reads = None;
+        let mut stats = CoreStats::default();
+        let mut seen_stats = [false; STAT_FIELDS];
+        let mut tsr: Vec<(u32, TsrStats)> = Vec::new();
+        let mut stale = Vec::new();
+        let mut end = None;
+        for (n, line) in lines.by_ref() {
+            let err = |message: String| (n, message);
+            let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
+            match key {
+                "end" if rest.is_empty() => {
+                    end = Some(n);
+                    break;
+                }
+                "core" => {
+                    let n: u32 = parse_dec(rest, "core").map_err(err)?;
+                    if n != expected {
+                        return Err(err(format!("a report of core {n}, not of core {expected}")));
+                    }
+                    set_once(&mut core, "core", n).map_err(err)?;
+                }
+                "checker" => {
+                    let on = match rest {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(err(format!("checker must be on or off, not `{rest}`"))),
+                    };
+                    set_once(&mut checker, "checker", on).map_err(err)?;
+                }
+                "stale_reads" => set_once(
+                    &mut stale_reads,
+                    "stale_reads",
+                    parse_dec(rest, "stale_reads").map_err(err)?,
+                )
+                .map_err(err)?,
+                "tsr" => {
+                    let v = parse_numbers(rest, 5, "tsr").map_err(err)?;
+                    let reg = u32::try_from(v[0])
+                        .map_err(|_| err(format!("TSR {} does not exist", v[0])))?;
+                    if tsr.iter().any(|(r, _)| *r == reg) {
+                        return Err(err(format!("TSR {reg} is listed twice")));
+                    }
+                    let t = TsrStats {
+                        acquires: v[1],
+                        failed: v[2],
+                        releases: v[3],
+                        free_releases: v[4],
+                    };
+                    tsr.push((reg, t));
+                }
+                "stale" => stale.push(parse_stale(rest).map_err(err)?),
+                _ => {
+                    let fields = stat_fields(&mut stats);
+                    let Some(i) = fields.iter().position(|(name, _)| *name == key) else {
+                        return Err(err(format!("unknown item `{key}`")));
+                    };
+                    if std::mem::replace(&mut seen_stats[i], true) {
+                        return Err(err(format!("`{key}` is given twice")));
+                    }
+                    let (_, values) = fields.into_iter().nth(i).expect("found above");
+                    let parsed = parse_numbers(rest, values.len(), key).map_err(err)?;
+                    values.copy_from_slice(&parsed);
+                }
+            }
+        }
+        let Some(end) = end else {
+            let last = text.lines().count();
+            return Err((last, "the file ends without `end`: cut short?".into()));
+        };
+        if let Some((n, _)) = lines.find(|(_, l)| !l.is_empty()) {
+            return Err((n, "text after `end`".into()));
+        }
+        let missing = |what: &str| (end, format!("`{what}` is missing"));
+        let mut names = stat_fields(&mut stats).map(|(name, _)| name).into_iter();
+        if let Some(i) = seen_stats.iter().position(|seen| !seen) {
+            return Err(missing(names.nth(i).expect("same fields")));
+        }
+        let report = Self {
+            core: core.ok_or_else(|| missing("core"))?,
+            stats,
+            tsr,
+            checker: checker.ok_or_else(|| missing("checker"))?,
+            stale_reads: stale_reads.ok_or_else(|| missing("stale_reads"))?,
+            stale,
+        };
+        report.check().map_err(|message| (end, message))?;
+        Ok(report)
+    }
+
+    /// What must hold between the parts of a report.
+    fn check(&self) -> Result<(), String> {
+        if !self.checker && (self.stale_reads != 0 || !self.stale.is_empty()) {
+            return Err("stale reads reported with the checker off".into());
+        }
+        if self.stale.len() > STALE_KEPT {
+            return Err(format!(
+                "{} stale reads kept, at most {STALE_KEPT} may be",
+                self.stale.len()
+            ));
+        }
+        if (self.stale.len() as u64) > self.stale_reads {
+            return Err(format!(
+                "{} stale reads kept but only {} counted",
+                self.stale.len(),
+                self.stale_reads
+            ));
+        }
+        if let Some(s) = self.stale.iter().find(|s| s.reader != self.core) {
+            return Err(format!(
+                "a stale read by core {} in the report of core {}",
+                s.reader, self.core
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Number of entries [`stat_fields`] returns.
+const STAT_FIELDS: usize = 17;
+
+/// Every counter of [`CoreStats`] with its name in the file; single
+/// counters as one-element slices, so arrays and scalars are read and
+/// written the same way. A field added to `CoreStats` must be added here:
+/// the round-trip test builds a `CoreStats` naming every field, so it stops
+/// compiling until it is.
+fn stat_fields(s: &mut CoreStats) -> [(&'static str, &mut [u64]); STAT_FIELDS] {
+    use std::slice::from_mut;
+    [
+        ("loads", &mut s.loads),
+        ("stores", &mut s.stores),
+        ("l1_hits", from_mut(&mut s.l1_hits)),
+        ("l1_misses", from_mut(&mut s.l1_misses)),
+        ("l2_hits", from_mut(&mut s.l2_hits)),
+        ("l2_misses", from_mut(&mut s.l2_misses)),
+        ("fills", from_mut(&mut s.fills)),
+        ("write_backs", from_mut(&mut s.write_backs)),
+        ("drops", from_mut(&mut s.drops)),
+        ("write_throughs", from_mut(&mut s.write_throughs)),
+        ("wcb_flushes", from_mut(&mut s.wcb_flushes)),
+        ("cl1invmb", from_mut(&mut s.cl1invmb)),
+        ("wbinvd", from_mut(&mut s.wbinvd)),
+        ("invd", from_mut(&mut s.invd)),
+        ("tsr_ops", from_mut(&mut s.tsr_ops)),
+        ("mpb_bytes", &mut s.mpb_bytes),
+        ("mc_bytes", &mut s.mc_bytes),
+    ]
+}
+
+/// Stores `value` in `slot`, refusing a second one.
+fn set_once<T>(slot: &mut Option<T>, key: &str, value: T) -> Result<(), String> {
+    match slot.replace(value) {
+        None => Ok(()),
+        Some(_) => Err(format!("`{key}` is given twice")),
+    }
+}
+
+/// A decimal number of type `T` (`u32` or `u64`).
+fn parse_dec<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
+    // FromStr accepts a leading `+`; the format never writes one.
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{what}: `{text}` is not a decimal number"));
+    }
+    text.parse()
+        .map_err(|_| format!("{what}: `{text}` is out of range"))
+}
+
+/// A hexadecimal number written with `0x`, of at most `bits` bits.
+fn parse_hex(text: &str, what: &str, bits: u32) -> Result<u64, String> {
+    let digits = text
+        .strip_prefix("0x")
+        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_hexdigit()))
+        .ok_or_else(|| format!("{what}: `{text}` is not a hexadecimal number with 0x"))?;
+    u64::from_str_radix(digits, 16)
+        .ok()
+        .filter(|v| bits >= 64 || v >> bits == 0)
+        .ok_or_else(|| format!("{what}: {text} does not fit in {bits} bits"))
+}
+
+/// Exactly `count` decimal numbers separated by single spaces.
+fn parse_numbers(text: &str, count: usize, what: &str) -> Result<Vec<u64>, String> {
+    let values = text
+        .split(' ')
+        .map(|v| parse_dec(v, what))
+        .collect::<Result<Vec<u64>, _>>()?;
+    if values.len() != count {
+        return Err(format!(
+            "{what} needs {count} numbers, found {}",
+            values.len()
+        ));
+    }
+    Ok(values)
+}
+
+/// The fields of a `stale` line after the keyword.
+fn parse_stale(text: &str) -> Result<StaleRead, String> {
+    let (head, target) = text
+        .split_once(" target=")
+        .ok_or("a stale read needs `target=` last")?;
+    let mut fields = head.split(' ');
+    let mut field = |key: &str| -> Result<&str, String> {
+        let found = fields.next().unwrap_or("");
+        found
+            .strip_prefix(key)
+            .and_then(|rest| rest.strip_prefix('='))
+            .ok_or_else(|| format!("expected `{key}=`, found `{found}`"))
+    };
+    let reader = parse_dec(field("reader")?, "reader")?;
+    let paddr = parse_hex(field("paddr")?, "paddr", 32)? as u32;
+    let insn = parse_hex(field("insn")?, "insn", 32)? as u32;
+    let len: u32 = parse_dec(field("len")?, "len")?;
+    if !(1..=8).contains(&len) {
+        return Err(format!("len={len}: a read is 1 to 8 bytes"));
+    }
+    let read = parse_hex(field("read")?, "read", len * 8)?;
+    let memory = parse_hex(field("memory")?, "memory", len * 8)?;
+    let writer = match field("writer")? {
+        "-" => None,
+        w => Some(parse_dec(w, "writer")?),
+    };
+    if let Some(extra) = fields.next() {
+        return Err(format!("unexpected `{extra}` before `target=`"));
+    }
+    Ok(StaleRead {
+        reader,
+        paddr,
+        target: unescape(target)?,
+        insn,
+        len,
+        read,
+        memory,
+        writer,
+    })
+}
+
+/// `text` with backslashes and line ends escaped, so it fits on one line.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The inverse of [`escape`].
+fn unescape(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('\\') => out.push('\\'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            other => {
+                let seq = other.map_or(String::new(), String::from);
+                return Err(format!("unknown escape `\\{seq}` in the target"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A table of right-aligned columns, each as wide as its widest cell.
+struct Grid {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Grid {
+    fn new(header: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            header: header.into_iter().collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn row(&mut self, first: impl Into<String>, values: impl IntoIterator<Item = u64>) {
+        let mut row = vec![first.into()];
+        row.extend(values.into_iter().map(|v| v.to_string()));
+        self.rows.push(row);
+    }
+}
+
+impl fmt::Display for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut widths: Vec<usize> = self.header.iter().map(String::len).collect();
+        for row in &self.rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.len());
+            }
+        }
+        for row in std::iter::once(&self.header).chain(&self.rows) {
+            for (i, (cell, w)) in row.iter().zip(&widths).enumerate() {
+                let gap = if i == 0 { "" } else { "  " };
+                write!(f, "{gap}{cell:>w$}")?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
+
+/// The statistics tables of a run on the SCC (see [`stats_table_for`]).
+pub fn stats_table(reports: &[CoreReport]) -> impl fmt::Display + '_ {
+    stats_table_for(&chip::SCC, reports)
+}
+
+/// The statistics tables of a run on `chip`, from the reports the cores
+/// wrote (a core without a report has no row):
+///
+/// - per core: loads and stores by memory type, L1 and L2 hits and misses,
+///   write-combine buffer flushes, CL1INVMB, TSR operations;
+/// - per core: bytes moved to or from each tile's MPB and the DRAM behind
+///   each memory controller (only the chip's tiles and controllers);
+/// - per test-and-set register, summed over the cores: acquires, failed
+///   attempts, releases, releases of a free register.
+///
+/// Each ends with a row `all` summing the cores.
+pub fn stats_table_for<'a>(chip: &'a Chip, reports: &'a [CoreReport]) -> impl fmt::Display + 'a {
+    StatsTables { chip, reports }
+}
+
+struct StatsTables<'a> {
+    chip: &'a Chip,
+    reports: &'a [CoreReport],
+}
+
+impl fmt::Display for StatsTables<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.reports.is_empty() {
+            return writeln!(f, "statistics: no core wrote a report");
+        }
+        let tiles = (self.chip.tiles() as usize).min(MAX_TILES);
+        let controllers = self.chip.memory_controllers.len().min(MAX_CONTROLLERS);
+
+        let mut total = CoreStats::default();
+        for r in self.reports {
+            add(&mut total, &r.stats);
+        }
+        let rows = self
+            .reports
+            .iter()
+            .map(|r| (r.core.to_string(), &r.stats))
+            .chain([("all".to_owned(), &total)]);
+
+        let mut header = vec!["core".to_owned()];
+        for ty in MemoryType::ALL {
+            header.push(format!("{} ld", ty.name()));
+            header.push(format!("{} st", ty.name()));
+        }
+        header.extend(
+            [
+                "L1 hit",
+                "L1 miss",
+                "L2 hit",
+                "L2 miss",
+                "WCB flush",
+                "CL1INVMB",
+                "TSR ops",
+            ]
+            .map(String::from),
+        );
+        let mut accesses = Grid::new(header);
+        for (name, s) in rows.clone() {
+            let by_type = s.loads.iter().zip(&s.stores).flat_map(|(l, st)| [*l, *st]);
+            let rest = [
+                s.l1_hits,
+                s.l1_misses,
+                s.l2_hits,
+                s.l2_misses,
+                s.wcb_flushes,
+                s.cl1invmb,
+                s.tsr_ops,
+            ];
+            accesses.row(name, by_type.chain(rest));
+        }
+        writeln!(
+            f,
+            "memory accesses per core, by memory type, and cache events:"
+        )?;
+        write!(f, "{accesses}")?;
+
+        let header = std::iter::once("core".to_owned())
+            .chain((0..tiles).map(|t| format!("MPB{t}")))
+            .chain((0..controllers).map(|m| format!("MC{m}")));
+        let mut bytes = Grid::new(header);
+        for (name, s) in rows {
+            let mpb = s.mpb_bytes[..tiles].iter().copied();
+            bytes.row(name, mpb.chain(s.mc_bytes[..controllers].iter().copied()));
+        }
+        writeln!(
+            f,
+            "\nbytes per core to or from the MPB of each tile (MPBn) and the DRAM behind each memory controller (MCn):"
+        )?;
+        write!(f, "{bytes}")?;
+
+        let mut registers: BTreeMap<u32, TsrStats> = BTreeMap::new();
+        for (reg, t) in self.reports.iter().flat_map(|r| &r.tsr) {
+            let sum = registers.entry(*reg).or_default();
+            sum.acquires += t.acquires;
+            sum.failed += t.failed;
+            sum.releases += t.releases;
+            sum.free_releases += t.free_releases;
+        }
+        if registers.is_empty() {
+            return writeln!(f, "\nno test-and-set register was used");
+        }
+        let header = ["TSR", "acquires", "failed", "releases", "free releases"];
+        let mut table = Grid::new(header.map(String::from));
+        for (reg, t) in &registers {
+            table.row(
+                reg.to_string(),
+                [t.acquires, t.failed, t.releases, t.free_releases],
+            );
+        }
+        writeln!(
+            f,
+            "\ntest-and-set registers (by owning core), summed over the cores that used them:"
+        )?;
+        write!(f, "{table}")
+    }
+}
+
+/// Adds every counter of `s` to `total`.
+fn add(total: &mut CoreStats, s: &CoreStats) {
+    let mut s = *s;
+    for ((_, sum), (_, v)) in stat_fields(total).into_iter().zip(stat_fields(&mut s)) {
+        for (a, b) in sum.iter_mut().zip(v.iter()) {
+            *a += b;
+        }
+    }
+}
+
+/// What the coherence checker found in a run: the count with a break-down
+/// by core, then each stale read the cores kept, one line each:
+///
+/// ```text
+/// coherence checker: 3 stale reads (core 1: 1, core 5: 2)
+/// core 5 read 0x00000000 at 0xc0000040 (MPB of tile 0 + 0x40), instruction 0x00102345; memory holds 0x00000007, written by core 3
+/// ```
+pub fn coherence_summary(reports: &[CoreReport]) -> impl fmt::Display + '_ {
+    CoherenceSummary(reports)
+}
+
+struct CoherenceSummary<'a>(&'a [CoreReport]);
+
+impl fmt::Display for CoherenceSummary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let checked: Vec<&CoreReport> = self.0.iter().filter(|r| r.checker).collect();
+        if checked.is_empty() {
+            return writeln!(f, "coherence checker: off (no core report had it on)");
+        }
+        let total: u64 = checked.iter().map(|r| r.stale_reads).sum();
+        let plural = if total == 1 { "" } else { "s" };
+        write!(f, "coherence checker: {total} stale read{plural}")?;
+        let by_core: Vec<String> = checked
+            .iter()
+            .filter(|r| r.stale_reads > 0)
+            .map(|r| format!("core {}: {}", r.core, r.stale_reads))
+            .collect();
+        if !by_core.is_empty() {
+            write!(f, " ({})", by_core.join(", "))?;
+        }
+        writeln!(f)?;
+        for r in &checked {
+            for s in &r.stale {
+                writeln!(f, "{s}")?;
+            }
+            let untold = r.stale_reads - r.stale.len() as u64;
+            if untold > 0 {
+                writeln!(f, "core {}: {untold} more not kept", r.core)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for StaleRead {
+    /// One line: who read what where, and what memory held.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let digits = self.len as usize * 2;
+        write!(
+            f,
+            "core {} read {:#0w$x} at {:#010x} ({}), instruction {:#010x}; memory holds {:#0w$x}",
+            self.reader,
+            self.read,
+            self.paddr,
+            self.target,
+            self.insn,
+            self.memory,
+            w = digits + 2
+        )?;
+        if let Some(w) = self.writer {
+            write!(f, ", written by core {w}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stats whose every counter differs, naming every field so that a
+    /// field added to `CoreStats` must be added to the file format too.
+    fn stats() -> CoreStats {
+        let mut mpb_bytes = [0; MAX_TILES];
+        let mut mc_bytes = [0; MAX_CONTROLLERS];
+        for (i, b) in mpb_bytes.iter_mut().enumerate() {
+            *b = 1000 + i as u64;
+        }
+        for (i, b) in mc_bytes.iter_mut().enumerate() {
+            *b = 2000 + i as u64;
+        }
+        CoreStats {
+            loads: [1, 2, 3, 4, 5],
+            stores: [6, 7, 8, 9, 10],
+            l1_hits: 11,
+            l1_misses: 12,
+            l2_hits: 13,
+            l2_misses: 14,
+            fills: 15,
+            write_backs: 16,
+            drops: 17,
+            write_throughs: 18,
+            wcb_flushes: 19,
+            cl1invmb: 20,
+            wbinvd: 21,
+            invd: 22,
+            tsr_ops: u64::MAX,
+            mpb_bytes,
+            mc_bytes,
+        }
+    }
+
+    fn stale(reader: u32, len: u32, writer: Option<u32>) -> StaleRead {
+        StaleRead {
+            reader,
+            paddr: 0xC000_0040,
+            target: "MPB of tile 0 + 0x40".into(),
+            insn: 0x0010_2345,
+            len,
+            read: 0,
+            memory: 7,
+            writer,
+        }
+    }
+
+    fn report() -> CoreReport {
+        let tsr = |acquires, failed, releases, free_releases| TsrStats {
+            acquires,
+            failed,
+            releases,
+            free_releases,
+        };
+        CoreReport {
+            core: 5,
+            stats: stats(),
+            tsr: vec![(0, tsr(3, 4, 3, 0)), (47, tsr(1, 0, 2, 1))],
+            checker: true,
+            stale_reads: 40,
+            stale: vec![
+                stale(5, 4, Some(3)),
+                StaleRead {
+                    target: "odd \\ target\nwith target= and spaces ".into(),
+                    read: u64::MAX,
+                    memory: 0x0102_0304_0506_0708,
+                    ..stale(5, 8, None)
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn reports_round_trip_through_their_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let original = report();
+        original.write(dir.path()).unwrap();
+        assert_eq!(
+            CoreReport::path(dir.path(), 5),
+            dir.path().join("core-05.report")
+        );
+        let text = fs::read_to_string(CoreReport::path(dir.path(), 5)).unwrap();
+        assert!(text.starts_with("scc-core-report 1\ncore 5\n"), "{text}");
+        assert!(text.ends_with("\nend\n"), "{text}");
+        assert!(text.contains("\ntsr 47 1 0 2 1\n"), "{text}");
+        assert!(text.contains(
+            "\nstale reader=5 paddr=0xc0000040 insn=0x102345 len=4 read=0x0 memory=0x7 writer=3 target=MPB of tile 0 + 0x40\n"
+        ), "{text}");
+        assert_eq!(CoreReport::read(dir.path(), 5).unwrap(), Some(original));
+
+        let empty = CoreReport::new(47, false);
+        empty.write(dir.path()).unwrap();
+        assert_eq!(CoreReport::read(dir.path(), 47).unwrap(), Some(empty));
+        // Only the two reports are left: the temporary files were renamed.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn a_core_without_a_report_has_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(CoreReport::read(dir.path(), 3).unwrap(), None);
+    }
+
+    /// The error that reading `text` as core 5's report gives.
+    fn error_of(text: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = CoreReport::path(dir.path(), 5);
+        fs::write(&path, text).unwrap();
+        let e = CoreReport::read(dir.path(), 5).unwrap_err();
+        let message = e.to_string();
+        let prefix = format!("{}, line ", path.display());
+        assert!(message.starts_with(&prefix), "{message}");
+        message[prefix.len()..].to_owned()
+    }
+
+    /// The text of the good report with `from` replaced by `to`.
+    fn edited(from: &str, to: &str) -> String {
+        let text = report().to_text();
+        assert!(text.contains(from), "{from} is not in {text}");
+        text.replacen(from, to, 1)
+    }
+
+    #[test]
+    fn malformed_files_are_refused_naming_the_line() {
+        let good = report().to_text();
+        let lines = good.lines().count();
+        let end = lines; // `end` is the last line.
+        let cases = [
+            (
+                edited("scc-core-report 1", "scc-core-report 2"),
+                "1: expected `scc-core-report 1`, found `scc-core-report 2`".to_owned(),
+            ),
+            (
+                edited("core 5\n", "core 6\n"),
+                "2: a report of core 6, not of core 5".to_owned(),
+            ),
+            (
+                edited("checker on", "checker yes"),
+                "3: checker must be on or off, not `yes`".to_owned(),
+            ),
+            (
+                edited("l1_hits 11", "l1_hits 1x"),
+                "6: l1_hits: `1x` is not a decimal number".to_owned(),
+            ),
+            (
+                edited("loads 1 2 3 4 5", "loads 1 2 3 4"),
+                "4: loads needs 5 numbers, found 4".to_owned(),
+            ),
+            (
+                edited("l2_hits 13\n", ""),
+                format!("{}: `l2_hits` is missing", end - 1),
+            ),
+            (
+                edited("l2_hits 13\n", "l2_hits 13\nl2_hits 13\n"),
+                "9: `l2_hits` is given twice".to_owned(),
+            ),
+            (
+                edited("l2_hits", "l3_hits"),
+                "8: unknown item `l3_hits`".to_owned(),
+            ),
+            (
+                edited("tsr 47", "tsr 0"),
+                format!("{}: TSR 0 is listed twice", lines - 4),
+            ),
+            (
+                edited("writer=3", "writer=three"),
+                format!("{}: writer: `three` is not a decimal number", lines - 2),
+            ),
+            (
+                edited("len=4", "len=9"),
+                format!("{}: len=9: a read is 1 to 8 bytes", lines - 2),
+            ),
+            (
+                edited("memory=0x7", "memory=0x100000000"),
+                format!("{}: memory: 0x100000000 does not fit in 32 bits", lines - 2),
+            ),
+            (
+                edited("paddr=0xc0000040", "paddr=c0000040"),
+                format!(
+                    "{}: paddr: `c0000040` is not a hexadecimal number with 0x",
+                    lines - 2
+                ),
+            ),
+            (
+                edited("insn=", "pc="),
+                format!("{}: expected `insn=`, found `pc=0x102345`", lines - 2),
+            ),
+            (
+                edited(" target=MPB", " MPB"),
+                format!("{}: a stale read needs `target=` last", lines - 2),
+            ),
+            (
+                edited("target=odd \\\\", "target=odd \\x"),
+                format!("{}: unknown escape `\\x` in the target", lines - 1),
+            ),
+            (
+                edited("stale reader=5", "stale reader=4"),
+                format!("{end}: a stale read by core 4 in the report of core 5"),
+            ),
+            (
+                edited("stale_reads 40", "stale_reads 1"),
+                format!("{end}: 2 stale reads kept but only 1 counted"),
+            ),
+            (
+                edited("checker on", "checker off"),
+                format!("{end}: stale reads reported with the checker off"),
+            ),
+            (
+                edited("\nend\n", "\n"),
+                format!("{}: the file ends without `end`: cut short?", lines - 1),
+            ),
+            (
+                good.clone() + "core 5\n",
+                format!("{}: text after `end`", lines + 1),
+            ),
+            (String::new(), "1: the file is empty".to_owned()),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(error_of(&text), expected, "{text}");
+        }
+        // The good text itself is fine.
+        assert!(CoreReport::parse(&good, 5).is_ok());
+    }
+
+    #[test]
+    fn more_stale_reads_than_kept_are_refused() {
+        let mut r = CoreReport::new(5, true);
+        r.stale = vec![stale(5, 4, None); STALE_KEPT + 1];
+        r.stale_reads = 100;
+        let e = CoreReport::parse(&r.to_text(), 5).unwrap_err();
+        assert_eq!(e.1, "17 stale reads kept, at most 16 may be");
+        r.stale.pop();
+        assert_eq!(CoreReport::parse(&r.to_text(), 5).unwrap(), r);
+    }
+
+    #[test]
+    fn stale_reads_read_as_one_line_each() {
+        assert_eq!(
+            stale(5, 4, Some(3)).to_string(),
+            "core 5 read 0x00000000 at 0xc0000040 (MPB of tile 0 + 0x40), instruction 0x00102345; memory holds 0x00000007, written by core 3"
+        );
+        let byte = StaleRead {
+            read: 0xAB,
+            memory: 0x1,
+            ..stale(2, 1, None)
+        };
+        assert_eq!(
+            byte.to_string(),
+            "core 2 read 0xab at 0xc0000040 (MPB of tile 0 + 0x40), instruction 0x00102345; memory holds 0x01"
+        );
+    }
+
+    #[test]
+    fn the_coherence_summary_counts_by_core_and_lists_what_was_kept() {
+        let mut a = CoreReport::new(1, true);
+        a.stale_reads = 3;
+        a.stale = vec![stale(1, 4, Some(0))];
+        let b = CoreReport::new(2, true);
+        let mut c = CoreReport::new(3, true);
+        c.stale_reads = 1;
+        c.stale = vec![stale(3, 2, None)];
+        let text = coherence_summary(&[a, b, c]).to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "coherence checker: 4 stale reads (core 1: 3, core 3: 1)",
+                "core 1 read 0x00000000 at 0xc0000040 (MPB of tile 0 + 0x40), instruction 0x00102345; memory holds 0x00000007, written by core 0",
+                "core 1: 2 more not kept",
+                "core 3 read 0x0000 at 0xc0000040 (MPB of tile 0 + 0x40), instruction 0x00102345; memory holds 0x0007",
+            ]
+        );
+        let clean = coherence_summary(&[CoreReport::new(0, true)]).to_string();
+        assert_eq!(clean, "coherence checker: 0 stale reads\n");
+        let off = coherence_summary(&[CoreReport::new(0, false)]).to_string();
+        assert!(off.starts_with("coherence checker: off"), "{off}");
+    }
+
+    /// The rows of the table that follows the line starting with `title`,
+    /// as cells.
+    fn table<'t>(text: &'t str, title: &str) -> Vec<Vec<&'t str>> {
+        text.lines()
+            .skip_while(|l| !l.starts_with(title))
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .map(|l| l.split_whitespace().collect())
+            .collect()
+    }
+
+    #[test]
+    fn the_stats_tables_show_each_core_and_the_sum() {
+        let mut a = CoreReport::new(0, false);
+        a.stats = stats();
+        a.tsr = vec![(
+            0,
+            TsrStats {
+                acquires: 2,
+                failed: 1,
+                releases: 2,
+                free_releases: 0,
+            },
+        )];
+        let mut b = CoreReport::new(7, false);
+        b.stats.loads[3] = 100;
+        b.stats.mpb_bytes[23] = 64;
+        b.stats.mpb_bytes[24] = 1; // beyond the SCC's tiles: not shown
+        b.stats.mc_bytes[3] = 32;
+        b.tsr = vec![
+            (
+                0,
+                TsrStats {
+                    acquires: 1,
+                    failed: 5,
+                    releases: 1,
+                    free_releases: 1,
+                },
+            ),
+            (
+                3,
+                TsrStats {
+                    acquires: 1,
+                    ..TsrStats::default()
+                },
+            ),
+        ];
+        let text = stats_table(&[a, b]).to_string();
+
+        let accesses = table(&text, "memory accesses per core");
+        assert_eq!(accesses.len(), 4, "{text}");
+        assert_eq!(accesses[0][..3], ["core", "DCM", "ld"]);
+        assert_eq!(accesses[1][..4], ["0", "1", "6", "2"]);
+        assert_eq!(accesses[2][0], "7");
+        assert_eq!(accesses[2][7], "100", "MPBT-WB loads of core 7");
+        assert_eq!(accesses[3][0], "all");
+        assert_eq!(accesses[3][7], "104");
+        assert_eq!(accesses[1].last(), Some(&"18446744073709551615"));
+        let header = text.lines().nth(1).unwrap();
+        for h in [
+            "L1 hit",
+            "L1 miss",
+            "L2 hit",
+            "L2 miss",
+            "WCB flush",
+            "CL1INVMB",
+            "TSR ops",
+        ] {
+            assert!(header.contains(h), "{header}");
+        }
+        assert_eq!(
+            text.lines().nth(1).unwrap().len(),
+            text.lines().nth(2).unwrap().len(),
+            "columns line up:\n{text}"
+        );
+
+        let bytes = table(&text, "bytes per core");
+        assert_eq!(
+            bytes[0].len(),
+            1 + 24 + 4,
+            "SCC tiles and controllers: {text}"
+        );
+        assert_eq!(bytes[0][24], "MPB23");
+        assert_eq!(bytes[0][28], "MC3");
+        assert_eq!(bytes[1][1], "1000");
+        assert_eq!(bytes[2][24], "64");
+        assert_eq!(bytes[2][28], "32");
+        assert_eq!(bytes[3][24], "1087");
+
+        let tsr = table(&text, "test-and-set registers");
+        assert_eq!(
+            tsr,
+            [
+                vec!["TSR", "acquires", "failed", "releases", "free", "releases"],
+                vec!["0", "3", "6", "3", "1"],
+                vec!["3", "1", "0", "0", "0"],
+            ]
+        );
+    }
+
+    #[test]
+    fn the_stats_tables_follow_the_chip_and_say_when_there_is_nothing() {
+        let small = Chip {
+            mesh_x: 2,
+            mesh_y: 1,
+            memory_controllers: &chip::SCC.memory_controllers[..1],
+            ..chip::SCC
+        };
+        let text = stats_table_for(&small, &[CoreReport::new(0, false)]).to_string();
+        let bytes = table(&text, "bytes per core");
+        assert_eq!(bytes[0], ["core", "MPB0", "MPB1", "MC0"]);
+        assert!(
+            text.ends_with("\nno test-and-set register was used\n"),
+            "{text}"
+        );
+        assert_eq!(
+            stats_table(&[]).to_string(),
+            "statistics: no core wrote a report\n"
+        );
+    }
+}
