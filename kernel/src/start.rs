@@ -38,7 +38,7 @@ pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     let args = Args::parse(&boot.cmdline, CHIP)
         .unwrap_or_else(|e| fail(format_args!("command line: {e}")));
 
-    let space = build_address_space(&mut frames, boot.ram_bytes)
+    let mut space = build_address_space(&mut frames, boot.ram_bytes)
         .unwrap_or_else(|e| fail(format_args!("platform: {e}")));
     // SAFETY: private RAM (code, stack, data, page tables, heap frames) and all
     // shared regions are identity-mapped by `build_address_space`.
@@ -52,7 +52,8 @@ pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
             args.cores
         ));
     }
-    let scc = Scc::new(CHIP, core, args.cores);
+    // The program may map more at run time: it gets the space and the frames left.
+    let scc = Scc::new(CHIP, core, args.cores, space, frames);
     if core.index() == 0 {
         crate::println!("program {}: {}", args.program.name, args.program.about);
     }

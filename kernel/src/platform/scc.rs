@@ -5,16 +5,31 @@
 use core::arch::asm;
 use core::ptr::NonNull;
 
-use chip::{Chip, CoreId, LUT_PAGE_SIZE, LutEntry};
+use chip::{AddressMap, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType};
+use spin::Mutex;
 use volatile::VolatilePtr;
 
-use crate::arch::x86::instructions::cl1invmb;
+use crate::arch::x86::instructions::{cl1invmb, wbinvd};
+use crate::arch::x86::paging::{AddressSpace, MapError, PAGE_SIZE};
 use crate::arch::x86::timer;
+use crate::mm::FrameAllocator;
 
 /// First pause of a waiting core, in microseconds.
 const FIRST_PAUSE_US: u32 = 20;
 /// Longest pause: bounds how late a waiting core notices the change.
 const LONGEST_PAUSE_US: u32 = 2000;
+
+/// LUT entry whose 16 MiB of virtual addresses hold aliases: pages that
+/// reach shared memory at a core-physical address other than their own.
+/// On the SCC entries 41-127 reach nothing, so no identity mapping uses it.
+const ALIAS_ENTRY: u8 = 112;
+const _: () = {
+    let map = &crate::start::CHIP.address_map;
+    assert!(
+        map.private[0].last < ALIAS_ENTRY && ALIAS_ENTRY < map.lsm.first,
+        "the alias window must lie in entries the chip's map leaves unused"
+    );
+};
 
 /// A range of shared memory (MPB or DRAM), accessed only with volatile
 /// loads and stores through raw pointers: never through Rust references,
@@ -101,18 +116,47 @@ impl SharedBytes {
     }
 }
 
+/// What mapping at run time needs.
+#[derive(Debug)]
+struct Mappings {
+    /// The active address space.
+    space: AddressSpace,
+    /// The frames left after boot, for page tables.
+    frames: FrameAllocator,
+    /// Next free virtual address of the alias window.
+    next_alias: u32,
+}
+
 /// This core's view of the chip.
 #[derive(Debug)]
 pub struct Scc {
     chip: &'static Chip,
     core: CoreId,
     cores: u32,
+    mappings: Mutex<Mappings>,
 }
 
 impl Scc {
-    /// The platform of `core`, in a run of `cores` cores (0..cores).
-    pub(crate) fn new(chip: &'static Chip, core: CoreId, cores: u32) -> Self {
-        Self { chip, core, cores }
+    /// The platform of `core`, in a run of `cores` cores (0..cores), with
+    /// the active address space and the frames left for mapping more.
+    pub(crate) fn new(
+        chip: &'static Chip,
+        core: CoreId,
+        cores: u32,
+        space: AddressSpace,
+        frames: FrameAllocator,
+    ) -> Self {
+        let mappings = Mappings {
+            space,
+            frames,
+            next_alias: AddressMap::entry_base(ALIAS_ENTRY),
+        };
+        Self {
+            chip,
+            core,
+            cores,
+            mappings: Mutex::new(mappings),
+        }
     }
 
     /// The chip definition.
@@ -180,14 +224,28 @@ impl Scc {
     /// CPU to the cores it waits for (see [`timer`]). What `ready` reads
     /// decides the coherence actions it needs (e.g. CL1INVMB before MPB reads).
     pub fn wait_for<T>(&self, mut ready: impl FnMut() -> Option<T>) -> T {
-        let mut pause = FIRST_PAUSE_US;
         loop {
-            if let Some(value) = ready() {
+            if let Some(value) = self.wait_at_most(u32::MAX, &mut ready) {
                 return value;
             }
-            timer::halt_for(pause);
-            pause = (pause * 2).min(LONGEST_PAUSE_US);
         }
+    }
+
+    /// As [`Scc::wait_for`], but gives up after `polls` polls, returning
+    /// `None`: for waits that may never end, e.g. on a line a program
+    /// deliberately reads without invalidating it.
+    pub fn wait_at_most<T>(&self, polls: u32, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
+        let mut pause = FIRST_PAUSE_US;
+        for poll in 0..polls {
+            if let Some(value) = ready() {
+                return Some(value);
+            }
+            if poll + 1 < polls {
+                timer::halt_for(pause);
+                pause = (pause * 2).min(LONGEST_PAUSE_US);
+            }
+        }
+        None
     }
 
     /// Takes `owner`'s test-and-set register, waiting until it is free.
@@ -222,6 +280,97 @@ impl Scc {
         LutEntry::decode(read_register(self.chip.lut_entry_addr(core, index)))
     }
 
+    /// Points entry `index` of this core's own LUT at `entry`, through its
+    /// tile's CRB. The next access through the entry reaches the new target.
+    ///
+    /// # Panics
+    /// If `index` is not one of the entries the chip's map leaves free
+    /// (`shareable`): the others reach the kernel's own memory and the
+    /// chip's regions.
+    pub fn set_lut_entry(&self, index: usize, entry: LutEntry) {
+        let free = self.chip.address_map.shareable;
+        assert!(
+            u8::try_from(index).is_ok_and(|i| free.contains(i)),
+            "LUT entry {index} is not free to remap (free: {}..={})",
+            free.first,
+            free.last
+        );
+        write_register(self.chip.lut_entry_addr(self.core, index), entry.encode());
+    }
+
+    /// Maps `len` bytes at core-physical `phys` inside entries the chip's
+    /// map leaves free (`shareable`), at the same virtual address with
+    /// memory type `ty`: memory a program routes there by writing its LUT
+    /// ([`Scc::set_lut_entry`]).
+    ///
+    /// # Panics
+    /// If the range is empty or leaves the free entries.
+    pub fn map_free_entry(
+        &self,
+        phys: u32,
+        len: u32,
+        ty: MemoryType,
+    ) -> Result<SharedBytes, MapError> {
+        let free = self.chip.address_map.shareable;
+        let last = phys.checked_add(len.wrapping_sub(1));
+        let inside = |addr: u32| free.contains(Chip::lut_index(addr) as u8);
+        assert!(
+            len > 0 && last.is_some_and(|last| inside(phys) && inside(last)),
+            "{phys:#010x}+{len:#x} is not inside the free LUT entries"
+        );
+        let mut m = self.mappings.lock();
+        let Mappings { space, frames, .. } = &mut *m;
+        space.map(frames, phys, phys, len, ty)?;
+        Ok(SharedBytes {
+            base: phys as *mut u8,
+            len,
+        })
+    }
+
+    /// Maps `len` bytes (whole pages) of an MPB or LSM page at core-physical
+    /// `phys` a second time, at fresh virtual addresses, with memory type
+    /// `ty`: an alias, e.g. an uncached view of a line that the MPB's own
+    /// mapping caches. Aliases stay for the rest of the run.
+    ///
+    /// # Panics
+    /// If the range lies outside one MPB or LSM page (an alias of private
+    /// memory would let shared-memory accesses reach the kernel's own
+    /// data), or the alias window is full.
+    pub fn map_alias(&self, phys: u32, len: u32, ty: MemoryType) -> Result<SharedBytes, MapError> {
+        let end = phys.checked_add(len);
+        let shared = self
+            .chip
+            .shared_regions()
+            .filter(|region| region.kind.is_cacheable())
+            .flat_map(|region| region.parts(self.chip))
+            .any(|part| part.base <= phys && end.is_some_and(|end| end <= part.base + part.bytes));
+        assert!(
+            shared,
+            "{phys:#010x}+{len:#x} is not inside one MPB or LSM page"
+        );
+        let mut m = self.mappings.lock();
+        let virt = m.next_alias;
+        let window_end = AddressMap::entry_base(ALIAS_ENTRY) + LUT_PAGE_SIZE;
+        let next = virt
+            .checked_add(len.next_multiple_of(PAGE_SIZE))
+            .filter(|&next| next <= window_end);
+        let next = next.expect("the alias window is full");
+        let Mappings { space, frames, .. } = &mut *m;
+        space.map(frames, virt, phys, len, ty)?;
+        m.next_alias = next;
+        Ok(SharedBytes {
+            base: virt as *mut u8,
+            len,
+        })
+    }
+
+    /// Writes back and invalidates this core's L1 (WBINVD). On the SCC it
+    /// does not reach L2: a modified MPBT line goes to memory, a modified
+    /// DCM line only to L2, which nothing but an eviction empties.
+    pub fn write_back_l1(&self) {
+        wbinvd();
+    }
+
     /// Drops every MPBT line from L1, so the next reads of MPB data fetch
     /// what other cores wrote (and an unflushed local write is lost).
     pub fn invalidate_mpbt(&self) {
@@ -254,6 +403,21 @@ pub(super) fn read_register(address: u32) -> u32 {
     // SAFETY: CRB registers are aligned words in an uncached mapping that
     // stays for the whole run; reading them has no side effect.
     unsafe { VolatilePtr::new_read_only(pointer) }.read()
+}
+
+/// Writes the 32-bit configuration register at core-physical `address`.
+///
+/// Only for registers of a CRB (LUT entries), which platform init maps
+/// uncached for the whole run.
+fn write_register(address: u32, value: u32) {
+    assert!(
+        address.is_multiple_of(4),
+        "register {address:#010x} unaligned"
+    );
+    let pointer = NonNull::new(address as *mut u32).expect("CRBs are not at address 0");
+    // SAFETY: as in `read_register`; the callers check which registers they
+    // write.
+    unsafe { VolatilePtr::new(pointer) }.write(value);
 }
 
 /// Atomically swaps `value` into the byte at `addr`, returning the old value.

@@ -17,6 +17,27 @@ pub fn cl1invmb() {
     unsafe { asm!(".byte 0x0f, 0x0a", options(nostack, preserves_flags)) };
 }
 
+/// Writes back and invalidates this core's L1 (WBINVD). On the SCC it does
+/// not reach L2, which has no flush: a modified MPBT line goes to memory, a
+/// modified DCM line only to L2 (thesis 1.5).
+#[inline]
+pub fn wbinvd() {
+    // SAFETY: writing back and invalidating caches never loses data, so it
+    // cannot break memory safety; no `nomem`, so the asm is a compiler
+    // barrier and no access moves across it.
+    unsafe { asm!("wbinvd", options(nostack, preserves_flags)) };
+}
+
+/// Drops the TLB entry of the page at `addr`, so the next access reads the
+/// page tables again.
+#[inline]
+pub fn invlpg(addr: u32) {
+    // SAFETY: a TLB flush only makes the CPU follow the page tables as they
+    // are; it changes no mapping. Not `nomem`: the page-table store before it
+    // must not move after it.
+    unsafe { asm!("invlpg [{}]", in(reg) addr, options(nostack, preserves_flags)) };
+}
+
 /// Stops the core until the next interrupt (forever, with interrupts off).
 #[inline]
 pub fn halt() {

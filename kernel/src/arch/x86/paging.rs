@@ -12,6 +12,7 @@ use chip::MemoryType;
 use x86::bits32::paging::{PAddr, PDEntry, PDFlags, PTEntry, PTFlags};
 use x86::controlregs::{Cr0, Cr4, cr0, cr0_write, cr3_write, cr4, cr4_write};
 
+use super::instructions::invlpg;
 use crate::mm::FrameAllocator;
 
 /// Bytes in a page.
@@ -53,6 +54,9 @@ impl core::fmt::Display for MapError {
 #[derive(Debug)]
 pub struct AddressSpace {
     directory: *mut [PDEntry; ENTRIES],
+    /// Whether CR3 points at this directory, so that changes must flush
+    /// the TLB entries of the pages they touch.
+    active: bool,
 }
 
 impl AddressSpace {
@@ -61,6 +65,7 @@ impl AddressSpace {
         let directory = frames.allocate_zeroed().ok_or(MapError::OutOfFrames)?;
         Ok(Self {
             directory: directory.cast(),
+            active: false,
         })
     }
 
@@ -72,25 +77,67 @@ impl AddressSpace {
         len: u32,
         ty: MemoryType,
     ) -> Result<(), MapError> {
-        let end = start
-            .checked_add(len)
-            .filter(|_| start.is_multiple_of(PAGE_SIZE) && len.is_multiple_of(PAGE_SIZE));
-        let Some(end) = end else {
-            return Err(MapError::BadRange { start, len });
+        self.map(frames, start, start, len, ty)
+    }
+
+    /// Maps `[virt, virt + len)` to `[phys, phys + len)` with memory type `ty`.
+    ///
+    /// Every page of the range must be unmapped: nothing is mapped unless
+    /// all of them are, and a new mapping never changes what an address
+    /// already in use reaches. In the active address space the TLB entry
+    /// of each new page is flushed, so that no translation or memory type
+    /// cached for it earlier (by the CPU or the chip model) survives.
+    pub fn map(
+        &mut self,
+        frames: &mut FrameAllocator,
+        virt: u32,
+        phys: u32,
+        len: u32,
+        ty: MemoryType,
+    ) -> Result<(), MapError> {
+        let range = |start: u32| {
+            start
+                .checked_add(len)
+                .filter(|_| start.is_multiple_of(PAGE_SIZE) && len.is_multiple_of(PAGE_SIZE))
+                .ok_or(MapError::BadRange { start, len })
         };
+        let end = range(virt)?;
+        range(phys)?;
+        if let Some(page) = (virt..end)
+            .step_by(PAGE_SIZE as usize)
+            .find(|&page| self.is_mapped(page))
+        {
+            return Err(MapError::AlreadyMapped(page));
+        }
         let flags = PTFlags::P | PTFlags::RW | PTFlags::from_bits_truncate(ty.pte_bits());
-        for page in (start..end).step_by(PAGE_SIZE as usize) {
+        for (page, frame) in (virt..end)
+            .step_by(PAGE_SIZE as usize)
+            .zip((phys..).step_by(PAGE_SIZE as usize))
+        {
             let table = self.table_for(frames, page)?;
             let index = (page as usize >> 12) & (ENTRIES - 1);
-            // SAFETY: `table` is a page table this address space owns; nothing
-            // else refers to it while the kernel builds the mapping.
-            let entry = unsafe { &mut (*table)[index] };
-            if entry.is_present() {
-                return Err(MapError::AlreadyMapped(page));
+            // SAFETY: `table` is a page table this address space owns; the
+            // kernel holds no reference into it, and the entry was not
+            // present, so no address in use changes meaning.
+            unsafe { (*table)[index] = PTEntry::new(PAddr(frame), flags) };
+            if self.active {
+                invlpg(page);
             }
-            *entry = PTEntry::new(PAddr(page), flags);
         }
         Ok(())
+    }
+
+    /// Whether the page at `addr` is mapped.
+    fn is_mapped(&self, addr: u32) -> bool {
+        // SAFETY: the directory frame belongs to this address space alone.
+        let entry = unsafe { (*self.directory)[addr as usize >> 22] };
+        if !entry.is_present() {
+            return false;
+        }
+        let table = entry.address().as_u32() as *const [PTEntry; ENTRIES];
+        // SAFETY: a present directory entry of this space points at one of
+        // its page tables, identity-mapped like all kernel frames.
+        unsafe { (*table)[(addr as usize >> 12) & (ENTRIES - 1)] }.is_present()
     }
 
     fn table_for(
@@ -113,7 +160,7 @@ impl AddressSpace {
     /// # Safety
     /// Everything the kernel uses from now on (code, stack, data, page
     /// tables, devices) must be mapped at its identity address.
-    pub unsafe fn activate(&self) {
+    pub unsafe fn activate(&mut self) {
         // SAFETY: the caller guarantees the identity mappings; CR4.PSE off keeps
         // PTE bit 7 free for the SCC's PMB.
         unsafe {
@@ -121,5 +168,6 @@ impl AddressSpace {
             cr3_write(self.directory as u64);
             cr0_write(cr0() | Cr0::CR0_ENABLE_PAGING | Cr0::CR0_WRITE_PROTECT);
         }
+        self.active = true;
     }
 }
