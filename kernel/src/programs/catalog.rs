@@ -44,6 +44,30 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         about: "each core checks kernel parts that only run on the target: frames, paging, heap, MPB access, CL1INVMB, timer, TSR, command line",
     },
     ProgramInfo {
+        name: "stale-mpbt",
+        about: "core 1 caches an MPB line, core 0 writes it: core 1 reads the stale value until CL1INVMB",
+    },
+    ProgramInfo {
+        name: "wcb",
+        about: "core 0's MPB store waits in its write-combine buffer, unseen by core 1, until flushed",
+    },
+    ProgramInfo {
+        name: "write-back",
+        about: "core 0's store into a cached line stays unseen by core 1 until WBINVD (MPBT) or an L2 eviction (DCM)",
+    },
+    ProgramInfo {
+        name: "ncm-fresh",
+        about: "cores 0 and 1 ping-pong 1000 uncached messages without cache maintenance, data checked",
+    },
+    ProgramInfo {
+        name: "lut-remap",
+        about: "core 0 points a free LUT entry at one tile's MPB, then another's: each access goes where the entry points",
+    },
+    ProgramInfo {
+        name: "ring-stale",
+        about: "the ring with its waiting cores polling without CL1INVMB: must fail, reporting a stale line",
+    },
+    ProgramInfo {
         name: "page-fault",
         about: "the highest-numbered core touches unmapped memory: the run must fail naming it",
     },

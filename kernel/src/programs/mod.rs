@@ -9,11 +9,18 @@ pub mod catalog;
 mod comm;
 mod identity;
 mod lut;
+mod lut_remap;
+mod ncm_fresh;
 mod page_fault;
+mod pair;
 mod ring;
+mod ring_stale;
 mod selftest;
+mod stale_mpbt;
 mod triple_fault;
 mod tsr_counter;
+mod wcb;
+mod write_back;
 
 use alloc::string::{String, ToString};
 
@@ -35,6 +42,12 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "page-fault" => page_fault::run,
         "triple-fault" => triple_fault::run,
         "selftest" => selftest::run,
+        "stale-mpbt" => stale_mpbt::run,
+        "wcb" => wcb::run,
+        "write-back" => write_back::run,
+        "ncm-fresh" => ncm_fresh::run,
+        "lut-remap" => lut_remap::run,
+        "ring-stale" => ring_stale::run,
         listed => panic!("program {listed} is in the catalog but has no entry point"),
     };
     Some(entry)
