@@ -4,8 +4,8 @@
 //!
 //! Core 1 reads through uncached (NCM) aliases, so it always sees memory.
 //!
-//! - MPBT-WB (the MPB's own mapping, PMB without PWT): core 0 loads a line
-//!   of its MPB half (the line enters L1) and stores into it (a store hit
+//! - MPBT-WB (PMB without PWT), through an alias of core 0's MPB half:
+//!   core 0 loads a line (it enters L1) and stores into it (a store hit
 //!   stays in L1). Core 1 must read the old value; after core 0's WBINVD,
 //!   which writes modified MPBT lines to memory, the new one.
 //! - DCM (write-back L1 and L2), through a cacheable alias of LSM page 1:
@@ -17,6 +17,8 @@
 //!
 //! Core 1 prints the summary.
 
+use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use chip::MemoryType;
@@ -52,7 +54,7 @@ pub fn run(scc: &Scc) -> ProgramResult {
         return Ok(());
     };
     if pair.is_writer() {
-        mpbt_writer(scc, &mut pair);
+        mpbt_writer(scc, &mut pair)?;
         dcm_writer(scc, &mut pair)?;
         return Ok(());
     }
@@ -65,32 +67,43 @@ pub fn run(scc: &Scc) -> ProgramResult {
     Ok(())
 }
 
-fn mpbt_writer(scc: &Scc, pair: &mut Pair<'_>) {
-    let own = scc.own_mpb();
-    own.write_u32(MPBT_WORD, MPBT_OLD);
+fn mpbt_writer(scc: &Scc, pair: &mut Pair<'_>) -> ProgramResult {
+    // An MPBT-WB alias of this core's MPB half, so the case does not depend
+    // on the type the MPB mapping has.
+    let (page, word) = mpb_page(scc);
+    let own = scc
+        .map_alias(page, PAGE_SIZE, MemoryType::MpbtWb)
+        .map_err(|e| format!("MPBT-WB alias of core 0's MPB: {e}"))?;
+    own.write_u32(word, MPBT_OLD);
     scc.flush_wcb();
     pair.step();
     // Core 1 checks it sees OLD.
     pair.step();
     // The load brings the line into L1, so the store hits and stays there.
     scc.invalidate_mpbt();
-    let _ = own.read_u32(MPBT_WORD);
-    own.write_u32(MPBT_WORD, MPBT_NEW);
+    let _ = own.read_u32(word);
+    own.write_u32(word, MPBT_NEW);
     pair.step();
     // Core 1 reads while L1 holds NEW.
     pair.step();
     scc.write_back_l1();
     pair.step();
+    Ok(())
 }
 
-fn mpbt_reader(scc: &Scc, pair: &mut Pair<'_>) -> Result<(u32, u32), alloc::string::String> {
-    // An uncached alias of the page holding core 0's MPB half.
+/// The page holding core 0's MPB half, and the offset of the MPBT word in it.
+fn mpb_page(scc: &Scc) -> (u32, u32) {
     let half = scc.chip().core_mpb_base(scc.participant(0));
     let page = half - half % PAGE_SIZE;
+    (page, half - page + MPBT_WORD)
+}
+
+fn mpbt_reader(scc: &Scc, pair: &mut Pair<'_>) -> Result<(u32, u32), String> {
+    let (page, word) = mpb_page(scc);
     let alias = scc
         .map_alias(page, PAGE_SIZE, MemoryType::Ncm)
-        .map_err(|e| alloc::format!("uncached alias of core 0's MPB: {e}"))?;
-    let read = || alias.read_u32(half - page + MPBT_WORD);
+        .map_err(|e| format!("uncached alias of core 0's MPB: {e}"))?;
+    let read = || alias.read_u32(word);
     pair.step();
     let first = read();
     if first != MPBT_OLD {
@@ -135,7 +148,7 @@ fn dcm_writer(scc: &Scc, pair: &mut Pair<'_>) -> ProgramResult {
     let pages: Vec<SharedBytes> = (0..=CONFLICTS)
         .map(|k| scc.map_alias(base + k * SAME_SET, PAGE_SIZE, MemoryType::Dcm))
         .collect::<Result<_, _>>()
-        .map_err(|e| alloc::format!("cacheable alias of LSM page {LSM_PAGE}: {e}"))?;
+        .map_err(|e| format!("cacheable alias of LSM page {LSM_PAGE}: {e}"))?;
     scc.lsm(LSM_PAGE).write_u32(DCM_WORD, DCM_OLD);
     pair.step();
     // Core 1 checks it sees OLD.
@@ -156,7 +169,7 @@ fn dcm_writer(scc: &Scc, pair: &mut Pair<'_>) -> ProgramResult {
     Ok(())
 }
 
-fn dcm_reader(scc: &Scc, pair: &mut Pair<'_>) -> Result<(u32, u32, u32), alloc::string::String> {
+fn dcm_reader(scc: &Scc, pair: &mut Pair<'_>) -> Result<(u32, u32, u32), String> {
     let lsm = scc.lsm(LSM_PAGE);
     let read = || lsm.read_u32(DCM_WORD);
     pair.step();
