@@ -6,6 +6,8 @@
 //! in `by_name` below.
 
 pub mod catalog;
+mod bench_mpb;
+mod bench_private;
 mod comm;
 mod identity;
 mod lut;
@@ -48,6 +50,8 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "ncm-fresh" => ncm_fresh::run,
         "lut-remap" => lut_remap::run,
         "ring-stale" => ring_stale::run,
+        "bench-private" => bench_private::run,
+        "bench-mpb" => bench_mpb::run,
         listed => panic!("program {listed} is in the catalog but has no entry point"),
     };
     Some(entry)

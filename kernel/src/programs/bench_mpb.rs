@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Host-time benchmark: the token ring of `ring`, for many laps, with a
+//! payload checked on every hop.
+//!
+//! The token is a hop count and a payload of 15 words, in the first two
+//! MPB lines rma leaves to programs: the payload fills line 1 and the rest
+//! of line 0, the hop count is the first word of line 0. A core waits for
+//! the hop count it expects in its own MPB, checks the payload the sender
+//! derived from that count, and writes the next token into the next core's
+//! MPB, with the SCC's discipline: CL1INVMB before reading MPB data and
+//! before writing it, the payload before the hop count, and a write-combine
+//! buffer flush after. A stale or torn token fails the run.
+//!
+//! A lap costs a hop per core, and on a large ring each hop costs more:
+//! the next core has waited a whole lap and sleeps up to 2 ms between
+//! polls. So the laps shrink with the square of the core count (see
+//! [`laps`]), which keeps a run to a few seconds of plain QEMU on 2 cores
+//! and on 48. `cargo xtask bench overhead` runs it plain and modeled to
+//! measure what the model costs on MPB traffic.
+
+use alloc::format;
+
+use rma::comm::layout::{LINE, PROGRAM_LINES};
+
+use super::ProgramResult;
+use crate::platform::Scc;
+
+/// Laps of a ring of `cores` cores: 10000 on 2 cores, 50 on 48.
+const fn laps(cores: u32) -> u32 {
+    let laps = 40_000 / (cores * cores);
+    if laps < 50 {
+        50
+    } else if laps > 10_000 {
+        10_000
+    } else {
+        laps
+    }
+}
+
+/// The hop count: the first word of the first program line.
+const HOPS: u32 = PROGRAM_LINES;
+
+/// Payload words: the rest of line 0 and all of line 1.
+const PAYLOAD: u32 = 2 * LINE / 4 - 1;
+
+/// Offset of payload word `j`; the words of line 1 come first in writing
+/// order (see `pass`).
+const fn payload(j: u32) -> u32 {
+    HOPS + 4 + 4 * j
+}
+
+/// Payload word `j` of the token whose hop count is `hops`.
+const fn expected(hops: u32, j: u32) -> u32 {
+    hops.wrapping_mul(0x9E37_79B9) ^ j
+}
+
+pub fn run(scc: &Scc) -> ProgramResult {
+    let me = scc.core().index() as u32;
+    let cores = scc.cores();
+    let laps = laps(cores);
+    let next = scc.mpb(scc.participant((me + 1) % cores));
+    let own = scc.own_mpb();
+
+    let receive = |hops: u32| -> ProgramResult {
+        scc.wait_for(|| {
+            scc.invalidate_mpbt();
+            (own.read_u32(HOPS) == hops).then_some(())
+        });
+        for j in 0..PAYLOAD {
+            let word = own.read_u32(payload(j));
+            if word != expected(hops, j) {
+                return Err(format!(
+                    "hop {hops}: payload word {j} is {word:#x}, not {:#x}",
+                    expected(hops, j)
+                ));
+            }
+        }
+        Ok(())
+    };
+    let pass = |hops: u32| {
+        scc.invalidate_mpbt();
+        // Line 1 first, then line 0 with the hop count last: whoever sees
+        // the count sees the payload too.
+        for j in (0..PAYLOAD).rev() {
+            next.write_u32(payload(j), expected(hops, j));
+        }
+        next.write_u32(HOPS, hops);
+        scc.flush_wcb();
+    };
+
+    // Core k receives hop lap * cores + k; core 0 receives the end of each
+    // lap, hop (lap + 1) * cores, and starts the next.
+    for lap in 0..laps {
+        if me == 0 {
+            pass(lap * cores + 1);
+            receive((lap + 1) * cores)?;
+        } else {
+            receive(lap * cores + me)?;
+            pass(lap * cores + me + 1);
+        }
+    }
+    if me == 0 {
+        crate::println!(
+            "bench-mpb: {laps} laps of {cores} cores, {} hops of {} bytes, every payload checked",
+            laps * cores,
+            (PAYLOAD + 1) * 4
+        );
+    }
+    Ok(())
+}
