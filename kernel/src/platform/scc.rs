@@ -5,7 +5,7 @@
 use core::arch::asm;
 use core::ptr::NonNull;
 
-use chip::{AddressMap, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType};
+use chip::{AddressMap, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Target};
 use spin::Mutex;
 use volatile::VolatilePtr;
 
@@ -286,7 +286,9 @@ impl Scc {
     /// # Panics
     /// If `index` is not one of the entries the chip's map leaves free
     /// (`shareable`): the others reach the kernel's own memory and the
-    /// chip's regions.
+    /// chip's regions. If `entry` reaches a core's private DRAM (shared
+    /// accesses would reach a kernel's own data) or registers (which have
+    /// their own entries).
     pub fn set_lut_entry(&self, index: usize, entry: LutEntry) {
         let free = self.chip.address_map.shareable;
         assert!(
@@ -294,6 +296,19 @@ impl Scc {
             "LUT entry {index} is not free to remap (free: {}..={})",
             free.first,
             free.last
+        );
+        // Each controller numbers its cores' private pages first, then LSM.
+        let target = self.chip.target_of(entry);
+        let shareable = match target {
+            Target::Mpb(_) | Target::Nothing => true,
+            Target::Dram { controller, page } => {
+                u32::from(page) >= self.chip.lsm_page_number(controller)
+            }
+            Target::Crb(_) | Target::Fpga => false,
+        };
+        assert!(
+            shareable,
+            "LUT entry {index} may not reach {target:?}: only MPBs and shared DRAM"
         );
         write_register(self.chip.lut_entry_addr(self.core, index), entry.encode());
     }
