@@ -23,6 +23,8 @@ enum Cli {
     /// exit status 0 only if every core reports success; the first core that
     /// fails, or the timeout, ends it with a report naming the core and the
     /// reason, and stops every other core. Ctrl-C stops the run (status 130).
+    /// The tables asked for with --stats and --check-coherence come before
+    /// the last line, which says how the run ended.
     #[command(after_help = format!("Programs:\n{}", programs::list()))]
     Run(RunArgs),
     /// Run every test: host tests, then the system tests booted on 1 to 48 cores.
@@ -40,6 +42,19 @@ struct RunArgs {
     /// Seconds the run may take, build excluded, before it is stopped.
     #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
+    /// Turn on the chip model's coherence checker and list, at the end, the
+    /// reads that returned stale data (they do not change the exit status).
+    #[arg(long)]
+    check_coherence: bool,
+    /// Print the chip model's statistics at the end: accesses and cache
+    /// events per core, bytes per MPB and memory controller, test-and-set
+    /// registers.
+    #[arg(long)]
+    stats: bool,
+    /// Run without the chip model (no plugin) on coherent shared memory, as
+    /// plain QEMU: the baseline for overhead measurements.
+    #[arg(long, conflicts_with_all = ["check_coherence", "stats"])]
+    plain: bool,
 }
 
 fn parse_cores(value: &str) -> Result<u32> {
@@ -90,9 +105,22 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
                 timeout: Duration::from_secs(args.timeout),
                 echo: true,
                 interrupt: Some(Arc::clone(interrupt)),
+                check_coherence: args.check_coherence,
+                stats: args.stats,
+                plain: args.plain,
             };
             let report: RunReport = xtask::run(&config)?;
+            for error in &report.report_errors {
+                eprintln!("warning: {error}");
+            }
+            if config.stats {
+                println!("{}", report.stats_table());
+            }
+            if config.check_coherence {
+                println!("{}", report.coherence_summary());
+            }
             println!("{report}");
+            // Stale reads alone do not fail the run: the outcome decides.
             Ok(ExitCode::from(report.exit_code()))
         }
         Cli::Test => {

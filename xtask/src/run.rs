@@ -9,6 +9,10 @@
 //! outcome, every instance is killed and waited for, and the directory is
 //! removed, before [`boot`] returns: both are owned by guards whose `Drop`
 //! does the cleanup, so an error or a panic half-way cleans up too.
+//!
+//! With the chip model (the plugin), each core that reaches its exit leaves
+//! a report in the directory ([`emu::report`]); they are read after the
+//! instances are gone and before the directory is.
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -22,10 +26,11 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use chip::CoreId;
 use emu::chipmem::ChipMemory;
-use emu::launch::{self, GUEST_FAILURE, GUEST_SUCCESS, Launch};
+use emu::launch::{self, GUEST_FAILURE, GUEST_SUCCESS, Launch, Mode};
+use emu::report::{self, CoreReport as ModelReport};
 use tempfile::TempDir;
 
 use crate::build::Artifacts;
@@ -43,6 +48,11 @@ const DRAIN: Duration = Duration::from_secs(2);
 /// Serial lines of a failed core shown in its report.
 const LAST_LINES: usize = 12;
 
+/// Whether a run with no flag asking for or against the chip model loads
+/// it. Off while the plugin does not yet keep the per-core views of shared
+/// memory: until then a modeled run shows each core only its own writes.
+const MODELED_BY_DEFAULT: bool = false;
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
@@ -56,6 +66,16 @@ pub struct RunConfig {
     pub echo: bool,
     /// When set (by a signal handler, say), the run stops as interrupted.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Turn on the chip model's coherence checker: every core counts the
+    /// reads that return data other than memory holds, and reports them.
+    pub check_coherence: bool,
+    /// Run the chip model so that every core reports its statistics
+    /// ([`RunReport::stats_table`]).
+    pub stats: bool,
+    /// Run without the chip model (no plugin), on coherent shared memory:
+    /// plain QEMU, the baseline of overhead measurements. Excludes the two
+    /// flags above.
+    pub plain: bool,
 }
 
 impl Default for RunConfig {
@@ -66,6 +86,9 @@ impl Default for RunConfig {
             timeout: Duration::from_secs(60),
             echo: true,
             interrupt: None,
+            check_coherence: false,
+            stats: false,
+            plain: false,
         }
     }
 }
@@ -81,11 +104,29 @@ impl RunConfig {
         }
     }
 
-    /// Checks the core count and the program name.
+    /// Checks the core count, the program name, and that the flags agree.
     pub fn check(&self) -> Result<()> {
         check_cores(self.cores)?;
         find_program(&self.program)?;
+        if self.plain && (self.check_coherence || self.stats) {
+            bail!(
+                "a plain run has no chip model, so it has no coherence checker and no statistics: \
+                 --plain cannot be combined with --check-coherence or --stats"
+            );
+        }
         Ok(())
+    }
+
+    /// With or without the chip model, and whether its checker is on.
+    pub fn mode(&self) -> Mode {
+        let modeled = !self.plain && (self.check_coherence || self.stats || MODELED_BY_DEFAULT);
+        if modeled {
+            Mode::Modeled {
+                check: self.check_coherence,
+            }
+        } else {
+            Mode::Plain
+        }
     }
 
     fn interrupted(&self) -> bool {
@@ -203,10 +244,19 @@ pub struct RunReport {
     pub outcome: Outcome,
     /// One report per core, in core order.
     pub cores: Vec<CoreReport>,
-    /// Host wall time from creating the chip memory to the end.
+    /// Host wall time from creating the chip memory until the outcome was
+    /// known: for a successful run, the last core's exit.
     pub elapsed: Duration,
     /// Where the chip memory was (removed by now).
     pub chip_memory: PathBuf,
+    /// With or without the chip model.
+    pub mode: Mode,
+    /// The chip model's report of each core, in core order: `None` for a
+    /// core that wrote none (a plain run, or a core stopped before its exit).
+    pub reports: Vec<Option<ModelReport>>,
+    /// Report files that could not be read, each naming the file and what
+    /// is wrong with it (the run's outcome does not change).
+    pub report_errors: Vec<String>,
 }
 
 impl RunReport {
@@ -218,6 +268,54 @@ impl RunReport {
     /// Core `core`'s serial lines.
     pub fn serial(&self, core: u32) -> &[String] {
         &self.cores[core as usize].serial
+    }
+
+    /// Stale reads the coherence checker counted, over every core that
+    /// reported.
+    pub fn stale_reads(&self) -> u64 {
+        self.reports.iter().flatten().map(|r| r.stale_reads).sum()
+    }
+
+    /// The cores of a modeled run that wrote no report.
+    pub fn missing_reports(&self) -> Vec<u32> {
+        if self.mode == Mode::Plain {
+            return Vec::new();
+        }
+        (0u32..)
+            .zip(&self.reports)
+            .filter(|(_, r)| r.is_none())
+            .map(|(core, _)| core)
+            .collect()
+    }
+
+    /// The chip model's statistics tables ([`report::stats_table_for`]),
+    /// with a line naming the cores that did not report.
+    pub fn stats_table(&self) -> String {
+        let reports: Vec<ModelReport> = self.reports.iter().flatten().cloned().collect();
+        let mut text = report::stats_table_for(&CHIP, &reports).to_string();
+        text += &self.missing_line();
+        text
+    }
+
+    /// What the coherence checker found ([`report::coherence_summary`]),
+    /// with a line naming the cores that did not report.
+    pub fn coherence_summary(&self) -> String {
+        let reports: Vec<ModelReport> = self.reports.iter().flatten().cloned().collect();
+        let mut text = report::coherence_summary(&reports).to_string();
+        text += &self.missing_line();
+        text
+    }
+
+    fn missing_line(&self) -> String {
+        let missing = self.missing_reports();
+        if missing.is_empty() {
+            return String::new();
+        }
+        let list: Vec<String> = missing.iter().map(u32::to_string).collect();
+        format!(
+            "no report from core(s) {}: stopped before their exit, or their report was unreadable\n",
+            list.join(", ")
+        )
     }
 
     /// The process exit status this outcome stands for: 0 for success,
@@ -308,6 +406,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // they are killed.
     let dir = private_dir()?;
     let memory = ChipMemory::create(dir.path(), &CHIP, config.cores)?;
+    let mode = config.mode();
     let launch = Launch {
         chip: &CHIP,
         cores: config.cores,
@@ -317,12 +416,16 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         bios: &qemu.bios,
         mem: memory.path(),
         memory_mib: launch::DEFAULT_MEMORY_MIB,
-        // Plain until the plugin keeps the views; then modeled by default.
-        mode: launch::Mode::Plain,
+        mode,
     };
     if config.echo {
+        let model = match mode {
+            Mode::Plain => "without the chip model",
+            Mode::Modeled { check: false } => "with the chip model",
+            Mode::Modeled { check: true } => "with the chip model and its coherence checker",
+        };
         println!(
-            "booting {} cores, program {}, chip memory {}",
+            "booting {} cores {model}, program {}, chip memory {}",
             config.cores,
             config.program,
             memory.path().display()
@@ -336,15 +439,42 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     }
     drop(events);
     let outcome = fleet.watch(&inbox, config, start + config.timeout);
+    let elapsed = start.elapsed();
     fleet.stop();
     fleet.drain(&inbox, config.echo);
-    let elapsed = start.elapsed();
+    // Every instance is gone, so every report that will come is complete;
+    // the directory is still there.
+    let (reports, report_errors) = read_reports(dir.path(), config.cores, mode);
     Ok(RunReport {
         outcome,
         cores: fleet.reports(),
         elapsed,
         chip_memory: memory.path().to_owned(),
+        mode,
+        reports,
+        report_errors,
     })
+}
+
+/// The chip model's report of each of `cores` cores from the run directory
+/// `dir`, and the errors of those that could not be read. A plain run has
+/// none.
+fn read_reports(
+    dir: &std::path::Path,
+    cores: u32,
+    mode: Mode,
+) -> (Vec<Option<ModelReport>>, Vec<String>) {
+    let mut errors = Vec::new();
+    let reports = (0..cores)
+        .map(|core| match mode {
+            Mode::Plain => None,
+            Mode::Modeled { .. } => ModelReport::read(dir, core).unwrap_or_else(|e| {
+                errors.push(e.to_string());
+                None
+            }),
+        })
+        .collect();
+    (reports, errors)
 }
 
 /// Start of every run directory's name; the pid of the xtask that made it
@@ -709,6 +839,9 @@ mod tests {
                 .collect(),
             elapsed: Duration::from_millis(4310),
             chip_memory: PathBuf::from("/dev/shm/x/chip.mem"),
+            mode: Mode::Plain,
+            reports: vec![None; serial.len()],
+            report_errors: Vec::new(),
         }
     }
 
@@ -762,6 +895,83 @@ mod tests {
         assert!(RunConfig::default().check().is_ok());
         assert!(RunConfig::new(0, "ring").check().is_err());
         assert!(RunConfig::new(8, "nosuch").check().is_err());
+        for (check_coherence, stats) in [(true, false), (false, true), (true, true)] {
+            let config = RunConfig {
+                plain: true,
+                check_coherence,
+                stats,
+                ..RunConfig::default()
+            };
+            let message = config.check().unwrap_err().to_string();
+            assert!(
+                message.contains("--plain cannot be combined with --check-coherence or --stats"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_flags_choose_the_mode() {
+        let config = |plain, check_coherence, stats| RunConfig {
+            plain,
+            check_coherence,
+            stats,
+            ..RunConfig::default()
+        };
+        assert_eq!(config(true, false, false).mode(), Mode::Plain);
+        assert_eq!(
+            config(false, true, false).mode(),
+            Mode::Modeled { check: true }
+        );
+        assert_eq!(
+            config(false, false, true).mode(),
+            Mode::Modeled { check: false }
+        );
+        let default = if MODELED_BY_DEFAULT {
+            Mode::Modeled { check: false }
+        } else {
+            Mode::Plain
+        };
+        assert_eq!(config(false, false, false).mode(), default);
+    }
+
+    #[test]
+    fn model_reports_are_read_from_the_run_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut one = ModelReport::new(1, true);
+        one.stale_reads = 3;
+        one.write(dir.path()).unwrap();
+        let mut three = ModelReport::new(3, true);
+        three.stale_reads = 2;
+        three.write(dir.path()).unwrap();
+        std::fs::write(ModelReport::path(dir.path(), 2), "garbage\n").unwrap();
+
+        let (reports, errors) = read_reports(dir.path(), 4, Mode::Modeled { check: true });
+        assert_eq!(reports, [None, Some(one), None, Some(three)]);
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].contains("core-02.report, line 1: expected `scc-core-report 1`"),
+            "{}",
+            errors[0]
+        );
+        let (plain, errors) = read_reports(dir.path(), 4, Mode::Plain);
+        assert_eq!(plain, [None, None, None, None]);
+        assert!(errors.is_empty());
+
+        let mut run = report(Outcome::Success, &[&[], &[], &[], &[]]);
+        run.mode = Mode::Modeled { check: true };
+        run.reports = reports;
+        assert_eq!(run.stale_reads(), 5);
+        assert_eq!(run.missing_reports(), [0, 2]);
+        let summary = run.coherence_summary();
+        assert!(
+            summary.starts_with("coherence checker: 5 stale reads (core 1: 3, core 3: 2)\n"),
+            "{summary}"
+        );
+        assert!(summary.ends_with("no report from core(s) 0, 2: stopped before their exit, or their report was unreadable\n"), "{summary}");
+        assert!(run.stats_table().starts_with("memory accesses per core"));
+        // Stale reads alone do not fail a run.
+        assert_eq!(run.exit_code(), 0);
     }
 
     #[test]

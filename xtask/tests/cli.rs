@@ -66,12 +66,27 @@ fn a_zero_timeout_is_refused() {
 }
 
 #[test]
+fn plain_runs_refuse_the_chip_model_flags() {
+    for flag in ["--stats", "--check-coherence"] {
+        refused(&["run", "--plain", flag], "cannot be used with");
+    }
+}
+
+#[test]
 fn run_help_lists_the_programs() {
     let out = xtask(&["run", "--help"]);
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(
-        help.contains("--cores <N>") && help.contains("--timeout <S>"),
+        [
+            "--cores <N>",
+            "--timeout <S>",
+            "--stats",
+            "--check-coherence",
+            "--plain"
+        ]
+        .iter()
+        .all(|option| help.contains(option)),
         "{help}"
     );
     // Names and descriptions line up in columns as wide as the longest name.
