@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The project's one entry point, as a library: build the kernel and the
-//! plugin, boot the emulated chip, run the tests.
+//! plugin, boot the emulated chip, run the tests, measure the emulator.
 //!
 //! The `xtask` binary (`cargo xtask ...`) is a thin command line over this;
 //! the system tests call [`run`] directly and assert on the [`RunReport`].
 
+pub mod bench;
 pub mod build;
 pub mod programs;
 pub mod qemu;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
+use xtask::bench::Suite;
 use xtask::programs::{self, DEFAULT_PROGRAM};
 use xtask::{RunConfig, RunReport};
 
@@ -27,6 +28,13 @@ enum Cli {
     /// the last line, which says how the run ended.
     #[command(after_help = format!("Programs:\n{}", programs::list()))]
     Run(RunArgs),
+    /// Measure the host time the chip model costs, as ratios to plain QEMU.
+    ///
+    /// `overhead`: a private-memory loop on 1 core and an MPB token ring on 2
+    /// and 48 cores, each run plain, with the chip model, and with its
+    /// coherence checker; median host seconds from boot to the last core's
+    /// exit. Prints a table and writes it as Markdown to target/bench/overhead.md.
+    Bench(BenchArgs),
     /// Run every test: host tests, then the system tests booted on 1 to 48 cores.
     Test,
 }
@@ -55,6 +63,20 @@ struct RunArgs {
     /// plain QEMU: the baseline for overhead measurements.
     #[arg(long, conflicts_with_all = ["check_coherence", "stats"])]
     plain: bool,
+}
+
+#[derive(Debug, Args)]
+struct BenchArgs {
+    /// Which benchmarks to run.
+    #[arg(value_name = "SET", default_value = "overhead", value_parser = parse_suite)]
+    set: Suite,
+    /// One run per measurement instead of three: quicker, noisier.
+    #[arg(long)]
+    quick: bool,
+}
+
+fn parse_suite(value: &str) -> Result<Suite> {
+    value.parse()
 }
 
 fn parse_cores(value: &str) -> Result<u32> {
@@ -122,6 +144,13 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
             println!("{report}");
             // Stale reads alone do not fail the run: the outcome decides.
             Ok(ExitCode::from(report.exit_code()))
+        }
+        Cli::Bench(args) => {
+            let interrupt = Some(Arc::clone(interrupt));
+            let (table, path) = xtask::bench::run(args.set, args.quick, interrupt)?;
+            println!("{table}");
+            println!("written to {}", path.display());
+            Ok(ExitCode::SUCCESS)
         }
         Cli::Test => {
             xtask::test()?;

@@ -73,6 +73,14 @@ fn plain_runs_refuse_the_chip_model_flags() {
 }
 
 #[test]
+fn unknown_benchmark_sets_are_refused() {
+    refused(
+        &["bench", "speed"],
+        "unknown benchmark set `speed`; the sets are: overhead",
+    );
+}
+
+#[test]
 fn run_help_lists_the_programs() {
     let out = xtask(&["run", "--help"]);
     assert!(out.status.success());
@@ -102,7 +110,7 @@ fn run_help_lists_the_programs() {
 
 #[test]
 fn every_command_has_help() {
-    for command in ["build", "run", "test"] {
+    for command in ["build", "run", "test", "bench"] {
         let out = xtask(&[command, "--help"]);
         assert!(out.status.success(), "{command} --help");
         assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: cargo xtask"));
