@@ -210,7 +210,7 @@ pub fn view_path(dir: &Path, core: CoreId) -> PathBuf {
 }
 
 /// Core `core`'s private RAM, a file so that the plugin can read the
-/// guest's page tables; QEMU creates it.
+/// guest's page tables; created empty, QEMU sizes it.
 pub fn ram_path(dir: &Path, core: CoreId) -> PathBuf {
     dir.join(format!("ram-{:02}.mem", core.index()))
 }
@@ -249,6 +249,8 @@ impl ChipMemory {
         let file = create_sparse(&path, layout.size)?;
         for core in chip.all_cores().take(cores as usize) {
             create_sparse(&view_path(dir, core), layout.size)?;
+            // Empty: QEMU gives it the RAM's size.
+            create_sparse(&ram_path(dir, core), 0)?;
         }
         create_sparse(&directory_path(dir), directory_size(layout.size))?;
         let memory = Self { path, layout, file };

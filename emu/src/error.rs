@@ -57,6 +57,14 @@ pub enum Error {
         /// The value given.
         value: String,
     },
+    /// A plugin option that must be `on` or `off` is neither.
+    #[error("option `{key}={value}`: must be on or off")]
+    NotOnOff {
+        /// The key.
+        key: &'static str,
+        /// The value given.
+        value: String,
+    },
     /// `chip=` names no known chip.
     #[error("unknown chip `{name}` (known chips: {})", known.join(", "))]
     UnknownChip {
@@ -94,6 +102,11 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// The chip model cannot go on with this core: the guest did something
+    /// the chip would not let it do unnoticed (an access through a LUT entry
+    /// that reaches nothing), or a file of the run is not what it must be.
+    #[error("{0}")]
+    Model(String),
 }
 
 /// Result with this crate's [`Error`].

@@ -21,11 +21,13 @@
 #![warn(missing_docs)]
 
 pub mod chipmem;
+pub mod engine;
 mod error;
 pub mod launch;
 pub mod model;
 pub mod options;
 pub mod report;
+pub mod shm;
 
 use chip::Chip;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-//! The plugin's options: `core=<n>,cores=<N>,chip=<name>,mem=<path>`.
+//! The plugin's options: `core=<n>,cores=<N>,chip=<name>,check=on|off,mem=<path>`.
 //!
 //! QEMU hands a plugin its options as separate `key=value` strings. All of
 //! them are required, and all are checked before the core starts, so that
@@ -13,8 +13,9 @@ use chip::{Chip, CoreId};
 use crate::chipmem::ChipMemory;
 use crate::{Error, Result};
 
-/// Every option, in the order messages list them.
-pub const KEYS: &[&str] = &["core", "cores", "chip", "mem"];
+/// Every option, in the order messages list them; all but `check` are
+/// required.
+pub const KEYS: &[&str] = &["core", "cores", "chip", "check", "mem"];
 
 /// The checked options of one core's plugin.
 #[derive(Debug)]
@@ -25,6 +26,8 @@ pub struct PluginOptions {
     pub core: CoreId,
     /// How many cores of the chip run.
     pub cores: u32,
+    /// Whether every cached read is checked against memory.
+    pub check: bool,
     /// The run's chip memory, opened and checked against the chip.
     pub memory: ChipMemory,
 }
@@ -53,12 +56,23 @@ impl PluginOptions {
                 return Err(Error::DuplicateKey(KEYS[slot]));
             }
         }
-        let mut values = KEYS
-            .iter()
-            .zip(values)
-            .map(|(key, value)| value.ok_or(Error::MissingKey(key)));
+        // Only the checker may be left out: it is off unless asked for.
+        let mut values = KEYS.iter().zip(values).map(|(key, value)| match value {
+            None if *key == "check" => Ok("off".to_owned()),
+            value => value.ok_or(Error::MissingKey(key)),
+        });
         let mut next = || values.next().expect("one value per key");
-        let (core, cores, chip, mem) = (next()?, next()?, next()?, next()?);
+        let (core, cores, chip, check, mem) = (next()?, next()?, next()?, next()?, next()?);
+        let check = match check.as_str() {
+            "on" => true,
+            "off" => false,
+            _ => {
+                return Err(Error::NotOnOff {
+                    key: "check",
+                    value: check,
+                });
+            }
+        };
 
         let chip = crate::find_chip(&chip).ok_or_else(|| Error::UnknownChip {
             name: chip,
@@ -84,6 +98,7 @@ impl PluginOptions {
             chip,
             core,
             cores,
+            check,
             memory,
         })
     }
@@ -130,6 +145,13 @@ mod tests {
         assert_eq!(options.memory.path(), Path::new(&mem));
         // Order does not matter.
         let options = parse(&[&mem_arg, "chip=scc", "cores=1", "core=0"]).unwrap();
+        assert!(!options.check, "the checker is off unless asked for");
+        let options = parse(&[&mem_arg, "chip=scc", "cores=1", "core=0", "check=on"]).unwrap();
+        assert!(options.check);
+        assert_eq!(
+            message(&[&mem_arg, "chip=scc", "cores=1", "core=0", "check=yes"]),
+            "option `check=yes`: must be on or off"
+        );
         assert_eq!((options.core.index(), options.cores), (0, 1));
     }
 
@@ -137,7 +159,7 @@ mod tests {
     fn unknown_key_lists_the_valid_ones() {
         assert_eq!(
             message(&["core=0", "cpus=4"]),
-            "unknown option `cpus` (valid options: core, cores, chip, mem)"
+            "unknown option `cpus` (valid options: core, cores, chip, check, mem)"
         );
     }
 
@@ -158,7 +180,8 @@ mod tests {
         let (_dir, mem) = chip_dir();
         let mem_arg = format!("mem={mem}");
         let all = ["core=0", "cores=2", "chip=scc", mem_arg.as_str()];
-        for (i, key) in KEYS.iter().enumerate() {
+        let required = KEYS.iter().filter(|k| **k != "check");
+        for (i, key) in required.enumerate() {
             let mut args = all.to_vec();
             args.remove(i);
             assert_eq!(message(&args), format!("option `{key}=` is missing"));

@@ -1,29 +1,73 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //! The QEMU TCG plugin that loads the SCC chip model into one core's QEMU.
 //!
-//! This file is the whole FFI surface: QEMU's two entry symbols, turned
-//! into safe calls to `emu` as early as possible. The plugin refuses to
-//! load (so QEMU refuses to start) unless it runs under system emulation
-//! with options that name a real core of a known chip and that chip's
-//! memory file; the reason goes to standard error as `emu: <reason>`, which
-//! the run tool shows. Nothing may unwind into QEMU's C frames, so the
-//! install function catches panics and turns them into a refusal too.
+//! This file is the whole FFI surface: QEMU's entry symbols and callbacks,
+//! turned into safe calls to [`emu::engine::Engine`] as early as possible.
+//! The plugin refuses to load (so QEMU refuses to start) unless it runs
+//! under system emulation with options that name a real core of a known
+//! chip and that chip's memory file; the reason goes to standard error as
+//! `emu: <reason>`, which the run tool shows. Nothing may unwind into
+//! QEMU's C frames, so every entry point catches panics.
 //!
-//! The chip's memory system is not modelled yet: once the options are
-//! valid the plugin registers nothing, and the guest runs coherently on the
-//! shared memory the command line gives it.
+//! What it registers:
+//! - a memory callback on every load and store; accesses below the chip's
+//!   first shared address (private memory) return at once, before any
+//!   lock is taken;
+//! - execution callbacks, chosen at translation by opcode, on CL1INVMB
+//!   (`0F 0A`, before its #UD), WBINVD, INVD, `invlpg` and `mov` to CR0 or
+//!   CR3 (reading the source register: the callback runs before the write);
+//! - an exit callback that writes the core's report into the run's
+//!   directory.
+//!
+//! When the model cannot go on (an access through a LUT entry that reaches
+//! nothing), the plugin writes the report, prints the reason and ends QEMU
+//! with status 1: the run tool names the core and shows the reason.
 
-use std::ffi::{CStr, c_char, c_int};
+use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::io::{self, Write};
-use std::panic;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Mutex, OnceLock};
 
+use emu::engine::{Engine, GuestAccess};
+use emu::model::hierarchy::Kind;
 use emu::options::PluginOptions;
-use qemu_plugin_sys::{QEMU_PLUGIN_VERSION, qemu_info_t, qemu_plugin_id_t};
+use qemu_plugin_sys::{
+    GArray, GByteArray, QEMU_PLUGIN_VERSION, qemu_info_t, qemu_plugin_cb_flags,
+    qemu_plugin_get_hwaddr, qemu_plugin_get_registers, qemu_plugin_hwaddr_phys_addr,
+    qemu_plugin_id_t, qemu_plugin_insn, qemu_plugin_insn_data, qemu_plugin_insn_vaddr,
+    qemu_plugin_mem_get_value, qemu_plugin_mem_is_store, qemu_plugin_mem_rw,
+    qemu_plugin_mem_size_shift, qemu_plugin_mem_value_type, qemu_plugin_meminfo_t,
+    qemu_plugin_read_register, qemu_plugin_reg_descriptor, qemu_plugin_register,
+    qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_init_cb,
+    qemu_plugin_register_vcpu_insn_exec_cb, qemu_plugin_register_vcpu_mem_cb,
+    qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_tb, qemu_plugin_tb_get_insn,
+    qemu_plugin_tb_n_insns,
+};
 
 /// The plugin API version this plugin was built against; QEMU refuses a
 /// plugin whose version it does not support.
 #[unsafe(no_mangle)]
 pub static qemu_plugin_version: c_int = QEMU_PLUGIN_VERSION as c_int;
+
+// glib, linked into QEMU: the byte array register reads fill.
+unsafe extern "C" {
+    fn g_byte_array_new() -> *mut GByteArray;
+    fn g_byte_array_free(array: *mut GByteArray, free_segment: c_int) -> *mut u8;
+    fn g_array_free(array: *mut GArray, free_segment: c_int) -> *mut c_char;
+}
+
+/// Everything the callbacks share.
+struct Plugin {
+    engine: Mutex<Engine>,
+    /// Core-physical range of the chip's shared regions: the fast filter.
+    low: u32,
+    high: u32,
+    /// QEMU's handles of eax, ecx, edx, ebx, esp, ebp, esi, edi (in the
+    /// order of the x86 register encoding), found when the vCPU starts.
+    gprs: OnceLock<[usize; 8]>,
+}
+
+static PLUGIN: OnceLock<Plugin> = OnceLock::new();
 
 /// Called by QEMU once, before the guest starts. Returns 0 to load, any
 /// other value to refuse (QEMU then exits with an error).
@@ -34,7 +78,7 @@ pub static qemu_plugin_version: c_int = QEMU_PLUGIN_VERSION as c_int;
 /// `argv`, all alive for the duration of the call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn qemu_plugin_install(
-    _id: qemu_plugin_id_t,
+    id: qemu_plugin_id_t,
     info: *const qemu_info_t,
     argc: c_int,
     argv: *mut *mut c_char,
@@ -43,7 +87,20 @@ pub unsafe extern "C" fn qemu_plugin_install(
     // alive for the duration of this call.
     let outcome = panic::catch_unwind(|| unsafe { install(info, argc, argv) });
     let refusal = match outcome {
-        Ok(Ok(_options)) => return 0,
+        Ok(Ok(plugin)) => {
+            if PLUGIN.set(plugin).is_err() {
+                "the plugin was loaded twice".to_owned()
+            } else {
+                // SAFETY: `id` is ours; the callbacks are `extern "C"`
+                // functions that never unwind.
+                unsafe {
+                    qemu_plugin_register_vcpu_init_cb(id, Some(vcpu_init));
+                    qemu_plugin_register_vcpu_tb_trans_cb(id, Some(translate));
+                    qemu_plugin_register_atexit_cb(id, Some(at_exit), std::ptr::null_mut());
+                }
+                return 0;
+            }
+        }
         Ok(Err(reason)) => reason,
         Err(_) => "internal error while loading the plugin".to_owned(),
     };
@@ -52,7 +109,7 @@ pub unsafe extern "C" fn qemu_plugin_install(
     -1
 }
 
-/// Reads what QEMU passed and checks it.
+/// Reads what QEMU passed, checks it and builds the engine.
 ///
 /// # Safety
 ///
@@ -62,7 +119,7 @@ unsafe fn install(
     info: *const qemu_info_t,
     argc: c_int,
     argv: *const *mut c_char,
-) -> Result<PluginOptions, String> {
+) -> Result<Plugin, String> {
     // SAFETY: the caller guarantees `info` is null or valid.
     let info = unsafe { info.as_ref() };
     if !info.is_some_and(|info| info.system_emulation) {
@@ -80,5 +137,327 @@ unsafe fn install(
         let arg = unsafe { CStr::from_ptr(arg) };
         arg.to_string_lossy()
     });
-    PluginOptions::parse(args).map_err(|e| e.to_string())
+    let options = PluginOptions::parse(args).map_err(|e| e.to_string())?;
+    let engine = Engine::new(&options.memory, options.core, options.cores, options.check)
+        .map_err(|e| e.to_string())?;
+    Ok(Plugin {
+        engine: Mutex::new(engine),
+        low: Engine::shared_low(options.chip),
+        high: Engine::shared_high(options.chip),
+        gprs: OnceLock::new(),
+    })
+}
+
+/// Runs `f` on the engine; on a model error or a panic, ends QEMU with the
+/// reason (after writing the report).
+fn with_engine(f: impl FnOnce(&mut Engine) -> emu::Result<()>) {
+    let Some(plugin) = PLUGIN.get() else { return };
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        let mut engine = plugin.engine.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut engine).map_err(|e| e.to_string())
+    }));
+    let reason = match outcome {
+        Ok(Ok(())) => return,
+        Ok(Err(reason)) => reason,
+        Err(_) => "internal error in the chip model".to_owned(),
+    };
+    write_report(plugin);
+    let _ = writeln!(io::stderr(), "emu: {reason}");
+    std::process::exit(1);
+}
+
+fn write_report(plugin: &Plugin) {
+    let engine = plugin.engine.lock().unwrap_or_else(|p| p.into_inner());
+    if let Err(e) = engine.report().write(engine.dir()) {
+        let _ = writeln!(io::stderr(), "emu: writing the report: {e}");
+    }
+}
+
+unsafe extern "C" fn at_exit(_id: qemu_plugin_id_t, _data: *mut c_void) {
+    let _ = panic::catch_unwind(|| {
+        if let Some(plugin) = PLUGIN.get() {
+            write_report(plugin);
+        }
+    });
+}
+
+/// Finds the handles of the general-purpose registers, readable only in
+/// vCPU context.
+unsafe extern "C" fn vcpu_init(_id: qemu_plugin_id_t, _vcpu: c_uint) {
+    let _ = panic::catch_unwind(|| {
+        let Some(plugin) = PLUGIN.get() else { return };
+        // SAFETY: called in vCPU context, as the API requires; QEMU returns
+        // a GArray of descriptors that we own and free below.
+        let array = unsafe { qemu_plugin_get_registers() };
+        if array.is_null() {
+            return;
+        }
+        // SAFETY: a valid GArray of `len` descriptors (checked non-null).
+        let descriptors = unsafe {
+            std::slice::from_raw_parts(
+                (*array).data.cast::<qemu_plugin_reg_descriptor>(),
+                (*array).len as usize,
+            )
+        };
+        let names = ["eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"];
+        let mut handles = [0usize; 8];
+        for d in descriptors {
+            // SAFETY: QEMU gives each descriptor a NUL-terminated name.
+            let name = unsafe { CStr::from_ptr(d.name) }.to_string_lossy();
+            if let Some(i) = names.iter().position(|n| *n == name) {
+                handles[i] = d.handle as usize;
+            }
+        }
+        // SAFETY: frees the array QEMU handed us, with its elements.
+        unsafe { g_array_free(array, 1) };
+        if handles.iter().all(|&h| h != 0) {
+            let _ = plugin.gprs.set(handles);
+        }
+    });
+}
+
+/// What an instruction does that the model must hear of before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Special {
+    Cl1invmb,
+    Wbinvd,
+    Invd,
+    Invlpg,
+    /// `mov crN, reg`: control register, source register number.
+    MovToCr(u8, u8),
+}
+
+/// Decodes the instructions the model cares about from their bytes.
+fn special(bytes: &[u8]) -> Option<Special> {
+    const PREFIXES: [u8; 11] = [
+        0x26, 0x2E, 0x36, 0x3E, 0x64, 0x65, 0x66, 0x67, 0xF0, 0xF2, 0xF3,
+    ];
+    let start = bytes.iter().position(|b| !PREFIXES.contains(b))?;
+    match bytes.get(start..)? {
+        [0x0F, 0x0A, ..] => Some(Special::Cl1invmb),
+        [0x0F, 0x09, ..] => Some(Special::Wbinvd),
+        [0x0F, 0x08, ..] => Some(Special::Invd),
+        [0x0F, 0x01, modrm, ..] if (modrm >> 3) & 7 == 7 && modrm >> 6 != 3 => {
+            Some(Special::Invlpg)
+        }
+        [0x0F, 0x22, modrm, ..] => Some(Special::MovToCr((modrm >> 3) & 7, modrm & 7)),
+        _ => None,
+    }
+}
+
+unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
+    let _ = panic::catch_unwind(|| {
+        // SAFETY: QEMU passes a valid block for the duration of the call.
+        let n = unsafe { qemu_plugin_tb_n_insns(tb) };
+        for i in 0..n {
+            // SAFETY: `i` is below the block's instruction count.
+            let insn = unsafe { qemu_plugin_tb_get_insn(tb, i) };
+            // SAFETY: `insn` is valid during translation.
+            unsafe { instrument(insn) };
+        }
+    });
+}
+
+/// Registers the callbacks of one instruction.
+///
+/// # Safety
+///
+/// `insn` is an instruction of the block being translated.
+unsafe fn instrument(insn: *mut qemu_plugin_insn) {
+    // SAFETY: valid during translation (caller).
+    let vaddr = unsafe { qemu_plugin_insn_vaddr(insn) };
+    // SAFETY: as above; the callback never unwinds, and its user data is
+    // the instruction address, not a pointer.
+    unsafe {
+        qemu_plugin_register_vcpu_mem_cb(
+            insn,
+            Some(on_memory),
+            qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
+            qemu_plugin_mem_rw::QEMU_PLUGIN_MEM_RW,
+            vaddr as usize as *mut c_void,
+        );
+    }
+    let mut bytes = [0u8; 16];
+    // SAFETY: valid during translation; writes at most `bytes.len()` bytes.
+    let len = unsafe { qemu_plugin_insn_data(insn, bytes.as_mut_ptr().cast(), bytes.len()) };
+    let Some(special) = special(&bytes[..len.min(bytes.len())]) else {
+        return;
+    };
+    let (callback, flags, data): (unsafe extern "C" fn(c_uint, *mut c_void), _, usize) =
+        match special {
+            Special::MovToCr(cr, gpr) => (
+                on_mov_to_cr,
+                qemu_plugin_cb_flags::QEMU_PLUGIN_CB_R_REGS,
+                usize::from(cr) << 8 | usize::from(gpr),
+            ),
+            other => (
+                on_cache_instruction,
+                qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
+                other.tag(),
+            ),
+        };
+    // SAFETY: as for the memory callback; the user data is a plain number.
+    unsafe {
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, Some(callback), flags, data as *mut c_void)
+    };
+}
+
+/// Numbers for the cache instructions in callback user data.
+impl Special {
+    fn from_tag(tag: usize) -> Option<Special> {
+        [
+            Special::Cl1invmb,
+            Special::Wbinvd,
+            Special::Invd,
+            Special::Invlpg,
+        ]
+        .into_iter()
+        .find(|s| s.tag() == tag)
+    }
+
+    fn tag(self) -> usize {
+        match self {
+            Special::Cl1invmb => 1,
+            Special::Wbinvd => 2,
+            Special::Invd => 3,
+            Special::Invlpg => 4,
+            Special::MovToCr(..) => 5,
+        }
+    }
+}
+
+unsafe extern "C" fn on_cache_instruction(_vcpu: c_uint, data: *mut c_void) {
+    let Some(special) = Special::from_tag(data as usize) else {
+        return;
+    };
+    with_engine(|engine| match special {
+        Special::Cl1invmb => engine.cl1invmb(),
+        Special::Wbinvd => engine.wbinvd(),
+        Special::Invd => engine.invd(),
+        Special::Invlpg => {
+            engine.invlpg();
+            Ok(())
+        }
+        Special::MovToCr(..) => Ok(()),
+    });
+}
+
+unsafe extern "C" fn on_mov_to_cr(_vcpu: c_uint, data: *mut c_void) {
+    let data = data as usize;
+    let (cr, gpr) = ((data >> 8) as u8, data & 7);
+    let Some(value) = PLUGIN
+        .get()
+        .and_then(|p| p.gprs.get())
+        .and_then(|gprs| read_register(gprs[gpr]))
+    else {
+        return;
+    };
+    with_engine(|engine| {
+        engine.write_cr(cr, value);
+        Ok(())
+    });
+}
+
+/// The low 32 bits of a register, read in a callback registered with
+/// register access.
+fn read_register(handle: usize) -> Option<u32> {
+    // SAFETY: glib allocates an empty byte array, freed below.
+    let buf = unsafe { g_byte_array_new() };
+    // SAFETY: `handle` came from qemu_plugin_get_registers; we are in a
+    // callback registered with QEMU_PLUGIN_CB_R_REGS.
+    let n = unsafe { qemu_plugin_read_register(handle as *mut qemu_plugin_register, buf) };
+    let value = if n >= 4 {
+        let mut word = [0u8; 4];
+        // SAFETY: the array holds `n` >= 4 bytes.
+        unsafe { std::ptr::copy_nonoverlapping((*buf).data, word.as_mut_ptr(), 4) };
+        Some(u32::from_le_bytes(word))
+    } else {
+        None
+    };
+    // SAFETY: frees the array allocated above, with its data.
+    unsafe { g_byte_array_free(buf, 1) };
+    value
+}
+
+unsafe extern "C" fn on_memory(
+    _vcpu: c_uint,
+    info: qemu_plugin_meminfo_t,
+    vaddr: u64,
+    data: *mut c_void,
+) {
+    let Some(plugin) = PLUGIN.get() else { return };
+    // SAFETY: `info` is valid during the callback.
+    let hw = unsafe { qemu_plugin_get_hwaddr(info, vaddr) };
+    if hw.is_null() {
+        return;
+    }
+    // SAFETY: `hw` is valid during the callback (checked non-null).
+    let paddr = unsafe { qemu_plugin_hwaddr_phys_addr(hw) };
+    if paddr < u64::from(plugin.low) || paddr >= u64::from(plugin.high) {
+        return; // private memory: the common case, kept cheap
+    }
+    // SAFETY: `info` is valid during the callback.
+    let (store, shift, value) = unsafe {
+        (
+            qemu_plugin_mem_is_store(info),
+            qemu_plugin_mem_size_shift(info),
+            qemu_plugin_mem_get_value(info),
+        )
+    };
+    // SAFETY: the union member read is the one `type_` names.
+    let value = unsafe {
+        match value.type_ {
+            qemu_plugin_mem_value_type::QEMU_PLUGIN_MEM_VALUE_U8 => u64::from(value.data.u8_),
+            qemu_plugin_mem_value_type::QEMU_PLUGIN_MEM_VALUE_U16 => u64::from(value.data.u16_),
+            qemu_plugin_mem_value_type::QEMU_PLUGIN_MEM_VALUE_U32 => u64::from(value.data.u32_),
+            qemu_plugin_mem_value_type::QEMU_PLUGIN_MEM_VALUE_U64 => value.data.u64_,
+            qemu_plugin_mem_value_type::QEMU_PLUGIN_MEM_VALUE_U128 => value.data.u128_.low,
+        }
+    };
+    let access = GuestAccess {
+        kind: if store { Kind::Store } else { Kind::Load },
+        vaddr: vaddr as u32,
+        paddr: paddr as u32,
+        len: (1u32 << shift).min(8),
+        value,
+        insn: data as usize as u32,
+    };
+    with_engine(|engine| {
+        engine.access(access)?;
+        if store {
+            engine.after_store(access.paddr)?;
+        }
+        Ok(())
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_instructions_the_model_hears_of_are_decoded() {
+        assert_eq!(special(&[0x0F, 0x0A]), Some(Special::Cl1invmb));
+        assert_eq!(special(&[0x0F, 0x09]), Some(Special::Wbinvd));
+        assert_eq!(special(&[0x0F, 0x08]), Some(Special::Invd));
+        // invlpg [eax]: 0F 01 /7 with a memory operand.
+        assert_eq!(special(&[0x0F, 0x01, 0x38]), Some(Special::Invlpg));
+        // 0F 01 F8 (mod 3) is not invlpg.
+        assert_eq!(special(&[0x0F, 0x01, 0xF8]), None);
+        // mov cr3, eax = 0F 22 D8; mov cr0, ecx = 0F 22 C1.
+        assert_eq!(special(&[0x0F, 0x22, 0xD8]), Some(Special::MovToCr(3, 0)));
+        assert_eq!(special(&[0x0F, 0x22, 0xC1]), Some(Special::MovToCr(0, 1)));
+        // Prefixes are skipped; ordinary instructions are not special.
+        assert_eq!(special(&[0x3E, 0x0F, 0x0A]), Some(Special::Cl1invmb));
+        assert_eq!(special(&[0x89, 0x08]), None);
+        assert_eq!(special(&[]), None);
+        for s in [
+            Special::Cl1invmb,
+            Special::Wbinvd,
+            Special::Invd,
+            Special::Invlpg,
+        ] {
+            assert_eq!(Special::from_tag(s.tag()), Some(s));
+        }
+    }
 }

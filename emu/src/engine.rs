@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! One core's memory system at work: the models of [`crate::model`]
+//! applied to the run's shared files, as DESIGN.md section 4 describes.
+//!
+//! # The data
+//!
+//! - **G**, the chip memory (`chip.mem`): what the chip's memory holds.
+//! - **V_c**, one view per core (`view-NN.mem`), laid out like G: what core
+//!   c's loads return. QEMU shows the core its view for every cacheable
+//!   region (LSM, MPBs), so guest loads and stores run at full speed on it.
+//! - **The directory** (`directory.mem`): per 32-byte line of G, the cores
+//!   whose caches or write-combine buffer hold the line (bits 0-55) and the
+//!   last core that wrote it to memory, plus one (bits 56-63).
+//!
+//! The invariant: a line of V_c that core c does not hold equals G. QEMU
+//! calls the engine after each access of the guest (the bytes are already
+//! in V_c); the engine asks [`CoreMemory`] what the caches did and carries
+//! out its events:
+//!
+//! | event | done here |
+//! |---|---|
+//! | fill | c becomes a holder of the line: others stop updating it in V_c |
+//! | write-back | the whole line V_c -> G, then *publish* it |
+//! | drop | c stops holding the line (unless an alias or its WCB still does); V_c takes G's bytes again, except those in the WCB |
+//! | write-through | the stored bytes -> G, then publish them |
+//! | WCB flush | the buffered bytes -> G, publish; then as a drop if c no longer holds the line |
+//!
+//! *Publish* writes the bytes into the view of every running core that
+//! does not hold the line. A holder keeps its stale copy until its cache
+//! lets go of the line: that is the non-coherence the guest sees. The
+//! order (write G, then read the holders; clear the holder bit, then read
+//! G) makes a concurrent publish and drop agree whoever comes first.
+//!
+//! The bytes a store leaves through the WCB or writes through are taken
+//! from the store's value as QEMU reports it, not from V_c, so that a
+//! publish by another core between the guest's store and this engine's
+//! callback cannot take their place.
+//!
+//! # LUTs
+//!
+//! Events carry core-physical addresses and are translated through the
+//! core's LUT when they are applied, so a line that leaves the cache after
+//! a LUT write goes to the new target (thesis 1.3). A LUT write moves the
+//! cached lines of the remapped page with it (the cache is tagged with
+//! core-physical addresses and keeps its data) and makes QEMU show the new
+//! target's view at once. A LUT entry of another core takes effect at that
+//! core's next access to the page.
+//!
+//! # Deliberate differences
+//!
+//! - Private memory is not modelled: it cannot be shared, and leaving it
+//!   out keeps private code fast. It does not compete for cache capacity.
+//! - Two core-physical aliases of one system line (a tile's MPB and the
+//!   own-MPB entry) share the core's one view of it: a store through one is
+//!   seen through the other even while both are cached.
+//! - Registers (CRBs, FPGA bank) are never cached; their accesses are
+//!   counted (test-and-set registers) and watched (LUT writes).
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use chip::{CACHE_LINE, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Target};
+
+use crate::chipmem::{self, Backing, ChipMemory, Layout};
+use crate::model::hierarchy::{Access, Config, CoreMemory, Event, Kind, Outcome};
+use crate::model::lut::Lut;
+use crate::model::paging::{PageType, Tlb};
+use crate::model::tsr::TsrStats;
+use crate::report::{CoreReport, STALE_KEPT, StaleRead};
+use crate::shm::{self, Mapping};
+use crate::{Error, Result};
+
+const LINE: u64 = CACHE_LINE as u64;
+const FULL_LINE: u32 = u32::MAX;
+/// Directory word bits naming the cores that hold the line.
+const HOLDERS: u64 = (1 << 56) - 1;
+/// Directory word bits naming the last writer, plus one (0: nobody yet).
+const WRITER_SHIFT: u32 = 56;
+/// Most cores a directory word can name.
+pub const MAX_CORES: u32 = 56;
+
+/// Where QEMU shows one LUT page to the guest, for remapping.
+#[derive(Debug, Clone, Copy)]
+struct HostPage {
+    host: usize,
+    /// Whether QEMU mapped the page from the core's view (cacheable
+    /// regions) rather than from G.
+    view: bool,
+}
+
+/// One core's memory-system engine.
+#[derive(Debug)]
+pub struct Engine {
+    chip: &'static Chip,
+    core: CoreId,
+    cores: u32,
+    layout: Layout,
+    dir: PathBuf,
+    g: Mapping,
+    g_file: File,
+    views: Vec<Mapping>,
+    own_view: File,
+    directory: Mapping,
+    ram: Option<Mapping>,
+    memory: CoreMemory,
+    tlb: Tlb,
+    cr0: u32,
+    cr3: u32,
+    lut: Lut,
+    /// Offset in G of this core's LUT registers in its tile's CRB.
+    lut_registers: u64,
+    wcb: [u8; CACHE_LINE],
+    check: bool,
+    stale_reads: u64,
+    stale: Vec<StaleRead>,
+    tsr: Vec<TsrStats>,
+    host_pages: Option<Vec<Option<HostPage>>>,
+}
+
+/// What the guest did, as a memory callback reports it.
+#[derive(Debug, Clone, Copy)]
+pub struct GuestAccess {
+    /// Load or store.
+    pub kind: Kind,
+    /// Virtual address.
+    pub vaddr: u32,
+    /// Core-physical address.
+    pub paddr: u32,
+    /// Bytes (1, 2, 4 or 8).
+    pub len: u32,
+    /// The value loaded or stored, little-endian in the low `len` bytes.
+    pub value: u64,
+    /// Address of the instruction.
+    pub insn: u32,
+}
+
+impl Engine {
+    /// The engine of `core` of a run of `cores` cores of `memory`'s chip,
+    /// with every file of the run mapped.
+    pub fn new(memory: &ChipMemory, core: CoreId, cores: u32, check: bool) -> Result<Self> {
+        let layout = *memory.layout();
+        let chip = crate::find_chip(layout.chip().name).expect("the memory is of a known chip");
+        if cores > MAX_CORES {
+            return Err(Error::Model(format!(
+                "the line directory names at most {MAX_CORES} cores, not {cores}"
+            )));
+        }
+        let dir = memory.path().parent().unwrap_or(Path::new(".")).to_owned();
+        let open = |path: &Path| {
+            File::options()
+                .read(true)
+                .write(true)
+                .open(path)
+                .map_err(Error::io(path))
+        };
+        let map = |path: &Path, len: u64| -> Result<(File, Mapping)> {
+            let file = open(path)?;
+            let mapping = Mapping::new(&file, len).map_err(Error::io(path))?;
+            Ok((file, mapping))
+        };
+        let (g_file, g) = map(memory.path(), layout.size())?;
+        let mut views = Vec::new();
+        for c in chip.all_cores().take(cores as usize) {
+            views.push(map(&chipmem::view_path(&dir, c), layout.size())?.1);
+        }
+        let own_view = open(&chipmem::view_path(&dir, core))?;
+        let (_, directory) = map(
+            &chipmem::directory_path(&dir),
+            chipmem::directory_size(layout.size()),
+        )?;
+        let tile = chip.tile_of(core);
+        let lut_registers = layout.crb(tile) + u64::from(chip.crb.lut_entry(chip.z_of(core), 0));
+        Ok(Self {
+            chip,
+            core,
+            cores,
+            layout,
+            dir,
+            g,
+            g_file,
+            views,
+            own_view,
+            directory,
+            ram: None,
+            memory: CoreMemory::new(Config::SCC).expect("the SCC configuration is valid"),
+            tlb: Tlb::new(),
+            cr0: 0,
+            cr3: 0,
+            lut: Lut::new(chip, core),
+            lut_registers,
+            wcb: [0; CACHE_LINE],
+            check,
+            stale_reads: 0,
+            stale: Vec::new(),
+            tsr: vec![TsrStats::default(); chip.cores() as usize],
+            host_pages: None,
+        })
+    }
+
+    /// The lowest core-physical address the engine cares about: everything
+    /// below is private memory. A cheap filter for the hot path.
+    pub fn shared_low(chip: &Chip) -> u32 {
+        chip.shared_regions()
+            .map(|r| r.base)
+            .min()
+            .unwrap_or(u32::MAX)
+    }
+
+    /// One past the highest shared core-physical address.
+    pub fn shared_high(chip: &Chip) -> u32 {
+        chip.shared_regions()
+            .map(|r| r.base.saturating_add(r.size))
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn me(&self) -> usize {
+        self.core.index()
+    }
+
+    fn stop(&self, reason: impl std::fmt::Display) -> Error {
+        Error::Model(format!("core {}: {reason}", self.core.index()))
+    }
+
+    /// A load or store the guest made (already done on the view).
+    pub fn access(&mut self, a: GuestAccess) -> Result<()> {
+        let entry = Chip::lut_index(a.paddr);
+        self.follow_remote_lut_write(entry)?;
+        let t = self.lut.translate(a.paddr).map_err(|e| self.stop(e))?;
+        match self.layout.backing(t.target) {
+            Backing::Unbacked => Err(self.stop(format_args!(
+                "{:?} at {:#010x} (instruction {:#010x}): LUT entry {entry} targets {:?}, memory the emulator does not share",
+                a.kind, a.paddr, a.insn, t.target
+            ))),
+            Backing::Registers { offset } => {
+                self.register_access(a, t.target, offset + u64::from(t.offset));
+                Ok(())
+            }
+            Backing::Memory { .. } => {
+                match t.target {
+                    Target::Mpb(tile) => self.memory.stats_mut().mpb_bytes[tile.index()] += u64::from(a.len),
+                    Target::Dram { controller, .. } => self.memory.stats_mut().mc_bytes[controller] += u64::from(a.len),
+                    _ => {}
+                }
+                self.memory_access(a)
+            }
+        }
+    }
+
+    fn memory_access(&mut self, a: GuestAccess) -> Result<()> {
+        let page = self.page_type(a.vaddr)?;
+        let access = match a.kind {
+            Kind::Load => self.memory.load(a.paddr, a.len, page.memory_type),
+            Kind::Store => self
+                .memory
+                .store(a.paddr, a.len, page.memory_type, page.write_through),
+        };
+        let value = a.value.to_le_bytes();
+        for e in access.events.iter() {
+            self.apply(*e, a.paddr, &value)?;
+        }
+        if a.kind == Kind::Store {
+            for p in access.parts().iter().filter(|p| p.outcome == Outcome::Wcb) {
+                let from = (p.addr - a.paddr) as usize;
+                let at = (p.addr % CACHE_LINE as u32) as usize;
+                self.wcb[at..at + p.len as usize]
+                    .copy_from_slice(&value[from..from + p.len as usize]);
+                let s = self.system_line(p.addr)?;
+                self.directory.fetch_or(dir_word(s), self.bit());
+            }
+        }
+        if a.kind == Kind::Load && self.check {
+            self.check_load(&a, &access)?;
+        }
+        Ok(())
+    }
+
+    fn bit(&self) -> u64 {
+        1 << self.me()
+    }
+
+    /// The offset in G (and every view) of the line of `paddr`.
+    fn system_line(&self, paddr: u32) -> Result<u64> {
+        let t = self.lut.translate(paddr).map_err(|e| self.stop(e))?;
+        match self.layout.backing(t.target) {
+            Backing::Memory { offset } => Ok((offset + u64::from(t.offset)) & !(LINE - 1)),
+            _ => Err(self.stop(format_args!(
+                "a cached line at {paddr:#010x} now translates to {:?}, which is not memory",
+                t.target
+            ))),
+        }
+    }
+
+    /// Whether this core's caches hold `line` (system line `s`), directly
+    /// or through another LUT entry mapping the same page (the own-MPB
+    /// alias of the tile's MPB).
+    fn cached(&self, line: u32, s: u64) -> bool {
+        if self.memory.holds(line) {
+            return true;
+        }
+        let entry = Chip::lut_index(line);
+        let this = self.lut.entry(entry as u8);
+        let offset = line % LUT_PAGE_SIZE;
+        (0..chip::LUT_ENTRIES)
+            .filter(|&e| e != entry && self.lut.entry(e as u8) == this)
+            .any(|e| {
+                let alias = (e as u32) * LUT_PAGE_SIZE + offset;
+                self.memory.holds(alias) && self.system_line(alias).is_ok_and(|a| a == s)
+            })
+    }
+
+    fn apply(&mut self, e: Event, paddr: u32, value: &[u8; 8]) -> Result<()> {
+        match e {
+            Event::Fill { line } => {
+                let s = self.system_line(line)?;
+                self.directory.fetch_or(dir_word(s), self.bit());
+            }
+            Event::WriteBack { line } => {
+                let s = self.system_line(line)?;
+                let data = self.views[self.me()].read_line(s);
+                self.publish(s, &data, FULL_LINE);
+                self.release(line, s, 0);
+            }
+            Event::Drop { line, keep } => {
+                let s = self.system_line(line)?;
+                self.release(line, s, keep);
+            }
+            Event::WriteThrough { addr, len } => {
+                let line = addr & !(CACHE_LINE as u32 - 1);
+                let s = self.system_line(line)?;
+                let mut data = [0; CACHE_LINE];
+                let at = (addr - line) as usize;
+                let from = (addr - paddr) as usize;
+                data[at..at + len as usize].copy_from_slice(&value[from..from + len as usize]);
+                let mask = (((1u64 << len) - 1) << at) as u32;
+                self.publish(s, &data, mask);
+            }
+            Event::WcbFlush(f) => {
+                let s = self.system_line(f.line)?;
+                let data = self.wcb;
+                self.publish(s, &data, f.mask);
+                self.release(f.line, s, 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes `mask` of `data` go to G at line `s` and into the view of
+    /// every core that does not hold the line.
+    fn publish(&self, s: u64, data: &[u8; CACHE_LINE], mask: u32) {
+        self.g.write_masked(s, data, mask);
+        let word = dir_word(s);
+        let writer = (self.me() as u64 + 1) << WRITER_SHIFT;
+        self.directory.update(word, !HOLDERS, writer);
+        let holders = self.directory.load(word) & HOLDERS;
+        for (c, view) in self.views.iter().enumerate() {
+            if holders & (1 << c) == 0 {
+                view.write_masked(s, data, mask);
+            }
+        }
+    }
+
+    /// Line `paddr` (system line `s`) left this core's caches or WCB. If a
+    /// cache (through an alias) still holds it, the view keeps the cached
+    /// bytes. Otherwise the view takes G's bytes again, except `keep` and
+    /// whatever the WCB still holds, and once nothing holds the line the
+    /// core stops being a holder.
+    fn release(&self, paddr: u32, s: u64, keep: u32) {
+        let line = paddr & !(CACHE_LINE as u32 - 1);
+        if self.cached(line, s) {
+            return;
+        }
+        let keep = keep | self.memory.wcb_mask(line);
+        if keep == 0 {
+            self.directory.fetch_and_not(dir_word(s), self.bit());
+        }
+        let data = self.g.read_line(s);
+        self.views[self.me()].write_masked(s, &data, !keep);
+    }
+
+    fn check_load(&mut self, a: &GuestAccess, access: &Access) -> Result<()> {
+        let value = a.value.to_le_bytes();
+        for p in access.parts() {
+            if !matches!(p.outcome, Outcome::L1 | Outcome::L2) {
+                continue; // read from memory: fresh by the invariant
+            }
+            let line = p.addr & !(CACHE_LINE as u32 - 1);
+            let dirty = [self.memory.l1().peek(line), self.memory.l2().peek(line)]
+                .iter()
+                .any(|s| s.is_some_and(|s| s.dirty));
+            if dirty {
+                continue; // the core's own newer data
+            }
+            let wcb = self.memory.wcb_mask(line);
+            let s = self.system_line(line)?;
+            let at = (p.addr - line) as usize;
+            let mut memory = [0; CACHE_LINE];
+            self.g.read(s, &mut memory);
+            let from = (p.addr - a.paddr) as usize;
+            let stale = (0..p.len as usize)
+                .any(|i| wcb & (1 << (at + i)) == 0 && memory[at + i] != value[from + i]);
+            if !stale {
+                continue;
+            }
+            self.stale_reads += 1;
+            if self.stale.len() < STALE_KEPT {
+                // Memory's bytes where this part was read, the rest as read.
+                let mut held = value;
+                held[from..from + p.len as usize].copy_from_slice(&memory[at..at + p.len as usize]);
+                let writer = (self.directory.load(dir_word(s)) >> WRITER_SHIFT) as u32;
+                let t = self.lut.translate(a.paddr).map_err(|e| self.stop(e))?;
+                self.stale.push(StaleRead {
+                    reader: self.core.index() as u32,
+                    paddr: a.paddr,
+                    target: describe(self.chip, t.target, t.offset),
+                    insn: a.insn,
+                    len: a.len,
+                    read: a.value,
+                    memory: u64::from_le_bytes(held),
+                    writer: writer.checked_sub(1),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn page_type(&mut self, vaddr: u32) -> Result<PageType> {
+        if self.cr0 & (1 << 31) != 0 && self.ram.is_none() {
+            let path = chipmem::ram_path(&self.dir, self.core);
+            let file = File::options()
+                .read(true)
+                .write(true)
+                .open(&path)
+                .map_err(Error::io(&path))?;
+            let len = file.metadata().map_err(Error::io(&path))?.len();
+            self.ram = Some(Mapping::new(&file, len).map_err(Error::io(&path))?);
+        }
+        let ram = &self.ram;
+        let read = |pa: u32| match ram {
+            Some(ram) if u64::from(pa) + 4 <= ram.len() => ram.load_u32(u64::from(pa)),
+            _ => 0,
+        };
+        let cr0 = self.cr0;
+        let cr3 = self.cr3;
+        let core = self.core.index();
+        self.tlb
+            .page_type(cr0, cr3, vaddr, read)
+            .map_err(|e| Error::Model(format!("core {core}: {e}")))
+    }
+
+    fn register_access(&mut self, a: GuestAccess, target: Target, offset: u64) {
+        let Target::Crb(tile) = target else { return };
+        let chip = self.chip;
+        let in_crb = (offset - self.layout.crb(tile)) as u32;
+        for core in chip.all_cores().filter(|&c| chip.tile_of(c) == tile) {
+            let z = chip.z_of(core);
+            if in_crb == chip.crb.lock[usize::from(z)] {
+                let stats = &mut self.tsr[core.index()];
+                let value = a.value as u8;
+                match a.kind {
+                    Kind::Load if value == chip.tsr_protocol.free => stats.acquires += 1,
+                    Kind::Load => stats.failed += 1,
+                    Kind::Store if value == chip.tsr_protocol.free => stats.releases += 1,
+                    Kind::Store => return, // the store half of an exchange
+                }
+                self.memory.stats_mut().tsr_ops += 1;
+            }
+        }
+    }
+
+    /// Notices a write to this core's LUT entry `entry` (by anyone, through
+    /// any address) since the last access.
+    fn follow_remote_lut_write(&mut self, entry: usize) -> Result<()> {
+        let raw = self
+            .g
+            .load_u32(self.lut_registers + u64::from(chip::CrbLayout::LUT_STRIDE) * entry as u64)
+            & LutEntry::MASK;
+        if raw != self.lut.entry(entry as u8).encode() {
+            self.lut_changed(entry as u8, raw)?;
+        }
+        Ok(())
+    }
+
+    /// Entry `entry` now holds `raw`: cached lines of the page move with
+    /// it, and QEMU shows the new target.
+    fn lut_changed(&mut self, entry: u8, raw: u32) -> Result<()> {
+        let base = u32::from(entry) * LUT_PAGE_SIZE;
+        let in_page = |line: u32| line / LUT_PAGE_SIZE == u32::from(entry);
+        let mut lines: Vec<u32> = self
+            .memory
+            .l1()
+            .lines()
+            .chain(self.memory.l2().lines())
+            .map(|v| v.line)
+            .filter(|&l| in_page(l))
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let old: Vec<(u32, [u8; CACHE_LINE])> = lines
+            .iter()
+            .filter_map(|&l| {
+                let s = self.system_line(l).ok()?;
+                Some((l, self.views[self.me()].read_line(s)))
+            })
+            .collect();
+        for &(l, _) in &old {
+            if let Ok(s) = self.system_line(l) {
+                self.directory.fetch_and_not(dir_word(s), self.bit());
+                let fresh = self.g.read_line(s);
+                self.views[self.me()].write_masked(s, &fresh, FULL_LINE);
+            }
+        }
+        self.lut.write_raw(entry, raw);
+        for (l, data) in old {
+            if let Ok(s) = self.system_line(l) {
+                self.directory.fetch_or(dir_word(s), self.bit());
+                self.views[self.me()].write_masked(s, &data, FULL_LINE);
+            }
+        }
+        self.show(entry, base)
+    }
+
+    /// Makes QEMU show the current target of `entry` at its page.
+    fn show(&mut self, entry: u8, base: u32) -> Result<()> {
+        let Some(page) = self.host_page(entry)? else {
+            return Ok(()); // no device there: accesses are reported
+        };
+        let t = self.lut.translate(base).ok().map(|t| t.target);
+        let (file, offset) = match t.map(|t| self.layout.backing(t)) {
+            Some(Backing::Memory { offset }) if page.view => (&self.own_view, offset),
+            Some(Backing::Registers { offset }) if !page.view => (&self.g_file, offset),
+            // Nothing (or nothing QEMU can show here): accesses are reported.
+            _ => return Ok(()),
+        };
+        // SAFETY: `page.host` is QEMU's mapping of this LUT page of guest
+        // memory, found in this process's maps; nothing here references it.
+        unsafe { shm::remap(page.host, LUT_PAGE_SIZE as usize, file, offset) }
+            .map_err(|e| self.stop(format_args!("remapping LUT entry {entry}: {e}")))
+    }
+
+    /// Where QEMU maps LUT page `entry` in this process, found once in
+    /// `/proc/self/maps`.
+    fn host_page(&mut self, entry: u8) -> Result<Option<HostPage>> {
+        if self.host_pages.is_none() {
+            self.host_pages = Some(self.find_host_pages()?);
+        }
+        Ok(self.host_pages.as_ref().and_then(|p| p[usize::from(entry)]))
+    }
+
+    fn find_host_pages(&self) -> Result<Vec<Option<HostPage>>> {
+        use std::os::unix::fs::MetadataExt;
+        let maps =
+            std::fs::read_to_string("/proc/self/maps").map_err(Error::io("/proc/self/maps"))?;
+        let id = |f: &File| f.metadata().map(|m| (m.dev(), m.ino()));
+        let (vdev, vino) = id(&self.own_view).map_err(Error::io(&self.dir))?;
+        let (gdev, gino) = id(&self.g_file).map_err(Error::io(&self.dir))?;
+        let view_maps = shm::mappings_of(&maps, vdev, vino);
+        let g_maps = shm::mappings_of(&maps, gdev, gino);
+        let mut pages = vec![None; chip::LUT_ENTRIES];
+        for region in self.chip.shared_regions() {
+            let view = region.kind.is_cacheable();
+            let offset = self.layout.offset(region.kind, self.core);
+            let candidates = if view { &view_maps } else { &g_maps };
+            let Some(&(start, _, _)) = candidates
+                .iter()
+                .find(|&&(s, e, o)| o == offset && e - s == region.size as usize)
+            else {
+                continue;
+            };
+            for i in 0..region.size / LUT_PAGE_SIZE {
+                let entry = Chip::lut_index(region.base) + i as usize;
+                pages[entry] = Some(HostPage {
+                    host: start + (i * LUT_PAGE_SIZE) as usize,
+                    view,
+                });
+            }
+        }
+        Ok(pages)
+    }
+
+    /// A store to a LUT register of this core, seen in the callback of the
+    /// store (so that the next access already goes to the new target).
+    pub fn after_store(&mut self, paddr: u32) -> Result<()> {
+        let t = match self.lut.translate(paddr) {
+            Ok(t) => t,
+            Err(_) => return Ok(()),
+        };
+        let Target::Crb(tile) = t.target else {
+            return Ok(());
+        };
+        if tile != self.chip.tile_of(self.core) {
+            return Ok(());
+        }
+        let first = self.chip.crb.lut[usize::from(self.chip.z_of(self.core))];
+        let stride = chip::CrbLayout::LUT_STRIDE;
+        if t.offset < first || t.offset >= first + chip::LUT_ENTRIES as u32 * stride {
+            return Ok(());
+        }
+        let entry = ((t.offset - first) / stride) as u8;
+        // A store through the own-CRB entry lands in the core's private
+        // copy of the CRB: the LUT in force lives in the tile's CRB.
+        let own = Chip::lut_index(paddr) == usize::from(self.chip.address_map.own_crb);
+        let index = u64::from(entry) * u64::from(stride);
+        if own {
+            let raw = self
+                .g
+                .load_u32(self.layout.own_crb(self.core) + u64::from(t.offset));
+            self.g.store_u32(self.lut_registers + index, raw);
+        }
+        self.follow_remote_lut_write(usize::from(entry))
+    }
+
+    /// CL1INVMB: MPBT lines of L1 dropped.
+    pub fn cl1invmb(&mut self) -> Result<()> {
+        let mut events = Vec::new();
+        self.memory.cl1invmb(|e| events.push(e));
+        self.apply_all(&events)
+    }
+
+    /// WBINVD: L1 written back and emptied.
+    pub fn wbinvd(&mut self) -> Result<()> {
+        let mut events = Vec::new();
+        self.memory.wbinvd(|e| events.push(e));
+        self.apply_all(&events)
+    }
+
+    /// INVD: L1 emptied.
+    pub fn invd(&mut self) -> Result<()> {
+        let mut events = Vec::new();
+        self.memory.invd(|e| events.push(e));
+        self.apply_all(&events)
+    }
+
+    fn apply_all(&mut self, events: &[Event]) -> Result<()> {
+        for e in events {
+            self.apply(*e, 0, &[0; 8])?;
+        }
+        Ok(())
+    }
+
+    /// The guest writes `value` to control register `cr`.
+    pub fn write_cr(&mut self, cr: u8, value: u32) {
+        match cr {
+            0 => {
+                if (self.cr0 ^ value) & (1 << 31) != 0 {
+                    self.tlb.flush();
+                }
+                self.cr0 = value;
+            }
+            3 => {
+                self.cr3 = value;
+                self.tlb.flush();
+            }
+            _ => {}
+        }
+    }
+
+    /// The guest executes `invlpg`: the engine forgets every page type
+    /// (it does not decode the operand; a full flush is always safe).
+    pub fn invlpg(&mut self) {
+        self.tlb.flush();
+    }
+
+    /// Everything this core's model counted, for the report file.
+    pub fn report(&self) -> CoreReport {
+        let mut report = CoreReport::new(self.core.index() as u32, self.check);
+        report.stats = *self.memory.stats();
+        report.tsr = self
+            .tsr
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s != TsrStats::default())
+            .map(|(i, s)| (i as u32, *s))
+            .collect();
+        report.stale_reads = self.stale_reads;
+        report.stale = self.stale.clone();
+        report
+    }
+
+    /// The run's directory, where the report goes.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Cores in the run.
+    pub fn cores(&self) -> u32 {
+        self.cores
+    }
+
+    /// Memory type of accesses while paging is off (for documentation and tests).
+    pub const PAGING_OFF: MemoryType = MemoryType::Dcm;
+}
+
+/// Offset of the directory word of the line at offset `s` of G.
+fn dir_word(s: u64) -> u64 {
+    s / LINE * 8
+}
+
+/// A target and offset, for people: "MPB of tile 3 + 0x40".
+fn describe(chip: &Chip, target: Target, offset: u32) -> String {
+    match target {
+        Target::Mpb(tile) => format!("MPB of tile {} + {offset:#x}", tile.index()),
+        Target::Dram { controller, page }
+            if u32::from(page) == chip.lsm_page_number(controller) =>
+        {
+            format!("LSM page of memory controller {controller} + {offset:#x}")
+        }
+        Target::Dram { controller, page } => {
+            format!("DRAM page {page} of memory controller {controller} + {offset:#x}")
+        }
+        Target::Crb(tile) => format!("CRB of tile {} + {offset:#x}", tile.index()),
+        Target::Fpga => format!("FPGA bank + {offset:#x}"),
+        Target::Nothing => "nothing".to_owned(),
+    }
+}

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! Memory shared with other processes: the run's files, mapped.
+//!
+//! Every byte here may change under us at any moment (other cores' plugins
+//! and guests write the same files), so nothing hands out Rust references
+//! into it: bytes move with volatile accesses, directory words with
+//! atomics, through the methods of [`Mapping`]. All of this crate's
+//! `unsafe` for shared memory lives in this module.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chip::CACHE_LINE;
+
+const LINE: usize = CACHE_LINE;
+
+/// A whole file mapped shared, read-write.
+#[derive(Debug)]
+pub struct Mapping {
+    base: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain memory shared with other processes; every
+// access goes through volatile or atomic operations, so threads of this
+// process may use it as freely as other processes do.
+unsafe impl Send for Mapping {}
+// SAFETY: as for Send.
+unsafe impl Sync for Mapping {}
+
+impl Mapping {
+    /// Maps all `len` bytes of `file`.
+    pub fn new(file: &File, len: u64) -> io::Result<Self> {
+        let len = usize::try_from(len).map_err(|_| io::Error::other("file too large to map"))?;
+        // SAFETY: a fresh shared mapping chosen by the kernel; no existing
+        // memory is affected. The file stays mapped after `file` closes.
+        let base = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Self {
+            base: base.cast(),
+            len,
+        })
+    }
+
+    /// Bytes mapped.
+    pub fn len(&self) -> u64 {
+        self.len as u64
+    }
+
+    /// Whether nothing is mapped.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn at(&self, offset: u64, bytes: usize) -> *mut u8 {
+        let offset = usize::try_from(offset).expect("offsets fit in usize");
+        assert!(
+            offset.checked_add(bytes).is_some_and(|end| end <= self.len),
+            "access of {bytes} bytes at {offset:#x} outside a mapping of {:#x}",
+            self.len
+        );
+        // SAFETY: checked to lie inside the mapping just above.
+        unsafe { self.base.add(offset) }
+    }
+
+    /// Reads `buf.len()` bytes at `offset`.
+    pub fn read(&self, offset: u64, buf: &mut [u8]) {
+        let src = self.at(offset, buf.len());
+        for (i, b) in buf.iter_mut().enumerate() {
+            // SAFETY: inside the mapping (checked by `at`); volatile because
+            // other processes write it.
+            *b = unsafe { ptr::read_volatile(src.add(i)) };
+        }
+    }
+
+    /// Writes `data` at `offset`.
+    pub fn write(&self, offset: u64, data: &[u8]) {
+        let dst = self.at(offset, data.len());
+        for (i, b) in data.iter().enumerate() {
+            // SAFETY: as in `read`.
+            unsafe { ptr::write_volatile(dst.add(i), *b) };
+        }
+    }
+
+    /// The 32 bytes of the line at `offset` (line-aligned).
+    pub fn read_line(&self, offset: u64) -> [u8; LINE] {
+        let mut line = [0; LINE];
+        self.read(offset, &mut line);
+        line
+    }
+
+    /// Writes the bytes of `line` whose bit is set in `mask` (bit i: byte
+    /// i) into the line at `offset`.
+    pub fn write_masked(&self, offset: u64, line: &[u8; LINE], mask: u32) {
+        let dst = self.at(offset, LINE);
+        for (i, b) in line
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+        {
+            // SAFETY: as in `read`.
+            unsafe { ptr::write_volatile(dst.add(i), *b) };
+        }
+    }
+
+    fn word(&self, offset: u64) -> *mut u64 {
+        assert!(offset.is_multiple_of(8), "directory words are aligned");
+        self.at(offset, 8).cast()
+    }
+
+    /// Atomically sets `bits` in the 64-bit word at `offset`.
+    pub fn fetch_or(&self, offset: u64, bits: u64) -> u64 {
+        // SAFETY: an aligned word inside the mapping; all processes access
+        // directory words atomically only.
+        unsafe { AtomicU64::from_ptr(self.word(offset)) }.fetch_or(bits, Ordering::SeqCst)
+    }
+
+    /// Atomically clears `bits` in the 64-bit word at `offset`.
+    pub fn fetch_and_not(&self, offset: u64, bits: u64) -> u64 {
+        // SAFETY: as in `fetch_or`.
+        unsafe { AtomicU64::from_ptr(self.word(offset)) }.fetch_and(!bits, Ordering::SeqCst)
+    }
+
+    /// Atomically replaces the bits `mask` of the word at `offset` with
+    /// those of `value`.
+    pub fn update(&self, offset: u64, mask: u64, value: u64) {
+        // SAFETY: as in `fetch_or`.
+        let word = unsafe { AtomicU64::from_ptr(self.word(offset)) };
+        let _ = word.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |w| {
+            Some((w & !mask) | (value & mask))
+        });
+    }
+
+    /// Atomically reads the 64-bit word at `offset`.
+    pub fn load(&self, offset: u64) -> u64 {
+        // SAFETY: as in `fetch_or`.
+        unsafe { AtomicU64::from_ptr(self.word(offset)) }.load(Ordering::SeqCst)
+    }
+
+    /// Atomically reads the 32-bit register at `offset` (4-aligned).
+    pub fn load_u32(&self, offset: u64) -> u32 {
+        let mut word = [0; 4];
+        self.read(offset, &mut word);
+        u32::from_le_bytes(word)
+    }
+
+    /// Writes the 32-bit register at `offset`.
+    pub fn store_u32(&self, offset: u64, value: u32) {
+        self.write(offset, &value.to_le_bytes());
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly what `new` mapped; no reference into it
+        // exists (none is ever handed out).
+        unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
+/// Shows `len` bytes of `file` from `offset` at host address `host`,
+/// replacing what was mapped there (QEMU's mapping of a guest RAM region).
+///
+/// # Safety
+///
+/// `host..host + len` must be a shared file mapping that QEMU made for
+/// guest memory and that nothing in this process holds references into:
+/// QEMU's TCG accesses it through raw host addresses, which stay valid.
+pub unsafe fn remap(host: usize, len: usize, file: &File, offset: u64) -> io::Result<()> {
+    let offset = libc::off_t::try_from(offset).map_err(|_| io::Error::other("offset too large"))?;
+    // SAFETY: the caller guarantees the range is QEMU's guest-memory
+    // mapping; MAP_FIXED replaces it atomically with the same protection.
+    let at = unsafe {
+        libc::mmap(
+            host as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            file.as_raw_fd(),
+            offset,
+        )
+    };
+    if at == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Where this process maps each part of a file: `(host start, host end,
+/// file offset)` of every mapping of the file with inode `inode` on device
+/// `dev`, read from a `/proc/<pid>/maps` text.
+pub fn mappings_of(maps: &str, dev: u64, inode: u64) -> Vec<(usize, usize, u64)> {
+    maps.lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let range = fields.next()?;
+            let _perms = fields.next()?;
+            let offset = u64::from_str_radix(fields.next()?, 16).ok()?;
+            let (major, minor) = fields.next()?.split_once(':')?;
+            let ino: u64 = fields.next()?.parse().ok()?;
+            let (major, minor) = (
+                u64::from_str_radix(major, 16).ok()?,
+                u64::from_str_radix(minor, 16).ok()?,
+            );
+            if ino != inode || libc::makedev(major as u32, minor as u32) != dev {
+                return None;
+            }
+            let (start, end) = range.split_once('-')?;
+            Some((
+                usize::from_str_radix(start, 16).ok()?,
+                usize::from_str_radix(end, 16).ok()?,
+                offset,
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+
+    #[test]
+    fn bytes_words_and_masks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .unwrap();
+        file.set_len(1 << 20).unwrap();
+        let a = Mapping::new(&file, 1 << 20).unwrap();
+        let b = Mapping::new(&file, 1 << 20).unwrap();
+        a.write(0x40, &[1, 2, 3]);
+        let mut buf = [0; 3];
+        b.read(0x40, &mut buf);
+        assert_eq!(buf, [1, 2, 3]);
+        let line = [9; LINE];
+        a.write_masked(0x40, &line, 0b101);
+        assert_eq!(&b.read_line(0x40)[..4], &[9, 2, 9, 0]);
+        assert_eq!(a.fetch_or(8, 0b110), 0);
+        assert_eq!(b.fetch_and_not(8, 0b010), 0b110);
+        a.update(8, 0xF0, 0x50);
+        assert_eq!(b.load(8), 0b100 | 0x50);
+
+        // This process's own mappings of the file are found in its maps.
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let meta = file.metadata().unwrap();
+        let found = mappings_of(&maps, meta.dev(), meta.ino());
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().all(|&(s, e, o)| e - s == 1 << 20 && o == 0));
+    }
+
+    #[test]
+    #[should_panic(expected = "outside a mapping")]
+    fn accesses_are_bounds_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = File::create(dir.path().join("f")).unwrap();
+        file.set_len(4096).unwrap();
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .open(dir.path().join("f"))
+            .unwrap();
+        let m = Mapping::new(&file, 4096).unwrap();
+        m.write(4094, &[0; 4]);
+    }
+}
