@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The SCC's non-coherent memory system, shown by programs on booted cores:
+//! stale MPBT lines until CL1INVMB, stores held in the write-combine buffer
+//! until flushed, write-back lines unseen until written back or evicted,
+//! uncached memory that needs none of that, live LUT remaps, and a ring
+//! that fails when its waiting cores leave out CL1INVMB.
+//!
+//! Each program checks every value it reads on the target and fails the
+//! run naming what it read and what it expected; the tests check that the
+//! runs end as they must and print the expected summary. They run the chip
+//! model with its coherence checker, which lists every read that returned
+//! data other than memory held and whose write the reader missed: the
+//! stale-line programs must show exactly such reads, the correct ones none.
+
+use system_tests::{
+    CoreExit, RunConfig, RunReport, assert_failed_because_of, lines_starting, transcript,
+};
+
+/// Boots `program` on `cores` cores with the chip model and its coherence
+/// checker; panics if the run could not start.
+fn boot_checked(cores: u32, program: &str) -> RunReport {
+    let config = RunConfig {
+        check_coherence: true,
+        ..RunConfig::new(cores, program)
+    };
+    xtask::run(&config).unwrap_or_else(|e| panic!("cannot run {program} on {cores} cores: {e:#}"))
+}
+
+/// As [`boot_checked`], and expects every core to succeed.
+fn boot_checked_ok(cores: u32, program: &str) -> RunReport {
+    let report = boot_checked(cores, program);
+    assert!(report.success(), "{}", transcript(&report));
+    assert_eq!(report.cores.len(), cores as usize);
+    report
+}
+
+/// The one line starting with `prefix` that core `core` printed.
+fn summary(report: &RunReport, core: u32, prefix: &str) -> String {
+    let lines = lines_starting(report, core, prefix);
+    assert_eq!(
+        lines.len(),
+        1,
+        "core {core} printed {} lines starting {prefix:?}:\n{}",
+        lines.len(),
+        transcript(report)
+    );
+    lines[0].to_owned()
+}
+
+/// A stale read as the checker lists it: (reader, core-physical address,
+/// value read, value in memory, writer whose write the reader missed).
+type Stale = (u32, u32, u64, u64, Option<u32>);
+
+/// The stale reads core `core` counted, and those its report lists.
+fn stale_reads(report: &RunReport, core: u32) -> (u64, Vec<Stale>) {
+    let model = report.reports[core as usize].as_ref().unwrap_or_else(|| {
+        panic!(
+            "core {core} left no chip-model report:\n{}",
+            transcript(report)
+        )
+    });
+    assert!(
+        model.checker,
+        "core {core} ran without the coherence checker"
+    );
+    let listed = model
+        .stale
+        .iter()
+        .map(|s| (s.reader, s.paddr, s.read, s.memory, s.writer))
+        .collect();
+    (model.stale_reads, listed)
+}
+
+/// Checks that every core reported and no read anywhere was stale.
+fn assert_no_stale_reads(report: &RunReport) {
+    assert_eq!(
+        report.missing_reports(),
+        Vec::<u32>::new(),
+        "{}",
+        transcript(report)
+    );
+    assert_eq!(
+        report.stale_reads(),
+        0,
+        "{}\n{}",
+        report.coherence_summary(),
+        transcript(report)
+    );
+}
+
+/// Core-physical address of `offset` in core 1's MPB half through the
+/// own-MPB entry, where core 1 reads it.
+fn own_mpb_of_core_1(offset: u32) -> u32 {
+    let core = system_tests::CHIP.core(1).unwrap();
+    system_tests::CHIP.own_mpb_base()
+        + u32::from(system_tests::CHIP.z_of(core)) * system_tests::CHIP.mpb_bytes_per_core()
+        + offset
+}
+
+#[test]
+fn an_mpbt_line_stays_stale_until_cl1invmb() {
+    let report = boot_checked_ok(2, "stale-mpbt");
+    assert_eq!(
+        summary(&report, 1, "stale-mpbt:"),
+        "stale-mpbt: core 1 read 0x11111111 from its cached MPB line after core 0 wrote 0x22222222 (stale), and 0x22222222 after CL1INVMB",
+        "{}",
+        transcript(&report)
+    );
+    // Exactly the one read without CL1INVMB, of the word core 0 wrote.
+    assert_eq!(
+        stale_reads(&report, 1),
+        (
+            1,
+            vec![(
+                1,
+                own_mpb_of_core_1(0x20),
+                0x1111_1111,
+                0x2222_2222,
+                Some(0)
+            )]
+        ),
+        "{}",
+        report.coherence_summary()
+    );
+    assert_eq!(report.stale_reads(), 1, "{}", report.coherence_summary());
+}
+
+#[test]
+fn a_store_waits_in_the_write_combine_buffer_until_flushed() {
+    let report = boot_checked_ok(2, "wcb");
+    assert_eq!(
+        summary(&report, 1, "wcb:"),
+        "wcb: core 1 read 0x33333333 while core 0's write of 0x44444444 sat in its write-combine buffer, and 0x44444444 after the flush",
+        "{}",
+        transcript(&report)
+    );
+    // The buffered value had not reached memory: core 1 read what memory held.
+    assert_no_stale_reads(&report);
+}
+
+#[test]
+fn a_cached_store_is_unseen_until_written_back_or_evicted() {
+    let report = boot_checked_ok(2, "write-back");
+    assert_eq!(
+        summary(&report, 1, "write-back:"),
+        "write-back: MPBT-WB line: core 1 read 0x55555555 while core 0's L1 held 0x66666666 modified, 0x66666666 after its WBINVD; \
+         DCM line: 0x77777777 while core 0's caches held 0x88888888 modified, still 0x77777777 after its WBINVD (L2 keeps it), 0x88888888 once evicted from L2",
+        "{}",
+        transcript(&report)
+    );
+    // The modified lines had not reached memory: core 1 read what memory held.
+    assert_no_stale_reads(&report);
+}
+
+#[test]
+fn uncached_stores_are_seen_at_once() {
+    let report = boot_checked_ok(2, "ncm-fresh");
+    assert_eq!(
+        summary(&report, 0, "ncm-fresh:"),
+        "ncm-fresh: 1000 round trips of 8-word messages, every value seen at once, no cache maintenance",
+        "{}",
+        transcript(&report)
+    );
+    assert_no_stale_reads(&report);
+}
+
+#[test]
+#[ignore = "the emulator shows no memory at the free LUT entries (132-190) yet, so accesses through a remapped free entry reach nothing"]
+fn a_lut_write_reroutes_the_next_access() {
+    let report = boot_checked_ok(2, "lut-remap");
+    assert_eq!(
+        summary(&report, 0, "lut-remap:"),
+        "lut-remap: entry 140 to tile 0's MPB: core 1 read 0x99999999 written through it; \
+         remapped to tile 1's MPB: the next read returned 0xaaaaaaaa, the write of 0xbbbbbbbb landed there, tile 0 kept 0x99999999",
+        "{}",
+        transcript(&report)
+    );
+    assert_no_stale_reads(&report);
+}
+
+#[test]
+fn a_ring_polling_without_cl1invmb_fails_on_a_stale_line() {
+    let report = boot_checked(8, "ring-stale");
+    // Core 1 is the first core whose predecessor (core 0) passed the token
+    // it cannot see; the others wait longer for tokens never passed.
+    assert_failed_because_of(
+        &report,
+        1,
+        CoreExit::GuestFailure,
+        "core 1 failed: the guest reported failure",
+    );
+    let failed = summary(&report, 1, "FAILED:");
+    assert!(
+        failed.starts_with(
+            "FAILED: program failed: stale: the token from core 0 (hop 1) is in this core's MPB"
+        ),
+        "{}",
+        transcript(&report)
+    );
+    // Core 1 kept reading its cached empty token line after core 0 wrote
+    // the token (hop count 1) there.
+    let (count, listed) = stale_reads(&report, 1);
+    assert!(
+        count >= 1 && !listed.is_empty(),
+        "{}",
+        report.coherence_summary()
+    );
+    for read in listed {
+        assert_eq!(
+            read,
+            (1, own_mpb_of_core_1(0), 0, 1, Some(0)),
+            "{}",
+            report.coherence_summary()
+        );
+    }
+}
+
+#[test]
+fn the_ring_reads_nothing_stale() {
+    let report = boot_checked_ok(8, "ring");
+    assert_no_stale_reads(&report);
+}
