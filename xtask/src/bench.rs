@@ -9,7 +9,8 @@
 //! coherent shared memory), with the chip model, and with the chip model
 //! and its coherence checker, and compares the median host time of each
 //! with the plain one. The programs check their own results, so a run that
-//! goes fast because it goes wrong fails the benchmark.
+//! goes fast because it goes wrong does not count: it is listed under the
+//! table as failed, and the command fails once the table is written.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -21,7 +22,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use emu::launch::Mode;
 
-use crate::run::{RunConfig, boot};
+use crate::run::{Outcome, RunConfig, boot};
 use crate::{build, qemu};
 
 /// Longest a single benchmark run may take: the checker may be slow.
@@ -87,7 +88,7 @@ pub struct Measurement {
     pub cores: u32,
     /// With or without the chip model.
     pub mode: Mode,
-    /// Host seconds of each run, boot to the last core's exit.
+    /// Host seconds of each successful run, boot to the last core's exit.
     pub seconds: Vec<f64>,
 }
 
@@ -120,6 +121,8 @@ pub struct Overhead {
     pub runs: usize,
     /// The measurements, in table order.
     pub rows: Vec<Measurement>,
+    /// The runs that failed, one line each: which run and why.
+    pub failures: Vec<String>,
 }
 
 impl Overhead {
@@ -130,7 +133,7 @@ impl Overhead {
             .rows
             .iter()
             .find(|r| r.program == row.program && r.cores == row.cores && r.mode == Mode::Plain)?;
-        Some(row.median() / plain.median())
+        Some(row.median() / plain.median()).filter(|r| r.is_finite())
     }
 }
 
@@ -150,14 +153,24 @@ impl fmt::Display for Overhead {
             let ratio = self
                 .ratio(row)
                 .map_or_else(|| "-".to_owned(), |r| format!("{r:.2}"));
+            let seconds = if row.seconds.is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{:.2}", row.median())
+            };
             writeln!(
                 f,
-                "| {} | {} | {} | {:.2} | {ratio} |",
+                "| {} | {} | {} | {seconds} | {ratio} |",
                 row.program,
                 row.cores,
                 mode_name(row.mode),
-                row.median()
             )?;
+        }
+        if !self.failures.is_empty() {
+            writeln!(f, "\nFailed runs, not counted:\n")?;
+            for failure in &self.failures {
+                writeln!(f, "- {failure}")?;
+            }
         }
         Ok(())
     }
@@ -184,7 +197,9 @@ fn config(program: &str, cores: u32, mode: Mode, interrupt: Option<Arc<AtomicBoo
 
 /// Builds, runs the set `suite` (one run per measurement if `quick`),
 /// writes its table as Markdown to `target/bench/<set>.md`, and returns
-/// the table and the file's path. Progress goes to standard error.
+/// the table and the file's path. Progress goes to standard error. A run
+/// that fails is recorded in the table and the others go on; an
+/// interrupted run ends the benchmark with an error.
 pub fn run(
     suite: Suite,
     quick: bool,
@@ -205,6 +220,7 @@ pub fn run(
             })
         })
         .collect();
+    let mut failures = Vec::new();
     // Round by round rather than row by row, so that a slow phase of the
     // host spreads over all rows instead of skewing one.
     for round in 1..=runs {
@@ -217,11 +233,25 @@ pub fn run(
                 row.cores,
                 mode_name(row.mode)
             );
-            if !report.success() {
-                bail!("{what} failed:\n{report}");
+            if report.outcome == Outcome::Interrupted {
+                bail!("{what}: {report}");
             }
             if report.mode != row.mode {
                 bail!("{what} ran {} instead", mode_name(report.mode));
+            }
+            if !report.success() {
+                eprintln!("{what} failed:\n{report}");
+                // The report's first line says which core failed and how;
+                // the reason the guest gave is its last serial line.
+                let text = report.to_string();
+                let first = text.lines().next().unwrap_or_default();
+                let reason = match report.outcome {
+                    Outcome::CoreFailed { core, .. } => report.serial(core).last(),
+                    _ => None,
+                };
+                let reason = reason.map_or(String::new(), |r| format!(" ({r})"));
+                failures.push(format!("{what}: {first}{reason}"));
+                continue;
             }
             let seconds = report.elapsed.as_secs_f64();
             let stale = match row.mode {
@@ -234,7 +264,11 @@ pub fn run(
             row.seconds.push(seconds);
         }
     }
-    let table = Overhead { runs, rows };
+    let table = Overhead {
+        runs,
+        rows,
+        failures,
+    };
     let dir = build::target_dir().join("bench");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(format!("{}.md", suite.name()));
@@ -281,7 +315,9 @@ mod tests {
                     &[25.0, 25.0, 25.0],
                 ),
                 row("bench-private", 1, model, &[1.0, 1.0, 1.0]),
+                row("bench-private", 1, Mode::Plain, &[]),
             ],
+            failures: vec!["bench-private on 1 core(s), plain, run 1/3: core 0 failed".into()],
         };
         let text = table.to_string();
         let lines: Vec<&str> = text.lines().collect();
@@ -297,8 +333,18 @@ mod tests {
             lines[9],
             "| bench-mpb | 48 | model+checker | 25.00 | 2.50 |"
         );
-        // No plain run of that case: no ratio.
+        // No successful plain run of that case: no time, no ratio.
         assert_eq!(lines[10], "| bench-private | 1 | model | 1.00 | - |");
+        assert_eq!(lines[11], "| bench-private | 1 | plain | - | - |");
+        assert_eq!(
+            lines[12..],
+            [
+                "",
+                "Failed runs, not counted:",
+                "",
+                "- bench-private on 1 core(s), plain, run 1/3: core 0 failed"
+            ]
+        );
     }
 
     #[test]
