@@ -92,6 +92,31 @@ fn mapping_errors(_: &Scc) -> Result<(), String> {
         };
         let overlap = space.map_identity(frames, base + PAGE_SIZE, 2 * PAGE_SIZE, MemoryType::Dcm);
         expect(overlap, MapError::AlreadyMapped(base + PAGE_SIZE))?;
+        // All or nothing: a range whose second page is taken maps not even
+        // its free first page.
+        space
+            .map_identity(frames, base + 3 * PAGE_SIZE, PAGE_SIZE, MemoryType::Ncm)
+            .map_err(|e| format!("a lone page: {e}"))?;
+        let partly =
+            space.map_identity(frames, base + 2 * PAGE_SIZE, 2 * PAGE_SIZE, MemoryType::Ncm);
+        expect(partly, MapError::AlreadyMapped(base + 3 * PAGE_SIZE))?;
+        space
+            .map_identity(frames, base + 2 * PAGE_SIZE, PAGE_SIZE, MemoryType::Ncm)
+            .map_err(|e| format!("the free page of a refused range: {e}"))?;
+        let alias = space.map(
+            frames,
+            base + 4 * PAGE_SIZE,
+            0x800,
+            PAGE_SIZE,
+            MemoryType::Dcm,
+        );
+        expect(
+            alias,
+            MapError::BadRange {
+                start: 0x800,
+                len: PAGE_SIZE,
+            },
+        )?;
         let unaligned = space.map_identity(frames, base + 0x800, PAGE_SIZE, MemoryType::Dcm);
         expect(
             unaligned,
