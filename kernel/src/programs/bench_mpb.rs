@@ -2,10 +2,11 @@
 //! Host-time benchmark: the token ring of `ring`, for many laps, with a
 //! payload checked on every hop.
 //!
-//! The token is a hop count and a payload of 15 words, in the first two
-//! MPB lines rma leaves to programs: the payload fills line 1 and the rest
-//! of line 0, the hop count is the first word of line 0. A core waits for
-//! the hop count it expects in its own MPB, checks the payload the sender
+//! The token is a payload of 16 words in the first two MPB lines rma leaves
+//! to programs, and a hop count in the third: the flag in a line of its
+//! own, as SCC message passing keeps it, so the payload lines have left the
+//! write-combine buffer before the count is written. A core waits for the
+//! hop count it expects in its own MPB, checks the payload the sender
 //! derived from that count, and writes the next token into the next core's
 //! MPB, with the SCC's discipline: CL1INVMB before reading MPB data and
 //! before writing it, the payload before the hop count, and a write-combine
@@ -37,16 +38,15 @@ const fn laps(cores: u32) -> u32 {
     }
 }
 
-/// The hop count: the first word of the first program line.
-const HOPS: u32 = PROGRAM_LINES;
+/// Payload words: two whole lines.
+const PAYLOAD: u32 = 2 * LINE / 4;
 
-/// Payload words: the rest of line 0 and all of line 1.
-const PAYLOAD: u32 = 2 * LINE / 4 - 1;
+/// The hop count: the first word of the line after the payload.
+const HOPS: u32 = PROGRAM_LINES + 2 * LINE;
 
-/// Offset of payload word `j`; the words of line 1 come first in writing
-/// order (see `pass`).
+/// Offset of payload word `j`.
 const fn payload(j: u32) -> u32 {
-    HOPS + 4 + 4 * j
+    PROGRAM_LINES + 4 * j
 }
 
 /// Payload word `j` of the token whose hop count is `hops`.
@@ -79,9 +79,10 @@ pub fn run(scc: &Scc) -> ProgramResult {
     };
     let pass = |hops: u32| {
         scc.invalidate_mpbt();
-        // Line 1 first, then line 0 with the hop count last: whoever sees
-        // the count sees the payload too.
-        for j in (0..PAYLOAD).rev() {
+        // The payload lines, then the count's line: writing it pushes the
+        // last payload line out of the write-combine buffer, so whoever
+        // sees the count sees the payload too.
+        for j in 0..PAYLOAD {
             next.write_u32(payload(j), expected(hops, j));
         }
         next.write_u32(HOPS, hops);
@@ -103,7 +104,7 @@ pub fn run(scc: &Scc) -> ProgramResult {
         crate::println!(
             "bench-mpb: {laps} laps of {cores} cores, {} hops of {} bytes, every payload checked",
             laps * cores,
-            (PAYLOAD + 1) * 4
+            PAYLOAD * 4
         );
     }
     Ok(())
