@@ -49,8 +49,9 @@ const DRAIN: Duration = Duration::from_secs(2);
 const LAST_LINES: usize = 12;
 
 /// Whether a run with no flag asking for or against the chip model loads
-/// it. Off while the plugin does not yet keep the per-core views of shared
-/// memory: until then a modeled run shows each core only its own writes.
+/// it. Off for now, so that such runs (and the system tests that do not ask
+/// for the model) keep plain QEMU's speed; `stats` or `check_coherence`
+/// turn the model on.
 const MODELED_BY_DEFAULT: bool = false;
 
 /// What to run.
