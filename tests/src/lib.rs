@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use chip::CoreId;
-pub use xtask::{CHIP, CoreExit, Outcome, RunConfig, RunReport};
+pub use xtask::{CHIP, CoreExit, Mode, Outcome, RunConfig, RunReport};
 
 /// Boots `program` on `cores` cores and returns what happened; panics if
 /// the run could not even start (build failure, no QEMU).

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The chip model's per-core reports reach the run's report: with
+//! statistics on, every core that exits reports what its accesses did, and
+//! a plain run reports nothing.
+
+use system_tests::{Mode, RunConfig, assert_cleaned_up, transcript};
+
+#[test]
+fn every_core_of_the_ring_reports_its_mpb_traffic() {
+    let config = RunConfig {
+        stats: true,
+        ..RunConfig::new(2, "ring")
+    };
+    let report = xtask::run(&config).expect("the run starts");
+    let all = transcript(&report);
+    assert!(report.success(), "{all}");
+    assert_eq!(report.mode, Mode::Modeled { check: false });
+    assert_eq!(report.missing_reports(), [] as [u32; 0], "{all}");
+    assert!(
+        report.report_errors.is_empty(),
+        "{:?}",
+        report.report_errors
+    );
+    for (core, model) in (0u32..).zip(&report.reports) {
+        let model = model.as_ref().expect("every core reported");
+        let s = &model.stats;
+        assert_eq!(model.core, core);
+        assert!(!model.checker && model.stale_reads == 0);
+        // Both cores are on tile 0: the token and the barrier flags move
+        // through its MPB, polled with CL1INVMB and pushed out of the
+        // write-combine buffer.
+        assert!(s.mpb_bytes[0] > 0, "core {core}: {s:?}");
+        assert!(
+            s.mpb_bytes[1..].iter().all(|&b| b == 0),
+            "core {core}: {s:?}"
+        );
+        assert!(s.cl1invmb > 0 && s.wcb_flushes > 0, "core {core}: {s:?}");
+    }
+    let tables = report.stats_table();
+    assert!(tables.starts_with("memory accesses per core"), "{tables}");
+    assert!(
+        tables.contains("MPB23") && tables.contains("MC3"),
+        "{tables}"
+    );
+    assert_cleaned_up(&report.chip_memory);
+}
+
+#[test]
+fn a_plain_run_has_no_model_and_no_reports() {
+    let config = RunConfig {
+        plain: true,
+        ..RunConfig::new(2, "identity")
+    };
+    let report = xtask::run(&config).expect("the run starts");
+    assert!(report.success(), "{}", transcript(&report));
+    assert_eq!(report.mode, Mode::Plain);
+    assert!(report.reports.iter().all(Option::is_none));
+    assert!(report.missing_reports().is_empty());
+    assert_eq!(report.stale_reads(), 0);
+    assert_cleaned_up(&report.chip_memory);
+}
