@@ -5,9 +5,9 @@
 //! list it in `catalog.rs` (so `cargo xtask run --program` knows it) and
 //! in `by_name` below.
 
-pub mod catalog;
 mod bench_mpb;
 mod bench_private;
+pub mod catalog;
 mod comm;
 mod identity;
 mod lut;
