@@ -15,8 +15,8 @@ use anyhow::Result;
 use chip::Chip;
 
 pub use build::{Artifacts, build, cargo, workspace_root};
-pub use programs::{check_cores, find_program};
 pub use emu::launch::Mode;
+pub use programs::{check_cores, find_program};
 pub use run::{CoreExit, CoreReport, Outcome, RunConfig, RunReport, boot, run};
 
 /// The chip every run emulates.
