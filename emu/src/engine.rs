@@ -9,8 +9,9 @@
 //!   c's loads return. QEMU shows the core its view for every cacheable
 //!   region (LSM, MPBs), so guest loads and stores run at full speed on it.
 //! - **The directory** (`directory.mem`): per 32-byte line of G, the cores
-//!   whose caches or write-combine buffer hold the line (bits 0-55) and the
-//!   last core that wrote it to memory, plus one (bits 56-63).
+//!   whose caches or write-combine buffer hold the line (bits 0-54), a lock
+//!   (bit 55) and the last core that wrote it to memory, plus one (bits
+//!   56-63).
 //!
 //! The invariant: a line of V_c that core c does not hold equals G. QEMU
 //! calls the engine after each access of the guest (the bytes are already
@@ -27,9 +28,15 @@
 //!
 //! *Publish* writes the bytes into the view of every running core that
 //! does not hold the line. A holder keeps its stale copy until its cache
-//! lets go of the line: that is the non-coherence the guest sees. The
-//! order (write G, then read the holders; clear the holder bit, then read
-//! G) makes a concurrent publish and drop agree whoever comes first.
+//! lets go of the line: that is the non-coherence the guest sees.
+//!
+//! Publishing a line and refreshing a view from G both hold the line's
+//! lock: otherwise a refresh could read G just before a publish and write
+//! the older bytes over the newer ones the publish had just put into the
+//! view, and two publishes of the same bytes could leave G and a view
+//! disagreeing. Becoming a holder needs no lock: a publish either comes
+//! before (and updated the view the core then cached) or after (and leaves
+//! the cached copy alone); both are what silicon could do.
 //!
 //! The bytes a store leaves through the WCB or writes through are taken
 //! from the store's value as QEMU reports it, not from V_c, so that a
@@ -73,16 +80,21 @@ use crate::{Error, Result};
 const LINE: u64 = CACHE_LINE as u64;
 const FULL_LINE: u32 = u32::MAX;
 /// Directory word bits naming the cores that hold the line.
-const HOLDERS: u64 = (1 << 56) - 1;
+const HOLDERS: u64 = (1 << 55) - 1;
+/// Directory word bit locking the line while its bytes move between G and
+/// the views.
+const LOCKED: u64 = 1 << 55;
 /// Directory word bits naming the last writer, plus one (0: nobody yet).
 const WRITER_SHIFT: u32 = 56;
 /// Most cores a directory word can name.
-pub const MAX_CORES: u32 = 56;
+pub const MAX_CORES: u32 = 55;
 
 /// Where QEMU shows one LUT page to the guest, for remapping.
 #[derive(Debug, Clone, Copy)]
 struct HostPage {
     host: usize,
+    /// Bytes QEMU maps there: a LUT page, or less (the own MPB).
+    len: usize,
     /// Whether QEMU mapped the page from the core's view (cacheable
     /// regions) rather than from G.
     view: bool,
@@ -348,14 +360,31 @@ impl Engine {
     /// The bytes `mask` of `data` go to G at line `s` and into the view of
     /// every core that does not hold the line.
     fn publish(&self, s: u64, data: &[u8; CACHE_LINE], mask: u32) {
-        self.g.write_masked(s, data, mask);
         let word = dir_word(s);
+        self.lock_line(word);
+        self.g.write_masked(s, data, mask);
         let writer = (self.me() as u64 + 1) << WRITER_SHIFT;
-        self.directory.update(word, !HOLDERS, writer);
+        self.directory.update(word, !(HOLDERS | LOCKED), writer);
         let holders = self.directory.load(word) & HOLDERS;
         for (c, view) in self.views.iter().enumerate() {
             if holders & (1 << c) == 0 {
                 view.write_masked(s, data, mask);
+            }
+        }
+        self.directory.fetch_and_not(word, LOCKED);
+    }
+
+    /// Takes the lock of the line whose directory word is at `word`. Held
+    /// for a few hundred nanoseconds; with more instances than host cores
+    /// the holder may be descheduled, so waiting yields.
+    fn lock_line(&self, word: u64) {
+        let mut spins = 0u32;
+        while self.directory.fetch_or(word, LOCKED) & LOCKED != 0 {
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
             }
         }
     }
@@ -371,11 +400,14 @@ impl Engine {
             return;
         }
         let keep = keep | self.memory.wcb_mask(line);
+        let word = dir_word(s);
+        self.lock_line(word);
         if keep == 0 {
-            self.directory.fetch_and_not(dir_word(s), self.bit());
+            self.directory.fetch_and_not(word, self.bit());
         }
         let data = self.g.read_line(s);
         self.views[self.me()].write_masked(s, &data, !keep);
+        self.directory.fetch_and_not(word, LOCKED);
     }
 
     fn check_load(&mut self, a: &GuestAccess, access: &Access) -> Result<()> {
@@ -505,9 +537,12 @@ impl Engine {
             .collect();
         for &(l, _) in &old {
             if let Ok(s) = self.system_line(l) {
-                self.directory.fetch_and_not(dir_word(s), self.bit());
+                let word = dir_word(s);
+                self.lock_line(word);
+                self.directory.fetch_and_not(word, self.bit());
                 let fresh = self.g.read_line(s);
                 self.views[self.me()].write_masked(s, &fresh, FULL_LINE);
+                self.directory.fetch_and_not(word, LOCKED);
             }
         }
         self.lut.write_raw(entry, raw);
@@ -525,16 +560,24 @@ impl Engine {
         let Some(page) = self.host_page(entry)? else {
             return Ok(()); // no device there: accesses are reported
         };
-        let t = self.lut.translate(base).ok().map(|t| t.target);
-        let (file, offset) = match t.map(|t| self.layout.backing(t)) {
+        let target = self.lut.translate(base).ok().map(|t| t.target);
+        let (file, offset) = match target.map(|t| self.layout.backing(t)) {
             Some(Backing::Memory { offset }) if page.view => (&self.own_view, offset),
             Some(Backing::Registers { offset }) if !page.view => (&self.g_file, offset),
-            // Nothing (or nothing QEMU can show here): accesses are reported.
-            _ => return Ok(()),
+            Some(Backing::Memory { .. } | Backing::Registers { .. }) => {
+                return Err(self.stop(format_args!(
+                    "LUT entry {entry} now points at {:?}: the emulator shows memory only at \
+                     entries made for memory and registers only at entries made for registers",
+                    target.expect("matched a backing")
+                )));
+            }
+            // Nothing there: every access is reported.
+            Some(Backing::Unbacked) | None => return Ok(()),
         };
         // SAFETY: `page.host` is QEMU's mapping of this LUT page of guest
-        // memory, found in this process's maps; nothing here references it.
-        unsafe { shm::remap(page.host, LUT_PAGE_SIZE as usize, file, offset) }
+        // memory, `page.len` bytes, found in this process's maps; nothing
+        // here references it.
+        unsafe { shm::remap(page.host, page.len, file, offset) }
             .map_err(|e| self.stop(format_args!("remapping LUT entry {entry}: {e}")))
     }
 
@@ -567,10 +610,13 @@ impl Engine {
             else {
                 continue;
             };
-            for i in 0..region.size / LUT_PAGE_SIZE {
+            // A region smaller than a LUT page (the own MPB) is one page.
+            let len = region.size.min(LUT_PAGE_SIZE);
+            for i in 0..region.size.div_ceil(LUT_PAGE_SIZE) {
                 let entry = Chip::lut_index(region.base) + i as usize;
                 pages[entry] = Some(HostPage {
                     host: start + (i * LUT_PAGE_SIZE) as usize,
+                    len: len as usize,
                     view,
                 });
             }

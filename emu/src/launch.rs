@@ -269,7 +269,7 @@ mod tests {
                 .map(|w| &w[1])
                 .collect();
             let regions: Vec<_> = SCC.shared_regions().collect();
-            assert_eq!((objects.len(), devices.len()), (8, 8));
+            assert_eq!((objects.len(), devices.len()), (16, 16));
             for (i, region) in regions.iter().enumerate() {
                 let offset = layout.offset(region.kind, core);
                 // Cacheable regions show the core's view, registers G.
@@ -292,6 +292,10 @@ mod tests {
             );
             assert_eq!(devices[1], "ivshmem-plain,memdev=r1,addr=2.1");
             assert_eq!(devices[7], "ivshmem-plain,memdev=r7,addr=2.7");
+            assert_eq!(
+                devices[8],
+                "ivshmem-plain,memdev=r8,addr=3.0,multifunction=on"
+            );
             // The own-MPB device shows the tile's MPB.
             let own_mpb = regions
                 .iter()
@@ -299,7 +303,7 @@ mod tests {
                 .unwrap();
             let offset_of = |o: &str| o.rsplit_once("offset=").unwrap().1.parse::<u64>().unwrap();
             assert_eq!(offset_of(objects[own_mpb]), layout.mpb(SCC.tile_of(core)));
-            assert!(objects[7].ends_with(&format!("offset={}", layout.fpga())));
+            assert!(objects[15].ends_with(&format!("offset={}", layout.fpga())));
         }
     }
 
@@ -311,7 +315,7 @@ mod tests {
         let args = strings(launch.args(SCC.core(3).unwrap()));
         assert!(!args.iter().any(|a| a == "-plugin" || a == "-machine"));
         let objects: Vec<_> = args.windows(2).filter(|w| w[0] == "-object").collect();
-        assert_eq!(objects.len(), 8);
+        assert_eq!(objects.len(), 16);
         assert!(
             objects
                 .iter()

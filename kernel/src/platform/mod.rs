@@ -90,6 +90,7 @@ fn memory_type(kind: SharedRegionKind) -> MemoryType {
     match kind {
         SharedRegionKind::Mpb { .. } | SharedRegionKind::OwnMpb => MemoryType::MpbtWb,
         SharedRegionKind::Lsm { .. }
+        | SharedRegionKind::Shareable { .. }
         | SharedRegionKind::Crb { .. }
         | SharedRegionKind::OwnCrb
         | SharedRegionKind::Fpga => MemoryType::Ncm,

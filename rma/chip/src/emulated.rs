@@ -36,6 +36,15 @@ pub enum SharedRegionKind {
         /// Controllers covered.
         count: u32,
     },
+    /// The free LUT entries `first..first + count` (counted from the
+    /// address map's first shareable entry): nothing at boot; the emulator
+    /// shows there whatever memory the core's LUT points them at.
+    Shareable {
+        /// First entry, relative to the first shareable one.
+        first: u32,
+        /// Entries covered.
+        count: u32,
+    },
     /// The MPBs of tiles `first..first + count`, one LUT page apart.
     Mpb {
         /// First tile.
@@ -64,7 +73,10 @@ impl SharedRegionKind {
     /// The emulator gives each core its own, non-coherent view of cacheable
     /// regions.
     pub const fn is_cacheable(self) -> bool {
-        matches!(self, Self::Lsm { .. } | Self::Mpb { .. } | Self::OwnMpb)
+        matches!(
+            self,
+            Self::Lsm { .. } | Self::Shareable { .. } | Self::Mpb { .. } | Self::OwnMpb
+        )
     }
 }
 
@@ -94,6 +106,8 @@ impl SharedRegion {
     pub fn parts(&self, chip: &Chip) -> impl Iterator<Item = RegionPart> + use<> {
         let (count, bytes) = match self.kind {
             SharedRegionKind::Lsm { count, .. } => (count, LUT_PAGE_SIZE),
+            // Mapped page by page once a LUT entry points somewhere.
+            SharedRegionKind::Shareable { .. } => (0, 0),
             SharedRegionKind::Mpb { count, .. } => (count, chip.mpb_bytes_per_tile),
             SharedRegionKind::Crb { count, .. } => (count, chip.crb.size),
             SharedRegionKind::OwnMpb | SharedRegionKind::OwnCrb | SharedRegionKind::Fpga => {
@@ -127,8 +141,8 @@ fn aligned_blocks(first: u32, count: u32) -> impl Iterator<Item = (u32, u32)> {
 }
 
 impl Chip {
-    /// Every shared region, in attachment order: LSM pages, tile MPBs, own
-    /// MPB, tile CRBs, own CRB, FPGA bank.
+    /// Every shared region, in attachment order: LSM pages, free entries,
+    /// tile MPBs, own MPB, tile CRBs, own CRB, FPGA bank.
     pub fn shared_regions(&self) -> impl Iterator<Item = SharedRegion> + '_ {
         let map = &self.address_map;
         let group = move |first_entry: u8, count: u32, kind: fn(u32, u32) -> SharedRegionKind| {
@@ -141,6 +155,9 @@ impl Chip {
         let controllers = self.memory_controllers.len() as u32;
         let lsm = group(map.lsm.first, controllers, |first, count| {
             SharedRegionKind::Lsm { first, count }
+        });
+        let shareable = group(map.shareable.first, map.shareable.len(), |first, count| {
+            SharedRegionKind::Shareable { first, count }
         });
         let mpbs = group(map.mpb_first, self.tiles(), |first, count| {
             SharedRegionKind::Mpb { first, count }
@@ -163,7 +180,8 @@ impl Chip {
             base: self.fpga_base(),
             size: self.fpga.size,
         };
-        lsm.chain(mpbs)
+        lsm.chain(shareable)
+            .chain(mpbs)
             .chain([own_mpb])
             .chain(crbs)
             .chain([own_crb, fpga])
@@ -200,39 +218,62 @@ mod tests {
     }
 
     #[test]
-    fn scc_needs_eight_devices() {
+    fn scc_needs_sixteen_devices() {
         use SharedRegionKind::*;
         let regions: Vec<_> = SCC.shared_regions().collect();
         let kinds: Vec<_> = regions.iter().map(|r| r.kind).collect();
+        let shareable = [
+            (0, 4),
+            (4, 8),
+            (12, 16),
+            (28, 16),
+            (44, 8),
+            (52, 4),
+            (56, 2),
+            (58, 1),
+        ]
+        .map(|(first, count)| Shareable { first, count });
+        let mut expected = vec![Lsm { first: 0, count: 4 }];
+        expected.extend(shareable);
+        expected.extend([
+            Mpb {
+                first: 0,
+                count: 16,
+            },
+            Mpb {
+                first: 16,
+                count: 8,
+            },
+            OwnMpb,
+            Crb {
+                first: 0,
+                count: 16,
+            },
+            Crb {
+                first: 16,
+                count: 8,
+            },
+            OwnCrb,
+            Fpga,
+        ]);
+        assert_eq!(kinds, expected);
+        // The free entries 132-190 are covered exactly, from 0x8400_0000.
+        assert_eq!((regions[1].base, regions[1].size), (0x8400_0000, 64 << 20));
+        assert_eq!(regions[8].base + regions[8].size, 0xBF00_0000);
+        assert_eq!(regions[1].parts(&SCC).count(), 0);
+        assert_eq!((regions[9].base, regions[9].size), (0xC000_0000, 256 << 20));
         assert_eq!(
-            kinds,
-            [
-                Lsm { first: 0, count: 4 },
-                Mpb {
-                    first: 0,
-                    count: 16
-                },
-                Mpb {
-                    first: 16,
-                    count: 8
-                },
-                OwnMpb,
-                Crb {
-                    first: 0,
-                    count: 16
-                },
-                Crb {
-                    first: 16,
-                    count: 8
-                },
-                OwnCrb,
-                Fpga
-            ]
+            (regions[10].base, regions[10].size),
+            (0xD000_0000, 128 << 20)
         );
-        assert_eq!((regions[1].base, regions[1].size), (0xC000_0000, 256 << 20));
-        assert_eq!((regions[2].base, regions[2].size), (0xD000_0000, 128 << 20));
-        assert_eq!((regions[3].base, regions[3].size), (0xD800_0000, 16 << 10));
-        assert_eq!((regions[5].base, regions[5].size), (0xF000_0000, 128 << 20));
+        assert_eq!(
+            (regions[11].base, regions[11].size),
+            (0xD800_0000, 16 << 10)
+        );
+        assert_eq!(
+            (regions[13].base, regions[13].size),
+            (0xF000_0000, 128 << 20)
+        );
     }
 
     #[test]
