@@ -6,13 +6,18 @@
 //! agree on, without depending on QEMU itself:
 //!
 //! - [`chipmem`]: the chip's shared memory, one sparse file every instance
-//!   maps, with the configuration registers at their reset values;
+//!   maps, with the configuration registers at their reset values, plus
+//!   each core's view of it and the directory of cached lines;
 //! - [`launch`]: one core's QEMU command line, which shows that memory to
 //!   the guest as PCI devices in the order the chip definition gives;
 //! - [`options`]: the plugin's options, checked before the core starts;
 //! - [`model`]: the pure models of the chip's memory system (caches,
 //!   write-combine buffer, LUT, test-and-set registers, statistics) that
 //!   the plugin drives;
+//! - [`engine`]: one core's models at work on the run's files: what the
+//!   plugin calls on every shared access and cache instruction;
+//! - [`shm`]: the mapped files, the one place with `unsafe` access to
+//!   memory other processes share;
 //! - [`report`]: what each core's plugin reports at exit, the file that
 //!   carries it to xtask, and the tables printed from it.
 //!

@@ -45,14 +45,17 @@ const POLL: Duration = Duration::from_millis(20);
 /// Longest wait, after the instances are stopped, for their last output.
 const DRAIN: Duration = Duration::from_secs(2);
 
+/// Longest wait for stopped instances to exit on SIGTERM before they are
+/// killed.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
 /// Serial lines of a failed core shown in its report.
 const LAST_LINES: usize = 12;
 
 /// Whether a run with no flag asking for or against the chip model loads
-/// it. Off for now, so that such runs (and the system tests that do not ask
-/// for the model) keep plain QEMU's speed; `stats` or `check_coherence`
-/// turn the model on.
-const MODELED_BY_DEFAULT: bool = false;
+/// it: it does, since the model is what makes the emulator an SCC; `plain`
+/// turns it off (coherent shared memory at plain QEMU's speed).
+const MODELED_BY_DEFAULT: bool = true;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -708,15 +711,39 @@ impl Fleet {
             .collect()
     }
 
-    /// Kills and reaps every instance still running.
+    /// Stops and reaps every instance still running: first with SIGTERM,
+    /// on which QEMU exits cleanly and the chip model writes its report
+    /// (so a hung program's stale reads are still counted), then, after
+    /// [`STOP_GRACE`], with SIGKILL.
     fn stop(&mut self) {
         for instance in &mut self.instances {
             if instance.status.is_none() {
-                instance.stopped = instance.child.kill().is_ok();
+                let pid = instance.child.id() as libc::pid_t;
+                // SAFETY: `kill` has no memory effects; `pid` is our child,
+                // not yet reaped, so it cannot name another process.
+                instance.stopped = unsafe { libc::kill(pid, libc::SIGTERM) } == 0;
             }
+        }
+        let deadline = Instant::now() + STOP_GRACE;
+        while Instant::now() < deadline {
+            let mut running = 0;
+            for instance in &mut self.instances {
+                if instance.status.is_none() {
+                    match instance.child.try_wait() {
+                        Ok(Some(status)) => instance.status = Some(status),
+                        Ok(None) => running += 1,
+                        Err(_) => {}
+                    }
+                }
+            }
+            if running == 0 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
         for instance in &mut self.instances {
             if instance.status.is_none() {
+                instance.stopped |= instance.child.kill().is_ok();
                 instance.status = instance.child.wait().ok();
             }
         }

@@ -649,6 +649,11 @@ impl CoreMemory {
         self.wcb.mask_for(addr & !(CACHE_LINE as u32 - 1))
     }
 
+    /// The line the write-combine buffer holds and its bytes, if any.
+    pub fn wcb_held(&self) -> Option<WcbFlush> {
+        self.wcb.held()
+    }
+
     /// L1's tags.
     pub fn l1(&self) -> &Cache {
         &self.l1

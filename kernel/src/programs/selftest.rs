@@ -164,7 +164,13 @@ fn shared_bytes(scc: &Scc) -> Result<(), String> {
             let data: Vec<u8> = (0..len)
                 .map(|i| (i as u32 * 7 + offset) as u8 | 1)
                 .collect();
+            // The MPB is MPBT-WB: a store into a line L1 holds stays there
+            // dirty, and CL1INVMB would then drop it, as on silicon. So the
+            // lines are invalidated before the write too (the SCC's
+            // discipline), and the write goes out through the WCB.
+            scc.invalidate_mpbt();
             mpb.write_bytes(area + offset, &data);
+            scc.flush_wcb();
             scc.invalidate_mpbt();
             let mut back = alloc::vec![0u8; len];
             mpb.read_bytes(area + offset, &mut back);

@@ -4,8 +4,8 @@
 //!
 //! QEMU's Pentium does not know the SCC's CL1INVMB (`0F 0A`) and raises #UD
 //! with EIP at the instruction. The chip model's plugin callback, which runs
-//! before the fault, is the place that invalidates the MPBT lines (the
-//! plugin does not have it yet), so the handler only skips the two bytes. The kernel source stays the same as for silicon.
+//! before the fault, invalidates the MPBT lines, so the handler only skips
+//! the two bytes. The kernel source stays the same as for silicon.
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
