@@ -10,9 +10,9 @@
 //! QEMU's C frames, so every entry point catches panics.
 //!
 //! What it registers:
-//! - a memory callback on every load and store; accesses below the chip's
-//!   first shared address (private memory) return at once, before any
-//!   lock is taken;
+//! - a memory callback on every load and store; accesses to private memory
+//!   return at once, before any lock is taken, and after the first access
+//!   to a virtual page without even asking QEMU for the physical address;
 //! - execution callbacks, chosen at translation by opcode, on CL1INVMB
 //!   (`0F 0A`, before its #UD), WBINVD, INVD, `invlpg` and `mov` to CR0 or
 //!   CR3 (reading the source register: the callback runs before the write);
@@ -26,6 +26,7 @@
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use emu::engine::{Engine, GuestAccess};
@@ -68,6 +69,20 @@ struct Plugin {
 }
 
 static PLUGIN: OnceLock<Plugin> = OnceLock::new();
+
+/// Virtual pages known to hold private memory, so that most accesses skip
+/// asking QEMU for their physical address (the plugin's largest cost per
+/// access). Direct-mapped: slot `page % PRIVATE_SLOTS` holds `page + 1`.
+/// Forgotten whenever the guest could change its mappings (CR0 and CR3
+/// writes, `invlpg`), as a TLB is. Only the one vCPU thread uses it.
+static PRIVATE_PAGES: [AtomicU32; PRIVATE_SLOTS] = [const { AtomicU32::new(0) }; PRIVATE_SLOTS];
+const PRIVATE_SLOTS: usize = 1024;
+
+fn forget_private_pages() {
+    for slot in &PRIVATE_PAGES {
+        slot.store(0, Ordering::Relaxed);
+    }
+}
 
 /// Called by QEMU once, before the guest starts. Returns 0 to load, any
 /// other value to refuse (QEMU then exits with an error).
@@ -343,6 +358,7 @@ unsafe extern "C" fn on_cache_instruction(_vcpu: c_uint, data: *mut c_void) {
 }
 
 unsafe extern "C" fn on_mov_to_cr(_vcpu: c_uint, data: *mut c_void) {
+    forget_private_pages();
     let data = data as usize;
     let (cr, gpr) = ((data >> 8) as u8, data & 7);
     let Some(value) = PLUGIN
@@ -385,6 +401,11 @@ unsafe extern "C" fn on_memory(
     vaddr: u64,
     data: *mut c_void,
 ) {
+    let page = (vaddr >> 12) as u32;
+    let slot = &PRIVATE_PAGES[page as usize % PRIVATE_SLOTS];
+    if slot.load(Ordering::Relaxed) == page.wrapping_add(1) {
+        return; // private memory: the common case, kept cheap
+    }
     let Some(plugin) = PLUGIN.get() else { return };
     // SAFETY: `info` is valid during the callback.
     let hw = unsafe { qemu_plugin_get_hwaddr(info, vaddr) };
@@ -394,7 +415,8 @@ unsafe extern "C" fn on_memory(
     // SAFETY: `hw` is valid during the callback (checked non-null).
     let paddr = unsafe { qemu_plugin_hwaddr_phys_addr(hw) };
     if paddr < u64::from(plugin.low) || paddr >= u64::from(plugin.high) {
-        return; // private memory: the common case, kept cheap
+        slot.store(page.wrapping_add(1), Ordering::Relaxed);
+        return;
     }
     // SAFETY: `info` is valid during the callback.
     let (store, shift, value) = unsafe {
