@@ -71,6 +71,7 @@ pub struct Layout {
     own_crb: u64,
     own_crb_stride: u64,
     fpga: u64,
+    popshm: u64,
     size: u64,
 }
 
@@ -92,7 +93,11 @@ impl Layout {
         // The free-entry devices start at distinct offsets (see `offset`),
         // which must lie inside the file too.
         let shareable_span = u64::from(chip.address_map.shareable.len()) * lsm_stride;
-        let size = (fpga + stride(chip.fpga.size)).max(shareable_span);
+        let popshm = (fpga + stride(chip.fpga.size)).max(shareable_span);
+        let popshm_pages: u64 = (0..chip.memory_controllers.len())
+            .map(|mc| u64::from(chip.shared_dram_pages(mc) - 1))
+            .sum();
+        let size = popshm + popshm_pages * lsm_stride;
         Self {
             chip: *chip,
             lsm,
@@ -104,6 +109,7 @@ impl Layout {
             own_crb,
             own_crb_stride,
             fpga,
+            popshm,
             size,
         }
     }
@@ -141,6 +147,24 @@ impl Layout {
     /// Offset of the FPGA register bank.
     pub fn fpga(&self) -> u64 {
         self.fpga
+    }
+
+    /// Offset of DRAM page `page` behind controller `mc`, if the emulator
+    /// shares it: the LSM page and the POPSHM pages that follow it
+    /// ([`Chip::popshm`]); private pages are each core's own QEMU RAM.
+    pub fn dram(&self, mc: usize, page: u16) -> Option<u64> {
+        let lsm = self.chip.lsm_page_number(mc);
+        let index = u32::from(page).checked_sub(lsm)?;
+        if index == 0 {
+            return Some(self.lsm(mc));
+        }
+        if index >= self.chip.shared_dram_pages(mc) {
+            return None;
+        }
+        let before: u64 = (0..mc)
+            .map(|m| u64::from(self.chip.shared_dram_pages(m) - 1))
+            .sum();
+        Some(self.popshm + (before + u64::from(index - 1)) * self.lsm_stride)
     }
 
     /// Offset of the bytes that back region `kind` as `core` sees it.
@@ -190,14 +214,11 @@ impl Layout {
     /// Where the page `target` lies in the run's files.
     pub fn backing(&self, target: Target) -> Backing {
         match target {
-            Target::Dram { controller, page }
-                if u32::from(page) == self.chip.lsm_page_number(controller) =>
-            {
-                Backing::Memory {
-                    offset: self.lsm(controller),
-                }
-            }
-            Target::Dram { .. } | Target::Nothing => Backing::Unbacked,
+            Target::Dram { controller, page } => match self.dram(controller, page) {
+                Some(offset) => Backing::Memory { offset },
+                None => Backing::Unbacked,
+            },
+            Target::Nothing => Backing::Unbacked,
             Target::Mpb(tile) => Backing::Memory {
                 offset: self.mpb(tile),
             },
@@ -393,8 +414,9 @@ mod tests {
         let (last, len) = parts[parts.len() - 1];
         assert!(layout.size() >= last + len);
         // 4 LSM pages, 24 MPB and 24 CRB pages, 48 own CRBs of 8 KiB and a
-        // 64 KiB FPGA bank fit in the 59 pages the free-entry devices span.
-        assert_eq!(layout.size(), 59 << 24);
+        // 64 KiB FPGA bank fit in the 59 pages the free-entry devices span;
+        // the 4 POPSHM pages of each of the 48 cores follow.
+        assert_eq!(layout.size(), (59 + 48 * 4) << 24);
     }
 
     #[test]
@@ -483,6 +505,28 @@ mod tests {
         assert_eq!(read_u32(&memory, layout.lsm(2) + 0x40), 0);
         assert_eq!(read_u32(&memory, layout.mpb(SCC.tile(23).unwrap())), 0);
         assert_eq!(read_u32(&memory, layout.fpga()), 0);
+    }
+
+    #[test]
+    fn shared_dram_pages_have_distinct_places_and_private_pages_none() {
+        let layout = Layout::new(&SCC);
+        let mut seen = std::collections::BTreeSet::new();
+        for core in SCC.all_cores() {
+            let (mc, first) = SCC.popshm(core);
+            for k in 0..SCC.address_map.popshm_pages as u16 {
+                let offset = layout.dram(mc, first + k).unwrap();
+                assert!(offset + u64::from(chip::LUT_PAGE_SIZE) <= layout.size());
+                assert!(offset >= layout.fpga() + u64::from(SCC.fpga.size));
+                assert!(seen.insert(offset), "{core} page {k}");
+            }
+        }
+        assert_eq!(seen.len(), 48 * 4);
+        for mc in 0..4 {
+            let lsm = SCC.lsm_page_number(mc) as u16;
+            assert_eq!(layout.dram(mc, lsm), Some(layout.lsm(mc)));
+            assert_eq!(layout.dram(mc, 0), None, "private memory is not shared");
+            assert_eq!(layout.dram(mc, lsm + 49), None, "beyond the POPSHM pages");
+        }
     }
 
     #[test]

@@ -53,6 +53,16 @@
 //! target's view at once. A LUT entry of another core takes effect at that
 //! core's next access to the page.
 //!
+//! # Room for timing
+//!
+//! Every access already yields, per line touched, where it completed (L1,
+//! L2, the WCB or memory, [`crate::model::hierarchy::Part`]) and what it
+//! reached through the LUT (a tile's MPB, a memory controller, a register
+//! block): exactly the inputs of a latency (cache hit, mesh hops from this
+//! core's tile to the target's router, memory controller service). A
+//! modeled clock per core belongs in [`Engine`] next to the statistics,
+//! advanced in [`Engine::access`] and the cache instructions.
+//!
 //! # Deliberate differences
 //!
 //! - Private memory is not modelled: it cannot be shared, and leaving it

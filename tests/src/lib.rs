@@ -10,18 +10,35 @@ use std::path::Path;
 use chip::CoreId;
 pub use xtask::{CHIP, CoreExit, Mode, Outcome, RunConfig, RunReport};
 
-/// Boots `program` on `cores` cores and returns what happened; panics if
-/// the run could not even start (build failure, no QEMU).
+/// Boots `program` on `cores` cores, with the chip model and its coherence
+/// checker, and returns what happened; panics if the run could not even
+/// start (build failure, no QEMU).
 pub fn boot(cores: u32, program: &str) -> RunReport {
-    xtask::run(&RunConfig::new(cores, program))
-        .unwrap_or_else(|e| panic!("cannot run {program} on {cores} cores: {e:#}"))
+    let mut config = RunConfig::new(cores, program);
+    config.check_coherence = true;
+    xtask::run(&config).unwrap_or_else(|e| panic!("cannot run {program} on {cores} cores: {e:#}"))
 }
 
-/// Boots `program` on `cores` cores and expects every core to succeed.
+/// Boots `program` on `cores` cores and expects every core to succeed
+/// without a single stale read: a correct SCC program reads nothing its
+/// caches should have let go of.
 pub fn boot_ok(cores: u32, program: &str) -> RunReport {
     let report = boot(cores, program);
     assert!(report.success(), "{}", transcript(&report));
     assert_eq!(report.cores.len(), cores as usize);
+    assert_eq!(
+        report.missing_reports(),
+        Vec::<u32>::new(),
+        "{}",
+        transcript(&report)
+    );
+    assert_eq!(
+        report.stale_reads(),
+        0,
+        "{}\n{}",
+        report.coherence_summary(),
+        transcript(&report)
+    );
     report
 }
 

@@ -5,7 +5,7 @@
 //! one 16 MiB page (thesis 1.3). The map below is the default one every core
 //! boots with (thesis Table 2.1, and sccsys.h for the exact entries).
 
-use crate::{Chip, ChipError, TileId};
+use crate::{Chip, ChipError, CoreId, TileId};
 
 /// Entries per LUT: one per 16 MiB of the 4 GiB core-physical space.
 pub const LUT_ENTRIES: usize = 256;
@@ -59,6 +59,10 @@ pub struct AddressMap {
     pub lsm: EntryRange,
     /// Entries left free for shareable DRAM and remote window mappings.
     pub shareable: EntryRange,
+    /// Pages of shareable DRAM each core owns behind its own controller
+    /// (the thesis's POPSHM, four 16 MiB pages by default): numbered after
+    /// the controller's LSM page, in the order of the cores it serves.
+    pub popshm_pages: u32,
     /// MPB of tile `t` at entry `mpb_first + t`.
     pub mpb_first: u8,
     /// The core's own tile's MPB.
@@ -84,6 +88,7 @@ impl AddressMap {
         private: &[EntryRange::new(0, 40), EntryRange::new(255, 255)],
         lsm: EntryRange::new(128, 131),
         shareable: EntryRange::new(132, 190),
+        popshm_pages: 4,
         mpb_first: 192,
         own_mpb: 216,
         crb_first: 224,
@@ -169,9 +174,39 @@ impl Chip {
     /// Page number (10-bit LUT address) of controller `mc`'s LSM page: right
     /// after the private pages of all the cores it serves.
     pub fn lsm_page_number(&self, mc: usize) -> u32 {
+        self.cores_served(mc) * self.address_map.private_pages()
+    }
+
+    /// How many cores controller `mc` serves.
+    pub fn cores_served(&self, mc: usize) -> u32 {
         let served = self.memory_controllers[mc].serves;
-        let cores = served.width as u32 * served.height as u32 * self.cores_per_tile as u32;
-        cores * self.address_map.private_pages()
+        served.width as u32 * served.height as u32 * self.cores_per_tile as u32
+    }
+
+    /// `core`'s place among the cores its controller serves, in id order.
+    pub fn rank_at_controller(&self, core: CoreId) -> u32 {
+        let mc = self.controller_of(self.tile_of(core));
+        self.all_cores()
+            .filter(|c| self.controller_of(self.tile_of(*c)) == mc)
+            .position(|c| c == core)
+            .expect("a core is served by its own controller") as u32
+    }
+
+    /// Where `core`'s shareable pages (POPSHM) lie: its controller and the
+    /// first of its [`AddressMap::popshm_pages`] consecutive page numbers,
+    /// which follow the controller's LSM page.
+    pub fn popshm(&self, core: CoreId) -> (usize, u16) {
+        let mc = self.controller_of(self.tile_of(core));
+        let first = self.lsm_page_number(mc)
+            + 1
+            + self.rank_at_controller(core) * self.address_map.popshm_pages;
+        (mc, first as u16)
+    }
+
+    /// Pages of shared DRAM at controller `mc`: its LSM page and the
+    /// POPSHM pages of the cores it serves, from [`Chip::lsm_page_number`].
+    pub fn shared_dram_pages(&self, mc: usize) -> u32 {
+        1 + self.cores_served(mc) * self.address_map.popshm_pages
     }
 }
 

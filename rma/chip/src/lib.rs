@@ -282,7 +282,7 @@ impl Chip {
         }
         self.address_map.check(self.tiles())?;
         for controller in 0..controllers {
-            let pages = self.lsm_page_number(controller) + 1;
+            let pages = self.lsm_page_number(controller) + self.shared_dram_pages(controller);
             if pages > 1 << 10 {
                 return Err(ChipError::DramPages { controller, pages });
             }
@@ -299,6 +299,30 @@ impl Chip {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn popshm_pages_follow_the_lsm_page_in_core_order() {
+        // Controller 0 serves 12 cores; its LSM page is 12 * 42 = 504.
+        let c0 = SCC.core(0).unwrap();
+        assert_eq!(SCC.popshm(c0), (0, 505));
+        let second = SCC
+            .all_cores()
+            .filter(|c| SCC.controller_of(SCC.tile_of(*c)) == 0)
+            .nth(1)
+            .unwrap();
+        assert_eq!(SCC.popshm(second), (0, 509));
+        assert_eq!(SCC.shared_dram_pages(0), 1 + 12 * 4);
+        for mc in 0..SCC.memory_controllers.len() {
+            let mut pages: Vec<u16> = SCC
+                .all_cores()
+                .filter(|c| SCC.controller_of(SCC.tile_of(*c)) == mc)
+                .map(|c| SCC.popshm(c).1)
+                .collect();
+            pages.sort();
+            let lsm = SCC.lsm_page_number(mc) as u16;
+            assert_eq!(pages, (0..12).map(|i| lsm + 1 + 4 * i).collect::<Vec<_>>());
+        }
+    }
 
     #[test]
     fn scc_is_valid_and_has_48_cores_on_24_tiles() {
@@ -343,7 +367,8 @@ mod tests {
         chip.memory_controllers = ONE_MC;
         assert_eq!(chip.validate(), Err(ChipError::LutEntryConflict(216)));
 
-        // 96 cores behind one controller with 42 private pages each do not fit in 1024 pages.
+        // 96 cores behind one controller with 42 private pages and 2 POPSHM
+        // pages each, plus the LSM page, do not fit in 1024 pages.
         let mut chip = BIG;
         const PRIVATE_42: &[EntryRange] = &[EntryRange::new(0, 41)];
         chip.address_map.private = PRIVATE_42;
@@ -353,7 +378,7 @@ mod tests {
             chip.validate(),
             Err(ChipError::DramPages {
                 controller: 0,
-                pages: 96 * 42 + 1
+                pages: 96 * 42 + 1 + 96 * 2
             })
         );
     }
@@ -412,6 +437,7 @@ mod tests {
             private: &[EntryRange::new(0, 7)],
             lsm: EntryRange::new(16, 17),
             shareable: EntryRange::new(18, 99),
+            popshm_pages: 2,
             mpb_first: 100,
             own_mpb: 148,
             crb_first: 160,

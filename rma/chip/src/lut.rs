@@ -172,11 +172,7 @@ impl Chip {
         let tile = self.tile_of(core);
         let mc = self.controller_of(tile);
         let mc_port = self.memory_controllers[mc].port;
-        let rank_at_mc = self
-            .all_cores()
-            .filter(|c| self.controller_of(self.tile_of(*c)) == mc)
-            .position(|c| c == core)
-            .expect("a core is served by its own controller") as u32;
+        let rank_at_mc = self.rank_at_controller(core);
         let first_page = rank_at_mc * map.private_pages();
         for (k, entry) in map.private.iter().flat_map(|r| r.iter()).enumerate() {
             lut[entry as usize] = LutEntry::new(mc_port, (first_page + k as u32) as u16);
