@@ -64,6 +64,10 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         about: "core 0 points a free LUT entry at one tile's MPB, then another's: each access goes where the entry points",
     },
     ProgramInfo {
+        name: "lut-unset",
+        about: "core 0 reads through a LUT entry that reaches nothing: the emulator must stop it, naming the entry",
+    },
+    ProgramInfo {
         name: "ring-stale",
         about: "the ring with its waiting cores polling without CL1INVMB: must fail, reporting a stale line",
     },

@@ -12,6 +12,7 @@ mod comm;
 mod identity;
 mod lut;
 mod lut_remap;
+mod lut_unset;
 mod ncm_fresh;
 mod page_fault;
 mod pair;
@@ -49,6 +50,7 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "write-back" => write_back::run,
         "ncm-fresh" => ncm_fresh::run,
         "lut-remap" => lut_remap::run,
+        "lut-unset" => lut_unset::run,
         "ring-stale" => ring_stale::run,
         "bench-private" => bench_private::run,
         "bench-mpb" => bench_mpb::run,
