@@ -15,6 +15,13 @@
 //! (for other conditions, such as a TSR becoming free): 48 threads then
 //! share a few host CPUs without starving the one they wait for.
 //!
+//! The shareable DRAM (each controller's LSM page and the POPSHM pages
+//! after it) is host memory of the same kind, allocated in 64 KiB pieces
+//! when first touched. Mappings through free LUT entries are kept per core
+//! and checked as the SCC kernel checks them; their memory type is
+//! recorded but, the memory being coherent, changes nothing. A write to
+//! the LSM or the shareable DRAM wakes every sleeping core.
+//!
 //! A core that panics makes every other core's next wait panic too, and a
 //! wait that sees no progress for [`WAIT_LIMIT`] panics naming its core, so
 //! a broken protocol fails a test instead of hanging it.
@@ -22,15 +29,19 @@
 
 extern crate std;
 
+use std::boxed::Box;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use std::vec::Vec;
 
-use chip::{Chip, CoreId};
+use chip::{Chip, CoreId, LUT_ENTRIES, LUT_PAGE_SIZE, MemoryType};
 
-use super::{CacheControl, Clock, Mpb, MpbHalf, Topology, Tsr, Wait};
+use super::{
+    CacheControl, Clock, DramPages, Lsm, MapError, Mpb, MpbHalf, SharedDram, Topology, Tsr, Wait,
+    WriteBack,
+};
 
 /// How long one wait may go without its condition becoming true.
 pub const WAIT_LIMIT: Duration = Duration::from_secs(60);
@@ -56,6 +67,91 @@ struct Shared {
     start: Instant,
     /// One per core: wakes it when its MPB half is written.
     doorbells: Vec<Doorbell>,
+    /// The shareable DRAM behind each controller.
+    dram: Vec<Dram>,
+    /// Each core's mappings, by LUT entry.
+    mappings: Vec<Mutex<Mappings>>,
+}
+
+/// Bytes of DRAM allocated at once.
+const PIECE: u32 = 64 * 1024;
+
+/// The shareable DRAM of one controller: its LSM page and the POPSHM
+/// pages after it, as words allocated a piece at a time.
+#[derive(Debug)]
+struct Dram {
+    /// Page number of the first page (the LSM page).
+    first_page: u32,
+    pages: u32,
+    pieces: Vec<OnceLock<Box<[AtomicU32]>>>,
+}
+
+impl Dram {
+    fn new(chip: &Chip, controller: usize) -> Self {
+        let pages = chip.shared_dram_pages(controller);
+        let pieces = (u64::from(pages) * u64::from(LUT_PAGE_SIZE) / u64::from(PIECE)) as usize;
+        Self {
+            first_page: chip.lsm_page_number(controller),
+            pages,
+            pieces: (0..pieces).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// Whether `pages` lie inside.
+    fn holds(&self, first: u16, count: u32) -> bool {
+        let first = u32::from(first);
+        count > 0 && first >= self.first_page && first + count <= self.first_page + self.pages
+    }
+
+    /// The word holding byte `at` (counted from the LSM page's start).
+    fn word(&self, at: u64) -> &AtomicU32 {
+        let piece = (at / u64::from(PIECE)) as usize;
+        let words =
+            self.pieces[piece].get_or_init(|| (0..PIECE / 4).map(|_| AtomicU32::new(0)).collect());
+        &words[(at % u64::from(PIECE)) as usize / 4]
+    }
+
+    fn read(&self, at: u64, buf: &mut [u8]) {
+        let mut done = 0;
+        while done < buf.len() {
+            let byte = at + done as u64;
+            let word = self.word(byte).load(Ordering::Acquire).to_le_bytes();
+            let first = (byte % 4) as usize;
+            let n = (4 - first).min(buf.len() - done);
+            buf[done..done + n].copy_from_slice(&word[first..first + n]);
+            done += n;
+        }
+    }
+
+    fn write(&self, at: u64, data: &[u8]) {
+        let mut done = 0;
+        while done < data.len() {
+            let byte = at + done as u64;
+            let first = (byte % 4) as usize;
+            let n = (4 - first).min(data.len() - done);
+            let word = self.word(byte);
+            if n == 4 {
+                let value = u32::from_le_bytes(data[done..done + 4].try_into().expect("4 bytes"));
+                word.store(value, Ordering::Release);
+            } else {
+                let _ = word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+                    let mut bytes = old.to_le_bytes();
+                    bytes[first..first + n].copy_from_slice(&data[done..done + n]);
+                    Some(u32::from_le_bytes(bytes))
+                });
+            }
+            done += n;
+        }
+    }
+}
+
+/// One core's mappings of shareable DRAM.
+#[derive(Debug)]
+struct Mappings {
+    /// For each LUT entry that starts a mapping: what it maps.
+    starts: [Option<(DramPages, MemoryType)>; LUT_ENTRIES],
+    /// Entries some mapping occupies.
+    taken: [bool; LUT_ENTRIES],
 }
 
 /// An event count: writers ring it, a sleeping owner wakes up.
@@ -118,6 +214,17 @@ impl Mock {
             failed: AtomicBool::new(false),
             start: Instant::now(),
             doorbells: (0..cores).map(|_| Doorbell::default()).collect(),
+            dram: (0..CHIP.memory_controllers.len())
+                .map(|mc| Dram::new(CHIP, mc))
+                .collect(),
+            mappings: (0..cores)
+                .map(|_| {
+                    Mutex::new(Mappings {
+                        starts: [None; LUT_ENTRIES],
+                        taken: [false; LUT_ENTRIES],
+                    })
+                })
+                .collect(),
         });
         let program = &program;
         std::thread::scope(|scope| {
@@ -188,6 +295,57 @@ impl Mock {
 
     fn word(&self, byte: usize) -> &AtomicU32 {
         &self.shared.mpb[byte / 4]
+    }
+
+    /// Wakes every sleeping core: shared DRAM changed.
+    fn ring_all(&self) {
+        self.shared.doorbells.iter().for_each(Doorbell::ring);
+    }
+
+    /// The memory type of the mapping at `slot`, if one starts there.
+    pub fn mapping_type(&self, slot: u8) -> Option<MemoryType> {
+        self.mappings().starts[slot as usize].map(|(_, ty)| ty)
+    }
+
+    /// How many LUT entries this core has mapped.
+    pub fn mapped_entries(&self) -> usize {
+        self.mappings().taken.iter().filter(|&&t| t).count()
+    }
+
+    fn mappings(&self) -> std::sync::MutexGuard<'_, Mappings> {
+        self.shared.mappings[self.core.index()]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The controller and byte (from its LSM page) of `len` bytes at
+    /// `offset` of the mapping at `slot`.
+    fn through(&self, slot: u8, offset: u32, len: usize) -> (usize, u64) {
+        let (pages, _) = self.mappings().starts[slot as usize]
+            .unwrap_or_else(|| panic!("{}: LUT entry {slot} starts no mapping", self.core));
+        assert!(
+            u64::from(offset) + len as u64 <= pages.bytes(),
+            "{}: {offset:#x}+{len} runs past the {} bytes mapped at LUT entry {slot}",
+            self.core,
+            pages.bytes()
+        );
+        let dram = &self.shared.dram[pages.controller];
+        let page = u64::from(u32::from(pages.first) - dram.first_page);
+        (
+            pages.controller,
+            page * u64::from(LUT_PAGE_SIZE) + u64::from(offset),
+        )
+    }
+
+    fn lsm_check(controller: usize, offset: u32, len: usize) {
+        assert!(
+            controller < CHIP.memory_controllers.len(),
+            "there is no memory controller {controller}"
+        );
+        assert!(
+            u64::from(offset) + len as u64 <= u64::from(LUT_PAGE_SIZE),
+            "LSM range {offset:#x}+{len} runs past the page"
+        );
     }
 }
 
@@ -292,6 +450,98 @@ impl CacheControl for Mock {
     fn flush_wcb(&self) {}
 }
 
+impl SharedDram for Mock {
+    fn map_shared(&self, slot: u8, pages: DramPages, ty: MemoryType) -> Result<(), MapError> {
+        let free = CHIP.address_map.shareable;
+        let last = u32::from(slot) + pages.count.max(1) - 1;
+        if !free.contains(slot) || last > u32::from(free.last) {
+            return Err(MapError::NotFree {
+                slot,
+                count: pages.count,
+            });
+        }
+        let holds = self
+            .shared
+            .dram
+            .get(pages.controller)
+            .is_some_and(|d| d.holds(pages.first, pages.count));
+        if !holds {
+            return Err(MapError::NotShareable(pages));
+        }
+        let mut m = self.mappings();
+        let entries = slot as usize..=last as usize;
+        if let Some(taken) = entries.clone().find(|&e| m.taken[e]) {
+            return Err(MapError::InUse { slot: taken as u8 });
+        }
+        m.taken[entries].iter_mut().for_each(|t| *t = true);
+        m.starts[slot as usize] = Some((pages, ty));
+        Ok(())
+    }
+
+    fn shared_read(&self, slot: u8, offset: u32, buf: &mut [u8]) {
+        let (mc, at) = self.through(slot, offset, buf.len());
+        self.shared.dram[mc].read(at, buf);
+    }
+
+    fn shared_write(&self, slot: u8, offset: u32, data: &[u8]) {
+        let (mc, at) = self.through(slot, offset, data.len());
+        self.shared.dram[mc].write(at, data);
+        self.ring_all();
+    }
+
+    fn unmap_shared(&self, slot: u8) {
+        let mut m = self.mappings();
+        let (pages, _) = m.starts[slot as usize]
+            .take()
+            .unwrap_or_else(|| panic!("{}: LUT entry {slot} starts no mapping", self.core));
+        let first = slot as usize;
+        m.taken[first..first + pages.count as usize]
+            .iter_mut()
+            .for_each(|t| *t = false);
+    }
+}
+
+impl Lsm for Mock {
+    fn lsm_read_u32(&self, controller: usize, offset: u32) -> u32 {
+        assert!(
+            offset.is_multiple_of(4),
+            "LSM word at {offset:#x} unaligned"
+        );
+        Self::lsm_check(controller, offset, 4);
+        self.shared.dram[controller]
+            .word(u64::from(offset))
+            .load(Ordering::SeqCst)
+    }
+
+    fn lsm_write_u32(&self, controller: usize, offset: u32, value: u32) {
+        assert!(
+            offset.is_multiple_of(4),
+            "LSM word at {offset:#x} unaligned"
+        );
+        Self::lsm_check(controller, offset, 4);
+        self.shared.dram[controller]
+            .word(u64::from(offset))
+            .store(value, Ordering::SeqCst);
+        self.ring_all();
+    }
+
+    fn lsm_read(&self, controller: usize, offset: u32, buf: &mut [u8]) {
+        Self::lsm_check(controller, offset, buf.len());
+        self.shared.dram[controller].read(u64::from(offset), buf);
+    }
+
+    fn lsm_write(&self, controller: usize, offset: u32, data: &[u8]) {
+        Self::lsm_check(controller, offset, data.len());
+        self.shared.dram[controller].write(u64::from(offset), data);
+        self.ring_all();
+    }
+}
+
+impl WriteBack for Mock {
+    /// Nothing to write back: the mock's memory is coherent.
+    fn write_back_l1(&self) {}
+}
+
 impl Wait for Mock {
     /// Spins a little (yielding the host CPU), then sleeps between polls
     /// until its MPB half is written or a short timeout passes.
@@ -390,6 +640,91 @@ mod tests {
             }
         });
         assert_eq!(counter.load(Ordering::Relaxed), 1600);
+    }
+
+    #[test]
+    fn shareable_dram_is_shared_through_mappings_and_the_lsm() {
+        Mock::run(2, |hal| {
+            let other = hal.participant(1 - hal.rank());
+            let theirs = DramPages::popshm(CHIP, other);
+            let mine = hal.popshm();
+            assert_eq!(mine, DramPages::popshm(CHIP, hal.core()));
+            // Map the second page of the other core's POPSHM at 140, ours at 132.
+            let page = DramPages {
+                first: theirs.first + 1,
+                count: 1,
+                ..theirs
+            };
+            hal.map_shared(140, page, MemoryType::MpbtWt).unwrap();
+            hal.map_shared(132, mine, MemoryType::Ncm).unwrap();
+            assert_eq!(hal.mapping_type(132), Some(MemoryType::Ncm));
+            assert_eq!(hal.mapped_entries(), 5);
+            let data: Vec<u8> = (0..99).map(|i| i as u8 ^ hal.rank() as u8).collect();
+            hal.shared_write(140, 7, &data);
+            hal.lsm_write_u32(mine.controller, 0x40 + 4 * hal.rank(), 1);
+            hal.wait_for(|| {
+                (hal.lsm_read_u32(theirs.controller, 0x40 + 4 * other.index() as u32) == 1)
+                    .then_some(())
+            });
+            let mut seen = [0u8; 101];
+            hal.shared_read(132, LUT_PAGE_SIZE + 6, &mut seen);
+            assert_eq!(seen[0], 0);
+            assert_eq!(seen[100], 0);
+            let expected: Vec<u8> = (0..99).map(|i| i as u8 ^ other.index() as u8).collect();
+            assert_eq!(&seen[1..100], &expected[..]);
+            hal.lsm_write(mine.controller, 0x103, &[9]);
+            let mut byte = [0];
+            hal.lsm_read(mine.controller, 0x103, &mut byte);
+            assert_eq!(byte, [9]);
+            hal.unmap_shared(140);
+            hal.unmap_shared(132);
+            assert_eq!(hal.mapped_entries(), 0);
+        });
+    }
+
+    #[test]
+    fn bad_mappings_are_refused_with_the_reason() {
+        Mock::run(1, |hal| {
+            let mine = hal.popshm();
+            assert_eq!(
+                hal.map_shared(131, mine, MemoryType::MpbtWt),
+                Err(MapError::NotFree {
+                    slot: 131,
+                    count: 4
+                })
+            );
+            assert_eq!(
+                hal.map_shared(188, mine, MemoryType::MpbtWt),
+                Err(MapError::NotFree {
+                    slot: 188,
+                    count: 4
+                })
+            );
+            let private = DramPages { first: 0, ..mine };
+            assert_eq!(
+                hal.map_shared(132, private, MemoryType::MpbtWt),
+                Err(MapError::NotShareable(private))
+            );
+            hal.map_shared(132, mine, MemoryType::MpbtWt).unwrap();
+            assert_eq!(
+                hal.map_shared(135, mine, MemoryType::MpbtWt),
+                Err(MapError::InUse { slot: 135 })
+            );
+            assert!(MapError::InUse { slot: 135 }.to_string().contains("135"));
+        });
+    }
+
+    #[test]
+    #[should_panic(expected = "runs past the 16777216 bytes mapped at LUT entry 150")]
+    fn accesses_past_a_mapping_are_refused() {
+        Mock::run(1, |hal| {
+            let one = DramPages {
+                count: 1,
+                ..hal.popshm()
+            };
+            hal.map_shared(150, one, MemoryType::MpbtWt).unwrap();
+            hal.shared_write(150, LUT_PAGE_SIZE - 2, &[0; 4]);
+        });
     }
 
     #[test]

@@ -5,7 +5,10 @@
 //! implements these traits for its SCC platform (`kernel/src/platform`),
 //! and [`mock`] implements them with host threads so every algorithm runs
 //! under `cargo test`. [`Hal`] bundles them; algorithms are generic over
-//! `H: Hal`.
+//! `H: Hal`. The one-sided layer needs more: shareable DRAM mapped
+//! through free LUT entries ([`SharedDram`]), uncached legacy shared
+//! memory for its synchronisation data ([`Lsm`]) and an L1 write-back
+//! ([`WriteBack`]); [`RmaHal`] bundles those with [`Hal`].
 //!
 //! Shared memory is never reached through a Rust reference: other cores
 //! change it behind the compiler's back, so a reference would let the
@@ -24,7 +27,9 @@ mod loom;
 #[cfg(any(test, feature = "mock"))]
 pub mod mock;
 
-use chip::{Chip, CoreId, TileId};
+use core::fmt;
+
+use chip::{Chip, CoreId, LUT_PAGE_SIZE, MemoryType, TileId};
 
 /// Who this core is and who takes part: the run's participants are cores
 /// `0..cores()`, and a core's rank in the run is its core number.
@@ -160,7 +165,183 @@ pub trait Clock {
     fn cycles(&self) -> u64;
 }
 
-/// Everything rma needs from a platform.
+/// Everything rma's two-sided layer ([`crate::comm`]) needs from a platform.
 pub trait Hal: Topology + Mpb + Tsr + CacheControl + Wait + Clock {}
 
 impl<T: Topology + Mpb + Tsr + CacheControl + Wait + Clock> Hal for T {}
+
+/// Consecutive 16 MiB pages of the DRAM behind one memory controller: what
+/// consecutive LUT entries point at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DramPages {
+    /// The controller, an index into [`Chip::memory_controllers`].
+    pub controller: usize,
+    /// The first page number there (the 10-bit address of a LUT entry).
+    pub first: u16,
+    /// How many pages (at least 1).
+    pub count: u32,
+}
+
+impl DramPages {
+    /// The shareable pages `core` owns (the thesis's POPSHM):
+    /// [`Chip::popshm`] and [`AddressMap::popshm_pages`](chip::AddressMap).
+    pub fn popshm(chip: &Chip, core: CoreId) -> Self {
+        let (controller, first) = chip.popshm(core);
+        Self {
+            controller,
+            first,
+            count: chip.address_map.popshm_pages,
+        }
+    }
+
+    /// Bytes the pages cover.
+    pub const fn bytes(&self) -> u64 {
+        self.count as u64 * LUT_PAGE_SIZE as u64
+    }
+}
+
+/// The bytes of each controller's LSM page that rma uses (8 MiB to 12
+/// MiB); programs and the platform keep the rest.
+pub const LSM_RMA: core::ops::Range<u32> = 0x0080_0000..0x00C0_0000;
+
+/// Why a platform refused to map shareable DRAM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapError {
+    /// Entries `slot..slot + count` are not all among the entries the
+    /// chip's map leaves free ([`AddressMap::shareable`](chip::AddressMap)).
+    NotFree {
+        /// The first entry asked for.
+        slot: u8,
+        /// How many entries.
+        count: u32,
+    },
+    /// An entry of the range already holds a mapping.
+    InUse {
+        /// The entry.
+        slot: u8,
+    },
+    /// The pages are not shareable DRAM (a controller's LSM page and the
+    /// POPSHM pages after it), or `count` is 0.
+    NotShareable(DramPages),
+    /// The platform has no memory left for the page tables of the mapping.
+    NoMemory,
+}
+
+impl fmt::Display for MapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotFree { slot, count } => {
+                write!(f, "LUT entries {slot}+{count} are not all free entries")
+            }
+            Self::InUse { slot } => write!(f, "LUT entry {slot} already holds a mapping"),
+            Self::NotShareable(p) => write!(
+                f,
+                "{} pages from page {} of controller {} are not shareable DRAM",
+                p.count, p.first, p.controller
+            ),
+            Self::NoMemory => f.write_str("no memory left for page tables"),
+        }
+    }
+}
+
+/// Shareable DRAM (each core's POPSHM pages) seen through the free LUT
+/// entries, with a memory type per mapping.
+///
+/// A mapping occupies `pages.count` consecutive free LUT entries starting
+/// at `slot` (an entry index, e.g. 132..=190 on the SCC): entry `slot + k`
+/// points at page `pages.first + k` of `pages.controller`, and the
+/// core-physical range of those entries is mapped with one memory type.
+/// Offsets into a mapping run from 0 at the first byte of its first page.
+///
+/// Data is read and written by value, never through a Rust reference, and
+/// each access goes through the mapping's memory type exactly as a load or
+/// store would: with MPBT types it may hit a stale L1 line or wait in the
+/// write-combine buffer, so the caller does the coherence actions of
+/// [`CacheControl`] and [`WriteBack`]. On the SCC an implementation writes
+/// the LUT entries ([`chip::LutEntry::new`] with the controller's port) and
+/// maps their pages with the type; the LUT write takes effect at the next
+/// access.
+///
+/// # Panics
+/// The access methods panic if `slot` does not start a mapping or the
+/// range runs past it: slots and offsets come from rma's own bookkeeping,
+/// so that is a bug.
+pub trait SharedDram: Topology {
+    /// This core's shareable pages, which its windows are allocated from.
+    ///
+    /// Return values: by default [`DramPages::popshm`] of this core; a
+    /// platform that places POPSHM elsewhere overrides it.
+    fn popshm(&self) -> DramPages {
+        DramPages::popshm(self.chip(), self.core())
+    }
+
+    /// Points the free LUT entries `slot..slot + pages.count` at `pages`
+    /// and maps them with memory type `ty`.
+    ///
+    /// Return values: `Err(NotFree)` if the entries are not all free
+    /// entries of the chip's map; `Err(InUse)` if one of them holds a
+    /// mapping (unmap it first); `Err(NotShareable)` if the pages are not
+    /// shareable DRAM; `Err(NoMemory)` if page tables cannot be had. On
+    /// error nothing is mapped.
+    fn map_shared(&self, slot: u8, pages: DramPages, ty: MemoryType) -> Result<(), MapError>;
+
+    /// Copies `buf.len()` bytes at `offset` of the mapping at `slot` into
+    /// `buf`, with loads of the mapping's memory type.
+    fn shared_read(&self, slot: u8, offset: u32, buf: &mut [u8]);
+
+    /// Copies `data` to `offset` of the mapping at `slot`, with stores of
+    /// the mapping's memory type. Bytes outside the range are not touched.
+    fn shared_write(&self, slot: u8, offset: u32, data: &[u8]);
+
+    /// Removes the mapping that starts at `slot`, freeing its entries.
+    ///
+    /// The caller first pushes out what it wrote through the mapping
+    /// (flush the write-combine buffer, write back L1 for write-back
+    /// types) and drops what it read (CL1INVMB): a line left cached would
+    /// be read, or written back, through whatever the entries point at
+    /// next. Unmapping a slot that starts no mapping panics.
+    fn unmap_shared(&self, slot: u8);
+}
+
+/// The legacy shared memory (LSM): one 16 MiB page per memory controller
+/// at a fixed address, mapped uncached (NCM), where rma keeps its
+/// synchronisation data (the distributed window database). Every access
+/// reaches memory at once, so no coherence action is needed; a word access
+/// is one load or store.
+///
+/// rma uses the bytes [`LSM_RMA`] of each page; the rest belongs to
+/// programs and the platform.
+///
+/// # Panics
+/// Every method panics if the range lies outside the page or a word offset
+/// is not a multiple of 4.
+pub trait Lsm {
+    /// Loads the 32-bit word at `offset` of controller `controller`'s page.
+    fn lsm_read_u32(&self, controller: usize, offset: u32) -> u32;
+
+    /// Stores `value` at `offset` of controller `controller`'s page.
+    fn lsm_write_u32(&self, controller: usize, offset: u32, value: u32);
+
+    /// Copies `buf.len()` bytes at `offset` into `buf`.
+    fn lsm_read(&self, controller: usize, offset: u32, buf: &mut [u8]);
+
+    /// Copies `data` to `offset`; bytes outside the range are not touched
+    /// (a single byte is written with one byte store).
+    fn lsm_write(&self, controller: usize, offset: u32, data: &[u8]);
+}
+
+/// Writing back the L1 cache, for memory types that keep modified lines.
+pub trait WriteBack {
+    /// Writes back and invalidates this core's L1 (WBINVD). Modified MPBT
+    /// lines go to memory (through the write-combine buffer: flush it
+    /// afterwards); on the SCC modified DCM lines only reach L2, which no
+    /// instruction writes back, so DCM data shared between cores can stay
+    /// invisible until an L2 eviction.
+    fn write_back_l1(&self);
+}
+
+/// Everything rma's one-sided layer needs from a platform: [`Hal`] plus
+/// shareable DRAM, the LSM and L1 write-back.
+pub trait RmaHal: Hal + SharedDram + Lsm + WriteBack {}
+
+impl<T: Hal + SharedDram + Lsm + WriteBack> RmaHal for T {}
