@@ -5,8 +5,11 @@
 
 use core::arch::asm;
 
-use chip::{Chip, CoreId};
-use rma::hal::{CacheControl, Clock, Mpb, MpbHalf, Topology, Tsr, Wait};
+use chip::{Chip, CoreId, MemoryType};
+use rma::hal::{
+    CacheControl, Clock, DramPages, Lsm, MapError, Mpb, MpbHalf, SharedDram, Topology, Tsr, Wait,
+    WriteBack,
+};
 
 use super::scc::{Scc, SharedBytes};
 
@@ -95,5 +98,52 @@ impl Clock for Scc {
             asm!("rdtsc", out("eax") low, out("edx") high, options(nomem, nostack, preserves_flags))
         };
         u64::from(high) << 32 | u64::from(low)
+    }
+}
+
+impl SharedDram for Scc {
+    fn map_shared(&self, slot: u8, pages: DramPages, ty: MemoryType) -> Result<(), MapError> {
+        self.map_shared_dram(slot, pages, ty)
+    }
+
+    fn shared_read(&self, slot: u8, offset: u32, buf: &mut [u8]) {
+        self.shared_dram(slot, offset, buf.len())
+            .read_bytes(offset, buf);
+    }
+
+    fn shared_write(&self, slot: u8, offset: u32, data: &[u8]) {
+        self.shared_dram(slot, offset, data.len())
+            .write_bytes(offset, data);
+    }
+
+    fn unmap_shared(&self, slot: u8) {
+        self.unmap_shared_dram(slot);
+    }
+}
+
+/// The LSM pages, mapped uncached at boot: every access reaches memory.
+/// Page 0 ends in the write-combine flush lines, which are not part of it
+/// ([`Scc::lsm`]).
+impl Lsm for Scc {
+    fn lsm_read_u32(&self, controller: usize, offset: u32) -> u32 {
+        self.lsm(controller).read_u32(offset)
+    }
+
+    fn lsm_write_u32(&self, controller: usize, offset: u32, value: u32) {
+        self.lsm(controller).write_u32(offset, value);
+    }
+
+    fn lsm_read(&self, controller: usize, offset: u32, buf: &mut [u8]) {
+        self.lsm(controller).read_bytes(offset, buf);
+    }
+
+    fn lsm_write(&self, controller: usize, offset: u32, data: &[u8]) {
+        self.lsm(controller).write_bytes(offset, data);
+    }
+}
+
+impl WriteBack for Scc {
+    fn write_back_l1(&self) {
+        Scc::write_back_l1(self);
     }
 }

@@ -11,6 +11,7 @@
 mod hal;
 mod pci;
 pub mod scc;
+mod slots;
 
 use chip::{AddressMap, Chip, MemoryType, SharedRegion, SharedRegionKind};
 

@@ -13,6 +13,9 @@ use crate::arch::x86::instructions::{cl1invmb, wbinvd};
 use crate::arch::x86::paging::{AddressSpace, MapError, PAGE_SIZE};
 use crate::arch::x86::timer;
 use crate::mm::FrameAllocator;
+use rma::hal::{DramPages, MapError as SharedMapError};
+
+use super::slots::Slots;
 
 /// First pause of a waiting core, in microseconds.
 const FIRST_PAUSE_US: u32 = 20;
@@ -125,6 +128,8 @@ struct Mappings {
     frames: FrameAllocator,
     /// Next free virtual address of the alias window.
     next_alias: u32,
+    /// Shareable DRAM mapped through the free LUT entries.
+    slots: Slots,
 }
 
 /// This core's view of the chip.
@@ -150,6 +155,7 @@ impl Scc {
             space,
             frames,
             next_alias: AddressMap::entry_base(ALIAS_ENTRY),
+            slots: Slots::new(chip.address_map.shareable),
         };
         Self {
             chip,
@@ -377,6 +383,144 @@ impl Scc {
             base: virt as *mut u8,
             len,
         })
+    }
+
+    /// Points the free LUT entries `slot..slot + pages.count` at `pages`
+    /// and records a mapping of them with type `ty`, whose 4 KiB pages
+    /// [`Scc::shared_dram`] maps as accesses reach them. The page tables
+    /// for all of it are taken now, so no access runs out of frames.
+    ///
+    /// Entries a program pointed somewhere by hand ([`Scc::set_lut_entry`])
+    /// count as in use.
+    pub fn map_shared_dram(
+        &self,
+        slot: u8,
+        pages: DramPages,
+        ty: MemoryType,
+    ) -> Result<(), SharedMapError> {
+        let chip = self.chip;
+        let mut m = self.mappings.lock();
+        let entries = m
+            .slots
+            .indices(slot, pages.count)
+            .ok_or(SharedMapError::NotFree {
+                slot,
+                count: pages.count,
+            })?;
+        // Shareable DRAM: the controller's LSM page and the POPSHM pages after it.
+        let shareable = pages.controller < chip.memory_controllers.len() && {
+            let lsm = chip.lsm_page_number(pages.controller);
+            let first = u32::from(pages.first);
+            pages.count > 0
+                && first >= lsm
+                && first + pages.count <= lsm + chip.shared_dram_pages(pages.controller)
+        };
+        if !shareable {
+            return Err(SharedMapError::NotShareable(pages));
+        }
+        let by_hand = |k: u32| {
+            let entry = slot + k as u8;
+            chip.target_of(self.lut_entry(self.core, entry.into())) != Target::Nothing
+        };
+        let taken = m.slots.first_taken(entries).or_else(|| {
+            (0..pages.count)
+                .find(|&k| by_hand(k))
+                .map(|k| slot + k as u8)
+        });
+        if let Some(slot) = taken {
+            return Err(SharedMapError::InUse { slot });
+        }
+        let Mappings { space, frames, .. } = &mut *m;
+        space
+            .reserve_tables(
+                frames,
+                AddressMap::entry_base(slot),
+                pages.count * LUT_PAGE_SIZE,
+            )
+            .map_err(|e| match e {
+                MapError::OutOfFrames => SharedMapError::NoMemory,
+                other => unreachable!("a range of whole LUT pages: {other}"),
+            })?;
+        let port = chip.memory_controllers[pages.controller].port;
+        for k in 0..pages.count {
+            let entry = LutEntry::new(port, pages.first + k as u16);
+            self.set_lut_entry(usize::from(slot) + k as usize, entry);
+        }
+        m.slots.insert(slot, pages, ty);
+        Ok(())
+    }
+
+    /// The mapping of shareable DRAM that starts at `slot`, with the pages
+    /// holding `len` bytes from `offset` mapped: [`SharedBytes`] over the
+    /// whole mapping, offsets from its first byte.
+    ///
+    /// # Panics
+    /// If `slot` starts no mapping, or the range runs past it.
+    pub fn shared_dram(&self, slot: u8, offset: u32, len: usize) -> SharedBytes {
+        let mut m = self.mappings.lock();
+        let Mappings {
+            space,
+            frames,
+            slots,
+            ..
+        } = &mut *m;
+        let core = self.core;
+        let mapping = slots
+            .get_mut(slot)
+            .unwrap_or_else(|| panic!("{core}: LUT entry {slot} starts no mapping"));
+        let bytes = mapping.bytes();
+        assert!(
+            u64::from(offset) + len as u64 <= u64::from(bytes),
+            "{core}: {offset:#x}+{len} runs past the {bytes} bytes mapped at LUT entry {slot}"
+        );
+        let base = AddressMap::entry_base(slot);
+        if len > 0 {
+            let last = offset + (len as u32 - 1);
+            for page in offset / PAGE_SIZE..=last / PAGE_SIZE {
+                if !mapping.is_mapped(page) {
+                    let at = base + page * PAGE_SIZE;
+                    space
+                        .map(frames, at, at, PAGE_SIZE, mapping.ty)
+                        .unwrap_or_else(|e| panic!("mapping LUT entry {slot}'s page: {e}"));
+                    mapping.set_mapped(page);
+                }
+            }
+        }
+        SharedBytes {
+            base: base as *mut u8,
+            len: bytes,
+        }
+    }
+
+    /// Removes the mapping that starts at `slot`: its pages leave the page
+    /// tables (and the TLB) and its LUT entries reach nothing again.
+    ///
+    /// # Panics
+    /// If `slot` starts no mapping.
+    pub fn unmap_shared_dram(&self, slot: u8) {
+        let mut m = self.mappings.lock();
+        let core = self.core;
+        let mapping = m
+            .slots
+            .remove(slot)
+            .unwrap_or_else(|| panic!("{core}: LUT entry {slot} starts no mapping"));
+        let base = AddressMap::entry_base(slot);
+        for page in mapping.mapped_pages() {
+            m.space
+                .unmap(base + page * PAGE_SIZE, PAGE_SIZE)
+                .expect("a mapped page is page-aligned");
+        }
+        for k in 0..mapping.pages.count {
+            self.set_lut_entry(usize::from(slot) + k as usize, LutEntry::UNUSED);
+        }
+    }
+
+    /// The memory type of the page holding byte `offset` of the mapping at
+    /// `slot`, if the page tables map it yet.
+    pub fn shared_dram_page_type(&self, slot: u8, offset: u32) -> Option<MemoryType> {
+        let m = self.mappings.lock();
+        let (_, ty) = m.space.translate(AddressMap::entry_base(slot) + offset)?;
+        Some(ty)
     }
 
     /// Writes back and invalidates this core's L1 (WBINVD). On the SCC it

@@ -72,6 +72,10 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         about: "the ring with its waiting cores polling without CL1INVMB: must fail, reporting a stale line",
     },
     ProgramInfo {
+        name: "shared-dram",
+        about: "each core maps its own and its neighbour's POPSHM through free LUT entries (MPBT-WT, then NCM) and the LSM: every refusal, pattern and reply checked",
+    },
+    ProgramInfo {
         name: "page-fault",
         about: "the highest-numbered core touches unmapped memory: the run must fail naming it",
     },

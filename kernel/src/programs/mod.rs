@@ -19,6 +19,7 @@ mod pair;
 mod ring;
 mod ring_stale;
 mod selftest;
+mod shared_dram;
 mod stale_mpbt;
 mod triple_fault;
 mod tsr_counter;
@@ -52,6 +53,7 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "lut-remap" => lut_remap::run,
         "lut-unset" => lut_unset::run,
         "ring-stale" => ring_stale::run,
+        "shared-dram" => shared_dram::run,
         "bench-private" => bench_private::run,
         "bench-mpb" => bench_mpb::run,
         listed => panic!("program {listed} is in the catalog but has no entry point"),

@@ -129,15 +129,87 @@ impl AddressSpace {
 
     /// Whether the page at `addr` is mapped.
     fn is_mapped(&self, addr: u32) -> bool {
+        self.entry(addr).is_some()
+    }
+
+    /// The page-table entry of the page at `addr`, if the page is mapped.
+    fn entry(&self, addr: u32) -> Option<PTEntry> {
         // SAFETY: the directory frame belongs to this address space alone.
         let entry = unsafe { (*self.directory)[addr as usize >> 22] };
         if !entry.is_present() {
-            return false;
+            return None;
         }
         let table = entry.address().as_u32() as *const [PTEntry; ENTRIES];
         // SAFETY: a present directory entry of this space points at one of
         // its page tables, identity-mapped like all kernel frames.
-        unsafe { (*table)[(addr as usize >> 12) & (ENTRIES - 1)] }.is_present()
+        let pte = unsafe { (*table)[(addr as usize >> 12) & (ENTRIES - 1)] };
+        pte.is_present().then_some(pte)
+    }
+
+    /// The memory type and physical page of the page at `addr`, if mapped.
+    pub fn translate(&self, addr: u32) -> Option<(u32, MemoryType)> {
+        let pte = self.entry(addr)?;
+        let ty = MemoryType::from_pte(pte.flags().bits());
+        Some((pte.address().as_u32(), ty))
+    }
+
+    /// The pages of `[virt, virt + len)`, checked like [`AddressSpace::map`]'s.
+    fn pages(virt: u32, len: u32) -> Result<impl Iterator<Item = u32>, MapError> {
+        let end = virt
+            .checked_add(len)
+            .filter(|_| virt.is_multiple_of(PAGE_SIZE) && len.is_multiple_of(PAGE_SIZE))
+            .ok_or(MapError::BadRange { start: virt, len })?;
+        Ok((virt..end).step_by(PAGE_SIZE as usize))
+    }
+
+    /// Rewrites the entry of the mapped page `page` with `f`, then drops its
+    /// TLB entry if this space is active.
+    fn rewrite(&mut self, page: u32, f: impl FnOnce(PTEntry) -> PTEntry) {
+        // SAFETY: the directory frame belongs to this address space alone.
+        let dir = unsafe { (*self.directory)[page as usize >> 22] };
+        debug_assert!(dir.is_present(), "rewrite of an unmapped page {page:#x}");
+        let table = dir.address().as_u32() as *mut [PTEntry; ENTRIES];
+        let index = (page as usize >> 12) & (ENTRIES - 1);
+        // SAFETY: `table` is a page table of this space (identity-mapped
+        // kernel frame) and the kernel holds no reference into it. The
+        // callers own what the page reaches and change its meaning on
+        // purpose; the TLB flush below makes the change take effect.
+        unsafe { (*table)[index] = f((*table)[index]) };
+        if self.active {
+            invlpg(page);
+        }
+    }
+
+    /// Makes sure page tables exist for every page of `[virt, virt +
+    /// len)`, so that mapping those pages later needs no frames. Tables
+    /// made before a failure stay (empty, and used by the next mapping).
+    pub fn reserve_tables(
+        &mut self,
+        frames: &mut FrameAllocator,
+        virt: u32,
+        len: u32,
+    ) -> Result<(), MapError> {
+        // One table per 4 MiB the range touches.
+        let table_span = PAGE_SIZE * ENTRIES as u32;
+        if Self::pages(virt, len)?.next().is_none() {
+            return Ok(());
+        }
+        let last = virt + (len - PAGE_SIZE);
+        for table in virt / table_span..=last / table_span {
+            self.table_for(frames, table * table_span)?;
+        }
+        Ok(())
+    }
+
+    /// Removes the mapping of every page of `[virt, virt + len)`; pages not
+    /// mapped are skipped. Page tables stay, for the next mapping.
+    pub fn unmap(&mut self, virt: u32, len: u32) -> Result<(), MapError> {
+        for page in Self::pages(virt, len)? {
+            if self.is_mapped(page) {
+                self.rewrite(page, |_| PTEntry(0));
+            }
+        }
+        Ok(())
     }
 
     fn table_for(
