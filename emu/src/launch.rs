@@ -47,6 +47,12 @@ pub const fn exit_status(value: u8) -> i32 {
     ((value as i32) << 1) | 1
 }
 
+/// QEMU's exit status when the chip model stopped the core because it
+/// cannot let it go on (an access through a LUT entry that reaches
+/// nothing, for one); the plugin prints the reason on standard error as
+/// `emu: core N: <reason>`. QEMU's own errors exit with 1.
+pub const MODEL_STOP_STATUS: i32 = 3;
+
 /// PCI slot of the first shared-memory device; slots 0 and 1 hold the
 /// host bridge and the ISA bridge of the `pc` board.
 const FIRST_SLOT: usize = 2;

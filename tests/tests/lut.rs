@@ -25,8 +25,8 @@ fn a_read_through_a_lut_entry_that_reaches_nothing_stops_the_core_naming_it() {
     assert_failed_because_of(
         &report,
         0,
-        CoreExit::QemuError { status: 1 },
-        "core 0 failed: QEMU failed with exit status 1",
+        CoreExit::StoppedByModel,
+        "core 0 failed: the chip model stopped it (its reason is below)",
     );
     assert_eq!(
         report.cores[0].stderr,

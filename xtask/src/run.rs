@@ -155,6 +155,9 @@ pub enum CoreExit {
         /// The signal number.
         signal: i32,
     },
+    /// The chip model stopped the core: the guest did something the chip
+    /// would not let it do unnoticed (the plugin's reason is on stderr).
+    StoppedByModel,
     /// QEMU itself failed, e.g. a bad option or the plugin refusing to load.
     QemuError {
         /// Its exit status.
@@ -169,6 +172,7 @@ impl CoreExit {
             (Some(code), _) if code == launch::exit_status(GUEST_SUCCESS) => Self::Success,
             (Some(code), _) if code == launch::exit_status(GUEST_FAILURE) => Self::GuestFailure,
             (Some(0), _) => Self::Reset,
+            (Some(launch::MODEL_STOP_STATUS), _) => Self::StoppedByModel,
             (Some(status), _) => Self::QemuError { status },
             (None, Some(signal)) => Self::Crashed { signal },
             (None, None) => unreachable!("a Unix exit status has a code or a signal"),
@@ -187,6 +191,7 @@ impl fmt::Display for CoreExit {
             Self::Crashed { signal } => {
                 write!(f, "QEMU crashed: killed by {}", signal_name(signal))
             }
+            Self::StoppedByModel => f.write_str("the chip model stopped it (its reason is below)"),
             Self::QemuError { status } => write!(f, "QEMU failed with exit status {status}"),
         }
     }
@@ -840,6 +845,10 @@ mod tests {
         assert_eq!(
             CoreExit::from_status(exited(1)),
             CoreExit::QemuError { status: 1 }
+        );
+        assert_eq!(
+            CoreExit::from_status(exited(launch::MODEL_STOP_STATUS)),
+            CoreExit::StoppedByModel
         );
         assert_eq!(
             CoreExit::from_status(ExitStatus::from_raw(libc::SIGSEGV)),

@@ -21,7 +21,8 @@
 //!
 //! When the model cannot go on (an access through a LUT entry that reaches
 //! nothing), the plugin writes the report, prints the reason and ends QEMU
-//! with status 1: the run tool names the core and shows the reason.
+//! with `emu::launch::MODEL_STOP_STATUS`: the run tool names the core and
+//! shows the reason.
 
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::io::{self, Write};
@@ -178,7 +179,7 @@ fn with_engine(f: impl FnOnce(&mut Engine) -> emu::Result<()>) {
     };
     write_report(plugin);
     let _ = writeln!(io::stderr(), "emu: {reason}");
-    std::process::exit(1);
+    std::process::exit(emu::launch::MODEL_STOP_STATUS);
 }
 
 fn write_report(plugin: &Plugin) {
