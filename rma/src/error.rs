@@ -3,6 +3,8 @@
 
 use core::fmt;
 
+use crate::hal::MapError;
+
 /// MPI's error classes, as far as rma reports them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorClass {
@@ -16,6 +18,22 @@ pub enum ErrorClass {
     Arg,
     /// `MPI_ERR_TRUNCATE`: a message longer than the receive buffer.
     Truncate,
+    /// `MPI_ERR_WIN`: a window handle that names no window.
+    Win,
+    /// `MPI_ERR_BASE`: a memory handle that names no memory.
+    Base,
+    /// `MPI_ERR_DISP`: an invalid displacement unit.
+    Disp,
+    /// `MPI_ERR_ASSERT`: an assertion not valid for the call.
+    Assert,
+    /// `MPI_ERR_NO_MEM`: no memory (or LUT entries) left.
+    NoMem,
+    /// `MPI_ERR_RMA_SYNC`: a call in the wrong synchronisation state.
+    RmaSync,
+    /// `MPI_ERR_RMA_RANGE`: an access outside the target window.
+    RmaRange,
+    /// `MPI_ERR_INTERN`: the platform refused something rma asked correctly.
+    Intern,
 }
 
 impl ErrorClass {
@@ -27,6 +45,14 @@ impl ErrorClass {
             Self::Group => "MPI_ERR_GROUP",
             Self::Arg => "MPI_ERR_ARG",
             Self::Truncate => "MPI_ERR_TRUNCATE",
+            Self::Win => "MPI_ERR_WIN",
+            Self::Base => "MPI_ERR_BASE",
+            Self::Disp => "MPI_ERR_DISP",
+            Self::Assert => "MPI_ERR_ASSERT",
+            Self::NoMem => "MPI_ERR_NO_MEM",
+            Self::RmaSync => "MPI_ERR_RMA_SYNC",
+            Self::RmaRange => "MPI_ERR_RMA_RANGE",
+            Self::Intern => "MPI_ERR_INTERN",
         }
     }
 }
@@ -95,6 +121,121 @@ pub enum RmaError {
         /// Bytes the layout needs.
         needed: u32,
     },
+    /// A window handle names no window of this core (freed, or never made).
+    UnknownWindow {
+        /// The handle's number.
+        window: u32,
+    },
+    /// A memory handle names no memory from `alloc_mem` of this core.
+    UnknownMemory {
+        /// The handle's number.
+        memory: u32,
+    },
+    /// Memory from `alloc_mem` cannot be freed or given to a second window
+    /// while a window uses it.
+    MemoryInUse {
+        /// The memory handle's number.
+        memory: u32,
+        /// The window using it.
+        window: u32,
+    },
+    /// A displacement unit of 0.
+    DispUnit {
+        /// The unit given.
+        disp_unit: u32,
+    },
+    /// Assertions given to a call that does not accept them.
+    Assert {
+        /// The call (e.g. "post").
+        call: &'static str,
+        /// The assertions it does not accept, as `MPI_MODE_*` names.
+        invalid: &'static str,
+    },
+    /// A call made in a synchronisation state that does not allow it.
+    Sync {
+        /// The call (e.g. "put").
+        call: &'static str,
+        /// The window.
+        window: u32,
+        /// What is wrong (e.g. "no access epoch is open").
+        problem: &'static str,
+    },
+    /// A one-sided access to a rank outside the epoch's group.
+    NotInGroup {
+        /// The call.
+        call: &'static str,
+        /// The window.
+        window: u32,
+        /// The target rank.
+        rank: u32,
+        /// Which group (e.g. "start group").
+        group: &'static str,
+    },
+    /// Fence asserted `MPI_MODE_NOPRECEDE`, yet operations precede it.
+    NoPrecedeViolated {
+        /// The window.
+        window: u32,
+        /// Operations since the last fence.
+        operations: u64,
+    },
+    /// An access reaches outside the target's window.
+    Range {
+        /// The call.
+        call: &'static str,
+        /// The window.
+        window: u32,
+        /// The target rank.
+        target: u32,
+        /// First byte of the access in the target window.
+        offset: u64,
+        /// Bytes the access spans.
+        len: u64,
+        /// Bytes of the target window.
+        size: u64,
+    },
+    /// A layout that cannot be used (e.g. blocks overlap).
+    BadLayout {
+        /// The call and layout (e.g. "put target layout").
+        what: &'static str,
+        /// Why.
+        problem: &'static str,
+    },
+    /// A group larger than an 8-bit completion counter can count.
+    GroupTooLarge {
+        /// The call.
+        call: &'static str,
+        /// Members given.
+        size: u32,
+        /// The largest allowed.
+        max: u32,
+    },
+    /// Not enough of a resource is left.
+    NoMemory {
+        /// What ran out (e.g. "POPSHM", "window database").
+        what: &'static str,
+        /// Bytes (or entries) asked for.
+        requested: u64,
+        /// Bytes (or entries) left.
+        available: u64,
+    },
+    /// The platform refused to map shareable memory.
+    Map(MapError),
+    /// Another rank failed its part of a collective window call, so this
+    /// rank's part was undone.
+    PeerFailed {
+        /// The call.
+        call: &'static str,
+        /// The lowest rank that failed.
+        rank: u32,
+    },
+    /// A core's entry in the distributed window database is missing or
+    /// malformed.
+    Database {
+        /// What was read.
+        what: &'static str,
+        /// The core whose entry it is.
+        core: u32,
+    },
 }
 
 impl RmaError {
@@ -108,6 +249,18 @@ impl RmaError {
             | Self::RecvFromSelfWithoutMessage
             | Self::MpbTooSmall { .. } => ErrorClass::Arg,
             Self::Truncate { .. } => ErrorClass::Truncate,
+            Self::UnknownWindow { .. } | Self::PeerFailed { .. } => ErrorClass::Win,
+            Self::UnknownMemory { .. } => ErrorClass::Base,
+            Self::MemoryInUse { .. } | Self::BadLayout { .. } => ErrorClass::Arg,
+            Self::DispUnit { .. } => ErrorClass::Disp,
+            Self::Assert { .. } => ErrorClass::Assert,
+            Self::Sync { .. } | Self::NotInGroup { .. } | Self::NoPrecedeViolated { .. } => {
+                ErrorClass::RmaSync
+            }
+            Self::Range { .. } => ErrorClass::RmaRange,
+            Self::GroupTooLarge { .. } => ErrorClass::Group,
+            Self::NoMemory { .. } | Self::Map(MapError::NoMemory) => ErrorClass::NoMem,
+            Self::Map(_) | Self::Database { .. } => ErrorClass::Intern,
         }
     }
 }
@@ -149,6 +302,69 @@ impl fmt::Display for RmaError {
                 f,
                 "the MPB has {bytes} bytes per core, the communication layout needs {needed}"
             ),
+            Self::UnknownWindow { window } => {
+                write!(f, "window {window} does not exist (freed or never created)")
+            }
+            Self::UnknownMemory { memory } => {
+                write!(
+                    f,
+                    "memory {memory} does not exist (freed or never allocated)"
+                )
+            }
+            Self::MemoryInUse { memory, window } => {
+                write!(f, "memory {memory} is in use by window {window}")
+            }
+            Self::DispUnit { disp_unit } => {
+                write!(f, "displacement unit {disp_unit} (it must be at least 1)")
+            }
+            Self::Assert { call, invalid } => write!(f, "{call} does not accept {invalid}"),
+            Self::Sync {
+                call,
+                window,
+                problem,
+            } => write!(f, "{call} on window {window}: {problem}"),
+            Self::NotInGroup {
+                call,
+                window,
+                rank,
+                group,
+            } => write!(
+                f,
+                "{call} on window {window}: rank {rank} is not in the {group}"
+            ),
+            Self::NoPrecedeViolated { window, operations } => write!(
+                f,
+                "fence on window {window} asserts MPI_MODE_NOPRECEDE, but {operations} operations precede it"
+            ),
+            Self::Range {
+                call,
+                window,
+                target,
+                offset,
+                len,
+                size,
+            } => write!(
+                f,
+                "{call} on window {window}: bytes {offset}..{} of rank {target}'s window of {size} bytes",
+                offset + len
+            ),
+            Self::BadLayout { what, problem } => write!(f, "{what}: {problem}"),
+            Self::GroupTooLarge { call, size, max } => {
+                write!(f, "{call} with a group of {size}: at most {max} members")
+            }
+            Self::NoMemory {
+                what,
+                requested,
+                available,
+            } => write!(f, "{what}: {requested} asked for, {available} left"),
+            Self::Map(e) => write!(f, "the platform refused a mapping: {e}"),
+            Self::PeerFailed { call, rank } => write!(f, "{call} failed on rank {rank}"),
+            Self::Database { what, core } => {
+                write!(
+                    f,
+                    "the window database holds no valid {what} of core {core}"
+                )
+            }
         }
     }
 }

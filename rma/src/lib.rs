@@ -5,8 +5,11 @@
 //! kernel implements for the SCC and [`hal::mock`] (feature `mock`)
 //! implements with host threads. On top of them, [`comm`] provides ranks
 //! and groups, a two-sided channel through the message passing buffers and
-//! the collectives the one-sided layers need. The chip definition every
-//! layer shares is re-exported as [`chip`].
+//! the collectives the one-sided layers need. For the one-sided layer,
+//! [`epoch`] has the access and exposure state machines, [`coherence`] the
+//! cache actions each call needs per memory type, and [`stats`] the
+//! per-window counts. The chip definition every layer
+//! shares is re-exported as [`chip`].
 //!
 //! The crate is `no_std` with `alloc`; it contains no `unsafe` code.
 #![cfg_attr(not(test), no_std)]
@@ -15,9 +18,15 @@
 
 extern crate alloc;
 
+pub mod coherence;
 pub mod comm;
+pub mod epoch;
 mod error;
 pub mod hal;
+pub mod stats;
 
 pub use chip;
+pub use coherence::Coherence;
+pub use epoch::Assert;
 pub use error::{ErrorClass, RmaError};
+pub use stats::WindowStats;
