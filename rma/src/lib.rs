@@ -5,10 +5,12 @@
 //! kernel implements for the SCC and [`hal::mock`] (feature `mock`)
 //! implements with host threads. On top of them, [`comm`] provides ranks
 //! and groups, a two-sided channel through the message passing buffers and
-//! the collectives the one-sided layers need. For the one-sided layer,
-//! [`epoch`] has the access and exposure state machines, [`coherence`] the
-//! cache actions each call needs per memory type, and [`stats`] the
-//! per-window counts. The chip definition every layer
+//! the collectives the one-sided layers need. The one-sided layer follows
+//! MPI's OSC split: [`window`] (creation, the distributed window database,
+//! remote mappings through free LUT entries), [`ops`] (put and get),
+//! [`epoch`] (access and exposure state machines), [`active`] (fence and
+//! post/start/complete/wait), [`coherence`] (the cache actions each call
+//! needs per memory type) and [`stats`]. The chip definition every layer
 //! shares is re-exported as [`chip`].
 //!
 //! The crate is `no_std` with `alloc`; it contains no `unsafe` code.
@@ -18,15 +20,20 @@
 
 extern crate alloc;
 
+pub mod active;
 pub mod coherence;
 pub mod comm;
 pub mod epoch;
 mod error;
 pub mod hal;
+pub mod ops;
 pub mod stats;
+pub mod window;
 
 pub use chip;
 pub use coherence::Coherence;
 pub use epoch::Assert;
 pub use error::{ErrorClass, RmaError};
+pub use ops::Vector;
 pub use stats::WindowStats;
+pub use window::{Memory, Rma, Window, WindowOptions};

@@ -34,6 +34,16 @@ impl Group {
         })
     }
 
+    /// Processes in the run the members are drawn from.
+    pub fn world_size(&self) -> u32 {
+        self.world
+    }
+
+    /// World rank of each member, in group-rank order.
+    pub fn members(&self) -> &[u32] {
+        &self.members
+    }
+
     /// Number of members.
     pub fn size(&self) -> u32 {
         self.members.len() as u32

@@ -65,6 +65,7 @@ use alloc::vec::Vec;
 
 pub use barrier::BarrierAlgorithm;
 pub use group::Group;
+pub(crate) use group::check_rank;
 use layout::{CENTRAL_SENSE, DISSEMINATION, Layout, PEER_ACKED, PEER_SENT};
 pub use reduce::{Element, ReduceOp, Reducible};
 

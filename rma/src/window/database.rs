@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The distributed window database: synchronisation data and window
+//! descriptions in the legacy shared memory (LSM), each core's in the LSM
+//! page of its own memory controller (thesis 3.3, "distributed window
+//! database"), accessed uncached only.
+//!
+//! Layout of rma's bytes ([`LSM_RMA`]) of each controller's LSM page, one
+//! 32-byte line per item, so no two writers share a line:
+//!
+//! | offset from `LSM_RMA.start` | what | written by |
+//! |---|---|---|
+//! | 0x000 | word 0: offset of the next free record (0: none handed out yet) | any core it serves, holding the allocation TSR |
+//! | 0x020 + 32k | POPSHM entry of the controller's `k`-th core: magic, controller, first page, pages | that core |
+//! | [`RECORDS`].. | window records, [`RECORD_BYTES`] each | see below |
+//!
+//! A window record of core `c` for one window:
+//! - line 0 (written by `c`): magic, the window's offset in `c`'s POPSHM,
+//!   its size in bytes and its displacement unit;
+//! - line 1: the match vector: bit `t` of word `t / 32` set means rank `t`
+//!   has posted to `c` (written under `c`'s TSR by `t` and by `c`);
+//! - line 2: byte 0, the 8-bit completion counter (written by `c` at post
+//!   and by origins under `c`'s TSR).
+//!
+//! Allocating a record takes the TSR of the even-numbered core next to the
+//! controller (core 0 of the tile the controller hangs off), as in the
+//! thesis (3.3). Records are never returned to the shared allocator; a
+//! core reuses the records of its own freed windows.
+#![forbid(unsafe_code)]
+
+use chip::{CACHE_LINE, Chip, CoreId};
+
+use crate::RmaError;
+use crate::hal::{DramPages, LSM_RMA, Lsm, Topology, Tsr};
+
+const LINE: u32 = CACHE_LINE as u32;
+/// The allocation word.
+pub const ALLOC: u32 = LSM_RMA.start;
+/// The first POPSHM entry.
+pub const POPSHM_TABLE: u32 = LSM_RMA.start + LINE;
+/// POPSHM entries per controller.
+pub const POPSHM_ENTRIES: u32 = 63;
+/// The first record.
+pub const RECORDS: u32 = POPSHM_TABLE + POPSHM_ENTRIES * LINE;
+/// Bytes per window record.
+pub const RECORD_BYTES: u32 = 3 * LINE;
+/// Offset of the match vector in a record.
+pub const MATCH: u32 = LINE;
+/// Offset of the completion counter in a record.
+pub const COUNTER: u32 = 2 * LINE;
+/// Ranks a match vector has bits for.
+pub const MATCH_BITS: u32 = LINE * 8;
+
+/// Marks a valid POPSHM entry ("POPS").
+const POPSHM_MAGIC: u32 = 0x504F_5053;
+/// Marks a valid window record ("WIND").
+const RECORD_MAGIC: u32 = 0x5749_4E44;
+
+const _: () = assert!(RECORDS.is_multiple_of(LINE) && RECORDS < LSM_RMA.end);
+
+/// Where a record lies: a controller's LSM page and the offset there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record {
+    /// The controller.
+    pub controller: usize,
+    /// Offset of the record in the controller's LSM page.
+    pub offset: u32,
+}
+
+impl Record {
+    /// The match-vector word holding `rank`'s bit, and the bit.
+    pub const fn match_word(self, rank: u32) -> (u32, u32) {
+        (self.offset + MATCH + rank / 32 * 4, 1 << (rank % 32))
+    }
+
+    /// The completion counter's byte.
+    pub const fn counter(self) -> u32 {
+        self.offset + COUNTER
+    }
+}
+
+/// What a record says about its window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowInfo {
+    /// Offset of the window in its owner's POPSHM.
+    pub offset: u32,
+    /// Bytes.
+    pub size: u32,
+    /// Displacement unit.
+    pub disp_unit: u32,
+}
+
+/// The controller whose LSM holds `core`'s database entries.
+pub fn controller_of(chip: &Chip, core: CoreId) -> usize {
+    chip.controller_of(chip.tile_of(core))
+}
+
+/// The core whose TSR guards record allocation at `controller`.
+pub fn allocation_lock(chip: &Chip, controller: usize) -> CoreId {
+    let port = chip.memory_controllers[controller].port;
+    let tile = chip
+        .tile_at(port.tile)
+        .expect("a validated chip's controllers attach to its tiles");
+    chip.core_on(tile, 0).expect("every tile has a core 0")
+}
+
+/// `Err(NoMemory)` unless the chip's controllers serve few enough cores
+/// for the POPSHM table and the run has few enough for a match vector.
+pub fn check_fits(chip: &Chip, cores: u32) -> Result<(), RmaError> {
+    let most = (0..chip.memory_controllers.len())
+        .map(|mc| chip.cores_served(mc))
+        .max()
+        .unwrap_or(0);
+    if most > POPSHM_ENTRIES {
+        return Err(RmaError::NoMemory {
+            what: "window database POPSHM table entries",
+            requested: most.into(),
+            available: POPSHM_ENTRIES.into(),
+        });
+    }
+    if cores > MATCH_BITS {
+        return Err(RmaError::NoMemory {
+            what: "match vector bits",
+            requested: cores.into(),
+            available: MATCH_BITS.into(),
+        });
+    }
+    Ok(())
+}
+
+fn popshm_entry(chip: &Chip, core: CoreId) -> (usize, u32) {
+    (
+        controller_of(chip, core),
+        POPSHM_TABLE + chip.rank_at_controller(core) * LINE,
+    )
+}
+
+/// Publishes this core's POPSHM location.
+pub fn publish_popshm<H: Topology + Lsm>(hal: &H, pages: DramPages) {
+    let (mc, at) = popshm_entry(hal.chip(), hal.core());
+    hal.lsm_write_u32(mc, at + 4, pages.controller as u32);
+    hal.lsm_write_u32(mc, at + 8, pages.first.into());
+    hal.lsm_write_u32(mc, at + 12, pages.count);
+    hal.lsm_write_u32(mc, at, POPSHM_MAGIC);
+}
+
+/// Reads `core`'s published POPSHM location.
+///
+/// Return values: `Err(Database)` if the entry is missing or malformed.
+pub fn read_popshm<H: Topology + Lsm>(hal: &H, core: CoreId) -> Result<DramPages, RmaError> {
+    let chip = hal.chip();
+    let (mc, at) = popshm_entry(chip, core);
+    let bad = RmaError::Database {
+        what: "POPSHM entry",
+        core: core.index() as u32,
+    };
+    if hal.lsm_read_u32(mc, at) != POPSHM_MAGIC {
+        return Err(bad);
+    }
+    let controller = hal.lsm_read_u32(mc, at + 4) as usize;
+    let first = hal.lsm_read_u32(mc, at + 8);
+    let count = hal.lsm_read_u32(mc, at + 12);
+    if controller >= chip.memory_controllers.len() || first > 0x3FF || count == 0 {
+        return Err(bad);
+    }
+    Ok(DramPages {
+        controller,
+        first: first as u16,
+        count,
+    })
+}
+
+/// Takes a fresh record in this core's controller's database.
+///
+/// Return values: `Err(NoMemory)` when the database is full.
+pub fn allocate_record<H: Topology + Lsm + Tsr>(hal: &H) -> Result<Record, RmaError> {
+    let chip = hal.chip();
+    let controller = controller_of(chip, hal.core());
+    let lock = allocation_lock(chip, controller);
+    hal.tsr_acquire(lock);
+    let next = match hal.lsm_read_u32(controller, ALLOC) {
+        0 => RECORDS,
+        n => n,
+    };
+    let fits = next + RECORD_BYTES <= LSM_RMA.end;
+    if fits {
+        hal.lsm_write_u32(controller, ALLOC, next + RECORD_BYTES);
+    }
+    hal.tsr_release(lock);
+    if !fits {
+        return Err(RmaError::NoMemory {
+            what: "window database records",
+            requested: RECORD_BYTES.into(),
+            available: (LSM_RMA.end - next).into(),
+        });
+    }
+    Ok(Record {
+        controller,
+        offset: next,
+    })
+}
+
+/// Fills `record` for a new window: its description, an empty match
+/// vector and a zero completion counter.
+pub fn write_record<H: Lsm>(hal: &H, record: Record, info: WindowInfo) {
+    let mc = record.controller;
+    for word in 0..MATCH_BITS / 32 {
+        hal.lsm_write_u32(mc, record.offset + MATCH + 4 * word, 0);
+    }
+    hal.lsm_write_u32(mc, record.counter(), 0);
+    hal.lsm_write_u32(mc, record.offset + 4, info.offset);
+    hal.lsm_write_u32(mc, record.offset + 8, info.size);
+    hal.lsm_write_u32(mc, record.offset + 12, info.disp_unit);
+    hal.lsm_write_u32(mc, record.offset, RECORD_MAGIC);
+}
+
+/// Marks `record` as describing no window.
+pub fn clear_record<H: Lsm>(hal: &H, record: Record) {
+    hal.lsm_write_u32(record.controller, record.offset, 0);
+}
+
+/// Reads the window `core` described in `record`.
+///
+/// Return values: `Err(Database)` if the record is not a valid one.
+pub fn read_record<H: Lsm>(hal: &H, core: CoreId, record: Record) -> Result<WindowInfo, RmaError> {
+    let mc = record.controller;
+    let valid = record.offset >= RECORDS
+        && record.offset + RECORD_BYTES <= LSM_RMA.end
+        && hal.lsm_read_u32(mc, record.offset) == RECORD_MAGIC;
+    if !valid {
+        return Err(RmaError::Database {
+            what: "window record",
+            core: core.index() as u32,
+        });
+    }
+    Ok(WindowInfo {
+        offset: hal.lsm_read_u32(mc, record.offset + 4),
+        size: hal.lsm_read_u32(mc, record.offset + 8),
+        disp_unit: hal.lsm_read_u32(mc, record.offset + 12),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hal::SharedDram;
+    use crate::hal::mock::Mock;
+
+    #[test]
+    fn the_allocation_lock_is_core_0_of_the_controller_s_tile() {
+        let scc = &chip::SCC;
+        let locks: std::vec::Vec<usize> =
+            (0..4).map(|mc| allocation_lock(scc, mc).index()).collect();
+        // Controllers at tiles (0,0), (5,0), (0,2), (5,2): tiles 0, 5, 12, 17.
+        assert_eq!(locks, [0, 10, 24, 34]);
+        assert!(check_fits(scc, 48).is_ok());
+    }
+
+    #[test]
+    fn records_are_distinct_per_controller_and_round_trip() {
+        let records = Mock::run(24, |hal| {
+            let mine: std::vec::Vec<Record> =
+                (0..5).map(|_| allocate_record(hal).unwrap()).collect();
+            for (i, &r) in mine.iter().enumerate() {
+                let info = WindowInfo {
+                    offset: 4096 * i as u32,
+                    size: hal.rank() * 100 + i as u32,
+                    disp_unit: 4,
+                };
+                write_record(hal, r, info);
+                assert_eq!(read_record(hal, hal.core(), r), Ok(info));
+            }
+            publish_popshm(hal, hal.popshm());
+            assert_eq!(read_popshm(hal, hal.core()), Ok(hal.popshm()));
+            mine
+        });
+        let mut all: std::vec::Vec<(usize, u32)> = records
+            .iter()
+            .flatten()
+            .map(|r| (r.controller, r.offset))
+            .collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 120, "no record handed out twice");
+    }
+
+    #[test]
+    fn missing_entries_are_reported_with_their_core() {
+        Mock::run(1, |hal| {
+            let e = read_popshm(hal, hal.core()).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "MPI_ERR_INTERN: the window database holds no valid POPSHM entry of core 0"
+            );
+            let r = Record {
+                controller: 0,
+                offset: RECORDS,
+            };
+            assert!(read_record(hal, hal.core(), r).is_err());
+        });
+    }
+}

@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Windows: memory of each core that the others may put into and get
+//! from, created collectively by every rank of the run.
+//!
+//! [`Rma`] is one core's one-sided state: the communicator it synchronises
+//! with, its POPSHM (the shareable DRAM pages it owns, thesis 4.5), the
+//! free LUT entries it maps other cores' POPSHM through, and its windows.
+//! A window is reached through a [`Window`] handle, typed by its element
+//! ([`Element`]: `u8` for byte windows); all calls go through [`Rma`].
+//!
+//! - Memory: [`Rma::alloc_mem`] takes window memory from the POPSHM with a
+//!   bump allocator (4 KiB aligned, so each window has pages of its own
+//!   memory type); [`Rma::free_mem`] gives it back only when it lies on top.
+//!   [`Rma::allocate`] does both for one window, [`Rma::create`] makes a
+//!   window on memory from `alloc_mem`.
+//! - Memory types: [`WindowOptions`]: the type this core maps its own
+//!   window with and the type origins map it with; MPBT-WT by default, as
+//!   in the thesis. See [`crate::coherence`] for what each type costs.
+//! - The distributed window database ([`database`]): each core publishes
+//!   its POPSHM location and, per window, `{offset, size, disp_unit}` and
+//!   the synchronisation data of PSCW, in the LSM of its own controller.
+//!   Creating a window exchanges only where each core's record lies.
+//! - Remote windows are mapped on first use through the free LUT entries,
+//!   one 16 MiB page per entry, with least-used eviction ([`slots`]).
+#![forbid(unsafe_code)]
+
+pub mod database;
+pub mod slots;
+#[cfg(test)]
+mod tests;
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::marker::PhantomData;
+
+use chip::{EntryRange, LUT_PAGE_SIZE, MemoryType};
+use database::{Record, WindowInfo};
+use slots::Slots;
+
+use crate::RmaError;
+use crate::coherence::Coherence;
+use crate::comm::{Comm, Element};
+use crate::epoch::{AccessEpoch, Check, ExposureEpoch};
+use crate::hal::{DramPages, RmaHal};
+use crate::stats::WindowStats;
+
+/// Alignment of window memory: a page, the unit memory types apply to.
+pub const MEMORY_ALIGN: u32 = 4096;
+
+/// Memory from [`Rma::alloc_mem`], for [`Rma::create`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Memory {
+    id: u32,
+    len: u32,
+}
+
+impl Memory {
+    /// Bytes.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether it holds no byte.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The handle's number, as errors name it.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+}
+
+/// A window of elements `T`, as a handle into [`Rma`].
+pub struct Window<T> {
+    id: u32,
+    _element: PhantomData<fn() -> T>,
+}
+
+impl<T> Window<T> {
+    /// The handle's number, as errors name it.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+}
+
+impl<T> Clone for Window<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Window<T> {}
+
+impl<T> PartialEq for Window<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl<T> fmt::Debug for Window<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Window({})", self.id)
+    }
+}
+
+/// How a window is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowOptions {
+    /// Bytes per displacement; `None` for the element's size.
+    pub disp_unit: Option<u32>,
+    /// The type this core maps its own window with (the thesis's
+    /// `RCKMPI_LOCAL_MAP_MODE`).
+    pub local_type: MemoryType,
+    /// The type this core maps other cores' windows with
+    /// (`RCKMPI_REMOTE_MAP_MODE`).
+    pub remote_type: MemoryType,
+    /// Whether synchronisation performs the coherence actions.
+    pub coherence: Coherence,
+}
+
+impl Default for WindowOptions {
+    fn default() -> Self {
+        Self {
+            disp_unit: None,
+            local_type: MemoryType::MpbtWt,
+            remote_type: MemoryType::MpbtWt,
+            coherence: Coherence::Enabled,
+        }
+    }
+}
+
+impl WindowOptions {
+    /// MPBT-WT mappings, the element size as displacement unit, coherence on.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Maps the window with `ty`, locally and remotely.
+    pub fn memory_type(self, ty: MemoryType) -> Self {
+        Self {
+            local_type: ty,
+            remote_type: ty,
+            ..self
+        }
+    }
+
+    /// Sets the displacement unit in bytes.
+    pub fn disp_unit(self, bytes: u32) -> Self {
+        Self {
+            disp_unit: Some(bytes),
+            ..self
+        }
+    }
+
+    /// Sets whether synchronisation performs the coherence actions.
+    pub fn coherence(self, coherence: Coherence) -> Self {
+        Self { coherence, ..self }
+    }
+}
+
+/// One rank's part of a window, as this core knows it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Remote {
+    pub record: Record,
+    pub info: WindowInfo,
+}
+
+/// One window, as this core keeps it.
+#[derive(Debug)]
+pub(crate) struct WindowState {
+    pub memory: u32,
+    pub owns_memory: bool,
+    pub options: WindowOptions,
+    /// Every rank's part, this core's included.
+    pub remotes: Vec<Remote>,
+    pub access: AccessEpoch,
+    pub exposure: ExposureEpoch,
+    /// The local cacheable copy of this core's match vector: targets whose
+    /// post was seen in the current access epoch.
+    pub seen: Vec<u32>,
+    pub stats: WindowStats,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct MemoryState {
+    offset: u32,
+    size: u32,
+    window: Option<u32>,
+}
+
+/// One core's one-sided communication: the communicator, its POPSHM, the
+/// LUT entries it maps windows through, and its windows.
+#[derive(Debug)]
+pub struct Rma<'h, H: RmaHal> {
+    pub(crate) hal: &'h H,
+    pub(crate) comm: Comm<'h, H>,
+    popshm: DramPages,
+    /// Every rank's POPSHM, as published in the database.
+    peers: Vec<DramPages>,
+    next_free: u32,
+    memories: Vec<Option<MemoryState>>,
+    pub(crate) windows: Vec<Option<WindowState>>,
+    pub(crate) slots: Slots,
+    free_records: Vec<Record>,
+    /// Mappings undone outside any window's accesses.
+    other: WindowStats,
+}
+
+impl<'h, H: RmaHal> Rma<'h, H> {
+    /// One-sided communication over `comm`, collectively on every rank:
+    /// publishes this core's POPSHM in the window database and reads every
+    /// other's after a barrier.
+    ///
+    /// Return values: `Err(NoMemory)` if the chip has more cores than the
+    /// database has room for; `Err(Database)` if a core's POPSHM entry is
+    /// missing (it did not call `new`).
+    pub fn new(mut comm: Comm<'h, H>) -> Result<Self, RmaError> {
+        let hal = comm.hal();
+        database::check_fits(hal.chip(), comm.size())?;
+        let popshm = hal.popshm();
+        database::publish_popshm(hal, popshm);
+        comm.barrier();
+        let peers = (0..comm.size())
+            .map(|rank| database::read_popshm(hal, hal.participant(rank)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            hal,
+            comm,
+            popshm,
+            peers,
+            next_free: 0,
+            memories: Vec::new(),
+            windows: Vec::new(),
+            slots: Slots::new(hal.chip().address_map.shareable),
+            free_records: Vec::new(),
+            other: WindowStats::default(),
+        })
+    }
+
+    /// The communicator, for two-sided calls between one-sided ones.
+    pub fn comm(&mut self) -> &mut Comm<'h, H> {
+        &mut self.comm
+    }
+
+    /// This core's rank.
+    pub fn rank(&self) -> u32 {
+        self.comm.rank()
+    }
+
+    /// Number of ranks.
+    pub fn size(&self) -> u32 {
+        self.comm.size()
+    }
+
+    /// The platform.
+    pub fn hal(&self) -> &'h H {
+        self.hal
+    }
+
+    /// This core's POPSHM.
+    pub fn popshm(&self) -> DramPages {
+        self.popshm
+    }
+
+    /// Bytes of POPSHM not yet handed out.
+    pub fn popshm_left(&self) -> u64 {
+        self.popshm.bytes() - u64::from(self.next_free)
+    }
+
+    /// Restricts the LUT entries rma maps windows through to `range`
+    /// (e.g. to leave some to the program, or to see eviction at work).
+    /// Everything mapped so far is unmapped.
+    ///
+    /// Return values: `Err(BadLayout)` if `range` is not inside the chip's
+    /// free entries.
+    pub fn set_lut_entries(&mut self, range: EntryRange) -> Result<(), RmaError> {
+        let free = self.hal.chip().address_map.shareable;
+        if !(free.contains(range.first) && free.contains(range.last) && range.first <= range.last) {
+            return Err(RmaError::BadLayout {
+                what: "LUT entries for windows",
+                problem: "not inside the chip's free entries",
+            });
+        }
+        self.slots.clear(self.hal, &mut self.other);
+        self.slots = Slots::new(range);
+        Ok(())
+    }
+
+    /// LUT entries now holding a window mapping.
+    pub fn lut_entries_in_use(&self) -> usize {
+        self.slots.in_use()
+    }
+
+    /// Takes `bytes` of this core's POPSHM for a window (`MPI_Alloc_mem`).
+    ///
+    /// Return values: `Err(NoMemory)` if the POPSHM has not that much left.
+    pub fn alloc_mem(&mut self, bytes: u32) -> Result<Memory, RmaError> {
+        let offset = self.next_free;
+        let end = u64::from(offset) + u64::from(bytes).next_multiple_of(MEMORY_ALIGN.into());
+        if end > self.popshm.bytes() {
+            return Err(RmaError::NoMemory {
+                what: "POPSHM bytes",
+                requested: bytes.into(),
+                available: self.popshm_left(),
+            });
+        }
+        self.next_free = end as u32;
+        let id = self.memories.len() as u32;
+        self.memories.push(Some(MemoryState {
+            offset,
+            size: bytes,
+            window: None,
+        }));
+        Ok(Memory { id, len: bytes })
+    }
+
+    /// Gives memory back (`MPI_Free_mem`). As in the thesis, the bump
+    /// allocator reuses it only once everything above it is freed too.
+    ///
+    /// Return values: `Err(UnknownMemory)` if it was freed already;
+    /// `Err(MemoryInUse)` while a window uses it.
+    pub fn free_mem(&mut self, memory: Memory) -> Result<(), RmaError> {
+        let state = self.memory(memory.id)?;
+        if let Some(window) = state.window {
+            return Err(RmaError::MemoryInUse {
+                memory: memory.id,
+                window,
+            });
+        }
+        self.memories[memory.id as usize] = None;
+        self.next_free = self
+            .memories
+            .iter()
+            .flatten()
+            .map(|m| m.offset + m.size.next_multiple_of(MEMORY_ALIGN))
+            .max()
+            .unwrap_or(0);
+        Ok(())
+    }
+
+    fn memory(&self, id: u32) -> Result<MemoryState, RmaError> {
+        self.memories
+            .get(id as usize)
+            .copied()
+            .flatten()
+            .ok_or(RmaError::UnknownMemory { memory: id })
+    }
+
+    /// Allocates `len` elements of this core's POPSHM and makes them a
+    /// window, collectively (`MPI_Win_allocate`). Sizes may differ between
+    /// ranks. The memory is freed with the window.
+    ///
+    /// Return values: as [`Rma::create`], plus `Err(NoMemory)` if the
+    /// POPSHM is exhausted.
+    pub fn allocate<T: Element>(
+        &mut self,
+        len: u32,
+        options: WindowOptions,
+    ) -> Result<Window<T>, RmaError> {
+        let bytes = u64::from(len) * T::BYTES as u64;
+        let memory = u32::try_from(bytes)
+            .map_err(|_| RmaError::NoMemory {
+                what: "POPSHM bytes",
+                requested: bytes,
+                available: self.popshm_left(),
+            })
+            .and_then(|bytes| self.alloc_mem(bytes));
+        let id = self.create_window("allocate", memory, true, T::BYTES as u32, options)?;
+        Ok(Window {
+            id,
+            _element: PhantomData,
+        })
+    }
+
+    /// Makes `memory` a window, collectively (`MPI_Win_create`): every
+    /// rank's record offset is exchanged, and each reads the others'
+    /// window descriptions from the database.
+    ///
+    /// Return values: `Err(UnknownMemory)`, `Err(MemoryInUse)`,
+    /// `Err(DispUnit)` for a displacement unit of 0, `Err(NoMemory)` if the
+    /// window database is full; `Err(PeerFailed)` on the ranks whose own
+    /// part succeeded when another rank's failed (nothing is created on
+    /// any rank then).
+    pub fn create<T: Element>(
+        &mut self,
+        memory: Memory,
+        options: WindowOptions,
+    ) -> Result<Window<T>, RmaError> {
+        let id = self.create_window("create", Ok(memory), false, T::BYTES as u32, options)?;
+        Ok(Window {
+            id,
+            _element: PhantomData,
+        })
+    }
+
+    fn create_window(
+        &mut self,
+        call: &'static str,
+        memory: Result<Memory, RmaError>,
+        owns_memory: bool,
+        element: u32,
+        options: WindowOptions,
+    ) -> Result<u32, RmaError> {
+        let id = self.windows.len() as u32;
+        let given = memory.as_ref().ok().copied();
+        let local = memory.and_then(|memory| {
+            let state = self.memory(memory.id)?;
+            if let Some(window) = state.window {
+                return Err(RmaError::MemoryInUse {
+                    memory: memory.id,
+                    window,
+                });
+            }
+            let disp_unit = options.disp_unit.unwrap_or(element);
+            if disp_unit == 0 {
+                return Err(RmaError::DispUnit { disp_unit });
+            }
+            let record = match self.free_records.pop() {
+                Some(record) => record,
+                None => database::allocate_record(self.hal)?,
+            };
+            let info = WindowInfo {
+                offset: state.offset,
+                size: state.size,
+                disp_unit,
+            };
+            database::write_record(self.hal, record, info);
+            Ok((memory, record))
+        });
+        // Exchange where each record lies; 0 says "failed here".
+        let mine = match &local {
+            Ok((_, r)) => [(r.controller as u32).to_le_bytes(), r.offset.to_le_bytes()].concat(),
+            Err(_) => alloc::vec![0; 8],
+        };
+        let mut all = alloc::vec![0; 8 * self.size() as usize];
+        self.comm.allgather(&mine, &mut all)?;
+        let records: Vec<Option<Record>> = all
+            .chunks_exact(8)
+            .map(|c| {
+                let word = |i: usize| u32::from_le_bytes(c[i..i + 4].try_into().expect("4 bytes"));
+                (word(4) != 0).then(|| Record {
+                    controller: word(0) as usize,
+                    offset: word(4),
+                })
+            })
+            .collect();
+        let failed = records.iter().position(Option::is_none);
+        let (memory, record) = match (local, failed) {
+            (Err(e), _) => {
+                self.undo_memory(owns_memory, given);
+                return Err(e);
+            }
+            (Ok((memory, record)), Some(rank)) => {
+                database::clear_record(self.hal, record);
+                self.free_records.push(record);
+                self.undo_memory(owns_memory, Some(memory));
+                return Err(RmaError::PeerFailed {
+                    call,
+                    rank: rank as u32,
+                });
+            }
+            (Ok(local), None) => local,
+        };
+        let remotes = records
+            .iter()
+            .enumerate()
+            .map(|(rank, r)| {
+                let record = r.expect("every rank succeeded");
+                let core = self.hal.participant(rank as u32);
+                let info = database::read_record(self.hal, core, record)?;
+                Ok(Remote { record, info })
+            })
+            .collect::<Result<Vec<_>, RmaError>>()?;
+        debug_assert_eq!(remotes[self.rank() as usize].record, record);
+        if let Some(m) = &mut self.memories[memory.id as usize] {
+            m.window = Some(id);
+        }
+        let words = self.size().div_ceil(32) as usize;
+        self.windows.push(Some(WindowState {
+            memory: memory.id,
+            owns_memory,
+            options,
+            remotes,
+            access: AccessEpoch::None,
+            exposure: ExposureEpoch::None,
+            seen: alloc::vec![0; words],
+            stats: WindowStats::default(),
+        }));
+        Ok(id)
+    }
+
+    fn undo_memory(&mut self, owns_memory: bool, memory: Option<Memory>) {
+        if let (true, Some(memory)) = (owns_memory, memory) {
+            let _ = self.free_mem(memory);
+        }
+    }
+
+    /// Frees a window, collectively (`MPI_Win_free`): after a barrier, so
+    /// no rank still accesses it. Memory from [`Rma::allocate`] is freed
+    /// with it; memory given to [`Rma::create`] is the caller's again.
+    ///
+    /// Return values: `Err(UnknownWindow)`; `Err(Sync)` while an epoch is
+    /// open (a fence epoch without operations may be open, as in MPI).
+    /// Either returns before the barrier.
+    pub fn free<T>(&mut self, window: Window<T>) -> Result<(), RmaError> {
+        let w = self.window(window.id)?;
+        Check {
+            call: "free",
+            window: window.id,
+        }
+        .free(&w.access, &w.exposure)?;
+        self.comm.barrier();
+        let w = self.windows[window.id as usize]
+            .take()
+            .expect("checked above");
+        let record = w.remotes[self.rank() as usize].record;
+        database::clear_record(self.hal, record);
+        self.free_records.push(record);
+        if let Some(m) = &mut self.memories[w.memory as usize] {
+            m.window = None;
+        }
+        if w.owns_memory {
+            let len = self.memories[w.memory as usize].map_or(0, |m| m.size);
+            self.free_mem(Memory { id: w.memory, len })?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn window(&self, id: u32) -> Result<&WindowState, RmaError> {
+        self.windows
+            .get(id as usize)
+            .and_then(Option::as_ref)
+            .ok_or(RmaError::UnknownWindow { window: id })
+    }
+
+    pub(crate) fn window_mut(&mut self, id: u32) -> Result<&mut WindowState, RmaError> {
+        self.windows
+            .get_mut(id as usize)
+            .and_then(Option::as_mut)
+            .ok_or(RmaError::UnknownWindow { window: id })
+    }
+
+    /// Bytes of `rank`'s part of the window.
+    ///
+    /// Return values: `Err(UnknownWindow)`, `Err(Rank)`.
+    pub fn size_of<T>(&self, window: Window<T>, rank: u32) -> Result<u32, RmaError> {
+        let w = self.window(window.id)?;
+        crate::comm::check_rank("window rank", rank, self.size())?;
+        Ok(w.remotes[rank as usize].info.size)
+    }
+
+    /// The displacement unit of `rank`'s part of the window.
+    ///
+    /// Return values: `Err(UnknownWindow)`, `Err(Rank)`.
+    pub fn disp_unit_of<T>(&self, window: Window<T>, rank: u32) -> Result<u32, RmaError> {
+        let w = self.window(window.id)?;
+        crate::comm::check_rank("window rank", rank, self.size())?;
+        Ok(w.remotes[rank as usize].info.disp_unit)
+    }
+
+    /// What this core did with the window.
+    ///
+    /// Return values: `Err(UnknownWindow)`.
+    pub fn stats<T>(&self, window: Window<T>) -> Result<WindowStats, RmaError> {
+        Ok(self.window(window.id)?.stats)
+    }
+
+    /// The options the window was made with.
+    ///
+    /// Return values: `Err(UnknownWindow)`.
+    pub fn options<T>(&self, window: Window<T>) -> Result<WindowOptions, RmaError> {
+        Ok(self.window(window.id)?.options)
+    }
+
+    /// Reads elements of this core's own part of the window, from element
+    /// `index` on, as loads through the local mapping (the program's
+    /// loads and stores of MPI's window memory). MPI's rules apply: read
+    /// what others put only after the epoch that exposed it ended.
+    ///
+    /// Return values: `Err(UnknownWindow)`; `Err(Range)` past the end.
+    pub fn local_read<T: Element>(
+        &mut self,
+        window: Window<T>,
+        index: u32,
+        buf: &mut [T],
+    ) -> Result<(), RmaError> {
+        let me = self.rank();
+        let start = u64::from(index) * T::BYTES as u64;
+        self.check_range("local_read", window.id, me, start, buf.len() * T::BYTES)?;
+        let ty = self.window(window.id)?.options.local_type;
+        self.read_elements(window.id, me, ty, start, buf)
+    }
+
+    /// Writes elements into this core's own part of the window, from
+    /// element `index` on, as stores through the local mapping. Others see
+    /// them after the next post or fence (which release them).
+    ///
+    /// Return values: `Err(UnknownWindow)`; `Err(Range)` past the end.
+    pub fn local_write<T: Element>(
+        &mut self,
+        window: Window<T>,
+        index: u32,
+        data: &[T],
+    ) -> Result<(), RmaError> {
+        let me = self.rank();
+        let start = u64::from(index) * T::BYTES as u64;
+        self.check_range("local_write", window.id, me, start, data.len() * T::BYTES)?;
+        let ty = self.window(window.id)?.options.local_type;
+        self.write_elements(window.id, me, ty, start, data)
+    }
+
+    /// `Err(Range)` unless `len` bytes at `offset` lie in `target`'s part.
+    pub(crate) fn check_range(
+        &self,
+        call: &'static str,
+        id: u32,
+        target: u32,
+        offset: u64,
+        len: usize,
+    ) -> Result<(), RmaError> {
+        let size = u64::from(self.window(id)?.remotes[target as usize].info.size);
+        if offset + len as u64 > size {
+            return Err(RmaError::Range {
+                call,
+                window: id,
+                target,
+                offset,
+                len: len as u64,
+                size,
+            });
+        }
+        Ok(())
+    }
+
+    /// Visits the mapped pieces of `len` bytes at `offset` of `target`'s
+    /// part of window `id`, mapped with `ty`: `visit(slot, offset in the
+    /// mapping, position in the range, bytes)`.
+    fn pieces(
+        &mut self,
+        id: u32,
+        target: u32,
+        ty: MemoryType,
+        offset: u64,
+        len: usize,
+        mut visit: impl FnMut(&H, u8, u32, usize, usize),
+    ) -> Result<(), RmaError> {
+        let popshm = self.peers[target as usize];
+        let w = self.windows[id as usize]
+            .as_mut()
+            .expect("callers checked the window");
+        let base = u64::from(w.remotes[target as usize].info.offset) + offset;
+        let mut done = 0;
+        while done < len {
+            let at = base + done as u64;
+            let page = (at / u64::from(LUT_PAGE_SIZE)) as u16;
+            let within = (at % u64::from(LUT_PAGE_SIZE)) as u32;
+            let n = (len - done).min((LUT_PAGE_SIZE - within) as usize);
+            let slot = self.slots.entry_for(
+                self.hal,
+                popshm.controller,
+                popshm.first + page,
+                ty,
+                &mut w.stats,
+            )?;
+            visit(self.hal, slot, within, done, n);
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Writes `data` as little-endian bytes at `offset` of `target`'s part.
+    pub(crate) fn write_elements<T: Element>(
+        &mut self,
+        id: u32,
+        target: u32,
+        ty: MemoryType,
+        offset: u64,
+        data: &[T],
+    ) -> Result<(), RmaError> {
+        let mut chunk = [0u8; STAGING];
+        let per = STAGING / T::BYTES;
+        for (k, elements) in data.chunks(per).enumerate() {
+            let bytes = elements.len() * T::BYTES;
+            for (e, out) in elements.iter().zip(chunk.chunks_exact_mut(T::BYTES)) {
+                e.write_le(out);
+            }
+            let at = offset + (k * per * T::BYTES) as u64;
+            self.pieces(id, target, ty, at, bytes, |hal, slot, within, pos, n| {
+                hal.shared_write(slot, within, &chunk[pos..pos + n]);
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Reads elements from `offset` of `target`'s part into `buf`.
+    pub(crate) fn read_elements<T: Element>(
+        &mut self,
+        id: u32,
+        target: u32,
+        ty: MemoryType,
+        offset: u64,
+        buf: &mut [T],
+    ) -> Result<(), RmaError> {
+        let mut chunk = [0u8; STAGING];
+        let per = STAGING / T::BYTES;
+        for (k, elements) in buf.chunks_mut(per).enumerate() {
+            let bytes = elements.len() * T::BYTES;
+            let at = offset + (k * per * T::BYTES) as u64;
+            self.pieces(id, target, ty, at, bytes, |hal, slot, within, pos, n| {
+                hal.shared_read(slot, within, &mut chunk[pos..pos + n]);
+            })?;
+            for (e, bytes) in elements.iter_mut().zip(chunk.chunks_exact(T::BYTES)) {
+                *e = T::read_le(bytes);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Bytes staged on the stack between elements and window memory.
+const STAGING: usize = 512;

@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Windows, put/get, fence and PSCW on the mock, with every transferred
+//! element checked, and every misuse error.
+
+use std::vec::Vec;
+
+use chip::{EntryRange, MemoryType};
+
+use super::*;
+use crate::comm::Group;
+use crate::epoch::Assert;
+use crate::hal::mock::Mock;
+use crate::ops::Vector;
+use crate::{Coherence, ErrorClass};
+
+fn rma(hal: &Mock) -> Rma<'_, Mock> {
+    Rma::new(Comm::new(hal).expect("layout fits")).expect("database fits")
+}
+
+/// The value rank `owner` holds at `index` of a window in round `round`.
+fn value(owner: u32, index: u32, round: u32) -> u32 {
+    (owner << 24 | index << 4 | round).wrapping_mul(2_654_435_761)
+}
+
+#[test]
+fn fence_epochs_move_data_between_all_ranks() {
+    for n in [1, 2, 3, 8] {
+        Mock::run(n, |hal| {
+            let mut rma = rma(hal);
+            let me = rma.rank();
+            // Each rank exposes n slots of 16 elements; sizes differ per rank.
+            let len = 16 * n + me;
+            let win = rma.allocate::<u32>(len, WindowOptions::new()).unwrap();
+            assert_eq!(rma.size_of(win, me).unwrap(), len * 4);
+            for round in 0..3 {
+                rma.fence(win, Assert::NONE).unwrap();
+                for target in 0..n {
+                    let data: Vec<u32> = (0..16).map(|i| value(me, i, round)).collect();
+                    rma.put(win, target, me * 16, &data).unwrap();
+                }
+                rma.fence(win, Assert::NONE).unwrap();
+                for origin in 0..n {
+                    let mut got = [0u32; 16];
+                    rma.local_read(win, origin * 16, &mut got).unwrap();
+                    for (i, &v) in got.iter().enumerate() {
+                        assert_eq!(v, value(origin, i as u32, round), "put from {origin}");
+                    }
+                    // The same through get, from every target.
+                    let target = (me + origin) % n;
+                    rma.get(win, target, origin * 16, &mut got).unwrap();
+                    for (i, &v) in got.iter().enumerate() {
+                        assert_eq!(v, value(origin, i as u32, round), "get from {target}");
+                    }
+                }
+            }
+            rma.fence(win, Assert::NOSUCCEED).unwrap();
+            let s = rma.stats(win).unwrap();
+            assert_eq!(s.puts, 3 * u64::from(n));
+            assert_eq!(s.gets, 3 * u64::from(n));
+            assert_eq!(s.bytes_put, 3 * u64::from(n) * 64);
+            assert_eq!(s.fences, 7);
+            rma.free(win).unwrap();
+            assert_eq!(rma.popshm_left(), rma.popshm().bytes(), "memory came back");
+        });
+    }
+}
+
+#[test]
+fn element_types_and_displacement_units() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let (me, other) = (rma.rank(), 1 - rma.rank());
+        let f = rma.allocate::<f64>(10, WindowOptions::new()).unwrap();
+        let bytes = rma
+            .allocate::<u8>(100, WindowOptions::new().disp_unit(10))
+            .unwrap();
+        assert_eq!(rma.disp_unit_of(f, other).unwrap(), 8);
+        assert_eq!(rma.disp_unit_of(bytes, other).unwrap(), 10);
+        rma.fence(f, Assert::NONE).unwrap();
+        rma.fence(bytes, Assert::NONE).unwrap();
+        rma.put(f, other, 3, &[1.5 + f64::from(me), -0.25]).unwrap();
+        // Displacement 7 of unit 10: byte 70.
+        rma.put(bytes, other, 7, &[me as u8 + 1, 0xEE, 0x11])
+            .unwrap();
+        rma.fence(f, Assert::NONE).unwrap();
+        rma.fence(bytes, Assert::NONE).unwrap();
+        let mut got = [0.0; 10];
+        rma.local_read(f, 0, &mut got).unwrap();
+        assert_eq!(got[3..5], [1.5 + f64::from(other), -0.25]);
+        assert_eq!(got[5], 0.0, "untouched");
+        let mut b = [0u8; 5];
+        rma.local_read(bytes, 69, &mut b).unwrap();
+        assert_eq!(b, [0, other as u8 + 1, 0xEE, 0x11, 0]);
+        rma.fence(f, Assert::NOSUCCEED).unwrap();
+        rma.fence(bytes, Assert::NOSUCCEED).unwrap();
+        rma.free(bytes).unwrap();
+        rma.free(f).unwrap();
+    });
+}
+
+#[test]
+fn strided_puts_and_gets_land_where_the_layouts_say() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let (me, other) = (rma.rank(), 1 - rma.rank());
+        let win = rma.allocate::<u16>(64, WindowOptions::new()).unwrap();
+        let initial: Vec<u16> = (0..64).map(|i| 1000 + i).collect();
+        rma.local_write(win, 0, &initial).unwrap();
+        rma.fence(win, Assert::NONE).unwrap();
+        // A column of 4 blocks of 2, 8 apart, from a contiguous buffer.
+        let data: Vec<u16> = (0..8).map(|i| (me as u16 + 1) * 100 + i).collect();
+        rma.put_vector(
+            win,
+            other,
+            1,
+            &data,
+            Vector::contiguous(8),
+            Vector::new(4, 2, 8),
+        )
+        .unwrap();
+        rma.fence(win, Assert::NONE).unwrap();
+        let mut all = [0u16; 64];
+        rma.local_read(win, 0, &mut all).unwrap();
+        let mut expected = initial.clone();
+        for k in 0..4 {
+            for j in 0..2 {
+                expected[1 + 8 * k + j] = (other as u16 + 1) * 100 + (2 * k + j) as u16;
+            }
+        }
+        assert_eq!(&all[..], &expected[..]);
+        // Get the same column back, into every third element of a buffer.
+        let mut buf = [0u16; 24];
+        rma.get_vector(
+            win,
+            other,
+            1,
+            &mut buf,
+            Vector::new(8, 1, 3),
+            Vector::new(4, 2, 8),
+        )
+        .unwrap();
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        for (i, &got) in buf.iter().enumerate() {
+            let want = if i % 3 == 0 {
+                (me as u16 + 1) * 100 + (i / 3) as u16
+            } else {
+                0
+            };
+            assert_eq!(got, want, "element {i}");
+        }
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
+fn pscw_rings_repeat_with_every_memory_type() {
+    for ty in MemoryType::ALL {
+        Mock::run(4, |hal| {
+            let mut rma = rma(hal);
+            let (me, n) = (rma.rank(), rma.size());
+            let (left, right) = ((me + n - 1) % n, (me + 1) % n);
+            let win = rma
+                .allocate::<u32>(8, WindowOptions::new().memory_type(ty))
+                .unwrap();
+            let world = rma.comm().group();
+            let from_left = world.incl(&[left]).unwrap();
+            let to_right = world.incl(&[right]).unwrap();
+            for round in 0..5 {
+                rma.post(win, &from_left, Assert::NONE).unwrap();
+                rma.start(win, &to_right, Assert::NONE).unwrap();
+                let data: Vec<u32> = (0..8).map(|i| value(me, i, round)).collect();
+                rma.put(win, right, 0, &data).unwrap();
+                rma.complete(win).unwrap();
+                rma.wait(win).unwrap();
+                let mut got = [0; 8];
+                rma.local_read(win, 0, &mut got).unwrap();
+                for (i, &v) in got.iter().enumerate() {
+                    assert_eq!(v, value(left, i as u32, round), "{ty:?} round {round}");
+                }
+            }
+            let s = rma.stats(win).unwrap();
+            assert_eq!((s.posts, s.starts, s.completes, s.waits), (5, 5, 5, 5));
+            rma.free(win).unwrap();
+        });
+    }
+}
+
+#[test]
+fn pscw_with_many_origins_self_and_subgroups() {
+    Mock::run(5, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        let win = rma.allocate::<u32>(5, WindowOptions::new()).unwrap();
+        let world = rma.comm().group();
+        // Rank 0 is the target of everyone (itself included); odd ranks
+        // also target rank 4 in a second window epoch.
+        for round in 0..3 {
+            if me == 0 {
+                rma.post(win, &world, Assert::NONE).unwrap();
+            }
+            rma.start(win, &world.incl(&[0]).unwrap(), Assert::NOCHECK)
+                .unwrap();
+            rma.put(win, 0, me, &[value(me, 0, round)]).unwrap();
+            rma.complete(win).unwrap();
+            if me == 0 {
+                rma.wait(win).unwrap();
+                let mut got = [0; 5];
+                rma.local_read(win, 0, &mut got).unwrap();
+                for (o, &v) in got.iter().enumerate() {
+                    assert_eq!(v, value(o as u32, 0, round));
+                }
+            }
+            let odd = world.incl(&[1, 3]).unwrap();
+            if me == 4 {
+                rma.post(win, &odd, Assert::NOSTORE).unwrap();
+                while !rma.test(win).unwrap() {
+                    std::thread::yield_now();
+                }
+                let mut got = [0; 2];
+                rma.local_read(win, 1, &mut got).unwrap();
+                assert_eq!(got, [value(1, 1, round), 0]);
+                rma.local_read(win, 3, &mut got[..1]).unwrap();
+                assert_eq!(got[0], value(3, 1, round));
+            } else if me % 2 == 1 {
+                rma.start(win, &world.incl(&[4]).unwrap(), Assert::NONE)
+                    .unwrap();
+                rma.put(win, 4, me, &[value(me, 1, round)]).unwrap();
+                rma.complete(win).unwrap();
+            }
+            rma.comm().barrier();
+        }
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
+fn a_post_for_a_later_epoch_waits_for_it() {
+    // Rank 1 posts for the second epoch of rank 0 before rank 0's first
+    // epoch (with rank 2) is over: rank 0's first complete must not take
+    // it, and each target must see exactly its own epoch's data.
+    Mock::run(3, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        let win = rma.allocate::<u32>(1, WindowOptions::new()).unwrap();
+        let world = rma.comm().group();
+        let origin = world.incl(&[0]).unwrap();
+        for round in 0..20 {
+            match me {
+                0 => {
+                    for target in [2, 1] {
+                        rma.start(win, &world.incl(&[target]).unwrap(), Assert::NONE)
+                            .unwrap();
+                        rma.put(win, target, 0, &[value(target, 0, round)]).unwrap();
+                        rma.complete(win).unwrap();
+                    }
+                }
+                _ => {
+                    rma.post(win, &origin, Assert::NONE).unwrap();
+                    rma.wait(win).unwrap();
+                    let mut got = [0];
+                    rma.local_read(win, 0, &mut got).unwrap();
+                    assert_eq!(got[0], value(me, 0, round), "round {round}");
+                }
+            }
+        }
+        rma.comm().barrier();
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
+fn windows_on_alloc_mem_and_memory_reuse() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let other = 1 - rma.rank();
+        let a = rma.alloc_mem(100).unwrap();
+        let b = rma.alloc_mem(5000).unwrap();
+        assert_eq!(rma.popshm_left(), rma.popshm().bytes() - 3 * 4096);
+        let win = rma.create::<u8>(b, WindowOptions::new()).unwrap();
+        assert_eq!(rma.size_of(win, other).unwrap(), 5000);
+        // Memory in use cannot be freed or given to a second window.
+        assert_eq!(
+            rma.free_mem(b),
+            Err(RmaError::MemoryInUse {
+                memory: b.id(),
+                window: win.id()
+            })
+        );
+        rma.fence(win, Assert::NONE).unwrap();
+        rma.put(win, other, 4990, &[7; 10]).unwrap();
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        let mut got = [0; 11];
+        rma.local_read(win, 4989, &mut got).unwrap();
+        assert_eq!(got, [0, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7]);
+        rma.free(win).unwrap();
+        // a lies below b: freeing a alone gives nothing back, then both do.
+        rma.free_mem(a).unwrap();
+        assert_eq!(rma.popshm_left(), rma.popshm().bytes() - 3 * 4096);
+        rma.free_mem(b).unwrap();
+        assert_eq!(rma.popshm_left(), rma.popshm().bytes());
+        assert_eq!(
+            rma.free_mem(b),
+            Err(RmaError::UnknownMemory { memory: b.id() })
+        );
+        let e = rma.create::<u8>(a, WindowOptions::new()).unwrap_err();
+        assert_eq!(e.class(), ErrorClass::Base);
+    });
+}
+
+#[test]
+fn accesses_across_a_16_mib_page_and_lut_eviction() {
+    Mock::run(4, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        // Two LUT entries for three targets' windows and the own one.
+        rma.set_lut_entries(EntryRange::new(150, 151)).unwrap();
+        let big = LUT_PAGE_SIZE + 128;
+        let win = rma.allocate::<u8>(big, WindowOptions::new()).unwrap();
+        let data = |rank: u32, round: u8| -> Vec<u8> {
+            (0..40).map(|i| i ^ (rank as u8 * 50) ^ round).collect()
+        };
+        // 40 bytes per rank from 16 MiB - 70: rank 1's cross the page end.
+        let disp = |rank: u32| LUT_PAGE_SIZE - 70 + 40 * rank;
+        rma.fence(win, Assert::NONE).unwrap();
+        for round in 0..3u8 {
+            for target in 0..4 {
+                rma.put(win, target, disp(me), &data(me, round)).unwrap();
+                let mut back = [0u8; 40];
+                rma.get(win, target, disp(me), &mut back).unwrap();
+                assert_eq!(&back[..], &data(me, round)[..], "own bytes at {target}");
+                assert!(rma.lut_entries_in_use() <= 2);
+            }
+            rma.fence(win, Assert::NONE).unwrap();
+            for origin in 0..4 {
+                let mut got = [0u8; 40];
+                rma.local_read(win, disp(origin), &mut got).unwrap();
+                assert_eq!(&got[..], &data(origin, round)[..], "from {origin}");
+            }
+            rma.fence(win, Assert::NONE).unwrap();
+        }
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        let s = rma.stats(win).unwrap();
+        assert!(s.evictions > 0 && s.mappings > 2, "{s:?}");
+        rma.free(win).unwrap();
+        assert_eq!(
+            rma.set_lut_entries(EntryRange::new(120, 140))
+                .unwrap_err()
+                .class(),
+            ErrorClass::Arg
+        );
+    });
+}
+
+#[test]
+fn coherence_actions_follow_the_memory_type_and_assertions() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let (me, other) = (rma.rank(), 1 - rma.rank());
+        let world = rma.comm().group();
+        let peer = world.incl(&[other]).unwrap();
+        let counts = |rma: &Rma<'_, Mock>, w| {
+            let s = rma.stats(w).unwrap();
+            (s.write_backs, s.flushes, s.invalidations)
+        };
+        let wt = rma.allocate::<u32>(4, WindowOptions::new()).unwrap();
+        // post: flush; start: flush + CL1INVMB; complete: flush; wait: CL1INVMB.
+        rma.post(wt, &peer, Assert::NONE).unwrap();
+        assert_eq!(counts(&rma, wt), (0, 1, 0));
+        rma.start(wt, &peer, Assert::NONE).unwrap();
+        assert_eq!(counts(&rma, wt), (0, 2, 1));
+        rma.put(wt, other, 0, &[me]).unwrap();
+        rma.complete(wt).unwrap();
+        assert_eq!(counts(&rma, wt), (0, 3, 1));
+        // wait flushes before CL1INVMB, so a read after it cannot miss a
+        // store still in the write-combine buffer.
+        rma.wait(wt).unwrap();
+        assert_eq!(counts(&rma, wt), (0, 4, 2));
+        // NOSTORE skips post's flush, NOPUT wait's invalidation.
+        rma.post(wt, &peer, Assert::NOSTORE | Assert::NOPUT)
+            .unwrap();
+        rma.start(wt, &peer, Assert::NONE).unwrap();
+        rma.complete(wt).unwrap();
+        rma.wait(wt).unwrap();
+        assert_eq!(counts(&rma, wt), (0, 6, 3));
+        // fence: flush, barrier, CL1INVMB; with assertions less.
+        rma.fence(wt, Assert::NONE).unwrap();
+        assert_eq!(counts(&rma, wt), (0, 7, 4));
+        rma.fence(wt, Assert::NOSTORE | Assert::NOPUT).unwrap();
+        assert_eq!(counts(&rma, wt), (0, 8, 5), "own puts and next epoch still");
+        rma.fence(
+            wt,
+            Assert::NOSTORE | Assert::NOPRECEDE | Assert::NOPUT | Assert::NOSUCCEED,
+        )
+        .unwrap();
+        assert_eq!(counts(&rma, wt), (0, 8, 5), "nothing at all");
+        rma.free(wt).unwrap();
+
+        // NCM needs nothing; MPBT-WB writes back; disabled does nothing.
+        for (options, expected) in [
+            (WindowOptions::new().memory_type(MemoryType::Ncm), (0, 0, 0)),
+            (
+                WindowOptions::new().memory_type(MemoryType::MpbtWb),
+                (2, 2, 2),
+            ),
+            (
+                WindowOptions::new().coherence(Coherence::Disabled),
+                (0, 0, 0),
+            ),
+        ] {
+            let w = rma.allocate::<u32>(4, options).unwrap();
+            rma.fence(w, Assert::NONE).unwrap();
+            rma.put(w, other, 1, &[me + 10]).unwrap();
+            rma.fence(w, Assert::NOSUCCEED).unwrap();
+            assert_eq!(counts(&rma, w), expected, "{options:?}");
+            let mut got = [0];
+            rma.local_read(w, 1, &mut got).unwrap();
+            assert_eq!(got[0], other + 10, "the mock is coherent either way");
+            rma.free(w).unwrap();
+        }
+    });
+}
+
+#[test]
+fn every_misuse_is_refused_with_its_class() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let (me, other) = (rma.rank(), 1 - rma.rank());
+        let world = rma.comm().group();
+        let peer = world.incl(&[other]).unwrap();
+        let win = rma.allocate::<u32>(8, WindowOptions::new()).unwrap();
+        let class = |r: Result<(), RmaError>| r.unwrap_err().class();
+
+        // Operations outside an epoch, and epoch calls out of order.
+        let e = rma.put(win, other, 0, &[1]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "MPI_ERR_RMA_SYNC: put on window 0: no access epoch is open (call fence or start)"
+        );
+        assert_eq!(class(rma.get(win, other, 0, &mut [0])), ErrorClass::RmaSync);
+        assert_eq!(class(rma.complete(win)), ErrorClass::RmaSync);
+        assert_eq!(class(rma.wait(win)), ErrorClass::RmaSync);
+        assert_eq!(class(rma.test(win).map(drop)), ErrorClass::RmaSync);
+
+        // Wrong assertions.
+        let e = rma.fence(win, Assert::NOCHECK).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "MPI_ERR_ASSERT: fence does not accept MPI_MODE_NOCHECK"
+        );
+        assert_eq!(
+            class(rma.post(win, &peer, Assert::NOSUCCEED)),
+            ErrorClass::Assert
+        );
+        assert_eq!(
+            class(rma.start(win, &peer, Assert::NOPUT)),
+            ErrorClass::Assert
+        );
+
+        // Inside a start epoch.
+        rma.post(win, &peer, Assert::NONE).unwrap();
+        rma.start(win, &peer, Assert::NONE).unwrap();
+        assert_eq!(
+            class(rma.start(win, &peer, Assert::NONE)),
+            ErrorClass::RmaSync
+        );
+        assert_eq!(
+            class(rma.post(win, &peer, Assert::NONE)),
+            ErrorClass::RmaSync
+        );
+        assert_eq!(class(rma.fence(win, Assert::NONE)), ErrorClass::RmaSync);
+        assert_eq!(class(rma.free(win)), ErrorClass::RmaSync);
+        let e = rma.put(win, me, 0, &[1]).unwrap_err();
+        assert_eq!(
+            e,
+            RmaError::NotInGroup {
+                call: "put",
+                window: 0,
+                rank: me,
+                group: "start group"
+            }
+        );
+        let e = rma.put(win, 2, 0, &[1]).unwrap_err();
+        assert_eq!(
+            e,
+            RmaError::Rank {
+                role: "put target",
+                rank: 2,
+                size: 2
+            }
+        );
+        let e = rma.put(win, other, 7, &[1, 2]).unwrap_err();
+        assert_eq!(
+            e,
+            RmaError::Range {
+                call: "put",
+                window: 0,
+                target: other,
+                offset: 28,
+                len: 8,
+                size: 32
+            }
+        );
+        assert_eq!(e.class(), ErrorClass::RmaRange);
+        assert_eq!(
+            e.to_string(),
+            std::format!(
+                "MPI_ERR_RMA_RANGE: put on window 0: bytes 28..36 of rank {other}'s window of 32 bytes"
+            )
+        );
+        assert_eq!(
+            class(rma.get(win, other, 8, &mut [0])),
+            ErrorClass::RmaRange
+        );
+        let e = rma
+            .put_vector(
+                win,
+                other,
+                0,
+                &[1, 2, 3],
+                Vector::contiguous(3),
+                Vector::contiguous(2),
+            )
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                RmaError::BufferLength {
+                    len: 2,
+                    expected: 3,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = rma
+            .put_vector(
+                win,
+                other,
+                0,
+                &[1, 2],
+                Vector::new(2, 1, 2),
+                Vector::contiguous(2),
+            )
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                RmaError::BufferLength {
+                    len: 2,
+                    expected: 3,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = rma
+            .get_vector(
+                win,
+                other,
+                0,
+                &mut [0; 4],
+                Vector::contiguous(4),
+                Vector::new(2, 2, 1),
+            )
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "MPI_ERR_ARG: get target layout: blocks overlap (stride below blocklen)"
+        );
+        rma.put(win, other, 0, &[1]).unwrap();
+        rma.complete(win).unwrap();
+        // Inside a post epoch.
+        assert_eq!(class(rma.fence(win, Assert::NONE)), ErrorClass::RmaSync);
+        assert_eq!(
+            class(rma.post(win, &peer, Assert::NONE)),
+            ErrorClass::RmaSync
+        );
+        assert_eq!(class(rma.free(win)), ErrorClass::RmaSync);
+        rma.wait(win).unwrap();
+
+        // A fence epoch: NOPRECEDE after operations, start/free with operations.
+        rma.fence(win, Assert::NONE).unwrap();
+        rma.put(win, other, 0, &[1]).unwrap();
+        assert_eq!(
+            rma.fence(win, Assert::NOPRECEDE).unwrap_err(),
+            RmaError::NoPrecedeViolated {
+                window: 0,
+                operations: 1
+            }
+        );
+        assert_eq!(
+            class(rma.start(win, &peer, Assert::NONE)),
+            ErrorClass::RmaSync
+        );
+        assert_eq!(class(rma.free(win)), ErrorClass::RmaSync);
+        assert_eq!(class(rma.wait(win)), ErrorClass::RmaSync);
+        assert_eq!(class(rma.complete(win)), ErrorClass::RmaSync);
+        rma.fence(win, Assert::NONE).unwrap();
+        // A fence without operations may be followed by start and post.
+        rma.post(win, &peer, Assert::NONE).unwrap();
+        rma.start(win, &peer, Assert::NONE).unwrap();
+        rma.complete(win).unwrap();
+        rma.wait(win).unwrap();
+
+        // Groups of another run, local access out of range.
+        let foreign = Group::world(3, 0).unwrap();
+        assert_eq!(
+            class(rma.post(win, &foreign, Assert::NONE)),
+            ErrorClass::Group
+        );
+        assert_eq!(
+            class(rma.start(win, &foreign, Assert::NONE)),
+            ErrorClass::Group
+        );
+        assert_eq!(
+            class(rma.local_write(win, 7, &[1, 2])),
+            ErrorClass::RmaRange
+        );
+        assert_eq!(class(rma.local_read(win, 9, &mut [])), ErrorClass::RmaRange);
+        assert_eq!(rma.size_of(win, 2).unwrap_err().class(), ErrorClass::Rank);
+
+        // A freed window.
+        rma.free(win).unwrap();
+        let e = rma.put(win, other, 0, &[1]).unwrap_err();
+        assert_eq!(e, RmaError::UnknownWindow { window: 0 });
+        assert_eq!(
+            e.to_string(),
+            "MPI_ERR_WIN: window 0 does not exist (freed or never created)"
+        );
+        assert_eq!(class(rma.fence(win, Assert::NONE)), ErrorClass::Win);
+        assert_eq!(class(rma.free(win)), ErrorClass::Win);
+        assert_eq!(rma.stats(win).unwrap_err().class(), ErrorClass::Win);
+
+        // Too much memory.
+        let too_much = (rma.popshm().bytes() / 4) as u32 + 1;
+        let e = rma
+            .allocate::<u32>(too_much, WindowOptions::new())
+            .unwrap_err();
+        assert_eq!(e.class(), ErrorClass::NoMem);
+        assert_eq!(class(rma.alloc_mem(u32::MAX).map(drop)), ErrorClass::NoMem);
+    });
+}
+
+#[test]
+fn a_failed_creation_fails_everywhere_and_leaves_nothing() {
+    Mock::run(3, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        let left = rma.popshm_left();
+        let unit = if me == 1 { 0 } else { 4 };
+        let e = rma
+            .allocate::<u32>(4, WindowOptions::new().disp_unit(unit))
+            .unwrap_err();
+        if me == 1 {
+            assert_eq!(e, RmaError::DispUnit { disp_unit: 0 });
+            assert_eq!(e.class(), ErrorClass::Disp);
+        } else {
+            assert_eq!(
+                e,
+                RmaError::PeerFailed {
+                    call: "allocate",
+                    rank: 1
+                }
+            );
+        }
+        assert_eq!(rma.popshm_left(), left);
+        // The next window works, and reuses the record.
+        let win = rma.allocate::<u32>(4, WindowOptions::new()).unwrap();
+        rma.fence(win, Assert::NONE).unwrap();
+        rma.put(win, (me + 1) % 3, 0, &[me]).unwrap();
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        let mut got = [0];
+        rma.local_read(win, 0, &mut got).unwrap();
+        assert_eq!(got[0], (me + 2) % 3);
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
+fn all_48_cores_fence_and_pscw() {
+    Mock::run(48, |hal| {
+        let mut rma = rma(hal);
+        let (me, n) = (rma.rank(), rma.size());
+        let win = rma.allocate::<u32>(n, WindowOptions::new()).unwrap();
+        rma.fence(win, Assert::NOPRECEDE).unwrap();
+        rma.put(win, (me + 7) % n, me, &[value(me, 0, 0)]).unwrap();
+        rma.fence(win, Assert::NONE).unwrap();
+        let mut got = [0];
+        let from = (me + n - 7) % n;
+        rma.local_read(win, from, &mut got).unwrap();
+        assert_eq!(got[0], value(from, 0, 0));
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        // Everyone posts to everyone and puts into everyone.
+        let world = rma.comm().group();
+        rma.post(win, &world, Assert::NONE).unwrap();
+        rma.start(win, &world, Assert::NONE).unwrap();
+        for t in 0..n {
+            rma.put(win, t, me, &[value(me, t, 1)]).unwrap();
+        }
+        rma.complete(win).unwrap();
+        rma.wait(win).unwrap();
+        let mut all = std::vec![0; n as usize];
+        rma.local_read(win, 0, &mut all).unwrap();
+        for (o, &v) in all.iter().enumerate() {
+            assert_eq!(v, value(o as u32, me, 1));
+        }
+        rma.free(win).unwrap();
+    });
+}
