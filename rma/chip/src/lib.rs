@@ -22,6 +22,7 @@ mod emulated;
 mod lut;
 mod memtype;
 mod registers;
+mod timing;
 mod topology;
 
 pub use address::{AddressMap, EntryRange, LUT_ENTRIES, LUT_PAGE_SHIFT, LUT_PAGE_SIZE};
@@ -31,6 +32,7 @@ pub use emulated::{
 pub use lut::{LutEntry, Subdest, Target};
 pub use memtype::{MemoryType, PTE_PCD, PTE_PMB, PTE_PWT};
 pub use registers::{CrbLayout, FpgaLayout, TsrProtocol};
+pub use timing::Timing;
 pub use topology::{CoreId, MemoryController, Port, TileCoord, TileId, TileIdRegister, TileRect};
 
 /// Size of a cache line and of a write-combine buffer on the SCC (thesis 1.2, 1.5).
@@ -64,6 +66,8 @@ pub struct Chip {
     pub fpga: FpgaLayout,
     /// How a core takes and releases its test-and-set register.
     pub tsr_protocol: TsrProtocol,
+    /// Clocks and latencies, each with its source.
+    pub timing: Timing,
 }
 
 /// The Intel SCC: 24 tiles on a 6x4 mesh, two P54C cores each, four DDR3
@@ -102,6 +106,7 @@ pub const SCC: Chip = Chip {
     crb: CrbLayout::SCC,
     fpga: FpgaLayout::SCC,
     tsr_protocol: TsrProtocol::SCC,
+    timing: Timing::SCC,
 };
 
 /// What is wrong with a [`Chip`] value or with an argument checked against one.
@@ -153,6 +158,8 @@ pub enum ChipError {
         /// The 16 MiB pages it would need.
         pages: u32,
     },
+    /// A clock of [`Chip::timing`] is zero.
+    Clocks,
     /// A tile id is not below the chip's tile count.
     TileOutOfRange {
         /// The id given.
@@ -207,6 +214,7 @@ impl core::fmt::Display for ChipError {
                 f,
                 "memory controller {controller} would need {pages} pages of 16 MiB: a LUT entry reaches 1024"
             ),
+            Self::Clocks => f.write_str("timing: the core and mesh clocks must not be zero"),
             Self::TileOutOfRange { tile, tiles } => {
                 write!(
                     f,
@@ -288,6 +296,9 @@ impl Chip {
             }
         }
         self.crb.check(self.cores_per_tile)?;
+        if !self.timing.is_valid() {
+            return Err(ChipError::Clocks);
+        }
         Ok(())
     }
 
@@ -413,6 +424,7 @@ mod tests {
         crb: CrbLayout::SCC,
         fpga: FpgaLayout::SCC,
         tsr_protocol: TsrProtocol::SCC,
+        timing: Timing::SCC,
     };
 
     /// A larger one: 8x6 tiles with four cores each, which needs its own address map.
@@ -455,6 +467,7 @@ mod tests {
         },
         fpga: FpgaLayout::SCC,
         tsr_protocol: TsrProtocol::SCC,
+        timing: Timing::SCC,
     };
 
     #[test]

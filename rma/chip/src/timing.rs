@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The chip's timing parameters: one table, each value with its source.
+//!
+//! Sources, strongest first:
+//! - **[thesis]**: the SCC one-sided thesis (Christgau 2017), its sections
+//!   as numbered in the project's reference notes;
+//! - **[JSSC]**: the SCC mesh paper (JSSC 2011) as the thesis's notes quote it;
+//! - **[EAS]**: the latency formulas of Intel's SCC documentation (External
+//!   Architecture Specification, and "The 48-core SCC processor: the
+//!   programmer's view", SC10): an MPB line costs "45 core cycles + 4·2·n
+//!   mesh cycles" and a DRAM line "40 core cycles + 4·2·n mesh cycles + 46
+//!   memory cycles", n being the routers crossed. These are quoted as the
+//!   SCC literature cites them; the primary documents were not at hand
+//!   when this table was written, so they are the first values to check
+//!   against them;
+//! - **[Pentium]**: the P54C's own documented behaviour;
+//! - **none**: no datasheet-level number exists; the value is a stated
+//!   assumption, chosen from the structure of the hardware and never from
+//!   a benchmark result.
+//!
+//! No value here was tuned to make any benchmark come out right.
+
+/// Every latency and clock the emulator's timing model uses.
+///
+/// Core cycles run at [`Timing::core_mhz`], mesh cycles (routers and memory
+/// controllers) at [`Timing::mesh_mhz`]. A latency is the time from the
+/// core issuing an access until it can go on: the P54C has one outstanding
+/// access and stalls until it completes ([thesis] 1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// Core clock in MHz. [thesis] 1.8: "cores operate at 533 MHz".
+    pub core_mhz: u32,
+    /// Clock of the routers and memory controllers in MHz. [thesis] 1.8:
+    /// "the on-chip network routers and memory controllers run at 800 MHz".
+    pub mesh_mhz: u32,
+    /// Core cycles per instruction. [Pentium]: most integer instructions
+    /// take one clock in either pipe; pairing two per clock is not modelled,
+    /// nor are multi-cycle instructions (none: one is the documented base
+    /// cost, not a fit).
+    pub insn_cycles: u32,
+    /// Load hitting L1, in core cycles. [Pentium]: a data-cache hit
+    /// completes in the instruction's own clock, so it adds nothing beyond
+    /// [`Timing::insn_cycles`].
+    pub l1_hit: u32,
+    /// Access served by L2, in core cycles. [thesis] 1.4 quotes Intel: a
+    /// local MPB access "is three times slower than the L2 cache (18 core
+    /// clock cycles)"; read here as the L2's latency, which the [EAS] local
+    /// MPB formula (about 51 core cycles) agrees with.
+    pub l2_hit: u32,
+    /// Core-side cost of an access that leaves the core for an MPB or a
+    /// configuration register (L1/L2 miss, mesh interface unit), in core
+    /// cycles. [EAS]: "45 core cycles"; CRB and test-and-set registers sit
+    /// in the same mesh interface unit, for which no separate number exists
+    /// (none: taken equal).
+    pub miu_mpb: u32,
+    /// Core-side cost of an access that leaves the core for DRAM, in core
+    /// cycles. [EAS]: "40 core cycles".
+    pub miu_dram: u32,
+    /// Mesh cycles per router crossed, each way. [JSSC]: "a per-hop latency
+    /// of 4 cycles". XY routing; the request crosses the core's own router
+    /// too, even for the local MPB: "a documented hardware bug prevents a
+    /// network bypass" ([thesis] 1.4).
+    pub router_mesh_cycles: u32,
+    /// Memory controller service time per line, in mesh (controller)
+    /// cycles. [EAS]: "46 memory cycles". Each controller serves one
+    /// request at a time (see `emu`'s `memctl` model).
+    pub memctl_mesh_cycles: u32,
+    /// How many times slower a register of the FPGA bank (the global
+    /// timestamp, atomic increment registers) is than a test-and-set
+    /// register of the system interface's router. [thesis] 1.6: AIR access
+    /// latency is "four times higher" than that of the TSRs.
+    pub fpga_factor: u32,
+    /// WBINVD, in core cycles. [thesis] 1.2: it "requires more than 10,000
+    /// clock cycles"; taken as exactly that, write-backs included. INVD
+    /// has no number (none: taken equal, as it walks the same lines).
+    pub wbinvd: u32,
+}
+
+impl Timing {
+    /// The SCC at its default clocks (533 MHz cores, 800 MHz mesh).
+    pub const SCC: Timing = Timing {
+        core_mhz: 533,
+        mesh_mhz: 800,
+        insn_cycles: 1,
+        l1_hit: 1,
+        l2_hit: 18,
+        miu_mpb: 45,
+        miu_dram: 40,
+        router_mesh_cycles: 4,
+        memctl_mesh_cycles: 46,
+        fpga_factor: 4,
+        wbinvd: 10_000,
+    };
+
+    /// `mesh` mesh cycles in core cycles, rounded up (a core waits whole
+    /// cycles).
+    pub const fn mesh_to_core(&self, mesh: u64) -> u64 {
+        (mesh * self.core_mhz as u64).div_ceil(self.mesh_mhz as u64)
+    }
+
+    /// Mesh cycles of a round trip across `routers` routers.
+    pub const fn round_trip_mesh(&self, routers: u32) -> u64 {
+        2 * routers as u64 * self.router_mesh_cycles as u64
+    }
+
+    /// Core cycles of an uncontended MPB (or CRB) access across `routers`
+    /// routers: [EAS] 45 core cycles + 4·2·n mesh cycles.
+    pub const fn mpb_access(&self, routers: u32) -> u64 {
+        self.miu_mpb as u64 + self.mesh_to_core(self.round_trip_mesh(routers))
+    }
+
+    /// Core cycles of an uncontended DRAM access across `routers` routers:
+    /// [EAS] 40 core cycles + 4·2·n mesh cycles + 46 memory cycles.
+    pub const fn dram_access(&self, routers: u32) -> u64 {
+        self.miu_dram as u64
+            + self.mesh_to_core(self.round_trip_mesh(routers) + self.memctl_mesh_cycles as u64)
+    }
+
+    /// Core cycles a memory controller is busy with one line.
+    pub const fn memctl_service(&self) -> u64 {
+        self.mesh_to_core(self.memctl_mesh_cycles as u64)
+    }
+
+    /// Core cycles of modelled time in `us` microseconds.
+    pub const fn cycles_per_us(&self) -> u64 {
+        self.core_mhz as u64
+    }
+
+    /// Whether the clocks can be used (both non-zero).
+    pub const fn is_valid(&self) -> bool {
+        self.core_mhz > 0 && self.mesh_mhz > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scc_latencies_follow_the_formulas() {
+        let t = Timing::SCC;
+        // 8 mesh cycles at 800 MHz are 5.33 core cycles at 533 MHz: 6.
+        assert_eq!(t.mpb_access(1), 45 + 6);
+        // About three times the L2 (thesis 1.4).
+        assert!((50..=56).contains(&t.mpb_access(1)));
+        // 8 + 46 = 54 mesh cycles: 35.98 core cycles, 36.
+        assert_eq!(t.dram_access(1), 40 + 36);
+        assert_eq!(t.memctl_service(), 31);
+        // Every router more costs 8 mesh cycles, about 5.3 core cycles.
+        for n in 1..9 {
+            let step = t.mpb_access(n + 1) - t.mpb_access(n);
+            assert!((5..=6).contains(&step), "{n}: {step}");
+        }
+    }
+}
