@@ -19,7 +19,7 @@
 //! | MPB | one per tile | one LUT page, of which `chip.mpb_bytes_per_tile` are used |
 //! | CRB | one per tile | one LUT page, of which `chip.crb.size` are used |
 //! | own-CRB view | one per core | `chip.crb.size` |
-//! | FPGA register bank | one | `chip.fpga.size` |
+//! | FPGA register bank | one per core | `chip.fpga.size` |
 //!
 //! Tile MPBs and CRBs lie one LUT page apart, as they do in the core's
 //! address space, so that one device can show several tiles at once (see
@@ -46,6 +46,14 @@
 //! through the own-CRB view reaches no other core. The MYTILEID of the
 //! shared tile CRB holds the value of the tile's core 0. This goes away once
 //! the plugin models register reads itself.
+//!
+//! # Deliberate difference: the FPGA bank is a per-core copy
+//!
+//! The global timestamp registers answer with the reading core's modelled
+//! time ([`crate::timing`]), so, like MYTILEID, they cannot be one shared
+//! word: each core's QEMU shows its own copy of the bank, where its plugin
+//! writes the time. The bank's atomic increment registers, which would have
+//! to be shared, are neither modelled nor used.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -71,6 +79,7 @@ pub struct Layout {
     own_crb: u64,
     own_crb_stride: u64,
     fpga: u64,
+    fpga_stride: u64,
     popshm: u64,
     size: u64,
 }
@@ -90,10 +99,11 @@ impl Layout {
         let crb = mpb + tiles * mpb_stride;
         let own_crb = crb + tiles * crb_stride;
         let fpga = own_crb + u64::from(chip.cores()) * own_crb_stride;
+        let fpga_stride = stride(chip.fpga.size);
         // The free-entry devices start at distinct offsets (see `offset`),
         // which must lie inside the file too.
         let shareable_span = u64::from(chip.address_map.shareable.len()) * lsm_stride;
-        let popshm = (fpga + stride(chip.fpga.size)).max(shareable_span);
+        let popshm = (fpga + u64::from(chip.cores()) * fpga_stride).max(shareable_span);
         let popshm_pages: u64 = (0..chip.memory_controllers.len())
             .map(|mc| u64::from(chip.shared_dram_pages(mc) - 1))
             .sum();
@@ -109,6 +119,7 @@ impl Layout {
             own_crb,
             own_crb_stride,
             fpga,
+            fpga_stride,
             popshm,
             size,
         }
@@ -144,9 +155,9 @@ impl Layout {
         self.own_crb + core.index() as u64 * self.own_crb_stride
     }
 
-    /// Offset of the FPGA register bank.
-    pub fn fpga(&self) -> u64 {
-        self.fpga
+    /// Offset of `core`'s copy of the FPGA register bank (see the module doc).
+    pub fn fpga(&self, core: CoreId) -> u64 {
+        self.fpga + core.index() as u64 * self.fpga_stride
     }
 
     /// Offset of DRAM page `page` behind controller `mc`, if the emulator
@@ -185,7 +196,7 @@ impl Layout {
             SharedRegionKind::OwnMpb => self.mpb(self.chip.tile_of(core)),
             SharedRegionKind::Crb { first, .. } => self.crb(tile(first)),
             SharedRegionKind::OwnCrb => self.own_crb(core),
-            SharedRegionKind::Fpga => self.fpga,
+            SharedRegionKind::Fpga => self.fpga(core),
         }
     }
 }
@@ -211,8 +222,9 @@ pub enum Backing {
 }
 
 impl Layout {
-    /// Where the page `target` lies in the run's files.
-    pub fn backing(&self, target: Target) -> Backing {
+    /// Where the page `target` lies in the run's files, as `core` sees it
+    /// (the FPGA bank is a per-core copy).
+    pub fn backing(&self, target: Target, core: CoreId) -> Backing {
         match target {
             Target::Dram { controller, page } => match self.dram(controller, page) {
                 Some(offset) => Backing::Memory { offset },
@@ -226,7 +238,7 @@ impl Layout {
                 offset: self.crb(tile),
             },
             Target::Fpga => Backing::Registers {
-                offset: self.fpga(),
+                offset: self.fpga(core),
             },
         }
     }
@@ -282,6 +294,7 @@ impl ChipMemory {
             create_sparse(&ram_path(dir, core), 0)?;
         }
         create_sparse(&directory_path(dir), directory_size(layout.size))?;
+        create_sparse(&crate::timing::clocks_path(dir), crate::timing::FILE_SIZE)?;
         let memory = Self { path, layout, file };
         memory.write_registers()?;
         Ok(memory)
@@ -403,18 +416,21 @@ mod tests {
                 SCC.all_cores()
                     .map(|c| (layout.own_crb(c), u64::from(SCC.crb.size))),
             )
-            .chain([(layout.fpga(), u64::from(SCC.fpga.size))])
+            .chain(
+                SCC.all_cores()
+                    .map(|c| (layout.fpga(c), u64::from(SCC.fpga.size))),
+            )
             .collect();
         parts.sort();
-        assert_eq!(parts.len(), 4 + 24 + 24 + 48 + 1);
+        assert_eq!(parts.len(), 4 + 24 + 24 + 48 + 48);
         for pair in parts.windows(2) {
             assert!(pair[0].0 + pair[0].1 <= pair[1].0, "{pair:?}");
         }
         assert!(parts.iter().all(|(offset, _)| offset % PAGE == 0));
         let (last, len) = parts[parts.len() - 1];
         assert!(layout.size() >= last + len);
-        // 4 LSM pages, 24 MPB and 24 CRB pages, 48 own CRBs of 8 KiB and a
-        // 64 KiB FPGA bank fit in the 59 pages the free-entry devices span;
+        // 4 LSM pages, 24 MPB and 24 CRB pages, 48 own CRBs of 8 KiB and 48
+        // FPGA banks of 64 KiB fit in the 59 pages the free-entry devices span;
         // the 4 POPSHM pages of each of the 48 cores follow.
         assert_eq!(layout.size(), (59 + 48 * 4) << 24);
     }
@@ -446,7 +462,7 @@ mod tests {
                         .map(|t| layout.crb(SCC.tile(t).unwrap()))
                         .collect(),
                     SharedRegionKind::OwnCrb => vec![layout.own_crb(core)],
-                    SharedRegionKind::Fpga => vec![layout.fpga()],
+                    SharedRegionKind::Fpga => vec![layout.fpga(core)],
                 };
                 assert_eq!(parts, expected, "{core} {region:?}");
             }
@@ -504,7 +520,7 @@ mod tests {
         // Everything else (LSM, MPBs, FPGA bank) starts zeroed.
         assert_eq!(read_u32(&memory, layout.lsm(2) + 0x40), 0);
         assert_eq!(read_u32(&memory, layout.mpb(SCC.tile(23).unwrap())), 0);
-        assert_eq!(read_u32(&memory, layout.fpga()), 0);
+        assert_eq!(read_u32(&memory, layout.fpga(SCC.core(1).unwrap())), 0);
     }
 
     #[test]
@@ -516,7 +532,7 @@ mod tests {
             for k in 0..SCC.address_map.popshm_pages as u16 {
                 let offset = layout.dram(mc, first + k).unwrap();
                 assert!(offset + u64::from(chip::LUT_PAGE_SIZE) <= layout.size());
-                assert!(offset >= layout.fpga() + u64::from(SCC.fpga.size));
+                assert!(offset >= layout.fpga(SCC.core(47).unwrap()) + u64::from(SCC.fpga.size));
                 assert!(seen.insert(offset), "{core} page {k}");
             }
         }

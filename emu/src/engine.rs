@@ -53,15 +53,20 @@
 //! target's view at once. A LUT entry of another core takes effect at that
 //! core's next access to the page.
 //!
-//! # Room for timing
+//! # Time
 //!
-//! Every access already yields, per line touched, where it completed (L1,
-//! L2, the WCB or memory, [`crate::model::hierarchy::Part`]) and what it
-//! reached through the LUT (a tile's MPB, a memory controller, a register
-//! block): exactly the inputs of a latency (cache hit, mesh hops from this
-//! core's tile to the target's router, memory controller service). A
-//! modeled clock per core belongs in [`Engine`] next to the statistics,
-//! advanced in [`Engine::access`] and the cache instructions.
+//! With timing on (a quantum given), the engine keeps the core's modelled
+//! clock ([`crate::model::latency`]): the plugin tells it how many
+//! instructions ran ([`Engine::set_insns`]), and every access adds its
+//! latency from where it completed (L1, L2, the WCB or memory, per line
+//! touched) and what it reached through the LUT (a tile's MPB, a memory
+//! controller, whose queue is shared with the other cores, a register
+//! block). Lines a cache or the WCB writes back cost a store each. The
+//! clock is kept within a quantum of the other cores' ([`crate::timing`])
+//! at sync points: every few thousand instructions ([`Engine::sync_point`])
+//! and after accesses once the clock passed the next point. A read of the
+//! FPGA bank's global timestamp (low word) latches the clock into this
+//! core's copy of the bank, where the guest's next reads find it.
 //!
 //! # Deliberate differences
 //!
@@ -80,11 +85,13 @@ use chip::{CACHE_LINE, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Target
 
 use crate::chipmem::{self, Backing, ChipMemory, Layout};
 use crate::model::hierarchy::{Access, Config, CoreMemory, Event, Kind, Outcome};
+use crate::model::latency::{Class, CoreClock, Latencies};
 use crate::model::lut::Lut;
 use crate::model::paging::{PageType, Tlb};
 use crate::model::tsr::TsrStats;
 use crate::report::{CoreReport, STALE_KEPT, StaleRead};
 use crate::shm::{self, Mapping};
+use crate::timing::{Clocks, State};
 use crate::{Error, Result};
 
 const LINE: u64 = CACHE_LINE as u64;
@@ -137,6 +144,44 @@ pub struct Engine {
     stale: Vec<StaleRead>,
     tsr: Vec<TsrStats>,
     host_pages: Option<Vec<Option<HostPage>>>,
+    time: Option<Time>,
+}
+
+/// The modelled clock and what it needs (timing on).
+#[derive(Debug)]
+struct Time {
+    latencies: Latencies,
+    clock: CoreClock,
+    clocks: Clocks,
+    /// Clock at which the next access syncs.
+    next_sync: u64,
+}
+
+impl Time {
+    /// The core stalls for one access to `target` (or a store of a line
+    /// there), as `class` if given, else the target's own class.
+    fn charge(&mut self, target: Target, class: Option<Class>) {
+        let Some(cost) = self.latencies.target(target) else {
+            return;
+        };
+        let l1 = u64::from(self.latencies.timing().l1_hit);
+        let now = self.clock.now();
+        if let Some((mc, arrival)) = cost.controller {
+            let service = self.latencies.memctl_service();
+            let wait = self.clocks.book_controller(mc, now + arrival, service);
+            if wait > 0 {
+                self.clock.stall(Class::MemctlWait, wait);
+            }
+        }
+        self.clock
+            .stall(class.unwrap_or(cost.class), cost.cycles.saturating_sub(l1));
+    }
+
+    fn sync(&mut self) {
+        let now = self.clock.now();
+        self.clocks.keep_within_quantum(now);
+        self.next_sync = now + self.clocks.quantum() / 2;
+    }
 }
 
 /// What the guest did, as a memory callback reports it.
@@ -160,6 +205,18 @@ impl Engine {
     /// The engine of `core` of a run of `cores` cores of `memory`'s chip,
     /// with every file of the run mapped.
     pub fn new(memory: &ChipMemory, core: CoreId, cores: u32, check: bool) -> Result<Self> {
+        Self::with_timing(memory, core, cores, check, None)
+    }
+
+    /// As [`Engine::new`], with modelled time kept within `quantum` core
+    /// cycles of the other cores if given.
+    pub fn with_timing(
+        memory: &ChipMemory,
+        core: CoreId,
+        cores: u32,
+        check: bool,
+        quantum: Option<u64>,
+    ) -> Result<Self> {
         let layout = *memory.layout();
         let chip = crate::find_chip(layout.chip().name).expect("the memory is of a known chip");
         if cores > MAX_CORES {
@@ -192,6 +249,25 @@ impl Engine {
         )?;
         let tile = chip.tile_of(core);
         let lut_registers = layout.crb(tile) + u64::from(chip.crb.lut_entry(chip.z_of(core), 0));
+        let time = match quantum {
+            None => None,
+            Some(quantum) => {
+                if cores > crate::timing::MAX_CORES {
+                    return Err(Error::Model(format!(
+                        "the clocks file holds at most {} cores, not {cores}",
+                        crate::timing::MAX_CORES
+                    )));
+                }
+                let path = crate::timing::clocks_path(&dir);
+                let (_, clocks) = map(&path, crate::timing::FILE_SIZE)?;
+                Some(Time {
+                    latencies: Latencies::new(chip, core),
+                    clock: CoreClock::new(chip.timing.insn_cycles),
+                    clocks: Clocks::new(clocks, core.index() as u32, cores, quantum),
+                    next_sync: quantum / 2,
+                })
+            }
+        };
         Ok(Self {
             chip,
             core,
@@ -216,6 +292,7 @@ impl Engine {
             stale: Vec::new(),
             tsr: vec![TsrStats::default(); chip.cores() as usize],
             host_pages: None,
+            time,
         })
     }
 
@@ -249,13 +326,17 @@ impl Engine {
         let entry = Chip::lut_index(a.paddr);
         self.follow_remote_lut_write(entry)?;
         let t = self.lut.translate(a.paddr).map_err(|e| self.stop(e))?;
-        match self.layout.backing(t.target) {
+        match self.layout.backing(t.target, self.core) {
             Backing::Unbacked => Err(self.stop(format_args!(
                 "{:?} at {:#010x} (instruction {:#010x}): LUT entry {entry} targets {:?}, memory the emulator does not share",
                 a.kind, a.paddr, a.insn, t.target
             ))),
             Backing::Registers { offset } => {
+                if let Some(time) = &mut self.time {
+                    time.charge(t.target, None);
+                }
                 self.register_access(a, t.target, offset + u64::from(t.offset));
+                self.after_timed_access();
                 Ok(())
             }
             Backing::Memory { .. } => {
@@ -264,12 +345,102 @@ impl Engine {
                     Target::Dram { controller, .. } => self.memory.stats_mut().mc_bytes[controller] += u64::from(a.len),
                     _ => {}
                 }
-                self.memory_access(a)
+                let access = self.memory_access(a)?;
+                if self.time.is_some() {
+                    self.time_access(&access, t.target);
+                    self.after_timed_access();
+                }
+                Ok(())
             }
         }
     }
 
-    fn memory_access(&mut self, a: GuestAccess) -> Result<()> {
+    /// Adds the latency of `access` (to `target`) to the clock.
+    fn time_access(&mut self, access: &Access, target: Target) {
+        let mut lines = [None; 2];
+        for (slot, e) in lines
+            .iter_mut()
+            .zip(access.events.iter().filter_map(|e| match *e {
+                Event::WriteBack { line } => Some(line),
+                Event::WcbFlush(f) => Some(f.line),
+                _ => None,
+            }))
+        {
+            *slot = self.lut.translate(e).ok().map(|t| t.target);
+        }
+        let Some(time) = &mut self.time else { return };
+        let t = *time.latencies.timing();
+        for p in access.parts() {
+            match p.outcome {
+                Outcome::L1 => time.clock.stall(Class::L1, 0),
+                Outcome::Wcb => time.clock.stall(Class::Wcb, 0),
+                Outcome::L2 => time
+                    .clock
+                    .stall(Class::L2, u64::from(t.l2_hit.saturating_sub(t.l1_hit))),
+                Outcome::Memory => time.charge(target, None),
+            }
+        }
+        for target in lines.into_iter().flatten() {
+            time.charge(target, Some(Class::WriteBack));
+        }
+    }
+
+    /// Syncs with the other cores once the clock passed the next point.
+    fn after_timed_access(&mut self) {
+        if let Some(time) = &mut self.time
+            && time.clock.now() >= time.next_sync
+        {
+            time.sync();
+        }
+    }
+
+    /// The core has executed `insns` instructions since reset (timing on;
+    /// ignored otherwise).
+    pub fn set_insns(&mut self, insns: u64) {
+        if let Some(time) = &mut self.time {
+            time.clock.set_insns(insns);
+        }
+    }
+
+    /// Modelled core cycles since reset, with timing on.
+    pub fn now(&self) -> Option<u64> {
+        self.time.as_ref().map(|t| t.clock.now())
+    }
+
+    /// A periodic sync point: publishes the clock and sleeps while it is a
+    /// quantum ahead of the slowest running core.
+    pub fn sync_point(&mut self) {
+        if let Some(time) = &mut self.time {
+            time.sync();
+        }
+    }
+
+    /// The core halts: it holds nobody back until it resumes.
+    pub fn halted(&mut self) {
+        if let Some(time) = &mut self.time {
+            time.clocks.set_state(State::Halted, time.clock.now());
+        }
+    }
+
+    /// The core resumes from a halt: the others' time passed for it too, so
+    /// its clock moves up to the slowest running core's.
+    pub fn resumed(&mut self) {
+        if let Some(time) = &mut self.time {
+            if let Some(slowest) = time.clocks.slowest_other() {
+                time.clock.idle_until(slowest);
+            }
+            time.clocks.set_state(State::Running, time.clock.now());
+        }
+    }
+
+    /// The core's QEMU exits: it holds nobody back any more.
+    pub fn finished(&mut self) {
+        if let Some(time) = &mut self.time {
+            time.clocks.set_state(State::Finished, time.clock.now());
+        }
+    }
+
+    fn memory_access(&mut self, a: GuestAccess) -> Result<Access> {
         let page = self.page_type(a.vaddr)?;
         let access = match a.kind {
             Kind::Load => self.memory.load(a.paddr, a.len, page.memory_type),
@@ -294,7 +465,7 @@ impl Engine {
         if a.kind == Kind::Load && self.check {
             self.check_load(&a, &access)?;
         }
-        Ok(())
+        Ok(access)
     }
 
     fn bit(&self) -> u64 {
@@ -304,7 +475,7 @@ impl Engine {
     /// The offset in G (and every view) of the line of `paddr`.
     fn system_line(&self, paddr: u32) -> Result<u64> {
         let t = self.lut.translate(paddr).map_err(|e| self.stop(e))?;
-        match self.layout.backing(t.target) {
+        match self.layout.backing(t.target, self.core) {
             Backing::Memory { offset } => Ok((offset + u64::from(t.offset)) & !(LINE - 1)),
             _ => Err(self.stop(format_args!(
                 "a cached line at {paddr:#010x} now translates to {:?}, which is not memory",
@@ -500,6 +671,20 @@ impl Engine {
     }
 
     fn register_access(&mut self, a: GuestAccess, target: Target, offset: u64) {
+        if target == Target::Fpga {
+            let bank = self.layout.fpga(self.core);
+            let gtsc = u64::from(self.chip.fpga.gtsc_lo);
+            if a.kind == Kind::Load
+                && offset == bank + gtsc
+                && let Some(now) = self.now()
+            {
+                // Latched for the guest's next reads of GTSC_HI and GTSC_LO.
+                self.g.store_u32(bank + gtsc, now as u32);
+                self.g
+                    .store_u32(bank + u64::from(self.chip.fpga.gtsc_hi), (now >> 32) as u32);
+            }
+            return;
+        }
         let Target::Crb(tile) = target else { return };
         let chip = self.chip;
         let in_crb = (offset - self.layout.crb(tile)) as u32;
@@ -580,7 +765,7 @@ impl Engine {
             return Ok(()); // no device there: accesses are reported
         };
         let target = self.lut.translate(base).ok().map(|t| t.target);
-        let (file, offset) = match target.map(|t| self.layout.backing(t)) {
+        let (file, offset) = match target.map(|t| self.layout.backing(t, self.core)) {
             Some(Backing::Memory { offset }) if page.view => (&self.own_view, offset),
             Some(Backing::Registers { offset }) if !page.view => (&self.g_file, offset),
             Some(Backing::Memory { .. } | Backing::Registers { .. }) => {
@@ -684,6 +869,7 @@ impl Engine {
 
     /// WBINVD: L1 written back and emptied.
     pub fn wbinvd(&mut self) -> Result<()> {
+        self.cache_op();
         let mut events = Vec::new();
         self.memory.wbinvd(|e| events.push(e));
         self.apply_all(&events)
@@ -691,9 +877,20 @@ impl Engine {
 
     /// INVD: L1 emptied.
     pub fn invd(&mut self) -> Result<()> {
+        self.cache_op();
         let mut events = Vec::new();
         self.memory.invd(|e| events.push(e));
         self.apply_all(&events)
+    }
+
+    /// WBINVD or INVD: a fixed cost, write-backs included (see
+    /// [`chip::Timing::wbinvd`]).
+    fn cache_op(&mut self) {
+        if let Some(time) = &mut self.time {
+            let cycles = u64::from(time.latencies.timing().wbinvd);
+            time.clock.stall(Class::CacheOp, cycles);
+        }
+        self.after_timed_access();
     }
 
     fn apply_all(&mut self, events: &[Event]) -> Result<()> {
@@ -730,6 +927,15 @@ impl Engine {
     pub fn report(&self) -> CoreReport {
         let mut report = CoreReport::new(self.core.index() as u32, self.check);
         report.stats = *self.memory.stats();
+        if let Some(time) = &self.time {
+            let s = &mut report.stats;
+            s.cycles = time.clock.now();
+            s.insns = time.clock.insns();
+            s.idle_cycles = time.clock.idle_cycles();
+            s.class_cycles = time.clock.class_cycles;
+            s.class_count = time.clock.class_count;
+            s.quantum_sleeps = time.clocks.sleeps;
+        }
         report.tsr = self
             .tsr
             .iter()

@@ -93,6 +93,9 @@ pub struct Launch<'a> {
     pub memory_mib: u32,
     /// With or without the chip model.
     pub mode: Mode,
+    /// With the chip model: modelled time within this quantum (core
+    /// cycles, see [`crate::timing`]), or `None` for no timing.
+    pub quantum: Option<u64>,
 }
 
 impl Launch<'_> {
@@ -137,11 +140,12 @@ impl Launch<'_> {
             args.push(concat([
                 &opt_value(self.plugin.as_os_str()),
                 OsStr::new(&format!(
-                    ",core={},cores={},chip={},check={},mem=",
+                    ",core={},cores={},chip={},check={},quantum={},mem=",
                     core.index(),
                     self.cores,
                     self.chip.name,
-                    if check { "on" } else { "off" }
+                    if check { "on" } else { "off" },
+                    self.quantum.map_or("off".to_owned(), |q| q.to_string()),
                 )),
                 &opt_value(self.mem.as_os_str()),
             ]));
@@ -226,6 +230,7 @@ mod tests {
             mem,
             memory_mib: DEFAULT_MEMORY_MIB,
             mode: Mode::Modeled { check: false },
+            quantum: None,
         }
     }
 
@@ -249,7 +254,7 @@ mod tests {
         assert_eq!(value_of(&args, "-append"), "cores=48 program=ring");
         assert_eq!(
             value_of(&args, "-plugin"),
-            "/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,mem=/run/chip.mem"
+            "/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=off,mem=/run/chip.mem"
         );
         // Each flag once; the kernel is never told its core id.
         for flag in ["-M", "-m", "-kernel", "-append", "-plugin", "-bios"] {
@@ -309,7 +314,7 @@ mod tests {
                 .unwrap();
             let offset_of = |o: &str| o.rsplit_once("offset=").unwrap().1.parse::<u64>().unwrap();
             assert_eq!(offset_of(objects[own_mpb]), layout.mpb(SCC.tile_of(core)));
-            assert!(objects[15].ends_with(&format!("offset={}", layout.fpga())));
+            assert!(objects[15].ends_with(&format!("offset={}", layout.fpga(core))));
         }
     }
 

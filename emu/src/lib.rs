@@ -33,6 +33,7 @@ pub mod model;
 pub mod options;
 pub mod report;
 pub mod shm;
+pub mod timing;
 
 use chip::Chip;
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-//! The plugin's options: `core=<n>,cores=<N>,chip=<name>,check=on|off,mem=<path>`.
+//! The plugin's options:
+//! `core=<n>,cores=<N>,chip=<name>,check=on|off,quantum=<cycles>|off,mem=<path>`.
 //!
 //! QEMU hands a plugin its options as separate `key=value` strings. All of
 //! them are required, and all are checked before the core starts, so that
@@ -13,9 +14,9 @@ use chip::{Chip, CoreId};
 use crate::chipmem::ChipMemory;
 use crate::{Error, Result};
 
-/// Every option, in the order messages list them; all but `check` are
-/// required.
-pub const KEYS: &[&str] = &["core", "cores", "chip", "check", "mem"];
+/// Every option, in the order messages list them; all but `check` and
+/// `quantum` are required.
+pub const KEYS: &[&str] = &["core", "cores", "chip", "check", "quantum", "mem"];
 
 /// The checked options of one core's plugin.
 #[derive(Debug)]
@@ -28,6 +29,9 @@ pub struct PluginOptions {
     pub cores: u32,
     /// Whether every cached read is checked against memory.
     pub check: bool,
+    /// Modelled time: each core's clock, kept within this many core cycles
+    /// of the slowest running core ([`crate::timing`]); `None`: no timing.
+    pub quantum: Option<u64>,
     /// The run's chip memory, opened and checked against the chip.
     pub memory: ChipMemory,
 }
@@ -56,13 +60,22 @@ impl PluginOptions {
                 return Err(Error::DuplicateKey(KEYS[slot]));
             }
         }
-        // Only the checker may be left out: it is off unless asked for.
+        // Only the checker and timing may be left out: they are off unless
+        // asked for.
         let mut values = KEYS.iter().zip(values).map(|(key, value)| match value {
-            None if *key == "check" => Ok("off".to_owned()),
+            None if *key == "check" || *key == "quantum" => Ok("off".to_owned()),
             value => value.ok_or(Error::MissingKey(key)),
         });
         let mut next = || values.next().expect("one value per key");
-        let (core, cores, chip, check, mem) = (next()?, next()?, next()?, next()?, next()?);
+        let (core, cores, chip, check, quantum, mem) =
+            (next()?, next()?, next()?, next()?, next()?, next()?);
+        let quantum = match quantum.as_str() {
+            "off" => None,
+            q => Some(q.parse::<u64>().map_err(|_| Error::NotANumber {
+                key: "quantum",
+                value: quantum.clone(),
+            })?),
+        };
         let check = match check.as_str() {
             "on" => true,
             "off" => false,
@@ -99,6 +112,7 @@ impl PluginOptions {
             core,
             cores,
             check,
+            quantum,
             memory,
         })
     }
@@ -153,13 +167,26 @@ mod tests {
             "option `check=yes`: must be on or off"
         );
         assert_eq!((options.core.index(), options.cores), (0, 1));
+        assert_eq!(options.quantum, None, "timing is off unless asked for");
+        let timed = [
+            mem_arg.as_str(),
+            "chip=scc",
+            "cores=1",
+            "core=0",
+            "quantum=5000",
+        ];
+        assert_eq!(parse(&timed).unwrap().quantum, Some(5000));
+        assert_eq!(
+            message(&[&mem_arg, "chip=scc", "cores=1", "core=0", "quantum=soon"]),
+            "option `quantum=soon`: not a number"
+        );
     }
 
     #[test]
     fn unknown_key_lists_the_valid_ones() {
         assert_eq!(
             message(&["core=0", "cpus=4"]),
-            "unknown option `cpus` (valid options: core, cores, chip, check, mem)"
+            "unknown option `cpus` (valid options: core, cores, chip, check, quantum, mem)"
         );
     }
 
@@ -180,7 +207,7 @@ mod tests {
         let (_dir, mem) = chip_dir();
         let mem_arg = format!("mem={mem}");
         let all = ["core=0", "cores=2", "chip=scc", mem_arg.as_str()];
-        let required = KEYS.iter().filter(|k| **k != "check");
+        let required = KEYS.iter().filter(|k| **k != "check" && **k != "quantum");
         for (i, key) in required.enumerate() {
             let mut args = all.to_vec();
             args.remove(i);

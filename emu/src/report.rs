@@ -49,6 +49,7 @@ use std::path::{Path, PathBuf};
 
 use chip::{Chip, MemoryType};
 
+use crate::model::latency::Class;
 use crate::model::stats::{CoreStats, MAX_CONTROLLERS, MAX_TILES};
 use crate::model::tsr::TsrStats;
 use crate::{Error, Result};
@@ -319,7 +320,7 @@ impl CoreReport {
 }
 
 /// Number of entries [`stat_fields`] returns.
-const STAT_FIELDS: usize = 17;
+const STAT_FIELDS: usize = 23;
 
 /// Every counter of [`CoreStats`] with its name in the file; single
 /// counters as one-element slices, so arrays and scalars are read and
@@ -346,6 +347,12 @@ fn stat_fields(s: &mut CoreStats) -> [(&'static str, &mut [u64]); STAT_FIELDS] {
         ("tsr_ops", from_mut(&mut s.tsr_ops)),
         ("mpb_bytes", &mut s.mpb_bytes),
         ("mc_bytes", &mut s.mc_bytes),
+        ("cycles", from_mut(&mut s.cycles)),
+        ("insns", from_mut(&mut s.insns)),
+        ("idle_cycles", from_mut(&mut s.idle_cycles)),
+        ("class_cycles", &mut s.class_cycles),
+        ("class_count", &mut s.class_count),
+        ("quantum_sleeps", from_mut(&mut s.quantum_sleeps)),
     ]
 }
 
@@ -605,6 +612,38 @@ impl fmt::Display for StatsTables<'_> {
         )?;
         write!(f, "{bytes}")?;
 
+        if self.reports.iter().any(|r| r.stats.cycles > 0) {
+            let mhz = u64::from(self.chip.timing.core_mhz);
+            let header = ["core", "cycles", "us", "instructions", "idle", "sleeps"]
+                .map(String::from)
+                .into_iter()
+                .chain(Class::ALL.iter().map(|c| c.name().to_owned()));
+            let mut time = Grid::new(header);
+            let mut counts = Grid::new(
+                std::iter::once("core".to_owned())
+                    .chain(Class::ALL.iter().map(|c| c.name().to_owned())),
+            );
+            for (name, s) in rows_of(self.reports, &total) {
+                let head = [
+                    s.cycles,
+                    s.cycles / mhz.max(1),
+                    s.insns,
+                    s.idle_cycles,
+                    s.quantum_sleeps,
+                ];
+                time.row(name.clone(), head.into_iter().chain(s.class_cycles));
+                counts.row(name, s.class_count);
+            }
+            writeln!(
+                f,
+                "\nmodelled time per core at {mhz} MHz (the row `all` sums): cycles at exit, \
+                 instructions, cycles halted, quantum sleeps, and stall cycles beyond an L1 hit per latency class:"
+            )?;
+            write!(f, "{time}")?;
+            writeln!(f, "\naccesses per core and latency class:")?;
+            write!(f, "{counts}")?;
+        }
+
         let mut registers: BTreeMap<u32, TsrStats> = BTreeMap::new();
         for (reg, t) in self.reports.iter().flat_map(|r| &r.tsr) {
             let sum = registers.entry(*reg).or_default();
@@ -630,6 +669,17 @@ impl fmt::Display for StatsTables<'_> {
         )?;
         write!(f, "{table}")
     }
+}
+
+/// One row per report, then `all`.
+fn rows_of<'a>(
+    reports: &'a [CoreReport],
+    total: &'a CoreStats,
+) -> impl Iterator<Item = (String, &'a CoreStats)> {
+    reports
+        .iter()
+        .map(|r| (r.core.to_string(), &r.stats))
+        .chain([("all".to_owned(), total)])
 }
 
 /// Adds every counter of `s` to `total`.
@@ -741,6 +791,12 @@ mod tests {
             tsr_ops: u64::MAX,
             mpb_bytes,
             mc_bytes,
+            cycles: 23,
+            insns: 24,
+            idle_cycles: 25,
+            class_cycles: std::array::from_fn(|i| 3000 + i as u64),
+            class_count: std::array::from_fn(|i| 4000 + i as u64),
+            quantum_sleeps: 26,
         }
     }
 

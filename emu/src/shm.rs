@@ -11,7 +11,8 @@ use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::ptr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
 
 use chip::CACHE_LINE;
 
@@ -161,6 +162,76 @@ impl Mapping {
     pub fn load(&self, offset: u64) -> u64 {
         // SAFETY: as in `fetch_or`.
         unsafe { AtomicU64::from_ptr(self.word(offset)) }.load(Ordering::SeqCst)
+    }
+
+    /// Atomically writes the 64-bit word at `offset`.
+    pub fn store(&self, offset: u64, value: u64) {
+        // SAFETY: as in `fetch_or`.
+        unsafe { AtomicU64::from_ptr(self.word(offset)) }.store(value, Ordering::SeqCst);
+    }
+
+    /// Atomically replaces the word at `offset` with `f` of it, as long as
+    /// `f` returns a value; returns the word `f` saw last.
+    pub fn fetch_update(&self, offset: u64, f: impl FnMut(u64) -> Option<u64>) -> u64 {
+        // SAFETY: as in `fetch_or`.
+        let word = unsafe { AtomicU64::from_ptr(self.word(offset)) };
+        word.fetch_update(Ordering::SeqCst, Ordering::SeqCst, f)
+            .unwrap_or_else(|w| w)
+    }
+
+    fn word32(&self, offset: u64) -> &AtomicU32 {
+        assert!(offset.is_multiple_of(4), "futex words are aligned");
+        // SAFETY: an aligned 32-bit word inside the mapping; every process
+        // accesses futex words atomically only. The reference lives no
+        // longer than `self`, which keeps the mapping.
+        unsafe { AtomicU32::from_ptr(self.at(offset, 4).cast()) }
+    }
+
+    /// Atomically adds `value` (wrapping) to the 32-bit word at `offset`.
+    pub fn fetch_add_u32(&self, offset: u64, value: u32) -> u32 {
+        self.word32(offset).fetch_add(value, Ordering::SeqCst)
+    }
+
+    /// Atomically subtracts `value` (wrapping) from the 32-bit word at `offset`.
+    pub fn fetch_sub_u32(&self, offset: u64, value: u32) -> u32 {
+        self.word32(offset).fetch_sub(value, Ordering::SeqCst)
+    }
+
+    /// Atomically reads the 32-bit word at `offset`.
+    pub fn load_atomic_u32(&self, offset: u64) -> u32 {
+        self.word32(offset).load(Ordering::SeqCst)
+    }
+
+    /// Sleeps while the 32-bit word at `offset` holds `expected`, until
+    /// another process wakes it ([`Mapping::futex_wake`]) or `timeout`
+    /// passes (a futex on shared memory).
+    pub fn futex_wait(&self, offset: u64, expected: u32, timeout: Duration) {
+        let word = self.word32(offset).as_ptr();
+        let timeout = libc::timespec {
+            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: FUTEX_WAIT on an aligned word of a shared mapping (not
+        // FUTEX_PRIVATE: other processes wake it); the kernel only reads
+        // the word and the timeout. Spurious returns are fine: callers
+        // recheck their condition.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word,
+                libc::FUTEX_WAIT,
+                expected,
+                &timeout as *const libc::timespec,
+            )
+        };
+    }
+
+    /// Wakes every process sleeping on the 32-bit word at `offset`.
+    pub fn futex_wake(&self, offset: u64) {
+        let word = self.word32(offset).as_ptr();
+        // SAFETY: FUTEX_WAKE on an aligned word of a shared mapping; the
+        // kernel does not touch memory.
+        unsafe { libc::syscall(libc::SYS_futex, word, libc::FUTEX_WAKE, i32::MAX) };
     }
 
     /// Atomically reads the 32-bit register at `offset` (4-aligned).

@@ -192,6 +192,7 @@ fn config(program: &str, cores: u32, mode: Mode, interrupt: Option<Arc<AtomicBoo
         // Statistics ask for the chip model whatever a run does by default.
         stats: !plain,
         plain,
+        ..RunConfig::default()
     }
 }
 

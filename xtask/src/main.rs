@@ -65,6 +65,15 @@ struct RunArgs {
     /// plain QEMU: the baseline for overhead measurements.
     #[arg(long, conflicts_with_all = ["check_coherence", "stats"])]
     plain: bool,
+    /// Modelled SCC time: no core's clock runs more than this many core
+    /// cycles ahead of the slowest running core.
+    #[arg(long, value_name = "CYCLES", default_value_t = emu::timing::DEFAULT_QUANTUM,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    quantum: u64,
+    /// Run the chip model without modelled time (the global timestamp
+    /// reads 0 and the kernel's clock falls back to the host's rdtsc).
+    #[arg(long, conflicts_with = "plain")]
+    no_timing: bool,
 }
 
 #[derive(Debug, Args)]
@@ -132,6 +141,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
                 check_coherence: args.check_coherence,
                 stats: args.stats,
                 plain: args.plain,
+                quantum: (!args.no_timing).then_some(args.quantum),
             };
             let report: RunReport = xtask::run(&config)?;
             for error in &report.report_errors {

@@ -80,6 +80,10 @@ pub struct RunConfig {
     /// plain QEMU, the baseline of overhead measurements. Excludes the two
     /// flags above.
     pub plain: bool,
+    /// With the chip model: modelled SCC time, each core kept within this
+    /// many core cycles of the slowest running core (`emu::timing`); `None`
+    /// turns timing off (no clocks, the global timestamp reads 0).
+    pub quantum: Option<u64>,
 }
 
 impl Default for RunConfig {
@@ -93,6 +97,7 @@ impl Default for RunConfig {
             check_coherence: false,
             stats: false,
             plain: false,
+            quantum: Some(emu::timing::DEFAULT_QUANTUM),
         }
     }
 }
@@ -426,6 +431,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         mem: memory.path(),
         memory_mib: launch::DEFAULT_MEMORY_MIB,
         mode,
+        quantum: config.quantum,
     };
     if config.echo {
         let model = match mode {

@@ -16,6 +16,12 @@
 //! - execution callbacks, chosen at translation by opcode, on CL1INVMB
 //!   (`0F 0A`, before its #UD), WBINVD, INVD, `invlpg` and `mov` to CR0 or
 //!   CR3 (reading the source register: the callback runs before the write);
+//! - with timing on (`quantum=` given): an inline add of each translation
+//!   block's instruction count to a per-vCPU counter (no callback), and a
+//!   conditional callback, run when the counter reaches the sync interval,
+//!   that hands the count to the engine and keeps the core within the
+//!   quantum of the others; idle and resume callbacks, so a halted core
+//!   holds nobody back;
 //! - an exit callback that writes the core's report into the run's
 //!   directory.
 //!
@@ -27,23 +33,26 @@
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use emu::engine::{Engine, GuestAccess};
 use emu::model::hierarchy::Kind;
 use emu::options::PluginOptions;
 use qemu_plugin_sys::{
-    GArray, GByteArray, QEMU_PLUGIN_VERSION, qemu_info_t, qemu_plugin_cb_flags,
+    GArray, GByteArray, QEMU_PLUGIN_VERSION, qemu_info_t, qemu_plugin_cb_flags, qemu_plugin_cond,
     qemu_plugin_get_hwaddr, qemu_plugin_get_registers, qemu_plugin_hwaddr_phys_addr,
     qemu_plugin_id_t, qemu_plugin_insn, qemu_plugin_insn_data, qemu_plugin_insn_vaddr,
     qemu_plugin_mem_get_value, qemu_plugin_mem_is_store, qemu_plugin_mem_rw,
-    qemu_plugin_mem_size_shift, qemu_plugin_mem_value_type, qemu_plugin_meminfo_t,
+    qemu_plugin_mem_size_shift, qemu_plugin_mem_value_type, qemu_plugin_meminfo_t, qemu_plugin_op,
     qemu_plugin_read_register, qemu_plugin_reg_descriptor, qemu_plugin_register,
-    qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_init_cb,
-    qemu_plugin_register_vcpu_insn_exec_cb, qemu_plugin_register_vcpu_mem_cb,
-    qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_tb, qemu_plugin_tb_get_insn,
-    qemu_plugin_tb_n_insns,
+    qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_idle_cb,
+    qemu_plugin_register_vcpu_init_cb, qemu_plugin_register_vcpu_insn_exec_cb,
+    qemu_plugin_register_vcpu_mem_cb, qemu_plugin_register_vcpu_resume_cb,
+    qemu_plugin_register_vcpu_tb_exec_cond_cb, qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu,
+    qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_scoreboard_new, qemu_plugin_tb,
+    qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns, qemu_plugin_u64, qemu_plugin_u64_get,
+    qemu_plugin_u64_set,
 };
 
 /// The plugin API version this plugin was built against; QEMU refuses a
@@ -67,6 +76,35 @@ struct Plugin {
     /// QEMU's handles of eax, ecx, edx, ebx, esp, ebp, esi, edi (in the
     /// order of the x86 register encoding), found when the vCPU starts.
     gprs: OnceLock<[usize; 8]>,
+    /// With timing on: the per-vCPU count of instructions since the last
+    /// sync point, and how many make a sync interval.
+    budget: Option<(Budget, u64)>,
+}
+
+/// A scoreboard entry of QEMU's: a handle used only through QEMU's
+/// scoreboard functions.
+#[derive(Clone, Copy)]
+struct Budget(qemu_plugin_u64);
+
+// SAFETY: the handle names a scoreboard QEMU owns and never frees while
+// the plugin is loaded; it is only passed to QEMU's scoreboard functions,
+// which may be called from any vCPU thread.
+unsafe impl Send for Budget {}
+// SAFETY: as for Send; the handle itself is never written after install.
+unsafe impl Sync for Budget {}
+
+/// Instructions counted before the last sync point (the budget holds the
+/// ones since). Only the one vCPU thread uses it.
+static INSNS_BEFORE: AtomicU64 = AtomicU64::new(0);
+
+/// Instructions executed since reset, read in a vCPU callback.
+fn insns(plugin: &Plugin, vcpu: c_uint) -> u64 {
+    let Some((budget, _)) = plugin.budget else {
+        return 0;
+    };
+    // SAFETY: a valid entry of a live scoreboard; `vcpu` is the calling vCPU.
+    let since = unsafe { qemu_plugin_u64_get(budget.0, vcpu) };
+    INSNS_BEFORE.load(Ordering::Relaxed) + since
 }
 
 static PLUGIN: OnceLock<Plugin> = OnceLock::new();
@@ -112,6 +150,8 @@ pub unsafe extern "C" fn qemu_plugin_install(
                 unsafe {
                     qemu_plugin_register_vcpu_init_cb(id, Some(vcpu_init));
                     qemu_plugin_register_vcpu_tb_trans_cb(id, Some(translate));
+                    qemu_plugin_register_vcpu_idle_cb(id, Some(vcpu_idle));
+                    qemu_plugin_register_vcpu_resume_cb(id, Some(vcpu_resume));
                     qemu_plugin_register_atexit_cb(id, Some(at_exit), std::ptr::null_mut());
                 }
                 return 0;
@@ -154,13 +194,27 @@ unsafe fn install(
         arg.to_string_lossy()
     });
     let options = PluginOptions::parse(args).map_err(|e| e.to_string())?;
-    let engine = Engine::new(&options.memory, options.core, options.cores, options.check)
-        .map_err(|e| e.to_string())?;
+    let engine = Engine::with_timing(
+        &options.memory,
+        options.core,
+        options.cores,
+        options.check,
+        options.quantum,
+    )
+    .map_err(|e| e.to_string())?;
+    let budget = options.quantum.map(|quantum| {
+        // SAFETY: a new scoreboard of one u64 per vCPU, owned by QEMU.
+        let score = unsafe { qemu_plugin_scoreboard_new(std::mem::size_of::<u64>()) };
+        let entry = qemu_plugin_u64 { score, offset: 0 };
+        let cycles = u64::from(options.chip.timing.insn_cycles.max(1));
+        (Budget(entry), (quantum / 2 / cycles).max(MIN_SYNC_INSNS))
+    });
     Ok(Plugin {
         engine: Mutex::new(engine),
         low: Engine::shared_low(options.chip),
         high: Engine::shared_high(options.chip),
         gprs: OnceLock::new(),
+        budget,
     })
 }
 
@@ -182,11 +236,60 @@ fn with_engine(f: impl FnOnce(&mut Engine) -> emu::Result<()>) {
     std::process::exit(emu::launch::MODEL_STOP_STATUS);
 }
 
+/// Fewest instructions between two sync points, whatever the quantum: a
+/// callback per few hundred instructions is the most worth paying.
+const MIN_SYNC_INSNS: u64 = 256;
+
 fn write_report(plugin: &Plugin) {
-    let engine = plugin.engine.lock().unwrap_or_else(|p| p.into_inner());
+    let mut engine = plugin.engine.lock().unwrap_or_else(|p| p.into_inner());
+    engine.finished();
     if let Err(e) = engine.report().write(engine.dir()) {
         let _ = writeln!(io::stderr(), "emu: writing the report: {e}");
     }
+}
+
+/// The vCPU halts: with timing on, it stops holding the others back.
+unsafe extern "C" fn vcpu_idle(_id: qemu_plugin_id_t, vcpu: c_uint) {
+    let Some(plugin) = PLUGIN.get() else { return };
+    if plugin.budget.is_none() {
+        return;
+    }
+    let insns = insns(plugin, vcpu);
+    with_engine(|engine| {
+        engine.set_insns(insns);
+        engine.halted();
+        Ok(())
+    });
+}
+
+/// The vCPU resumes: its clock catches up with the others'.
+unsafe extern "C" fn vcpu_resume(_id: qemu_plugin_id_t, _vcpu: c_uint) {
+    let Some(plugin) = PLUGIN.get() else { return };
+    if plugin.budget.is_none() {
+        return;
+    }
+    with_engine(|engine| {
+        engine.resumed();
+        Ok(())
+    });
+}
+
+/// A sync point, every sync interval of instructions (timing on).
+unsafe extern "C" fn on_sync(vcpu: c_uint, _data: *mut c_void) {
+    let Some(plugin) = PLUGIN.get() else { return };
+    let Some((budget, _)) = plugin.budget else {
+        return;
+    };
+    // SAFETY: a valid entry of a live scoreboard; `vcpu` is the calling vCPU.
+    let since = unsafe { qemu_plugin_u64_get(budget.0, vcpu) };
+    // SAFETY: as above.
+    unsafe { qemu_plugin_u64_set(budget.0, vcpu, 0) };
+    let insns = INSNS_BEFORE.fetch_add(since, Ordering::Relaxed) + since;
+    with_engine(|engine| {
+        engine.set_insns(insns);
+        engine.sync_point();
+        Ok(())
+    });
 }
 
 unsafe extern "C" fn at_exit(_id: qemu_plugin_id_t, _data: *mut c_void) {
@@ -265,6 +368,27 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
     let _ = panic::catch_unwind(|| {
         // SAFETY: QEMU passes a valid block for the duration of the call.
         let n = unsafe { qemu_plugin_tb_n_insns(tb) };
+        if let Some((budget, interval)) = PLUGIN.get().and_then(|p| p.budget) {
+            // SAFETY: `tb` is being translated; the entry is a live
+            // scoreboard's; `on_sync` never unwinds and takes no user data.
+            unsafe {
+                qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+                    tb,
+                    qemu_plugin_op::QEMU_PLUGIN_INLINE_ADD_U64,
+                    budget.0,
+                    n as u64,
+                );
+                qemu_plugin_register_vcpu_tb_exec_cond_cb(
+                    tb,
+                    Some(on_sync),
+                    qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
+                    qemu_plugin_cond::QEMU_PLUGIN_COND_GE,
+                    budget.0,
+                    interval,
+                    std::ptr::null_mut(),
+                );
+            }
+        }
         for i in 0..n {
             // SAFETY: `i` is below the block's instruction count.
             let insn = unsafe { qemu_plugin_tb_get_insn(tb, i) };
@@ -342,11 +466,19 @@ impl Special {
     }
 }
 
-unsafe extern "C" fn on_cache_instruction(_vcpu: c_uint, data: *mut c_void) {
+unsafe extern "C" fn on_cache_instruction(vcpu: c_uint, data: *mut c_void) {
     let Some(special) = Special::from_tag(data as usize) else {
         return;
     };
-    with_engine(|engine| match special {
+    let insns = PLUGIN.get().map_or(0, |p| insns(p, vcpu));
+    with_engine(|engine| {
+        engine.set_insns(insns);
+        cache_instruction(engine, special)
+    });
+}
+
+fn cache_instruction(engine: &mut Engine, special: Special) -> emu::Result<()> {
+    match special {
         Special::Cl1invmb => engine.cl1invmb(),
         Special::Wbinvd => engine.wbinvd(),
         Special::Invd => engine.invd(),
@@ -355,7 +487,7 @@ unsafe extern "C" fn on_cache_instruction(_vcpu: c_uint, data: *mut c_void) {
             Ok(())
         }
         Special::MovToCr(..) => Ok(()),
-    });
+    }
 }
 
 unsafe extern "C" fn on_mov_to_cr(_vcpu: c_uint, data: *mut c_void) {
@@ -397,7 +529,7 @@ fn read_register(handle: usize) -> Option<u32> {
 }
 
 unsafe extern "C" fn on_memory(
-    _vcpu: c_uint,
+    vcpu: c_uint,
     info: qemu_plugin_meminfo_t,
     vaddr: u64,
     data: *mut c_void,
@@ -445,7 +577,9 @@ unsafe extern "C" fn on_memory(
         value,
         insn: data as usize as u32,
     };
+    let insns = insns(plugin, vcpu);
     with_engine(|engine| {
+        engine.set_insns(insns);
         engine.access(access)?;
         if store {
             engine.after_store(access.paddr)?;

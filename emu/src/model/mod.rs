@@ -15,7 +15,11 @@
 //! - [`paging`]: the memory type of an access, from the guest's page tables,
 //!   with a TLB that CR3 writes and `invlpg` flush;
 //! - [`tsr`]: the test-and-set registers and their statistics;
-//! - [`stats`]: per-core counters and their table.
+//! - [`stats`]: per-core counters and their table;
+//! - [`mesh`]: XY routes and the routers a request crosses;
+//! - [`memctl`]: a memory controller serving one request at a time;
+//! - [`latency`]: the cost of each access class and one core's modelled
+//!   clock (parameters from [`chip::Timing`]).
 //!
 //! Everything is allocated at construction; the per-access paths do not
 //! allocate. The tests include a data-carrying reference of the same
@@ -24,7 +28,10 @@
 
 pub mod cache;
 pub mod hierarchy;
+pub mod latency;
 pub mod lut;
+pub mod memctl;
+pub mod mesh;
 pub mod paging;
 pub mod stats;
 pub mod tsr;

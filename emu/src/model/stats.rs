@@ -10,6 +10,7 @@ use std::fmt;
 use chip::MemoryType;
 
 use super::hierarchy::{Access, Event, Kind, Lookup};
+use super::latency::CLASSES;
 
 /// Most tiles a chip may have for [`CoreStats::mpb_bytes`].
 pub const MAX_TILES: usize = 64;
@@ -55,6 +56,19 @@ pub struct CoreStats {
     /// Bytes this core loaded from or stored to the shared DRAM behind
     /// each memory controller.
     pub mc_bytes: [u64; MAX_CONTROLLERS],
+    /// Modelled core cycles at exit (0 with timing off).
+    pub cycles: u64,
+    /// Instructions executed (counted with timing on).
+    pub insns: u64,
+    /// Modelled cycles spent halted (the clock moved up to the others').
+    pub idle_cycles: u64,
+    /// Stall cycles beyond an L1 hit, per latency class
+    /// ([`super::latency::Class`]).
+    pub class_cycles: [u64; CLASSES],
+    /// Accesses or operations per latency class.
+    pub class_count: [u64; CLASSES],
+    /// Times the core slept because it was a quantum ahead of the slowest.
+    pub quantum_sleeps: u64,
 }
 
 impl Default for CoreStats {
@@ -77,6 +91,12 @@ impl Default for CoreStats {
             tsr_ops: 0,
             mpb_bytes: [0; MAX_TILES],
             mc_bytes: [0; MAX_CONTROLLERS],
+            cycles: 0,
+            insns: 0,
+            idle_cycles: 0,
+            class_cycles: [0; CLASSES],
+            class_count: [0; CLASSES],
+            quantum_sleeps: 0,
         }
     }
 }

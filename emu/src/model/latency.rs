@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! What each access costs in modelled core cycles, and one core's clock.
+//!
+//! The parameters are the chip's ([`chip::Timing`], one table with the
+//! source of each value); this module turns them into a latency per LUT
+//! target as seen from one core, and keeps the core's clock:
+//!
+//! - every instruction costs [`chip::Timing::insn_cycles`], counted per
+//!   translation block by the plugin (an inline add, not a callback);
+//! - every access the memory model classifies adds its latency beyond an
+//!   L1 hit (which the instruction's own cycle covers): the P54C has one
+//!   outstanding access and stalls until it completes, so latencies add up.
+//!   Stores stall too: the mesh acknowledges every write, and the core
+//!   cannot issue its next access before that.
+//!
+//! | class | latency (core cycles) |
+//! |---|---|
+//! | L1 hit, store absorbed by L1 or the WCB | `l1_hit` |
+//! | L2 | `l2_hit` |
+//! | MPB, CRB or TSR of a tile `n-1` hops away | `miu_mpb` + 2·n·`router_mesh_cycles` mesh cycles |
+//! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for the controller |
+//! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
+//! | write-back of a victim line, WCB flush | a store of the line to its target |
+//! | WBINVD, INVD | `wbinvd` |
+//!
+//! `n` counts routers crossed one way, the core's own included
+//! ([`super::mesh`]). Mesh cycles convert to core cycles rounded up, once
+//! per access. Private memory is not modelled (see the engine): its
+//! accesses cost an L1 hit.
+
+use chip::{Chip, CoreId, Target, Timing};
+
+use super::mesh;
+
+/// Latency classes, the rows of the timing statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// Served by L1, or a store absorbed by L1.
+    L1 = 0,
+    /// Served by L2.
+    L2,
+    /// A store taken by the write-combine buffer.
+    Wcb,
+    /// The MPB of the core's own tile.
+    MpbLocal,
+    /// Another tile's MPB.
+    MpbRemote,
+    /// Shared DRAM through a memory controller (the wait for a busy
+    /// controller is [`Class::MemctlWait`]).
+    Dram,
+    /// Waiting for a memory controller busy with other requests.
+    MemctlWait,
+    /// A configuration register (test-and-set registers, LUTs, MYTILEID).
+    Register,
+    /// A register of the FPGA bank (the global timestamp).
+    Fpga,
+    /// Lines leaving the caches or the WCB for memory.
+    WriteBack,
+    /// WBINVD and INVD.
+    CacheOp,
+}
+
+/// Number of [`Class`]es.
+pub const CLASSES: usize = 11;
+
+impl Class {
+    /// Every class, in index order.
+    pub const ALL: [Class; CLASSES] = [
+        Class::L1,
+        Class::L2,
+        Class::Wcb,
+        Class::MpbLocal,
+        Class::MpbRemote,
+        Class::Dram,
+        Class::MemctlWait,
+        Class::Register,
+        Class::Fpga,
+        Class::WriteBack,
+        Class::CacheOp,
+    ];
+
+    /// Short name for tables and the report file.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Class::L1 => "L1",
+            Class::L2 => "L2",
+            Class::Wcb => "WCB",
+            Class::MpbLocal => "MPB local",
+            Class::MpbRemote => "MPB remote",
+            Class::Dram => "DRAM",
+            Class::MemctlWait => "MC wait",
+            Class::Register => "CRB/TSR",
+            Class::Fpga => "FPGA",
+            Class::WriteBack => "write-back",
+            Class::CacheOp => "WBINVD/INVD",
+        }
+    }
+}
+
+/// One access to a target, before any controller queueing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cost {
+    /// Its class.
+    pub class: Class,
+    /// Core cycles without waiting for a controller.
+    pub cycles: u64,
+    /// For DRAM: the controller and the core cycles from issue until the
+    /// request reaches it.
+    pub controller: Option<(usize, u64)>,
+}
+
+/// The latencies one core sees, per target.
+#[derive(Debug, Clone)]
+pub struct Latencies {
+    timing: Timing,
+    tile: usize,
+    mpb: Vec<u64>,
+    dram: Vec<(u64, u64)>,
+    fpga: u64,
+}
+
+impl Latencies {
+    /// The latencies of `core` of `chip`.
+    pub fn new(chip: &Chip, core: CoreId) -> Self {
+        let t = chip.timing;
+        let here = chip.tile_coord(chip.tile_of(core));
+        let mpb = chip
+            .all_tiles()
+            .map(|tile| t.mpb_access(mesh::routers(chip, here, chip.tile_coord(tile))))
+            .collect();
+        let dram = chip
+            .memory_controllers
+            .iter()
+            .map(|mc| {
+                let n = mesh::routers(chip, here, mc.port.tile);
+                let arrival = t.miu_dram as u64
+                    + t.mesh_to_core(u64::from(n) * u64::from(t.router_mesh_cycles));
+                (arrival, t.dram_access(n))
+            })
+            .collect();
+        let sif = mesh::routers(chip, here, chip.system_interface.tile);
+        Self {
+            timing: t,
+            tile: chip.tile_of(core).index(),
+            mpb,
+            dram,
+            fpga: u64::from(t.fpga_factor) * t.mpb_access(sif),
+        }
+    }
+
+    /// The chip's parameters.
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    /// What one access (load or store) to `target` costs, or `None` for a
+    /// target that is not on the mesh.
+    pub fn target(&self, target: Target) -> Option<Cost> {
+        let plain = |class, cycles| Cost {
+            class,
+            cycles,
+            controller: None,
+        };
+        Some(match target {
+            Target::Mpb(tile) if tile.index() == self.tile => {
+                plain(Class::MpbLocal, self.mpb[tile.index()])
+            }
+            Target::Mpb(tile) => plain(Class::MpbRemote, *self.mpb.get(tile.index())?),
+            Target::Crb(tile) => plain(Class::Register, *self.mpb.get(tile.index())?),
+            Target::Dram { controller, .. } => {
+                let (arrival, cycles) = *self.dram.get(controller)?;
+                Cost {
+                    class: Class::Dram,
+                    cycles,
+                    controller: Some((controller, arrival)),
+                }
+            }
+            Target::Fpga => plain(Class::Fpga, self.fpga),
+            Target::Nothing => return None,
+        })
+    }
+
+    /// Core cycles a controller is busy with one line.
+    pub fn memctl_service(&self) -> u64 {
+        self.timing.memctl_service()
+    }
+}
+
+/// One core's modelled clock and where its cycles went.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CoreClock {
+    insns: u64,
+    insn_cycles: u64,
+    extra: u64,
+    idle: u64,
+    /// Cycles beyond an L1 hit, per class.
+    pub class_cycles: [u64; CLASSES],
+    /// Accesses (or operations), per class.
+    pub class_count: [u64; CLASSES],
+}
+
+impl CoreClock {
+    /// A clock at 0 whose instructions cost `insn_cycles` each.
+    pub fn new(insn_cycles: u32) -> Self {
+        Self {
+            insn_cycles: u64::from(insn_cycles),
+            ..Self::default()
+        }
+    }
+
+    /// The core has executed `insns` instructions in all (never fewer
+    /// than before).
+    pub fn set_insns(&mut self, insns: u64) {
+        self.insns = self.insns.max(insns);
+    }
+
+    /// Instructions executed.
+    pub fn insns(&self) -> u64 {
+        self.insns
+    }
+
+    /// Modelled core cycles since reset.
+    pub fn now(&self) -> u64 {
+        self.insns * self.insn_cycles + self.extra + self.idle
+    }
+
+    /// The core stalls `cycles` (beyond the instruction's own) in `class`.
+    pub fn stall(&mut self, class: Class, cycles: u64) {
+        self.extra += cycles;
+        self.class_cycles[class as usize] += cycles;
+        self.class_count[class as usize] += 1;
+    }
+
+    /// The core was halted until `time`: its clock moves there (never back).
+    pub fn idle_until(&mut self, time: u64) {
+        self.idle += time.saturating_sub(self.now());
+    }
+
+    /// Cycles spent halted.
+    pub fn idle_cycles(&self) -> u64 {
+        self.idle
+    }
+
+    /// Cycles of instructions.
+    pub fn insn_cycles(&self) -> u64 {
+        self.insns * self.insn_cycles
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chip::SCC;
+
+    use super::*;
+
+    #[test]
+    fn latencies_grow_by_one_router_per_hop() {
+        let core0 = SCC.core(0).unwrap();
+        let l = Latencies::new(&SCC, core0);
+        let t = SCC.timing;
+        let own = l.target(Target::Mpb(SCC.tile(0).unwrap())).unwrap();
+        assert_eq!((own.class, own.cycles), (Class::MpbLocal, t.mpb_access(1)));
+        // Tile 23 is (5,3): 8 hops, 9 routers.
+        let far = l.target(Target::Mpb(SCC.tile(23).unwrap())).unwrap();
+        assert_eq!((far.class, far.cycles), (Class::MpbRemote, t.mpb_access(9)));
+        let near = l
+            .target(Target::Dram {
+                controller: 0,
+                page: 0,
+            })
+            .unwrap();
+        assert_eq!(near.cycles, t.dram_access(1));
+        let (mc, arrival) = near.controller.unwrap();
+        assert_eq!(mc, 0);
+        assert!(arrival < near.cycles);
+        let far = l
+            .target(Target::Dram {
+                controller: 3,
+                page: 0,
+            })
+            .unwrap();
+        assert_eq!(far.cycles, t.dram_access(8)); // (0,0) to (5,2): 7 hops
+        assert_eq!(
+            l.target(Target::Crb(SCC.tile(1).unwrap())).unwrap().cycles,
+            t.mpb_access(2)
+        );
+        // The system interface hangs off router (3,0): 3 hops, 4 routers.
+        assert_eq!(l.target(Target::Fpga).unwrap().cycles, 4 * t.mpb_access(4));
+        assert_eq!(l.target(Target::Nothing), None);
+    }
+
+    #[test]
+    fn the_clock_adds_instructions_stalls_and_idle_time() {
+        let mut c = CoreClock::new(1);
+        c.set_insns(100);
+        c.stall(Class::L2, 17);
+        assert_eq!(c.now(), 117);
+        c.set_insns(90); // never backwards
+        assert_eq!(c.now(), 117);
+        c.idle_until(1000);
+        assert_eq!((c.now(), c.idle_cycles()), (1000, 883));
+        c.idle_until(10); // already past
+        assert_eq!(c.now(), 1000);
+        assert_eq!(c.class_count[Class::L2 as usize], 1);
+    }
+}

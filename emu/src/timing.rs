@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! Modelled time across cores: the run's clocks file, lax synchronisation
+//! within a quantum, and the memory controllers' queues.
+//!
+//! Each core's clock ([`crate::model::latency::CoreClock`]) advances with
+//! its own instructions and accesses, at whatever speed its QEMU gets host
+//! time. To keep cross-core waits meaningful, no running core may be more
+//! than a quantum Q ahead of the slowest running core: a core that gets
+//! there sleeps on a futex until the slowest catches up. Halted cores (the
+//! kernel halts between polls) and finished ones hold nobody back; a core
+//! that wakes from a halt moves its clock up to the slowest running core's,
+//! since the time it waited passed for the others too. Blocking, not
+//! spinning: 48 instances share a few host cores, and a spinning core would
+//! take host time from the one it waits for.
+//!
+//! # The clocks file
+//!
+//! `clocks.mem` in the run's directory, created zeroed with the chip memory
+//! ([`crate::chipmem::ChipMemory::create`]), every word accessed atomically:
+//!
+//! | offset | what |
+//! |---|---|
+//! | 0 | sequence number (32 bits): bumped when a clock that others wait for moves; sleepers wait on it |
+//! | 4 | number of sleepers (32 bits) |
+//! | 64 + 8·m | memory controller m busy until (core cycles) |
+//! | 256 + 16·c | core c's clock (core cycles) |
+//! | 264 + 16·c | core c's state: 0 running, 1 halted, 2 finished |
+//!
+//! Every core starts running at time 0, as on silicon after reset: a core
+//! whose QEMU starts late holds the others back until it catches up.
+//!
+//! # What stays nondeterministic
+//!
+//! Within a quantum, the order in which cores act depends on host
+//! scheduling: which of two cores reaches a shared line or a controller
+//! first, and so how long a poll loop runs or how long a request queues.
+//! A program whose cores do not interact (or interact only through
+//! barriers) measures the same modelled time on every run; one that races
+//! may differ by up to about a quantum per interaction.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::model::memctl;
+use crate::model::stats::MAX_CONTROLLERS;
+use crate::shm::Mapping;
+
+const SEQUENCE: u64 = 0;
+const SLEEPERS: u64 = 4;
+const CONTROLLERS: u64 = 64;
+const CORES: u64 = 256;
+const PER_CORE: u64 = 16;
+
+/// Most cores the clocks file holds.
+pub const MAX_CORES: u32 = 64;
+
+/// Bytes of the clocks file.
+pub const FILE_SIZE: u64 = 4096;
+const _: () = assert!(CORES + PER_CORE * MAX_CORES as u64 <= FILE_SIZE);
+const _: () = assert!(CONTROLLERS + 8 * MAX_CONTROLLERS as u64 <= CORES);
+
+/// The clocks file of the run in `dir`.
+pub fn clocks_path(dir: &Path) -> PathBuf {
+    dir.join("clocks.mem")
+}
+
+/// The default quantum, in core cycles (about 19 µs at 533 MHz).
+pub const DEFAULT_QUANTUM: u64 = 10_000;
+
+/// How long a sleeper waits before it looks again on its own: a safety net
+/// only, every clock move that may release it wakes it.
+const NAP: Duration = Duration::from_millis(20);
+
+/// A core's state in the clocks file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Executing: its clock holds the others back.
+    Running = 0,
+    /// Halted until an interrupt: it holds nobody back.
+    Halted = 1,
+    /// Its QEMU has exited (or is about to).
+    Finished = 2,
+}
+
+/// One core's side of the run's shared clocks.
+#[derive(Debug)]
+pub struct Clocks {
+    map: Mapping,
+    core: u32,
+    cores: u32,
+    quantum: u64,
+    /// Times this core slept because it was a quantum ahead.
+    pub sleeps: u64,
+}
+
+impl Clocks {
+    /// Core `core`'s side of a run of `cores` cores over the mapped clocks
+    /// file, keeping within `quantum` cycles of the slowest running core.
+    pub fn new(map: Mapping, core: u32, cores: u32, quantum: u64) -> Self {
+        assert!(cores <= MAX_CORES && core < cores);
+        Self {
+            map,
+            core,
+            cores,
+            quantum,
+            sleeps: 0,
+        }
+    }
+
+    /// The quantum.
+    pub fn quantum(&self) -> u64 {
+        self.quantum
+    }
+
+    fn clock_at(c: u32) -> u64 {
+        CORES + PER_CORE * u64::from(c)
+    }
+
+    fn state_at(c: u32) -> u64 {
+        Self::clock_at(c) + 8
+    }
+
+    /// The slowest running core's clock, this core left out; `None` if no
+    /// other core runs.
+    pub fn slowest_other(&self) -> Option<u64> {
+        (0..self.cores)
+            .filter(|&c| c != self.core)
+            .filter(|&c| self.map.load(Self::state_at(c)) == State::Running as u64)
+            .map(|c| self.map.load(Self::clock_at(c)))
+            .min()
+    }
+
+    /// Publishes this core's clock `now`, waking sleepers if there are any.
+    pub fn publish(&self, now: u64) {
+        self.map.store(Self::clock_at(self.core), now);
+        self.wake();
+    }
+
+    fn wake(&self) {
+        if self.map.load_atomic_u32(SLEEPERS) != 0 {
+            self.map.fetch_add_u32(SEQUENCE, 1);
+            self.map.futex_wake(SEQUENCE);
+        }
+    }
+
+    /// Sets this core's state (publishing `now` with it).
+    pub fn set_state(&self, state: State, now: u64) {
+        self.map.store(Self::clock_at(self.core), now);
+        self.map.store(Self::state_at(self.core), state as u64);
+        self.wake();
+    }
+
+    /// Publishes `now` and sleeps while it is more than a quantum ahead of
+    /// the slowest other running core.
+    pub fn keep_within_quantum(&mut self, now: u64) {
+        self.publish(now);
+        let ahead = |s: &Self| s.slowest_other().is_some_and(|min| now > min + s.quantum);
+        if !ahead(self) {
+            return;
+        }
+        self.sleeps += 1;
+        loop {
+            // Register as a sleeper before looking, so that a clock moving
+            // after the look sees the sleeper and bumps the sequence.
+            self.map.fetch_add_u32(SLEEPERS, 1);
+            let seq = self.map.load_atomic_u32(SEQUENCE);
+            let still = ahead(self);
+            if still {
+                self.map.futex_wait(SEQUENCE, seq, NAP);
+            }
+            self.map.fetch_sub_u32(SLEEPERS, 1);
+            if !still {
+                return;
+            }
+        }
+    }
+
+    /// Books one request on memory controller `mc`, arriving at `arrival`
+    /// and served in `service` cycles: returns the cycles it waits for the
+    /// controller ([`memctl::book`], applied atomically).
+    pub fn book_controller(&self, mc: usize, arrival: u64, service: u64) -> u64 {
+        let at = CONTROLLERS + 8 * mc as u64;
+        let before = self
+            .map
+            .fetch_update(at, |busy| Some(memctl::book(busy, arrival, service).1));
+        memctl::book(before, arrival, service).0 - arrival
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs::File;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+
+    fn clocks(dir: &Path, core: u32, cores: u32, quantum: u64) -> Clocks {
+        let path = clocks_path(dir);
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .unwrap();
+        file.set_len(FILE_SIZE).unwrap();
+        Clocks::new(
+            Mapping::new(&file, FILE_SIZE).unwrap(),
+            core,
+            cores,
+            quantum,
+        )
+    }
+
+    #[test]
+    fn a_core_a_quantum_ahead_sleeps_until_the_slowest_catches_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let slow = clocks(dir.path(), 0, 2, 100);
+        let mut fast = clocks(dir.path(), 1, 2, 100);
+        fast.keep_within_quantum(100); // exactly a quantum ahead: goes on
+        assert_eq!(fast.sleeps, 0);
+        let done = Arc::new(AtomicBool::new(false));
+        let flag = done.clone();
+        let sleeper = std::thread::spawn(move || {
+            fast.keep_within_quantum(500);
+            flag.store(true, Ordering::SeqCst);
+            fast.sleeps
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!done.load(Ordering::SeqCst), "400 cycles ahead must sleep");
+        slow.publish(300);
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!done.load(Ordering::SeqCst), "still 200 ahead");
+        slow.publish(400);
+        assert_eq!(sleeper.join().unwrap(), 1);
+    }
+
+    #[test]
+    fn halted_and_finished_cores_hold_nobody_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = clocks(dir.path(), 0, 3, 10);
+        let b = clocks(dir.path(), 1, 3, 10);
+        let mut c = clocks(dir.path(), 2, 3, 10);
+        a.set_state(State::Halted, 0);
+        b.set_state(State::Finished, 5);
+        assert_eq!(c.slowest_other(), None);
+        c.keep_within_quantum(1_000_000);
+        assert_eq!(c.sleeps, 0);
+        a.set_state(State::Running, 999_995);
+        assert_eq!(c.slowest_other(), Some(999_995));
+    }
+
+    #[test]
+    fn controllers_queue_requests_from_every_core() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = clocks(dir.path(), 0, 2, 10);
+        let b = clocks(dir.path(), 1, 2, 10);
+        assert_eq!(a.book_controller(2, 100, 31), 0);
+        assert_eq!(b.book_controller(2, 110, 31), 21);
+        assert_eq!(b.book_controller(1, 110, 31), 0, "another controller");
+        assert_eq!(a.book_controller(2, 1000, 31), 0);
+    }
+}
