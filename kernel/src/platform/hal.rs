@@ -3,8 +3,6 @@
 //! [`Scc`] already does, so rma's algorithms and the kernel's own programs
 //! use the same MPB, TSR and cache code.
 
-use core::arch::asm;
-
 use chip::{Chip, CoreId, MemoryType};
 use rma::hal::{
     CacheControl, Clock, DramPages, Lsm, MapError, Mpb, MpbHalf, SharedDram, Topology, Tsr, Wait,
@@ -88,16 +86,10 @@ impl Wait for Scc {
 }
 
 impl Clock for Scc {
-    /// The time-stamp counter. Under QEMU's TCG it follows host time; the
-    /// modeled SCC clock comes with the chip model's timing.
+    /// The modelled SCC time under the emulator's timing, the time-stamp
+    /// counter otherwise ([`Scc::now`]).
     fn cycles(&self) -> u64 {
-        let (low, high): (u32, u32);
-        // SAFETY: rdtsc only reads the time-stamp counter (the P54C has it,
-        // and CR4.TSD is clear, so it is allowed at any privilege level).
-        unsafe {
-            asm!("rdtsc", out("eax") low, out("edx") high, options(nomem, nostack, preserves_flags))
-        };
-        u64::from(high) << 32 | u64::from(low)
+        self.now()
     }
 }
 

@@ -9,7 +9,7 @@ use chip::{AddressMap, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Target
 use spin::Mutex;
 use volatile::VolatilePtr;
 
-use crate::arch::x86::instructions::{cl1invmb, wbinvd};
+use crate::arch::x86::instructions::{cl1invmb, rdtsc, wbinvd};
 use crate::arch::x86::paging::{AddressSpace, MapError, PAGE_SIZE};
 use crate::arch::x86::timer;
 use crate::mm::FrameAllocator;
@@ -51,6 +51,12 @@ impl SharedBytes {
             self.len
         );
         self.base.wrapping_add(offset as usize).cast()
+    }
+
+    /// The first byte, for code that times single accesses (only through
+    /// raw pointers, volatile).
+    pub fn as_ptr(self) -> *mut u8 {
+        self.base
     }
 
     /// Loads the 32-bit word at `offset` (aligned, inside the range).
@@ -534,6 +540,40 @@ impl Scc {
     /// what other cores wrote (and an unflushed local write is lost).
     pub fn invalidate_mpbt(&self) {
         cl1invmb();
+    }
+
+    /// The FPGA bank's global timestamp: on the emulator with timing on,
+    /// the reading core's modelled SCC time in core cycles, 0 without it.
+    ///
+    /// A read of GTSC_LO latches the time into both registers, so the
+    /// guest reads GTSC_LO (the latch), then GTSC_HI and GTSC_LO, and gets
+    /// one consistent 64-bit value: the time of the latching read.
+    pub fn global_timestamp(&self) -> u64 {
+        let bank = self.chip.fpga_base();
+        let lo = (bank + self.chip.fpga.gtsc_lo) as *const u32;
+        let hi = (bank + self.chip.fpga.gtsc_hi) as *const u32;
+        // SAFETY: the FPGA bank is identity-mapped uncached for the whole
+        // run (platform init); these are its timestamp registers.
+        unsafe {
+            lo.read_volatile();
+            let high = hi.read_volatile();
+            u64::from(high) << 32 | u64::from(lo.read_volatile())
+        }
+    }
+
+    /// This core's clock in core cycles, for measurements: the modelled
+    /// SCC time (global timestamp) under the emulator's timing, else the
+    /// time-stamp counter (silicon, where the timestamp counts FPGA
+    /// cycles, is built with the `silicon` feature; the emulator without
+    /// timing reads a timestamp of 0 and falls back to host time).
+    pub fn now(&self) -> u64 {
+        if cfg!(feature = "silicon") {
+            return rdtsc();
+        }
+        match self.global_timestamp() {
+            0 => rdtsc(),
+            t => t,
+        }
     }
 
     /// Pushes this core's write-combine buffer out to memory: a write to a

@@ -76,6 +76,10 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         about: "each core maps its own and its neighbour's POPSHM through free LUT entries (MPBT-WT, then NCM) and the LSM: every refusal, pattern and reply checked",
     },
     ProgramInfo {
+        name: "timing",
+        about: "each core times L1, L2 and MPB accesses at every distance (core 0 also near and far DRAM and a TSR round trip) with the global timestamp and checks them against the chip's timing table",
+    },
+    ProgramInfo {
         name: "page-fault",
         about: "the highest-numbered core touches unmapped memory: the run must fail naming it",
     },

@@ -21,6 +21,7 @@ mod ring_stale;
 mod selftest;
 mod shared_dram;
 mod stale_mpbt;
+mod timing;
 mod triple_fault;
 mod tsr_counter;
 mod wcb;
@@ -54,6 +55,7 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "lut-unset" => lut_unset::run,
         "ring-stale" => ring_stale::run,
         "shared-dram" => shared_dram::run,
+        "timing" => timing::run,
         "bench-private" => bench_private::run,
         "bench-mpb" => bench_mpb::run,
         listed => panic!("program {listed} is in the catalog but has no entry point"),

@@ -51,3 +51,15 @@ pub fn read_cr2() -> u32 {
     // SAFETY: reading CR2 has no side effect; the kernel runs at CPL 0.
     unsafe { x86::controlregs::cr2() as u32 }
 }
+
+/// The time-stamp counter (RDTSC): core cycles on silicon, host time under
+/// QEMU's TCG.
+pub fn rdtsc() -> u64 {
+    let (low, high): (u32, u32);
+    // SAFETY: rdtsc only reads the time-stamp counter (the P54C has it, and
+    // CR4.TSD is clear, so it is allowed at any privilege level).
+    unsafe {
+        asm!("rdtsc", out("eax") low, out("edx") high, options(nomem, nostack, preserves_flags))
+    };
+    u64::from(high) << 32 | u64::from(low)
+}
