@@ -8,7 +8,9 @@
 //!
 //! Only the MPB words the barriers and the communicator's start-up touch
 //! exist: words 0-2 of lines 0-15 and of the peer lines of the run's
-//! ranks. Each access is an acquire load or a release store, as in the
+//! ranks. Of the LSM, only what PSCW touches exists: the match-vector word
+//! and the completion-counter word of one window record per core, core
+//! `k`'s at [`record`]`(k)` of controller 0. Each access is an acquire load or a release store, as in the
 //! [mock](super::mock). The cache operations do nothing, so these checks
 //! cover the synchronisation logic (counts, senses, episodes, reuse), not
 //! the placement of CL1INVMB and flushes.
@@ -17,11 +19,12 @@
 use std::vec::Vec;
 
 use chip::{Chip, CoreId};
-use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use loom::sync::{Arc, Condvar, Mutex};
 
-use super::{CacheControl, Clock, Mpb, MpbHalf, Topology, Tsr, Wait};
+use super::{CacheControl, Clock, Lsm, Mpb, MpbHalf, Topology, Tsr, Wait};
 use crate::comm::layout::{LINE, PEER_LINES};
+use crate::window::database::{COUNTER, MATCH, RECORD_BYTES, RECORDS, Record};
 
 /// Words modelled per line.
 const WORDS: u32 = 3;
@@ -34,6 +37,19 @@ pub struct Chip0 {
     cores: u32,
     words: Vec<AtomicU32>,
     tsr: Vec<AtomicBool>,
+    /// Match-vector word and counter word of each core's record.
+    lsm: Vec<AtomicU32>,
+    /// For [`LoomHal::blocking_cores`]: a count of LSM writes and TSR
+    /// releases, and the waiters it wakes.
+    signal: Option<(Mutex<u64>, Condvar)>,
+}
+
+/// Where core `k`'s window record lies in the model.
+pub fn record(k: u32) -> Record {
+    Record {
+        controller: 0,
+        offset: RECORDS + k * RECORD_BYTES,
+    }
 }
 
 /// One core of a loom-checked chip.
@@ -46,6 +62,20 @@ pub struct LoomHal {
 impl LoomHal {
     /// The cores of a run of `cores`, each to be moved into its thread.
     pub fn cores(cores: u32) -> Vec<LoomHal> {
+        Self::make(cores, false)
+    }
+
+    /// As [`LoomHal::cores`], but a waiting core blocks until an LSM write
+    /// or a TSR release instead of spinning: loom then explores the orders
+    /// of the protocol's steps rather than of poll iterations, which makes
+    /// three cores tractable. The lock behind the wake-up orders memory
+    /// too, so such runs check the protocol's logic (which post a complete
+    /// consumes, when a wait may end), not its weak-memory orderings.
+    pub fn blocking_cores(cores: u32) -> Vec<LoomHal> {
+        Self::make(cores, true)
+    }
+
+    fn make(cores: u32, blocking: bool) -> Vec<LoomHal> {
         let lines = FIXED_LINES + cores;
         let shared = Arc::new(Chip0 {
             cores,
@@ -53,6 +83,8 @@ impl LoomHal {
                 .map(|_| AtomicU32::new(0))
                 .collect(),
             tsr: (0..cores).map(|_| AtomicBool::new(false)).collect(),
+            lsm: (0..2 * cores).map(|_| AtomicU32::new(0)).collect(),
+            signal: blocking.then(|| (Mutex::new(0), Condvar::new())),
         });
         chip::SCC
             .all_cores()
@@ -82,6 +114,31 @@ impl LoomHal {
         );
         let index = (core.index() as u32 * (FIXED_LINES + cores) + line) * WORDS + word;
         &self.shared.words[index as usize]
+    }
+}
+
+impl LoomHal {
+    /// Wakes blocked waiters, in blocking mode.
+    fn signal(&self) {
+        if let Some((count, wake)) = &self.shared.signal {
+            *count.lock().expect("no model core panics holding it") += 1;
+            wake.notify_all();
+        }
+    }
+
+    /// The modelled LSM word holding byte `offset` of controller 0.
+    fn lsm_word(&self, controller: usize, offset: u32) -> &AtomicU32 {
+        assert_eq!(controller, 0, "the loom HAL models controller 0 only");
+        let at = offset
+            .checked_sub(RECORDS)
+            .expect("LSM offset below the records");
+        let (k, within) = (at / RECORD_BYTES, at % RECORD_BYTES);
+        let word = match within {
+            MATCH => 0,
+            _ if (COUNTER..COUNTER + 4).contains(&within) => 1,
+            _ => panic!("LSM offset {offset:#x} is not modelled"),
+        };
+        &self.shared.lsm[(2 * k + word) as usize]
     }
 }
 
@@ -129,6 +186,45 @@ impl Tsr for LoomHal {
 
     fn tsr_release(&self, owner: CoreId) {
         self.shared.tsr[owner.index()].store(false, Ordering::Release);
+        self.signal();
+    }
+}
+
+/// Uncached accesses, in program order: acquire loads, release stores.
+impl Lsm for LoomHal {
+    fn lsm_read_u32(&self, controller: usize, offset: u32) -> u32 {
+        self.lsm_word(controller, offset).load(Ordering::Acquire)
+    }
+
+    fn lsm_write_u32(&self, controller: usize, offset: u32, value: u32) {
+        self.lsm_word(controller, offset)
+            .store(value, Ordering::Release);
+        self.signal();
+    }
+
+    fn lsm_read(&self, controller: usize, offset: u32, buf: &mut [u8]) {
+        let word = self.lsm_word(controller, offset).load(Ordering::Acquire);
+        let first = (offset % 4) as usize;
+        assert!(first + buf.len() <= 4, "the loom HAL reads within one word");
+        buf.copy_from_slice(&word.to_le_bytes()[first..first + buf.len()]);
+    }
+
+    fn lsm_write(&self, controller: usize, offset: u32, data: &[u8]) {
+        let first = (offset % 4) as usize;
+        assert!(
+            first + data.len() <= 4,
+            "the loom HAL writes within one word"
+        );
+        let _ = self.lsm_word(controller, offset).fetch_update(
+            Ordering::AcqRel,
+            Ordering::Acquire,
+            |old| {
+                let mut bytes = old.to_le_bytes();
+                bytes[first..first + data.len()].copy_from_slice(data);
+                Some(u32::from_le_bytes(bytes))
+            },
+        );
+        self.signal();
     }
 }
 
@@ -140,13 +236,26 @@ impl CacheControl for LoomHal {
 
 impl Wait for LoomHal {
     /// Yields to loom's scheduler between polls, so a spinning core lets
-    /// the others run.
+    /// the others run; in blocking mode, sleeps until the next signal.
     fn wait_for<T>(&self, mut ready: impl FnMut() -> Option<T>) -> T {
         loop {
+            let seen = self
+                .shared
+                .signal
+                .as_ref()
+                .map(|(count, _)| *count.lock().expect("no model core panics holding it"));
             if let Some(value) = ready() {
                 return value;
             }
-            loom::thread::yield_now();
+            match (&self.shared.signal, seen) {
+                (Some((count, wake)), Some(seen)) => {
+                    let mut now = count.lock().expect("no model core panics holding it");
+                    while *now == seen {
+                        now = wake.wait(now).expect("no model core panics holding it");
+                    }
+                }
+                _ => loom::thread::yield_now(),
+            }
         }
     }
 }
@@ -219,5 +328,136 @@ mod tests {
     fn alternating_algorithms_on_two_cores() {
         use BarrierAlgorithm::{Central, Dissemination};
         check(2, &[Dissemination, Central], 2);
+    }
+}
+
+/// PSCW's matching (Algorithms 1 and 2 on the window database) under
+/// every interleaving: window data is a relaxed atomic per target, so a
+/// target reads what its origin put only if the synchronisation orders it.
+#[cfg(test)]
+mod pscw {
+    use loom::sync::atomic::AtomicU32;
+
+    use super::*;
+    use crate::active::pscw;
+
+    /// Core `k`'s model HAL, record and core id.
+    fn core(hal: &LoomHal) -> (u32, Record, CoreId) {
+        let k = hal.core().index() as u32;
+        (k, record(k), hal.core())
+    }
+
+    /// One origin epoch of `origin` on `target`: start (nothing), put
+    /// `value` once the target posted, complete.
+    fn origin_epoch(hal: &LoomHal, seen: &mut [u32], target: u32, cell: &AtomicU32, value: u32) {
+        let (_, mine, me) = core(hal);
+        pscw::await_post(hal, mine, seen, target);
+        cell.store(value, Ordering::Relaxed);
+        let t = hal.participant(target);
+        pscw::complete(hal, me, mine, seen, &[(target, t, record(target))]);
+    }
+
+    /// One exposure epoch of a target for `origin`: post, wait, then the
+    /// data must be `value`.
+    fn target_epoch(hal: &LoomHal, origin: u32, cell: &AtomicU32, value: u32) {
+        let (k, mine, _) = core(hal);
+        let o = hal.participant(origin);
+        pscw::post(hal, k, mine, &[(o, record(origin))]);
+        pscw::wait(hal, mine);
+        assert_eq!(
+            cell.load(Ordering::Relaxed),
+            value,
+            "core {k} read stale window data"
+        );
+    }
+
+    fn model(preemptions: usize, body: impl Fn() + Sync + Send + 'static) {
+        let mut model = loom::model::Builder::new();
+        model.preemption_bound = Some(preemptions);
+        model.max_branches = 100_000;
+        model.check(body);
+    }
+
+    #[test]
+    fn two_epochs_back_to_back_on_two_cores() {
+        model(2, || {
+            let cell = Arc::new(AtomicU32::new(0));
+            let mut hals = LoomHal::cores(2).into_iter();
+            let (origin, target) = (hals.next().unwrap(), hals.next().unwrap());
+            let c = cell.clone();
+            let t = loom::thread::spawn(move || {
+                for round in 1..=2 {
+                    target_epoch(&target, 0, &c, round);
+                }
+            });
+            let mut seen = [0];
+            for round in 1..=2 {
+                origin_epoch(&origin, &mut seen, 1, &cell, round);
+            }
+            assert_eq!(seen, [0], "complete cleared the local copy");
+            t.join().unwrap();
+        });
+    }
+
+    #[test]
+    fn a_post_of_a_later_epoch_arriving_early_waits_for_it() {
+        // Core 0 accesses core 1, then core 2; core 2 posts at once, so its
+        // post may land while core 0's first epoch is still open. (A
+        // complete that took any post for its target's, as a per-origin
+        // post counter does, deadlocks here: core 1's post then finds its
+        // counter already decremented.) Preemption bound 2 passes too, in
+        // minutes rather than seconds.
+        model(1, || {
+            let cells: Arc<[AtomicU32; 3]> = Arc::new(core::array::from_fn(|_| AtomicU32::new(0)));
+            let mut hals = LoomHal::blocking_cores(3).into_iter();
+            let origin = hals.next().unwrap();
+            let targets: Vec<_> = hals
+                .map(|hal| {
+                    let cells = cells.clone();
+                    loom::thread::spawn(move || {
+                        let k = hal.core().index();
+                        target_epoch(&hal, 0, &cells[k], k as u32 * 10);
+                    })
+                })
+                .collect();
+            let mut seen = [0];
+            origin_epoch(&origin, &mut seen, 1, &cells[1], 10);
+            origin_epoch(&origin, &mut seen, 2, &cells[2], 20);
+            for t in targets {
+                t.join().unwrap();
+            }
+        });
+    }
+
+    #[test]
+    fn two_origins_on_one_target() {
+        // Algorithm 2's counter: the target's wait ends only after both
+        // origins completed, whatever the order.
+        model(1, || {
+            let cells: Arc<[AtomicU32; 3]> = Arc::new(core::array::from_fn(|_| AtomicU32::new(0)));
+            let mut hals = LoomHal::blocking_cores(3).into_iter();
+            let target = hals.next().unwrap();
+            let origins: Vec<_> = hals
+                .map(|hal| {
+                    let cells = cells.clone();
+                    loom::thread::spawn(move || {
+                        let k = hal.core().index();
+                        origin_epoch(&hal, &mut [0], 0, &cells[k], k as u32);
+                    })
+                })
+                .collect();
+            let (k, mine, _) = core(&target);
+            let both = [
+                (target.participant(1), record(1)),
+                (target.participant(2), record(2)),
+            ];
+            pscw::post(&target, k, mine, &both);
+            pscw::wait(&target, mine);
+            assert_eq!(cells[1].load(Ordering::Relaxed), 1);
+            assert_eq!(cells[2].load(Ordering::Relaxed), 2);
+            for o in origins {
+                o.join().unwrap();
+            }
+        });
     }
 }
