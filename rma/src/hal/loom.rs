@@ -3,8 +3,10 @@
 //! barriers on two cores: loom runs the program under every interleaving
 //! (up to a preemption bound) and every weak-memory outcome its atomics
 //! allow. A wait that can never end shows as a model exceeding its branch
-//! limit. Three cores are left to the threaded mock: with spinning waits
-//! their interleavings take minutes even at one preemption.
+//! limit. With spinning waits, three cores take minutes even at one
+//! preemption; the three-core PSCW checks therefore block waiting cores
+//! until something changes ([`LoomHal::blocking_cores`]), and the barriers
+//! on three cores are left to the threaded mock.
 //!
 //! Only the MPB words the barriers and the communicator's start-up touch
 //! exist: words 0-2 of lines 0-15 and of the peer lines of the run's

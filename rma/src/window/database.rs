@@ -284,6 +284,25 @@ mod tests {
     }
 
     #[test]
+    fn a_full_database_is_reported() {
+        Mock::run(1, |hal| {
+            hal.lsm_write_u32(0, ALLOC, LSM_RMA.end - RECORD_BYTES - 8);
+            let last = allocate_record(hal).unwrap();
+            assert_eq!(last.offset, LSM_RMA.end - RECORD_BYTES - 8);
+            let e = allocate_record(hal).unwrap_err();
+            assert_eq!(
+                e,
+                RmaError::NoMemory {
+                    what: "window database records",
+                    requested: RECORD_BYTES.into(),
+                    available: 8,
+                }
+            );
+            assert_eq!(e.class(), crate::ErrorClass::NoMem);
+        });
+    }
+
+    #[test]
     fn missing_entries_are_reported_with_their_core() {
         Mock::run(1, |hal| {
             let e = read_popshm(hal, hal.core()).unwrap_err();

@@ -276,8 +276,18 @@ fn windows_on_alloc_mem_and_memory_reuse() {
         let a = rma.alloc_mem(100).unwrap();
         let b = rma.alloc_mem(5000).unwrap();
         assert_eq!(rma.popshm_left(), rma.popshm().bytes() - 3 * 4096);
-        let win = rma.create::<u8>(b, WindowOptions::new()).unwrap();
+        let options = WindowOptions::new().memory_type(MemoryType::MpbtWb);
+        let win = rma.create::<u8>(b, options).unwrap();
+        assert_eq!(rma.options(win).unwrap(), options);
         assert_eq!(rma.size_of(win, other).unwrap(), 5000);
+        let e = rma.create::<u8>(b, WindowOptions::new()).unwrap_err();
+        assert_eq!(
+            e,
+            RmaError::MemoryInUse {
+                memory: b.id(),
+                window: win.id()
+            }
+        );
         // Memory in use cannot be freed or given to a second window.
         assert_eq!(
             rma.free_mem(b),
@@ -672,6 +682,32 @@ fn a_failed_creation_fails_everywhere_and_leaves_nothing() {
         let mut got = [0];
         rma.local_read(win, 0, &mut got).unwrap();
         assert_eq!(got[0], (me + 2) % 3);
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
+fn a_mapping_the_platform_refuses_is_reported() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let other = 1 - rma.rank();
+        // The program holds entry 160 itself; rma may use only that one.
+        let page = crate::hal::DramPages {
+            count: 1,
+            ..rma.popshm()
+        };
+        crate::hal::SharedDram::map_shared(hal, 160, page, MemoryType::Ncm).unwrap();
+        rma.set_lut_entries(EntryRange::new(160, 160)).unwrap();
+        let win = rma.allocate::<u32>(1, WindowOptions::new()).unwrap();
+        rma.fence(win, Assert::NONE).unwrap();
+        let e = rma.put(win, other, 0, &[1]).unwrap_err();
+        assert_eq!(e, RmaError::Map(crate::hal::MapError::InUse { slot: 160 }));
+        assert_eq!(e.class(), ErrorClass::Intern);
+        assert_eq!(
+            e.to_string(),
+            "MPI_ERR_INTERN: the platform refused a mapping: LUT entry 160 already holds a mapping"
+        );
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
         rma.free(win).unwrap();
     });
 }
