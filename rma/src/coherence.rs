@@ -11,10 +11,15 @@
 //! | call | actions |
 //! |---|---|
 //! | post | release the local window, then set the match bits |
-//! | start | release (so nothing is lost), then invalidate remote lines |
+//! | start | flush (so nothing is lost), then invalidate remote lines |
 //! | complete | release remote writes, then decrement the counters |
-//! | wait | poll the counter, then invalidate the local window |
+//! | wait | poll the counter, then flush and invalidate the local window |
 //! | fence | release, barrier, invalidate |
+//!
+//! Every CL1INVMB is preceded by a flush of the write-combine buffer, and
+//! by an L1 write-back if an MPBT-WB mapping is in use
+//! ([`guard_invalidation`]): a line read again after the invalidation
+//! must not miss a store still buffered, nor lose a modified line.
 //!
 //! What "release" and "invalidate" take depends on the memory type
 //! ([`release_actions`], [`acquire_actions`]): MPBT-WT needs a

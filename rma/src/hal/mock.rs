@@ -7,8 +7,8 @@
 //! MPB access is an acquire load or a release store: the mock is coherent
 //! and orders every access, which is what a correct protocol needs from the
 //! hardware at most. The cache operations therefore do nothing; a missing
-//! CL1INVMB or flush can only show on the emulator once its chip model
-//! drives the non-coherent caches (until then it is coherent too).
+//! CL1INVMB or flush shows only on the emulator, whose chip model keeps
+//! the caches as non-coherent as the SCC's.
 //!
 //! A waiting thread spins briefly, then sleeps until a write lands in its
 //! own MPB half (where every rma protocol polls) or a short timeout passes
