@@ -431,6 +431,63 @@ mod pscw {
         });
     }
 
+    /// The same program with Open MPI `sm`'s matching (thesis 3.2): a post
+    /// adds 1 to a per-origin counter, and an access epoch takes as many
+    /// posts as its group has members, whoever sent them. Core 2's early
+    /// post then opens core 0's epoch with core 1, which is not exposed:
+    /// loom finds the interleaving, so the check above has teeth.
+    #[test]
+    #[should_panic(expected = "deadlock")]
+    fn a_per_origin_post_counter_fails_the_same_check() {
+        fn counted_post(hal: &LoomHal, mine: Record, origin: u32) {
+            let o = record(origin);
+            hal.lsm_write(mine.controller, mine.counter(), &[1]);
+            let (word, _) = o.match_word(0);
+            hal.tsr_acquire(hal.participant(origin));
+            let v = hal.lsm_read_u32(o.controller, word);
+            hal.lsm_write_u32(o.controller, word, v + 1);
+            hal.tsr_release(hal.participant(origin));
+        }
+        fn counted_epoch(hal: &LoomHal, target: u32, cell: &AtomicU32, value: u32) {
+            let (_, mine, me) = core(hal);
+            let (word, _) = mine.match_word(0);
+            hal.wait_for(|| (hal.lsm_read_u32(mine.controller, word) > 0).then_some(()));
+            hal.tsr_acquire(me);
+            let v = hal.lsm_read_u32(mine.controller, word);
+            hal.lsm_write_u32(mine.controller, word, v - 1);
+            hal.tsr_release(me);
+            cell.store(value, Ordering::Relaxed);
+            let t = record(target);
+            hal.tsr_acquire(hal.participant(target));
+            let mut count = [0];
+            hal.lsm_read(t.controller, t.counter(), &mut count);
+            hal.lsm_write(t.controller, t.counter(), &[count[0].wrapping_sub(1)]);
+            hal.tsr_release(hal.participant(target));
+        }
+        model(1, || {
+            let cells: Arc<[AtomicU32; 3]> = Arc::new(core::array::from_fn(|_| AtomicU32::new(0)));
+            let mut hals = LoomHal::blocking_cores(3).into_iter();
+            let origin = hals.next().unwrap();
+            let targets: Vec<_> = hals
+                .map(|hal| {
+                    let cells = cells.clone();
+                    loom::thread::spawn(move || {
+                        let (k, mine, _) = core(&hal);
+                        counted_post(&hal, mine, 0);
+                        pscw::wait(&hal, mine);
+                        let got = cells[k as usize].load(Ordering::Relaxed);
+                        assert_eq!(got, k * 10, "core {k} read stale window data");
+                    })
+                })
+                .collect();
+            counted_epoch(&origin, 1, &cells[1], 10);
+            counted_epoch(&origin, 2, &cells[2], 20);
+            for t in targets {
+                t.join().unwrap();
+            }
+        });
+    }
+
     #[test]
     fn two_origins_on_one_target() {
         // Algorithm 2's counter: the target's wait ends only after both
