@@ -263,6 +263,13 @@ pub fn directory_path(dir: &Path) -> PathBuf {
     dir.join("directory.mem")
 }
 
+/// When each 32-byte line of the chip memory was last written, in
+/// modelled core cycles (one 64-bit word per line, as the directory): a
+/// core that reads the line cannot have read it earlier (`crate::timing`).
+pub fn stamps_path(dir: &Path) -> PathBuf {
+    dir.join("stamps.mem")
+}
+
 /// Bytes of the directory for a chip memory of `size` bytes.
 pub fn directory_size(size: u64) -> u64 {
     size / chip::CACHE_LINE as u64 * 8
@@ -295,6 +302,7 @@ impl ChipMemory {
         }
         create_sparse(&directory_path(dir), directory_size(layout.size))?;
         create_sparse(&crate::timing::clocks_path(dir), crate::timing::FILE_SIZE)?;
+        create_sparse(&stamps_path(dir), directory_size(layout.size))?;
         let memory = Self { path, layout, file };
         memory.write_registers()?;
         Ok(memory)

@@ -71,7 +71,8 @@
 //! # Deliberate differences
 //!
 //! - Private memory is not modelled: it cannot be shared, and leaving it
-//!   out keeps private code fast. It does not compete for cache capacity.
+//!   out keeps private code fast. It does not compete for cache capacity,
+//!   and its accesses cost an L1 hit in modelled time.
 //! - Two core-physical aliases of one system line (a tile's MPB and the
 //!   own-MPB entry) share the core's one view of it: a store through one is
 //!   seen through the other even while both are cached.
@@ -153,6 +154,8 @@ struct Time {
     latencies: Latencies,
     clock: CoreClock,
     clocks: Clocks,
+    /// Per line of G, when it was last written (see [`crate::timing`]).
+    stamps: Mapping,
     /// Clock at which the next access syncs.
     next_sync: u64,
 }
@@ -175,6 +178,18 @@ impl Time {
         }
         self.clock
             .stall(class.unwrap_or(cost.class), cost.cycles.saturating_sub(l1));
+    }
+
+    /// A load read line `s` of G: it completes no earlier than the write
+    /// it may have read.
+    fn observe(&mut self, s: u64) {
+        let written = self.stamps.load(dir_word(s));
+        self.clock.idle_until(written);
+    }
+
+    /// A write reaches line `s` of G now.
+    fn stamp(&self, s: u64) {
+        self.stamps.store(dir_word(s), self.clock.now());
     }
 
     fn sync(&mut self) {
@@ -260,10 +275,13 @@ impl Engine {
                 }
                 let path = crate::timing::clocks_path(&dir);
                 let (_, clocks) = map(&path, crate::timing::FILE_SIZE)?;
+                let path = chipmem::stamps_path(&dir);
+                let (_, stamps) = map(&path, chipmem::directory_size(layout.size()))?;
                 Some(Time {
                     latencies: Latencies::new(chip, core),
                     clock: CoreClock::new(chip.timing.insn_cycles),
                     clocks: Clocks::new(clocks, core.index() as u32, cores, quantum),
+                    stamps,
                     next_sync: quantum / 2,
                 })
             }
@@ -333,6 +351,11 @@ impl Engine {
             ))),
             Backing::Registers { offset } => {
                 if let Some(time) = &mut self.time {
+                    let s = (offset + u64::from(t.offset)) & !(LINE - 1);
+                    match a.kind {
+                        Kind::Load => time.observe(s),
+                        Kind::Store => time.stamp(s),
+                    }
                     time.charge(t.target, None);
                 }
                 self.register_access(a, t.target, offset + u64::from(t.offset));
@@ -357,6 +380,14 @@ impl Engine {
 
     /// Adds the latency of `access` (to `target`) to the clock.
     fn time_access(&mut self, access: &Access, target: Target) {
+        let mut read = [None; 2];
+        if access.kind == Kind::Load {
+            for (slot, p) in read.iter_mut().zip(access.parts()) {
+                if p.outcome == Outcome::Memory {
+                    *slot = self.system_line(p.addr).ok();
+                }
+            }
+        }
         let mut lines = [None; 2];
         for (slot, e) in lines
             .iter_mut()
@@ -370,6 +401,9 @@ impl Engine {
         }
         let Some(time) = &mut self.time else { return };
         let t = *time.latencies.timing();
+        for s in read.into_iter().flatten() {
+            time.observe(s);
+        }
         for p in access.parts() {
             match p.outcome {
                 Outcome::L1 => time.clock.stall(Class::L1, 0),
@@ -422,12 +456,15 @@ impl Engine {
         }
     }
 
-    /// The core resumes from a halt: the others' time passed for it too, so
-    /// its clock moves up to the slowest running core's.
+    /// The core resumes from a halt: time passed for it too, so its clock
+    /// moves up to a quantum behind the slowest running core (no further:
+    /// what woke it may have happened earlier than the others are now; a
+    /// read of data written later moves it on, see [`crate::timing`]).
     pub fn resumed(&mut self) {
         if let Some(time) = &mut self.time {
             if let Some(slowest) = time.clocks.slowest_other() {
-                time.clock.idle_until(slowest);
+                time.clock
+                    .idle_until(slowest.saturating_sub(time.clocks.quantum()));
             }
             time.clocks.set_state(State::Running, time.clock.now());
         }
@@ -552,6 +589,10 @@ impl Engine {
     fn publish(&self, s: u64, data: &[u8; CACHE_LINE], mask: u32) {
         let word = dir_word(s);
         self.lock_line(word);
+        if let Some(time) = &self.time {
+            // Before the bytes: whoever sees them sees when they came.
+            time.stamp(s);
+        }
         self.g.write_masked(s, data, mask);
         let writer = (self.me() as u64 + 1) << WRITER_SHIFT;
         self.directory.update(word, !(HOLDERS | LOCKED), writer);

@@ -12,10 +12,13 @@
 //!   the guest as PCI devices in the order the chip definition gives;
 //! - [`options`]: the plugin's options, checked before the core starts;
 //! - [`model`]: the pure models of the chip's memory system (caches,
-//!   write-combine buffer, LUT, test-and-set registers, statistics) that
-//!   the plugin drives;
+//!   write-combine buffer, LUT, test-and-set registers, statistics) and of
+//!   its timing (mesh routes, memory controllers, latencies, a core's
+//!   clock) that the plugin drives;
 //! - [`engine`]: one core's models at work on the run's files: what the
 //!   plugin calls on every shared access and cache instruction;
+//! - [`timing`]: modelled time across cores: the run's clocks file, lax
+//!   synchronisation within a quantum, the controllers' shared queues;
 //! - [`shm`]: the mapped files, the one place with `unsafe` access to
 //!   memory other processes share;
 //! - [`report`]: what each core's plugin reports at exit, the file that

@@ -530,6 +530,9 @@ pub fn stats_table(reports: &[CoreReport]) -> impl fmt::Display + '_ {
 ///   write-combine buffer flushes, CL1INVMB, TSR operations;
 /// - per core: bytes moved to or from each tile's MPB and the DRAM behind
 ///   each memory controller (only the chip's tiles and controllers);
+/// - with modelled time: per core, cycles at exit, instructions, cycles
+///   waiting for other cores, quantum sleeps, and stall cycles and accesses
+///   per latency class;
 /// - per test-and-set register, summed over the cores: acquires, failed
 ///   attempts, releases, releases of a free register.
 ///
@@ -614,7 +617,7 @@ impl fmt::Display for StatsTables<'_> {
 
         if self.reports.iter().any(|r| r.stats.cycles > 0) {
             let mhz = u64::from(self.chip.timing.core_mhz);
-            let header = ["core", "cycles", "us", "instructions", "idle", "sleeps"]
+            let header = ["core", "cycles", "us", "instructions", "waiting", "sleeps"]
                 .map(String::from)
                 .into_iter()
                 .chain(Class::ALL.iter().map(|c| c.name().to_owned()));
@@ -637,7 +640,7 @@ impl fmt::Display for StatsTables<'_> {
             writeln!(
                 f,
                 "\nmodelled time per core at {mhz} MHz (the row `all` sums): cycles at exit, \
-                 instructions, cycles halted, quantum sleeps, and stall cycles beyond an L1 hit per latency class:"
+                 instructions, cycles waiting for other cores, quantum sleeps, and stall cycles beyond an L1 hit per latency class:"
             )?;
             write!(f, "{time}")?;
             writeln!(f, "\naccesses per core and latency class:")?;
@@ -1053,6 +1056,30 @@ mod tests {
             .take_while(|l| !l.is_empty())
             .map(|l| l.split_whitespace().collect())
             .collect()
+    }
+
+    #[test]
+    fn modelled_time_is_tabled_only_when_a_core_has_a_clock() {
+        let untimed = stats_table(&[CoreReport::new(0, false)]).to_string();
+        assert!(!untimed.contains("modelled time"), "{untimed}");
+        let mut a = CoreReport::new(0, false);
+        a.stats.cycles = 5330;
+        a.stats.insns = 5000;
+        a.stats.class_cycles[Class::L2 as usize] = 17;
+        a.stats.class_count[Class::L2 as usize] = 1;
+        let mut b = CoreReport::new(1, false);
+        b.stats.cycles = 1066;
+        let text = stats_table(&[a, b]).to_string();
+        let time = table(&text, "modelled time per core");
+        assert_eq!(
+            time[0][..6],
+            ["core", "cycles", "us", "instructions", "waiting", "sleeps"]
+        );
+        assert_eq!(time[1][..4], ["0", "5330", "10", "5000"]);
+        assert_eq!(time[2][..3], ["1", "1066", "2"]);
+        assert_eq!(time[3][..3], ["all", "6396", "12"]);
+        let counts = table(&text, "accesses per core and latency class");
+        assert_eq!(counts[1][..3], ["0", "0", "1"], "one L2 access");
     }
 
     #[test]

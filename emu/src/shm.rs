@@ -170,13 +170,17 @@ impl Mapping {
         unsafe { AtomicU64::from_ptr(self.word(offset)) }.store(value, Ordering::SeqCst);
     }
 
-    /// Atomically replaces the word at `offset` with `f` of it, as long as
-    /// `f` returns a value; returns the word `f` saw last.
-    pub fn fetch_update(&self, offset: u64, f: impl FnMut(u64) -> Option<u64>) -> u64 {
+    /// Atomically replaces the word at `offset` with `f` of it, retrying
+    /// while others change it, as long as `f` returns a value: `Ok` with
+    /// the word replaced, or `Err` with the word `f` refused.
+    pub fn try_update(
+        &self,
+        offset: u64,
+        f: &mut dyn FnMut(u64) -> Option<u64>,
+    ) -> Result<u64, u64> {
         // SAFETY: as in `fetch_or`.
         let word = unsafe { AtomicU64::from_ptr(self.word(offset)) };
         word.fetch_update(Ordering::SeqCst, Ordering::SeqCst, f)
-            .unwrap_or_else(|w| w)
     }
 
     fn word32(&self, offset: u64) -> &AtomicU32 {

@@ -7,11 +7,26 @@
 //! time. To keep cross-core waits meaningful, no running core may be more
 //! than a quantum Q ahead of the slowest running core: a core that gets
 //! there sleeps on a futex until the slowest catches up. Halted cores (the
-//! kernel halts between polls) and finished ones hold nobody back; a core
-//! that wakes from a halt moves its clock up to the slowest running core's,
-//! since the time it waited passed for the others too. Blocking, not
-//! spinning: 48 instances share a few host cores, and a spinning core would
-//! take host time from the one it waits for.
+//! kernel halts between polls) and finished ones hold nobody back. Blocking,
+//! not spinning: 48 instances share a few host cores, and a spinning core
+//! would take host time from the one it waits for.
+//!
+//! Two rules carry time from core to core:
+//!
+//! - **Data carries its time.** Every write that reaches memory (a store
+//!   written through, a WCB flush, a write-back, a register write) stamps
+//!   its line with the writer's clock (`stamps.mem`, one word per line of
+//!   the chip memory, written under the line's lock before the bytes). A
+//!   read that reaches memory moves the reader's clock up to the line's
+//!   stamp: a core that polls a flag sees it no earlier, in modelled time,
+//!   than it was written, however host scheduling ordered the two.
+//! - **Halting passes time.** A core that wakes from a halt moves its clock
+//!   up to a quantum behind the slowest running core: the others' time
+//!   passed for it too, and it must not hold them all back; it goes no
+//!   further, since what it waits for may have happened earlier, and the
+//!   stamp of what it then reads moves it on.
+//!
+//! Both count as the core's idle cycles in the statistics.
 //!
 //! # The clocks file
 //!
@@ -22,9 +37,9 @@
 //! |---|---|
 //! | 0 | sequence number (32 bits): bumped when a clock that others wait for moves; sleepers wait on it |
 //! | 4 | number of sleepers (32 bits) |
-//! | 64 + 8·m | memory controller m busy until (core cycles) |
 //! | 256 + 16·c | core c's clock (core cycles) |
 //! | 264 + 16·c | core c's state: 0 running, 1 halted, 2 finished |
+//! | 4096 + 8·(m·`SLOTS` + i) | word i of memory controller m's calendar ([`crate::model::memctl`]) |
 //!
 //! Every core starts running at time 0, as on silicon after reset: a core
 //! whose QEMU starts late holds the others back until it catches up.
@@ -33,10 +48,14 @@
 //!
 //! Within a quantum, the order in which cores act depends on host
 //! scheduling: which of two cores reaches a shared line or a controller
-//! first, and so how long a poll loop runs or how long a request queues.
-//! A program whose cores do not interact (or interact only through
-//! barriers) measures the same modelled time on every run; one that races
-//! may differ by up to about a quantum per interaction.
+//! first, how many polls a waiting core makes before the data arrives
+//! (each poll costs its instructions and accesses, and a halt between
+//! polls lasts host time, after which the core's clock moves as above),
+//! and how long a request queues at a controller behind requests of cores
+//! up to a quantum ahead. A core that works alone measures the same
+//! modelled time on every run (the `timing` program reads the table back
+//! exactly); programs whose cores wait for each other vary by the polls
+//! and halts around each wait, bounded by about a quantum per wait.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -47,25 +66,27 @@ use crate::shm::Mapping;
 
 const SEQUENCE: u64 = 0;
 const SLEEPERS: u64 = 4;
-const CONTROLLERS: u64 = 64;
 const CORES: u64 = 256;
 const PER_CORE: u64 = 16;
+const CALENDARS: u64 = 4096;
 
 /// Most cores the clocks file holds.
 pub const MAX_CORES: u32 = 64;
 
 /// Bytes of the clocks file.
-pub const FILE_SIZE: u64 = 4096;
-const _: () = assert!(CORES + PER_CORE * MAX_CORES as u64 <= FILE_SIZE);
-const _: () = assert!(CONTROLLERS + 8 * MAX_CONTROLLERS as u64 <= CORES);
+pub const FILE_SIZE: u64 = CALENDARS + MAX_CONTROLLERS as u64 * memctl::SLOTS * 8;
+const _: () = assert!(CORES + PER_CORE * MAX_CORES as u64 <= CALENDARS);
 
 /// The clocks file of the run in `dir`.
 pub fn clocks_path(dir: &Path) -> PathBuf {
     dir.join("clocks.mem")
 }
 
-/// The default quantum, in core cycles (about 19 µs at 533 MHz).
-pub const DEFAULT_QUANTUM: u64 = 10_000;
+/// The default quantum, in core cycles (about 188 µs at 533 MHz): on the
+/// 48-core MPB ring it models the same cycles as quanta a hundred times
+/// smaller (within about 1 %) at a fraction of their host time (`cargo
+/// xtask bench quantum`, README).
+pub const DEFAULT_QUANTUM: u64 = 100_000;
 
 /// How long a sleeper waits before it looks again on its own: a safety net
 /// only, every clock move that may release it wakes it.
@@ -177,13 +198,26 @@ impl Clocks {
 
     /// Books one request on memory controller `mc`, arriving at `arrival`
     /// and served in `service` cycles: returns the cycles it waits for the
-    /// controller ([`memctl::book`], applied atomically).
+    /// controller (in its calendar, [`memctl::book_in`]).
     pub fn book_controller(&self, mc: usize, arrival: u64, service: u64) -> u64 {
-        let at = CONTROLLERS + 8 * mc as u64;
-        let before = self
-            .map
-            .fetch_update(at, |busy| Some(memctl::book(busy, arrival, service).1));
-        memctl::book(before, arrival, service).0 - arrival
+        assert!(mc < MAX_CONTROLLERS, "controller {mc}");
+        let calendar = SharedCalendar {
+            map: &self.map,
+            base: CALENDARS + mc as u64 * memctl::SLOTS * 8,
+        };
+        memctl::book_in(&calendar, arrival, service)
+    }
+}
+
+/// One controller's calendar in the clocks file.
+struct SharedCalendar<'a> {
+    map: &'a Mapping,
+    base: u64,
+}
+
+impl memctl::Calendar for SharedCalendar<'_> {
+    fn update(&self, i: u64, f: &mut dyn FnMut(u64) -> Option<u64>) -> Result<u64, u64> {
+        self.map.try_update(self.base + 8 * i, f)
     }
 }
 

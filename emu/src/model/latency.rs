@@ -85,10 +85,10 @@ impl Class {
             Class::L1 => "L1",
             Class::L2 => "L2",
             Class::Wcb => "WCB",
-            Class::MpbLocal => "MPB local",
-            Class::MpbRemote => "MPB remote",
+            Class::MpbLocal => "MPB-local",
+            Class::MpbRemote => "MPB-remote",
             Class::Dram => "DRAM",
-            Class::MemctlWait => "MC wait",
+            Class::MemctlWait => "MC-wait",
             Class::Register => "CRB/TSR",
             Class::Fpga => "FPGA",
             Class::WriteBack => "write-back",
@@ -231,12 +231,13 @@ impl CoreClock {
         self.class_count[class as usize] += 1;
     }
 
-    /// The core was halted until `time`: its clock moves there (never back).
+    /// The core waited (halted, or for data written at `time`) until
+    /// `time`: its clock moves there, never back.
     pub fn idle_until(&mut self, time: u64) {
         self.idle += time.saturating_sub(self.now());
     }
 
-    /// Cycles spent halted.
+    /// Cycles spent waiting for other cores.
     pub fn idle_cycles(&self) -> u64 {
         self.idle
     }

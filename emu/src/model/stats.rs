@@ -60,7 +60,8 @@ pub struct CoreStats {
     pub cycles: u64,
     /// Instructions executed (counted with timing on).
     pub insns: u64,
-    /// Modelled cycles spent halted (the clock moved up to the others').
+    /// Modelled cycles spent waiting for other cores: halted, or reading
+    /// data written later in modelled time (`crate::timing`).
     pub idle_cycles: u64,
     /// Stall cycles beyond an L1 hit, per latency class
     /// ([`super::latency::Class`]).
