@@ -5,12 +5,21 @@
 //! the emulator costs on this machine, as ratios where possible, not what a
 //! program would take on the chip.
 //!
-//! The one set today, `overhead`, runs each program plain (no plugin,
-//! coherent shared memory), with the chip model, and with the chip model
-//! and its coherence checker, and compares the median host time of each
-//! with the plain one. The programs check their own results, so a run that
-//! goes fast because it goes wrong does not count: it is listed under the
-//! table as failed, and the command fails once the table is written.
+//! Two sets:
+//!
+//! - `overhead` runs each program plain (no plugin, coherent shared
+//!   memory), with the chip model and no timing, with the chip model and
+//!   modelled time (the default quantum), and with the chip model and its
+//!   coherence checker, and compares the median host time of each with the
+//!   plain one: the ratio of `model+timing` to `model` is what timing costs;
+//! - `quantum` runs the MPB ring on 48 cores with modelled time for
+//!   several quanta: host time (speed) against the modelled cycles of the
+//!   slowest core, their spread over the runs (reproducibility) and their
+//!   difference from the smallest quantum's (accuracy).
+//!
+//! The programs check their own results, so a run that goes fast because
+//! it goes wrong does not count: it is listed under the table as failed,
+//! and the command fails once the table is written.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -36,28 +45,69 @@ const RUNS: usize = 3;
 const OVERHEAD_CASES: [(&str, u32); 3] =
     [("bench-private", 1), ("bench-mpb", 2), ("bench-mpb", 48)];
 
-/// Each case runs in these modes; the first is the baseline of the ratios.
-const MODES: [Mode; 3] = [
-    Mode::Plain,
-    Mode::Modeled { check: false },
-    Mode::Modeled { check: true },
+/// Each case of `overhead` runs in these modes and quanta (`None`: no
+/// timing); the first is the baseline of the ratios.
+const MODES: [(Mode, Option<u64>); 4] = [
+    (Mode::Plain, None),
+    (Mode::Modeled { check: false }, None),
+    (
+        Mode::Modeled { check: false },
+        Some(emu::timing::DEFAULT_QUANTUM),
+    ),
+    (Mode::Modeled { check: true }, None),
 ];
+
+/// The case and the quanta of the `quantum` set.
+const QUANTUM_CASE: (&str, u32) = ("bench-mpb", 48);
+const QUANTA: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
 
 /// A set of benchmarks, named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Suite {
     /// The chip model's host-time overhead against plain QEMU.
     Overhead,
+    /// Speed, reproducibility and accuracy of modelled time per quantum.
+    Quantum,
 }
 
 impl Suite {
     /// Every set, in the order they are listed.
-    pub const ALL: [Suite; 1] = [Suite::Overhead];
+    pub const ALL: [Suite; 2] = [Suite::Overhead, Suite::Quantum];
 
     /// The name on the command line, and of the Markdown file.
     pub fn name(self) -> &'static str {
         match self {
             Self::Overhead => "overhead",
+            Self::Quantum => "quantum",
+        }
+    }
+
+    /// Its rows, before any run.
+    fn rows(self) -> Vec<Measurement> {
+        let row = |program, cores, mode, quantum| Measurement {
+            program,
+            cores,
+            mode,
+            quantum,
+            seconds: Vec::new(),
+            cycles: Vec::new(),
+        };
+        match self {
+            Self::Overhead => OVERHEAD_CASES
+                .iter()
+                .flat_map(|&(program, cores)| {
+                    MODES.map(|(mode, quantum)| row(program, cores, mode, quantum))
+                })
+                .collect(),
+            Self::Quantum => {
+                let (program, cores) = QUANTUM_CASE;
+                let model = Mode::Modeled { check: false };
+                [(Mode::Plain, None), (model, None)]
+                    .into_iter()
+                    .chain(QUANTA.map(|q| (model, Some(q))))
+                    .map(|(mode, quantum)| row(program, cores, mode, quantum))
+                    .collect()
+            }
         }
     }
 }
@@ -88,29 +138,59 @@ pub struct Measurement {
     pub cores: u32,
     /// With or without the chip model.
     pub mode: Mode,
+    /// Modelled time within this quantum, or none.
+    pub quantum: Option<u64>,
     /// Host seconds of each successful run, boot to the last core's exit.
     pub seconds: Vec<f64>,
+    /// With timing: modelled cycles of the slowest core at its exit, per
+    /// successful run.
+    pub cycles: Vec<u64>,
 }
 
-impl Measurement {
-    /// The median of the runs (of the middle two for an even count).
-    pub fn median(&self) -> f64 {
-        let mut s = self.seconds.clone();
-        s.sort_by(f64::total_cmp);
-        match s.len() {
-            0 => f64::NAN,
-            n if n % 2 == 1 => s[n / 2],
-            n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
-        }
+/// The median of `values` (of the middle two for an even count).
+fn median(values: &[f64]) -> f64 {
+    let mut s = values.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
     }
 }
 
-/// The name of a mode in the table.
-pub fn mode_name(mode: Mode) -> &'static str {
-    match mode {
+impl Measurement {
+    /// The median of the runs' host seconds.
+    pub fn median(&self) -> f64 {
+        median(&self.seconds)
+    }
+
+    /// The median of the runs' modelled cycles, if any.
+    pub fn median_cycles(&self) -> Option<f64> {
+        let c: Vec<f64> = self.cycles.iter().map(|&c| c as f64).collect();
+        Some(median(&c)).filter(|m| m.is_finite())
+    }
+
+    /// (largest - smallest) / median of the modelled cycles, in percent.
+    pub fn spread(&self) -> Option<f64> {
+        let (min, max) = (self.cycles.iter().min()?, self.cycles.iter().max()?);
+        Some((max - min) as f64 / self.median_cycles()? * 100.0)
+    }
+
+    fn name(&self) -> String {
+        mode_name(self.mode, self.quantum)
+    }
+}
+
+/// The name of a mode and quantum in the table.
+pub fn mode_name(mode: Mode, quantum: Option<u64>) -> String {
+    let base = match mode {
         Mode::Plain => "plain",
         Mode::Modeled { check: false } => "model",
         Mode::Modeled { check: true } => "model+checker",
+    };
+    match (mode, quantum) {
+        (Mode::Plain, _) | (_, None) => base.to_owned(),
+        (_, Some(q)) => format!("{base}+timing Q={q}"),
     }
 }
 
@@ -135,6 +215,19 @@ impl Overhead {
             .find(|r| r.program == row.program && r.cores == row.cores && r.mode == Mode::Plain)?;
         Some(row.median() / plain.median()).filter(|r| r.is_finite())
     }
+
+    /// How far `row`'s modelled cycles lie from those of the timed row of
+    /// the same case with the smallest quantum, in percent.
+    pub fn deviation(&self, row: &Measurement) -> Option<f64> {
+        let reference = self
+            .rows
+            .iter()
+            .filter(|r| r.program == row.program && r.cores == row.cores && r.quantum.is_some())
+            .filter(|r| r.median_cycles().is_some())
+            .min_by_key(|r| r.quantum)?;
+        let (c, r) = (row.median_cycles()?, reference.median_cycles()?);
+        Some((c - r) / r * 100.0)
+    }
 }
 
 impl fmt::Display for Overhead {
@@ -144,26 +237,37 @@ impl fmt::Display for Overhead {
         writeln!(
             f,
             "Host seconds from boot to the last core's exit, median of {} run(s); \
-             ratio to the plain run (no plugin) of the same program on the same cores.\n",
+             ratio to the plain run (no plugin) of the same program on the same cores. \
+             With timing: the slowest core's modelled cycles at exit (median), their spread \
+             over the runs, and their difference from the smallest quantum's.\n",
             self.runs
         )?;
-        writeln!(f, "| program | cores | mode | host s | ratio to plain |")?;
-        writeln!(f, "|---|---:|---|---:|---:|")?;
+        writeln!(
+            f,
+            "| program | cores | mode | host s | ratio to plain | modelled Mcycles | spread | vs smallest Q |"
+        )?;
+        writeln!(f, "|---|---:|---|---:|---:|---:|---:|---:|")?;
+        let dash = || "-".to_owned();
         for row in &self.rows {
-            let ratio = self
-                .ratio(row)
-                .map_or_else(|| "-".to_owned(), |r| format!("{r:.2}"));
+            let ratio = self.ratio(row).map_or_else(dash, |r| format!("{r:.2}"));
             let seconds = if row.seconds.is_empty() {
-                "-".to_owned()
+                dash()
             } else {
                 format!("{:.2}", row.median())
             };
+            let cycles = row
+                .median_cycles()
+                .map_or_else(dash, |c| format!("{:.3}", c / 1e6));
+            let spread = row.spread().map_or_else(dash, |s| format!("{s:.2} %"));
+            let deviation = self
+                .deviation(row)
+                .map_or_else(dash, |d| format!("{d:+.2} %"));
             writeln!(
                 f,
-                "| {} | {} | {} | {seconds} | {ratio} |",
+                "| {} | {} | {} | {seconds} | {ratio} | {cycles} | {spread} | {deviation} |",
                 row.program,
                 row.cores,
-                mode_name(row.mode),
+                row.name(),
             )?;
         }
         if !self.failures.is_empty() {
@@ -177,7 +281,12 @@ impl fmt::Display for Overhead {
 }
 
 /// The run configuration of one measurement run.
-fn config(program: &str, cores: u32, mode: Mode, interrupt: Option<Arc<AtomicBool>>) -> RunConfig {
+fn config(
+    program: &str,
+    cores: u32,
+    (mode, quantum): (Mode, Option<u64>),
+    interrupt: Option<Arc<AtomicBool>>,
+) -> RunConfig {
     let (plain, check_coherence) = match mode {
         Mode::Plain => (true, false),
         Mode::Modeled { check } => (false, check),
@@ -192,7 +301,7 @@ fn config(program: &str, cores: u32, mode: Mode, interrupt: Option<Arc<AtomicBoo
         // Statistics ask for the chip model whatever a run does by default.
         stats: !plain,
         plain,
-        ..RunConfig::default()
+        quantum,
     }
 }
 
@@ -206,39 +315,33 @@ pub fn run(
     quick: bool,
     interrupt: Option<Arc<AtomicBool>>,
 ) -> Result<(Overhead, PathBuf)> {
-    let Suite::Overhead = suite;
     let artifacts = build::build(false)?;
     let qemu = qemu::ensure()?;
     let runs = if quick { 1 } else { RUNS };
-    let mut rows: Vec<Measurement> = OVERHEAD_CASES
-        .iter()
-        .flat_map(|&(program, cores)| {
-            MODES.map(|mode| Measurement {
-                program,
-                cores,
-                mode,
-                seconds: Vec::new(),
-            })
-        })
-        .collect();
+    let mut rows = suite.rows();
     let mut failures = Vec::new();
     // Round by round rather than row by row, so that a slow phase of the
     // host spreads over all rows instead of skewing one.
     for round in 1..=runs {
         for row in &mut rows {
-            let config = config(row.program, row.cores, row.mode, interrupt.clone());
+            let config = config(
+                row.program,
+                row.cores,
+                (row.mode, row.quantum),
+                interrupt.clone(),
+            );
             let report = boot(&config, &artifacts, &qemu)?;
             let what = format!(
                 "{} on {} core(s), {}, run {round}/{runs}",
                 row.program,
                 row.cores,
-                mode_name(row.mode)
+                row.name()
             );
             if report.outcome == Outcome::Interrupted {
                 bail!("{what}: {report}");
             }
             if report.mode != row.mode {
-                bail!("{what} ran {} instead", mode_name(report.mode));
+                bail!("{what} ran {} instead", mode_name(report.mode, None));
             }
             if !report.success() {
                 eprintln!("{what} failed:\n{report}");
@@ -261,8 +364,17 @@ pub fn run(
                 }
                 _ => String::new(),
             };
-            eprintln!("{what}: {seconds:.2} s{stale}");
+            let cycles = report
+                .reports
+                .iter()
+                .flatten()
+                .map(|r| r.stats.cycles)
+                .max()
+                .filter(|_| row.quantum.is_some());
+            let modelled = cycles.map_or(String::new(), |c| format!(", {c} modelled cycles"));
+            eprintln!("{what}: {seconds:.2} s{stale}{modelled}");
             row.seconds.push(seconds);
+            row.cycles.extend(cycles);
         }
     }
     let table = Overhead {
@@ -287,7 +399,9 @@ mod tests {
             program,
             cores,
             mode,
+            quantum: None,
             seconds: seconds.to_vec(),
+            cycles: Vec::new(),
         }
     }
 
@@ -326,17 +440,29 @@ mod tests {
         assert!(lines[2].contains("median of 3 run(s)"), "{text}");
         assert_eq!(
             lines[4],
-            "| program | cores | mode | host s | ratio to plain |"
+            "| program | cores | mode | host s | ratio to plain | modelled Mcycles | spread | vs smallest Q |"
         );
-        assert_eq!(lines[6], "| bench-mpb | 2 | plain | 2.00 | 1.00 |");
-        assert_eq!(lines[7], "| bench-mpb | 2 | model | 6.00 | 3.00 |");
+        assert_eq!(
+            lines[6],
+            "| bench-mpb | 2 | plain | 2.00 | 1.00 | - | - | - |"
+        );
+        assert_eq!(
+            lines[7],
+            "| bench-mpb | 2 | model | 6.00 | 3.00 | - | - | - |"
+        );
         assert_eq!(
             lines[9],
-            "| bench-mpb | 48 | model+checker | 25.00 | 2.50 |"
+            "| bench-mpb | 48 | model+checker | 25.00 | 2.50 | - | - | - |"
         );
         // No successful plain run of that case: no time, no ratio.
-        assert_eq!(lines[10], "| bench-private | 1 | model | 1.00 | - |");
-        assert_eq!(lines[11], "| bench-private | 1 | plain | - | - |");
+        assert_eq!(
+            lines[10],
+            "| bench-private | 1 | model | 1.00 | - | - | - | - |"
+        );
+        assert_eq!(
+            lines[11],
+            "| bench-private | 1 | plain | - | - | - | - | - |"
+        );
         assert_eq!(
             lines[12..],
             [
@@ -349,21 +475,53 @@ mod tests {
     }
 
     #[test]
+    fn timed_rows_show_their_cycles_spread_and_deviation() {
+        let model = Mode::Modeled { check: false };
+        let timed = |q, cycles: &[u64]| Measurement {
+            quantum: Some(q),
+            cycles: cycles.to_vec(),
+            ..row("bench-mpb", 48, model, &[4.0])
+        };
+        let table = Overhead {
+            runs: 2,
+            rows: vec![
+                row("bench-mpb", 48, Mode::Plain, &[2.0]),
+                timed(1000, &[1_000_000, 1_000_000]),
+                timed(100_000, &[1_010_000, 1_030_000]),
+            ],
+            failures: vec![],
+        };
+        let text = table.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[7],
+            "| bench-mpb | 48 | model+timing Q=1000 | 4.00 | 2.00 | 1.000 | 0.00 % | +0.00 % |"
+        );
+        assert_eq!(
+            lines[8],
+            "| bench-mpb | 48 | model+timing Q=100000 | 4.00 | 2.00 | 1.020 | 1.96 % | +2.00 % |"
+        );
+    }
+
+    #[test]
     fn sets_are_found_by_name() {
         assert_eq!("overhead".parse::<Suite>().unwrap(), Suite::Overhead);
+        assert_eq!("quantum".parse::<Suite>().unwrap(), Suite::Quantum);
         let message = "speed".parse::<Suite>().unwrap_err().to_string();
         assert_eq!(
             message,
-            "unknown benchmark set `speed`; the sets are: overhead"
+            "unknown benchmark set `speed`; the sets are: overhead, quantum"
         );
     }
 
     #[test]
     fn runs_ask_for_their_mode() {
-        for mode in MODES {
-            let c = config("bench-mpb", 2, mode, None);
-            assert!(c.check().is_ok(), "{mode:?}");
-            assert_eq!(c.mode(), mode);
+        for suite in Suite::ALL {
+            for row in suite.rows() {
+                let c = config(row.program, row.cores, (row.mode, row.quantum), None);
+                assert!(c.check().is_ok(), "{row:?}");
+                assert_eq!((c.mode(), c.quantum), (row.mode, row.quantum));
+            }
         }
     }
 
