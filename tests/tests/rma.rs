@@ -1,17 +1,64 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The one-sided layer's platform and programs on 2, 8 and 48 cores, with
-//! the chip model and its coherence checker: a correct program must read
-//! nothing stale, and every value a program reads is checked on the
-//! target.
+//! rma's one-sided layer on 2, 8 and 48 cores, with the chip model and its
+//! coherence checker: a correct program must read nothing stale, and every
+//! value a program reads is checked on the target, which prints each
+//! failed check and makes the run fail.
 //!
-//! `shared-dram` exercises the kernel's HAL for windows: POPSHM mapped
-//! through free LUT entries with a memory type, page by page as accesses
-//! reach it, each refusal with its error and message, and the LSM.
+//! - `shared-dram`: the kernel's HAL for windows (POPSHM mapped through
+//!   free LUT entries with a memory type, page by page as accesses reach
+//!   it, each refusal with its error and message; the LSM).
+//! - `rma-fence`: neighbour puts and gets in consecutive fence epochs on
+//!   one window per memory type, 1000 small puts in one epoch, empty
+//!   epochs (MPICH's `putfence1`, `getfence1`, `epochtest`).
+//! - `rma-pscw`: post/start/complete/wait with overlapping groups, an
+//!   epoch without operations, empty groups (`test2`, `wintest`); and
+//!   `rma-pscw-stale`, the same program with its coherence actions off,
+//!   which must read stale data.
+//! - `rma-transpose`: strided puts and gets (`transpose1`, `transpose3`).
+//! - `rma-errors`: every misuse, with its MPI error class and message.
+//! - `stencil`: the cellular automaton example, verified against a serial
+//!   run.
 
-use system_tests::{RunReport, boot_ok, lines_starting, transcript};
+use std::time::Duration;
+
+use system_tests::{CoreExit, Outcome, RunConfig, RunReport, lines_starting, transcript};
+
+/// Boots `program` on `cores` cores with the chip model (its timing
+/// included) and the coherence checker. With modelled time, 48 cores
+/// synchronising often take minutes of host time, hence the long timeout.
+fn boot(cores: u32, program: &str) -> RunReport {
+    let config = RunConfig {
+        check_coherence: true,
+        timeout: Duration::from_secs(if cores > 8 { 600 } else { 120 }),
+        ..RunConfig::new(cores, program)
+    };
+    xtask::run(&config).unwrap_or_else(|e| panic!("cannot run {program} on {cores} cores: {e:#}"))
+}
+
+/// As [`boot`], and expects every core to succeed without a single stale
+/// read (as `system_tests::boot_ok`).
+fn boot_ok(cores: u32, program: &str) -> RunReport {
+    let report = boot(cores, program);
+    assert!(report.success(), "{}", transcript(&report));
+    assert_eq!(report.cores.len(), cores as usize);
+    assert_eq!(
+        report.missing_reports(),
+        Vec::<u32>::new(),
+        "{}",
+        transcript(&report)
+    );
+    assert_eq!(
+        report.stale_reads(),
+        0,
+        "{}\n{}",
+        report.coherence_summary(),
+        transcript(&report)
+    );
+    report
+}
 
 /// Checks that no core printed a failed check, and that core 0 printed
-/// `summary` exactly once.
+/// `summary` once (the only line starting with its first word and a colon).
 fn assert_summary(report: &RunReport, summary: &str) {
     for core in 0..report.cores.len() as u32 {
         assert!(
@@ -27,6 +74,20 @@ fn assert_summary(report: &RunReport, summary: &str) {
         "{}",
         transcript(report)
     );
+}
+
+/// Boots `program` on `cores` cores, expects success without a stale
+/// read, and core 0's summary of `checks_per_core` checks on every core.
+fn checked_run(cores: u32, program: &str, checks_per_core: u32, what: &str) -> RunReport {
+    let report = boot_ok(cores, program);
+    assert_summary(
+        &report,
+        &format!(
+            "{program}: {cores} cores, {} checks, 0 failed: {what}",
+            cores * checks_per_core
+        ),
+    );
+    report
 }
 
 fn shared_dram_on(cores: u32) {
@@ -52,4 +113,248 @@ fn shared_dram_on_8_cores() {
 #[test]
 fn shared_dram_on_48_cores() {
     shared_dram_on(48);
+}
+
+/// Per memory type: 3 put epochs and 3 get epochs with 2 checks each, and
+/// the statistics; 1000 small puts, their count, the bytes; empty epochs
+/// and their statistics.
+const FENCE_CHECKS: u32 = 4 * (6 + 6 + 1) + 3 + 2;
+
+fn fence_on(cores: u32) {
+    checked_run(
+        cores,
+        "rma-fence",
+        FENCE_CHECKS,
+        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs",
+    );
+}
+
+#[test]
+fn fence_on_2_cores() {
+    fence_on(2);
+}
+
+#[test]
+fn fence_on_8_cores() {
+    fence_on(8);
+}
+
+#[test]
+fn fence_on_48_cores() {
+    fence_on(48);
+}
+
+/// Six epochs, one without operations: each checks every origin's slot
+/// before post and after wait, and each get; then the empty-group test
+/// and the statistics. On 2 cores each core has one origin and one target.
+fn pscw_checks(cores: u32) -> u32 {
+    let peers = if cores == 2 { 1 } else { 2 };
+    6 * 3 * peers - peers + 2
+}
+
+fn pscw_on(cores: u32) {
+    checked_run(
+        cores,
+        "rma-pscw",
+        pscw_checks(cores),
+        "PSCW epochs with overlapping groups (origins +1 and +2, targets -1 and -2), puts and gets checked, an epoch without operations, empty groups",
+    );
+}
+
+#[test]
+fn pscw_on_2_cores() {
+    pscw_on(2);
+}
+
+#[test]
+fn pscw_on_8_cores() {
+    pscw_on(8);
+}
+
+#[test]
+fn pscw_on_48_cores() {
+    pscw_on(48);
+}
+
+/// The PSCW program without coherence actions: targets keep the lines of
+/// their window they read before post in L1, so after wait they read them
+/// again instead of what the origins put. The run fails on the program's
+/// own data checks, and the checker names the origins whose writes the
+/// readers missed.
+fn pscw_stale_on(cores: u32) {
+    let report = boot(cores, "rma-pscw-stale");
+    let all = transcript(&report);
+    assert!(
+        matches!(
+            report.outcome,
+            Outcome::CoreFailed {
+                exit: CoreExit::GuestFailure,
+                ..
+            }
+        ),
+        "{all}"
+    );
+    let failed = (0..cores)
+        .flat_map(|c| lines_starting(&report, c, "FAILED: program failed: "))
+        .count();
+    assert!(failed >= 1, "{all}");
+    let after_wait = (0..cores)
+        .flat_map(|c| {
+            lines_starting(
+                &report,
+                c,
+                "check failed: epoch 0, after wait: slot of core ",
+            )
+        })
+        .count();
+    assert!(after_wait >= 1, "{all}");
+    assert!(
+        report.stale_reads() > 0,
+        "{}\n{all}",
+        report.coherence_summary()
+    );
+    // Every stale read is of a line a ring neighbour (an origin or a
+    // target, at most 2 away) wrote.
+    let mut listed = 0;
+    for model in report.reports.iter().flatten() {
+        for s in &model.stale {
+            listed += 1;
+            let writer = s.writer.unwrap_or_else(|| {
+                panic!(
+                    "a stale read without its writer\n{}",
+                    report.coherence_summary()
+                )
+            });
+            let distance = (s.reader + cores - writer) % cores;
+            let distance = distance.min(cores - distance);
+            assert!(
+                (1..=2).contains(&distance),
+                "core {} read a line core {writer} wrote\n{}",
+                s.reader,
+                report.coherence_summary()
+            );
+        }
+    }
+    assert!(listed > 0, "{}", report.coherence_summary());
+}
+
+#[test]
+fn pscw_without_coherence_reads_stale_data_on_2_cores() {
+    pscw_stale_on(2);
+}
+
+#[test]
+fn pscw_without_coherence_reads_stale_data_on_8_cores() {
+    pscw_stale_on(8);
+}
+
+fn transpose_on(cores: u32) {
+    checked_run(
+        cores,
+        "rma-transpose",
+        3,
+        &format!(
+            "a {n}x{n} matrix transposed with strided puts and back with strided gets",
+            n = 4 * cores
+        ),
+    );
+}
+
+#[test]
+fn transpose_on_2_cores() {
+    transpose_on(2);
+}
+
+#[test]
+fn transpose_on_8_cores() {
+    transpose_on(8);
+}
+
+#[test]
+fn transpose_on_48_cores() {
+    transpose_on(48);
+}
+
+/// Refusals checked on every core: 13 outside epochs, 14 in PSCW epochs
+/// and the data after them, 6 in a fence epoch and the data, 11 about
+/// memory, then the working epoch.
+const ERROR_CHECKS: u32 = 13 + 14 + 6 + 11 + 1;
+
+fn errors_on(cores: u32) {
+    checked_run(
+        cores,
+        "rma-errors",
+        ERROR_CHECKS,
+        "every misuse refused with its class and message, then a working epoch",
+    );
+}
+
+#[test]
+fn errors_on_2_cores() {
+    errors_on(2);
+}
+
+#[test]
+fn errors_on_8_cores() {
+    errors_on(8);
+}
+
+#[test]
+fn errors_on_48_cores() {
+    errors_on(48);
+}
+
+fn stencil_on(cores: u32) {
+    let report = boot_ok(cores, "stencil");
+    let rows = 192u32.div_ceil(cores) * cores;
+    let summary = lines_starting(&report, 0, "stencil: ");
+    let expected = format!(
+        "stencil: {rows}x256 torus, 50 generations on {cores} cores, halo rows by put under post/start/complete/wait: verified against a serial run on core 0 ("
+    );
+    assert!(
+        summary.len() == 1 && summary[0].starts_with(&expected),
+        "{}",
+        transcript(&report)
+    );
+    // Each window serves every other generation: 25 epochs per core, two
+    // puts of a 256-byte row in each.
+    let epochs = 25 * cores;
+    for window in 0..2 {
+        let totals = lines_starting(
+            &report,
+            0,
+            &format!("stencil window {window} (all cores): "),
+        );
+        let expected = format!(
+            "stencil window {window} (all cores): {} puts ({} bytes), 0 gets (0 bytes), 0 fences, {epochs} posts, {epochs} starts, {epochs} completes, {epochs} waits, ",
+            2 * epochs,
+            2 * epochs * 256
+        );
+        assert!(
+            totals.len() == 1 && totals[0].starts_with(&expected),
+            "{}",
+            transcript(&report)
+        );
+        assert_eq!(
+            lines_starting(&report, 0, &format!("stencil window {window} (core 0): ")).len(),
+            1,
+            "{}",
+            transcript(&report)
+        );
+    }
+}
+
+#[test]
+fn stencil_on_2_cores() {
+    stencil_on(2);
+}
+
+#[test]
+fn stencil_on_8_cores() {
+    stencil_on(8);
+}
+
+#[test]
+fn stencil_on_48_cores() {
+    stencil_on(48);
 }

@@ -76,6 +76,30 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         about: "each core maps its own and its neighbour's POPSHM through free LUT entries (MPBT-WT, then NCM) and the LSM: every refusal, pattern and reply checked",
     },
     ProgramInfo {
+        name: "rma-fence",
+        about: "rma windows under fence: neighbour puts and gets in consecutive epochs for each memory type, 1000 small puts in one epoch, empty epochs; every value checked",
+    },
+    ProgramInfo {
+        name: "rma-pscw",
+        about: "rma post/start/complete/wait with overlapping groups (origins +1 and +2, targets -1 and -2), an epoch without operations, empty groups; every value checked",
+    },
+    ProgramInfo {
+        name: "rma-pscw-stale",
+        about: "rma-pscw with the coherence actions disabled: must fail, the target's cached lines hiding what origins put",
+    },
+    ProgramInfo {
+        name: "rma-transpose",
+        about: "a distributed matrix transposed with strided puts under fence and back with strided gets; every element checked",
+    },
+    ProgramInfo {
+        name: "rma-errors",
+        about: "every misuse of rma windows and epochs, each checked for its MPI error class and message, then a working epoch",
+    },
+    ProgramInfo {
+        name: "stencil",
+        about: "a 2D cellular automaton (9-point stencil) with halo rows exchanged by put under PSCW, verified against a serial run on core 0, with per-window statistics",
+    },
+    ProgramInfo {
         name: "timing",
         about: "each core times L1, L2 and MPB accesses at every distance (core 0 also near and far DRAM and a TSR round trip) with the global timestamp and checks them against the chip's timing table",
     },

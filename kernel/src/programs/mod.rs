@@ -14,13 +14,19 @@ mod lut;
 mod lut_remap;
 mod lut_unset;
 mod ncm_fresh;
+mod osc;
 mod page_fault;
 mod pair;
 mod ring;
 mod ring_stale;
+mod rma_errors;
+mod rma_fence;
+mod rma_pscw;
+mod rma_transpose;
 mod selftest;
 mod shared_dram;
 mod stale_mpbt;
+mod stencil;
 mod timing;
 mod triple_fault;
 mod tsr_counter;
@@ -55,6 +61,12 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "lut-unset" => lut_unset::run,
         "ring-stale" => ring_stale::run,
         "shared-dram" => shared_dram::run,
+        "rma-fence" => rma_fence::run,
+        "rma-pscw" => rma_pscw::run,
+        "rma-pscw-stale" => rma_pscw::run_stale,
+        "rma-transpose" => rma_transpose::run,
+        "rma-errors" => rma_errors::run,
+        "stencil" => stencil::run,
         "timing" => timing::run,
         "bench-private" => bench_private::run,
         "bench-mpb" => bench_mpb::run,
