@@ -117,15 +117,15 @@ fn shared_dram_on_48_cores() {
 
 /// Per memory type: 3 put epochs and 3 get epochs with 2 checks each, and
 /// the statistics; 1000 small puts, their count, the bytes; empty epochs
-/// and their statistics.
-const FENCE_CHECKS: u32 = 4 * (6 + 6 + 1) + 3 + 2;
+/// and their statistics; puts through one LUT entry and its evictions.
+const FENCE_CHECKS: u32 = 4 * (6 + 6 + 1) + 3 + 2 + 2;
 
 fn fence_on(cores: u32) {
     checked_run(
         cores,
         "rma-fence",
         FENCE_CHECKS,
-        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs",
+        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs, one LUT entry for all mappings",
     );
 }
 

@@ -18,7 +18,7 @@
 use alloc::format;
 use alloc::vec;
 
-use chip::MemoryType;
+use chip::{EntryRange, MemoryType};
 use rma::{Assert, Rma, WindowOptions};
 
 use super::ProgramResult;
@@ -50,11 +50,12 @@ pub fn run(scc: &Scc) -> ProgramResult {
     }
     small_puts(&mut rma, &mut checks)?;
     empty_epochs(&mut rma, &mut checks)?;
+    one_lut_entry(&mut rma, &mut checks)?;
     conclude(
         &mut rma,
         &checks,
         "rma-fence",
-        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs",
+        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs, one LUT entry for all mappings",
     )
 }
 
@@ -253,5 +254,52 @@ fn empty_epochs(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> ProgramResult {
         || format!("window statistics after empty epochs: {stats:?}"),
     );
     rma.free(win).map_err(fail("freeing the window"))?;
+    Ok(())
+}
+
+/// Puts to both neighbours and reads of the own window through a single
+/// LUT entry: each switch between the pages evicts the mapping before
+/// (pushing out and dropping its lines), and the data must not suffer.
+fn one_lut_entry(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> ProgramResult {
+    let (n, me) = (rma.size(), rma.rank());
+    let (left, right) = ((me + n - 1) % n, (me + 1) % n);
+    let free = rma.hal().chip().address_map.shareable;
+    rma.set_lut_entries(EntryRange::new(free.first, free.first))
+        .map_err(fail("one LUT entry"))?;
+    let win = rma
+        .allocate::<u32>(64, WindowOptions::new())
+        .map_err(fail("allocating a window"))?;
+    rma.fence(win, Assert::NOPRECEDE).map_err(fail("fence"))?;
+    for k in 0..4 {
+        rma.put(win, right, 8 * k, &values(k, me, right, 8 * k, 8))
+            .map_err(fail("put to the right"))?;
+        rma.put(win, left, 32 + 8 * k, &values(k, me, left, 32 + 8 * k, 8))
+            .map_err(fail("put to the left"))?;
+    }
+    rma.fence(win, Assert::NONE).map_err(fail("fence"))?;
+    let mut got = [0; 64];
+    rma.local_read(win, 0, &mut got)
+        .map_err(fail("local read"))?;
+    let want: alloc::vec::Vec<u32> = (0..64)
+        .map(|i| {
+            let (from, epoch) = if i < 32 {
+                (left, i / 8)
+            } else {
+                (right, (i - 32) / 8)
+            };
+            value(epoch, from, me, i)
+        })
+        .collect();
+    checks.same(&got, &want, || {
+        format!("puts from cores {left} and {right} through one LUT entry")
+    });
+    let stats = rma.stats(win).map_err(fail("statistics"))?;
+    checks.check(stats.evictions > 0, || {
+        format!("one LUT entry for two pages evicted nothing: {stats:?}")
+    });
+    rma.fence(win, Assert::NOSUCCEED).map_err(fail("fence"))?;
+    rma.free(win).map_err(fail("freeing the window"))?;
+    rma.set_lut_entries(free)
+        .map_err(fail("all free LUT entries"))?;
     Ok(())
 }
