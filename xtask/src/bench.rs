@@ -82,6 +82,14 @@ impl Suite {
         }
     }
 
+    /// The title of its table.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Overhead => "Host-time overhead of the chip model",
+            Self::Quantum => "Modelled time: speed and accuracy per quantum",
+        }
+    }
+
     /// Its rows, before any run.
     fn rows(self) -> Vec<Measurement> {
         let row = |program, cores, mode, quantum| Measurement {
@@ -194,9 +202,11 @@ pub fn mode_name(mode: Mode, quantum: Option<u64>) -> String {
     }
 }
 
-/// The result of the `overhead` set: one row per program, cores and mode.
+/// The result of a set: one row per program, cores, mode and quantum.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Overhead {
+    /// The set measured.
+    pub suite: Suite,
     /// Runs per measurement.
     pub runs: usize,
     /// The measurements, in table order.
@@ -233,7 +243,7 @@ impl Overhead {
 impl fmt::Display for Overhead {
     /// The table as Markdown, readable as plain text too.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "# Host-time overhead of the chip model\n")?;
+        writeln!(f, "# {}\n", self.suite.title())?;
         writeln!(
             f,
             "Host seconds from boot to the last core's exit, median of {} run(s); \
@@ -378,6 +388,7 @@ pub fn run(
         }
     }
     let table = Overhead {
+        suite,
         runs,
         rows,
         failures,
@@ -418,6 +429,7 @@ mod tests {
     fn the_table_gives_ratios_to_the_plain_run_of_the_same_case() {
         let model = Mode::Modeled { check: false };
         let table = Overhead {
+            suite: Suite::Overhead,
             runs: 3,
             rows: vec![
                 row("bench-mpb", 2, Mode::Plain, &[2.0, 2.1, 1.9]),
@@ -483,6 +495,7 @@ mod tests {
             ..row("bench-mpb", 48, model, &[4.0])
         };
         let table = Overhead {
+            suite: Suite::Quantum,
             runs: 2,
             rows: vec![
                 row("bench-mpb", 48, Mode::Plain, &[2.0]),
