@@ -2,10 +2,10 @@
 //! The chip's timing parameters: one table, each value with its source.
 //!
 //! Sources, strongest first:
-//! - **[thesis]**: the SCC one-sided thesis (Christgau 2017), its sections
+//! - **\[thesis\]**: the SCC one-sided thesis (Christgau 2017), its sections
 //!   as numbered in the project's reference notes;
-//! - **[JSSC]**: the SCC mesh paper (JSSC 2011) as the thesis's notes quote it;
-//! - **[EAS]**: the latency formulas of Intel's SCC documentation (External
+//! - **\[JSSC\]**: the SCC mesh paper (JSSC 2011) as the thesis's notes quote it;
+//! - **\[EAS\]**: the latency formulas of Intel's SCC documentation (External
 //!   Architecture Specification, and "The 48-core SCC processor: the
 //!   programmer's view", SC10): an MPB line costs "45 core cycles + 4·2·n
 //!   mesh cycles" and a DRAM line "40 core cycles + 4·2·n mesh cycles + 46
@@ -13,7 +13,7 @@
 //!   SCC literature cites them; the primary documents were not at hand
 //!   when this table was written, so they are the first values to check
 //!   against them;
-//! - **[Pentium]**: the P54C's own documented behaviour;
+//! - **\[Pentium\]**: the P54C's own documented behaviour;
 //! - **none**: no datasheet-level number exists; the value is a stated
 //!   assumption, chosen from the structure of the hardware and never from
 //!   a benchmark result.
@@ -25,52 +25,52 @@
 /// Core cycles run at [`Timing::core_mhz`], mesh cycles (routers and memory
 /// controllers) at [`Timing::mesh_mhz`]. A latency is the time from the
 /// core issuing an access until it can go on: the P54C has one outstanding
-/// access and stalls until it completes ([thesis] 1.1).
+/// access and stalls until it completes (\[thesis\] 1.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
-    /// Core clock in MHz. [thesis] 1.8: "cores operate at 533 MHz".
+    /// Core clock in MHz. \[thesis\] 1.8: "cores operate at 533 MHz".
     pub core_mhz: u32,
-    /// Clock of the routers and memory controllers in MHz. [thesis] 1.8:
+    /// Clock of the routers and memory controllers in MHz. \[thesis\] 1.8:
     /// "the on-chip network routers and memory controllers run at 800 MHz".
     pub mesh_mhz: u32,
-    /// Core cycles per instruction. [Pentium]: most integer instructions
+    /// Core cycles per instruction. \[Pentium\]: most integer instructions
     /// take one clock in either pipe; pairing two per clock is not modelled,
     /// nor are multi-cycle instructions (none: one is the documented base
     /// cost, not a fit).
     pub insn_cycles: u32,
-    /// Load hitting L1, in core cycles. [Pentium]: a data-cache hit
+    /// Load hitting L1, in core cycles. \[Pentium\]: a data-cache hit
     /// completes in the instruction's own clock, so it adds nothing beyond
     /// [`Timing::insn_cycles`].
     pub l1_hit: u32,
-    /// Access served by L2, in core cycles. [thesis] 1.4 quotes Intel: a
+    /// Access served by L2, in core cycles. \[thesis\] 1.4 quotes Intel: a
     /// local MPB access "is three times slower than the L2 cache (18 core
-    /// clock cycles)"; read here as the L2's latency, which the [EAS] local
+    /// clock cycles)"; read here as the L2's latency, which the \[EAS\] local
     /// MPB formula (about 51 core cycles) agrees with.
     pub l2_hit: u32,
     /// Core-side cost of an access that leaves the core for an MPB or a
     /// configuration register (L1/L2 miss, mesh interface unit), in core
-    /// cycles. [EAS]: "45 core cycles"; CRB and test-and-set registers sit
+    /// cycles. \[EAS\]: "45 core cycles"; CRB and test-and-set registers sit
     /// in the same mesh interface unit, for which no separate number exists
     /// (none: taken equal).
     pub miu_mpb: u32,
     /// Core-side cost of an access that leaves the core for DRAM, in core
-    /// cycles. [EAS]: "40 core cycles".
+    /// cycles. \[EAS\]: "40 core cycles".
     pub miu_dram: u32,
-    /// Mesh cycles per router crossed, each way. [JSSC]: "a per-hop latency
+    /// Mesh cycles per router crossed, each way. \[JSSC\]: "a per-hop latency
     /// of 4 cycles". XY routing; the request crosses the core's own router
     /// too, even for the local MPB: "a documented hardware bug prevents a
-    /// network bypass" ([thesis] 1.4).
+    /// network bypass" (\[thesis\] 1.4).
     pub router_mesh_cycles: u32,
     /// Memory controller service time per line, in mesh (controller)
-    /// cycles. [EAS]: "46 memory cycles". Each controller serves one
+    /// cycles. \[EAS\]: "46 memory cycles". Each controller serves one
     /// request at a time (see `emu`'s `memctl` model).
     pub memctl_mesh_cycles: u32,
     /// How many times slower a register of the FPGA bank (the global
     /// timestamp, atomic increment registers) is than a test-and-set
-    /// register of the system interface's router. [thesis] 1.6: AIR access
+    /// register of the system interface's router. \[thesis\] 1.6: AIR access
     /// latency is "four times higher" than that of the TSRs.
     pub fpga_factor: u32,
-    /// WBINVD, in core cycles. [thesis] 1.2: it "requires more than 10,000
+    /// WBINVD, in core cycles. \[thesis\] 1.2: it "requires more than 10,000
     /// clock cycles"; taken as exactly that, write-backs included. INVD
     /// has no number (none: taken equal, as it walks the same lines).
     pub wbinvd: u32,
@@ -104,13 +104,13 @@ impl Timing {
     }
 
     /// Core cycles of an uncontended MPB (or CRB) access across `routers`
-    /// routers: [EAS] 45 core cycles + 4·2·n mesh cycles.
+    /// routers: \[EAS\] 45 core cycles + 4·2·n mesh cycles.
     pub const fn mpb_access(&self, routers: u32) -> u64 {
         self.miu_mpb as u64 + self.mesh_to_core(self.round_trip_mesh(routers))
     }
 
     /// Core cycles of an uncontended DRAM access across `routers` routers:
-    /// [EAS] 40 core cycles + 4·2·n mesh cycles + 46 memory cycles.
+    /// \[EAS\] 40 core cycles + 4·2·n mesh cycles + 46 memory cycles.
     pub const fn dram_access(&self, routers: u32) -> u64 {
         self.miu_dram as u64
             + self.mesh_to_core(self.round_trip_mesh(routers) + self.memctl_mesh_cycles as u64)
