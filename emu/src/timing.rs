@@ -261,8 +261,17 @@ mod tests {
             flag.store(true, Ordering::SeqCst);
             fast.sleeps
         });
-        std::thread::sleep(Duration::from_millis(50));
-        assert!(!done.load(Ordering::SeqCst), "400 cycles ahead must sleep");
+        // On a busy host the thread may start late: wait until it has
+        // registered as a sleeper rather than for a fixed time.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while slow.map.load_atomic_u32(SLEEPERS) == 0 {
+            assert!(!done.load(Ordering::SeqCst), "400 cycles ahead must sleep");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the core ahead never slept"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
         slow.publish(300);
         std::thread::sleep(Duration::from_millis(50));
         assert!(!done.load(Ordering::SeqCst), "still 200 ahead");
