@@ -309,16 +309,16 @@ fn stencil_on(cores: u32) {
     let rows = 192u32.div_ceil(cores) * cores;
     let summary = lines_starting(&report, 0, "stencil: ");
     let expected = format!(
-        "stencil: {rows}x256 torus, 50 generations on {cores} cores, halo rows by put under post/start/complete/wait: verified against a serial run on core 0 ("
+        "stencil: {rows}x256 torus, 30 generations on {cores} cores, halo rows by put under post/start/complete/wait: verified against a serial run on core 0 ("
     );
     assert!(
         summary.len() == 1 && summary[0].starts_with(&expected),
         "{}",
         transcript(&report)
     );
-    // Each window serves every other generation: 25 epochs per core, two
+    // Each window serves every other generation: 15 epochs per core, two
     // puts of a 256-byte row in each.
-    let epochs = 25 * cores;
+    let epochs = 15 * cores;
     for window in 0..2 {
         let totals = lines_starting(
             &report,

@@ -35,7 +35,7 @@ const WIDTH: u32 = 256;
 /// grid has `rows_per_core * cores` rows.
 const MIN_ROWS: u32 = 192;
 /// Generations computed.
-const GENERATIONS: u32 = 50;
+const GENERATIONS: u32 = 30;
 
 /// Rows each core holds on `cores` cores.
 fn rows_per_core(cores: u32) -> u32 {
@@ -138,9 +138,9 @@ pub fn run(scc: &Scc) -> ProgramResult {
             crate::println!("stencil window {k} (all cores): {}", stats_line(total));
         }
         crate::println!(
-            "stencil core 0: {} Mcycles computing, {} Mcycles exchanging halos (its clock: modelled SCC time under the emulator's timing)",
-            compute / 1_000_000,
-            communicate / 1_000_000
+            "stencil core 0: {} kcycles computing, {} kcycles exchanging halos (its clock: modelled SCC time under the emulator's timing)",
+            compute / 1000,
+            communicate / 1000
         );
     }
     for win in halos {
