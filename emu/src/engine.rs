@@ -561,8 +561,12 @@ impl Engine {
                 self.release(line, s, 0);
             }
             Event::Drop { line, keep } => {
-                let s = self.system_line(line)?;
-                self.release(line, s, keep);
+                // A clean line whose LUT entry now reaches nothing leaves
+                // without a trace, as on silicon: nothing goes on the mesh.
+                // (A modified one is a write-back, which must reach memory.)
+                if let Ok(s) = self.system_line(line) {
+                    self.release(line, s, keep);
+                }
             }
             Event::WriteThrough { addr, len } => {
                 let line = addr & !(CACHE_LINE as u32 - 1);
@@ -1166,6 +1170,28 @@ mod tests {
         assert_eq!(rig.memory(0x40), 6, "WBINVD wrote the line back");
         rig.engines[1].cl1invmb().unwrap();
         assert_eq!(rig.load(1, 0x40), 6);
+    }
+
+    #[test]
+    fn a_cached_line_whose_lut_entry_is_cleared_is_dropped_if_clean_and_refused_if_modified() {
+        let mut rig = rig(PTE_PMB);
+        let entry = Chip::lut_index(MPB0) as u8;
+        assert_eq!(rig.load(1, 0x100), 0); // a clean MPBT line
+        rig.engines[1]
+            .lut_changed(entry, LutEntry::UNUSED.encode())
+            .unwrap();
+        rig.engines[1]
+            .cl1invmb()
+            .expect("a clean line leaves without a trace");
+
+        assert_eq!(rig.load(0, 0x100), 0);
+        rig.store(0, 0x100, 9); // a store hit: modified in L1
+        rig.engines[0]
+            .lut_changed(entry, LutEntry::UNUSED.encode())
+            .unwrap();
+        let message = rig.engines[0].wbinvd().unwrap_err().to_string();
+        assert!(message.starts_with("core 0: "), "{message}");
+        assert!(message.contains("LUT entry 192"), "{message}");
     }
 
     #[test]
