@@ -14,32 +14,49 @@ pub use xtask::{CHIP, CoreExit, Mode, Outcome, RunConfig, RunReport};
 /// checker, and returns what happened; panics if the run could not even
 /// start (build failure, no QEMU).
 pub fn boot(cores: u32, program: &str) -> RunReport {
-    let mut config = RunConfig::new(cores, program);
-    config.check_coherence = true;
-    xtask::run(&config).unwrap_or_else(|e| panic!("cannot run {program} on {cores} cores: {e:#}"))
+    boot_with(&RunConfig {
+        check_coherence: true,
+        ..RunConfig::new(cores, program)
+    })
+}
+
+/// Boots the run `config` describes; panics if it could not even start.
+pub fn boot_with(config: &RunConfig) -> RunReport {
+    xtask::run(config).unwrap_or_else(|e| {
+        panic!(
+            "cannot run {} on {} cores: {e:#}",
+            config.program, config.cores
+        )
+    })
 }
 
 /// Boots `program` on `cores` cores and expects every core to succeed
-/// without a single stale read: a correct SCC program reads nothing its
-/// caches should have let go of.
+/// without a single stale read.
 pub fn boot_ok(cores: u32, program: &str) -> RunReport {
     let report = boot(cores, program);
-    assert!(report.success(), "{}", transcript(&report));
+    assert_clean_success(&report, cores);
+    report
+}
+
+/// Checks that all `cores` cores succeeded, each left its report, and
+/// none read stale data: a correct SCC program reads nothing its caches
+/// should have let go of.
+pub fn assert_clean_success(report: &RunReport, cores: u32) {
+    assert!(report.success(), "{}", transcript(report));
     assert_eq!(report.cores.len(), cores as usize);
     assert_eq!(
         report.missing_reports(),
         Vec::<u32>::new(),
         "{}",
-        transcript(&report)
+        transcript(report)
     );
     assert_eq!(
         report.stale_reads(),
         0,
         "{}\n{}",
         report.coherence_summary(),
-        transcript(&report)
+        transcript(report)
     );
-    report
 }
 
 /// The whole run, for assertion messages: every core's output and the

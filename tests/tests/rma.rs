@@ -21,39 +21,27 @@
 
 use std::time::Duration;
 
-use system_tests::{CoreExit, Outcome, RunConfig, RunReport, lines_starting, transcript};
+use system_tests::{
+    CoreExit, Outcome, RunConfig, RunReport, assert_clean_success, boot_with, lines_starting,
+    transcript,
+};
 
 /// Boots `program` on `cores` cores with the chip model (its timing
 /// included) and the coherence checker. With modelled time, 48 cores
 /// synchronising often take minutes of host time, hence the long timeout.
 fn boot(cores: u32, program: &str) -> RunReport {
-    let config = RunConfig {
+    boot_with(&RunConfig {
         check_coherence: true,
         timeout: Duration::from_secs(if cores > 8 { 600 } else { 120 }),
         ..RunConfig::new(cores, program)
-    };
-    xtask::run(&config).unwrap_or_else(|e| panic!("cannot run {program} on {cores} cores: {e:#}"))
+    })
 }
 
 /// As [`boot`], and expects every core to succeed without a single stale
-/// read (as `system_tests::boot_ok`).
+/// read.
 fn boot_ok(cores: u32, program: &str) -> RunReport {
     let report = boot(cores, program);
-    assert!(report.success(), "{}", transcript(&report));
-    assert_eq!(report.cores.len(), cores as usize);
-    assert_eq!(
-        report.missing_reports(),
-        Vec::<u32>::new(),
-        "{}",
-        transcript(&report)
-    );
-    assert_eq!(
-        report.stale_reads(),
-        0,
-        "{}\n{}",
-        report.coherence_summary(),
-        transcript(&report)
-    );
+    assert_clean_success(&report, cores);
     report
 }
 

@@ -262,61 +262,9 @@ fn sum_over_cores(
     rma: &mut Rma<'_, Scc>,
     s: WindowStats,
 ) -> Result<WindowStats, alloc::string::String> {
-    let mut v = [
-        s.puts,
-        s.gets,
-        s.bytes_put,
-        s.bytes_got,
-        s.fences,
-        s.posts,
-        s.starts,
-        s.completes,
-        s.waits,
-        s.polls,
-        s.wait_cycles,
-        s.flushes,
-        s.invalidations,
-        s.write_backs,
-        s.mappings,
-        s.evictions,
-    ];
+    let mut v = s.to_array();
     rma.comm()
         .allreduce(&mut v, ReduceOp::Sum)
         .map_err(|e| format!("allreduce: {e}"))?;
-    let [
-        puts,
-        gets,
-        bytes_put,
-        bytes_got,
-        fences,
-        posts,
-        starts,
-        completes,
-        waits,
-        polls,
-        wait_cycles,
-        flushes,
-        invalidations,
-        write_backs,
-        mappings,
-        evictions,
-    ] = v;
-    Ok(WindowStats {
-        puts,
-        gets,
-        bytes_put,
-        bytes_got,
-        fences,
-        posts,
-        starts,
-        completes,
-        waits,
-        polls,
-        wait_cycles,
-        flushes,
-        invalidations,
-        write_backs,
-        mappings,
-        evictions,
-    })
+    Ok(WindowStats::from_array(v))
 }
