@@ -39,11 +39,21 @@ pub struct WindowStats {
     pub mappings: u64,
     /// Mappings evicted to make room for this window's accesses.
     pub evictions: u64,
+    /// Passive-target locks taken: `lock` and `lock_all` calls.
+    pub locks: u64,
+    /// Passive-target unlocks: `unlock` and `unlock_all` calls.
+    pub unlocks: u64,
+    /// Passive-target flush calls (`flush`, `flush_local`, `flush_all`,
+    /// `flush_local_all`) and `sync`; the write-combine flushes they issue
+    /// count in [`flushes`](WindowStats::flushes).
+    pub flush_calls: u64,
+    /// Back-off waits of GBH with back-off after a failed lock attempt.
+    pub backoffs: u64,
 }
 
 impl WindowStats {
     /// Number of counters, for [`WindowStats::to_array`].
-    pub const COUNTERS: usize = 16;
+    pub const COUNTERS: usize = 20;
 
     /// The counters in declaration order: to sum them over cores with a
     /// reduction, or print them in a table.
@@ -65,6 +75,10 @@ impl WindowStats {
             self.write_backs,
             self.mappings,
             self.evictions,
+            self.locks,
+            self.unlocks,
+            self.flush_calls,
+            self.backoffs,
         ]
     }
 
@@ -87,6 +101,10 @@ impl WindowStats {
             write_backs,
             mappings,
             evictions,
+            locks,
+            unlocks,
+            flush_calls,
+            backoffs,
         ] = counters;
         Self {
             puts,
@@ -105,6 +123,10 @@ impl WindowStats {
             write_backs,
             mappings,
             evictions,
+            locks,
+            unlocks,
+            flush_calls,
+            backoffs,
         }
     }
 }
@@ -117,7 +139,7 @@ mod tests {
     fn counters_round_trip_through_an_array_in_order() {
         let counters: [u64; WindowStats::COUNTERS] = core::array::from_fn(|i| i as u64 + 1);
         let stats = WindowStats::from_array(counters);
-        assert_eq!((stats.puts, stats.evictions), (1, 16));
+        assert_eq!((stats.puts, stats.evictions, stats.backoffs), (1, 16, 20));
         assert_eq!(stats.to_array(), counters);
     }
 }

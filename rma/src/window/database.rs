@@ -19,7 +19,13 @@
 //! - line 1: the match vector: bit `t` of word `t / 32` set means rank `t`
 //!   has posted to `c` (written under `c`'s TSR by `t` and by `c`);
 //! - line 2: byte 0, the 8-bit completion counter (written by `c` at post
-//!   and by origins under `c`'s TSR).
+//!   and by origins under `c`'s TSR);
+//! - line 3: word 0, GBH's local lock counter of `c`'s part (bit 0: held
+//!   exclusively; bits 1-31: shared holders), changed by any origin under
+//!   `c`'s TSR ([`crate::passive`]);
+//! - line 4: word 0, GBH's global counter, used in rank 0's record only
+//!   (bits 0-15: exclusive lockers, bits 16-31: `lock_all` holders),
+//!   changed under rank 0's TSR.
 //!
 //! Allocating a record takes the TSR of the even-numbered core next to the
 //! controller (core 0 of the tile the controller hangs off), as in the
@@ -42,11 +48,15 @@ pub const POPSHM_ENTRIES: u32 = 63;
 /// The first record.
 pub const RECORDS: u32 = POPSHM_TABLE + POPSHM_ENTRIES * LINE;
 /// Bytes per window record.
-pub const RECORD_BYTES: u32 = 3 * LINE;
+pub const RECORD_BYTES: u32 = 5 * LINE;
 /// Offset of the match vector in a record.
 pub const MATCH: u32 = LINE;
 /// Offset of the completion counter in a record.
 pub const COUNTER: u32 = 2 * LINE;
+/// Offset of GBH's local lock counter in a record.
+pub const LOCK: u32 = 3 * LINE;
+/// Offset of GBH's global counter in a record (rank 0's only).
+pub const GLOBAL: u32 = 4 * LINE;
 /// Ranks a match vector has bits for.
 pub const MATCH_BITS: u32 = LINE * 8;
 
@@ -75,6 +85,16 @@ impl Record {
     /// The completion counter's byte.
     pub const fn counter(self) -> u32 {
         self.offset + COUNTER
+    }
+
+    /// GBH's local lock counter's word.
+    pub const fn lock(self) -> u32 {
+        self.offset + LOCK
+    }
+
+    /// GBH's global counter's word (meaningful in rank 0's record).
+    pub const fn global(self) -> u32 {
+        self.offset + GLOBAL
     }
 }
 
@@ -207,6 +227,8 @@ pub fn write_record<H: Lsm>(hal: &H, record: Record, info: WindowInfo) {
         hal.lsm_write_u32(mc, record.offset + MATCH + 4 * word, 0);
     }
     hal.lsm_write_u32(mc, record.counter(), 0);
+    hal.lsm_write_u32(mc, record.lock(), 0);
+    hal.lsm_write_u32(mc, record.global(), 0);
     hal.lsm_write_u32(mc, record.offset + 4, info.offset);
     hal.lsm_write_u32(mc, record.offset + 8, info.size);
     hal.lsm_write_u32(mc, record.offset + 12, info.disp_unit);
