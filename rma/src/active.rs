@@ -153,7 +153,7 @@ pub const MAX_POST_GROUP: u32 = u8::MAX as u32;
 
 impl<H: RmaHal> Rma<'_, H> {
     /// Runs `actions` for window `id` unless its coherence is disabled.
-    fn coherence(&mut self, id: u32, actions: Actions) {
+    pub(crate) fn coherence(&mut self, id: u32, actions: Actions) {
         let hal = self.hal;
         let w = self.window_mut(id).expect("callers checked the window");
         if w.options.coherence == Coherence::Enabled {
@@ -163,7 +163,7 @@ impl<H: RmaHal> Rma<'_, H> {
 
     /// Every memory type the window's mappings use, for
     /// [`guard_invalidation`].
-    fn types(&self, id: u32) -> [chip::MemoryType; 2] {
+    pub(crate) fn types(&self, id: u32) -> [chip::MemoryType; 2] {
         let o = self.window(id).expect("callers checked the window").options;
         [o.local_type, o.remote_type]
     }
@@ -179,7 +179,7 @@ impl<H: RmaHal> Rma<'_, H> {
         Ok(group.members().to_vec())
     }
 
-    fn record(&self, id: u32, rank: u32) -> Record {
+    pub(crate) fn record(&self, id: u32, rank: u32) -> Record {
         self.window(id).expect("callers checked the window").remotes[rank as usize].record
     }
 

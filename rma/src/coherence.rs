@@ -15,6 +15,10 @@
 //! | complete | release remote writes, then decrement the counters |
 //! | wait | poll the counter, then flush and invalidate the local window |
 //! | fence | release, barrier, invalidate |
+//! | lock, lock_all | take the lock, then flush and invalidate |
+//! | unlock, unlock_all | release, then give the lock up |
+//! | flush, flush_all | release (the lock stays held) |
+//! | sync | release and invalidate the local window |
 //!
 //! Every CL1INVMB is preceded by a flush of the write-combine buffer, and
 //! by an L1 write-back if an MPBT-WB mapping is in use

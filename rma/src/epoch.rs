@@ -7,8 +7,12 @@
 //! [`ExposureEpoch::Refence`]: the next fence may close them, and so may
 //! a start or post, which then open a PSCW epoch instead. The first
 //! operation after such a fence turns the access epoch into
-//! [`AccessEpoch::Fence`]. Misuse returns [`RmaError::Sync`] (class
-//! `MPI_ERR_RMA_SYNC`) naming the call and what was wrong.
+//! [`AccessEpoch::Fence`]. Passive-target epochs ([`AccessEpoch::Lock`],
+//! [`AccessEpoch::LockAll`]) may open from no epoch or from such a fence
+//! epoch without operations, and exclude fence and PSCW access epochs
+//! while open. Misuse returns [`RmaError::Sync`] (class `MPI_ERR_RMA_SYNC`)
+//! naming the call and what was wrong, or [`RmaError::Lock`] when it is
+//! about one target of a passive-target call.
 #![forbid(unsafe_code)]
 
 use alloc::vec::Vec;
@@ -75,6 +79,28 @@ impl BitOr for Assert {
     }
 }
 
+/// The kind of a passive-target lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LockType {
+    /// `MPI_LOCK_EXCLUSIVE`: no other lock on the target at the same time.
+    Exclusive,
+    /// `MPI_LOCK_SHARED`: other shared locks (and `lock_all`) may be held
+    /// at the same time.
+    Shared,
+}
+
+/// One target locked in a passive-target epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Locked {
+    /// The target's rank.
+    pub rank: u32,
+    /// The lock's kind.
+    pub kind: LockType,
+    /// Whether the lock was taken in the lock counters; `false` when
+    /// `MPI_MODE_NOCHECK` was asserted, so unlock releases nothing.
+    pub taken: bool,
+}
+
 /// This core's access epoch on one window (it as origin).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum AccessEpoch {
@@ -93,6 +119,17 @@ pub enum AccessEpoch {
     Start {
         /// The targets.
         targets: Vec<u32>,
+    },
+    /// Lock opened a passive-target epoch for these targets, in lock order.
+    Lock {
+        /// The targets locked and not yet unlocked.
+        targets: Vec<Locked>,
+    },
+    /// Lock_all opened a passive-target epoch to every rank.
+    LockAll {
+        /// Whether the global counter was raised (`false` under
+        /// `MPI_MODE_NOCHECK`).
+        taken: bool,
     },
 }
 
@@ -120,6 +157,16 @@ impl AccessEpoch {
             Self::None => "no access epoch",
             Self::Refence | Self::Fence { .. } => "a fence access epoch",
             Self::Start { .. } => "a start access epoch",
+            Self::Lock { .. } => "a lock access epoch",
+            Self::LockAll { .. } => "a lock_all access epoch",
+        }
+    }
+
+    /// The lock held on `rank`, in a lock epoch.
+    pub fn locked(&self, rank: u32) -> Option<Locked> {
+        match self {
+            Self::Lock { targets } => targets.iter().copied().find(|l| l.rank == rank),
+            _ => None,
         }
     }
 }
@@ -141,13 +188,126 @@ impl Check {
 
     /// A fence: no PSCW epoch may be open.
     pub fn fence(&self, access: &AccessEpoch, exposure: &ExposureEpoch) -> Result<(), RmaError> {
-        if matches!(access, AccessEpoch::Start { .. }) {
-            return Err(self.fail("a start access epoch is open (call complete first)"));
+        match access {
+            AccessEpoch::Start { .. } => {
+                return Err(self.fail("a start access epoch is open (call complete first)"));
+            }
+            AccessEpoch::Lock { .. } | AccessEpoch::LockAll { .. } => {
+                return Err(self.passive_open());
+            }
+            _ => {}
         }
         if matches!(exposure, ExposureEpoch::Post { .. }) {
             return Err(self.fail("a post exposure epoch is open (call wait first)"));
         }
         Ok(())
+    }
+
+    fn passive_open(&self) -> RmaError {
+        self.fail("a passive-target epoch is open (call unlock or unlock_all first)")
+    }
+
+    fn lock_error(&self, rank: u32, problem: &'static str) -> RmaError {
+        RmaError::Lock {
+            call: self.call,
+            window: self.window,
+            rank,
+            problem,
+        }
+    }
+
+    /// A lock of `target`: no epoch but a fence's without operations, or a
+    /// lock epoch that does not hold `target` yet.
+    pub fn lock(&self, access: &AccessEpoch, target: u32) -> Result<(), RmaError> {
+        match access {
+            AccessEpoch::None | AccessEpoch::Refence => Ok(()),
+            AccessEpoch::Lock { .. } if access.locked(target).is_some() => {
+                Err(self.lock_error(target, "is already locked by this core (call unlock first)"))
+            }
+            AccessEpoch::Lock { .. } => Ok(()),
+            AccessEpoch::LockAll { .. } => {
+                Err(self.fail("a lock_all epoch is open (call unlock_all first)"))
+            }
+            AccessEpoch::Fence { .. } => Err(self.fail(
+                "a fence access epoch with operations is open (close it with a fence first)",
+            )),
+            AccessEpoch::Start { .. } => {
+                Err(self.fail("a start access epoch is open (call complete first)"))
+            }
+        }
+    }
+
+    /// An unlock of `target`: a lock epoch holding it.
+    pub fn unlock(&self, access: &AccessEpoch, target: u32) -> Result<(), RmaError> {
+        match access {
+            AccessEpoch::Lock { .. } if access.locked(target).is_some() => Ok(()),
+            AccessEpoch::Lock { .. } => {
+                Err(self.lock_error(target, "is not locked by this core (other targets are)"))
+            }
+            AccessEpoch::LockAll { .. } => {
+                Err(self.fail("the epoch was opened by lock_all (call unlock_all, not unlock)"))
+            }
+            _ => Err(self.lock_error(
+                target,
+                "is not locked by this core (no passive-target epoch is open)",
+            )),
+        }
+    }
+
+    /// A lock_all: no epoch but a fence's without operations.
+    pub fn lock_all(&self, access: &AccessEpoch) -> Result<(), RmaError> {
+        match access {
+            AccessEpoch::None | AccessEpoch::Refence => Ok(()),
+            AccessEpoch::Lock { .. } => {
+                Err(self.fail("a lock epoch is open (unlock every target first)"))
+            }
+            AccessEpoch::LockAll { .. } => {
+                Err(self.fail("a lock_all epoch is already open (call unlock_all first)"))
+            }
+            AccessEpoch::Fence { .. } => Err(self.fail(
+                "a fence access epoch with operations is open (close it with a fence first)",
+            )),
+            AccessEpoch::Start { .. } => {
+                Err(self.fail("a start access epoch is open (call complete first)"))
+            }
+        }
+    }
+
+    /// An unlock_all: a lock_all epoch.
+    pub fn unlock_all(&self, access: &AccessEpoch) -> Result<(), RmaError> {
+        match access {
+            AccessEpoch::LockAll { .. } => Ok(()),
+            AccessEpoch::Lock { .. } => {
+                Err(self
+                    .fail("the epoch was opened by lock, not by lock_all (call unlock per target)"))
+            }
+            _ => Err(self.fail("no lock_all epoch is open (call lock_all first)")),
+        }
+    }
+
+    /// A flush of `target`: a passive-target epoch that includes it.
+    pub fn flush(&self, access: &AccessEpoch, target: u32) -> Result<(), RmaError> {
+        match access {
+            AccessEpoch::LockAll { .. } => Ok(()),
+            AccessEpoch::Lock { .. } if access.locked(target).is_some() => Ok(()),
+            AccessEpoch::Lock { .. } => Err(self.lock_error(
+                target,
+                "is not locked in this passive-target epoch (call lock first)",
+            )),
+            _ => Err(self.no_passive()),
+        }
+    }
+
+    fn no_passive(&self) -> RmaError {
+        self.fail("no passive-target epoch is open (call lock or lock_all first)")
+    }
+
+    /// A flush of every target, or a sync: a passive-target epoch.
+    pub fn passive(&self, access: &AccessEpoch) -> Result<(), RmaError> {
+        match access {
+            AccessEpoch::Lock { .. } | AccessEpoch::LockAll { .. } => Ok(()),
+            _ => Err(self.no_passive()),
+        }
     }
 
     /// A start: no access epoch, or only one a fence opened and no
@@ -161,6 +321,7 @@ impl Check {
             AccessEpoch::Start { .. } => {
                 Err(self.fail("a start access epoch is already open (call complete first)"))
             }
+            AccessEpoch::Lock { .. } | AccessEpoch::LockAll { .. } => Err(self.passive_open()),
         }
     }
 
@@ -169,6 +330,9 @@ impl Check {
         match access {
             AccessEpoch::Start { .. } => Ok(()),
             AccessEpoch::None => Err(self.fail("no access epoch is open (call start first)")),
+            AccessEpoch::Lock { .. } | AccessEpoch::LockAll { .. } => {
+                Err(self.fail("the access epoch was opened by lock or lock_all, not by start"))
+            }
             _ => Err(self.fail("the access epoch was opened by a fence, not by start")),
         }
     }
@@ -198,7 +362,14 @@ impl Check {
     pub fn operation(&self, access: &AccessEpoch, target: u32) -> Result<(), RmaError> {
         match access {
             AccessEpoch::None => Err(self.fail("no access epoch is open (call fence or start)")),
-            AccessEpoch::Refence | AccessEpoch::Fence { .. } => Ok(()),
+            AccessEpoch::Refence | AccessEpoch::Fence { .. } | AccessEpoch::LockAll { .. } => {
+                Ok(())
+            }
+            AccessEpoch::Lock { .. } if access.locked(target).is_some() => Ok(()),
+            AccessEpoch::Lock { .. } => Err(self.lock_error(
+                target,
+                "is not locked in this passive-target epoch (call lock first)",
+            )),
             AccessEpoch::Start { targets } if targets.contains(&target) => Ok(()),
             AccessEpoch::Start { .. } => Err(RmaError::NotInGroup {
                 call: self.call,
@@ -219,6 +390,9 @@ impl Check {
             }
             AccessEpoch::Start { .. } => {
                 return Err(self.fail("a start access epoch is open (call complete first)"));
+            }
+            AccessEpoch::Lock { .. } | AccessEpoch::LockAll { .. } => {
+                return Err(self.passive_open());
             }
         }
         if matches!(exposure, ExposureEpoch::Post { .. }) {

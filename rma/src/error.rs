@@ -171,6 +171,18 @@ pub enum RmaError {
         /// Which group (e.g. "start group").
         group: &'static str,
     },
+    /// A passive-target call about one target in a state that does not
+    /// allow it (e.g. unlock of a rank that is not locked).
+    Lock {
+        /// The call (e.g. "unlock").
+        call: &'static str,
+        /// The window.
+        window: u32,
+        /// The target rank.
+        rank: u32,
+        /// What is wrong (e.g. "is not locked by this core").
+        problem: &'static str,
+    },
     /// Fence asserted `MPI_MODE_NOPRECEDE`, yet operations precede it.
     NoPrecedeViolated {
         /// The window.
@@ -254,9 +266,10 @@ impl RmaError {
             Self::MemoryInUse { .. } | Self::BadLayout { .. } => ErrorClass::Arg,
             Self::DispUnit { .. } => ErrorClass::Disp,
             Self::Assert { .. } => ErrorClass::Assert,
-            Self::Sync { .. } | Self::NotInGroup { .. } | Self::NoPrecedeViolated { .. } => {
-                ErrorClass::RmaSync
-            }
+            Self::Sync { .. }
+            | Self::NotInGroup { .. }
+            | Self::Lock { .. }
+            | Self::NoPrecedeViolated { .. } => ErrorClass::RmaSync,
             Self::Range { .. } => ErrorClass::RmaRange,
             Self::GroupTooLarge { .. } => ErrorClass::Group,
             Self::NoMemory { .. } | Self::Map(MapError::NoMemory) => ErrorClass::NoMem,
@@ -332,6 +345,12 @@ impl fmt::Display for RmaError {
                 f,
                 "{call} on window {window}: rank {rank} is not in the {group}"
             ),
+            Self::Lock {
+                call,
+                window,
+                rank,
+                problem,
+            } => write!(f, "{call} on window {window}: rank {rank} {problem}"),
             Self::NoPrecedeViolated { window, operations } => write!(
                 f,
                 "fence on window {window} asserts MPI_MODE_NOPRECEDE, but {operations} operations precede it"

@@ -9,7 +9,8 @@
 //! MPI's OSC split: [`window`] (creation, the distributed window database,
 //! remote mappings through free LUT entries), [`ops`] (put and get),
 //! [`epoch`] (access and exposure state machines), [`active`] (fence and
-//! post/start/complete/wait), [`coherence`] (the cache actions each call
+//! post/start/complete/wait), [`passive`] (lock/unlock, lock_all, flush
+//! and sync with GBH), [`coherence`] (the cache actions each call
 //! needs per memory type) and [`stats`]. The chip definition every layer
 //! shares is re-exported as [`chip`].
 //!
@@ -27,13 +28,15 @@ pub mod epoch;
 mod error;
 pub mod hal;
 pub mod ops;
+pub mod passive;
 pub mod stats;
 pub mod window;
 
 pub use chip;
 pub use coherence::Coherence;
-pub use epoch::Assert;
+pub use epoch::{Assert, LockType};
 pub use error::{ErrorClass, RmaError};
 pub use ops::Vector;
+pub use passive::LockScheme;
 pub use stats::WindowStats;
 pub use window::{Memory, Rma, Window, WindowOptions};

@@ -6,7 +6,8 @@
 //! little-endian bytes.
 //!
 //! Each call checks, in this order: the window handle, the target rank,
-//! the access epoch (and the target's membership in the start group), the
+//! the access epoch (and the target's membership in the start group, or
+//! among the locked targets of a lock epoch), the
 //! layouts, and that the access lies inside the target's window. In a
 //! start epoch the call then waits until the target has posted (the
 //! trigger-only scheme, thesis 3.3): the local copy of the match vector

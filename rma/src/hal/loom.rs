@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! A HAL on `loom`'s model-checked atomics, for exhaustive checks of the
-//! barriers on two cores: loom runs the program under every interleaving
-//! (up to a preemption bound) and every weak-memory outcome its atomics
-//! allow. A wait that can never end shows as a model exceeding its branch
+//! barriers, PSCW and GBH's locks on two and three cores: loom runs the
+//! program under every interleaving (up to a preemption bound) and every
+//! weak-memory outcome its atomics allow. A wait that can never end shows as a model exceeding its branch
 //! limit. With spinning waits, three cores take minutes even at one
 //! preemption; the three-core PSCW checks therefore block waiting cores
 //! until something changes ([`LoomHal::blocking_cores`]), and the barriers
@@ -10,10 +10,11 @@
 //!
 //! Only the MPB words the barriers and the communicator's start-up touch
 //! exist: words 0-2 of lines 0-15 and of the peer lines of the run's
-//! ranks. Of the LSM, only what PSCW touches exists: the match-vector word
-//! and the completion-counter word of one window record per core, core
-//! `k`'s at [`record`]`(k)` of controller 0. Each access is an acquire load or a release store, as in the
-//! [mock](super::mock). The cache operations do nothing, so these checks
+//! ranks. Of the LSM, only what PSCW and GBH touch exists: the
+//! match-vector word, the completion-counter word and the two lock-counter
+//! words of one window record per core, core `k`'s at [`record`]`(k)` of
+//! controller 0. Each access is an acquire load or a release store, as in
+//! the [mock](super::mock). The cache operations do nothing, so these checks
 //! cover the synchronisation logic (counts, senses, episodes, reuse), not
 //! the placement of CL1INVMB and flushes.
 #![forbid(unsafe_code)]
@@ -26,10 +27,13 @@ use loom::sync::{Arc, Condvar, Mutex};
 
 use super::{CacheControl, Clock, Lsm, Mpb, MpbHalf, Topology, Tsr, Wait};
 use crate::comm::layout::{LINE, PEER_LINES};
-use crate::window::database::{COUNTER, MATCH, RECORD_BYTES, RECORDS, Record};
+use crate::window::database::{COUNTER, GLOBAL, LOCK, MATCH, RECORD_BYTES, RECORDS, Record};
 
 /// Words modelled per line.
 const WORDS: u32 = 3;
+/// LSM words modelled per window record: match vector, completion
+/// counter, GBH's local and global lock counters.
+const WORDS_PER_RECORD: u32 = 4;
 /// Lines before the peer lines.
 const FIXED_LINES: u32 = PEER_LINES / LINE;
 
@@ -39,7 +43,7 @@ pub struct Chip0 {
     cores: u32,
     words: Vec<AtomicU32>,
     tsr: Vec<AtomicBool>,
-    /// Match-vector word and counter word of each core's record.
+    /// Match-vector, counter and lock words of each core's record.
     lsm: Vec<AtomicU32>,
     /// For [`LoomHal::blocking_cores`]: a count of LSM writes and TSR
     /// releases, and the waiters it wakes.
@@ -85,7 +89,9 @@ impl LoomHal {
                 .map(|_| AtomicU32::new(0))
                 .collect(),
             tsr: (0..cores).map(|_| AtomicBool::new(false)).collect(),
-            lsm: (0..2 * cores).map(|_| AtomicU32::new(0)).collect(),
+            lsm: (0..WORDS_PER_RECORD * cores)
+                .map(|_| AtomicU32::new(0))
+                .collect(),
             signal: blocking.then(|| (Mutex::new(0), Condvar::new())),
         });
         chip::SCC
@@ -138,9 +144,11 @@ impl LoomHal {
         let word = match within {
             MATCH => 0,
             _ if (COUNTER..COUNTER + 4).contains(&within) => 1,
+            LOCK => 2,
+            GLOBAL => 3,
             _ => panic!("LSM offset {offset:#x} is not modelled"),
         };
-        &self.shared.lsm[(2 * k + word) as usize]
+        &self.shared.lsm[(WORDS_PER_RECORD * k + word) as usize]
     }
 }
 
@@ -517,6 +525,146 @@ mod pscw {
             for o in origins {
                 o.join().unwrap();
             }
+        });
+    }
+}
+
+/// GBH's counters ([`crate::passive::gbh`]) under every interleaving: the
+/// window data is a relaxed atomic, so a holder reads what the previous one
+/// wrote only if the lock orders it. Failed attempts give way through the
+/// platform's wait ([`Backoff::Yield`]), as loom must see a spinning core
+/// yield.
+#[cfg(test)]
+mod gbh {
+    use loom::sync::atomic::AtomicU32;
+
+    use super::*;
+    use crate::passive::gbh::{self, Backoff, Counter};
+
+    /// The global counter and the local counter of core 0's part.
+    fn counters(hal: &LoomHal) -> (Counter, Counter) {
+        let owner = hal.participant(0);
+        (
+            Counter::global(owner, record(0)),
+            Counter::local(owner, record(0)),
+        )
+    }
+
+    fn model(preemptions: usize, body: impl Fn() + Sync + Send + 'static) {
+        let mut model = loom::model::Builder::new();
+        model.preemption_bound = Some(preemptions);
+        model.max_branches = 100_000;
+        model.check(body);
+    }
+
+    /// One exclusive critical section: nobody else inside, and a
+    /// read-modify-write of the data that a second holder would spoil.
+    fn exclusive(hal: &LoomHal, inside: &AtomicU32, data: &AtomicU32) {
+        let (global, local) = counters(hal);
+        gbh::lock_exclusive(hal, global, local, Backoff::Yield);
+        assert_eq!(inside.swap(1, Ordering::Relaxed), 0, "two holders inside");
+        let v = data.load(Ordering::Relaxed);
+        data.store(v + 1, Ordering::Relaxed);
+        inside.store(0, Ordering::Relaxed);
+        gbh::unlock_exclusive(hal, global, local);
+    }
+
+    #[test]
+    fn exclusive_locks_exclude_each_other_on_two_cores() {
+        model(2, || {
+            let shared = Arc::new((AtomicU32::new(0), AtomicU32::new(0)));
+            let mut hals = LoomHal::cores(2).into_iter();
+            let (a, b) = (hals.next().unwrap(), hals.next().unwrap());
+            let s = shared.clone();
+            let t = loom::thread::spawn(move || exclusive(&b, &s.0, &s.1));
+            exclusive(&a, &shared.0, &shared.1);
+            t.join().unwrap();
+            assert_eq!(shared.1.load(Ordering::Relaxed), 2, "an update was lost");
+            let (global, local) = counters(&a);
+            assert_eq!(
+                (global.read(&a), local.read(&a)),
+                (0, 0),
+                "counters left set"
+            );
+        });
+    }
+
+    #[test]
+    fn shared_locks_admit_two_readers_at_once() {
+        // Each reader waits inside its lock for the other to be inside too:
+        // a shared lock that excluded readers would deadlock here.
+        model(2, || {
+            let inside: Arc<[AtomicU32; 2]> = Arc::new(core::array::from_fn(|_| AtomicU32::new(0)));
+            let threads: Vec<_> = LoomHal::cores(2)
+                .into_iter()
+                .map(|hal| {
+                    let inside = inside.clone();
+                    loom::thread::spawn(move || {
+                        let me = hal.core().index();
+                        let (_, local) = counters(&hal);
+                        gbh::lock_shared(&hal, local, Backoff::Yield);
+                        inside[me].store(1, Ordering::Release);
+                        hal.wait_for(|| {
+                            (inside[1 - me].load(Ordering::Acquire) == 1).then_some(())
+                        });
+                        gbh::unlock_shared(&hal, local);
+                    })
+                })
+                .collect();
+            for t in threads {
+                t.join().unwrap();
+            }
+        });
+    }
+
+    #[test]
+    fn a_writer_excludes_two_readers_on_three_cores() {
+        // Core 0 writes the data twice under one exclusive lock; readers on
+        // cores 1 and 2 must see both writes or neither.
+        model(1, || {
+            let shared = Arc::new((AtomicU32::new(0), AtomicU32::new(0)));
+            let mut hals = LoomHal::cores(3).into_iter();
+            let writer = hals.next().unwrap();
+            let readers: Vec<_> = hals
+                .map(|hal| {
+                    let s = shared.clone();
+                    loom::thread::spawn(move || {
+                        let (_, local) = counters(&hal);
+                        gbh::lock_shared(&hal, local, Backoff::Yield);
+                        let (x, y) = (s.0.load(Ordering::Relaxed), s.1.load(Ordering::Relaxed));
+                        assert_eq!(x, y, "a reader saw a writer's half-done update");
+                        gbh::unlock_shared(&hal, local);
+                    })
+                })
+                .collect();
+            let (global, local) = counters(&writer);
+            gbh::lock_exclusive(&writer, global, local, Backoff::Yield);
+            shared.0.store(1, Ordering::Relaxed);
+            shared.1.store(1, Ordering::Relaxed);
+            gbh::unlock_exclusive(&writer, global, local);
+            for r in readers {
+                r.join().unwrap();
+            }
+            assert_eq!((global.read(&writer), local.read(&writer)), (0, 0));
+        });
+    }
+
+    #[test]
+    fn lock_all_excludes_an_exclusive_lock_on_two_cores() {
+        model(2, || {
+            let shared = Arc::new((AtomicU32::new(0), AtomicU32::new(0)));
+            let mut hals = LoomHal::cores(2).into_iter();
+            let (a, b) = (hals.next().unwrap(), hals.next().unwrap());
+            let s = shared.clone();
+            let t = loom::thread::spawn(move || exclusive(&b, &s.0, &s.1));
+            let (global, _) = counters(&a);
+            gbh::lock_all(&a, global);
+            let before = shared.1.load(Ordering::Relaxed);
+            assert_eq!(shared.0.load(Ordering::Relaxed), 0, "a writer is inside");
+            assert_eq!(shared.1.load(Ordering::Relaxed), before, "a writer wrote");
+            gbh::unlock_all(&a, global);
+            t.join().unwrap();
+            assert_eq!(global.read(&a), 0);
         });
     }
 }

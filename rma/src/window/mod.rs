@@ -42,6 +42,7 @@ use crate::coherence::Coherence;
 use crate::comm::{Comm, Element};
 use crate::epoch::{AccessEpoch, Check, ExposureEpoch};
 use crate::hal::{DramPages, RmaHal};
+use crate::passive::LockScheme;
 use crate::stats::WindowStats;
 
 /// Alignment of window memory: a page, the unit memory types apply to.
@@ -117,6 +118,8 @@ pub struct WindowOptions {
     pub remote_type: MemoryType,
     /// Whether synchronisation performs the coherence actions.
     pub coherence: Coherence,
+    /// How passive-target locks are taken.
+    pub lock_scheme: LockScheme,
 }
 
 impl Default for WindowOptions {
@@ -126,12 +129,14 @@ impl Default for WindowOptions {
             local_type: MemoryType::MpbtWt,
             remote_type: MemoryType::MpbtWt,
             coherence: Coherence::Enabled,
+            lock_scheme: LockScheme::GbhBackoff,
         }
     }
 }
 
 impl WindowOptions {
-    /// MPBT-WT mappings, the element size as displacement unit, coherence on.
+    /// MPBT-WT mappings, the element size as displacement unit, coherence
+    /// on, GBH with back-off for locks.
     pub fn new() -> Self {
         Self::default()
     }
@@ -156,6 +161,14 @@ impl WindowOptions {
     /// Sets whether synchronisation performs the coherence actions.
     pub fn coherence(self, coherence: Coherence) -> Self {
         Self { coherence, ..self }
+    }
+
+    /// Sets how passive-target locks are taken.
+    pub fn lock_scheme(self, lock_scheme: LockScheme) -> Self {
+        Self {
+            lock_scheme,
+            ..self
+        }
     }
 }
 

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Passive-target epochs on the mock: data checked after every put and
+//! get, an exact counter under exclusive locks, readers sharing, and every
+//! misuse error.
+
+use std::time::Duration;
+use std::vec::Vec;
+
+use chip::MemoryType;
+
+use super::*;
+use crate::ErrorClass;
+use crate::comm::{Comm, Group};
+use crate::epoch::Assert;
+use crate::hal::Lsm;
+use crate::hal::mock::Mock;
+use crate::window::WindowOptions;
+
+fn rma(hal: &Mock) -> Rma<'_, Mock> {
+    Rma::new(Comm::new(hal).expect("layout fits")).expect("database fits")
+}
+
+fn value(owner: u32, index: u32, round: u32) -> u32 {
+    (owner << 24 | index << 4 | round).wrapping_mul(2_654_435_761)
+}
+
+const SCHEMES: [LockScheme; 2] = [LockScheme::Gbh, LockScheme::GbhBackoff];
+
+#[test]
+fn puts_and_gets_inside_lock_epochs_move_the_data() {
+    for scheme in SCHEMES {
+        for n in [1, 2, 3, 8] {
+            Mock::run(n, |hal| {
+                let mut rma = rma(hal);
+                let me = rma.rank();
+                let options = WindowOptions::new().lock_scheme(scheme);
+                let win = rma.allocate::<u32>(16 * n, options).unwrap();
+                for round in 0..3 {
+                    for step in 0..n {
+                        let target = (me + step) % n;
+                        rma.lock(win, LockType::Exclusive, target, Assert::NONE)
+                            .unwrap();
+                        let data: Vec<u32> = (0..16).map(|i| value(me, i, round)).collect();
+                        rma.put(win, target, me * 16, &data).unwrap();
+                        let mut got = [0u32; 16];
+                        rma.get(win, target, me * 16, &mut got).unwrap();
+                        assert_eq!(got.as_slice(), data, "get after put to {target}");
+                        rma.unlock(win, target).unwrap();
+                    }
+                    rma.comm().barrier();
+                    // Every rank's slot of every target now holds its round.
+                    for origin in 0..n {
+                        let target = (me + origin) % n;
+                        rma.lock(win, LockType::Shared, target, Assert::NONE)
+                            .unwrap();
+                        let mut got = [0u32; 16];
+                        rma.get(win, target, origin * 16, &mut got).unwrap();
+                        for (i, &v) in got.iter().enumerate() {
+                            assert_eq!(v, value(origin, i as u32, round), "{origin} at {target}");
+                        }
+                        rma.unlock(win, target).unwrap();
+                    }
+                    rma.comm().barrier();
+                }
+                let s = rma.stats(win).unwrap();
+                assert_eq!((s.locks, s.unlocks), (6 * u64::from(n), 6 * u64::from(n)));
+                assert_eq!((s.puts, s.gets), (3 * u64::from(n), 6 * u64::from(n)));
+                rma.free(win).unwrap();
+            });
+        }
+    }
+}
+
+#[test]
+fn a_counter_incremented_under_exclusive_locks_from_all_cores_is_exact() {
+    const ROUNDS: u32 = 25;
+    for (scheme, ty) in [
+        (LockScheme::Gbh, MemoryType::MpbtWt),
+        (LockScheme::GbhBackoff, MemoryType::MpbtWt),
+        (LockScheme::GbhBackoff, MemoryType::Ncm),
+        (LockScheme::Gbh, MemoryType::MpbtWb),
+    ] {
+        let n = 8;
+        Mock::run(n, |hal| {
+            let mut rma = rma(hal);
+            let options = WindowOptions::new().lock_scheme(scheme).memory_type(ty);
+            let win = rma.allocate::<u32>(4, options).unwrap();
+            for _ in 0..ROUNDS {
+                // Two counters: rank 0's and the last rank's.
+                for target in [0, n - 1] {
+                    rma.lock(win, LockType::Exclusive, target, Assert::NONE)
+                        .unwrap();
+                    let mut c = [0u32];
+                    rma.get(win, target, 1, &mut c).unwrap();
+                    rma.put(win, target, 1, &[c[0] + 1]).unwrap();
+                    rma.flush(win, target).unwrap();
+                    rma.unlock(win, target).unwrap();
+                }
+            }
+            rma.comm().barrier();
+            for target in [0, n - 1] {
+                rma.lock(win, LockType::Shared, target, Assert::NONE)
+                    .unwrap();
+                let mut c = [0u32];
+                rma.get(win, target, 1, &mut c).unwrap();
+                assert_eq!(c[0], n * ROUNDS, "{scheme:?} on {ty:?}, target {target}");
+                rma.unlock(win, target).unwrap();
+            }
+            let s = rma.stats(win).unwrap();
+            assert_eq!(s.flush_calls, 2 * u64::from(ROUNDS));
+            rma.comm().barrier();
+            rma.free(win).unwrap();
+        });
+    }
+}
+
+#[test]
+fn shared_locks_admit_several_readers_at_once() {
+    let n = 6;
+    Mock::run(n, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        let win = rma.allocate::<u32>(8, WindowOptions::new()).unwrap();
+        if me == 0 {
+            rma.lock(win, LockType::Exclusive, 0, Assert::NONE).unwrap();
+            rma.put(win, 0, 0, &[7; 8]).unwrap();
+            rma.unlock(win, 0).unwrap();
+        }
+        rma.comm().barrier();
+        // Every rank holds a shared lock on rank 0 across the barrier: if
+        // readers excluded each other, the barrier would never end.
+        rma.lock(win, LockType::Shared, 0, Assert::NONE).unwrap();
+        rma.comm().barrier();
+        let record = rma.record(win.id(), 0);
+        assert_eq!(
+            hal.lsm_read_u32(record.controller, record.lock()),
+            n * gbh::SHARED_ONE,
+            "every reader counted, no writer"
+        );
+        let mut got = [0u32; 8];
+        rma.get(win, 0, 0, &mut got).unwrap();
+        assert_eq!(got, [7; 8]);
+        rma.comm().barrier();
+        rma.unlock(win, 0).unwrap();
+        // The same with lock_all, which is shared on every rank.
+        rma.lock_all(win, Assert::NONE).unwrap();
+        rma.comm().barrier();
+        rma.get(win, (me + 1) % n, 0, &mut got).unwrap();
+        rma.flush_all(win).unwrap();
+        rma.flush_local_all(win).unwrap();
+        rma.flush_local(win, 0).unwrap();
+        rma.sync(win).unwrap();
+        rma.comm().barrier();
+        rma.unlock_all(win).unwrap();
+        rma.comm().barrier();
+        let global = rma.record(win.id(), 0);
+        assert_eq!(hal.lsm_read_u32(global.controller, global.global()), 0);
+        assert_eq!(hal.lsm_read_u32(record.controller, record.lock()), 0);
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
+fn a_writer_waits_for_a_holder_and_backs_off() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        let win = rma.allocate::<u32>(1, WindowOptions::new()).unwrap();
+        if me == 0 {
+            rma.lock(win, LockType::Shared, 0, Assert::NONE).unwrap();
+            rma.comm().barrier();
+            // Rank 1 tries its exclusive lock meanwhile, and fails.
+            std::thread::sleep(Duration::from_millis(50));
+        } else {
+            rma.comm().barrier();
+            rma.lock(win, LockType::Exclusive, 0, Assert::NONE).unwrap();
+            rma.put(win, 0, 0, &[5]).unwrap();
+            rma.unlock(win, 0).unwrap();
+            let s = rma.stats(win).unwrap();
+            assert!(s.backoffs > 0, "no back-off under a held lock: {s:?}");
+            assert!(s.wait_cycles > 0);
+        }
+        if me == 0 {
+            rma.unlock(win, 0).unwrap();
+        }
+        rma.comm().barrier();
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
+fn lock_and_unlock_do_the_coherence_actions_of_the_memory_type() {
+    Mock::run(1, |hal| {
+        let mut rma = rma(hal);
+        let wt = rma.allocate::<u32>(1, WindowOptions::new()).unwrap();
+        let ncm = rma
+            .allocate::<u32>(1, WindowOptions::new().memory_type(MemoryType::Ncm))
+            .unwrap();
+        for win in [wt, ncm] {
+            rma.lock(win, LockType::Exclusive, 0, Assert::NONE).unwrap();
+            rma.put(win, 0, 0, &[1]).unwrap();
+            rma.unlock(win, 0).unwrap();
+        }
+        let s = rma.stats(wt).unwrap();
+        // Lock: flush before CL1INVMB; unlock: flush.
+        assert_eq!((s.flushes, s.invalidations, s.write_backs), (2, 1, 0));
+        let s = rma.stats(ncm).unwrap();
+        assert_eq!((s.flushes, s.invalidations, s.write_backs), (0, 0, 0));
+        assert_eq!((s.locks, s.unlocks), (1, 1));
+        // NOCHECK takes no lock: the counters stay 0.
+        rma.lock(wt, LockType::Exclusive, 0, Assert::NOCHECK)
+            .unwrap();
+        let r = rma.record(wt.id(), 0);
+        assert_eq!(hal.lsm_read_u32(r.controller, r.lock()), 0);
+        rma.unlock(wt, 0).unwrap();
+        assert_eq!(hal.lsm_read_u32(r.controller, r.lock()), 0);
+    });
+}
+
+#[test]
+fn every_misuse_is_an_rma_sync_error_naming_what_was_wrong() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let win = rma.allocate::<u32>(4, WindowOptions::new()).unwrap();
+        let sync = |e: RmaError| {
+            assert_eq!(e.class(), ErrorClass::RmaSync, "{e}");
+            e.to_string()
+        };
+        assert_eq!(
+            sync(rma.unlock(win, 1).unwrap_err()),
+            "MPI_ERR_RMA_SYNC: unlock on window 0: rank 1 is not locked by this core \
+             (no passive-target epoch is open)"
+        );
+        assert_eq!(
+            sync(rma.flush(win, 1).unwrap_err()),
+            "MPI_ERR_RMA_SYNC: flush on window 0: no passive-target epoch is open \
+             (call lock or lock_all first)"
+        );
+        sync(rma.flush_all(win).unwrap_err());
+        sync(rma.flush_local_all(win).unwrap_err());
+        sync(rma.sync(win).unwrap_err());
+        sync(rma.unlock_all(win).unwrap_err());
+
+        rma.lock(win, LockType::Shared, 1, Assert::NONE).unwrap();
+        assert_eq!(
+            sync(
+                rma.lock(win, LockType::Exclusive, 1, Assert::NONE)
+                    .unwrap_err()
+            ),
+            "MPI_ERR_RMA_SYNC: lock on window 0: rank 1 is already locked by this core \
+             (call unlock first)"
+        );
+        assert_eq!(
+            sync(rma.put(win, 0, 0, &[1]).unwrap_err()),
+            "MPI_ERR_RMA_SYNC: put on window 0: rank 0 is not locked in this \
+             passive-target epoch (call lock first)"
+        );
+        sync(rma.get(win, 0, 0, &mut [0]).unwrap_err());
+        assert_eq!(
+            sync(rma.flush(win, 0).unwrap_err()),
+            "MPI_ERR_RMA_SYNC: flush on window 0: rank 0 is not locked in this \
+             passive-target epoch (call lock first)"
+        );
+        sync(rma.flush_local(win, 0).unwrap_err());
+        assert_eq!(
+            sync(rma.unlock(win, 0).unwrap_err()),
+            "MPI_ERR_RMA_SYNC: unlock on window 0: rank 0 is not locked by this core \
+             (other targets are)"
+        );
+        assert_eq!(
+            sync(rma.fence(win, Assert::NONE).unwrap_err()),
+            "MPI_ERR_RMA_SYNC: fence on window 0: a passive-target epoch is open \
+             (call unlock or unlock_all first)"
+        );
+        let all = Group::world(2, rma.rank()).unwrap();
+        sync(rma.start(win, &all, Assert::NONE).unwrap_err());
+        assert_eq!(
+            sync(rma.complete(win).unwrap_err()),
+            "MPI_ERR_RMA_SYNC: complete on window 0: the access epoch was opened by lock \
+             or lock_all, not by start"
+        );
+        assert_eq!(
+            sync(rma.lock_all(win, Assert::NONE).unwrap_err()),
+            "MPI_ERR_RMA_SYNC: lock_all on window 0: a lock epoch is open \
+             (unlock every target first)"
+        );
+        assert_eq!(
+            sync(rma.unlock_all(win).unwrap_err()),
+            "MPI_ERR_RMA_SYNC: unlock_all on window 0: the epoch was opened by lock, \
+             not by lock_all (call unlock per target)"
+        );
+        sync(rma.free(win).unwrap_err());
+        // A second target joins the epoch, and both can be flushed.
+        rma.lock(win, LockType::Shared, 0, Assert::NONE).unwrap();
+        rma.put(win, 0, 0, &[1]).unwrap();
+        rma.flush(win, 0).unwrap();
+        rma.flush_all(win).unwrap();
+        rma.unlock(win, 1).unwrap();
+        rma.unlock(win, 0).unwrap();
+        sync(rma.put(win, 0, 0, &[1]).unwrap_err());
+
+        rma.lock_all(win, Assert::NONE).unwrap();
+        assert_eq!(
+            sync(
+                rma.lock(win, LockType::Shared, 0, Assert::NONE)
+                    .unwrap_err()
+            ),
+            "MPI_ERR_RMA_SYNC: lock on window 0: a lock_all epoch is open \
+             (call unlock_all first)"
+        );
+        sync(rma.lock_all(win, Assert::NONE).unwrap_err());
+        assert_eq!(
+            sync(rma.unlock(win, 0).unwrap_err()),
+            "MPI_ERR_RMA_SYNC: unlock on window 0: the epoch was opened by lock_all \
+             (call unlock_all, not unlock)"
+        );
+        sync(rma.fence(win, Assert::NONE).unwrap_err());
+        rma.unlock_all(win).unwrap();
+
+        // Passive epochs are refused inside active-target ones.
+        rma.fence(win, Assert::NONE).unwrap();
+        rma.put(win, 1, 0, &[1]).unwrap();
+        sync(
+            rma.lock(win, LockType::Shared, 0, Assert::NONE)
+                .unwrap_err(),
+        );
+        sync(rma.lock_all(win, Assert::NONE).unwrap_err());
+        rma.fence(win, Assert::NONE).unwrap();
+        // A fence epoch without operations may turn into a lock epoch.
+        rma.lock(win, LockType::Shared, 0, Assert::NONE).unwrap();
+        rma.unlock(win, 0).unwrap();
+        rma.start(win, &all, Assert::NONE).unwrap();
+        assert_eq!(
+            sync(
+                rma.lock(win, LockType::Shared, 0, Assert::NONE)
+                    .unwrap_err()
+            ),
+            "MPI_ERR_RMA_SYNC: lock on window 0: a start access epoch is open \
+             (call complete first)"
+        );
+        sync(rma.lock_all(win, Assert::NONE).unwrap_err());
+        rma.post(win, &all, Assert::NONE).unwrap();
+        rma.complete(win).unwrap();
+        rma.wait(win).unwrap();
+
+        // Arguments.
+        let e = rma
+            .lock(win, LockType::Shared, 0, Assert::NOPUT)
+            .unwrap_err();
+        assert_eq!(e.class(), ErrorClass::Assert);
+        assert_eq!(
+            e.to_string(),
+            "MPI_ERR_ASSERT: lock does not accept MPI_MODE_NOPUT"
+        );
+        let e = rma
+            .lock(win, LockType::Shared, 2, Assert::NONE)
+            .unwrap_err();
+        assert_eq!(e.class(), ErrorClass::Rank);
+        assert_eq!(
+            rma.lock_all(win, Assert::NOSTORE).unwrap_err().class(),
+            ErrorClass::Assert
+        );
+        let stale = win;
+        rma.comm().barrier();
+        rma.free(win).unwrap();
+        assert_eq!(
+            rma.lock(stale, LockType::Shared, 0, Assert::NONE)
+                .unwrap_err()
+                .class(),
+            ErrorClass::Win
+        );
+    });
+}
