@@ -467,4 +467,54 @@ mod tests {
         assert!(c.free(&start, &ExposureEpoch::None).is_err());
         assert!(c.free(&AccessEpoch::None, &post).is_err());
     }
+
+    #[test]
+    fn passive_epochs_are_checked_per_target() {
+        let c = Check {
+            call: "x",
+            window: 0,
+        };
+        let lock = AccessEpoch::Lock {
+            targets: vec![Locked {
+                rank: 1,
+                kind: LockType::Shared,
+                taken: true,
+            }],
+        };
+        let all = AccessEpoch::LockAll { taken: true };
+        let start = AccessEpoch::Start { targets: vec![1] };
+        assert_eq!(lock.locked(1).map(|l| l.kind), Some(LockType::Shared));
+        assert_eq!(lock.locked(2), None);
+        assert!(c.lock(&AccessEpoch::None, 1).is_ok());
+        assert!(c.lock(&AccessEpoch::Refence, 1).is_ok());
+        assert!(c.lock(&lock, 2).is_ok());
+        assert!(matches!(
+            c.lock(&lock, 1),
+            Err(RmaError::Lock { rank: 1, .. })
+        ));
+        assert!(c.lock(&all, 1).is_err());
+        assert!(c.lock(&start, 1).is_err());
+        assert!(c.lock(&AccessEpoch::Fence { operations: 1 }, 1).is_err());
+        assert!(c.unlock(&lock, 1).is_ok());
+        assert!(c.unlock(&lock, 2).is_err());
+        assert!(c.unlock(&all, 1).is_err());
+        assert!(c.lock_all(&AccessEpoch::Refence).is_ok());
+        assert!(c.lock_all(&lock).is_err());
+        assert!(c.unlock_all(&all).is_ok());
+        assert!(c.unlock_all(&lock).is_err());
+        assert!(c.flush(&all, 5).is_ok());
+        assert!(c.flush(&lock, 1).is_ok());
+        assert!(c.flush(&lock, 0).is_err());
+        assert!(c.passive(&start).is_err());
+        assert!(c.operation(&all, 3).is_ok());
+        assert_eq!(
+            c.operation(&lock, 0).unwrap_err().class(),
+            ErrorClass::RmaSync
+        );
+        assert!(c.fence(&all, &ExposureEpoch::None).is_err());
+        assert!(c.start(&lock).is_err());
+        assert!(c.complete(&lock).is_err());
+        assert!(c.free(&lock, &ExposureEpoch::None).is_err());
+        assert_eq!(all.name(), "a lock_all access epoch");
+    }
 }

@@ -427,7 +427,15 @@ impl Mpb for Mock {
 }
 
 impl Tsr for Mock {
+    /// Also panics once another core panicked, even if the register is
+    /// free: a lock loop that retries without waiting (GBH best effort)
+    /// would otherwise spin forever on a lock the panicked core holds.
     fn tsr_acquire(&self, owner: CoreId) {
+        assert!(
+            !self.shared.failed.load(Ordering::Relaxed),
+            "{} stops taking TSRs: another core panicked",
+            self.core
+        );
         let tsr = &self.shared.tsr[owner.index()];
         self.wait_for(|| {
             tsr.compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed)

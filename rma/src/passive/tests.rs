@@ -371,3 +371,53 @@ fn every_misuse_is_an_rma_sync_error_naming_what_was_wrong() {
         );
     });
 }
+
+#[test]
+fn a_random_mix_of_shared_and_exclusive_locks_never_shows_a_torn_block() {
+    // Exclusive holders write a block of equal elements (in two puts, so a
+    // reader inside would see it half done); shared holders check that
+    // every element of the block is equal.
+    const BLOCK: usize = 32;
+    for scheme in SCHEMES {
+        let n = 8;
+        Mock::run(n, |hal| {
+            let mut rma = rma(hal);
+            let me = rma.rank();
+            let options = WindowOptions::new().lock_scheme(scheme);
+            let win = rma.allocate::<u32>(BLOCK as u32, options).unwrap();
+            let mut seed = 0x9E37_79B9u32 ^ me.wrapping_mul(0x85EB_CA6B);
+            let mut next = move || {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                seed
+            };
+            for round in 0..60 {
+                let target = next() % n;
+                let mut got = [0u32; BLOCK];
+                if next() % 2 == 0 {
+                    rma.lock(win, LockType::Exclusive, target, Assert::NONE)
+                        .unwrap();
+                    let stamp = me << 16 | round;
+                    rma.put(win, target, 0, &[stamp; BLOCK / 2]).unwrap();
+                    rma.flush(win, target).unwrap();
+                    rma.put(win, target, BLOCK as u32 / 2, &[stamp; BLOCK / 2])
+                        .unwrap();
+                    rma.get(win, target, 0, &mut got).unwrap();
+                    assert_eq!(got, [stamp; BLOCK], "own write under an exclusive lock");
+                } else {
+                    rma.lock(win, LockType::Shared, target, Assert::NONE)
+                        .unwrap();
+                    rma.get(win, target, 0, &mut got).unwrap();
+                    assert!(
+                        got.iter().all(|&v| v == got[0]),
+                        "torn block at {target}: {got:?}"
+                    );
+                }
+                rma.unlock(win, target).unwrap();
+            }
+            rma.comm().barrier();
+            rma.free(win).unwrap();
+        });
+    }
+}
