@@ -112,36 +112,11 @@ impl Dram {
     }
 
     fn read(&self, at: u64, buf: &mut [u8]) {
-        let mut done = 0;
-        while done < buf.len() {
-            let byte = at + done as u64;
-            let word = self.word(byte).load(Ordering::Acquire).to_le_bytes();
-            let first = (byte % 4) as usize;
-            let n = (4 - first).min(buf.len() - done);
-            buf[done..done + n].copy_from_slice(&word[first..first + n]);
-            done += n;
-        }
+        read_words(at, buf, |byte| self.word(byte));
     }
 
     fn write(&self, at: u64, data: &[u8]) {
-        let mut done = 0;
-        while done < data.len() {
-            let byte = at + done as u64;
-            let first = (byte % 4) as usize;
-            let n = (4 - first).min(data.len() - done);
-            let word = self.word(byte);
-            if n == 4 {
-                let value = u32::from_le_bytes(data[done..done + 4].try_into().expect("4 bytes"));
-                word.store(value, Ordering::Release);
-            } else {
-                let _ = word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
-                    let mut bytes = old.to_le_bytes();
-                    bytes[first..first + n].copy_from_slice(&data[done..done + n]);
-                    Some(u32::from_le_bytes(bytes))
-                });
-            }
-            done += n;
-        }
+        write_words(at, data, |byte| self.word(byte));
     }
 }
 
@@ -387,41 +362,14 @@ impl Mpb for Mock {
 
     fn mpb_read(&self, half: MpbHalf, offset: u32, buf: &mut [u8]) {
         Self::check_range(offset, buf.len());
-        let base = self.half_base(half) + offset as usize;
-        let mut at = 0;
-        while at < buf.len() {
-            let byte = base + at;
-            let word = self.word(byte).load(Ordering::Acquire).to_le_bytes();
-            let first = byte % 4;
-            let n = (4 - first).min(buf.len() - at);
-            buf[at..at + n].copy_from_slice(&word[first..first + n]);
-            at += n;
-        }
+        let base = (self.half_base(half) + offset as usize) as u64;
+        read_words(base, buf, |byte| self.word(byte as usize));
     }
 
     fn mpb_write(&self, half: MpbHalf, offset: u32, data: &[u8]) {
         Self::check_range(offset, data.len());
-        let base = self.half_base(half) + offset as usize;
-        let mut at = 0;
-        while at < data.len() {
-            let byte = base + at;
-            let first = byte % 4;
-            let n = (4 - first).min(data.len() - at);
-            let word = self.word(byte);
-            if n == 4 {
-                let value = u32::from_le_bytes(data[at..at + 4].try_into().expect("4 bytes"));
-                word.store(value, Ordering::Release);
-            } else {
-                // Part of a word: the other bytes keep whatever they hold,
-                // even if another core writes them at the same time.
-                let _ = word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
-                    let mut bytes = old.to_le_bytes();
-                    bytes[first..first + n].copy_from_slice(&data[at..at + n]);
-                    Some(u32::from_le_bytes(bytes))
-                });
-            }
-            at += n;
-        }
+        let base = (self.half_base(half) + offset as usize) as u64;
+        write_words(base, data, |byte| self.word(byte as usize));
         self.shared.doorbells[self.half_core(half)].ring();
     }
 }
@@ -592,6 +540,44 @@ impl Clock for Mock {
     /// Nanoseconds since the run started.
     fn cycles(&self) -> u64 {
         self.shared.start.elapsed().as_nanos() as u64
+    }
+}
+
+/// Reads `buf.len()` bytes from byte `at` of memory kept as atomic words
+/// (`word` gives the word holding a byte), a word at a time.
+fn read_words<'a>(at: u64, buf: &mut [u8], word: impl Fn(u64) -> &'a AtomicU32) {
+    let mut done = 0;
+    while done < buf.len() {
+        let byte = at + done as u64;
+        let bytes = word(byte).load(Ordering::Acquire).to_le_bytes();
+        let first = (byte % 4) as usize;
+        let n = (4 - first).min(buf.len() - done);
+        buf[done..done + n].copy_from_slice(&bytes[first..first + n]);
+        done += n;
+    }
+}
+
+/// Writes `data` at byte `at` of memory kept as atomic words. Part of a
+/// word is merged in atomically: the other bytes keep whatever they hold,
+/// even if another core writes them at the same time.
+fn write_words<'a>(at: u64, data: &[u8], word: impl Fn(u64) -> &'a AtomicU32) {
+    let mut done = 0;
+    while done < data.len() {
+        let byte = at + done as u64;
+        let first = (byte % 4) as usize;
+        let n = (4 - first).min(data.len() - done);
+        let word = word(byte);
+        if n == 4 {
+            let value = u32::from_le_bytes(data[done..done + 4].try_into().expect("4 bytes"));
+            word.store(value, Ordering::Release);
+        } else {
+            let _ = word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+                let mut bytes = old.to_le_bytes();
+                bytes[first..first + n].copy_from_slice(&data[done..done + n]);
+                Some(u32::from_le_bytes(bytes))
+            });
+        }
+        done += n;
     }
 }
 
