@@ -13,22 +13,14 @@
 //! stale-line programs must show exactly such reads, the correct ones none.
 
 use system_tests::{
-    CoreExit, RunConfig, RunReport, assert_failed_because_of, lines_starting, transcript,
+    CoreExit, RunReport, assert_failed_because_of, assert_no_stale_reads, boot, lines_starting,
+    transcript,
 };
 
-/// Boots `program` on `cores` cores with the chip model and its coherence
-/// checker; panics if the run could not start.
-fn boot_checked(cores: u32, program: &str) -> RunReport {
-    let config = RunConfig {
-        check_coherence: true,
-        ..RunConfig::new(cores, program)
-    };
-    xtask::run(&config).unwrap_or_else(|e| panic!("cannot run {program} on {cores} cores: {e:#}"))
-}
-
-/// As [`boot_checked`], and expects every core to succeed.
+/// Boots `program` with the chip model and its checker, and expects every
+/// core to succeed (stale reads are each test's to judge).
 fn boot_checked_ok(cores: u32, program: &str) -> RunReport {
-    let report = boot_checked(cores, program);
+    let report = boot(cores, program);
     assert!(report.success(), "{}", transcript(&report));
     assert_eq!(report.cores.len(), cores as usize);
     report
@@ -69,23 +61,6 @@ fn stale_reads(report: &RunReport, core: u32) -> (u64, Vec<Stale>) {
         .map(|s| (s.reader, s.paddr, s.read, s.memory, s.writer))
         .collect();
     (model.stale_reads, listed)
-}
-
-/// Checks that every core reported and no read anywhere was stale.
-fn assert_no_stale_reads(report: &RunReport) {
-    assert_eq!(
-        report.missing_reports(),
-        Vec::<u32>::new(),
-        "{}",
-        transcript(report)
-    );
-    assert_eq!(
-        report.stale_reads(),
-        0,
-        "{}\n{}",
-        report.coherence_summary(),
-        transcript(report)
-    );
 }
 
 /// Core-physical address of `offset` in core 1's MPB half through the
@@ -179,7 +154,7 @@ fn a_lut_write_reroutes_the_next_access() {
 
 #[test]
 fn a_ring_polling_without_cl1invmb_fails_on_a_stale_line() {
-    let report = boot_checked(8, "ring-stale");
+    let report = boot(8, "ring-stale");
     // Core 1 is the first core whose predecessor (core 0) passed the token
     // it cannot see; the others wait longer for tokens never passed.
     assert_failed_because_of(
