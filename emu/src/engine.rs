@@ -137,6 +137,11 @@ pub struct Engine {
     cr0: u32,
     cr3: u32,
     lut: Lut,
+    /// Pairs of LUT entries that reach the same page (the own-MPB entry
+    /// and the tile's MPB entry, or a free entry pointed at memory another
+    /// entry reaches), kept current on every LUT write so that releasing a
+    /// line need not search the whole LUT.
+    aliases: Vec<(u8, u8)>,
     /// Offset in G of this core's LUT registers in its tile's CRB.
     lut_registers: u64,
     wcb: [u8; CACHE_LINE],
@@ -286,7 +291,7 @@ impl Engine {
                 })
             }
         };
-        Ok(Self {
+        let mut engine = Self {
             chip,
             core,
             cores,
@@ -303,6 +308,7 @@ impl Engine {
             cr0: 0,
             cr3: 0,
             lut: Lut::new(chip, core),
+            aliases: Vec::new(),
             lut_registers,
             wcb: [0; CACHE_LINE],
             check,
@@ -311,7 +317,9 @@ impl Engine {
             tsr: vec![TsrStats::default(); chip.cores() as usize],
             host_pages: None,
             time,
-        })
+        };
+        engine.find_aliases();
+        Ok(engine)
     }
 
     /// The lowest core-physical address the engine cares about: everything
@@ -528,15 +536,43 @@ impl Engine {
         if self.memory.holds(line) {
             return true;
         }
-        let entry = Chip::lut_index(line);
-        let this = self.lut.entry(entry as u8);
+        let entry = Chip::lut_index(line) as u8;
         let offset = line % LUT_PAGE_SIZE;
-        (0..chip::LUT_ENTRIES)
-            .filter(|&e| e != entry && self.lut.entry(e as u8) == this)
+        self.aliases
+            .iter()
+            .filter_map(|&(a, b)| match entry {
+                e if e == a => Some(b),
+                e if e == b => Some(a),
+                _ => None,
+            })
             .any(|e| {
-                let alias = (e as u32) * LUT_PAGE_SIZE + offset;
+                let alias = u32::from(e) * LUT_PAGE_SIZE + offset;
                 self.memory.holds(alias) && self.system_line(alias).is_ok_and(|a| a == s)
             })
+    }
+
+    /// Recomputes [`Engine::aliases`] from the LUT in force.
+    fn find_aliases(&mut self) {
+        // Only entries that reach shared memory can alias a cached line
+        // (unused entries all hold the same value and reach nothing).
+        let memory: Vec<u8> = (0..chip::LUT_ENTRIES)
+            .map(|e| e as u8)
+            .filter(|&e| {
+                let target = self.chip.target_of(self.lut.entry(e));
+                matches!(
+                    self.layout.backing(target, self.core),
+                    Backing::Memory { .. }
+                )
+            })
+            .collect();
+        self.aliases.clear();
+        for (i, &a) in memory.iter().enumerate() {
+            for &b in &memory[i + 1..] {
+                if self.lut.entry(a) == self.lut.entry(b) {
+                    self.aliases.push((a, b));
+                }
+            }
+        }
     }
 
     /// The bytes of system line `s` the write-combine buffer holds, under
@@ -795,6 +831,7 @@ impl Engine {
             }
         }
         self.lut.write_raw(entry, raw);
+        self.find_aliases();
         for (l, data) in old {
             if let Ok(s) = self.system_line(l) {
                 self.directory.fetch_or(dir_word(s), self.bit());
@@ -1192,6 +1229,15 @@ mod tests {
         let message = rig.engines[0].wbinvd().unwrap_err().to_string();
         assert!(message.starts_with("core 0: "), "{message}");
         assert!(message.contains("LUT entry 192"), "{message}");
+    }
+
+    #[test]
+    fn the_own_mpb_entry_is_known_as_an_alias_of_its_tiles_mpb() {
+        let rig = rig(PTE_PMB);
+        let own_mpb = SCC.address_map.own_mpb;
+        let tile0 = Chip::lut_index(MPB0) as u8;
+        // Core 0 is on tile 0: its own-MPB entry and entry 192 reach one page.
+        assert_eq!(rig.engines[0].aliases, [(tile0, own_mpb)]);
     }
 
     #[test]
