@@ -81,6 +81,8 @@ pub struct Launch<'a> {
     pub cores: u32,
     /// The program every core runs, by name.
     pub program: &'a str,
+    /// Its settings, `(name, value)`, passed on as `name=value`.
+    pub params: &'a [(String, String)],
     /// The kernel ELF, booted through multiboot.
     pub kernel: &'a Path,
     /// The plugin shared object.
@@ -129,7 +131,11 @@ impl Launch<'_> {
         args.push(format!("isa-debug-exit,iobase={EXIT_PORT:#x},iosize=1").into());
         args.extend(["-kernel".into(), self.kernel.into()]);
         args.push("-append".into());
-        args.push(format!("cores={} program={}", self.cores, self.program).into());
+        let mut cmdline = format!("cores={} program={}", self.cores, self.program);
+        for (name, value) in self.params {
+            cmdline.push_str(&format!(" {name}={value}"));
+        }
+        args.push(cmdline.into());
         let dir = self.mem.parent().unwrap_or(Path::new("."));
         let check = match self.mode {
             Mode::Plain => None,
@@ -224,6 +230,7 @@ mod tests {
             chip: &SCC,
             cores: 48,
             program: "ring",
+            params: &[],
             kernel: Path::new("/k/kernel"),
             plugin: Path::new("/p/libemu_plugin.so"),
             bios: Path::new("/usr/share/qemu/qboot.rom"),
@@ -261,6 +268,15 @@ mod tests {
             assert_eq!(args.iter().filter(|a| *a == flag).count(), 1, "{flag}");
         }
         assert!(!value_of(&args, "-append").contains("core="));
+    }
+
+    #[test]
+    fn program_settings_follow_the_program_on_the_command_line() {
+        let params = [("scheme".to_owned(), "mcs-wp".to_owned())];
+        let mut run = launch(Path::new("/run/chip.mem"));
+        run.params = &params;
+        let args = strings(run.args(SCC.core(0).unwrap()));
+        assert_eq!(value_of(&args, "-append"), "cores=48 program=ring scheme=mcs-wp");
     }
 
     #[test]

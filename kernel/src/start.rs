@@ -2,6 +2,9 @@
 //! From the boot code to the program: bring-up in order, the command line,
 //! and how a core reports failure.
 
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 use core::fmt::Write;
 
 use crate::arch::x86::boot::BootInfo;
@@ -10,6 +13,7 @@ use crate::arch::x86::{gdt, idt, timer};
 use crate::exit::{ExitCode, exit};
 use crate::mm::FrameAllocator;
 use crate::platform::{self, Scc};
+use crate::programs::catalog::ParamError;
 use crate::{console, mm, programs};
 use chip::{Chip, MemoryType};
 
@@ -54,6 +58,7 @@ pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     }
     // The program may map more at run time: it gets the space and the frames left.
     let scc = Scc::new(CHIP, core, args.cores, space, frames);
+    programs::set_params(args.program, args.params);
     if core.index() == 0 {
         crate::println!("program {}: {}", args.program.name, args.program.about);
     }
@@ -85,15 +90,18 @@ pub struct Args {
     pub program: &'static programs::catalog::ProgramInfo,
     /// Its entry point.
     entry: fn(&Scc) -> programs::ProgramResult,
+    /// The program's settings given (the rest keep their defaults).
+    params: Vec<(&'static str, String)>,
 }
 
 impl Args {
-    /// Parses `cores=N program=NAME`; words without `=` (QEMU puts the image
-    /// path first) are skipped.
-    pub fn parse(cmdline: &str, chip: &Chip) -> Result<Self, alloc::string::String> {
-        use alloc::format;
+    /// Parses `cores=N program=NAME` and the program's settings
+    /// `PARAM=VALUE`; words without `=` (QEMU puts the image path first)
+    /// are skipped.
+    pub fn parse(cmdline: &str, chip: &Chip) -> Result<Self, String> {
         let mut cores = chip.cores();
         let mut program = programs::catalog::DEFAULT_PROGRAM;
+        let mut settings = Vec::new();
         for (key, value) in cmdline.split_whitespace().filter_map(|w| w.split_once('=')) {
             match key {
                 "cores" => {
@@ -104,20 +112,37 @@ impl Args {
                         .ok_or_else(|| format!("cores={value}: must be 1..={}", chip.cores()))?;
                 }
                 "program" => program = value,
-                _ => {
-                    return Err(format!(
-                        "unknown setting {key}={value} (known: cores, program)"
-                    ));
-                }
+                _ => settings.push((key, value)),
             }
         }
         let unknown = || format!("unknown program {program}");
         let entry = programs::by_name(program).ok_or_else(unknown)?;
         let program = programs::catalog::find(program).ok_or_else(unknown)?;
+        let mut params = Vec::new();
+        for (key, value) in settings {
+            match program.check_param(key, value) {
+                Ok(param) => params.push((param.name, value.to_string())),
+                Err(ParamError::Unknown) => {
+                    let known: Vec<&str> = program.params.iter().map(|p| p.name).collect();
+                    return Err(format!(
+                        "unknown setting {key}={value} (known: cores, program{}{})",
+                        if known.is_empty() { "" } else { ", " },
+                        known.join(", ")
+                    ));
+                }
+                Err(ParamError::BadValue(param)) => {
+                    return Err(format!(
+                        "{key}={value}: must be one of {}",
+                        param.values.join(", ")
+                    ));
+                }
+            }
+        }
         Ok(Self {
             cores,
             program,
             entry,
+            params,
         })
     }
 }

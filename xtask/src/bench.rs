@@ -303,6 +303,7 @@ fn config(
     };
     RunConfig {
         program: program.to_owned(),
+        params: Vec::new(),
         cores,
         timeout: TIMEOUT,
         echo: false,

@@ -16,7 +16,7 @@ use chip::Chip;
 
 pub use build::{Artifacts, build, cargo, workspace_root};
 pub use emu::launch::Mode;
-pub use programs::{check_cores, find_program};
+pub use programs::{check_cores, check_param, find_program, parse_param};
 pub use run::{CoreExit, CoreReport, Outcome, RunConfig, RunReport, boot, run};
 
 /// The chip every run emulates.

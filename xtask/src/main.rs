@@ -49,6 +49,10 @@ struct RunArgs {
     /// Program every core runs (see the list below).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_PROGRAM, value_parser = parse_program)]
     program: String,
+    /// A setting of the program (repeatable); the list below shows which
+    /// programs take which, and their defaults.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, String)>,
     /// Seconds the run may take, build excluded, before it is stopped.
     #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     timeout: u64,
@@ -97,6 +101,10 @@ fn parse_cores(value: &str) -> Result<u32> {
     xtask::check_cores(cores)
 }
 
+fn parse_param(value: &str) -> Result<(String, String)> {
+    xtask::parse_param(value)
+}
+
 fn parse_program(value: &str) -> Result<String> {
     Ok(xtask::find_program(value)?.name.to_owned())
 }
@@ -135,6 +143,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
             let config = RunConfig {
                 cores: args.cores,
                 program: args.program,
+                params: args.params,
                 timeout: Duration::from_secs(args.timeout),
                 echo: true,
                 interrupt: Some(Arc::clone(interrupt)),

@@ -34,7 +34,7 @@ use emu::report::{self, CoreReport as ModelReport};
 use tempfile::TempDir;
 
 use crate::build::Artifacts;
-use crate::programs::{DEFAULT_PROGRAM, check_cores, find_program};
+use crate::programs::{DEFAULT_PROGRAM, check_cores, check_param, find_program};
 use crate::qemu::Qemu;
 use crate::{CHIP, build, qemu};
 
@@ -64,6 +64,9 @@ pub struct RunConfig {
     pub cores: u32,
     /// The program every core runs.
     pub program: String,
+    /// Its settings, `(name, value)`: those not given keep the catalog's
+    /// defaults.
+    pub params: Vec<(String, String)>,
     /// Longest the run may take, build excluded.
     pub timeout: Duration,
     /// Print every serial line as `[core NN] <line>` while the run goes on.
@@ -91,6 +94,7 @@ impl Default for RunConfig {
         Self {
             cores: CHIP.cores(),
             program: DEFAULT_PROGRAM.to_owned(),
+            params: Vec::new(),
             timeout: Duration::from_secs(60),
             echo: true,
             interrupt: None,
@@ -116,7 +120,10 @@ impl RunConfig {
     /// Checks the core count, the program name, and that the flags agree.
     pub fn check(&self) -> Result<()> {
         check_cores(self.cores)?;
-        find_program(&self.program)?;
+        let program = find_program(&self.program)?;
+        for (name, value) in &self.params {
+            check_param(program, name, value)?;
+        }
         if self.plain && (self.check_coherence || self.stats) {
             bail!(
                 "a plain run has no chip model, so it has no coherence checker and no statistics: \
@@ -425,6 +432,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         chip: &CHIP,
         cores: config.cores,
         program: &config.program,
+        params: &config.params,
         kernel: &artifacts.kernel,
         plugin: &artifacts.plugin,
         bios: &qemu.bios,

@@ -12,6 +12,47 @@ pub struct ProgramInfo {
     pub name: &'static str,
     /// One line on what it shows.
     pub about: &'static str,
+    /// The settings it takes (`cargo xtask run --param NAME=VALUE`).
+    pub params: &'static [Param],
+}
+
+/// A setting a program takes on the command line, with its default.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    /// Its name.
+    pub name: &'static str,
+    /// The values it accepts.
+    pub values: &'static [&'static str],
+    /// The value when none is given; one of `values`.
+    pub default: &'static str,
+    /// One line on what it changes.
+    pub about: &'static str,
+}
+
+impl ProgramInfo {
+    /// The setting called `name`.
+    pub fn param(&self, name: &str) -> Option<&'static Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// Whether `value` is one `param` accepts: `Ok`, or why not.
+    pub fn check_param(&self, name: &str, value: &str) -> Result<&'static Param, ParamError> {
+        let param = self.param(name).ok_or(ParamError::Unknown)?;
+        if param.values.contains(&value) {
+            Ok(param)
+        } else {
+            Err(ParamError::BadValue(param))
+        }
+    }
+}
+
+/// Why a setting was refused.
+#[derive(Debug, Clone, Copy)]
+pub enum ParamError {
+    /// The program takes no setting of that name.
+    Unknown,
+    /// The setting does not take that value.
+    BadValue(&'static Param),
 }
 
 /// The program run when none is named.
@@ -22,102 +63,127 @@ pub const PROGRAMS: &[ProgramInfo] = &[
     ProgramInfo {
         name: "ring",
         about: "identity, a token around a ring of all cores through the MPBs, a barrier, a summary",
+        params: &[],
     },
     ProgramInfo {
         name: "identity",
         about: "each core prints its id and tile coordinates, then meets the others in a barrier",
+        params: &[],
     },
     ProgramInfo {
         name: "comm",
         about: "rma's MPB channel, both barriers, bcast, allgather and allreduce on every core, results checked",
+        params: &[],
     },
     ProgramInfo {
         name: "tsr-counter",
         about: "every core adds 1 to a shared uncached counter 1000 times under a test-and-set register",
+        params: &[],
     },
     ProgramInfo {
         name: "lut",
         about: "each core reads its LUT back through the CRB and checks the default layout",
+        params: &[],
     },
     ProgramInfo {
         name: "selftest",
         about: "each core checks kernel parts that only run on the target: frames, paging, heap, MPB access, CL1INVMB, timer, TSR, command line",
+        params: &[],
     },
     ProgramInfo {
         name: "stale-mpbt",
         about: "core 1 caches an MPB line, core 0 writes it: core 1 reads the stale value until CL1INVMB",
+        params: &[],
     },
     ProgramInfo {
         name: "wcb",
         about: "core 0's MPB store waits in its write-combine buffer, unseen by core 1, until flushed",
+        params: &[],
     },
     ProgramInfo {
         name: "write-back",
         about: "core 0's store into a cached line stays unseen by core 1 until WBINVD (MPBT) or an L2 eviction (DCM)",
+        params: &[],
     },
     ProgramInfo {
         name: "ncm-fresh",
         about: "cores 0 and 1 ping-pong 1000 uncached messages without cache maintenance, data checked",
+        params: &[],
     },
     ProgramInfo {
         name: "lut-remap",
         about: "core 0 points a free LUT entry at one tile's MPB, then another's: each access goes where the entry points",
+        params: &[],
     },
     ProgramInfo {
         name: "lut-unset",
         about: "core 0 reads through a LUT entry that reaches nothing: the emulator must stop it, naming the entry",
+        params: &[],
     },
     ProgramInfo {
         name: "ring-stale",
         about: "the ring with its waiting cores polling without CL1INVMB: must fail, reporting a stale line",
+        params: &[],
     },
     ProgramInfo {
         name: "shared-dram",
         about: "each core maps its own and its neighbour's POPSHM through free LUT entries (MPBT-WT, then NCM) and the LSM: every refusal, pattern and reply checked",
+        params: &[],
     },
     ProgramInfo {
         name: "rma-fence",
         about: "rma windows under fence: neighbour puts and gets in consecutive epochs for each memory type, 1000 small puts in one epoch, empty epochs; every value checked",
+        params: &[],
     },
     ProgramInfo {
         name: "rma-pscw",
         about: "rma post/start/complete/wait with overlapping groups (origins +1 and +2, targets -1 and -2), an epoch without operations, empty groups; every value checked",
+        params: &[],
     },
     ProgramInfo {
         name: "rma-pscw-stale",
         about: "rma-pscw with the coherence actions disabled: must fail, the target's cached lines hiding what origins put",
+        params: &[],
     },
     ProgramInfo {
         name: "rma-transpose",
         about: "a distributed matrix transposed with strided puts under fence and back with strided gets; every element checked",
+        params: &[],
     },
     ProgramInfo {
         name: "rma-errors",
         about: "every misuse of rma windows and epochs, each checked for its MPI error class and message, then a working epoch",
+        params: &[],
     },
     ProgramInfo {
         name: "stencil",
         about: "a 2D cellular automaton (9-point stencil) with halo rows exchanged by put under PSCW, verified against a serial run on core 0, with per-window statistics",
+        params: &[],
     },
     ProgramInfo {
         name: "timing",
         about: "each core times L1, L2 and MPB accesses at every distance (core 0 also near and far DRAM and a TSR round trip) with the global timestamp and checks them against the chip's timing table",
+        params: &[],
     },
     ProgramInfo {
         name: "page-fault",
         about: "the highest-numbered core touches unmapped memory: the run must fail naming it",
+        params: &[],
     },
     ProgramInfo {
         name: "triple-fault",
         about: "the highest-numbered core shuts its CPU down without reporting: the run must fail naming it",
+        params: &[],
     },
     ProgramInfo {
         name: "bench-private",
         about: "benchmark: about 500 million loads and stores over 64 KiB of private memory, every word checked",
+        params: &[],
     },
     ProgramInfo {
         name: "bench-mpb",
         about: "benchmark: a 64-byte token around the ring through the MPBs, 10000 laps on 2 cores to 50 on 48, every payload checked",
+        params: &[],
     },
 ];
 

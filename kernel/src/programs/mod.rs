@@ -34,10 +34,42 @@ mod wcb;
 mod write_back;
 
 use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 
 use rma::comm::Comm;
 
 use crate::platform::Scc;
+
+/// The running program and the settings its command line gave, set once
+/// before it starts.
+static SETTINGS: spin::Once<(&'static catalog::ProgramInfo, Vec<(&'static str, String)>)> =
+    spin::Once::new();
+
+/// Records the running program and the settings the command line gave
+/// (once, at start).
+pub fn set_params(program: &'static catalog::ProgramInfo, params: Vec<(&'static str, String)>) {
+    SETTINGS.call_once(|| (program, params));
+}
+
+/// The value of the running program's setting `name`: the one the command
+/// line gave, or the catalog's default.
+///
+/// # Panics
+/// If the program does not declare `name` in the catalog, or runs without
+/// [`set_params`]: bugs in the program, not in its input (the command line
+/// is checked at start).
+pub fn param(name: &str) -> &'static str {
+    let (program, given) = SETTINGS.get().expect("settings recorded at start");
+    match given.iter().find(|(n, _)| *n == name) {
+        Some((_, value)) => value,
+        None => {
+            program
+                .param(name)
+                .unwrap_or_else(|| panic!("program {} declares no setting {name}", program.name))
+                .default
+        }
+    }
+}
 
 /// What a program returns: `Err` carries the reason it failed.
 pub type ProgramResult = Result<(), String>;
