@@ -61,6 +61,14 @@ pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     programs::set_params(args.program, args.params);
     if core.index() == 0 {
         crate::println!("program {}: {}", args.program.name, args.program.about);
+        for param in args.program.params {
+            crate::println!(
+                "setting {}={} ({})",
+                param.name,
+                programs::param(param.name),
+                param.about
+            );
+        }
     }
     match (args.entry)(&scc) {
         Ok(()) => exit(ExitCode::Success),

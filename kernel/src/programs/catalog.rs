@@ -55,6 +55,14 @@ pub enum ParamError {
     BadValue(&'static Param),
 }
 
+/// The setting every benchmark program of `cargo xtask bench` takes.
+pub const SCALE: Param = Param {
+    name: "scale",
+    values: &["full", "quick"],
+    default: "full",
+    about: "full: the report's sizes and iterations; quick: a few of each (cargo xtask bench --quick)",
+};
+
 /// The program run when none is named.
 pub const DEFAULT_PROGRAM: &str = "ring";
 
@@ -184,6 +192,36 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         name: "bench-mpb",
         about: "benchmark: a 64-byte token around the ring through the MPBs, 10000 laps on 2 cores to 50 on 48, every payload checked",
         params: &[],
+    },
+    ProgramInfo {
+        name: "bench-put-get",
+        about: "benchmark on 2 cores: put and get latency and bandwidth, 1 B to 1 MiB, under fence, PSCW and lock epochs for each window memory type, and two-sided send/recv; every transfer checked",
+        params: &[SCALE],
+    },
+    ProgramInfo {
+        name: "bench-pscw",
+        about: "benchmark: PSCW synchronisation latency, one origin and k targets, empty epochs, each of start, complete, post and wait timed",
+        params: &[SCALE],
+    },
+    ProgramInfo {
+        name: "bench-lock",
+        about: "benchmark: empty lock/unlock pairs on random targets, 100/50/0 % shared, 2..N processes, per lock scheme; a counter under each scheme checked exact",
+        params: &[SCALE],
+    },
+    ProgramInfo {
+        name: "bench-load-store",
+        about: "benchmark on core 0: 4-byte load and store loops over buffers of 1 KiB to 1 MiB of shareable DRAM, for each memory type; stores read back",
+        params: &[SCALE],
+    },
+    ProgramInfo {
+        name: "bench-barrier",
+        about: "benchmark: back-to-back barriers of each algorithm, each timed and checked for a core let through early",
+        params: &[SCALE],
+    },
+    ProgramInfo {
+        name: "bench-overlap",
+        about: "benchmark: core 0 computes while k origins put into its window under locks; its compute time against k, every slot checked",
+        params: &[SCALE],
     },
 ];
 

@@ -5,6 +5,7 @@
 //! list it in `catalog.rs` (so `cargo xtask run --program` knows it) and
 //! in `by_name` below.
 
+mod bench;
 mod bench_mpb;
 mod bench_private;
 pub mod catalog;
@@ -102,6 +103,12 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "timing" => timing::run,
         "bench-private" => bench_private::run,
         "bench-mpb" => bench_mpb::run,
+        "bench-put-get" => bench::put_get::run,
+        "bench-pscw" => bench::pscw::run,
+        "bench-lock" => bench::lock::run,
+        "bench-load-store" => bench::load_store::run,
+        "bench-barrier" => bench::barrier::run,
+        "bench-overlap" => bench::overlap::run,
         listed => panic!("program {listed} is in the catalog but has no entry point"),
     };
     Some(entry)

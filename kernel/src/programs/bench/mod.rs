@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Benchmark programs of `cargo xtask bench`, measured in modeled SCC time.
+//!
+//! Each program times what it measures with the chip's clock (the global
+//! timestamp: modeled core cycles under the emulator's timing) and prints
+//! its samples as result lines the host pools and turns into tables and
+//! plots:
+//!
+//! ```text
+//! BENCH <experiment> <key>=<value> ... [bytes=<n>] cycles=<c1>,<c2>,...
+//! ```
+//!
+//! The keys name the measurement (size, epoch, memory type, ...); samples
+//! of lines with the same experiment and keys are pooled over lines and
+//! cores. `bytes` is what one sample moved, for bandwidths. Lines stay
+//! under [`LINE_LIMIT`] characters: a long series is split over several.
+//!
+//! Every program checks the data it moves, outside the timed part, and
+//! fails the run on the first wrong value: a benchmark that goes fast
+//! because it goes wrong must not count.
+//!
+//! Each program takes the setting `scale` ([`super::catalog::SCALE`]): `full` for the figures in the
+//! report, `quick` for `cargo xtask bench --quick` (fewer sizes, counts
+//! and iterations, same code).
+
+pub mod barrier;
+pub mod load_store;
+pub mod lock;
+pub mod overlap;
+pub mod pscw;
+pub mod put_get;
+
+use alloc::string::String;
+use core::fmt::Write as _;
+
+use crate::platform::Scc;
+
+/// Longest result line printed, in characters.
+pub const LINE_LIMIT: usize = 3800;
+
+/// Whether the run asked for the quick scale.
+pub fn quick() -> bool {
+    super::param("scale") == "quick"
+}
+
+/// Prints `samples` of `experiment` at `keys` (`"k=v k=v"`) as result
+/// lines; `bytes`, if any, is what each sample moved.
+pub fn emit(experiment: &str, keys: &str, bytes: Option<u64>, samples: &[u64]) {
+    let mut head = String::new();
+    let _ = write!(head, "BENCH {experiment} {keys}");
+    if let Some(bytes) = bytes {
+        let _ = write!(head, " bytes={bytes}");
+    }
+    head.push_str(" cycles=");
+    let mut line = head.clone();
+    let mut empty = true;
+    for s in samples {
+        if line.len() + 21 > LINE_LIMIT && !empty {
+            crate::println!("{line}");
+            line.clone_from(&head);
+            empty = true;
+        }
+        if !empty {
+            line.push(',');
+        }
+        let _ = write!(line, "{s}");
+        empty = false;
+    }
+    if !empty {
+        crate::println!("{line}");
+    }
+}
+
+/// Times `f` on the chip's clock: its result and the cycles it took.
+pub fn timed<R>(scc: &Scc, f: impl FnOnce() -> R) -> (R, u64) {
+    let start = scc.now();
+    let r = f();
+    (r, scc.now().saturating_sub(start))
+}
+
+/// A deterministic generator (xorshift64*): the same sequence on every
+/// run, different per seed.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded with `seed` (any value, 0 included).
+    pub fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A value in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u32) -> u32 {
+        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+    }
+
+    /// True with probability `percent` / 100.
+    pub fn percent(&mut self, percent: u32) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// The byte a benchmark writes at `index` in round `round` from `origin`:
+/// different for neighbouring rounds, origins and indices.
+pub fn pattern(round: u32, origin: u32, index: usize) -> u8 {
+    (round.wrapping_mul(31) ^ origin.wrapping_mul(7) ^ index as u32 ^ (index as u32 >> 8)) as u8
+}
+
+/// Fills `buf` with [`pattern`].
+pub fn fill(buf: &mut [u8], round: u32, origin: u32) {
+    for (i, b) in buf.iter_mut().enumerate() {
+        *b = pattern(round, origin, i);
+    }
+}
+
+/// `Err` naming the first byte of `buf` that is not [`pattern`].
+pub fn verify(buf: &[u8], round: u32, origin: u32, what: &str) -> Result<(), String> {
+    match buf
+        .iter()
+        .enumerate()
+        .find(|&(i, &b)| b != pattern(round, origin, i))
+    {
+        None => Ok(()),
+        Some((i, &b)) => Err(alloc::format!(
+            "{what}: byte {i} of {} is {b:#x}, expected {:#x}",
+            buf.len(),
+            pattern(round, origin, i)
+        )),
+    }
+}
