@@ -34,6 +34,12 @@ pub enum ErrorClass {
     RmaRange,
     /// `MPI_ERR_INTERN`: the platform refused something rma asked correctly.
     Intern,
+    /// `MPI_ERR_OP`: an operation not defined for the call or the type.
+    Op,
+    /// `MPI_ERR_TYPE`: an element type the call does not accept.
+    Type,
+    /// `MPI_ERR_REQUEST`: a request handle that is not pending.
+    Request,
 }
 
 impl ErrorClass {
@@ -53,6 +59,9 @@ impl ErrorClass {
             Self::RmaSync => "MPI_ERR_RMA_SYNC",
             Self::RmaRange => "MPI_ERR_RMA_RANGE",
             Self::Intern => "MPI_ERR_INTERN",
+            Self::Op => "MPI_ERR_OP",
+            Self::Type => "MPI_ERR_TYPE",
+            Self::Request => "MPI_ERR_REQUEST",
         }
     }
 }
@@ -240,6 +249,44 @@ pub enum RmaError {
         /// The lowest rank that failed.
         rank: u32,
     },
+    /// An accumulate operation the call or the element type does not
+    /// allow (e.g. `MPI_BAND` on `f32`, `MPI_NO_OP` in accumulate).
+    Op {
+        /// The call (e.g. "accumulate").
+        call: &'static str,
+        /// The window.
+        window: u32,
+        /// The operation, as its `MPI_*` name.
+        op: &'static str,
+        /// The element type.
+        ty: &'static str,
+        /// Why it is refused.
+        problem: &'static str,
+    },
+    /// An element type the call does not accept (e.g. compare_and_swap on
+    /// a floating-point type).
+    Type {
+        /// The call.
+        call: &'static str,
+        /// The window.
+        window: u32,
+        /// The element type.
+        ty: &'static str,
+        /// Why it is refused.
+        problem: &'static str,
+    },
+    /// A request handle given to a call that cannot use it (completed
+    /// already, or made on another window).
+    Request {
+        /// The call (e.g. "wait_request").
+        call: &'static str,
+        /// The window the call was given.
+        window: u32,
+        /// The request's number.
+        request: u32,
+        /// What is wrong.
+        problem: &'static str,
+    },
     /// A core's entry in the distributed window database is missing or
     /// malformed.
     Database {
@@ -274,6 +321,9 @@ impl RmaError {
             Self::GroupTooLarge { .. } => ErrorClass::Group,
             Self::NoMemory { .. } | Self::Map(MapError::NoMemory) => ErrorClass::NoMem,
             Self::Map(_) | Self::Database { .. } => ErrorClass::Intern,
+            Self::Op { .. } => ErrorClass::Op,
+            Self::Type { .. } => ErrorClass::Type,
+            Self::Request { .. } => ErrorClass::Request,
         }
     }
 }
@@ -378,6 +428,25 @@ impl fmt::Display for RmaError {
             } => write!(f, "{what}: {requested} asked for, {available} left"),
             Self::Map(e) => write!(f, "the platform refused a mapping: {e}"),
             Self::PeerFailed { call, rank } => write!(f, "{call} failed on rank {rank}"),
+            Self::Op {
+                call,
+                window,
+                op,
+                ty,
+                problem,
+            } => write!(f, "{call} on window {window}: {op} on {ty} {problem}"),
+            Self::Type {
+                call,
+                window,
+                ty,
+                problem,
+            } => write!(f, "{call} on window {window}: {ty} {problem}"),
+            Self::Request {
+                call,
+                window,
+                request,
+                problem,
+            } => write!(f, "{call} on window {window}: request {request} {problem}"),
             Self::Database { what, core } => {
                 write!(
                     f,

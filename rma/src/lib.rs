@@ -10,8 +10,11 @@
 //! remote mappings through free LUT entries), [`ops`] (put and get),
 //! [`epoch`] (access and exposure state machines), [`active`] (fence and
 //! post/start/complete/wait), [`passive`] (lock/unlock, lock_all, flush
-//! and sync with GBH), [`coherence`] (the cache actions each call
-//! needs per memory type) and [`stats`]. The chip definition every layer
+//! and sync with GBH), [`accumulate`] (accumulate, get_accumulate,
+//! fetch_and_op and compare_and_swap, atomic per element under the
+//! target's test-and-set register), [`request`] (rput, rget, raccumulate
+//! and rget_accumulate in passive-target epochs), [`coherence`] (the cache
+//! actions each call needs per memory type) and [`stats`]. The chip definition every layer
 //! shares is re-exported as [`chip`].
 //!
 //! The crate is `no_std` with `alloc`; it contains no `unsafe` code.
@@ -21,6 +24,7 @@
 
 extern crate alloc;
 
+pub mod accumulate;
 pub mod active;
 pub mod coherence;
 pub mod comm;
@@ -29,14 +33,17 @@ mod error;
 pub mod hal;
 pub mod ops;
 pub mod passive;
+pub mod request;
 pub mod stats;
 pub mod window;
 
+pub use accumulate::{Accumulable, AccumulateOp};
 pub use chip;
 pub use coherence::Coherence;
 pub use epoch::{Assert, LockType};
 pub use error::{ErrorClass, RmaError};
 pub use ops::Vector;
 pub use passive::LockScheme;
+pub use request::Request;
 pub use stats::WindowStats;
 pub use window::{Memory, Rma, Window, WindowOptions};

@@ -85,7 +85,7 @@ impl Vector {
 
 /// Runs of elements that are contiguous in both layouts: (origin element,
 /// target element, elements), in order.
-fn runs(origin: Vector, target: Vector) -> impl Iterator<Item = (u64, u64, u64)> {
+pub(crate) fn runs(origin: Vector, target: Vector) -> impl Iterator<Item = (u64, u64, u64)> {
     let (mut ob, mut oi, mut tb, mut ti) = (0u32, 0u32, 0u32, 0u32);
     core::iter::from_fn(move || {
         if origin.blocklen == 0 || target.blocklen == 0 || ob >= origin.count || tb >= target.count
@@ -110,12 +110,45 @@ fn runs(origin: Vector, target: Vector) -> impl Iterator<Item = (u64, u64, u64)>
     })
 }
 
-/// Which way data moves.
+/// What kind of operation [`Rma::finish`] counts.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Direction {
+pub(crate) enum Kind {
     Put,
     Get,
+    /// accumulate and get_accumulate (also request-based).
+    Accumulate,
+    /// fetch_and_op and compare_and_swap.
+    Atomic,
 }
+
+/// The names a call's errors use.
+#[derive(Debug)]
+pub(crate) struct Call {
+    pub name: &'static str,
+    pub target: &'static str,
+    pub origin_layout: &'static str,
+    pub target_layout: &'static str,
+    pub origin_buffer: &'static str,
+}
+
+/// The [`Call`] named `$name`.
+macro_rules! call {
+    ($name:literal) => {
+        $crate::ops::Call {
+            name: $name,
+            target: concat!($name, " target"),
+            origin_layout: concat!($name, " origin layout"),
+            target_layout: concat!($name, " target layout"),
+            origin_buffer: concat!($name, " origin buffer"),
+        }
+    };
+}
+pub(crate) use call;
+
+pub(crate) const PUT: Call = call!("put");
+pub(crate) const GET: Call = call!("get");
+pub(crate) const RPUT: Call = call!("rput");
+pub(crate) const RGET: Call = call!("rget");
 
 impl<H: RmaHal> Rma<'_, H> {
     /// Writes `data` into `target`'s window from displacement `disp`
@@ -132,8 +165,7 @@ impl<H: RmaHal> Rma<'_, H> {
         disp: u32,
         data: &[T],
     ) -> Result<(), RmaError> {
-        let layout = Vector::contiguous(len_u32(data.len(), "put origin buffer")?);
-        self.put_vector(window, target, disp, data, layout, layout)
+        self.put_as(&PUT, window, target, disp, data)
     }
 
     /// Reads `buf.len()` elements of `target`'s window from displacement
@@ -149,8 +181,33 @@ impl<H: RmaHal> Rma<'_, H> {
         disp: u32,
         buf: &mut [T],
     ) -> Result<(), RmaError> {
-        let layout = Vector::contiguous(len_u32(buf.len(), "get origin buffer")?);
-        self.get_vector(window, target, disp, buf, layout, layout)
+        self.get_as(&GET, window, target, disp, buf)
+    }
+
+    /// [`Rma::put`], its errors naming `call`.
+    pub(crate) fn put_as<T: Element>(
+        &mut self,
+        call: &Call,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+    ) -> Result<(), RmaError> {
+        let layout = Vector::contiguous(len_u32(data.len(), call.origin_buffer)?);
+        self.put_vector_as(call, window, target, disp, data, layout, layout)
+    }
+
+    /// [`Rma::get`], its errors naming `call`.
+    pub(crate) fn get_as<T: Element>(
+        &mut self,
+        call: &Call,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        buf: &mut [T],
+    ) -> Result<(), RmaError> {
+        let layout = Vector::contiguous(len_u32(buf.len(), call.origin_buffer)?);
+        self.get_vector_as(call, window, target, disp, buf, layout, layout)
     }
 
     /// Writes the elements `origin` picks from `data` to the places
@@ -170,8 +227,22 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Vector,
         target_layout: Vector,
     ) -> Result<(), RmaError> {
+        self.put_vector_as(&PUT, window, target, disp, data, origin, target_layout)
+    }
+
+    #[allow(clippy::too_many_arguments)] // put_vector's, and the call's name
+    fn put_vector_as<T: Element>(
+        &mut self,
+        call: &Call,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Vector,
+        target_layout: Vector,
+    ) -> Result<(), RmaError> {
         let offset = self.begin::<T>(
-            "put",
+            call,
             window.id(),
             target,
             disp,
@@ -190,11 +261,7 @@ impl<H: RmaHal> Rma<'_, H> {
                 elements,
             )?;
         }
-        self.finish(
-            window.id(),
-            Direction::Put,
-            origin.elements() * T::BYTES as u64,
-        );
+        self.finish(window.id(), Kind::Put, origin.elements() * T::BYTES as u64);
         Ok(())
     }
 
@@ -212,8 +279,22 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Vector,
         target_layout: Vector,
     ) -> Result<(), RmaError> {
+        self.get_vector_as(&GET, window, target, disp, buf, origin, target_layout)
+    }
+
+    #[allow(clippy::too_many_arguments)] // get_vector's, and the call's name
+    fn get_vector_as<T: Element>(
+        &mut self,
+        call: &Call,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        buf: &mut [T],
+        origin: Vector,
+        target_layout: Vector,
+    ) -> Result<(), RmaError> {
         let offset = self.begin::<T>(
-            "get",
+            call,
             window.id(),
             target,
             disp,
@@ -232,11 +313,7 @@ impl<H: RmaHal> Rma<'_, H> {
                 elements,
             )?;
         }
-        self.finish(
-            window.id(),
-            Direction::Get,
-            origin.elements() * T::BYTES as u64,
-        );
+        self.finish(window.id(), Kind::Get, origin.elements() * T::BYTES as u64);
         Ok(())
     }
 
@@ -244,9 +321,9 @@ impl<H: RmaHal> Rma<'_, H> {
     /// epoch; returns the byte offset of displacement `disp` in the
     /// target's window.
     #[allow(clippy::too_many_arguments)] // one operation's full description
-    fn begin<T: Element>(
+    pub(crate) fn begin<T: Element>(
         &mut self,
-        call: &'static str,
+        call: &Call,
         id: u32,
         target: u32,
         disp: u32,
@@ -256,26 +333,14 @@ impl<H: RmaHal> Rma<'_, H> {
     ) -> Result<u64, RmaError> {
         let size = self.size();
         let w = self.window(id)?;
-        check_rank(
-            if call == "put" {
-                "put target"
-            } else {
-                "get target"
-            },
-            target,
-            size,
-        )?;
-        Check { call, window: id }.operation(&w.access, target)?;
-        origin.check(if call == "put" {
-            "put origin layout"
-        } else {
-            "get origin layout"
-        })?;
-        target_layout.check(if call == "put" {
-            "put target layout"
-        } else {
-            "get target layout"
-        })?;
+        check_rank(call.target, target, size)?;
+        Check {
+            call: call.name,
+            window: id,
+        }
+        .operation(&w.access, target)?;
+        origin.check(call.origin_layout)?;
+        target_layout.check(call.target_layout)?;
         if origin.elements() != target_layout.elements() {
             return Err(RmaError::BufferLength {
                 what: "target layout elements (as the origin layout picks)",
@@ -294,7 +359,7 @@ impl<H: RmaHal> Rma<'_, H> {
         let element = T::BYTES as u64;
         let offset = u64::from(disp) * u64::from(remote.info.disp_unit);
         self.check_range(
-            call,
+            call.name,
             id,
             target,
             offset,
@@ -316,28 +381,37 @@ impl<H: RmaHal> Rma<'_, H> {
     }
 
     /// Counts a finished operation in the epoch and the statistics.
-    fn finish(&mut self, id: u32, direction: Direction, bytes: u64) {
+    pub(crate) fn finish(&mut self, id: u32, kind: Kind, bytes: u64) {
         let w = self.window_mut(id).expect("begin checked the window");
         match &mut w.access {
             AccessEpoch::Refence => w.access = AccessEpoch::Fence { operations: 1 },
             AccessEpoch::Fence { operations } => *operations += 1,
             _ => {}
         }
-        match direction {
-            Direction::Put => {
-                w.stats.puts += 1;
-                w.stats.bytes_put += bytes;
+        let s = &mut w.stats;
+        match kind {
+            Kind::Put => {
+                s.puts += 1;
+                s.bytes_put += bytes;
             }
-            Direction::Get => {
-                w.stats.gets += 1;
-                w.stats.bytes_got += bytes;
+            Kind::Get => {
+                s.gets += 1;
+                s.bytes_got += bytes;
+            }
+            Kind::Accumulate => {
+                s.accumulates += 1;
+                s.bytes_accumulated += bytes;
+            }
+            Kind::Atomic => {
+                s.atomics += 1;
+                s.bytes_accumulated += bytes;
             }
         }
     }
 }
 
 /// `len` as a `u32` element count.
-fn len_u32(len: usize, what: &'static str) -> Result<u32, RmaError> {
+pub(crate) fn len_u32(len: usize, what: &'static str) -> Result<u32, RmaError> {
     u32::try_from(len).map_err(|_| RmaError::BufferLength {
         what,
         len,

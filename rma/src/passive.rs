@@ -47,10 +47,10 @@
 //! The memory types decide which of the actions run (NCM: none).
 //!
 //! Not here yet: MCS-WP (the reader-writer queue lock with writer
-//! preference), accumulate, get_accumulate, fetch_and_op and
-//! compare_and_swap, the request-based rput/rget/raccumulate, and the
-//! distributed hash table; they belong to the same passive-target work
-//! and will come as separate modules.
+//! preference) and the distributed hash table; they belong to the same
+//! passive-target work and will come as separate modules. Accumulates and
+//! atomics are in [`crate::accumulate`], the request-based operations in
+//! [`crate::request`].
 #![forbid(unsafe_code)]
 
 use crate::RmaError;

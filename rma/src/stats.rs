@@ -49,11 +49,22 @@ pub struct WindowStats {
     pub flush_calls: u64,
     /// Back-off waits of GBH with back-off after a failed lock attempt.
     pub backoffs: u64,
+    /// Accumulate calls: `accumulate`, `get_accumulate` and their
+    /// request-based forms.
+    pub accumulates: u64,
+    /// Single-element atomics: `fetch_and_op` and `compare_and_swap`.
+    pub atomics: u64,
+    /// Bytes of target elements that accumulates and atomics read and
+    /// updated under the target's guard.
+    pub bytes_accumulated: u64,
+    /// Request-based operations (`rput`, `rget`, `raccumulate`,
+    /// `rget_accumulate`); each also counts as its blocking form.
+    pub requests: u64,
 }
 
 impl WindowStats {
     /// Number of counters, for [`WindowStats::to_array`].
-    pub const COUNTERS: usize = 20;
+    pub const COUNTERS: usize = 24;
 
     /// The counters in declaration order: to sum them over cores with a
     /// reduction, or print them in a table.
@@ -79,6 +90,10 @@ impl WindowStats {
             self.unlocks,
             self.flush_calls,
             self.backoffs,
+            self.accumulates,
+            self.atomics,
+            self.bytes_accumulated,
+            self.requests,
         ]
     }
 
@@ -105,6 +120,10 @@ impl WindowStats {
             unlocks,
             flush_calls,
             backoffs,
+            accumulates,
+            atomics,
+            bytes_accumulated,
+            requests,
         ] = counters;
         Self {
             puts,
@@ -127,6 +146,10 @@ impl WindowStats {
             unlocks,
             flush_calls,
             backoffs,
+            accumulates,
+            atomics,
+            bytes_accumulated,
+            requests,
         }
     }
 }
@@ -140,6 +163,7 @@ mod tests {
         let counters: [u64; WindowStats::COUNTERS] = core::array::from_fn(|i| i as u64 + 1);
         let stats = WindowStats::from_array(counters);
         assert_eq!((stats.puts, stats.evictions, stats.backoffs), (1, 16, 20));
+        assert_eq!((stats.accumulates, stats.requests), (21, 24));
         assert_eq!(stats.to_array(), counters);
     }
 }

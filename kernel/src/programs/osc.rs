@@ -131,10 +131,11 @@ pub fn conclude(
     Ok(())
 }
 
-/// One line of a window's statistics on this core.
+/// One line of a window's statistics on this core: every counter of
+/// [`WindowStats`].
 pub fn stats_line(stats: &WindowStats) -> String {
     format!(
-        "{} puts ({} bytes), {} gets ({} bytes), {} fences, {} posts, {} starts, {} completes, {} waits, {} polls; {} WCB flushes, {} CL1INVMB, {} WBINVD; {} LUT mappings, {} evictions",
+        "{} puts ({} bytes), {} gets ({} bytes), {} fences, {} posts, {} starts, {} completes, {} waits, {} polls, {} wait cycles; {} WCB flushes, {} CL1INVMB, {} WBINVD; {} LUT mappings, {} evictions; {} locks, {} unlocks, {} flush calls, {} back-offs; {} accumulates, {} atomics ({} bytes accumulated), {} requests",
         stats.puts,
         stats.bytes_put,
         stats.gets,
@@ -145,10 +146,19 @@ pub fn stats_line(stats: &WindowStats) -> String {
         stats.completes,
         stats.waits,
         stats.polls,
+        stats.wait_cycles,
         stats.flushes,
         stats.invalidations,
         stats.write_backs,
         stats.mappings,
-        stats.evictions
+        stats.evictions,
+        stats.locks,
+        stats.unlocks,
+        stats.flush_calls,
+        stats.backoffs,
+        stats.accumulates,
+        stats.atomics,
+        stats.bytes_accumulated,
+        stats.requests
     )
 }

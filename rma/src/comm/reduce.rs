@@ -43,7 +43,7 @@ macro_rules! element {
     )*};
 }
 
-element!(u8, u16, u32, u64, i32, i64, f32, f64);
+element!(u8, i8, u16, i16, u32, u64, i32, i64, f32, f64);
 
 macro_rules! integer {
     ($($t:ty),*) => {$(

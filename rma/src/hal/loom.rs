@@ -668,3 +668,76 @@ mod gbh {
         });
     }
 }
+
+/// The accumulate guard ([`crate::accumulate::guard`]) under every
+/// interleaving: fetch_and_op's read-modify-write of a relaxed atomic is
+/// atomic only if the target's TSR orders the holders, so the final value
+/// and the fetched ones show any lost update.
+#[cfg(test)]
+mod accumulate {
+    use loom::sync::atomic::AtomicU32;
+
+    use super::*;
+    use crate::RmaError;
+    use crate::accumulate::AccumulateOp;
+    use crate::accumulate::guard::{self, Target};
+
+    /// One element of target memory. The coherence actions do nothing:
+    /// loom checks the guard's exclusion and ordering, not the caches.
+    struct Element<'a>(&'a AtomicU32);
+
+    impl Target<u32> for Element<'_> {
+        fn acquire(&mut self) {}
+
+        fn read(&mut self, at: u64, buf: &mut [u32]) -> Result<(), RmaError> {
+            assert_eq!((at, buf.len()), (0, 1));
+            buf[0] = self.0.load(Ordering::Relaxed);
+            Ok(())
+        }
+
+        fn write(&mut self, at: u64, data: &[u32]) -> Result<(), RmaError> {
+            assert_eq!((at, data.len()), (0, 1));
+            self.0.store(data[0], Ordering::Relaxed);
+            Ok(())
+        }
+
+        fn release(&mut self) {}
+    }
+
+    /// `hals` each add 1 to a counter guarded by core 0's TSR; every
+    /// fetched value is distinct and the count is exact.
+    fn counter(hals: Vec<LoomHal>) {
+        let cell = Arc::new(AtomicU32::new(0));
+        let n = hals.len() as u32;
+        let owner = hals[0].participant(0);
+        let threads: Vec<_> = hals
+            .into_iter()
+            .map(|hal| {
+                let cell = cell.clone();
+                loom::thread::spawn(move || {
+                    guard::fetch_and_op(&hal, owner, &mut Element(&cell), 0, 1, AccumulateOp::Sum)
+                        .unwrap()
+                })
+            })
+            .collect();
+        let mut fetched: Vec<u32> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        fetched.sort_unstable();
+        assert_eq!(fetched, (0..n).collect::<Vec<_>>(), "a value fetched twice");
+        assert_eq!(cell.load(Ordering::Relaxed), n, "an update was lost");
+    }
+
+    #[test]
+    fn fetch_and_op_is_atomic_on_two_cores() {
+        let mut model = loom::model::Builder::new();
+        model.preemption_bound = Some(3);
+        model.check(|| counter(LoomHal::cores(2)));
+    }
+
+    #[test]
+    fn fetch_and_op_is_atomic_on_three_cores() {
+        let mut model = loom::model::Builder::new();
+        model.preemption_bound = Some(2);
+        model.max_branches = 100_000;
+        model.check(|| counter(LoomHal::blocking_cores(3)));
+    }
+}

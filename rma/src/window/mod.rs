@@ -193,6 +193,8 @@ pub(crate) struct WindowState {
     /// post was seen in the current access epoch.
     pub seen: Vec<u32>,
     pub stats: WindowStats,
+    /// Request-based operations not yet waited for.
+    pub requests: crate::request::Requests,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -499,6 +501,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             exposure: ExposureEpoch::None,
             seen: alloc::vec![0; words],
             stats: WindowStats::default(),
+            requests: Default::default(),
         }));
         Ok(id)
     }

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Accumulate, get_accumulate, fetch_and_op and compare_and_swap: MPI's
+//! atomic read-modify-writes of target window elements, on a chip with
+//! neither cache coherence nor atomic memory operations.
+//!
+//! # The guard
+//!
+//! Every call of this family on target `t` does its read-modify-write
+//! while holding `t`'s test-and-set register (TSR): the one hardware
+//! primitive the SCC has that excludes other cores (thesis mapping of the
+//! direct accumulate: "TS_acquire; CL1INVMB; load, op, store; flush WCB;
+//! TS_release"). A lock word in memory would need the TSR anyway to be
+//! taken atomically, so the register itself is the cheaper guard. It is
+//! the register GBH's counters of `t`'s part and PSCW's match and
+//! completion words of `t` use too; all of those hold it for a few
+//! uncached accesses and never while holding another TSR, and so does
+//! the guard: inside it run only the coherence actions, the copies
+//! through the window mapping (which may remap a LUT entry, touching no
+//! TSR) and the operation itself. No TSR is ever taken while one is held,
+//! so no cycle of waiters can form.
+//!
+//! Inside the guard, for the memory type the target is reached with (the
+//! window's remote type, or its local type when the target is this core,
+//! which then goes through its local mapping as its loads and stores do):
+//! [`acquire_actions`] first, made safe by [`guard_invalidation`] (MPBT-WT:
+//! flush the write-combine buffer, CL1INVMB, so no stale line is read),
+//! then the loads, the operation and the stores, then [`release_actions`]
+//! (MPBT-WT: flush the write-combine buffer; MPBT-WB also write L1 back) so
+//! the next holder reads the new values. NCM needs neither. A window made
+//! with [`Coherence::Disabled`](crate::Coherence::Disabled) skips the
+//! actions as its synchronisation calls do.
+//!
+//! # Atomicity and ordering
+//!
+//! MPI makes accumulates atomic per element only, so a long accumulate is
+//! split into chunks of at most [`CHUNK`] elements, and the guard is given
+//! up between chunks: a lock or another origin's accumulate on the same
+//! target waits for one chunk, not the whole call. Chunks run in order and
+//! each is written and released before the next is taken, and every call
+//! has finished at the target when it returns, so accumulates from one
+//! origin to one target are ordered as MPI requires by default (a REPLACE
+//! and then a SUM to the same element give `origin2 + origin1`).
+//!
+//! As with the thesis's hardware atomics, the atomicity holds only with
+//! respect to other calls of this family (on any window whose part on `t`
+//! is guarded by the same TSR): a put or a local store to the same element
+//! may interleave with an accumulate, as MPI allows it to.
+//!
+//! Operations ([`AccumulateOp`]) and element types ([`Accumulable`]) follow
+//! MPI: bitwise and logical operations on integers only (`MPI_ERR_OP` on
+//! floating point), `MPI_NO_OP` only in get_accumulate and fetch_and_op
+//! (`MPI_ERR_OP` elsewhere), compare_and_swap on integers only
+//! (`MPI_ERR_TYPE`). The calls are allowed in the same access epochs as put
+//! and get, and check their arguments as put does.
+#![forbid(unsafe_code)]
+
+use chip::MemoryType;
+
+use crate::RmaError;
+use crate::coherence::{Actions, acquire_actions, guard_invalidation, release_actions};
+use crate::comm::Element;
+use crate::hal::RmaHal;
+use crate::ops::{Call, Kind, Vector, call, len_u32, runs};
+use crate::window::{Rma, Window};
+
+/// Elements read, combined and written per hold of the guard: up to 512
+/// bytes (64 `f64`), so a lock on the same target waits for little.
+pub const CHUNK: usize = 64;
+
+pub(crate) const ACCUMULATE: Call = call!("accumulate");
+pub(crate) const GET_ACCUMULATE: Call = call!("get_accumulate");
+pub(crate) const RACCUMULATE: Call = call!("raccumulate");
+pub(crate) const RGET_ACCUMULATE: Call = call!("rget_accumulate");
+const FETCH_AND_OP: Call = call!("fetch_and_op");
+const COMPARE_AND_SWAP: Call = call!("compare_and_swap");
+
+/// The operations of accumulate and its relatives (`MPI_Op`s valid in
+/// one-sided calls). Each combines a target element with an origin
+/// element into the target's new value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AccumulateOp {
+    /// `MPI_SUM`: target + origin (integers wrap around).
+    Sum,
+    /// `MPI_PROD`: target × origin (integers wrap around).
+    Prod,
+    /// `MPI_MIN`: the smaller (floats: a NaN operand is ignored).
+    Min,
+    /// `MPI_MAX`: the larger (floats: a NaN operand is ignored).
+    Max,
+    /// `MPI_BAND`: bitwise and (integers only).
+    Band,
+    /// `MPI_BOR`: bitwise or (integers only).
+    Bor,
+    /// `MPI_BXOR`: bitwise exclusive or (integers only).
+    Bxor,
+    /// `MPI_LAND`: 1 if both are non-zero, else 0 (integers only).
+    Land,
+    /// `MPI_LOR`: 1 if either is non-zero, else 0 (integers only).
+    Lor,
+    /// `MPI_LXOR`: 1 if exactly one is non-zero, else 0 (integers only).
+    Lxor,
+    /// `MPI_REPLACE`: the origin element (an atomic put).
+    Replace,
+    /// `MPI_NO_OP`: the target element stays (an atomic get); only in
+    /// get_accumulate and fetch_and_op.
+    NoOp,
+}
+
+impl AccumulateOp {
+    /// Every operation.
+    pub const ALL: [AccumulateOp; 12] = [
+        Self::Sum,
+        Self::Prod,
+        Self::Min,
+        Self::Max,
+        Self::Band,
+        Self::Bor,
+        Self::Bxor,
+        Self::Land,
+        Self::Lor,
+        Self::Lxor,
+        Self::Replace,
+        Self::NoOp,
+    ];
+
+    /// The MPI name.
+    pub const fn mpi_name(self) -> &'static str {
+        match self {
+            Self::Sum => "MPI_SUM",
+            Self::Prod => "MPI_PROD",
+            Self::Min => "MPI_MIN",
+            Self::Max => "MPI_MAX",
+            Self::Band => "MPI_BAND",
+            Self::Bor => "MPI_BOR",
+            Self::Bxor => "MPI_BXOR",
+            Self::Land => "MPI_LAND",
+            Self::Lor => "MPI_LOR",
+            Self::Lxor => "MPI_LXOR",
+            Self::Replace => "MPI_REPLACE",
+            Self::NoOp => "MPI_NO_OP",
+        }
+    }
+
+    /// Whether MPI defines the operation on integer types only.
+    pub const fn integer_only(self) -> bool {
+        matches!(
+            self,
+            Self::Band | Self::Bor | Self::Bxor | Self::Land | Self::Lor | Self::Lxor
+        )
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element type accumulates apply to: `u8`, `i8`, `u16`, `i16`, `u32`,
+/// `i32`, `u64`, `i64`, `f32` and `f64`. Sealed: the operations and
+/// their checks are defined for these only.
+pub trait Accumulable: Element + PartialEq + sealed::Sealed {
+    /// The type's name, for messages.
+    const NAME: &'static str;
+    /// Whether it is an integer type (bitwise and logical operations,
+    /// compare_and_swap).
+    const INTEGER: bool;
+
+    /// `target op origin`: the target's new value. An operation the type
+    /// does not support (callers refuse it first) leaves `target`.
+    fn combine(op: AccumulateOp, target: Self, origin: Self) -> Self;
+}
+
+macro_rules! integer {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Accumulable for $t {
+            const NAME: &'static str = stringify!($t);
+            const INTEGER: bool = true;
+            fn combine(op: AccumulateOp, target: Self, origin: Self) -> Self {
+                let (t, o) = (target != 0, origin != 0);
+                match op {
+                    AccumulateOp::Sum => target.wrapping_add(origin),
+                    AccumulateOp::Prod => target.wrapping_mul(origin),
+                    AccumulateOp::Min => target.min(origin),
+                    AccumulateOp::Max => target.max(origin),
+                    AccumulateOp::Band => target & origin,
+                    AccumulateOp::Bor => target | origin,
+                    AccumulateOp::Bxor => target ^ origin,
+                    AccumulateOp::Land => Self::from(t && o),
+                    AccumulateOp::Lor => Self::from(t || o),
+                    AccumulateOp::Lxor => Self::from(t != o),
+                    AccumulateOp::Replace => origin,
+                    AccumulateOp::NoOp => target,
+                }
+            }
+        }
+    )*};
+}
+
+integer!(u8, i8, u16, i16, u32, i32, u64, i64);
+
+macro_rules! float {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Accumulable for $t {
+            const NAME: &'static str = stringify!($t);
+            const INTEGER: bool = false;
+            fn combine(op: AccumulateOp, target: Self, origin: Self) -> Self {
+                match op {
+                    AccumulateOp::Sum => target + origin,
+                    AccumulateOp::Prod => target * origin,
+                    AccumulateOp::Min => target.min(origin),
+                    AccumulateOp::Max => target.max(origin),
+                    AccumulateOp::Replace => origin,
+                    _ => target,
+                }
+            }
+        }
+    )*};
+}
+
+float!(f32, f64);
+
+/// `Err(Op)` unless `call` may apply `op` to `T`; `no_op` says whether
+/// the call accepts `MPI_NO_OP`.
+fn check_op<T: Accumulable>(
+    call: &Call,
+    window: u32,
+    op: AccumulateOp,
+    no_op: bool,
+) -> Result<(), RmaError> {
+    let problem = if op == AccumulateOp::NoOp && !no_op {
+        "is allowed only in get_accumulate, rget_accumulate and fetch_and_op"
+    } else if op.integer_only() && !T::INTEGER {
+        "is defined for integer types only"
+    } else {
+        return Ok(());
+    };
+    Err(RmaError::Op {
+        call: call.name,
+        window,
+        op: op.mpi_name(),
+        ty: T::NAME,
+        problem,
+    })
+}
+
+/// The guarded read-modify-write, apart from windows and epochs: what the
+/// loom checks drive directly.
+pub mod guard {
+    use chip::CoreId;
+
+    use super::{Accumulable, AccumulateOp};
+    use crate::RmaError;
+    use crate::hal::Tsr;
+
+    /// Target memory as the guard's holder reaches it.
+    pub trait Target<T> {
+        /// Drops what may be stale, before the first read.
+        fn acquire(&mut self);
+        /// Reads `buf.len()` elements from byte `at`.
+        fn read(&mut self, at: u64, buf: &mut [T]) -> Result<(), RmaError>;
+        /// Writes `data` at byte `at`.
+        fn write(&mut self, at: u64, data: &[T]) -> Result<(), RmaError>;
+        /// Makes the writes visible, before the guard is given up.
+        fn release(&mut self);
+    }
+
+    /// Under `owner`'s TSR: acquires, reads `buf.len()` elements at `at`
+    /// into `buf`, lets `modify` turn them into the new values (it returns
+    /// whether to write them), writes, releases. The TSR is given up on
+    /// errors too.
+    pub fn read_modify_write<H: Tsr, T, M: Target<T>>(
+        hal: &H,
+        owner: CoreId,
+        memory: &mut M,
+        at: u64,
+        buf: &mut [T],
+        modify: impl FnOnce(&mut [T]) -> bool,
+    ) -> Result<(), RmaError> {
+        hal.tsr_acquire(owner);
+        memory.acquire();
+        let mut done = memory.read(at, buf);
+        if done.is_ok() && modify(buf) {
+            done = memory.write(at, buf);
+        }
+        memory.release();
+        hal.tsr_release(owner);
+        done
+    }
+
+    /// Replaces the element at `at` with `old op value`; returns `old`.
+    pub fn fetch_and_op<H: Tsr, T: Accumulable, M: Target<T>>(
+        hal: &H,
+        owner: CoreId,
+        memory: &mut M,
+        at: u64,
+        value: T,
+        op: AccumulateOp,
+    ) -> Result<T, RmaError> {
+        let mut cell = [value];
+        let mut old = value;
+        read_modify_write(hal, owner, memory, at, &mut cell, |c| {
+            old = c[0];
+            c[0] = T::combine(op, old, value);
+            op != AccumulateOp::NoOp
+        })?;
+        Ok(old)
+    }
+
+    /// Replaces the element at `at` with `value` if it equals `compare`;
+    /// returns the element as it was.
+    pub fn compare_and_swap<H: Tsr, T: Accumulable, M: Target<T>>(
+        hal: &H,
+        owner: CoreId,
+        memory: &mut M,
+        at: u64,
+        value: T,
+        compare: T,
+    ) -> Result<T, RmaError> {
+        let mut cell = [value];
+        let mut old = value;
+        read_modify_write(hal, owner, memory, at, &mut cell, |c| {
+            old = c[0];
+            let swap = old == compare;
+            if swap {
+                c[0] = value;
+            }
+            swap
+        })?;
+        Ok(old)
+    }
+}
+
+/// One target's part of a window, reached with the memory type and
+/// coherence actions the guard uses.
+struct Through<'r, 'h, H: RmaHal> {
+    rma: &'r mut Rma<'h, H>,
+    id: u32,
+    target: u32,
+    ty: MemoryType,
+    acquire: Actions,
+    release: Actions,
+}
+
+impl<T: Element, H: RmaHal> guard::Target<T> for Through<'_, '_, H> {
+    fn acquire(&mut self) {
+        self.rma.coherence(self.id, self.acquire);
+    }
+
+    fn read(&mut self, at: u64, buf: &mut [T]) -> Result<(), RmaError> {
+        self.rma
+            .read_elements(self.id, self.target, self.ty, at, buf)
+    }
+
+    fn write(&mut self, at: u64, data: &[T]) -> Result<(), RmaError> {
+        self.rma
+            .write_elements(self.id, self.target, self.ty, at, data)
+    }
+
+    fn release(&mut self) {
+        self.rma.coherence(self.id, self.release);
+    }
+}
+
+impl<'h, H: RmaHal> Rma<'h, H> {
+    /// `target`'s part of window `id` as the guard's holder reaches it:
+    /// through the local mapping if it is this core's.
+    fn through(&mut self, id: u32, target: u32) -> Through<'_, 'h, H> {
+        let o = self.window(id).expect("begin checked the window").options;
+        let ty = if target == self.rank() {
+            o.local_type
+        } else {
+            o.remote_type
+        };
+        let acquire = guard_invalidation(acquire_actions(ty), &self.types(id));
+        Through {
+            rma: self,
+            id,
+            target,
+            ty,
+            acquire,
+            release: release_actions(ty),
+        }
+    }
+
+    /// Combines `data` into `target`'s window from displacement `disp`,
+    /// element by element with `op`, atomically per element
+    /// (`MPI_Accumulate` with contiguous types).
+    ///
+    /// Return values: as [`Rma::put`], plus `Err(Op)` for `MPI_NO_OP` or
+    /// an integer-only operation on a floating-point type.
+    pub fn accumulate<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        op: AccumulateOp,
+    ) -> Result<(), RmaError> {
+        self.accumulate_as(&ACCUMULATE, window, target, disp, data, op)
+    }
+
+    pub(crate) fn accumulate_as<T: Accumulable>(
+        &mut self,
+        call: &Call,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        op: AccumulateOp,
+    ) -> Result<(), RmaError> {
+        let layout = Vector::contiguous(len_u32(data.len(), call.origin_buffer)?);
+        self.combine(call, window, target, disp, data, layout, layout, op, None)
+    }
+
+    /// Combines the elements `origin` picks from `data` into the places
+    /// `target_layout` picks in `target`'s window from displacement `disp`
+    /// (`MPI_Accumulate` with vector types).
+    ///
+    /// Return values: as [`Rma::put_vector`], plus `Err(Op)` as
+    /// [`Rma::accumulate`].
+    #[allow(clippy::too_many_arguments)] // put_vector's, and the operation
+    pub fn accumulate_vector<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Vector,
+        target_layout: Vector,
+        op: AccumulateOp,
+    ) -> Result<(), RmaError> {
+        self.combine(
+            &ACCUMULATE,
+            window,
+            target,
+            disp,
+            data,
+            origin,
+            target_layout,
+            op,
+            None,
+        )
+    }
+
+    /// Reads `result.len()` elements of `target`'s window from
+    /// displacement `disp` into `result` and combines `data` into them
+    /// with `op`, atomically per element (`MPI_Get_accumulate` with
+    /// contiguous types): `result` receives the values from before. With
+    /// [`AccumulateOp::NoOp`] `data` is ignored (an atomic get);
+    /// otherwise it has as many elements as `result`.
+    ///
+    /// Return values: as [`Rma::accumulate`] (`MPI_NO_OP` allowed), plus
+    /// `Err(BufferLength)` if `data` and `result` differ in length.
+    pub fn get_accumulate<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        result: &mut [T],
+        op: AccumulateOp,
+    ) -> Result<(), RmaError> {
+        self.get_accumulate_as(&GET_ACCUMULATE, window, target, disp, data, result, op)
+    }
+
+    #[allow(clippy::too_many_arguments)] // get_accumulate's, and the call
+    pub(crate) fn get_accumulate_as<T: Accumulable>(
+        &mut self,
+        call: &Call,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        result: &mut [T],
+        op: AccumulateOp,
+    ) -> Result<(), RmaError> {
+        if op != AccumulateOp::NoOp && data.len() != result.len() {
+            return Err(RmaError::BufferLength {
+                what: "get_accumulate result buffer (as the origin buffer)",
+                len: result.len(),
+                expected: data.len(),
+            });
+        }
+        let layout = Vector::contiguous(len_u32(result.len(), call.origin_buffer)?);
+        self.combine(
+            call,
+            window,
+            target,
+            disp,
+            data,
+            layout,
+            layout,
+            op,
+            Some(result),
+        )
+    }
+
+    /// Replaces the element at displacement `disp` of `target`'s window
+    /// with `old op value` atomically and returns `old`
+    /// (`MPI_Fetch_and_op`). With [`AccumulateOp::NoOp`] it only reads.
+    ///
+    /// Return values: as [`Rma::put`], plus `Err(Op)` for an integer-only
+    /// operation on a floating-point type.
+    pub fn fetch_and_op<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        value: T,
+        op: AccumulateOp,
+    ) -> Result<T, RmaError> {
+        let id = window.id();
+        self.window(id)?;
+        check_op::<T>(&FETCH_AND_OP, id, op, true)?;
+        let one = Vector::contiguous(1);
+        let at = self.begin::<T>(&FETCH_AND_OP, id, target, disp, 1, one, one)?;
+        let (hal, owner) = (self.hal, self.hal.participant(target));
+        let old = guard::fetch_and_op(hal, owner, &mut self.through(id, target), at, value, op)?;
+        self.finish(id, Kind::Atomic, T::BYTES as u64);
+        Ok(old)
+    }
+
+    /// Replaces the element at displacement `disp` of `target`'s window
+    /// with `value` if it equals `compare`, atomically, and returns the
+    /// element as it was (`MPI_Compare_and_swap`): the swap happened if
+    /// that equals `compare`.
+    ///
+    /// Return values: as [`Rma::put`], plus `Err(Type)` for a
+    /// floating-point type.
+    pub fn compare_and_swap<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        value: T,
+        compare: T,
+    ) -> Result<T, RmaError> {
+        let id = window.id();
+        self.window(id)?;
+        if !T::INTEGER {
+            return Err(RmaError::Type {
+                call: COMPARE_AND_SWAP.name,
+                window: id,
+                ty: T::NAME,
+                problem: "is not an integer type (compare_and_swap compares integers only)",
+            });
+        }
+        let one = Vector::contiguous(1);
+        let at = self.begin::<T>(&COMPARE_AND_SWAP, id, target, disp, 1, one, one)?;
+        let (hal, owner) = (self.hal, self.hal.participant(target));
+        let mut through = self.through(id, target);
+        let old = guard::compare_and_swap(hal, owner, &mut through, at, value, compare)?;
+        self.finish(id, Kind::Atomic, T::BYTES as u64);
+        Ok(old)
+    }
+
+    /// The accumulates: checks, then chunk by chunk under the guard. With
+    /// `result`, the old values go there at the origin layout's places
+    /// (and `data` is not read for `MPI_NO_OP`).
+    #[allow(clippy::too_many_arguments)] // one operation's full description
+    fn combine<T: Accumulable>(
+        &mut self,
+        call: &Call,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Vector,
+        target_layout: Vector,
+        op: AccumulateOp,
+        mut result: Option<&mut [T]>,
+    ) -> Result<(), RmaError> {
+        let id = window.id();
+        self.window(id)?;
+        check_op::<T>(call, id, op, result.is_some())?;
+        let buffer = match &result {
+            Some(r) if op == AccumulateOp::NoOp => r.len(),
+            _ => data.len(),
+        };
+        let offset = self.begin::<T>(call, id, target, disp, buffer, origin, target_layout)?;
+        let (hal, owner) = (self.hal, self.hal.participant(target));
+        let zero = T::read_le(&[0; 8][..T::BYTES]);
+        let mut scratch = [zero; CHUNK];
+        let mut through = self.through(id, target);
+        for (o, t, n) in runs(origin, target_layout) {
+            let mut done = 0;
+            while done < n {
+                let m = (n - done).min(CHUNK as u64) as usize;
+                let o = (o + done) as usize;
+                let at = offset + (t + done) * T::BYTES as u64;
+                let result = result.as_deref_mut();
+                guard::read_modify_write(hal, owner, &mut through, at, &mut scratch[..m], |v| {
+                    if let Some(r) = result {
+                        r[o..o + m].copy_from_slice(v);
+                    }
+                    if op == AccumulateOp::NoOp {
+                        return false;
+                    }
+                    for (v, &x) in v.iter_mut().zip(&data[o..o + m]) {
+                        *v = T::combine(op, *v, x);
+                    }
+                    true
+                })?;
+                done += m as u64;
+            }
+        }
+        let bytes = origin.elements() * T::BYTES as u64;
+        self.finish(id, Kind::Accumulate, bytes);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

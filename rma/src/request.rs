@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Request-based operations: rput, rget, raccumulate and rget_accumulate
+//! (`MPI_Rput` and its relatives), allowed only inside passive-target
+//! epochs (lock or lock_all), as MPI says.
+//!
+//! The SCC has no DMA engine: a core moves the data itself, so these calls
+//! copy as their blocking forms do and the operation is complete at the
+//! origin when the call returns (the origin buffer may be reused; a get's
+//! data is there). [`Rma::wait_request`] and [`Rma::test_request`]
+//! therefore find every request complete; they only retire it. Completion
+//! at the target still takes what it takes for put: `flush`, `flush_all`,
+//! `unlock` or `unlock_all` release the writes (an accumulate's are
+//! released already, inside its guard).
+//!
+//! A request is retired by the first wait, or test, on it; using it again,
+//! or with another window, is an `MPI_ERR_REQUEST` error. Requests never
+//! retired stay pending with their window until it is freed.
+#![forbid(unsafe_code)]
+
+use alloc::vec::Vec;
+
+use crate::RmaError;
+use crate::accumulate::{Accumulable, AccumulateOp, RACCUMULATE, RGET_ACCUMULATE};
+use crate::comm::Element;
+use crate::epoch::Check;
+use crate::hal::RmaHal;
+use crate::ops::{RGET, RPUT};
+use crate::window::{Rma, Window};
+
+/// A request-based operation, to wait for or test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Request {
+    window: u32,
+    id: u32,
+}
+
+impl Request {
+    /// The request's number, as errors name it.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The window it was made on.
+    pub fn window(&self) -> u32 {
+        self.window
+    }
+}
+
+/// The requests of one window not yet retired.
+#[derive(Debug, Default)]
+pub(crate) struct Requests {
+    next: u32,
+    pending: Vec<u32>,
+}
+
+impl<H: RmaHal> Rma<'_, H> {
+    /// `Err(Sync)` naming `call` outside a passive-target epoch.
+    fn check_request(&self, call: &'static str, id: u32) -> Result<(), RmaError> {
+        let w = self.window(id)?;
+        Check { call, window: id }.passive(&w.access)
+    }
+
+    fn issue(&mut self, id: u32) -> Request {
+        let w = self
+            .window_mut(id)
+            .expect("the operation checked the window");
+        let r = &mut w.requests;
+        let request = Request {
+            window: id,
+            id: r.next,
+        };
+        r.pending.push(r.next);
+        r.next = r.next.wrapping_add(1);
+        w.stats.requests += 1;
+        request
+    }
+
+    /// [`Rma::put`] as a request (`MPI_Rput`), in a passive-target epoch.
+    ///
+    /// Return values: as [`Rma::put`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    pub fn rput<T: Element>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+    ) -> Result<Request, RmaError> {
+        self.check_request(RPUT.name, window.id())?;
+        self.put_as(&RPUT, window, target, disp, data)?;
+        Ok(self.issue(window.id()))
+    }
+
+    /// [`Rma::get`] as a request (`MPI_Rget`): `buf` holds the data when
+    /// the call returns.
+    ///
+    /// Return values: as [`Rma::rput`].
+    pub fn rget<T: Element>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        buf: &mut [T],
+    ) -> Result<Request, RmaError> {
+        self.check_request(RGET.name, window.id())?;
+        self.get_as(&RGET, window, target, disp, buf)?;
+        Ok(self.issue(window.id()))
+    }
+
+    /// [`Rma::accumulate`] as a request (`MPI_Raccumulate`).
+    ///
+    /// Return values: as [`Rma::accumulate`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    pub fn raccumulate<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        op: AccumulateOp,
+    ) -> Result<Request, RmaError> {
+        self.check_request(RACCUMULATE.name, window.id())?;
+        self.accumulate_as(&RACCUMULATE, window, target, disp, data, op)?;
+        Ok(self.issue(window.id()))
+    }
+
+    /// [`Rma::get_accumulate`] as a request (`MPI_Rget_accumulate`):
+    /// `result` holds the old values when the call returns.
+    ///
+    /// Return values: as [`Rma::get_accumulate`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    pub fn rget_accumulate<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        result: &mut [T],
+        op: AccumulateOp,
+    ) -> Result<Request, RmaError> {
+        self.check_request(RGET_ACCUMULATE.name, window.id())?;
+        self.get_accumulate_as(&RGET_ACCUMULATE, window, target, disp, data, result, op)?;
+        Ok(self.issue(window.id()))
+    }
+
+    /// Waits until `request` is complete at the origin (`MPI_Wait`) and
+    /// retires it. Every request is complete when its call returns, so
+    /// this never waits.
+    ///
+    /// Return values: `Err(UnknownWindow)`; `Err(Request)` if the request
+    /// was retired already or belongs to another window.
+    pub fn wait_request<T>(&mut self, window: Window<T>, request: Request) -> Result<(), RmaError> {
+        self.retire("wait_request", window.id(), request)
+    }
+
+    /// Whether `request` is complete at the origin (`MPI_Test`); a
+    /// complete request is retired. Always `Ok(true)` for a pending
+    /// request: see [`Rma::wait_request`].
+    ///
+    /// Return values: as [`Rma::wait_request`].
+    pub fn test_request<T>(
+        &mut self,
+        window: Window<T>,
+        request: Request,
+    ) -> Result<bool, RmaError> {
+        self.retire("test_request", window.id(), request)?;
+        Ok(true)
+    }
+
+    fn retire(&mut self, call: &'static str, id: u32, request: Request) -> Result<(), RmaError> {
+        let error = |problem| RmaError::Request {
+            call,
+            window: id,
+            request: request.id,
+            problem,
+        };
+        let w = self.window_mut(id)?;
+        if request.window != id {
+            return Err(error("was made on another window"));
+        }
+        let pending = &mut w.requests.pending;
+        match pending.iter().position(|&r| r == request.id) {
+            Some(at) => {
+                pending.swap_remove(at);
+                Ok(())
+            }
+            None => Err(error(
+                "is not pending (a wait or test completed it already)",
+            )),
+        }
+    }
+}
