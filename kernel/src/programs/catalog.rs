@@ -164,6 +164,16 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         params: &[],
     },
     ProgramInfo {
+        name: "rma-passive",
+        about: "passive target on every core: a random lock mix without torn blocks, a fetch_and_op counter, a compare_and_swap mutex and lock-free list, accumulate from every core, misuse errors; every value checked",
+        params: &[Param {
+            name: "scheme",
+            values: &["gbh", "gbh-backoff"],
+            default: "gbh-backoff",
+            about: "the lock scheme of every window",
+        }],
+    },
+    ProgramInfo {
         name: "stencil",
         about: "a 2D cellular automaton (9-point stencil) with halo rows exchanged by put under PSCW, verified against a serial run on core 0, with per-window statistics",
         params: &[],

@@ -22,6 +22,7 @@ mod ring;
 mod ring_stale;
 mod rma_errors;
 mod rma_fence;
+mod rma_passive;
 mod rma_pscw;
 mod rma_transpose;
 mod selftest;
@@ -99,6 +100,7 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "rma-pscw-stale" => rma_pscw::run_stale,
         "rma-transpose" => rma_transpose::run,
         "rma-errors" => rma_errors::run,
+        "rma-passive" => rma_passive::run,
         "stencil" => stencil::run,
         "timing" => timing::run,
         "bench-private" => bench_private::run,
