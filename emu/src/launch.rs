@@ -276,7 +276,10 @@ mod tests {
         let mut run = launch(Path::new("/run/chip.mem"));
         run.params = &params;
         let args = strings(run.args(SCC.core(0).unwrap()));
-        assert_eq!(value_of(&args, "-append"), "cores=48 program=ring scheme=mcs-wp");
+        assert_eq!(
+            value_of(&args, "-append"),
+            "cores=48 program=ring scheme=mcs-wp"
+        );
     }
 
     #[test]
