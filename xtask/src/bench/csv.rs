@@ -30,7 +30,13 @@ mod tests {
     #[test]
     fn fields_are_quoted_only_when_they_must_be() {
         let header = vec!["a".to_owned(), "b".to_owned()];
-        let rows = vec![vec!["1".to_owned(), "x,y".to_owned()], vec!["say \"hi\"".to_owned(), String::new()]];
-        assert_eq!(write(&header, &rows), "a,b\n1,\"x,y\"\n\"say \"\"hi\"\"\",\n");
+        let rows = vec![
+            vec!["1".to_owned(), "x,y".to_owned()],
+            vec!["say \"hi\"".to_owned(), String::new()],
+        ];
+        assert_eq!(
+            write(&header, &rows),
+            "a,b\n1,\"x,y\"\n\"say \"\"hi\"\"\",\n"
+        );
     }
 }

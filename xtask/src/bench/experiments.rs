@@ -72,7 +72,9 @@ fn suite(ctx: &mut Ctx<'_>, name: &str, suite: Suite) -> Result<Section> {
     section.csv = Some(csv::write(&table.header, &table.rows));
     section.host.push(table);
     section.failures = overhead.failures.clone();
-    section.notes.push(format!("Also written as {}.", path.display()));
+    section
+        .notes
+        .push(format!("Also written as {}.", path.display()));
     Ok(section)
 }
 
@@ -120,9 +122,10 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     for run in 1..=runs {
         let report = ctx.boot(RunConfig::new(cores, "identity"))?;
         let what = format!("identity on {cores} cores, run {run}/{runs}");
-        section
-            .runs
-            .push(format!("{what}: {:.2} s host", report.elapsed.as_secs_f64()));
+        section.runs.push(format!(
+            "{what}: {:.2} s host",
+            report.elapsed.as_secs_f64()
+        ));
         if !report.success() {
             section.failures.push(failure(&what, &report));
             continue;
@@ -176,9 +179,10 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
                 let config = host::config(program, n, (mode, quantum), None);
                 let report = ctx.boot(config)?;
                 let what = format!("{program} on {n} core(s), {level}, run {run}/{runs}");
-                section
-                    .runs
-                    .push(format!("{what}: {:.2} s host", report.elapsed.as_secs_f64()));
+                section.runs.push(format!(
+                    "{what}: {:.2} s host",
+                    report.elapsed.as_secs_f64()
+                ));
                 if !report.success() {
                     section.failures.push(failure(&what, &report));
                     continue;
@@ -297,7 +301,10 @@ pub fn heatmap_outputs(
     let marks = mesh_marks(chip);
     let mut header: Vec<String> = vec!["y \\ x".into()];
     header.extend((0..w).map(|x| format!("x={x}")));
-    let mut table = Table::new(format!("Mesh Traffic Test, {program} on {cores} cores"), &[]);
+    let mut table = Table::new(
+        format!("Mesh Traffic Test, {program} on {cores} cores"),
+        &[],
+    );
     table.header = header;
     table.notes.push(
         "bytes forwarded by each tile's router, all cores, modelled chip; rows as the mesh lies (y up)"
@@ -317,7 +324,11 @@ pub fn heatmap_outputs(
         for x in 0..w {
             let v = totals.get(x + w * y).copied().unwrap_or(0);
             let m = mark_of(x, y);
-            row.push(if m.is_empty() { v.to_string() } else { format!("{v} ({m})") });
+            row.push(if m.is_empty() {
+                v.to_string()
+            } else {
+                format!("{v} ({m})")
+            });
         }
         table.rows.push(row);
     }
@@ -356,18 +367,19 @@ fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
         config.timeout = super::TIMEOUT;
         let report = ctx.boot(config)?;
         let what = format!("{program} on {cores} cores");
-        section
-            .runs
-            .push(format!("{what}: {:.2} s host", report.elapsed.as_secs_f64()));
+        section.runs.push(format!(
+            "{what}: {:.2} s host",
+            report.elapsed.as_secs_f64()
+        ));
         if !report.success() {
             section.failures.push(failure(&what, &report));
             continue;
         }
         let missing = report.missing_reports();
         if !missing.is_empty() {
-            section
-                .failures
-                .push(format!("{what}: no chip-model report from core(s) {missing:?}"));
+            section.failures.push(format!(
+                "{what}: no chip-model report from core(s) {missing:?}"
+            ));
         }
         let totals = router_totals(&CHIP, report.reports.iter().flatten().map(|r| &r.stats));
         if totals.iter().all(|&b| b == 0) {

@@ -31,8 +31,8 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Context, Result, bail};
 use emu::launch::Mode;
 
-use crate::run::{Outcome, RunConfig, boot};
 use super::TIMEOUT;
+use crate::run::{Outcome, RunConfig, boot};
 use crate::{build, qemu};
 
 /// Runs of each measurement, of which the median counts.
@@ -274,7 +274,8 @@ impl Overhead {
                 row.median_cycles()
                     .map_or_else(dash, |c| format!("{:.3}", c / 1e6)),
                 row.spread().map_or_else(dash, |s| format!("{s:.2}")),
-                self.deviation(row).map_or_else(dash, |d| format!("{d:+.2}")),
+                self.deviation(row)
+                    .map_or_else(dash, |d| format!("{d:+.2}")),
             ]);
         }
         t

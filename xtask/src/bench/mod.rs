@@ -458,7 +458,10 @@ fn lines_experiment(
                 .collect();
             let what = format!("{} on {n} core(s)", run.program);
             let report = ctx.boot(config)?;
-            done.push(format!("{what}: {:.2} s host", report.elapsed.as_secs_f64()));
+            done.push(format!(
+                "{what}: {:.2} s host",
+                report.elapsed.as_secs_f64()
+            ));
             if !report.success() {
                 failures.push(failure(&what, &report));
             }
@@ -530,8 +533,15 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
     let ops = rows.iter().any(|r| r.extra("ops").is_some());
     let mut header: Vec<String> = keys.clone();
     header.extend(
-        ["samples", "cores", "median (cycles)", "latency (us)", "Q1 (us)", "Q3 (us)"]
-            .map(String::from),
+        [
+            "samples",
+            "cores",
+            "median (cycles)",
+            "latency (us)",
+            "Q1 (us)",
+            "Q3 (us)",
+        ]
+        .map(String::from),
     );
     if bytes {
         header.push("bytes".into());
@@ -594,7 +604,14 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
 }
 
 /// The series of one plot: one per combination of the keys other than `x`.
-fn line_plot(e: &Experiment, view: &View, x: &str, plot: &Plot, rows: &[&Row], mhz: f64) -> svg::LinePlot {
+fn line_plot(
+    e: &Experiment,
+    view: &View,
+    x: &str,
+    plot: &Plot,
+    rows: &[&Row],
+    mhz: f64,
+) -> svg::LinePlot {
     let mut series: Vec<svg::Series> = Vec::new();
     for r in rows {
         if plot.only.iter().any(|(k, v)| r.key(k) != Some(v)) {
@@ -614,7 +631,11 @@ fn line_plot(e: &Experiment, view: &View, x: &str, plot: &Plot, rows: &[&Row], m
                 hi: Some(us.q3),
             }),
             Measure::Bandwidth | Measure::Rate => {
-                let name = if plot.measure == Measure::Bandwidth { "bytes" } else { "ops" };
+                let name = if plot.measure == Measure::Bandwidth {
+                    "bytes"
+                } else {
+                    "ops"
+                };
                 r.extra(name).map(|v| {
                     let v = v as f64;
                     svg::Point {
@@ -633,7 +654,11 @@ fn line_plot(e: &Experiment, view: &View, x: &str, plot: &Plot, rows: &[&Row], m
             .filter(|(k, _)| k != x && !plot.only.iter().any(|(o, _)| o == k))
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
-        let name = if name.is_empty() { e.name.to_owned() } else { name.join(" ") };
+        let name = if name.is_empty() {
+            e.name.to_owned()
+        } else {
+            name.join(" ")
+        };
         match series.iter_mut().find(|s| s.name == name) {
             Some(s) => s.points.push(point),
             None => series.push(svg::Series {
@@ -734,18 +759,32 @@ mod tests {
         assert!(lines[3].starts_with("# size  epoch  samples"), "{text}");
         // Sorted by epoch, then size numerically: 8 before 1024.
         let first: Vec<&str> = lines[4].split_whitespace().collect();
-        assert_eq!(first, ["8", "fence", "1", "1", "533", "1.000", "1.000", "1.000", "8", "8.00"]);
+        assert_eq!(
+            first,
+            [
+                "8", "fence", "1", "1", "533", "1.000", "1.000", "1.000", "8", "8.00"
+            ]
+        );
         let second: Vec<&str> = lines[5].split_whitespace().collect();
         assert_eq!(
             second,
-            ["1024", "fence", "3", "2", "1066", "2.000", "1.500", "2.500", "1024", "512.00"]
+            [
+                "1024", "fence", "3", "2", "1066", "2.000", "1.500", "2.500", "1024", "512.00"
+            ]
         );
         assert!(lines[6].contains("pscw"));
         let csv = s.csv.as_deref().unwrap();
         assert!(csv.starts_with("size,epoch,samples,cores,median (cycles),latency (us),Q1 (us),Q3 (us),bytes,bandwidth (MB/s)\n8,fence,1,1,533,"), "{csv}");
         assert_eq!(csv.lines().count(), 4);
         let names: Vec<&str> = s.svgs.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["put-latency.svg", "put-latency-bw.svg", "put-latency-speedup.svg"]);
+        assert_eq!(
+            names,
+            [
+                "put-latency.svg",
+                "put-latency-bw.svg",
+                "put-latency-speedup.svg"
+            ]
+        );
         assert!(s.svgs[0].1.contains(">epoch=fence<") && s.svgs[0].1.contains(">epoch=pscw<"));
         // The bandwidth plot takes only fence rows: one series named after the experiment.
         assert!(s.svgs[1].1.contains(">put-latency<") && !s.svgs[1].1.contains("pscw"));
@@ -783,9 +822,15 @@ mod tests {
         };
         assert_eq!(names(&[]).unwrap(), known());
         assert_eq!(names(&["all"]).unwrap(), known());
-        assert_eq!(names(&["quantum", "overhead", "quantum"]).unwrap(), ["quantum", "overhead"]);
+        assert_eq!(
+            names(&["quantum", "overhead", "quantum"]).unwrap(),
+            ["quantum", "overhead"]
+        );
         let message = names(&["speed"]).unwrap_err().to_string();
-        assert!(message.starts_with("unknown benchmark set `speed`; the sets are: all, "), "{message}");
+        assert!(
+            message.starts_with("unknown benchmark set `speed`; the sets are: all, "),
+            "{message}"
+        );
         assert!(message.contains("emulator-speed") && message.contains("mesh-heatmap"));
     }
 

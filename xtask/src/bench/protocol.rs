@@ -68,7 +68,10 @@ pub fn parse_line(line: &str) -> Result<Option<BenchLine>, String> {
         if key == "cycles" {
             let samples = value
                 .split(',')
-                .map(|v| v.parse::<u64>().map_err(|_| format!("cycles: `{v}` is not a u64")))
+                .map(|v| {
+                    v.parse::<u64>()
+                        .map_err(|_| format!("cycles: `{v}` is not a u64"))
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             cycles = Some(samples);
         } else if EXTRA_FIELDS.contains(&key) {
@@ -222,17 +225,32 @@ mod tests {
     #[test]
     fn malformed_lines_say_why() {
         let err = |l: &str| parse_line(l).unwrap_err();
-        assert_eq!(err("BENCHMARK x cycles=1"), "`BENCH` must be followed by a space");
+        assert_eq!(
+            err("BENCHMARK x cycles=1"),
+            "`BENCH` must be followed by a space"
+        );
         assert_eq!(err("BENCH"), "`BENCH` must be followed by a space");
         assert_eq!(err("BENCH "), "no experiment name");
         assert_eq!(err("BENCH x size=1"), "no `cycles=` field");
         assert_eq!(err("BENCH x cycles=1,a"), "cycles: `a` is not a u64");
-        assert_eq!(err("BENCH x cycles="), "`cycles=`: a value is not empty and has no comma");
-        assert_eq!(err("BENCH x cycles=1 k=2"), "`k=2` after `cycles=`, which must come last");
+        assert_eq!(
+            err("BENCH x cycles="),
+            "`cycles=`: a value is not empty and has no comma"
+        );
+        assert_eq!(
+            err("BENCH x cycles=1 k=2"),
+            "`k=2` after `cycles=`, which must come last"
+        );
         assert_eq!(err("BENCH x k=1 k=2 cycles=1"), "`k` is given twice");
         assert_eq!(err("BENCH x k cycles=1"), "`k` is not key=value");
-        assert_eq!(err("BENCH x k=a,b cycles=1"), "`k=a,b`: a value is not empty and has no comma");
-        assert_eq!(err("BENCH x bytes=lots cycles=1"), "bytes: `lots` is not a u64");
+        assert_eq!(
+            err("BENCH x k=a,b cycles=1"),
+            "`k=a,b`: a value is not empty and has no comma"
+        );
+        assert_eq!(
+            err("BENCH x bytes=lots cycles=1"),
+            "bytes: `lots` is not a u64"
+        );
     }
 
     #[test]

@@ -141,7 +141,7 @@ pub fn markdown(info: &RunInfo, sections: &[Section]) -> String {
         let _ = writeln!(out, "\n## {} (`{}`)\n", s.title, s.name);
         let _ = writeln!(out, "{}\n", s.about);
         if !s.modeled.is_empty() {
-            let _ = writeln!(out, "### Modelled SCC time\n");
+            let _ = writeln!(out, "### Modelled SCC (chip time and counters)\n");
             for t in &s.modeled {
                 let _ = writeln!(out, "{}\n", t.title);
                 for n in &t.notes {
@@ -236,8 +236,14 @@ mod tests {
             ..Section::default()
         };
         let md = markdown(&info, &[s]);
-        assert!(md.contains("| [mesh-heatmap](#mesh-traffic-mesh-heatmap) | **1 failure(s)** |"), "{md}");
-        assert!(md.contains("**Failed:**\n\n- stencil on 48 core(s): core 3 failed\n"), "{md}");
+        assert!(
+            md.contains("| [mesh-heatmap](#mesh-traffic-mesh-heatmap) | **1 failure(s)** |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("**Failed:**\n\n- stencil on 48 core(s): core 3 failed\n"),
+            "{md}"
+        );
         assert!(md.contains("- parameters: full"));
     }
 }

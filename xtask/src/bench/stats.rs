@@ -83,7 +83,10 @@ mod tests {
     #[test]
     fn quartiles_interpolate_between_order_statistics() {
         let s = Summary::of_u64(&[4, 1, 3, 2]).unwrap();
-        assert_eq!((s.min, s.q1, s.median, s.q3, s.max), (1.0, 1.75, 2.5, 3.25, 4.0));
+        assert_eq!(
+            (s.min, s.q1, s.median, s.q3, s.max),
+            (1.0, 1.75, 2.5, 3.25, 4.0)
+        );
         assert_eq!(s.mean, 2.5);
         let s = Summary::of_u64(&[5, 1, 3]).unwrap();
         assert_eq!((s.q1, s.median, s.q3), (2.0, 3.0, 4.0));

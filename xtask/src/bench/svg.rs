@@ -190,7 +190,10 @@ pub fn line_plot(plot: &LinePlot) -> String {
         out,
         r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##
     );
-    for t in ticks(plot.x_scale, x0, x1).into_iter().filter(|t| (x0..=x1).contains(t)) {
+    for t in ticks(plot.x_scale, x0, x1)
+        .into_iter()
+        .filter(|t| (x0..=x1).contains(t))
+    {
         let x = sx(t);
         let _ = writeln!(
             out,
@@ -200,7 +203,10 @@ pub fn line_plot(plot: &LinePlot) -> String {
             label(t)
         );
     }
-    for t in ticks(plot.y_scale, y0, y1).into_iter().filter(|t| (y0..=y1).contains(t)) {
+    for t in ticks(plot.y_scale, y0, y1)
+        .into_iter()
+        .filter(|t| (y0..=y1).contains(t))
+    {
         let y = sy(t);
         let _ = writeln!(
             out,
@@ -234,7 +240,10 @@ pub fn line_plot(plot: &LinePlot) -> String {
             .collect();
         if band.len() >= 2 {
             let upper = band.iter().map(|p| (sx(p.x), sy(p.hi.unwrap_or(p.y))));
-            let lower = band.iter().rev().map(|p| (sx(p.x), sy(p.lo.unwrap_or(p.y))));
+            let lower = band
+                .iter()
+                .rev()
+                .map(|p| (sx(p.x), sy(p.lo.unwrap_or(p.y))));
             let path: Vec<String> = upper
                 .chain(lower)
                 .map(|(x, y)| format!("{x:.1},{y:.1}"))
@@ -452,8 +461,14 @@ mod tests {
         assert_eq!(label(2.5), "2.5");
         assert_eq!(label(1_000_000.0), "1M");
         assert_eq!(ticks(Scale::Log(2.0), 1.0, 8.0), [1.0, 2.0, 4.0, 8.0]);
-        assert_eq!(ticks(Scale::Log(10.0), 3.0, 200.0), [1.0, 10.0, 100.0, 1000.0]);
-        assert_eq!(ticks(Scale::Linear, 0.0, 10.0), [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(
+            ticks(Scale::Log(10.0), 3.0, 200.0),
+            [1.0, 10.0, 100.0, 1000.0]
+        );
+        assert_eq!(
+            ticks(Scale::Linear, 0.0, 10.0),
+            [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+        );
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(1536), "1.5 KiB");
     }
