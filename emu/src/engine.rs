@@ -88,6 +88,7 @@ use crate::chipmem::{self, Backing, ChipMemory, Layout};
 use crate::model::hierarchy::{Access, Config, CoreMemory, Event, Kind, Outcome};
 use crate::model::latency::{Class, CoreClock, Latencies};
 use crate::model::lut::Lut;
+use crate::model::mesh;
 use crate::model::paging::{PageType, Tlb};
 use crate::model::tsr::TsrStats;
 use crate::report::{CoreReport, STALE_KEPT, StaleRead};
@@ -151,6 +152,8 @@ pub struct Engine {
     tsr: Vec<TsrStats>,
     host_pages: Option<Vec<Option<HostPage>>>,
     time: Option<Time>,
+    /// Instructions executed since reset, as the plugin last said.
+    insns: u64,
 }
 
 /// The modelled clock and what it needs (timing on).
@@ -317,6 +320,7 @@ impl Engine {
             tsr: vec![TsrStats::default(); chip.cores() as usize],
             host_pages: None,
             time,
+            insns: 0,
         };
         engine.find_aliases();
         Ok(engine)
@@ -367,6 +371,7 @@ impl Engine {
                     time.charge(t.target, None);
                 }
                 self.register_access(a, t.target, offset + u64::from(t.offset));
+                self.count_route(t.target, u64::from(a.len), a.kind == Kind::Load);
                 self.after_timed_access();
                 Ok(())
             }
@@ -377,12 +382,60 @@ impl Engine {
                     _ => {}
                 }
                 let access = self.memory_access(a)?;
+                self.count_uncached_parts(&access, t.target);
                 if self.time.is_some() {
                     self.time_access(&access, t.target);
                     self.after_timed_access();
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// Counts `bytes` at every router between this core's tile and the
+    /// router serving `target`: on the reply's route (target to core) if
+    /// `inbound`, else on the request's (core to target).
+    fn count_route(&mut self, target: Target, bytes: u64, inbound: bool) {
+        let Some(there) = mesh::router_of(self.chip, target) else {
+            return;
+        };
+        let here = self.chip.tile_coord(self.chip.tile_of(self.core));
+        let (from, to) = if inbound {
+            (there, here)
+        } else {
+            (here, there)
+        };
+        let width = usize::from(self.chip.mesh_x);
+        let counters = &mut self.memory.stats_mut().router_bytes;
+        for r in mesh::route(from, to) {
+            if let Some(c) = counters.get_mut(usize::from(r.x) + usize::from(r.y) * width) {
+                *c += bytes;
+            }
+        }
+    }
+
+    /// Counts the mesh traffic of the parts of `access` that went to
+    /// `target` without filling a line: uncached loads and stores written
+    /// through (fills, write-backs and WCB flushes are counted as their
+    /// events are applied).
+    fn count_uncached_parts(&mut self, access: &Access, target: Target) {
+        let line_of = |addr: u32| addr & !(CACHE_LINE as u32 - 1);
+        for p in access.parts() {
+            let filled = access
+                .events
+                .iter()
+                .any(|e| matches!(*e, Event::Fill { line } if line == line_of(p.addr)));
+            if p.outcome == Outcome::Memory && !filled {
+                self.count_route(target, u64::from(p.len), access.kind == Kind::Load);
+            }
+        }
+    }
+
+    /// Counts the mesh traffic of a line that enters or leaves the caches
+    /// (`inbound` for a fill), going to wherever the LUT maps it now.
+    fn count_line(&mut self, line: u32, bytes: u64, inbound: bool) {
+        if let Ok(t) = self.lut.translate(line) {
+            self.count_route(t.target, bytes, inbound);
         }
     }
 
@@ -436,9 +489,11 @@ impl Engine {
         }
     }
 
-    /// The core has executed `insns` instructions since reset (timing on;
-    /// ignored otherwise).
+    /// The core has executed `insns` instructions since reset (never
+    /// fewer than said before): reported, and with timing on, the clock's
+    /// base.
     pub fn set_insns(&mut self, insns: u64) {
+        self.insns = self.insns.max(insns);
         if let Some(time) = &mut self.time {
             time.clock.set_insns(insns);
         }
@@ -589,9 +644,11 @@ impl Engine {
             Event::Fill { line } => {
                 let s = self.system_line(line)?;
                 self.directory.fetch_or(dir_word(s), self.bit());
+                self.count_line(line, LINE, true);
             }
             Event::WriteBack { line } => {
                 let s = self.system_line(line)?;
+                self.count_line(line, LINE, false);
                 let data = self.views[self.me()].read_line(s);
                 self.publish(s, &data, FULL_LINE);
                 self.release(line, s, 0);
@@ -616,6 +673,7 @@ impl Engine {
             }
             Event::WcbFlush(f) => {
                 let s = self.system_line(f.line)?;
+                self.count_line(f.line, u64::from(f.mask.count_ones()), false);
                 let data = self.wcb;
                 self.publish(s, &data, f.mask);
                 self.release(f.line, s, 0);
@@ -1009,10 +1067,10 @@ impl Engine {
     pub fn report(&self) -> CoreReport {
         let mut report = CoreReport::new(self.core.index() as u32, self.check);
         report.stats = *self.memory.stats();
+        report.stats.insns = self.insns;
         if let Some(time) = &self.time {
             let s = &mut report.stats;
             s.cycles = time.clock.now();
-            s.insns = time.clock.insns();
             s.idle_cycles = time.clock.idle_cycles();
             s.class_cycles = time.clock.class_cycles;
             s.class_count = time.clock.class_count;
@@ -1249,6 +1307,50 @@ mod tests {
             assert_eq!(rig.memory(0x80), value);
         }
         assert_eq!(rig.engines[1].report().stale_reads, 0);
+    }
+
+    #[test]
+    fn mesh_traffic_is_counted_at_every_router_of_its_xy_route() {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = ChipMemory::create(dir.path(), &SCC, 1).unwrap();
+        // Paging off: DCM, so a load fills a whole line.
+        let mut engine = Engine::new(&memory, core(0), 1, false).unwrap();
+        let tile = |n| SCC.tile(n).unwrap();
+        let at = |paddr, kind| GuestAccess {
+            kind,
+            vaddr: paddr,
+            paddr,
+            len: 4,
+            value: 0,
+            insn: 0x0010_0000,
+        };
+        // Core 0 sits on tile 0 at (0,0); tile 5 is (5,0): routers 0..=5.
+        engine
+            .access(at(SCC.mpb_base(tile(5)) + 0x40, Kind::Load))
+            .unwrap();
+        let bytes = engine.report().stats.router_bytes;
+        let expected: Vec<u64> = (0..24).map(|r| if r <= 5 { LINE } else { 0 }).collect();
+        assert_eq!(bytes[..24], expected[..]);
+        assert!(bytes[24..].iter().all(|&b| b == 0));
+        // A second load of the line hits L1: nothing crosses the mesh.
+        engine
+            .access(at(SCC.mpb_base(tile(5)) + 0x44, Kind::Load))
+            .unwrap();
+        assert_eq!(engine.report().stats.router_bytes, bytes);
+        // A register store to tile 23 at (5,3): x first along row 0, then
+        // up column 5: routers 0..=5, 11, 17, 23.
+        engine
+            .access(at(SCC.crb_base(tile(23)) + 0x100, Kind::Store))
+            .unwrap();
+        let after = engine.report().stats.router_bytes;
+        for r in 0..24 {
+            let more = if r <= 5 || [11, 17, 23].contains(&r) {
+                4
+            } else {
+                0
+            };
+            assert_eq!(after[r], bytes[r] + more, "router {r}");
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! person can read it and a truncated file is recognised:
 //!
 //! ```text
-//! scc-core-report 1
+//! scc-core-report 2
 //! core 5
 //! checker on
 //! loads 10 0 0 4 0
@@ -23,6 +23,7 @@
 //! ...                              every counter of CoreStats, by field name
 //! mpb_bytes 0 64 0 ...             one value per tile, MAX_TILES values
 //! mc_bytes 4096 0 0 0 0 0 0 0      one value per memory controller, MAX_CONTROLLERS values
+//! router_bytes 96 32 32 0 ...      one value per router (tile index), MAX_TILES values
 //! tsr 3 2 1 2 0                    register, acquires, failed, releases, free releases
 //! stale_reads 1
 //! stale reader=5 paddr=0xc0000040 insn=0x102345 len=4 read=0x0 memory=0x7 writer=3 target=MPB of tile 0 + 0x40
@@ -58,7 +59,7 @@ use crate::{Error, Result};
 pub const STALE_KEPT: usize = 16;
 
 /// First line of every report file: the format and its version.
-const MAGIC: &str = "scc-core-report 1";
+const MAGIC: &str = "scc-core-report 2";
 
 /// What one core's chip model saw during a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -320,7 +321,7 @@ impl CoreReport {
 }
 
 /// Number of entries [`stat_fields`] returns.
-const STAT_FIELDS: usize = 23;
+const STAT_FIELDS: usize = 24;
 
 /// Every counter of [`CoreStats`] with its name in the file; single
 /// counters as one-element slices, so arrays and scalars are read and
@@ -347,6 +348,7 @@ fn stat_fields(s: &mut CoreStats) -> [(&'static str, &mut [u64]); STAT_FIELDS] {
         ("tsr_ops", from_mut(&mut s.tsr_ops)),
         ("mpb_bytes", &mut s.mpb_bytes),
         ("mc_bytes", &mut s.mc_bytes),
+        ("router_bytes", &mut s.router_bytes),
         ("cycles", from_mut(&mut s.cycles)),
         ("insns", from_mut(&mut s.insns)),
         ("idle_cycles", from_mut(&mut s.idle_cycles)),
@@ -530,6 +532,8 @@ pub fn stats_table(reports: &[CoreReport]) -> impl fmt::Display + '_ {
 ///   write-combine buffer flushes, CL1INVMB, TSR operations;
 /// - per core: bytes moved to or from each tile's MPB and the DRAM behind
 ///   each memory controller (only the chip's tiles and controllers);
+/// - summed over the cores: bytes forwarded by each tile's router, laid
+///   out as the mesh (row `y`, column `x`, the top row the highest y);
 /// - with modelled time: per core, cycles at exit, instructions, cycles
 ///   waiting for other cores, quantum sleeps, and stall cycles and accesses
 ///   per latency class;
@@ -614,6 +618,23 @@ impl fmt::Display for StatsTables<'_> {
             "\nbytes per core to or from the MPB of each tile (MPBn) and the DRAM behind each memory controller (MCn):"
         )?;
         write!(f, "{bytes}")?;
+
+        let width = usize::from(self.chip.mesh_x);
+        let mut routers = Grid::new(
+            std::iter::once("y \\ x".to_owned()).chain((0..width).map(|x| x.to_string())),
+        );
+        for y in (0..usize::from(self.chip.mesh_y)).rev() {
+            let row = (0..width).map(|x| {
+                let i = x + y * width;
+                total.router_bytes.get(i).copied().unwrap_or(0)
+            });
+            routers.row(y.to_string(), row);
+        }
+        writeln!(
+            f,
+            "\nbytes forwarded by the router of each tile, all cores, as the mesh lies (y up):"
+        )?;
+        write!(f, "{routers}")?;
 
         if self.reports.iter().any(|r| r.stats.cycles > 0) {
             let mhz = u64::from(self.chip.timing.core_mhz);
@@ -770,6 +791,7 @@ mod tests {
     fn stats() -> CoreStats {
         let mut mpb_bytes = [0; MAX_TILES];
         let mut mc_bytes = [0; MAX_CONTROLLERS];
+        let router_bytes = std::array::from_fn(|i| 5000 + i as u64);
         for (i, b) in mpb_bytes.iter_mut().enumerate() {
             *b = 1000 + i as u64;
         }
@@ -794,6 +816,7 @@ mod tests {
             tsr_ops: u64::MAX,
             mpb_bytes,
             mc_bytes,
+            router_bytes,
             cycles: 23,
             insns: 24,
             idle_cycles: 25,
@@ -851,7 +874,8 @@ mod tests {
             dir.path().join("core-05.report")
         );
         let text = fs::read_to_string(CoreReport::path(dir.path(), 5)).unwrap();
-        assert!(text.starts_with("scc-core-report 1\ncore 5\n"), "{text}");
+        assert!(text.starts_with("scc-core-report 2\ncore 5\n"), "{text}");
+        assert!(text.contains("\nrouter_bytes 5000 5001 5002 "), "{text}");
         assert!(text.ends_with("\nend\n"), "{text}");
         assert!(text.contains("\ntsr 47 1 0 2 1\n"), "{text}");
         assert!(text.contains(
@@ -898,8 +922,8 @@ mod tests {
         let end = lines; // `end` is the last line.
         let cases = [
             (
-                edited("scc-core-report 1", "scc-core-report 2"),
-                "1: expected `scc-core-report 1`, found `scc-core-report 2`".to_owned(),
+                edited("scc-core-report 2", "scc-core-report 1"),
+                "1: expected `scc-core-report 2`, found `scc-core-report 1`".to_owned(),
             ),
             (
                 edited("core 5\n", "core 6\n"),

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
-use xtask::bench::Suite;
 use xtask::programs::{self, DEFAULT_PROGRAM};
 use xtask::{RunConfig, RunReport};
 
@@ -28,14 +27,18 @@ enum Cli {
     /// the last line, which says how the run ended.
     #[command(after_help = format!("Programs:\n{}", programs::list()))]
     Run(RunArgs),
-    /// Measure the host time the chip model costs, as ratios to plain QEMU.
+    /// Run the benchmark suite: tables, CSV, SVG plots and a Markdown report under target/bench/.
     ///
-    /// `overhead`: a private-memory loop on 1 core and an MPB token ring on 2
-    /// and 48 cores, each run plain, with the chip model, and with its
-    /// coherence checker; median host seconds from boot to the last core's
-    /// exit. Prints a table and writes it as Markdown to target/bench/overhead.md.
-    /// A run that fails (the programs check their data) is listed under the
-    /// table, not counted, and makes the exit status 1.
+    /// Each SET is an experiment or `all` (the default: every one). An
+    /// experiment runs kernel programs (whose `BENCH` result lines are
+    /// pooled into tables and plots in modelled SCC time) or measures the
+    /// emulator in host time. Each experiment's tables are printed in the
+    /// OSU text format and written to target/bench/<experiment>.txt, with
+    /// <experiment>.csv and <experiment>*.svg beside them; report.md ties
+    /// them together. A failed run, a malformed BENCH line or an experiment
+    /// without results is listed in the report and makes the exit status 1,
+    /// once everything else is written.
+    #[command(after_help = format!("Experiments:\n{}", bench_list()))]
     Bench(BenchArgs),
     /// Run every test: host tests, then the system tests booted on 1 to 48 cores.
     Test,
@@ -82,16 +85,26 @@ struct RunArgs {
 
 #[derive(Debug, Args)]
 struct BenchArgs {
-    /// Which benchmarks to run.
-    #[arg(value_name = "SET", default_value = "overhead", value_parser = parse_suite)]
-    set: Suite,
-    /// One run per measurement instead of three: quicker, noisier.
+    /// Experiments to run, or `all` (see the list below).
+    #[arg(value_name = "SET", value_parser = parse_set)]
+    sets: Vec<String>,
+    /// One run per measurement instead of three, and smaller cases: quicker, noisier.
     #[arg(long)]
     quick: bool,
 }
 
-fn parse_suite(value: &str) -> Result<Suite> {
-    value.parse()
+fn parse_set(value: &str) -> Result<String> {
+    xtask::bench::select(&[value.to_owned()])?;
+    Ok(value.to_owned())
+}
+
+/// One line per registered experiment: its name and title.
+fn bench_list() -> String {
+    let mut text = format!("  {:<16} every experiment below, in this order\n", "all");
+    for e in xtask::bench::REGISTRY {
+        text += &format!("  {:<16} {}\n", e.name, e.title);
+    }
+    text
 }
 
 fn parse_cores(value: &str) -> Result<u32> {
@@ -168,13 +181,20 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
         }
         Cli::Bench(args) => {
             let interrupt = Some(Arc::clone(interrupt));
-            let (table, path) = xtask::bench::run(args.set, args.quick, interrupt)?;
-            println!("{table}");
-            println!("written to {}", path.display());
-            if table.failures.is_empty() {
+            let command = std::iter::once("cargo xtask".to_owned())
+                .chain(std::env::args().skip(1))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let outcome = xtask::bench::run_suite(&args.sets, args.quick, interrupt, &command)?;
+            println!("report written to {}", outcome.report.display());
+            let failures = outcome.failures();
+            if failures.is_empty() {
                 Ok(ExitCode::SUCCESS)
             } else {
-                eprintln!("error: {} run(s) failed", table.failures.len());
+                for f in &failures {
+                    eprintln!("failed: {f}");
+                }
+                eprintln!("error: {} failure(s), see the report", failures.len());
                 Ok(ExitCode::FAILURE)
             }
         }

@@ -256,6 +256,9 @@ pub struct CoreReport {
     pub stderr: Vec<String>,
     /// How it ended; `None` if it was still running when the run ended.
     pub exit: Option<CoreExit>,
+    /// Host time from the start of the run (as [`RunReport::elapsed`])
+    /// until its first serial line arrived, if one did.
+    pub first_line: Option<Duration>,
 }
 
 /// What a run did.
@@ -457,6 +460,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
 
     let (events, inbox) = mpsc::channel();
     let mut fleet = Fleet::default();
+    fleet.start = Some(start);
     for core in CHIP.all_cores().take(config.cores as usize) {
         fleet.spawn(qemu, &launch, core, &events)?;
     }
@@ -591,6 +595,7 @@ struct Instance {
     stopped: bool,
     serial: Vec<String>,
     stderr: Vec<String>,
+    first_line: Option<Duration>,
 }
 
 impl Instance {
@@ -610,6 +615,8 @@ impl Instance {
 #[derive(Debug, Default)]
 struct Fleet {
     instances: Vec<Instance>,
+    /// When the run started, for the time of each core's first line.
+    start: Option<Instant>,
 }
 
 impl Fleet {
@@ -651,6 +658,7 @@ impl Fleet {
             stopped: false,
             serial: Vec::new(),
             stderr: Vec::new(),
+            first_line: None,
         });
         Ok(())
     }
@@ -691,6 +699,9 @@ impl Fleet {
                         Stream::Serial => writeln!(out, "[core {core:02}] {text}"),
                         Stream::Stderr => writeln!(out, "[core {core:02} stderr] {text}"),
                     };
+                }
+                if matches!(stream, Stream::Serial) && instance.first_line.is_none() {
+                    instance.first_line = self.start.map(|s| s.elapsed());
                 }
                 match stream {
                     Stream::Serial => instance.serial.push(text),
@@ -790,6 +801,7 @@ impl Fleet {
                 serial: std::mem::take(&mut instance.serial),
                 stderr: std::mem::take(&mut instance.stderr),
                 exit: instance.finished(),
+                first_line: instance.first_line,
             })
             .collect()
     }
@@ -886,6 +898,7 @@ mod tests {
                     serial: lines.iter().map(|l| l.to_string()).collect(),
                     stderr: Vec::new(),
                     exit: None,
+                    first_line: None,
                 })
                 .collect(),
             elapsed: Duration::from_millis(4310),
@@ -1001,7 +1014,7 @@ mod tests {
         assert_eq!(reports, [None, Some(one), None, Some(three)]);
         assert_eq!(errors.len(), 1);
         assert!(
-            errors[0].contains("core-02.report, line 1: expected `scc-core-report 1`"),
+            errors[0].contains("core-02.report, line 1: expected `scc-core-report 2`"),
             "{}",
             errors[0]
         );

@@ -16,12 +16,13 @@
 //! - execution callbacks, chosen at translation by opcode, on CL1INVMB
 //!   (`0F 0A`, before its #UD), WBINVD, INVD, `invlpg` and `mov` to CR0 or
 //!   CR3 (reading the source register: the callback runs before the write);
-//! - with timing on (`quantum=` given): an inline add of each translation
-//!   block's instruction count to a per-vCPU counter (no callback), and a
-//!   conditional callback, run when the counter reaches the sync interval,
-//!   that hands the count to the engine and keeps the core within the
-//!   quantum of the others; idle and resume callbacks, so a halted core
-//!   holds nobody back;
+//! - an inline add of each translation block's instruction count to a
+//!   per-vCPU counter (no callback), so the report says how many
+//!   instructions the core executed;
+//! - with timing on (`quantum=` given): a conditional callback, run when
+//!   that counter reaches the sync interval, that hands the count to the
+//!   engine and keeps the core within the quantum of the others; idle and
+//!   resume callbacks, so a halted core holds nobody back;
 //! - an exit callback that writes the core's report into the run's
 //!   directory.
 //!
@@ -76,9 +77,11 @@ struct Plugin {
     /// QEMU's handles of eax, ecx, edx, ebx, esp, ebp, esi, edi (in the
     /// order of the x86 register encoding), found when the vCPU starts.
     gprs: OnceLock<[usize; 8]>,
-    /// With timing on: the per-vCPU count of instructions since the last
-    /// sync point, and how many make a sync interval.
-    budget: Option<(Budget, u64)>,
+    /// The per-vCPU count of instructions since the last sync point (with
+    /// timing off: since reset).
+    budget: Budget,
+    /// With timing on: how many instructions make a sync interval.
+    interval: Option<u64>,
 }
 
 /// A scoreboard entry of QEMU's: a handle used only through QEMU's
@@ -99,11 +102,9 @@ static INSNS_BEFORE: AtomicU64 = AtomicU64::new(0);
 
 /// Instructions executed since reset, read in a vCPU callback.
 fn insns(plugin: &Plugin, vcpu: c_uint) -> u64 {
-    let Some((budget, _)) = plugin.budget else {
-        return 0;
-    };
-    // SAFETY: a valid entry of a live scoreboard; `vcpu` is the calling vCPU.
-    let since = unsafe { qemu_plugin_u64_get(budget.0, vcpu) };
+    // SAFETY: a valid entry of a live scoreboard; `vcpu` is the calling
+    // vCPU (or, at exit, the machine's only one).
+    let since = unsafe { qemu_plugin_u64_get(plugin.budget.0, vcpu) };
     INSNS_BEFORE.load(Ordering::Relaxed) + since
 }
 
@@ -202,12 +203,12 @@ unsafe fn install(
         options.quantum,
     )
     .map_err(|e| e.to_string())?;
-    let budget = options.quantum.map(|quantum| {
-        // SAFETY: a new scoreboard of one u64 per vCPU, owned by QEMU.
-        let score = unsafe { qemu_plugin_scoreboard_new(std::mem::size_of::<u64>()) };
-        let entry = qemu_plugin_u64 { score, offset: 0 };
+    // SAFETY: a new scoreboard of one u64 per vCPU, owned by QEMU.
+    let score = unsafe { qemu_plugin_scoreboard_new(std::mem::size_of::<u64>()) };
+    let budget = Budget(qemu_plugin_u64 { score, offset: 0 });
+    let interval = options.quantum.map(|quantum| {
         let cycles = u64::from(options.chip.timing.insn_cycles.max(1));
-        (Budget(entry), (quantum / 2 / cycles).max(MIN_SYNC_INSNS))
+        (quantum / 2 / cycles).max(MIN_SYNC_INSNS)
     });
     Ok(Plugin {
         engine: Mutex::new(engine),
@@ -215,6 +216,7 @@ unsafe fn install(
         high: Engine::shared_high(options.chip),
         gprs: OnceLock::new(),
         budget,
+        interval,
     })
 }
 
@@ -241,7 +243,10 @@ fn with_engine(f: impl FnOnce(&mut Engine) -> emu::Result<()>) {
 const MIN_SYNC_INSNS: u64 = 256;
 
 fn write_report(plugin: &Plugin) {
+    // The machine has one vCPU, number 0.
+    let insns = insns(plugin, 0);
     let mut engine = plugin.engine.lock().unwrap_or_else(|p| p.into_inner());
+    engine.set_insns(insns);
     engine.finished();
     if let Err(e) = engine.report().write(engine.dir()) {
         let _ = writeln!(io::stderr(), "emu: writing the report: {e}");
@@ -251,7 +256,7 @@ fn write_report(plugin: &Plugin) {
 /// The vCPU halts: with timing on, it stops holding the others back.
 unsafe extern "C" fn vcpu_idle(_id: qemu_plugin_id_t, vcpu: c_uint) {
     let Some(plugin) = PLUGIN.get() else { return };
-    if plugin.budget.is_none() {
+    if plugin.interval.is_none() {
         return;
     }
     let insns = insns(plugin, vcpu);
@@ -265,7 +270,7 @@ unsafe extern "C" fn vcpu_idle(_id: qemu_plugin_id_t, vcpu: c_uint) {
 /// The vCPU resumes: its clock catches up with the others'.
 unsafe extern "C" fn vcpu_resume(_id: qemu_plugin_id_t, _vcpu: c_uint) {
     let Some(plugin) = PLUGIN.get() else { return };
-    if plugin.budget.is_none() {
+    if plugin.interval.is_none() {
         return;
     }
     with_engine(|engine| {
@@ -277,9 +282,7 @@ unsafe extern "C" fn vcpu_resume(_id: qemu_plugin_id_t, _vcpu: c_uint) {
 /// A sync point, every sync interval of instructions (timing on).
 unsafe extern "C" fn on_sync(vcpu: c_uint, _data: *mut c_void) {
     let Some(plugin) = PLUGIN.get() else { return };
-    let Some((budget, _)) = plugin.budget else {
-        return;
-    };
+    let budget = plugin.budget;
     // SAFETY: a valid entry of a live scoreboard; `vcpu` is the calling vCPU.
     let since = unsafe { qemu_plugin_u64_get(budget.0, vcpu) };
     // SAFETY: as above.
@@ -368,16 +371,24 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
     let _ = panic::catch_unwind(|| {
         // SAFETY: QEMU passes a valid block for the duration of the call.
         let n = unsafe { qemu_plugin_tb_n_insns(tb) };
-        if let Some((budget, interval)) = PLUGIN.get().and_then(|p| p.budget) {
+        if let Some(plugin) = PLUGIN.get() {
             // SAFETY: `tb` is being translated; the entry is a live
-            // scoreboard's; `on_sync` never unwinds and takes no user data.
+            // scoreboard's.
             unsafe {
                 qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
                     tb,
                     qemu_plugin_op::QEMU_PLUGIN_INLINE_ADD_U64,
-                    budget.0,
+                    plugin.budget.0,
                     n as u64,
                 );
+            }
+        }
+        if let Some((budget, interval)) =
+            PLUGIN.get().and_then(|p| p.interval.map(|i| (p.budget, i)))
+        {
+            // SAFETY: `tb` is being translated; the entry is a live
+            // scoreboard's; `on_sync` never unwinds and takes no user data.
+            unsafe {
                 qemu_plugin_register_vcpu_tb_exec_cond_cb(
                     tb,
                     Some(on_sync),

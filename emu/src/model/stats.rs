@@ -56,9 +56,17 @@ pub struct CoreStats {
     /// Bytes this core loaded from or stored to the shared DRAM behind
     /// each memory controller.
     pub mc_bytes: [u64; MAX_CONTROLLERS],
+    /// Bytes of this core's mesh traffic each router forwarded, by tile
+    /// index (`x + mesh_x * y`): every line or word that left the core for
+    /// an MPB, a memory controller's port or a register block (CRB, TSR,
+    /// FPGA), or came back from one, counted at each router of its XY route
+    /// (`super::mesh::route`), both ends included. Data travels on the
+    /// request for stores and write-backs (core to target) and on the reply
+    /// for loads and fills (target to core), whose XY routes differ.
+    pub router_bytes: [u64; MAX_TILES],
     /// Modelled core cycles at exit (0 with timing off).
     pub cycles: u64,
-    /// Instructions executed (counted with timing on).
+    /// Instructions executed (counted by the plugin with or without timing).
     pub insns: u64,
     /// Modelled cycles spent waiting for other cores: halted, or reading
     /// data written later in modelled time (`crate::timing`).
@@ -92,6 +100,7 @@ impl Default for CoreStats {
             tsr_ops: 0,
             mpb_bytes: [0; MAX_TILES],
             mc_bytes: [0; MAX_CONTROLLERS],
+            router_bytes: [0; MAX_TILES],
             cycles: 0,
             insns: 0,
             idle_cycles: 0,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `cargo xtask bench`: how fast the emulator runs, in host time.
+//! The `overhead` and `quantum` sets: how fast the emulator runs, in host
+//! time.
 //!
 //! Host time is never mixed with modeled SCC time: these numbers say what
 //! the emulator costs on this machine, as ratios where possible, not what a
@@ -26,16 +27,13 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use emu::launch::Mode;
 
+use super::TIMEOUT;
 use crate::run::{Outcome, RunConfig, boot};
 use crate::{build, qemu};
-
-/// Longest a single benchmark run may take: the checker may be slow.
-const TIMEOUT: Duration = Duration::from_secs(900);
 
 /// Runs of each measurement, of which the median counts.
 const RUNS: usize = 3;
@@ -240,6 +238,50 @@ impl Overhead {
     }
 }
 
+impl Overhead {
+    /// The table in the suite's text format.
+    pub fn table(&self) -> super::table::Table {
+        let mut t = super::table::Table::new(
+            format!("{} (host time)", self.suite.title()),
+            &[
+                "program",
+                "cores",
+                "mode",
+                "host s",
+                "ratio to plain",
+                "modelled Mcycles",
+                "spread %",
+                "vs smallest Q %",
+            ],
+        );
+        t.notes.push(format!(
+            "host seconds from boot to the last core's exit, median of {} run(s)",
+            self.runs
+        ));
+        let dash = || "-".to_owned();
+        for row in &self.rows {
+            let seconds = if row.seconds.is_empty() {
+                dash()
+            } else {
+                format!("{:.2}", row.median())
+            };
+            t.rows.push(vec![
+                row.program.to_owned(),
+                row.cores.to_string(),
+                row.name(),
+                seconds,
+                self.ratio(row).map_or_else(dash, |r| format!("{r:.2}")),
+                row.median_cycles()
+                    .map_or_else(dash, |c| format!("{:.3}", c / 1e6)),
+                row.spread().map_or_else(dash, |s| format!("{s:.2}")),
+                self.deviation(row)
+                    .map_or_else(dash, |d| format!("{d:+.2}")),
+            ]);
+        }
+        t
+    }
+}
+
 impl fmt::Display for Overhead {
     /// The table as Markdown, readable as plain text too.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -291,7 +333,7 @@ impl fmt::Display for Overhead {
 }
 
 /// The run configuration of one measurement run.
-fn config(
+pub(crate) fn config(
     program: &str,
     cores: u32,
     (mode, quantum): (Mode, Option<u64>),

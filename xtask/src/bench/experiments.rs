@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The registry of experiments, and the host-side ones.
+//!
+//! An experiment whose program prints `BENCH` lines is one entry of
+//! [`REGISTRY`] with [`Kind::Lines`] (see the docs of [`super`]); the ones
+//! here measure the emulator itself, from host time and the chip model's
+//! reports.
+
+use anyhow::Result;
+use chip::Chip;
+use emu::launch::Mode;
+
+use super::host::{self, Suite};
+use super::stats::Summary;
+use super::table::{Table, num};
+use super::{Ctx, Experiment, Kind, Section, csv, failure, svg};
+use crate::CHIP;
+use crate::run::RunConfig;
+
+/// Every experiment, in the order `all` runs them.
+pub static REGISTRY: &[Experiment] = &[
+    Experiment {
+        name: "emulator-speed",
+        title: "Emulator speed",
+        about: "How fast the emulator runs on this host: the host time until all 48 cores have booted \
+                (each printed its first serial line) and until `identity` finished; emulated \
+                instructions per host second (the plugin's per-core instruction counters over the run's \
+                host time, boot included); and the plugin's cost per model level (none: plain QEMU; \
+                the memory model without timing; the memory model with modelled time) as ratios to \
+                plain QEMU within the same command.",
+        kind: Kind::Host(emulator_speed),
+    },
+    Experiment {
+        name: "mesh-heatmap",
+        title: "Mesh traffic per router",
+        about: "Bytes each tile's router forwarded over a whole run (every core's MPB, DRAM, LSM/POPSHM \
+                and register traffic along its XY route, request for stores and write-backs, reply for \
+                loads and fills), summed over the cores: where a program's traffic crowds the mesh. \
+                Memory controllers (MC) and the system interface (SIF) are marked on the router \
+                they hang off.",
+        kind: Kind::Host(mesh_heatmap),
+    },
+    Experiment {
+        name: "overhead",
+        title: "Host-time overhead of the chip model",
+        about: "The chip model's host-time cost against plain QEMU: a private-memory loop on 1 core and \
+                the MPB ring on 2 and 48 cores, plain, modelled, modelled with timing and with the \
+                coherence checker (also written to target/bench/overhead.md).",
+        kind: Kind::Host(overhead),
+    },
+    Experiment {
+        name: "quantum",
+        title: "Modelled time: speed and accuracy per quantum",
+        about: "The 48-core MPB ring with modelled time for quanta of 1000 to 1000000 cycles: host \
+                time, the slowest core's modelled cycles, their spread over runs and their difference \
+                from the smallest quantum's (also written to target/bench/quantum.md).",
+        kind: Kind::Host(quantum),
+    },
+];
+
+fn experiment(name: &str) -> &'static Experiment {
+    REGISTRY
+        .iter()
+        .find(|e| e.name == name)
+        .expect("a registered experiment")
+}
+
+fn suite(ctx: &mut Ctx<'_>, name: &str, suite: Suite) -> Result<Section> {
+    let mut section = Section::new(experiment(name));
+    let (overhead, path) = host::run(suite, ctx.quick, ctx.interrupt())?;
+    let table = overhead.table();
+    section.csv = Some(csv::write(&table.header, &table.rows));
+    section.host.push(table);
+    section.failures = overhead.failures.clone();
+    section
+        .notes
+        .push(format!("Also written as {}.", path.display()));
+    Ok(section)
+}
+
+fn overhead(ctx: &mut Ctx<'_>) -> Result<Section> {
+    suite(ctx, "overhead", Suite::Overhead)
+}
+
+fn quantum(ctx: &mut Ctx<'_>) -> Result<Section> {
+    suite(ctx, "quantum", Suite::Quantum)
+}
+
+/// The model levels of the emulator-speed runs: plain QEMU, the memory
+/// model without timing, with timing at the default quantum.
+const LEVELS: [(Mode, Option<u64>, &str); 3] = [
+    (Mode::Plain, None, "none (plain QEMU)"),
+    (Mode::Modeled { check: false }, None, "memory model"),
+    (
+        Mode::Modeled { check: false },
+        Some(emu::timing::DEFAULT_QUANTUM),
+        "memory model + timing",
+    ),
+];
+
+/// Programs and core counts of the instruction-rate and overhead runs.
+const SPEED_CASES_QUICK: &[(&str, u32)] = &[("bench-private", 1), ("bench-mpb", 2)];
+const SPEED_CASES: &[(&str, u32)] = &[
+    ("bench-private", 1),
+    ("bench-mpb", 2),
+    ("bench-mpb", 48),
+    ("comm", 48),
+];
+
+/// Runs per measurement (the median counts).
+const RUNS: usize = 3;
+
+fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
+    let mut section = Section::new(experiment("emulator-speed"));
+    let runs = if ctx.quick { 1 } else { RUNS };
+    let cores = CHIP.cores();
+
+    // Boot: every core's first serial line, then the end of `identity`.
+    let mut all_up = Vec::new();
+    let mut first_up = Vec::new();
+    let mut whole = Vec::new();
+    for run in 1..=runs {
+        let report = ctx.boot(RunConfig::new(cores, "identity"))?;
+        let what = format!("identity on {cores} cores, run {run}/{runs}");
+        section.runs.push(format!(
+            "{what}: {:.2} s host",
+            report.elapsed.as_secs_f64()
+        ));
+        if !report.success() {
+            section.failures.push(failure(&what, &report));
+            continue;
+        }
+        let firsts: Vec<f64> = report
+            .cores
+            .iter()
+            .filter_map(|c| c.first_line.map(|d| d.as_secs_f64()))
+            .collect();
+        if firsts.len() == cores as usize {
+            all_up.extend(firsts.iter().copied().reduce(f64::max));
+            first_up.extend(firsts.iter().copied().reduce(f64::min));
+        }
+        whole.push(report.elapsed.as_secs_f64());
+    }
+    let mut boot = Table::new(
+        format!("Boot Time Test, {cores} cores (host time)"),
+        &["event", "runs", "median (s)", "min (s)", "max (s)"],
+    );
+    boot.notes
+        .push("host seconds from creating the chip memory; chip model with timing on".into());
+    for (event, values) in [
+        ("first core's first line", &first_up),
+        ("every core's first line", &all_up),
+        ("identity finished on every core", &whole),
+    ] {
+        if let Some(s) = Summary::of(values.iter().copied()) {
+            boot.rows.push(vec![
+                event.to_owned(),
+                s.n.to_string(),
+                num(s.median, 2),
+                num(s.min, 2),
+                num(s.max, 2),
+            ]);
+        }
+    }
+    section.host.push(boot);
+
+    // Instruction rate and the cost of each model level.
+    let cases = if ctx.quick {
+        SPEED_CASES_QUICK
+    } else {
+        SPEED_CASES
+    };
+    // Per case and level: host seconds and instructions of each run.
+    let mut seconds = vec![vec![Vec::new(); LEVELS.len()]; cases.len()];
+    let mut insns = vec![vec![Vec::new(); LEVELS.len()]; cases.len()];
+    for run in 1..=runs {
+        for (c, &(program, n)) in cases.iter().enumerate() {
+            for (l, &(mode, quantum, level)) in LEVELS.iter().enumerate() {
+                let config = host::config(program, n, (mode, quantum), None);
+                let report = ctx.boot(config)?;
+                let what = format!("{program} on {n} core(s), {level}, run {run}/{runs}");
+                section.runs.push(format!(
+                    "{what}: {:.2} s host",
+                    report.elapsed.as_secs_f64()
+                ));
+                if !report.success() {
+                    section.failures.push(failure(&what, &report));
+                    continue;
+                }
+                seconds[c][l].push(report.elapsed.as_secs_f64());
+                if mode != Mode::Plain {
+                    let total: u64 = report.reports.iter().flatten().map(|r| r.stats.insns).sum();
+                    insns[c][l].push(total as f64);
+                }
+            }
+        }
+    }
+    let mut speed = Table::new(
+        "Emulator Speed Test (host time)",
+        &[
+            "program",
+            "cores",
+            "model level",
+            "host s",
+            "ratio to plain",
+            "instructions (M)",
+            "MIPS",
+        ],
+    );
+    speed.notes.push(format!(
+        "median of {runs} run(s); host seconds from boot to the last core's exit; instructions summed over the cores"
+    ));
+    speed.notes.push(
+        "MIPS = emulated instructions per host second, boot included; plain QEMU has no counter: \
+         its row (~) divides the memory-model run's count by the plain run's time"
+            .into(),
+    );
+    let median = |v: &[f64]| Summary::of(v.iter().copied()).map_or(f64::NAN, |s| s.median);
+    for (c, &(program, n)) in cases.iter().enumerate() {
+        let plain = median(&seconds[c][0]);
+        for (l, &(_, _, level)) in LEVELS.iter().enumerate() {
+            let s = median(&seconds[c][l]);
+            let (count, approx) = if l == 0 {
+                (median(&insns[c][1]), "~")
+            } else {
+                (median(&insns[c][l]), "")
+            };
+            let count_cell = if l == 0 {
+                "-".to_owned()
+            } else {
+                num(count / 1e6, 1)
+            };
+            let mips = count / 1e6 / s;
+            let mips = if mips.is_finite() {
+                format!("{approx}{}", num(mips, 1))
+            } else {
+                "-".to_owned()
+            };
+            speed.rows.push(vec![
+                program.to_owned(),
+                n.to_string(),
+                level.to_owned(),
+                num(s, 2),
+                num(s / plain, 2),
+                count_cell,
+                mips,
+            ]);
+        }
+    }
+    section.csv = Some(csv::write(&speed.header, &speed.rows));
+    section.host.push(speed);
+    Ok(section)
+}
+
+/// The program whose traffic the heatmap shows, with `--quick` and without.
+const HEATMAP_QUICK: &[&str] = &["stencil"];
+const HEATMAP: &[&str] = &["stencil", "comm"];
+
+/// The routers where memory controllers and the system interface hang.
+pub fn mesh_marks(chip: &Chip) -> Vec<(usize, usize, String)> {
+    let mut marks: Vec<(usize, usize, String)> = chip
+        .memory_controllers
+        .iter()
+        .enumerate()
+        .map(|(i, mc)| {
+            (
+                usize::from(mc.port.tile.x),
+                usize::from(mc.port.tile.y),
+                format!("MC{i}"),
+            )
+        })
+        .collect();
+    let sif = chip.system_interface.tile;
+    marks.push((usize::from(sif.x), usize::from(sif.y), "SIF".into()));
+    marks
+}
+
+/// The bytes of each router, summed over `stats`, one per tile.
+pub fn router_totals<'a>(
+    chip: &Chip,
+    stats: impl IntoIterator<Item = &'a emu::model::stats::CoreStats>,
+) -> Vec<u64> {
+    let tiles = chip.tiles() as usize;
+    let mut total = vec![0u64; tiles];
+    for s in stats {
+        for (t, b) in total.iter_mut().zip(&s.router_bytes) {
+            *t += b;
+        }
+    }
+    total
+}
+
+/// The heatmap's table (top row the highest y), CSV rows and SVG.
+pub fn heatmap_outputs(
+    chip: &Chip,
+    program: &str,
+    cores: u32,
+    totals: &[u64],
+) -> (Table, Vec<Vec<String>>, String) {
+    let (w, h) = (usize::from(chip.mesh_x), usize::from(chip.mesh_y));
+    let marks = mesh_marks(chip);
+    let mut header: Vec<String> = vec!["y \\ x".into()];
+    header.extend((0..w).map(|x| format!("x={x}")));
+    let mut table = Table::new(
+        format!("Mesh Traffic Test, {program} on {cores} cores"),
+        &[],
+    );
+    table.header = header;
+    table.notes.push(
+        "bytes forwarded by each tile's router, all cores, modelled chip; rows as the mesh lies (y up)"
+            .into(),
+    );
+    let mark_of = |x: usize, y: usize| {
+        let m: Vec<&str> = marks
+            .iter()
+            .filter(|(mx, my, _)| (*mx, *my) == (x, y))
+            .map(|(_, _, m)| m.as_str())
+            .collect();
+        m.join(" ")
+    };
+    let mut rows = Vec::new();
+    for y in (0..h).rev() {
+        let mut row = vec![format!("y={y}")];
+        for x in 0..w {
+            let v = totals.get(x + w * y).copied().unwrap_or(0);
+            let m = mark_of(x, y);
+            row.push(if m.is_empty() {
+                v.to_string()
+            } else {
+                format!("{v} ({m})")
+            });
+        }
+        table.rows.push(row);
+    }
+    for y in 0..h {
+        for x in 0..w {
+            let tile = x + w * y;
+            rows.push(vec![
+                program.to_owned(),
+                tile.to_string(),
+                x.to_string(),
+                y.to_string(),
+                totals.get(tile).copied().unwrap_or(0).to_string(),
+                mark_of(x, y),
+            ]);
+        }
+    }
+    let svg = svg::heatmap(&svg::Heatmap {
+        title: format!("Bytes through each router: {program} on {cores} cores"),
+        width: w,
+        height: h,
+        values: totals.to_vec(),
+        marks,
+        legend: "white: 0 bytes; dark red: the most".into(),
+    });
+    (table, rows, svg)
+}
+
+fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
+    let mut section = Section::new(experiment("mesh-heatmap"));
+    let cores = CHIP.cores();
+    let programs = if ctx.quick { HEATMAP_QUICK } else { HEATMAP };
+    let mut csv_rows = Vec::new();
+    for &program in programs {
+        let mut config = RunConfig::new(cores, program);
+        config.stats = true;
+        config.timeout = super::TIMEOUT;
+        let report = ctx.boot(config)?;
+        let what = format!("{program} on {cores} cores");
+        section.runs.push(format!(
+            "{what}: {:.2} s host",
+            report.elapsed.as_secs_f64()
+        ));
+        if !report.success() {
+            section.failures.push(failure(&what, &report));
+            continue;
+        }
+        let missing = report.missing_reports();
+        if !missing.is_empty() {
+            section.failures.push(format!(
+                "{what}: no chip-model report from core(s) {missing:?}"
+            ));
+        }
+        let totals = router_totals(&CHIP, report.reports.iter().flatten().map(|r| &r.stats));
+        if totals.iter().all(|&b| b == 0) {
+            section
+                .failures
+                .push(format!("{what}: no router counted any byte"));
+        }
+        let (table, rows, svg) = heatmap_outputs(&CHIP, program, cores, &totals);
+        section.modeled.push(table);
+        csv_rows.extend(rows);
+        section
+            .svgs
+            .push((format!("mesh-heatmap-{program}.svg"), svg));
+        section.notes.push(format!(
+            "{program}: {} forwarded in all (each byte counted at every router it crossed).",
+            svg::bytes(totals.iter().sum())
+        ));
+    }
+    let header: Vec<String> = ["program", "tile", "x", "y", "bytes", "attached"]
+        .map(String::from)
+        .to_vec();
+    section.csv = Some(csv::write(&header, &csv_rows));
+    Ok(section)
+}
+
+#[cfg(test)]
+mod tests {
+    use chip::SCC;
+    use emu::model::stats::CoreStats;
+
+    use super::*;
+
+    #[test]
+    fn the_heatmap_follows_the_chip_and_sums_the_cores() {
+        let mut a = CoreStats::default();
+        let mut b = CoreStats::default();
+        a.router_bytes[0] = 64;
+        a.router_bytes[5] = 32;
+        b.router_bytes[5] = 32;
+        b.router_bytes[23] = 4;
+        b.router_bytes[40] = 1; // beyond the chip's tiles: not shown
+        let totals = router_totals(&SCC, [&a, &b]);
+        assert_eq!(totals.len(), 24);
+        assert_eq!((totals[0], totals[5], totals[23]), (64, 64, 4));
+        let (table, rows, svg) = heatmap_outputs(&SCC, "stencil", 48, &totals);
+        assert_eq!(table.header.len(), 1 + SCC.mesh_x as usize);
+        assert_eq!(table.rows.len(), SCC.mesh_y as usize);
+        // The top row is the highest y; MCs are marked where they hang.
+        assert_eq!(table.rows[0][0], "y=3");
+        assert_eq!(table.rows[0][6], "4");
+        let bottom = &table.rows[3];
+        assert_eq!(bottom[1], "64 (MC0)");
+        assert_eq!(bottom[6], "64 (MC1)");
+        assert_eq!(table.rows[1][1], "0 (MC2)");
+        assert_eq!(table.rows[1][6], "0 (MC3)");
+        assert_eq!(bottom[4], "0 (SIF)");
+        assert_eq!(rows.len(), 24);
+        assert_eq!(rows[5], ["stencil", "5", "5", "0", "64", "MC1"]);
+        assert!(svg.contains(">MC0<") && svg.contains(">64 B<"));
+        let text = table.to_string();
+        assert!(text.starts_with("# OSU MPI-style Mesh Traffic Test, stencil on 48 cores\n"));
+    }
+}

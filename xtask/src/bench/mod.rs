@@ -1,0 +1,856 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `cargo xtask bench`: the benchmark suite.
+//!
+//! Every experiment is an entry of the registry ([`experiments::REGISTRY`]):
+//! a name, a title, a short text saying what it shows, and either the
+//! kernel programs it runs (whose result lines become tables, CSV and
+//! plots by themselves) or a host-side measurement (how fast the emulator
+//! runs, the routers' traffic). `cargo xtask bench [SET...] [--quick]` runs
+//! the named experiments (`all`, the default, runs every one), and writes
+//! under `target/bench/`:
+//!
+//! - `<experiment>.txt`: its tables in the OSU micro-benchmark text format
+//!   (also printed on standard output);
+//! - `<experiment>.csv`: one row per measurement;
+//! - `<experiment>*.svg`: its plots;
+//! - `report.md`: everything tied together: command line, date, host, git
+//!   commit, and per experiment its tables, plots, what it shows, the runs
+//!   and what failed.
+//!
+//! Modelled SCC time (core cycles of the chip, shown in µs at
+//! `chip.timing.core_mhz`, 533 MHz on the SCC) and host time (seconds on
+//! this machine) are never mixed: each section keeps them apart.
+//!
+//! A run that fails (a core failed, a program's data check failed), a
+//! result line that does not parse, or an experiment without results is
+//! listed in the report and on standard error, and makes the command exit
+//! with status 1 once everything else is written.
+//!
+//! # The result-line protocol
+//!
+//! A benchmark program prints its results on its serial console, one line
+//! per measurement or part of one:
+//!
+//! ```text
+//! BENCH <experiment> <key>=<value> ... [bytes=<n>] [ops=<n>] cycles=<c1>,<c2>,...
+//! ```
+//!
+//! - A line is a result line if it starts with `BENCH`; such a line that
+//!   does not parse as below is an error naming the core, the serial line
+//!   number and the line (never skipped silently).
+//! - Words are separated by spaces. `<experiment>` (letters, digits, `-`,
+//!   `_`, `.`) names the experiment, e.g. `put-latency`.
+//! - `<key>=<value>`: the dimensions of the measurement, e.g. `size=1024
+//!   epoch=fence`; keys as experiment names, values non-empty without
+//!   spaces or commas; no key twice.
+//! - `bytes=` (bytes moved per sample, for bandwidth) and `ops=`
+//!   (operations per sample, for rates) are measures, not dimensions:
+//!   unsigned decimal numbers, equal on every line of one measurement.
+//! - `cycles=` comes last: one or more samples in modelled SCC core cycles,
+//!   comma-separated unsigned decimals.
+//! - The samples of every line with the same experiment and the same keys
+//!   (in any order) are pooled, across lines and cores, as the
+//!   passive-target paper pools all processes' samples; then the median
+//!   and quartiles are taken ([`stats`] defines the quantiles). A core may
+//!   split its samples over several lines; keep each under 4000 characters.
+//!
+//! Derived values: latency µs = cycles / `core_mhz`; bandwidth MB/s
+//! (10^6 bytes per second) = `bytes` / latency µs; rate Mops/s = `ops` /
+//! latency µs; speedup = the median at the smallest x of the same series /
+//! the median. Bandwidth bands use the quartiles of the latency (Q3 gives
+//! the lower edge).
+//!
+//! # Adding an experiment
+//!
+//! Once a program prints result lines, one entry in
+//! [`experiments::REGISTRY`] makes it an experiment:
+//!
+//! ```ignore
+//! Experiment {
+//!     name: "put-latency",
+//!     title: "Put latency per message size",
+//!     about: "Latency of MPI_Put plus synchronisation for 1 B to 1 MiB, per epoch type.",
+//!     kind: Kind::Lines {
+//!         runs: &[Run {
+//!             program: "bench-put",
+//!             cores: &[2],
+//!             quick_cores: &[2],
+//!             params: &[("reps", "1000")],
+//!             quick_params: &[("reps", "50")],
+//!         }],
+//!         view: View {
+//!             x: Some("size"),
+//!             x_label: "message size (bytes)",
+//!             x_scale: Scale::Log(2.0),
+//!             plots: &[
+//!                 Plot { suffix: "", measure: Measure::Latency, y_scale: Scale::Log(10.0), only: &[] },
+//!                 Plot { suffix: "-bw", measure: Measure::Bandwidth, y_scale: Scale::Linear, only: &[] },
+//!             ],
+//!         },
+//!     },
+//! },
+//! ```
+//!
+//! Its table then has one row per measurement (the keys, the number of
+//! samples, median cycles, median/Q1/Q3 µs, and bandwidth or rate when the
+//! lines give `bytes=`/`ops=`), and each plot one series per combination of
+//! the keys other than `x` (those fixed by `only` excepted).
+
+pub mod csv;
+pub mod experiments;
+pub mod host;
+pub mod protocol;
+pub mod report;
+pub mod stats;
+pub mod svg;
+pub mod table;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::build::{self, Artifacts};
+use crate::qemu::{self, Qemu};
+use crate::run::{Outcome, RunConfig, RunReport, boot};
+pub use experiments::REGISTRY;
+pub use host::{Overhead, Suite};
+use protocol::{Pool, Row};
+use stats::Summary;
+pub use svg::Scale;
+use table::{Table, num};
+
+/// Longest a single benchmark run may take.
+pub const TIMEOUT: Duration = Duration::from_secs(900);
+
+/// One experiment of the suite.
+#[derive(Debug)]
+pub struct Experiment {
+    /// Its name on the command line and of its files.
+    pub name: &'static str,
+    /// The title of its section.
+    pub title: &'static str,
+    /// What it shows, in a sentence or two, for the report.
+    pub about: &'static str,
+    /// How it is measured.
+    pub kind: Kind,
+}
+
+/// How an experiment is measured.
+#[derive(Debug)]
+pub enum Kind {
+    /// Kernel programs print result lines (see the module docs).
+    Lines {
+        /// The runs.
+        runs: &'static [Run],
+        /// How the pooled rows become tables and plots.
+        view: View,
+    },
+    /// A measurement on the host side, written in Rust.
+    Host(fn(&mut Ctx<'_>) -> Result<Section>),
+}
+
+/// The runs of one program.
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    /// The program (of the kernel's catalog).
+    pub program: &'static str,
+    /// Core counts, one run each.
+    pub cores: &'static [u32],
+    /// Core counts with `--quick`.
+    pub quick_cores: &'static [u32],
+    /// Program settings (`--param`).
+    pub params: &'static [(&'static str, &'static str)],
+    /// Program settings with `--quick`, instead of `params`.
+    pub quick_params: &'static [(&'static str, &'static str)],
+}
+
+/// How an experiment's rows are shown.
+#[derive(Debug, Clone, Copy)]
+pub struct View {
+    /// The key on the x axis of the plots (numeric values), if any.
+    pub x: Option<&'static str>,
+    /// The x axis's label.
+    pub x_label: &'static str,
+    /// The x axis's scale.
+    pub x_scale: Scale,
+    /// The plots, one file each.
+    pub plots: &'static [Plot],
+}
+
+/// One plot of an experiment.
+#[derive(Debug, Clone, Copy)]
+pub struct Plot {
+    /// The file is `<experiment><suffix>.svg`.
+    pub suffix: &'static str,
+    /// What the y axis shows.
+    pub measure: Measure,
+    /// The y axis's scale.
+    pub y_scale: Scale,
+    /// Only the rows with these keys.
+    pub only: &'static [(&'static str, &'static str)],
+}
+
+/// A quantity derived from the samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Median µs with Q1-Q3.
+    Latency,
+    /// `bytes=` per µs, MB/s.
+    Bandwidth,
+    /// `ops=` per µs, Mops/s.
+    Rate,
+    /// The median at the series' smallest x over the median.
+    Speedup,
+}
+
+impl Measure {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Latency => "latency (µs, modelled SCC time)",
+            Self::Bandwidth => "bandwidth (MB/s, modelled SCC time)",
+            Self::Rate => "rate (Mops/s, modelled SCC time)",
+            Self::Speedup => "speedup",
+        }
+    }
+}
+
+/// What an experiment produced.
+#[derive(Debug, Clone, Default)]
+pub struct Section {
+    /// Its experiment's name.
+    pub name: String,
+    /// Its title.
+    pub title: String,
+    /// What it shows.
+    pub about: String,
+    /// Tables in modelled SCC time.
+    pub modeled: Vec<Table>,
+    /// Tables in host time.
+    pub host: Vec<Table>,
+    /// Its CSV file's content, if any.
+    pub csv: Option<String>,
+    /// Its plots: file name and SVG.
+    pub svgs: Vec<(String, String)>,
+    /// The runs made, one line each with their host time.
+    pub runs: Vec<String>,
+    /// Further remarks for the report.
+    pub notes: Vec<String>,
+    /// What went wrong, one line each.
+    pub failures: Vec<String>,
+    /// Host seconds the experiment took.
+    pub seconds: f64,
+}
+
+impl Section {
+    fn new(e: &Experiment) -> Self {
+        Self {
+            name: e.name.to_owned(),
+            title: e.title.to_owned(),
+            about: e.about.to_owned(),
+            ..Self::default()
+        }
+    }
+
+    /// Every table as text, modelled first.
+    pub fn text(&self) -> String {
+        let tables: Vec<String> = self
+            .modeled
+            .iter()
+            .chain(&self.host)
+            .map(Table::to_string)
+            .collect();
+        tables.join("\n")
+    }
+}
+
+/// What experiments use to run programs.
+#[derive(Debug)]
+pub struct Ctx<'a> {
+    /// One run per measurement, fewer and smaller cases.
+    pub quick: bool,
+    artifacts: &'a Artifacts,
+    qemu: &'a Qemu,
+    interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl Ctx<'_> {
+    /// Boots `config` (its interrupt flag set to the suite's); an
+    /// interrupted run is an error.
+    pub fn boot(&self, mut config: RunConfig) -> Result<RunReport> {
+        config.interrupt = self.interrupt.clone();
+        eprintln!(
+            "bench: {} on {} core(s){}",
+            config.program,
+            config.cores,
+            if config.plain { ", plain" } else { "" }
+        );
+        let report = boot(&config, self.artifacts, self.qemu)?;
+        if report.outcome == Outcome::Interrupted {
+            bail!("{} on {} cores: {report}", config.program, config.cores);
+        }
+        Ok(report)
+    }
+
+    /// The interrupt flag, for the host sets.
+    pub fn interrupt(&self) -> Option<Arc<AtomicBool>> {
+        self.interrupt.clone()
+    }
+}
+
+/// Why a run failed, in one line: what ended it and the failed core's
+/// last serial line.
+pub fn failure(what: &str, report: &RunReport) -> String {
+    let text = report.to_string();
+    let first = text.lines().next().unwrap_or_default();
+    let reason = match report.outcome {
+        Outcome::CoreFailed { core, .. } => report.serial(core).last(),
+        _ => None,
+    };
+    let reason = reason.map_or(String::new(), |r| format!(" ({r})"));
+    format!("{what}: {first}{reason}")
+}
+
+/// The experiments `names` stand for, in registry order; `all` is every
+/// one. An unknown name is an error listing the known ones.
+pub fn select(names: &[String]) -> Result<Vec<&'static Experiment>> {
+    let mut chosen: Vec<&'static Experiment> = Vec::new();
+    for name in names {
+        if name == "all" {
+            chosen.extend(REGISTRY.iter());
+            continue;
+        }
+        match REGISTRY.iter().find(|e| e.name == name) {
+            Some(e) => chosen.push(e),
+            None => bail!(
+                "unknown benchmark set `{name}`; the sets are: all, {}",
+                known().join(", ")
+            ),
+        }
+    }
+    if names.is_empty() {
+        chosen.extend(REGISTRY.iter());
+    }
+    let mut seen = Vec::new();
+    chosen.retain(|e| {
+        let new = !seen.contains(&e.name);
+        seen.push(e.name);
+        new
+    });
+    Ok(chosen)
+}
+
+/// The names of every registered experiment.
+pub fn known() -> Vec<&'static str> {
+    REGISTRY.iter().map(|e| e.name).collect()
+}
+
+/// What a suite run produced.
+#[derive(Debug)]
+pub struct SuiteOutcome {
+    /// One section per experiment.
+    pub sections: Vec<Section>,
+    /// Where `report.md` is.
+    pub report: std::path::PathBuf,
+}
+
+impl SuiteOutcome {
+    /// Every failure of every section.
+    pub fn failures(&self) -> Vec<String> {
+        self.sections
+            .iter()
+            .flat_map(|s| s.failures.iter().map(move |f| format!("{}: {f}", s.name)))
+            .collect()
+    }
+}
+
+/// Runs the experiments named `names`, printing each one's tables as it
+/// finishes, and writes every file under `target/bench/`. `command` is the
+/// command line for the report. An interrupted run ends it with an error.
+pub fn run_suite(
+    names: &[String],
+    quick: bool,
+    interrupt: Option<Arc<AtomicBool>>,
+    command: &str,
+) -> Result<SuiteOutcome> {
+    let chosen = select(names)?;
+    let started = std::time::SystemTime::now();
+    let artifacts = build::build(false)?;
+    let qemu = qemu::ensure()?;
+    let dir = build::target_dir().join("bench");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let write = |name: &str, content: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, content).with_context(|| format!("cannot write {}", path.display()))
+    };
+    let mut ctx = Ctx {
+        quick,
+        artifacts: &artifacts,
+        qemu: &qemu,
+        interrupt: interrupt.clone(),
+    };
+    let mut sections = Vec::new();
+    for e in chosen {
+        let clock = Instant::now();
+        let mut section = match &e.kind {
+            Kind::Lines { runs, view } => lines_experiment(&mut ctx, e, runs, view)?,
+            Kind::Host(f) => match f(&mut ctx) {
+                Ok(s) => s,
+                Err(err) if interrupted(&interrupt) => return Err(err),
+                Err(err) => {
+                    let mut s = Section::new(e);
+                    s.failures.push(format!("{err:#}"));
+                    s
+                }
+            },
+        };
+        section.seconds = clock.elapsed().as_secs_f64();
+        let text = section.text();
+        println!("{text}");
+        for f in &section.failures {
+            eprintln!("{}: failed: {f}", section.name);
+        }
+        write(&format!("{}.txt", section.name), &text)?;
+        if let Some(csv) = &section.csv {
+            write(&format!("{}.csv", section.name), csv)?;
+        }
+        for (file, svg) in &section.svgs {
+            write(file, svg)?;
+        }
+        sections.push(section);
+    }
+    let info = report::RunInfo::gather(command, quick, started, &qemu);
+    write("report.md", &report::markdown(&info, &sections))?;
+    Ok(SuiteOutcome {
+        sections,
+        report: dir.join("report.md"),
+    })
+}
+
+fn interrupted(flag: &Option<Arc<AtomicBool>>) -> bool {
+    flag.as_ref()
+        .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
+}
+
+/// Runs a [`Kind::Lines`] experiment and turns its lines into a section.
+fn lines_experiment(
+    ctx: &mut Ctx<'_>,
+    e: &Experiment,
+    runs: &[Run],
+    view: &View,
+) -> Result<Section> {
+    let mut pool = Pool::default();
+    let mut done = Vec::new();
+    let mut failures = Vec::new();
+    for run in runs {
+        let (cores, params) = if ctx.quick {
+            (run.quick_cores, run.quick_params)
+        } else {
+            (run.cores, run.params)
+        };
+        for &n in cores {
+            let mut config = RunConfig::new(n, run.program);
+            config.timeout = TIMEOUT;
+            config.params = params
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect();
+            let what = format!("{} on {n} core(s)", run.program);
+            let report = ctx.boot(config)?;
+            done.push(format!(
+                "{what}: {:.2} s host",
+                report.elapsed.as_secs_f64()
+            ));
+            if !report.success() {
+                failures.push(failure(&what, &report));
+            }
+            for c in &report.cores {
+                pool.add_serial(c.core, &c.serial);
+            }
+        }
+    }
+    let mut section = lines_section(e, view, &pool, f64::from(crate::CHIP.timing.core_mhz));
+    section.runs = done;
+    failures.append(&mut section.failures);
+    section.failures = failures;
+    Ok(section)
+}
+
+/// A key's value as a sort key: numbers by value, before words.
+fn sort_token(v: &str) -> (u8, f64, String) {
+    match v.parse::<f64>() {
+        Ok(n) => (0, n, String::new()),
+        Err(_) => (1, 0.0, v.to_owned()),
+    }
+}
+
+/// The keys of `rows`, in the order they first appear.
+fn key_names(rows: &[&Row]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for r in rows {
+        for (k, _) in &r.keys {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    names
+}
+
+/// The pooled rows of experiment `e` as tables, CSV and plots, at `mhz`
+/// core cycles per µs; no rows, or errors in the pool, are failures.
+pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Section {
+    let mut section = Section::new(e);
+    section.failures.extend(pool.errors.iter().cloned());
+    let mut rows = pool.rows(e.name);
+    if rows.is_empty() {
+        section
+            .failures
+            .push(format!("no `BENCH {}` result line", e.name));
+        return section;
+    }
+    let keys = key_names(&rows);
+    // Sorted by the other keys, then by x.
+    let order: Vec<&String> = keys
+        .iter()
+        .filter(|k| Some(k.as_str()) != view.x)
+        .chain(keys.iter().filter(|k| Some(k.as_str()) == view.x))
+        .collect();
+    rows.sort_by(|a, b| {
+        let ta = order.iter().map(|k| sort_token(a.key(k).unwrap_or("")));
+        let tb = order.iter().map(|k| sort_token(b.key(k).unwrap_or("")));
+        ta.zip(tb)
+            .map(|(x, y)| {
+                x.0.cmp(&y.0)
+                    .then(x.1.total_cmp(&y.1))
+                    .then_with(|| x.2.cmp(&y.2))
+            })
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let bytes = rows.iter().any(|r| r.extra("bytes").is_some());
+    let ops = rows.iter().any(|r| r.extra("ops").is_some());
+    let mut header: Vec<String> = keys.clone();
+    header.extend(
+        [
+            "samples",
+            "cores",
+            "median (cycles)",
+            "latency (us)",
+            "Q1 (us)",
+            "Q3 (us)",
+        ]
+        .map(String::from),
+    );
+    if bytes {
+        header.push("bytes".into());
+        header.push("bandwidth (MB/s)".into());
+    }
+    if ops {
+        header.push("ops".into());
+        header.push("rate (Mops/s)".into());
+    }
+    let mut cells = Vec::new();
+    for r in &rows {
+        let Some(c) = Summary::of_u64(&r.samples) else {
+            continue;
+        };
+        let us = c.scaled(mhz);
+        let mut row: Vec<String> = keys
+            .iter()
+            .map(|k| r.key(k).unwrap_or("-").to_owned())
+            .collect();
+        row.extend([
+            c.n.to_string(),
+            r.cores.len().to_string(),
+            num(c.median, 0),
+            num(us.median, 3),
+            num(us.q1, 3),
+            num(us.q3, 3),
+        ]);
+        let per = |name: &str| match r.extra(name) {
+            Some(v) => [v.to_string(), num(v as f64 / us.median, 2)],
+            None => ["-".to_owned(), "-".to_owned()],
+        };
+        if bytes {
+            row.extend(per("bytes"));
+        }
+        if ops {
+            row.extend(per("ops"));
+        }
+        cells.push(row);
+    }
+    let mut table = Table::new(e.title, &[]);
+    table.header = header.clone();
+    table.notes = vec![
+        format!(
+            "modelled SCC time at {mhz} MHz; samples pooled over lines and cores; median, quartiles (type 7)"
+        ),
+        "MB/s = 10^6 bytes per second".to_owned(),
+    ];
+    table.rows = cells.clone();
+    section.csv = Some(csv::write(&header, &cells));
+    section.modeled.push(table);
+    if let Some(x) = view.x {
+        for plot in view.plots {
+            let svg = svg::line_plot(&line_plot(e, view, x, plot, &rows, mhz));
+            section
+                .svgs
+                .push((format!("{}{}.svg", e.name, plot.suffix), svg));
+        }
+    }
+    section
+}
+
+/// The series of one plot: one per combination of the keys other than `x`.
+fn line_plot(
+    e: &Experiment,
+    view: &View,
+    x: &str,
+    plot: &Plot,
+    rows: &[&Row],
+    mhz: f64,
+) -> svg::LinePlot {
+    let mut series: Vec<svg::Series> = Vec::new();
+    for r in rows {
+        if plot.only.iter().any(|(k, v)| r.key(k) != Some(v)) {
+            continue;
+        }
+        let Some(xv) = r.key(x).and_then(|v| v.parse::<f64>().ok()) else {
+            continue;
+        };
+        let Some(us) = Summary::of_u64(&r.samples).map(|s| s.scaled(mhz)) else {
+            continue;
+        };
+        let point = match plot.measure {
+            Measure::Latency | Measure::Speedup => Some(svg::Point {
+                x: xv,
+                y: us.median,
+                lo: Some(us.q1),
+                hi: Some(us.q3),
+            }),
+            Measure::Bandwidth | Measure::Rate => {
+                let name = if plot.measure == Measure::Bandwidth {
+                    "bytes"
+                } else {
+                    "ops"
+                };
+                r.extra(name).map(|v| {
+                    let v = v as f64;
+                    svg::Point {
+                        x: xv,
+                        y: v / us.median,
+                        lo: Some(v / us.q3),
+                        hi: Some(v / us.q1),
+                    }
+                })
+            }
+        };
+        let Some(point) = point else { continue };
+        let name: Vec<String> = r
+            .keys
+            .iter()
+            .filter(|(k, _)| k != x && !plot.only.iter().any(|(o, _)| o == k))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let name = if name.is_empty() {
+            e.name.to_owned()
+        } else {
+            name.join(" ")
+        };
+        match series.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.points.push(point),
+            None => series.push(svg::Series {
+                name,
+                points: vec![point],
+            }),
+        }
+    }
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        if plot.measure == Measure::Speedup
+            && let Some(base) = s.points.first().map(|p| p.y)
+        {
+            for p in &mut s.points {
+                let (y, lo, hi) = (p.y, p.lo, p.hi);
+                p.y = base / y;
+                p.lo = hi.map(|h| base / h);
+                p.hi = lo.map(|l| base / l);
+            }
+        }
+    }
+    let only: Vec<String> = plot.only.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let title = if only.is_empty() {
+        e.title.to_owned()
+    } else {
+        format!("{} ({})", e.title, only.join(", "))
+    };
+    svg::LinePlot {
+        title,
+        x_label: view.x_label.to_owned(),
+        y_label: plot.measure.label().to_owned(),
+        x_scale: view.x_scale,
+        y_scale: plot.y_scale,
+        series,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SYNTHETIC: Experiment = Experiment {
+        name: "put-latency",
+        title: "Put latency",
+        about: "Synthetic.",
+        kind: Kind::Lines {
+            runs: &[],
+            view: VIEW,
+        },
+    };
+    const VIEW: View = View {
+        x: Some("size"),
+        x_label: "message size (bytes)",
+        x_scale: Scale::Log(2.0),
+        plots: &[
+            Plot {
+                suffix: "",
+                measure: Measure::Latency,
+                y_scale: Scale::Log(10.0),
+                only: &[],
+            },
+            Plot {
+                suffix: "-bw",
+                measure: Measure::Bandwidth,
+                y_scale: Scale::Linear,
+                only: &[("epoch", "fence")],
+            },
+            Plot {
+                suffix: "-speedup",
+                measure: Measure::Speedup,
+                y_scale: Scale::Linear,
+                only: &[],
+            },
+        ],
+    };
+
+    #[test]
+    fn synthetic_lines_become_a_table_csv_plots_and_a_report() {
+        let mut pool = Pool::default();
+        pool.add_serial(
+            0,
+            &[
+                "BENCH put-latency size=1024 epoch=fence bytes=1024 cycles=533,1066".into(),
+                "BENCH put-latency size=8 epoch=fence bytes=8 cycles=533".into(),
+                "BENCH put-latency size=8 epoch=pscw bytes=8 cycles=1066".into(),
+                "BENCH other x=1 cycles=5".into(),
+            ],
+        );
+        pool.add_serial(
+            1,
+            &["BENCH put-latency epoch=fence size=1024 bytes=1024 cycles=1599".into()],
+        );
+        let s = lines_section(&SYNTHETIC, &VIEW, &pool, 533.0);
+        assert!(s.failures.is_empty(), "{:?}", s.failures);
+        let text = s.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "# OSU MPI-style Put latency");
+        assert!(lines[3].starts_with("# size  epoch  samples"), "{text}");
+        // Sorted by epoch, then size numerically: 8 before 1024.
+        let first: Vec<&str> = lines[4].split_whitespace().collect();
+        assert_eq!(
+            first,
+            [
+                "8", "fence", "1", "1", "533", "1.000", "1.000", "1.000", "8", "8.00"
+            ]
+        );
+        let second: Vec<&str> = lines[5].split_whitespace().collect();
+        assert_eq!(
+            second,
+            [
+                "1024", "fence", "3", "2", "1066", "2.000", "1.500", "2.500", "1024", "512.00"
+            ]
+        );
+        assert!(lines[6].contains("pscw"));
+        let csv = s.csv.as_deref().unwrap();
+        assert!(csv.starts_with("size,epoch,samples,cores,median (cycles),latency (us),Q1 (us),Q3 (us),bytes,bandwidth (MB/s)\n8,fence,1,1,533,"), "{csv}");
+        assert_eq!(csv.lines().count(), 4);
+        let names: Vec<&str> = s.svgs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "put-latency.svg",
+                "put-latency-bw.svg",
+                "put-latency-speedup.svg"
+            ]
+        );
+        assert!(s.svgs[0].1.contains(">epoch=fence<") && s.svgs[0].1.contains(">epoch=pscw<"));
+        // The bandwidth plot takes only fence rows: one series named after the experiment.
+        assert!(s.svgs[1].1.contains(">put-latency<") && !s.svgs[1].1.contains("pscw"));
+
+        let info = report::RunInfo {
+            command: "cargo xtask bench put-latency".into(),
+            quick: true,
+            date: "2026-01-01 00:00:00 UTC".into(),
+            host: "test host".into(),
+            commit: "abc".into(),
+            qemu: "10.0.0".into(),
+        };
+        let md = report::markdown(&info, std::slice::from_ref(&s));
+        assert!(md.contains("## Put latency (`put-latency`)"), "{md}");
+        assert!(md.contains("![put-latency.svg](put-latency.svg)"), "{md}");
+        assert!(md.contains("| 8 | fence | 1 | 1 | 533 |"), "{md}");
+        assert!(md.contains("Synthetic."));
+    }
+
+    #[test]
+    fn failures_are_kept_and_no_lines_is_one() {
+        let mut pool = Pool::default();
+        pool.add_serial(4, &["BENCH put-latency size=1 cycles=".into()]);
+        let s = lines_section(&SYNTHETIC, &VIEW, &pool, 533.0);
+        assert_eq!(s.failures.len(), 2);
+        assert!(s.failures[0].starts_with("core 4, serial line 1: "));
+        assert_eq!(s.failures[1], "no `BENCH put-latency` result line");
+    }
+
+    #[test]
+    fn sets_are_found_by_name() {
+        let names = |v: &[&str]| {
+            select(&v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())
+                .map(|e| e.iter().map(|e| e.name).collect::<Vec<_>>())
+        };
+        assert_eq!(names(&[]).unwrap(), known());
+        assert_eq!(names(&["all"]).unwrap(), known());
+        assert_eq!(
+            names(&["quantum", "overhead", "quantum"]).unwrap(),
+            ["quantum", "overhead"]
+        );
+        let message = names(&["speed"]).unwrap_err().to_string();
+        assert!(
+            message.starts_with("unknown benchmark set `speed`; the sets are: all, "),
+            "{message}"
+        );
+        assert!(message.contains("emulator-speed") && message.contains("mesh-heatmap"));
+    }
+
+    #[test]
+    fn the_registry_names_real_programs_and_unique_names() {
+        let mut seen = Vec::new();
+        for e in REGISTRY {
+            assert!(!seen.contains(&e.name), "{} twice", e.name);
+            seen.push(e.name);
+            if let Kind::Lines { runs, .. } = &e.kind {
+                for run in *runs {
+                    let program = crate::find_program(run.program).unwrap();
+                    for &c in run.cores.iter().chain(run.quick_cores) {
+                        crate::check_cores(c).unwrap();
+                    }
+                    for (k, v) in run.params.iter().chain(run.quick_params) {
+                        crate::check_param(program, k, v).unwrap();
+                    }
+                }
+            }
+        }
+    }
+}

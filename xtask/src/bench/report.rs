@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `target/bench/report.md`: every experiment of a suite run in one
+//! Markdown file, with what was run, where and when.
+
+use std::fmt::Write as _;
+use std::process::Command;
+use std::time::SystemTime;
+
+use super::Section;
+use crate::qemu::Qemu;
+
+/// What the report says about the run as a whole.
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    /// The command line.
+    pub command: String,
+    /// Whether `--quick` was given.
+    pub quick: bool,
+    /// When the suite started, UTC.
+    pub date: String,
+    /// The machine: name, CPU, cores, kernel.
+    pub host: String,
+    /// The git commit, `-dirty` if the tree had changes.
+    pub commit: String,
+    /// QEMU's version.
+    pub qemu: String,
+}
+
+impl RunInfo {
+    /// Finds out what it can; what it cannot is `unknown`.
+    pub fn gather(command: &str, quick: bool, started: SystemTime, qemu: &Qemu) -> Self {
+        let read = |path: &str| {
+            std::fs::read_to_string(path)
+                .map(|s| s.trim().to_owned())
+                .unwrap_or_else(|_| "unknown".to_owned())
+        };
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_owned())
+            })
+            .unwrap_or_else(|| "unknown CPU".to_owned());
+        let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+        let git = |args: &[&str]| {
+            Command::new("git")
+                .args(args)
+                .current_dir(crate::workspace_root())
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        };
+        let commit = match (git(&["rev-parse", "HEAD"]), git(&["status", "--porcelain"])) {
+            (Some(c), Some(s)) if !s.is_empty() => format!("{c}-dirty"),
+            (Some(c), _) => c,
+            _ => "unknown".to_owned(),
+        };
+        Self {
+            command: command.to_owned(),
+            quick,
+            date: utc(started),
+            host: format!(
+                "{} ({cpu}, {cores} hardware threads, Linux {})",
+                read("/proc/sys/kernel/hostname"),
+                read("/proc/sys/kernel/osrelease")
+            ),
+            commit,
+            qemu: qemu.version.to_string(),
+        }
+    }
+}
+
+/// `time` as `YYYY-MM-DD hh:mm:ss UTC`.
+pub fn utc(time: SystemTime) -> String {
+    let secs = time
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// The whole report.
+pub fn markdown(info: &RunInfo, sections: &[Section]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# SCC emulator benchmarks\n");
+    let _ = writeln!(out, "- command: `{}`", info.command);
+    let _ = writeln!(
+        out,
+        "- parameters: {}",
+        if info.quick {
+            "--quick (one run per measurement, smaller cases)"
+        } else {
+            "full"
+        }
+    );
+    let _ = writeln!(out, "- date: {}", info.date);
+    let _ = writeln!(out, "- host: {}", info.host);
+    let _ = writeln!(out, "- git commit: {}", info.commit);
+    let _ = writeln!(out, "- QEMU: {}", info.qemu);
+    let mhz = crate::CHIP.timing.core_mhz;
+    let _ = writeln!(
+        out,
+        "\nModelled SCC time is in core cycles of the emulated chip ({mhz} MHz, so µs = cycles / {mhz}); \
+         host time is wall time on the machine above. The two are kept in separate tables.\n"
+    );
+    let _ = writeln!(out, "| experiment | result | host time |");
+    let _ = writeln!(out, "|---|---|---:|");
+    for s in sections {
+        let result = if s.failures.is_empty() {
+            "ok".to_owned()
+        } else {
+            format!("**{} failure(s)**", s.failures.len())
+        };
+        let _ = writeln!(
+            out,
+            "| [{}](#{}) | {result} | {:.1} s |",
+            s.name,
+            anchor(&s.title, s.name.as_str()),
+            s.seconds
+        );
+    }
+    for s in sections {
+        let _ = writeln!(out, "\n## {} (`{}`)\n", s.title, s.name);
+        let _ = writeln!(out, "{}\n", s.about);
+        if !s.modeled.is_empty() {
+            let _ = writeln!(out, "### Modelled SCC (chip time and counters)\n");
+            for t in &s.modeled {
+                let _ = writeln!(out, "{}\n", t.title);
+                for n in &t.notes {
+                    let _ = writeln!(out, "_{n}_  ");
+                }
+                let _ = writeln!(out, "\n{}", t.markdown());
+            }
+        }
+        if !s.svgs.is_empty() {
+            for (file, _) in &s.svgs {
+                let _ = writeln!(out, "![{file}]({file})\n");
+            }
+        }
+        if !s.host.is_empty() {
+            let _ = writeln!(out, "### Host time\n");
+            for t in &s.host {
+                let _ = writeln!(out, "{}\n", t.title);
+                for n in &t.notes {
+                    let _ = writeln!(out, "_{n}_  ");
+                }
+                let _ = writeln!(out, "\n{}", t.markdown());
+            }
+        }
+        for n in &s.notes {
+            let _ = writeln!(out, "{n}\n");
+        }
+        let mut files = vec![format!("[{0}.txt]({0}.txt)", s.name)];
+        if s.csv.is_some() {
+            files.push(format!("[{0}.csv]({0}.csv)", s.name));
+        }
+        let _ = writeln!(out, "Files: {}\n", files.join(", "));
+        if !s.runs.is_empty() {
+            let _ = writeln!(out, "Runs (host time, build excluded):\n");
+            for r in &s.runs {
+                let _ = writeln!(out, "- {r}");
+            }
+            out.push('\n');
+        }
+        let _ = writeln!(out, "Experiment took {:.1} s of host time.\n", s.seconds);
+        if !s.failures.is_empty() {
+            let _ = writeln!(out, "**Failed:**\n");
+            for f in &s.failures {
+                let _ = writeln!(out, "- {f}");
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// GitHub's anchor of a `## title (`name`)` heading.
+fn anchor(title: &str, name: &str) -> String {
+    format!("{title} {name}")
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn dates_are_utc_civil_dates() {
+        let at = |s| utc(SystemTime::UNIX_EPOCH + Duration::from_secs(s));
+        assert_eq!(at(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(at(951_782_400 + 3661), "2000-02-29 01:01:01 UTC");
+        assert_eq!(at(1_798_761_599), "2026-12-31 23:59:59 UTC");
+    }
+
+    #[test]
+    fn failures_show_in_the_summary_and_the_section() {
+        let info = RunInfo {
+            command: "cargo xtask bench x".into(),
+            quick: false,
+            date: "d".into(),
+            host: "h".into(),
+            commit: "c".into(),
+            qemu: "q".into(),
+        };
+        let s = Section {
+            name: "mesh-heatmap".into(),
+            title: "Mesh traffic".into(),
+            failures: vec!["stencil on 48 core(s): core 3 failed".into()],
+            ..Section::default()
+        };
+        let md = markdown(&info, &[s]);
+        assert!(
+            md.contains("| [mesh-heatmap](#mesh-traffic-mesh-heatmap) | **1 failure(s)** |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("**Failed:**\n\n- stencil on 48 core(s): core 3 failed\n"),
+            "{md}"
+        );
+        assert!(md.contains("- parameters: full"));
+    }
+}
