@@ -76,7 +76,7 @@ fn plain_runs_refuse_the_chip_model_flags() {
 fn unknown_benchmark_sets_are_refused() {
     refused(
         &["bench", "speed"],
-        "unknown benchmark set `speed`; the sets are: all, emulator-speed, mesh-heatmap, overhead, quantum",
+        "unknown benchmark set `speed`; the sets are: all, put-latency,",
     );
 }
 

@@ -12,13 +12,214 @@ use emu::launch::Mode;
 
 use super::host::{self, Suite};
 use super::stats::Summary;
+use super::svg::Scale;
 use super::table::{Table, num};
-use super::{Ctx, Experiment, Kind, Section, csv, failure, svg};
+use super::{Ctx, Experiment, Kind, Measure, Plot, Run, Section, View, csv, failure, svg};
 use crate::CHIP;
 use crate::run::RunConfig;
 
 /// Every experiment, in the order `all` runs them.
 pub static REGISTRY: &[Experiment] = &[
+    Experiment {
+        name: "put-latency",
+        title: "Put latency",
+        about: "osu_put_latency on 2 cores (origin core 0, target core 1, one tile): one put and its \
+                epoch per sample (fence; start/complete against post/wait; exclusive lock/unlock), \
+                1 B to 1 MiB, per window memory type, against two-sided send/recv over the MPB \
+                channel (half a ping-pong). Every transfer is checked.",
+        kind: Kind::Lines {
+            runs: PUT_GET,
+            view: SIZE_VIEW_LATENCY,
+        },
+    },
+    Experiment {
+        name: "put-bw",
+        title: "Put bandwidth",
+        about: "osu_put_bw on 2 cores: a window of puts (64, fewer above 4 KiB so a sample moves at \
+                most 256 KiB) in one epoch per sample, against a window of two-sided sends answered \
+                by one byte.",
+        kind: Kind::Lines {
+            runs: PUT_GET,
+            view: SIZE_VIEW_BANDWIDTH,
+        },
+    },
+    Experiment {
+        name: "get-latency",
+        title: "Get latency",
+        about: "osu_get_latency on 2 cores: one get and its epoch per sample, per epoch type and \
+                window memory type; every buffer checked.",
+        kind: Kind::Lines {
+            runs: PUT_GET,
+            view: SIZE_VIEW_LATENCY,
+        },
+    },
+    Experiment {
+        name: "get-bw",
+        title: "Get bandwidth",
+        about: "osu_get_bw on 2 cores: a window of gets in one epoch per sample.",
+        kind: Kind::Lines {
+            runs: PUT_GET,
+            view: SIZE_VIEW_BANDWIDTH,
+        },
+    },
+    Experiment {
+        name: "pscw-sync",
+        title: "PSCW synchronisation latency",
+        about: "The thesis's GATS micro-benchmark (Listing 3.5): rank 0 starts empty epochs to k \
+                targets, each posting to rank 0, no barrier in the loop; start, complete, post and \
+                wait timed one by one, pooled over the targets (1001 epochs per k; 101 with --quick).",
+        kind: Kind::Lines {
+            runs: &[Run {
+                program: "bench-pscw",
+                cores: &[48],
+                quick_cores: &[17],
+                params: FULL,
+                quick_params: QUICK,
+            }],
+            view: View {
+                x: Some("k"),
+                x_label: "targets k",
+                x_scale: Scale::Linear,
+                plots: &[Plot {
+                    suffix: "",
+                    measure: Measure::Latency,
+                    y_scale: Scale::Log(10.0),
+                    only: &[],
+                }],
+            },
+        },
+    },
+    Experiment {
+        name: "lock-unlock",
+        title: "Lock/unlock latency",
+        about: "The passive-target paper's micro-benchmark: empty lock/unlock pairs (1000 per process; \
+                100 with --quick) on random targets, self included, with 100 %, 50 % and 0 % shared \
+                locks, against the number of processes, per lock scheme; all processes' samples \
+                pooled. A counter under exclusive locks is checked exact after each scheme.",
+        kind: Kind::Lines {
+            runs: &[Run {
+                program: "bench-lock",
+                cores: &[48],
+                quick_cores: &[16],
+                params: FULL,
+                quick_params: QUICK,
+            }],
+            view: View {
+                x: Some("procs"),
+                x_label: "processes",
+                x_scale: Scale::Linear,
+                plots: &[
+                    Plot {
+                        suffix: "-shared",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("mix", "100")],
+                    },
+                    Plot {
+                        suffix: "-mixed",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("mix", "50")],
+                    },
+                    Plot {
+                        suffix: "-exclusive",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("mix", "0")],
+                    },
+                ],
+            },
+        },
+    },
+    Experiment {
+        name: "load-store",
+        title: "Load and store bandwidth per memory type",
+        about: "The thesis's appendix B.1 method on core 0: a loop of 4-byte loads or stores over a \
+                buffer of shareable DRAM from the top down, after a top-down prefetch, per memory \
+                type; the median of up to 501 repetitions. Stores are read back.",
+        kind: Kind::Lines {
+            runs: &[Run {
+                program: "bench-load-store",
+                cores: &[1],
+                quick_cores: &[1],
+                params: FULL,
+                quick_params: QUICK,
+            }],
+            view: View {
+                x: Some("size"),
+                x_label: "buffer size (bytes)",
+                x_scale: Scale::Log(2.0),
+                plots: &[
+                    Plot {
+                        suffix: "-load",
+                        measure: Measure::Bandwidth,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("op", "load")],
+                    },
+                    Plot {
+                        suffix: "-store",
+                        measure: Measure::Bandwidth,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("op", "store")],
+                    },
+                ],
+            },
+        },
+    },
+    Experiment {
+        name: "barrier",
+        title: "Barrier latency",
+        about: "Back-to-back barriers of rma's central (TSR counter) and dissemination algorithms, \
+                each timed on every core and checked for a core let through early, against the \
+                core count.",
+        kind: Kind::Lines {
+            runs: &[Run {
+                program: "bench-barrier",
+                cores: &[2, 4, 8, 16, 24, 32, 48],
+                quick_cores: &[2, 8, 16],
+                params: FULL,
+                quick_params: QUICK,
+            }],
+            view: View {
+                x: Some("procs"),
+                x_label: "cores",
+                x_scale: Scale::Log(2.0),
+                plots: &[Plot {
+                    suffix: "",
+                    measure: Measure::Latency,
+                    y_scale: Scale::Log(10.0),
+                    only: &[],
+                }],
+            },
+        },
+    },
+    Experiment {
+        name: "overlap",
+        title: "Receiver-side overlap",
+        about: "Core 0 computes a fixed piece of work while k origins put 4 KiB blocks into its window \
+                under exclusive locks: its compute time against k (k = 0 is the reference). With \
+                direct access the target takes no part in the transfers. Every slot is checked.",
+        kind: Kind::Lines {
+            runs: &[Run {
+                program: "bench-overlap",
+                cores: &[48],
+                quick_cores: &[9],
+                params: FULL,
+                quick_params: QUICK,
+            }],
+            view: View {
+                x: Some("origins"),
+                x_label: "origins k",
+                x_scale: Scale::Linear,
+                plots: &[Plot {
+                    suffix: "",
+                    measure: Measure::Latency,
+                    y_scale: Scale::Linear,
+                    only: &[],
+                }],
+            },
+        },
+    },
     Experiment {
         name: "emulator-speed",
         title: "Emulator speed",
@@ -57,6 +258,62 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Host(quantum),
     },
 ];
+
+/// The settings of the full and the quick runs of benchmark programs.
+const FULL: &[(&str, &str)] = &[("scale", "full")];
+const QUICK: &[(&str, &str)] = &[("scale", "quick")];
+
+/// The put/get program's run, shared by the four put/get experiments.
+const PUT_GET: &[Run] = &[Run {
+    program: "bench-put-get",
+    cores: &[2],
+    quick_cores: &[2],
+    params: FULL,
+    quick_params: QUICK,
+}];
+
+/// Latency against message size: each epoch type on MPBT-WT windows (and
+/// the two-sided baseline), and each memory type under lock epochs.
+const SIZE_VIEW_LATENCY: View = View {
+    x: Some("size"),
+    x_label: "message size (bytes)",
+    x_scale: Scale::Log(2.0),
+    plots: &[
+        Plot {
+            suffix: "",
+            measure: Measure::Latency,
+            y_scale: Scale::Log(10.0),
+            only: &[("type", "mpbt-wt")],
+        },
+        Plot {
+            suffix: "-types",
+            measure: Measure::Latency,
+            y_scale: Scale::Log(10.0),
+            only: &[("epoch", "lock")],
+        },
+    ],
+};
+
+/// Bandwidth against message size, split as [`SIZE_VIEW_LATENCY`].
+const SIZE_VIEW_BANDWIDTH: View = View {
+    x: Some("size"),
+    x_label: "message size (bytes)",
+    x_scale: Scale::Log(2.0),
+    plots: &[
+        Plot {
+            suffix: "",
+            measure: Measure::Bandwidth,
+            y_scale: Scale::Log(10.0),
+            only: &[("type", "mpbt-wt")],
+        },
+        Plot {
+            suffix: "-types",
+            measure: Measure::Bandwidth,
+            y_scale: Scale::Log(10.0),
+            only: &[("epoch", "lock")],
+        },
+    ],
+};
 
 fn experiment(name: &str) -> &'static Experiment {
     REGISTRY

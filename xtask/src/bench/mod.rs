@@ -105,6 +105,8 @@ pub mod stats;
 pub mod svg;
 pub mod table;
 
+use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -188,7 +190,8 @@ pub struct Plot {
     pub measure: Measure,
     /// The y axis's scale.
     pub y_scale: Scale,
-    /// Only the rows with these keys.
+    /// Only the rows with these values of these keys; a row without one of
+    /// the keys (a baseline without that dimension) is shown too.
     pub only: &'static [(&'static str, &'static str)],
 }
 
@@ -273,6 +276,19 @@ pub struct Ctx<'a> {
     artifacts: &'a Artifacts,
     qemu: &'a Qemu,
     interrupt: Option<Arc<AtomicBool>>,
+    /// Runs of result-line programs already made in this command, by
+    /// program, cores and settings: experiments that read the lines of the
+    /// same run (put latency and bandwidth, say) share it.
+    lines_runs: HashMap<String, Rc<LinesRun>>,
+}
+
+/// What a result-line program's run left: its host time, why it failed
+/// (if it did) and every core's serial lines.
+#[derive(Debug)]
+struct LinesRun {
+    seconds: f64,
+    failure: Option<String>,
+    serial: Vec<(u32, Vec<String>)>,
 }
 
 impl Ctx<'_> {
@@ -389,6 +405,7 @@ pub fn run_suite(
         artifacts: &artifacts,
         qemu: &qemu,
         interrupt: interrupt.clone(),
+        lines_runs: HashMap::new(),
     };
     let mut sections = Vec::new();
     for e in chosen {
@@ -457,16 +474,31 @@ fn lines_experiment(
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect();
             let what = format!("{} on {n} core(s)", run.program);
-            let report = ctx.boot(config)?;
-            done.push(format!(
-                "{what}: {:.2} s host",
-                report.elapsed.as_secs_f64()
-            ));
-            if !report.success() {
-                failures.push(failure(&what, &report));
-            }
-            for c in &report.cores {
-                pool.add_serial(c.core, &c.serial);
+            let key = format!("{} {n} {:?}", run.program, config.params);
+            let done_run = match ctx.lines_runs.get(&key) {
+                Some(r) => {
+                    done.push(format!("{what}: the lines of the run above"));
+                    Rc::clone(r)
+                }
+                None => {
+                    let report = ctx.boot(config)?;
+                    let r = Rc::new(LinesRun {
+                        seconds: report.elapsed.as_secs_f64(),
+                        failure: (!report.success()).then(|| failure(&what, &report)),
+                        serial: report
+                            .cores
+                            .iter()
+                            .map(|c| (c.core, c.serial.clone()))
+                            .collect(),
+                    });
+                    done.push(format!("{what}: {:.2} s host", r.seconds));
+                    ctx.lines_runs.insert(key, Rc::clone(&r));
+                    r
+                }
+            };
+            failures.extend(done_run.failure.clone());
+            for (core, serial) in &done_run.serial {
+                pool.add_serial(*core, serial);
             }
         }
     }
@@ -614,7 +646,11 @@ fn line_plot(
 ) -> svg::LinePlot {
     let mut series: Vec<svg::Series> = Vec::new();
     for r in rows {
-        if plot.only.iter().any(|(k, v)| r.key(k) != Some(v)) {
+        if plot
+            .only
+            .iter()
+            .any(|(k, v)| r.key(k).is_some_and(|have| have != *v))
+        {
             continue;
         }
         let Some(xv) = r.key(x).and_then(|v| v.parse::<f64>().ok()) else {

@@ -365,7 +365,7 @@ fn two_sided(rma: &mut Rma<'_, Scc>, plan: &Plan) -> Result<(), String> {
             }
         }
         if me == 0 {
-            let keys = format!("size={size} epoch=none type=mpb variant=two-sided");
+            let keys = format!("size={size} variant=two-sided");
             emit("put-latency", &keys, Some(size as u64), &latency);
             emit("put-bw", &keys, Some((size * window) as u64), &bandwidth);
         }
