@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Passive-target synchronisation and atomics on the emulated chip, with
+//! the chip model and its coherence checker on: `rma-passive` with each
+//! lock scheme (a random lock mix without torn blocks, an exact
+//! fetch_and_op counter, a compare_and_swap mutex and lock-free list,
+//! exact accumulates from every core, the misuse errors).
+
+use system_tests::{assert_clean_success, boot_with, lines_starting, transcript};
+use xtask::RunConfig;
+
+/// Runs `rma-passive` with `scheme` on `cores` cores: success on every
+/// core, no stale read, and core 0's summary with no failed check.
+fn passive_on(cores: u32, scheme: &str) {
+    let config = RunConfig {
+        check_coherence: true,
+        params: vec![("scheme".into(), scheme.into())],
+        ..RunConfig::new(cores, "rma-passive")
+    };
+    let report = boot_with(&config);
+    assert_clean_success(&report, cores);
+    let summary = lines_starting(&report, 0, "rma-passive:");
+    assert_eq!(summary.len(), 1, "{}", transcript(&report));
+    assert!(
+        summary[0].starts_with(&format!("rma-passive: {cores} cores, "))
+            && summary[0].contains(" checks, 0 failed: ")
+            && summary[0].ends_with(&format!("scheme {scheme}")),
+        "{}",
+        transcript(&report)
+    );
+}
+
+#[test]
+fn passive_with_gbh_backoff_on_48_cores() {
+    passive_on(48, "gbh-backoff");
+}
+
+#[test]
+fn passive_with_gbh_on_48_cores() {
+    passive_on(48, "gbh");
+}
+
+#[test]
+fn passive_with_gbh_on_2_cores() {
+    passive_on(2, "gbh");
+}
