@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! A HAL on `loom`'s model-checked atomics, for exhaustive checks of the
-//! barriers, PSCW and GBH's locks on two and three cores: loom runs the
-//! program under every interleaving (up to a preemption bound) and every
+//! barriers, PSCW, GBH's locks and MCS-WP on two and three cores: loom
+//! runs the program under every interleaving (up to a preemption bound) and every
 //! weak-memory outcome its atomics allow. A wait that can never end shows as a model exceeding its branch
 //! limit. With spinning waits, three cores take minutes even at one
 //! preemption; the three-core PSCW checks therefore block waiting cores
