@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Passive-target synchronisation: lock/unlock, lock_all/unlock_all,
-//! flush, flush_local, flush_all, flush_local_all and sync, with the GBH
-//! best-effort scheme of foMPI as the passive-target reference describes
-//! it (Christgau & Schnor, 1.3), with or without exponential back-off,
-//! chosen per window ([`LockScheme`] in [`WindowOptions`](crate::WindowOptions)).
+//! flush, flush_local, flush_all, flush_local_all and sync, with three
+//! lock schemes of the passive-target reference (Christgau & Schnor),
+//! chosen per window ([`LockScheme`] in [`WindowOptions`](crate::WindowOptions)):
+//! the GBH best-effort scheme of foMPI (1.3), with or without exponential
+//! back-off, and MCS-WP, Mellor-Crummey and Scott's reader-writer queue
+//! lock with writer preference (1.4, [`mcs`]).
 //!
-//! Lock data lives in the distributed window database
+//! Every rank must create a window with the same scheme: window creation
+//! exchanges only where each rank's record lies, so a mismatch is not
+//! detected, and ranks locking with different schemes do not exclude
+//! each other.
+//!
+//! GBH's lock data lives in the distributed window database
 //! ([`crate::window::database`]): in the uncached LSM page of the owner's
 //! memory controller, each counter in a line of its own, every
 //! read-modify-write under the owner's test-and-set register ([`gbh`]):
@@ -36,6 +43,18 @@
 //! to [`BACKOFF_CAP_US`] (the reference gives no cap; this one is ours).
 //! `MPI_MODE_NOCHECK` skips the counters altogether, as MPI allows.
 //!
+//! MCS-WP ([`LockScheme::McsWp`], [`mcs`]) keeps one lock per (window,
+//! target) in the target's record and one queue node per (origin, target)
+//! in the origin's record; waiters poll their own node only, and writers
+//! are served in FIFO order before readers that arrive after them. The
+//! paper's MCS-WP has no `lock_all`; ours takes a shared MCS-WP lock on
+//! every rank in ascending rank order and gives them back in unlock_all.
+//! That cannot deadlock as long as every lock epoch that holds several
+//! targets at once also locked them in ascending rank order (the usual
+//! rule for nested locks: a cycle of waits needs someone who locked a
+//! higher rank first). It costs one lock and one unlock per rank; a
+//! `lock_all` waits behind writers queued on any rank (writer preference).
+//!
 //! Coherence ([`crate::coherence`]): lock and lock_all acquire (CL1INVMB
 //! after the lock is held, guarded by a flush, so gets and local loads see
 //! what earlier holders wrote); unlock, unlock_all, flush and flush_all
@@ -44,13 +63,12 @@
 //! rank also covers the local mapping. flush_local and flush_local_all do
 //! no cache action: a put has copied its origin buffer and a get filled it
 //! when the call returns. sync releases and acquires the local window.
-//! The memory types decide which of the actions run (NCM: none).
+//! The memory types decide which of the actions run (NCM: none); they are
+//! the same for every scheme.
 //!
-//! Not here yet: MCS-WP (the reader-writer queue lock with writer
-//! preference) and the distributed hash table; they belong to the same
-//! passive-target work and will come as separate modules. Accumulates and
-//! atomics are in [`crate::accumulate`], the request-based operations in
-//! [`crate::request`].
+//! Accumulates and atomics are in [`crate::accumulate`], the
+//! request-based operations in [`crate::request`]; the distributed hash
+//! table built on these locks is [`crate::dht`].
 #![forbid(unsafe_code)]
 
 use crate::RmaError;
@@ -70,10 +88,15 @@ pub enum LockScheme {
     /// latency, hence the default.
     #[default]
     GbhBackoff,
+    /// MCS-WP: a reader-writer queue lock with writer preference; waiters
+    /// poll their own queue node ([`mcs`]).
+    McsWp,
 }
 
 /// The longest back-off wait, in µs.
 pub const BACKOFF_CAP_US: u64 = 1024;
+
+pub mod mcs;
 
 /// GBH's steps on the lock counters, apart from windows and epochs: what
 /// the loom checks drive directly.
@@ -264,15 +287,77 @@ impl<H: RmaHal> Rma<'_, H> {
         gbh::Counter::local(self.hal.participant(rank), self.record(id, rank))
     }
 
+    /// GBH's back-off of the window's scheme (`None` for MCS-WP).
     fn backoff(&self, id: u32) -> Result<gbh::Backoff, RmaError> {
         let us = u64::from(self.hal.chip().timing.core_mhz);
         Ok(match self.window(id)?.options.lock_scheme {
-            LockScheme::Gbh => gbh::Backoff::None,
+            LockScheme::Gbh | LockScheme::McsWp => gbh::Backoff::None,
             LockScheme::GbhBackoff => gbh::Backoff::Exponential {
                 delay: us,
                 cap: us * BACKOFF_CAP_US,
             },
         })
+    }
+
+    fn scheme(&self, id: u32) -> LockScheme {
+        self.window(id)
+            .expect("callers checked the window")
+            .options
+            .lock_scheme
+    }
+
+    /// This core's view of the MCS-WP lock of `target`'s part.
+    fn mcs(&self, id: u32, target: u32) -> mcs::Mcs<impl Fn(u32) -> mcs::Node + '_> {
+        let remotes = &self.window(id).expect("callers checked the window").remotes;
+        mcs::Mcs {
+            lock: mcs::Lock::of(
+                self.hal.participant(target),
+                remotes[target as usize].record,
+            ),
+            rank: self.rank(),
+            node_of: move |rank: u32| mcs::Node::of(remotes[rank as usize].record, target),
+        }
+    }
+
+    /// Takes a lock on `target` with the window's scheme; the GBH back-off
+    /// waits and the MCS-WP node polls it made.
+    fn take(&self, id: u32, kind: LockType, target: u32) -> Result<(u64, u64), RmaError> {
+        if self.scheme(id) == LockScheme::McsWp {
+            let q = self.mcs(id, target);
+            let polls = match kind {
+                LockType::Exclusive => q.lock_exclusive(self.hal),
+                LockType::Shared => q.lock_shared(self.hal),
+            };
+            return Ok((0, polls));
+        }
+        let backoff = self.backoff(id)?;
+        let local = self.local_counter(id, target);
+        let waits = match kind {
+            LockType::Exclusive => {
+                gbh::lock_exclusive(self.hal, self.global_counter(id), local, backoff)
+            }
+            LockType::Shared => gbh::lock_shared(self.hal, local, backoff),
+        };
+        Ok((waits, 0))
+    }
+
+    /// Gives a lock on `target` back with the window's scheme.
+    fn give_back(&self, id: u32, kind: LockType, target: u32) {
+        if self.scheme(id) == LockScheme::McsWp {
+            let q = self.mcs(id, target);
+            match kind {
+                LockType::Exclusive => q.unlock_exclusive(self.hal),
+                LockType::Shared => q.unlock_shared(self.hal),
+            }
+            return;
+        }
+        let local = self.local_counter(id, target);
+        match kind {
+            LockType::Exclusive => {
+                gbh::unlock_exclusive(self.hal, self.global_counter(id), local);
+            }
+            LockType::Shared => gbh::unlock_shared(self.hal, local),
+        }
     }
 
     /// What a passive-target call does for the remote mappings, plus the
@@ -292,10 +377,10 @@ impl<H: RmaHal> Rma<'_, H> {
     }
 
     /// Opens (or extends) a passive-target access epoch by locking
-    /// `target`'s part of the window (`MPI_Win_lock`): takes the lock in
-    /// the GBH counters, waiting as the window's [`LockScheme`] says, then
-    /// drops stale lines. `Assert::NOCHECK` promises no conflicting lock
-    /// and skips the counters.
+    /// `target`'s part of the window (`MPI_Win_lock`): takes the lock with
+    /// the window's [`LockScheme`] (GBH's counters, waiting as the scheme
+    /// says, or MCS-WP's queues), then drops stale lines.
+    /// `Assert::NOCHECK` promises no conflicting lock and skips the lock.
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Assert)` for anything but
     /// `NOCHECK`; `Err(Rank)` for a target outside the run; `Err(Lock)` if
@@ -318,18 +403,12 @@ impl<H: RmaHal> Rma<'_, H> {
         }
         .lock(&w.access, target)?;
         let taken = !assert.contains(Assert::NOCHECK);
-        let mut waits = 0;
         let start = self.hal.cycles();
-        if taken {
-            let backoff = self.backoff(id)?;
-            let local = self.local_counter(id, target);
-            waits = match kind {
-                LockType::Exclusive => {
-                    gbh::lock_exclusive(self.hal, self.global_counter(id), local, backoff)
-                }
-                LockType::Shared => gbh::lock_shared(self.hal, local, backoff),
-            };
-        }
+        let (waits, polls) = if taken {
+            self.take(id, kind, target)?
+        } else {
+            (0, 0)
+        };
         let cycles = self.hal.cycles().saturating_sub(start);
         let acquire = self.passive_actions(id, Some(target), acquire_actions);
         self.coherence(id, acquire);
@@ -349,6 +428,7 @@ impl<H: RmaHal> Rma<'_, H> {
         }
         w.stats.locks += 1;
         w.stats.backoffs += waits;
+        w.stats.polls += polls;
         w.stats.wait_cycles += cycles;
         Ok(())
     }
@@ -373,13 +453,7 @@ impl<H: RmaHal> Rma<'_, H> {
         let release = self.passive_actions(id, Some(target), release_actions);
         self.coherence(id, release);
         if locked.taken {
-            let local = self.local_counter(id, target);
-            match locked.kind {
-                LockType::Exclusive => {
-                    gbh::unlock_exclusive(self.hal, self.global_counter(id), local);
-                }
-                LockType::Shared => gbh::unlock_shared(self.hal, local),
-            }
+            self.give_back(id, locked.kind, target);
         }
         let w = self.window_mut(id)?;
         if let AccessEpoch::Lock { targets } = &mut w.access {
@@ -393,9 +467,11 @@ impl<H: RmaHal> Rma<'_, H> {
     }
 
     /// Opens a passive-target epoch to every rank with shared locks
-    /// (`MPI_Win_lock_all`): announces it in the global counter and waits
-    /// until no exclusive lock is held, then drops stale lines.
-    /// `Assert::NOCHECK` skips the counter.
+    /// (`MPI_Win_lock_all`), then drops stale lines. GBH announces it in
+    /// the global counter and waits until no exclusive lock is held;
+    /// MCS-WP takes a shared lock on every rank in ascending rank order
+    /// (see the module docs for when that can deadlock).
+    /// `Assert::NOCHECK` skips the locks.
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Assert)` for anything but
     /// `NOCHECK`; `Err(Sync)` while another access epoch is open (but a
@@ -411,7 +487,12 @@ impl<H: RmaHal> Rma<'_, H> {
         .lock_all(&w.access)?;
         let taken = !assert.contains(Assert::NOCHECK);
         let start = self.hal.cycles();
-        if taken {
+        let mut polls = 0;
+        if taken && self.scheme(id) == LockScheme::McsWp {
+            for target in 0..self.size() {
+                polls += self.mcs(id, target).lock_shared(self.hal);
+            }
+        } else if taken {
             gbh::lock_all(self.hal, self.global_counter(id));
         }
         let cycles = self.hal.cycles().saturating_sub(start);
@@ -420,6 +501,7 @@ impl<H: RmaHal> Rma<'_, H> {
         let w = self.window_mut(id)?;
         w.access = AccessEpoch::LockAll { taken };
         w.stats.locks += 1;
+        w.stats.polls += polls;
         w.stats.wait_cycles += cycles;
         Ok(())
     }
@@ -440,7 +522,11 @@ impl<H: RmaHal> Rma<'_, H> {
         let taken = matches!(w.access, AccessEpoch::LockAll { taken: true });
         let release = self.passive_actions(id, None, release_actions);
         self.coherence(id, release);
-        if taken {
+        if taken && self.scheme(id) == LockScheme::McsWp {
+            for target in 0..self.size() {
+                self.mcs(id, target).unlock_shared(self.hal);
+            }
+        } else if taken {
             gbh::unlock_all(self.hal, self.global_counter(id));
         }
         let w = self.window_mut(id)?;

@@ -24,7 +24,7 @@ pub struct WindowStats {
     /// Waits, and tests that found the exposure epoch over.
     pub waits: u64,
     /// Uncached reads of synchronisation data that found the condition
-    /// not yet true (match bits, completion counter).
+    /// not yet true (match bits, completion counter, MCS-WP queue nodes).
     pub polls: u64,
     /// Clock cycles spent waiting for other cores (match bits, completion
     /// counter, TSRs and the fence barrier).

@@ -40,6 +40,16 @@ fn passive_with_gbh_on_48_cores() {
 }
 
 #[test]
+fn passive_with_mcs_wp_on_48_cores() {
+    passive_on(48, "mcs-wp");
+}
+
+#[test]
+fn passive_with_mcs_wp_on_2_cores() {
+    passive_on(2, "mcs-wp");
+}
+
+#[test]
 fn passive_with_gbh_on_2_cores() {
     passive_on(2, "gbh");
 }

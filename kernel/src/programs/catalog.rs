@@ -168,7 +168,7 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         about: "passive target on every core: a random lock mix without torn blocks, a fetch_and_op counter, a compare_and_swap mutex and lock-free list, accumulate from every core, misuse errors; every value checked",
         params: &[Param {
             name: "scheme",
-            values: &["gbh", "gbh-backoff"],
+            values: &["gbh", "gbh-backoff", "mcs-wp"],
             default: "gbh-backoff",
             about: "the lock scheme of every window",
         }],

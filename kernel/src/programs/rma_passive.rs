@@ -49,6 +49,7 @@ pub fn scheme() -> LockScheme {
     match super::param("scheme") {
         "gbh" => LockScheme::Gbh,
         "gbh-backoff" => LockScheme::GbhBackoff,
+        "mcs-wp" => LockScheme::McsWp,
         other => unreachable!("the catalog lists no scheme {other}"),
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! A HAL on `loom`'s model-checked atomics, for exhaustive checks of the
-//! barriers, PSCW and GBH's locks on two and three cores: loom runs the
-//! program under every interleaving (up to a preemption bound) and every
+//! barriers, PSCW, GBH's locks and MCS-WP on two and three cores: loom
+//! runs the program under every interleaving (up to a preemption bound) and every
 //! weak-memory outcome its atomics allow. A wait that can never end shows as a model exceeding its branch
 //! limit. With spinning waits, three cores take minutes even at one
 //! preemption; the three-core PSCW checks therefore block waiting cores
@@ -10,10 +10,10 @@
 //!
 //! Only the MPB words the barriers and the communicator's start-up touch
 //! exist: words 0-2 of lines 0-15 and of the peer lines of the run's
-//! ranks. Of the LSM, only what PSCW and GBH touch exists: the
-//! match-vector word, the completion-counter word and the two lock-counter
-//! words of one window record per core, core `k`'s at [`record`]`(k)` of
-//! controller 0. Each access is an acquire load or a release store, as in
+//! ranks. Of the LSM, only what PSCW and the locks touch exists: the
+//! match-vector word, the completion-counter word, GBH's two lock-counter
+//! words, MCS-WP's four lock words and the run's MCS-WP nodes of one
+//! window record per core, core `k`'s at [`record`]`(k)` of controller 0. Each access is an acquire load or a release store, as in
 //! the [mock](super::mock). The cache operations do nothing, so these checks
 //! cover the synchronisation logic (counts, senses, episodes, reuse), not
 //! the placement of CL1INVMB and flushes.
@@ -27,13 +27,22 @@ use loom::sync::{Arc, Condvar, Mutex};
 
 use super::{CacheControl, Clock, Lsm, Mpb, MpbHalf, Topology, Tsr, Wait};
 use crate::comm::layout::{LINE, PEER_LINES};
-use crate::window::database::{COUNTER, GLOBAL, LOCK, MATCH, RECORD_BYTES, RECORDS, Record};
+use crate::window::database::{
+    COUNTER, GLOBAL, LOCK, MATCH, MCS_LOCK, NODE_BYTES, NODES, RECORD_BYTES, RECORDS, Record,
+};
 
 /// Words modelled per line.
 const WORDS: u32 = 3;
-/// LSM words modelled per window record: match vector, completion
-/// counter, GBH's local and global lock counters.
-const WORDS_PER_RECORD: u32 = 4;
+/// LSM words modelled per window record before the nodes: match vector,
+/// completion counter, GBH's local and global lock counters, MCS-WP's
+/// four lock words.
+const FIXED_RECORD_WORDS: u32 = 8;
+
+/// LSM words modelled per window record of a run of `cores`: the fixed
+/// ones and two per MCS-WP node.
+const fn words_per_record(cores: u32) -> u32 {
+    FIXED_RECORD_WORDS + 2 * cores
+}
 /// Lines before the peer lines.
 const FIXED_LINES: u32 = PEER_LINES / LINE;
 
@@ -89,7 +98,7 @@ impl LoomHal {
                 .map(|_| AtomicU32::new(0))
                 .collect(),
             tsr: (0..cores).map(|_| AtomicBool::new(false)).collect(),
-            lsm: (0..WORDS_PER_RECORD * cores)
+            lsm: (0..words_per_record(cores) * cores)
                 .map(|_| AtomicU32::new(0))
                 .collect(),
             signal: blocking.then(|| (Mutex::new(0), Condvar::new())),
@@ -146,9 +155,17 @@ impl LoomHal {
             _ if (COUNTER..COUNTER + 4).contains(&within) => 1,
             LOCK => 2,
             GLOBAL => 3,
+            _ if (MCS_LOCK..MCS_LOCK + 16).contains(&within) && within.is_multiple_of(4) => {
+                4 + (within - MCS_LOCK) / 4
+            }
+            _ if (NODES..NODES + NODE_BYTES * self.shared.cores).contains(&within)
+                && within.is_multiple_of(4) =>
+            {
+                FIXED_RECORD_WORDS + (within - NODES) / 4
+            }
             _ => panic!("LSM offset {offset:#x} is not modelled"),
         };
-        &self.shared.lsm[(WORDS_PER_RECORD * k + word) as usize]
+        &self.shared.lsm[(words_per_record(self.shared.cores) * k + word) as usize]
     }
 }
 
@@ -739,5 +756,291 @@ mod accumulate {
         model.preemption_bound = Some(2);
         model.max_branches = 100_000;
         model.check(|| counter(LoomHal::blocking_cores(3)));
+    }
+}
+
+/// MCS-WP ([`crate::passive::mcs`]) under every interleaving, on core 0's
+/// lock: writers exclude everyone, readers share, a writer that queued
+/// or closed the reader window goes before readers that come later, and
+/// no wake-up is lost (a lost one leaves its core polling for ever, which
+/// loom reports as a model past its branch limit). Window data is relaxed
+/// atomics, so a holder sees the previous holder's writes only if the
+/// lock orders them; occupancy is sequentially consistent, so overlap is
+/// seen whatever the lock orders.
+#[cfg(test)]
+mod mcs {
+    use loom::sync::atomic::AtomicU32;
+
+    use super::*;
+    use crate::passive::mcs::{Lock, Mcs, NIL, Node, RC_INCR, WFLAG2, Word};
+
+    /// Core `hal`'s view of the lock of core 0's part.
+    fn queue(hal: &LoomHal) -> Mcs<impl Fn(u32) -> Node> {
+        Mcs {
+            lock: Lock::of(hal.participant(0), record(0)),
+            rank: hal.core().index() as u32,
+            node_of: |rank| Node::of(record(rank), 0),
+        }
+    }
+
+    /// What the critical sections share.
+    #[derive(Default)]
+    struct Room {
+        writers: AtomicU32,
+        readers: AtomicU32,
+        /// Entry tickets, in the order holders came in.
+        order: AtomicU32,
+        data: AtomicU32,
+    }
+
+    impl Room {
+        /// One exclusive section: alone, and a read-modify-write that a
+        /// second holder would spoil. Returns its ticket.
+        fn write(&self, hal: &LoomHal) -> u32 {
+            let q = queue(hal);
+            q.lock_exclusive(hal);
+            assert_eq!(self.writers.swap(1, Ordering::SeqCst), 0, "two writers in");
+            assert_eq!(self.readers.load(Ordering::SeqCst), 0, "a reader in");
+            let ticket = self.order.fetch_add(1, Ordering::SeqCst);
+            let v = self.data.load(Ordering::Relaxed);
+            self.data.store(v + 1, Ordering::Relaxed);
+            self.writers.store(0, Ordering::SeqCst);
+            q.unlock_exclusive(hal);
+            ticket
+        }
+
+        /// One shared section: no writer in, and the data as a whole
+        /// writer left it. Returns its ticket.
+        fn read(&self, hal: &LoomHal) -> u32 {
+            let q = queue(hal);
+            q.lock_shared(hal);
+            self.readers.fetch_add(1, Ordering::SeqCst);
+            assert_eq!(self.writers.load(Ordering::SeqCst), 0, "a writer in");
+            let ticket = self.order.fetch_add(1, Ordering::SeqCst);
+            self.readers.fetch_sub(1, Ordering::SeqCst);
+            q.unlock_shared(hal);
+            ticket
+        }
+    }
+
+    /// Every lock word is back to 0: the record can be reused.
+    fn assert_free(hal: &LoomHal) {
+        let lock = queue(hal).lock;
+        for word in [
+            Word::State,
+            Word::ReaderHead,
+            Word::WriterTail,
+            Word::WriterHead,
+        ] {
+            assert_eq!(lock.read(hal, word), 0, "{word:?} left set");
+        }
+    }
+
+    fn model(preemptions: usize, body: impl Fn() + Sync + Send + 'static) {
+        let mut model = loom::model::Builder::new();
+        model.preemption_bound = Some(preemptions);
+        model.max_branches = 100_000;
+        model.check(body);
+    }
+
+    /// Runs `each` on `cores` model cores sharing one room (cores that
+    /// block while they wait if `blocking`, [`LoomHal::blocking_cores`]);
+    /// then checks the lock is free and returns the room.
+    fn run(
+        cores: u32,
+        blocking: bool,
+        each: impl Fn(&LoomHal, &Room) + Send + Sync + 'static,
+    ) -> Arc<Room> {
+        let room = Arc::new(Room::default());
+        let each = Arc::new(each);
+        let hals = if blocking {
+            LoomHal::blocking_cores(cores)
+        } else {
+            LoomHal::cores(cores)
+        };
+        let mut hals = hals.into_iter();
+        let first = hals.next().unwrap();
+        let threads: Vec<_> = hals
+            .map(|hal| {
+                let (room, each) = (room.clone(), each.clone());
+                loom::thread::spawn(move || each(&hal, &room))
+            })
+            .collect();
+        each(&first, &room);
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_free(&first);
+        room
+    }
+
+    #[test]
+    fn exclusive_locks_exclude_each_other_on_two_cores() {
+        model(2, || {
+            let room = run(2, false, |hal, room| {
+                room.write(hal);
+            });
+            assert_eq!(room.data.load(Ordering::Relaxed), 2, "an update was lost");
+        });
+    }
+
+    #[test]
+    fn shared_locks_admit_two_readers_at_once() {
+        // Each reader waits inside its lock for the other to be inside too:
+        // a shared lock that excluded readers would never let both in.
+        model(2, || {
+            let inside: Arc<[AtomicU32; 2]> = Arc::new(core::array::from_fn(|_| AtomicU32::new(0)));
+            run(2, false, move |hal, _| {
+                let me = hal.core().index();
+                let q = queue(hal);
+                q.lock_shared(hal);
+                inside[me].store(1, Ordering::Release);
+                hal.wait_for(|| (inside[1 - me].load(Ordering::Acquire) == 1).then_some(()));
+                q.unlock_shared(hal);
+            });
+        });
+    }
+
+    #[test]
+    fn a_writer_and_a_reader_swap_roles_on_two_cores() {
+        // Core 0 writes then reads, core 1 reads then writes: every
+        // hand-over between the two kinds, and each node used twice.
+        model(2, || {
+            let room = run(2, false, |hal, room| {
+                if hal.core().index() == 0 {
+                    room.write(hal);
+                    room.read(hal);
+                } else {
+                    room.read(hal);
+                    room.write(hal);
+                }
+            });
+            assert_eq!(room.data.load(Ordering::Relaxed), 2);
+        });
+    }
+
+    #[test]
+    fn a_writer_excludes_two_readers_on_three_cores() {
+        model(1, || {
+            run(3, false, |hal, room| {
+                if hal.core().index() == 0 {
+                    room.write(hal);
+                } else {
+                    room.read(hal);
+                }
+            });
+        });
+    }
+
+    #[test]
+    fn two_writers_and_a_reader_on_three_cores() {
+        model(1, || {
+            let room = run(3, false, |hal, room| {
+                if hal.core().index() == 2 {
+                    room.read(hal);
+                } else {
+                    room.write(hal);
+                }
+            });
+            assert_eq!(room.data.load(Ordering::Relaxed), 2);
+        });
+    }
+
+    #[test]
+    fn a_queued_writer_goes_before_a_later_reader() {
+        // Core 0 holds the lock exclusively; core 1 queues behind it; once
+        // core 1 is linked into the queue, core 2 asks for a shared lock.
+        // Core 0 lets go once core 1 is linked: core 1 must come next.
+        // Cores block while they wait (waits on test flags would then
+        // miss their wake-up, so every wait here is on the LSM).
+        model(1, || {
+            let tickets: Arc<[AtomicU32; 3]> =
+                Arc::new(core::array::from_fn(|_| AtomicU32::new(u32::MAX)));
+            let t = tickets.clone();
+            run(3, true, move |hal, room| {
+                let me = hal.core().index();
+                let linked = || {
+                    let node = queue(hal).node_of;
+                    hal.wait_for(|| (node(0).next(hal) != NIL).then_some(()));
+                };
+                let ticket = match me {
+                    0 => {
+                        let q = queue(hal);
+                        q.lock_exclusive(hal);
+                        linked();
+                        let ticket = room.order.fetch_add(1, Ordering::SeqCst);
+                        q.unlock_exclusive(hal);
+                        ticket
+                    }
+                    1 => {
+                        // Core 0 is in the queue (its reference is 1).
+                        let lock = queue(hal).lock;
+                        hal.wait_for(|| (lock.read(hal, Word::WriterTail) == 1).then_some(()));
+                        room.write(hal)
+                    }
+                    _ => {
+                        linked();
+                        room.read(hal)
+                    }
+                };
+                t[me].store(ticket, Ordering::SeqCst);
+            });
+            let [a, b, c] = [0, 1, 2].map(|i| tickets[i].load(Ordering::SeqCst));
+            assert!(
+                a < b && b < c,
+                "entry order {a} {b} {c}: the reader overtook"
+            );
+        });
+    }
+
+    #[test]
+    fn a_writer_waiting_for_readers_goes_before_a_later_reader() {
+        // Core 0 holds a shared lock; core 1 asks for an exclusive one and
+        // closes the reader window; then core 2 asks for a shared lock.
+        // Core 0 lets go once core 2 saw the window closed (so it cannot
+        // miss it): core 1 must come next. Cores block while they wait.
+        model(1, || {
+            let seen = Arc::new(AtomicU32::new(0));
+            let tickets: Arc<[AtomicU32; 3]> =
+                Arc::new(core::array::from_fn(|_| AtomicU32::new(u32::MAX)));
+            let t = tickets.clone();
+            run(3, true, move |hal, room| {
+                let me = hal.core().index();
+                let closed = || {
+                    let lock = queue(hal).lock;
+                    hal.wait_for(|| (lock.read(hal, Word::State) & WFLAG2 != 0).then_some(()));
+                };
+                let ticket = match me {
+                    0 => {
+                        let q = queue(hal);
+                        q.lock_shared(hal);
+                        closed();
+                        hal.wait_for(|| (seen.load(Ordering::SeqCst) == 1).then_some(()));
+                        let state = q.lock.read(hal, Word::State);
+                        assert_eq!(state / RC_INCR, 1, "one reader counted: {state:#x}");
+                        let ticket = room.order.fetch_add(1, Ordering::SeqCst);
+                        q.unlock_shared(hal);
+                        ticket
+                    }
+                    1 => {
+                        // Core 0 holds its shared lock.
+                        let lock = queue(hal).lock;
+                        hal.wait_for(|| (lock.read(hal, Word::State) >= RC_INCR).then_some(()));
+                        room.write(hal)
+                    }
+                    _ => {
+                        closed();
+                        seen.store(1, Ordering::SeqCst);
+                        room.read(hal)
+                    }
+                };
+                t[me].store(ticket, Ordering::SeqCst);
+            });
+            let [a, b, c] = [0, 1, 2].map(|i| tickets[i].load(Ordering::SeqCst));
+            assert!(
+                a < b && b < c,
+                "entry order {a} {b} {c}: the reader overtook"
+            );
+        });
     }
 }

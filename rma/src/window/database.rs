@@ -25,7 +25,18 @@
 //!   `c`'s TSR ([`crate::passive`]);
 //! - line 4: word 0, GBH's global counter, used in rank 0's record only
 //!   (bits 0-15: exclusive lockers, bits 16-31: `lock_all` holders),
-//!   changed under rank 0's TSR.
+//!   changed under rank 0's TSR;
+//! - line 5: MCS-WP's lock of `c`'s part ([`crate::passive::mcs`]), one
+//!   word each: the state (bit 0 `WFLAG1`, bit 1 `WFLAG2`, bit 2 `RFLAG`,
+//!   bits 3-31 the reader count), the reader stack's head, the writer
+//!   queue's tail and its head; the first three changed by any origin
+//!   under `c`'s TSR, the head stored by the writer that sets it;
+//! - from line 6 ([`NODES`]), [`MATCH_BITS`] MCS-WP queue nodes of `c` as
+//!   an origin, 8 bytes each, node `t` for its locks on rank `t`: word 0
+//!   `next` (a writer's successor, stored by that successor), word 1
+//!   `blocked` (polled by `c` only, cleared by whoever wakes it). Node
+//!   references are ranks + 1, 0 for nil. `c` writes both words before it
+//!   publishes the node, so they are not cleared with the record.
 //!
 //! Allocating a record takes the TSR of the even-numbered core next to the
 //! controller (core 0 of the tile the controller hangs off), as in the
@@ -47,8 +58,14 @@ pub const POPSHM_TABLE: u32 = LSM_RMA.start + LINE;
 pub const POPSHM_ENTRIES: u32 = 63;
 /// The first record.
 pub const RECORDS: u32 = POPSHM_TABLE + POPSHM_ENTRIES * LINE;
+/// Offset of MCS-WP's lock words in a record.
+pub const MCS_LOCK: u32 = 5 * LINE;
+/// Offset of the first MCS-WP queue node in a record.
+pub const NODES: u32 = 6 * LINE;
+/// Bytes per MCS-WP queue node.
+pub const NODE_BYTES: u32 = 8;
 /// Bytes per window record.
-pub const RECORD_BYTES: u32 = 5 * LINE;
+pub const RECORD_BYTES: u32 = NODES + MATCH_BITS * NODE_BYTES;
 /// Offset of the match vector in a record.
 pub const MATCH: u32 = LINE;
 /// Offset of the completion counter in a record.
@@ -66,6 +83,7 @@ const POPSHM_MAGIC: u32 = 0x504F_5053;
 const RECORD_MAGIC: u32 = 0x5749_4E44;
 
 const _: () = assert!(RECORDS.is_multiple_of(LINE) && RECORDS < LSM_RMA.end);
+const _: () = assert!(RECORD_BYTES.is_multiple_of(LINE));
 
 /// Where a record lies: a controller's LSM page and the offset there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +113,17 @@ impl Record {
     /// GBH's global counter's word (meaningful in rank 0's record).
     pub const fn global(self) -> u32 {
         self.offset + GLOBAL
+    }
+
+    /// The first of MCS-WP's four lock words.
+    pub const fn mcs_lock(self) -> u32 {
+        self.offset + MCS_LOCK
+    }
+
+    /// The MCS-WP queue node of this record's core for its locks on
+    /// `target`.
+    pub const fn node(self, target: u32) -> u32 {
+        self.offset + NODES + target * NODE_BYTES
     }
 }
 
@@ -220,7 +249,7 @@ pub fn allocate_record<H: Topology + Lsm + Tsr>(hal: &H) -> Result<Record, RmaEr
 }
 
 /// Fills `record` for a new window: its description, an empty match
-/// vector and a zero completion counter.
+/// vector, a zero completion counter and free locks.
 pub fn write_record<H: Lsm>(hal: &H, record: Record, info: WindowInfo) {
     let mc = record.controller;
     for word in 0..MATCH_BITS / 32 {
@@ -229,6 +258,9 @@ pub fn write_record<H: Lsm>(hal: &H, record: Record, info: WindowInfo) {
     hal.lsm_write_u32(mc, record.counter(), 0);
     hal.lsm_write_u32(mc, record.lock(), 0);
     hal.lsm_write_u32(mc, record.global(), 0);
+    for word in 0..4 {
+        hal.lsm_write_u32(mc, record.mcs_lock() + 4 * word, 0);
+    }
     hal.lsm_write_u32(mc, record.offset + 4, info.offset);
     hal.lsm_write_u32(mc, record.offset + 8, info.size);
     hal.lsm_write_u32(mc, record.offset + 12, info.disp_unit);

@@ -28,9 +28,10 @@ use super::{Rng, emit, quick, timed};
 use crate::platform::Scc;
 
 /// The schemes measured, with their names in the keys.
-pub const SCHEMES: [(LockScheme, &str); 2] = [
+pub const SCHEMES: [(LockScheme, &str); 3] = [
     (LockScheme::Gbh, "gbh"),
     (LockScheme::GbhBackoff, "gbh-backoff"),
+    (LockScheme::McsWp, "mcs-wp"),
 ];
 
 /// Shares of shared locks, in percent.
