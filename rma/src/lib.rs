@@ -24,6 +24,7 @@ extern crate alloc;
 pub mod active;
 pub mod coherence;
 pub mod comm;
+pub mod dht;
 pub mod epoch;
 mod error;
 pub mod hal;
