@@ -23,7 +23,7 @@ fn rma(hal: &Mock) -> Rma<'_, Mock> {
 
 /// Key `i` of core `core`: disjoint between cores, never 0.
 fn key(core: u32, i: u32) -> u64 {
-    (u64::from(core) + 1) << 32 | u64::from(i) + 1
+    ((u64::from(core) + 1) << 32) | (u64::from(i) + 1)
 }
 
 fn value(key: u64, version: u32, bytes: u32) -> Vec<u8> {
