@@ -302,10 +302,31 @@ impl Dht {
         key: u64,
         value: &[u8],
     ) -> Result<(), RmaError> {
+        self.insert_holding(rma, key, value, |_| ())
+    }
+
+    /// As [`Dht::insert`], calling `holding` once the exclusive lock is
+    /// held and the key's slot looked up, before the value is put: for benchmarks
+    /// that let other cores contend for the lock while the writer holds it
+    /// (the reference's writer test). The write's cycles
+    /// ([`DhtStats::last_write_cycles`]) start after `holding` returns.
+    ///
+    /// Return values: as [`Dht::insert`] (`holding` is not called when the
+    /// lock or the probe fails).
+    pub fn insert_holding<H: RmaHal>(
+        &mut self,
+        rma: &mut Rma<'_, H>,
+        key: u64,
+        value: &[u8],
+        holding: impl FnOnce(&mut Rma<'_, H>),
+    ) -> Result<(), RmaError> {
         self.check(key, value.len(), "dht insert value")?;
         let (rank, home) = self.locate(key);
         rma.lock(self.window, LockType::Exclusive, rank, Assert::NONE)?;
         let probe = self.probe(rma, rank, home, key);
+        if probe.is_ok() {
+            holding(rma);
+        }
         let start = rma.hal().cycles();
         let written = probe.and_then(|probe| match probe {
             Probe::Key(slot) => {

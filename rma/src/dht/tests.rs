@@ -141,6 +141,43 @@ fn an_insert_of_a_present_key_replaces_its_value() {
 }
 
 #[test]
+fn a_reader_contending_with_a_holding_writer_gets_in_after_the_write() {
+    for scheme in SCHEMES {
+        Mock::run(2, |hal| {
+            let mut rma = rma(hal);
+            let config = DhtConfig::new(8, 64).lock_scheme(scheme);
+            let mut dht = Dht::new(&mut rma, config).unwrap();
+            let k = dht.keys_on(0, 1, 1)[0];
+            if rma.rank() == 0 {
+                dht.insert(&mut rma, k, &value(k, 1, 64)).unwrap();
+            }
+            rma.comm().barrier();
+            if rma.rank() == 0 {
+                let mut called = false;
+                dht.insert_holding(&mut rma, k, &value(k, 2, 64), |rma| {
+                    rma.comm().barrier();
+                    // Rank 1 tries its shared lock meanwhile, and fails.
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    called = true;
+                })
+                .unwrap();
+                assert!(called);
+                assert_eq!(dht.stats().updates, 1);
+            } else {
+                rma.comm().barrier();
+                let mut buf = [0; 64];
+                assert!(dht.lookup(&mut rma, k, &mut buf).unwrap());
+                assert_eq!(value_version(k, &buf), Some(2), "{scheme:?}");
+                let w = rma.stats(dht.window()).unwrap();
+                assert!(w.wait_cycles > 0, "{w:?}");
+            }
+            rma.comm().barrier();
+            dht.free(&mut rma).unwrap();
+        });
+    }
+}
+
+#[test]
 fn a_full_part_and_bad_arguments_are_refused_and_the_lock_is_given_back() {
     for scheme in SCHEMES {
         Mock::run(2, |hal| {
