@@ -28,6 +28,7 @@ pub mod accumulate;
 pub mod active;
 pub mod coherence;
 pub mod comm;
+pub mod dht;
 pub mod epoch;
 mod error;
 pub mod hal;

@@ -179,6 +179,43 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         params: &[],
     },
     ProgramInfo {
+        name: "dht",
+        about: "the passive-target distributed hash table: inserts under exclusive locks, lookups under shared ones, every value checked (mode=verify), or core 0's write times while readers look up its entries (mode=bench, BENCH lines)",
+        params: &[
+            Param {
+                name: "scheme",
+                // "mcs-wp" joins these values with rma's MCS-WP scheme.
+                values: &["gbh", "gbh-backoff"],
+                default: "gbh-backoff",
+                about: "how the window's locks are taken: GBH, or GBH with exponential back-off",
+            },
+            Param {
+                name: "mode",
+                values: &["verify", "bench"],
+                default: "verify",
+                about: "verify: every core inserts keys and checks every other core's; bench: core 0 writes 101 entries of its part while readers look them up, printing the put+unlock cycles",
+            },
+            Param {
+                name: "size",
+                values: &["32", "512", "1024"],
+                default: "32",
+                about: "bytes per value",
+            },
+            Param {
+                name: "readers",
+                values: &["0", "1", "11", "47"],
+                default: "11",
+                about: "bench: cores that look up core 0's entries while it writes",
+            },
+            Param {
+                name: "placement",
+                values: &["close", "distant"],
+                default: "close",
+                about: "bench: readers on cores 1-5 and 12-17 (core 0's memory controller) or on cores 6-11 and 18-23 (the next one); no difference for 0 or 47 readers",
+            },
+        ],
+    },
+    ProgramInfo {
         name: "timing",
         about: "each core times L1, L2 and MPB accesses at every distance (core 0 also near and far DRAM and a TSR round trip) with the global timestamp and checks them against the chip's timing table",
         params: &[],

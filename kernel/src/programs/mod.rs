@@ -10,6 +10,7 @@ mod bench_mpb;
 mod bench_private;
 pub mod catalog;
 mod comm;
+mod dht;
 mod identity;
 mod lut;
 mod lut_remap;
@@ -102,6 +103,7 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "rma-errors" => rma_errors::run,
         "rma-passive" => rma_passive::run,
         "stencil" => stencil::run,
+        "dht" => dht::run,
         "timing" => timing::run,
         "bench-private" => bench_private::run,
         "bench-mpb" => bench_mpb::run,
