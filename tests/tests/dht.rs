@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The `dht` program, rma's distributed hash table under passive-target
 //! locks, with the chip model and its coherence checker:
-//! - `mode=verify` with each lock scheme (GBH with back-off on 48 cores,
+//! - `mode=verify` with each lock scheme (GBH with back-off and MCS-WP on 48 cores,
 //!   GBH on 16 to save host time): every core inserts
 //!   its keys, every other core finds each with every value byte right,
 //!   twice (the second time after every value was replaced, which a
@@ -84,6 +84,11 @@ fn verify_with_gbh_on_16_cores() {
     verify_on(16, "gbh");
 }
 
+#[test]
+fn verify_with_mcs_wp_on_48_cores() {
+    verify_on(48, "mcs-wp");
+}
+
 /// The samples of core 0's one `BENCH dht-writer` line, checked against
 /// the settings it names.
 fn bench_samples(report: &RunReport, settings: &str) -> Vec<u64> {
@@ -138,4 +143,9 @@ fn bench_with_one_close_reader_prints_101_samples() {
 #[test]
 fn bench_with_one_distant_reader_prints_101_samples() {
     bench_on_8_cores("gbh", "1024", "distant");
+}
+
+#[test]
+fn bench_with_mcs_wp_prints_101_samples() {
+    bench_on_8_cores("mcs-wp", "512", "close");
 }

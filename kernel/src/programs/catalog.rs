@@ -184,10 +184,9 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         params: &[
             Param {
                 name: "scheme",
-                // "mcs-wp" joins these values with rma's MCS-WP scheme.
-                values: &["gbh", "gbh-backoff"],
+                values: &["gbh", "gbh-backoff", "mcs-wp"],
                 default: "gbh-backoff",
-                about: "how the window's locks are taken: GBH, or GBH with exponential back-off",
+                about: "how the window's locks are taken: GBH, GBH with exponential back-off, or MCS-WP (queue lock, writer preference)",
             },
             Param {
                 name: "mode",

@@ -72,8 +72,7 @@ fn scheme() -> Result<LockScheme, String> {
     match param("scheme") {
         "gbh" => Ok(LockScheme::Gbh),
         "gbh-backoff" => Ok(LockScheme::GbhBackoff),
-        // "mcs-wp" => Ok(LockScheme::McsWp), once rma has the scheme (and
-        // the catalog lists the value).
+        "mcs-wp" => Ok(LockScheme::McsWp),
         other => Err(format!("dht: unknown lock scheme {other}")),
     }
 }
