@@ -11,7 +11,11 @@
 //! [`epoch`] (access and exposure state machines), [`active`] (fence and
 //! post/start/complete/wait), [`passive`] (lock/unlock, lock_all, flush
 //! and sync with GBH), [`coherence`] (the cache actions each call
-//! needs per memory type) and [`stats`]. The chip definition every layer
+//! needs per memory type) and [`stats`]. [`msg`] is a separate,
+//! message-based one-sided layer in the style of RCKMPI (MPICH CH3): ops
+//! and synchronisation travel as MPB messages and the target applies them
+//! while it progresses; it is the baseline the memory-based layers are
+//! compared with. The chip definition every layer
 //! shares is re-exported as [`chip`].
 //!
 //! The crate is `no_std` with `alloc`; it contains no `unsafe` code.
@@ -27,6 +31,7 @@ pub mod comm;
 pub mod epoch;
 mod error;
 pub mod hal;
+pub mod msg;
 pub mod ops;
 pub mod passive;
 pub mod stats;
