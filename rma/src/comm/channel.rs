@@ -79,12 +79,6 @@ impl<H: Hal> Comm<'_, H> {
         message
     }
 
-    /// Whether a message from any source is waiting in the inbox or the
-    /// queue to self (the MPB itself is not polled).
-    pub fn has_buffered(&self) -> bool {
-        !self.inbox.is_empty() || !self.to_self.is_empty()
-    }
-
     /// Receives the next message from rank `src` into `buf`.
     ///
     /// Return values: the message's length; `Err(Rank)` if `src` is not a

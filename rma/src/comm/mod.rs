@@ -52,7 +52,8 @@
 //! busy, takes whatever arrives into an inbox, so ranks that send to each
 //! other without posting receives still progress. Per source, messages
 //! keep their order: [`Comm::recv`] and [`Comm::try_recv_any`] return the
-//! inbox and any half-assembled message from that source first.
+//! inbox and any half-assembled message from that source first. Both live
+//! in the `Comm`, not the MPB: a new `Comm` on the core does not see them.
 //!
 //! A send returns once its last chunk is published; the buffer is
 //! reclaimed when the next send needs it, so a rank can send and then

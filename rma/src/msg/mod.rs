@@ -13,8 +13,9 @@
 //! serves messages only while it is inside a call that progresses:
 //! [`fence`](MsgRma::fence), [`complete`](MsgRma::complete) (waiting for
 //! posts), [`wait`](MsgRma::wait), [`unlock`](MsgRma::unlock),
-//! [`create`](MsgRma::create), [`free`](MsgRma::free), any send that finds
-//! its buffer busy, or [`progress`](MsgRma::progress). Hence passive
+//! [`create`](MsgRma::create), [`free`](MsgRma::free), [`flush`](MsgRma::flush)
+//! or [`progress`](MsgRma::progress) (a send whose buffer is busy only
+//! takes arrivals into the channel's inbox). Hence passive
 //! target is not passive: a lock on a rank that computes without calling
 //! into this layer waits until it does. That is the point of the baseline.
 //!
@@ -70,35 +71,57 @@
 //!   sends the ops with `UNLOCK` on the last and waits for the done, or,
 //!   without ops, an explicit `Unlock` (no answer).
 //!
-//! Messages per lock epoch (origin's and target's together):
+//!   A lock on the caller's own window takes a place in its queue directly
+//!   (no `LockRequest`; the grant is a message to self). [`flush`](MsgRma::flush)
+//!   takes a deferred lock (request, grant), sends the queued ops and a
+//!   0-byte `Get` whose reply proves the earlier ops are applied; the epoch
+//!   then ends with the ops and `UNLOCK`, or an explicit `Unlock`.
+//!
+//! Messages per lock epoch on a remote target, origin's and target's
+//! together (the test `message_counts_of_the_lock_modes` checks them):
 //!
 //! | epoch | default | immediate |
 //! |---|---|---|
-//! | no ops | 0 | 3 (request, grant, unlock) |
-//! | 1 op | 2 (lock+op+unlock, done) | 4 (request, grant, op+unlock, done) |
-//! | k ops | k + 3 (+ get replies) | k + 3 (+ get replies) |
+//! | no ops | 0 | 3: request, grant, unlock |
+//! | 1 op | 2: lock+op+unlock, done | 4: request, grant, op+unlock, done |
+//! | k ops | k + 3: request, grant, ops, done | k + 3: the same |
 //!
-//! (A get as the last op has its reply carry `DONE`, one message fewer.)
+//! plus a reply per get that is not the last op (a last get's reply
+//! carries `DONE` in place of `UnlockDone`). Fence: per rank, its ops, its
+//! get replies and `n` `FenceDone` (one to itself). PSCW per epoch: a
+//! `Post` per origin, the ops and a `Complete` per target, get replies.
+//! Headers are 20 bytes (RCKMPI's are 32). [`MsgStats`] counts messages
+//! and bytes per window, and which of them were a target's answers.
 //!
 //! # Deadlock in the immediate mode
 //! Immediate mode takes the lock at `lock`, so an origin that holds (or is
 //! queued for) one target's lock while it waits in `unlock` for another's
 //! creates hold-and-wait: two origins that lock two targets in opposite
 //! orders wait for each other forever, although both keep progressing
-//! (test `immediate_mode_deadlocks_on_crossed_locks`). Default mode takes a
-//! lock only inside `unlock` and releases it before returning, so an origin
-//! never holds one lock while waiting for another and the same program
-//! completes. The paper's lock microbenchmark (one lock at a time, empty
-//! epochs, a random target) has no such cycle; here it runs to the end in
-//! both modes on 8 cores (test `random_lock_mix_of_empty_epochs_completes_in_both_modes`),
-//! because every wait of this layer serves all sources and a send whose
-//! buffer is busy drains arrivals ([`Comm::send_progressing`]). The
-//! paper's deadlock beyond 2 processes therefore does not follow from the
-//! lock protocol; it needs a rank that stops progressing while others
-//! wait for it: a target that left the benchmark loop for a call that does
-//! not serve RMA messages, or a channel send that blocks without receiving
-//! (with plain [`Comm::send`] a cycle of ranks whose single outgoing
-//! buffer holds an unread message for the next blocks forever).
+//! (test `immediate_mode_deadlocks_on_crossed_locks`, caught by
+//! [`MsgOptions::stall_limit`]). Default mode takes a lock only inside
+//! `unlock` (or `flush`) and releases it before `unlock` returns, so
+//! without flush an origin never holds one lock while waiting for another,
+//! and the same program completes.
+//!
+//! The paper's lock microbenchmark (one lock at a time, empty epochs, a
+//! random target and lock type) has no such cycle, and here it runs to the
+//! end in both modes on 8 cores (test
+//! `random_lock_mix_with_accumulates_completes_in_both_modes`): every wait
+//! of this layer serves all sources, and a send whose buffer is busy
+//! drains arrivals ([`Comm::send_progressing`]). The deadlock the paper
+//! reports beyond 2 processes therefore does not follow from the lock
+//! protocol itself. It needs a rank that stops progressing while others
+//! wait for it: one that left the benchmark loop for a call that does not
+//! serve RMA messages (or, here, computes without calling
+//! [`progress`](MsgRma::progress)), or a channel send that blocks without
+//! receiving. With plain [`Comm::send`], whose single outgoing buffer
+//! must be acknowledged before the next send, a cycle of ranks that each
+//! hold an unread message for the next and each want to send again (a
+//! grant, an unlock, the next lock request) blocks forever; the shared
+//! lock mix makes such bursts likely, since one release grants several
+//! queued readers at once. The paper blames missing message progress,
+//! which matches both.
 #![forbid(unsafe_code)]
 
 #[cfg(test)]
@@ -134,7 +157,10 @@ pub struct MsgOptions {
     pub mode: LockMode,
     /// If set, a wait that sees no message arrive for this many clock
     /// cycles fails with `Err(Sync)` instead of waiting on: how tests and
-    /// benchmarks detect a deadlock without hanging.
+    /// benchmarks detect a deadlock without hanging. A failed `unlock`,
+    /// `flush` or `wait` can be called again and continues where it
+    /// stopped; after a failed `fence`, `complete`, `create` or `free` the
+    /// window is unusable.
     pub stall_limit: Option<u64>,
 }
 
@@ -242,8 +268,14 @@ struct Waiter {
 #[derive(Debug, Clone, Copy)]
 struct LockEpoch {
     ty: LockType,
-    /// The grant arrived (at a flush), so unlock must release explicitly.
+    /// The request left (immediate mode, or a deferred lock being taken).
+    requested: bool,
+    /// The grant arrived, so unlock must release explicitly.
     acquired: bool,
+    /// The epoch's last message left; only its done is awaited. With the
+    /// two flags above, an unlock or flush that failed on the stall limit
+    /// can be called again and continues where it stopped.
+    awaiting_done: bool,
 }
 
 /// One window's state on one rank: its memory as a target, its epochs as
@@ -758,13 +790,16 @@ impl<'h, H: Hal> MsgRma<'h, H> {
         if let Some(problem) = problem {
             return Err(sync_error("lock", window.0, problem));
         }
+        let immediate = self.options.mode == LockMode::Immediate;
         let w = self.win_mut(window.0)?;
         w.fence_open = false;
         w.locks.insert(
             target,
             LockEpoch {
                 ty,
+                requested: immediate,
                 acquired: false,
+                awaiting_done: false,
             },
         );
         if self.options.mode == LockMode::Immediate {
@@ -805,33 +840,30 @@ impl<'h, H: Hal> MsgRma<'h, H> {
         };
         let w = self.win(window)?;
         let ops = w.queued.iter().filter(|op| op.target == target).count();
-        let mode = self.options.mode;
-        match (epoch.acquired, mode, ops) {
-            (false, LockMode::Default, 0) => {}
-            (false, LockMode::Default, 1) => {
-                self.flush_ops(window.0, target, Last::LockUnlock(epoch.ty))?;
-                self.await_unlock_done(window.0, target)?;
-            }
-            (false, LockMode::Default, _) => {
-                self.request_lock(window.0, target, epoch.ty)?;
-                self.await_grant(window.0, target)?;
-                self.flush_ops(window.0, target, Last::Unlock)?;
-                self.await_unlock_done(window.0, target)?;
-            }
-            (acquired, _, 0) => {
-                if !acquired {
-                    self.await_grant(window.0, target)?;
+        let mut epoch = epoch;
+        if !epoch.acquired && !epoch.awaiting_done {
+            match (self.options.mode, ops) {
+                (LockMode::Default, 0) => {}
+                (LockMode::Default, 1) => {
+                    self.flush_ops(window.0, target, Last::LockUnlock(epoch.ty))?;
+                    epoch.awaiting_done = true;
+                    self.set_epoch(window.0, target, epoch)?;
                 }
+                _ => self.acquire(window.0, target, &mut epoch)?,
+            }
+        }
+        if epoch.acquired && !epoch.awaiting_done {
+            if ops == 0 {
                 let unlock = Header::new(Kind::Unlock, window.0).encode(&[]);
                 self.send(window.0, target, unlock)?;
-            }
-            (acquired, _, _) => {
-                if !acquired {
-                    self.await_grant(window.0, target)?;
-                }
+            } else {
                 self.flush_ops(window.0, target, Last::Unlock)?;
-                self.await_unlock_done(window.0, target)?;
+                epoch.awaiting_done = true;
+                self.set_epoch(window.0, target, epoch)?;
             }
+        }
+        if epoch.awaiting_done {
+            self.await_unlock_done(window.0, target)?;
         }
         self.win_mut(window.0)?.locks.remove(&target);
         Ok(())
@@ -853,15 +885,9 @@ impl<'h, H: Hal> MsgRma<'h, H> {
                 problem: "is not locked by this core",
             });
         };
+        let mut epoch = epoch;
         if !epoch.acquired {
-            if self.options.mode == LockMode::Default {
-                self.request_lock(window.0, target, epoch.ty)?;
-            }
-            self.await_grant(window.0, target)?;
-            let w = self.win_mut(window.0)?;
-            if let Some(e) = w.locks.get_mut(&target) {
-                e.acquired = true;
-            }
+            self.acquire(window.0, target, &mut epoch)?;
         }
         let marker = self.get(window, target, 0, 0)?;
         let w = self.win_mut(window.0)?;
@@ -872,6 +898,24 @@ impl<'h, H: Hal> MsgRma<'h, H> {
                 .all(|id| w.gets.get(id).is_none_or(Option::is_some))
         })?;
         self.take(marker).map(drop)
+    }
+
+    /// Requests the lock unless that happened already, and waits for the
+    /// grant; the epoch's record follows each step.
+    fn acquire(&mut self, window: u32, target: u32, epoch: &mut LockEpoch) -> Result<(), RmaError> {
+        if !epoch.requested {
+            self.request_lock(window, target, epoch.ty)?;
+            epoch.requested = true;
+            self.set_epoch(window, target, *epoch)?;
+        }
+        self.await_grant(window, target)?;
+        epoch.acquired = true;
+        self.set_epoch(window, target, *epoch)
+    }
+
+    fn set_epoch(&mut self, window: u32, target: u32, epoch: LockEpoch) -> Result<(), RmaError> {
+        self.win_mut(window)?.locks.insert(target, epoch);
+        Ok(())
     }
 
     fn await_grant(&mut self, window: u32, target: u32) -> Result<(), RmaError> {

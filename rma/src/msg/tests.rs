@@ -443,3 +443,39 @@ fn epoch_misuse_is_reported_not_panicked() {
         r.free(win).unwrap();
     });
 }
+
+#[test]
+fn a_passive_target_that_does_not_poll_stalls_its_origins() {
+    for mode in MODES {
+        let stalled = AtomicBool::new(false);
+        Mock::run(2, |hal| {
+            let comm = Comm::new(hal).unwrap();
+            let mut r = MsgRma::new(
+                comm,
+                MsgOptions {
+                    mode,
+                    stall_limit: Some(100_000_000),
+                },
+            );
+            let win = r.create(8).unwrap();
+            if r.rank() == 1 {
+                // Computing, not calling into the layer: nothing is served.
+                while !stalled.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+                r.fence(win).unwrap();
+                assert_eq!(r.local(win).unwrap(), &[5; 8], "{mode:?}");
+            } else {
+                r.lock(win, LockType::Exclusive, 1).unwrap();
+                r.put(win, 1, 0, &[5; 8]).unwrap();
+                let e = r.unlock(win, 1).unwrap_err();
+                assert!(matches!(e, RmaError::Sync { call: "unlock", .. }), "{e:?}");
+                stalled.store(true, Ordering::SeqCst);
+                // The target now serves (in its fence): the retry completes.
+                r.unlock(win, 1).unwrap();
+                r.fence(win).unwrap();
+            }
+            r.free(win).unwrap();
+        });
+    }
+}
