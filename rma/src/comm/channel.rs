@@ -53,6 +53,43 @@ impl<H: Hal> Comm<'_, H> {
         self.transfer(Some((dest, data)), None, true).map(drop)
     }
 
+    /// Publishes `data` (at most one data buffer long) to `dest` if the
+    /// data buffer is free; never waits and never receives. What a
+    /// channel without receive progress in its sends can be built from.
+    ///
+    /// Return values: `Ok(true)` if the message left, `Ok(false)` if the
+    /// buffer still holds a chunk its receiver has not taken;
+    /// `Err(Rank)` if `dest` is not a rank; `Err(BufferLength)` if `data`
+    /// is longer than the data buffer.
+    pub fn try_send(&mut self, dest: u32, data: &[u8]) -> Result<bool, RmaError> {
+        check_rank("send destination", dest, self.size)?;
+        let capacity = self.layout.data_bytes as usize;
+        if data.len() > capacity {
+            return Err(RmaError::BufferLength {
+                what: "try_send message",
+                len: data.len(),
+                expected: capacity,
+            });
+        }
+        let sent = if dest == self.rank {
+            self.to_self.push_back(data.to_vec());
+            true
+        } else {
+            let mut out = Outgoing {
+                dest,
+                data,
+                offset: 0,
+                done: false,
+            };
+            self.try_send_chunk(&mut out)
+        };
+        if sent {
+            self.stats.messages_sent += 1;
+            self.stats.bytes_sent += data.len() as u64;
+        }
+        Ok(sent)
+    }
+
     /// The next message from any source, if one has fully arrived; never
     /// waits. Messages from one source come in the order they were sent;
     /// the inbox comes first, then messages to self, then one poll of

@@ -489,3 +489,46 @@ fn a_receive_finishes_a_message_try_recv_any_began() {
         }
     });
 }
+
+#[test]
+fn try_send_publishes_only_into_a_free_buffer() {
+    Mock::run(3, |hal| {
+        let mut c = comm(hal);
+        let big = std::vec![0; c.layout().data_bytes as usize + 1];
+        assert_eq!(
+            c.try_send(1, &big).map_err(|e| e.class()),
+            Err(ErrorClass::Arg)
+        );
+        assert_eq!(
+            c.try_send(3, &[]).map_err(|e| e.class()),
+            Err(ErrorClass::Rank)
+        );
+        match c.rank() {
+            0 => {
+                assert_eq!(c.try_send(1, &payload(0, 1, 40)), Ok(true));
+                // Rank 1 has not taken it: the buffer is busy, for rank 2 too.
+                assert_eq!(c.try_send(2, &payload(0, 2, 40)), Ok(false));
+                assert_eq!(
+                    c.try_send(0, &payload(0, 0, 3)),
+                    Ok(true),
+                    "self needs no buffer"
+                );
+                let mut buf = std::vec![0; 3];
+                assert_eq!(c.recv(0, &mut buf), Ok(3));
+                c.send(2, &[]).unwrap(); // waits until rank 1 took its message
+                while !c.try_send(2, &payload(0, 2, 40)).unwrap() {}
+            }
+            1 => {
+                let mut buf = std::vec![0; 40];
+                assert_eq!(c.recv(0, &mut buf), Ok(40));
+                assert!(buf == payload(0, 1, 40));
+            }
+            _ => {
+                let mut buf = std::vec![0; 40];
+                assert_eq!(c.recv(0, &mut buf), Ok(0));
+                assert_eq!(c.recv(0, &mut buf), Ok(40));
+                assert!(buf == payload(0, 2, 40));
+            }
+        }
+    });
+}

@@ -109,19 +109,22 @@
 //! end in both modes on 8 cores (test
 //! `random_lock_mix_with_accumulates_completes_in_both_modes`): every wait
 //! of this layer serves all sources, and a send whose buffer is busy
-//! drains arrivals ([`Comm::send_progressing`]). The deadlock the paper
-//! reports beyond 2 processes therefore does not follow from the lock
-//! protocol itself. It needs a rank that stops progressing while others
-//! wait for it: one that left the benchmark loop for a call that does not
-//! serve RMA messages (or, here, computes without calling
-//! [`progress`](MsgRma::progress)), or a channel send that blocks without
-//! receiving. With plain [`Comm::send`], whose single outgoing buffer
-//! must be acknowledged before the next send, a cycle of ranks that each
-//! hold an unread message for the next and each want to send again (a
-//! grant, an unlock, the next lock request) blocks forever; the shared
-//! lock mix makes such bursts likely, since one release grants several
-//! queued readers at once. The paper blames missing message progress,
-//! which matches both.
+//! takes arrivals into the inbox ([`Comm::send_progressing`]). So the
+//! deadlock the paper reports beyond 2 processes does not follow from the
+//! lock protocol. It needs a rank that stops serving while others wait for
+//! it, e.g. one that left the benchmark loop for a call that does not
+//! progress RMA messages (here: a rank that computes without calling
+//! [`progress`](MsgRma::progress); test
+//! `a_passive_target_that_does_not_poll_stalls_its_origins`), which is the
+//! paper's own suspicion ("missing message progress").
+//!
+//! A channel whose sends wait for the buffer without receiving
+//! ([`MsgOptions::blocking_sends`]) is not the explanation either: with it,
+//! every rank's second back-to-back send waits for a rank that waits in
+//! its own, so on 3 or more ranks window creation itself deadlocks, and 2
+//! ranks get through (test
+//! `sends_without_receive_progress_deadlock_already_at_window_creation`);
+//! RCKMPI, which passed MPICH's fence and PSCW tests, cannot work that way.
 #![forbid(unsafe_code)]
 
 #[cfg(test)]
@@ -162,6 +165,12 @@ pub struct MsgOptions {
     /// stopped; after a failed `fence`, `complete`, `create` or `free` the
     /// window is unusable.
     pub stall_limit: Option<u64>,
+    /// Sends of up to one data buffer wait for the buffer without taking
+    /// arrivals ([`Comm::try_send`] in a loop) in place of
+    /// [`Comm::send_progressing`]: a channel without receive progress in
+    /// its sends, to show what that does to the lock protocols (module
+    /// doc). Longer messages use the blocking [`Comm::send`].
+    pub blocking_sends: bool,
 }
 
 /// One window of the message-based layer, as a handle.
@@ -988,7 +997,27 @@ impl<'h, H: Hal> MsgRma<'h, H> {
                 w.stats.bytes_sent += message.len() as u64;
             }
         }
-        self.comm.send_progressing(dest, &message)
+        if !self.options.blocking_sends {
+            return self.comm.send_progressing(dest, &message);
+        }
+        if message.len() > self.comm.layout().data_bytes as usize {
+            return self.comm.send(dest, &message);
+        }
+        let hal = self.comm.hal();
+        let limit = self.options.stall_limit;
+        let start = hal.cycles();
+        hal.wait_for(|| match self.comm.try_send(dest, &message) {
+            Ok(true) => Some(Ok(())),
+            Err(e) => Some(Err(e)),
+            Ok(false) if limit.is_some_and(|l| hal.cycles().saturating_sub(start) > l) => {
+                Some(Err(RmaError::Sync {
+                    call: "send",
+                    window,
+                    problem: "the data buffer was not freed within the stall limit: its receiver does not take messages (deadlock?)",
+                }))
+            }
+            Ok(false) => None,
+        })
     }
 
     /// Progresses until `done` holds for the window's state. With a stall

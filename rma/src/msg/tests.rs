@@ -3,7 +3,7 @@
 //! bytes, the lock protocols count their messages, and the immediate
 //! mode's hold-and-wait deadlock is caught by the stall limit.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::vec::Vec;
 
 use super::*;
@@ -18,7 +18,7 @@ fn rma(hal: &Mock, mode: LockMode) -> MsgRma<'_, Mock> {
         comm,
         MsgOptions {
             mode,
-            stall_limit: None,
+            ..MsgOptions::default()
         },
     )
 }
@@ -338,6 +338,7 @@ fn immediate_mode_deadlocks_on_crossed_locks() {
     // first: in the immediate mode each holds its own lock while it waits
     // for the other's. The default mode takes locks only inside unlock.
     for mode in MODES {
+        let ready = AtomicU32::new(0);
         let results = Mock::run(2, |hal| {
             let comm = Comm::new(hal).unwrap();
             let mut r = MsgRma::new(
@@ -345,11 +346,18 @@ fn immediate_mode_deadlocks_on_crossed_locks() {
                 MsgOptions {
                     mode,
                     stall_limit: Some(300_000_000),
+                    ..MsgOptions::default()
                 },
             );
             let (me, other) = (r.rank(), 1 - r.rank());
             let win = r.create(16).unwrap();
             r.lock(win, LockType::Exclusive, me).unwrap();
+            // Both own locks are taken (immediate mode) before either
+            // request for the other's can arrive.
+            ready.fetch_add(1, Ordering::SeqCst);
+            while ready.load(Ordering::SeqCst) < 2 {
+                std::thread::yield_now();
+            }
             r.lock(win, LockType::Exclusive, other).unwrap();
             r.put(win, other, 8 * me, &pattern(me, other, 0, 8))
                 .unwrap();
@@ -455,6 +463,7 @@ fn a_passive_target_that_does_not_poll_stalls_its_origins() {
                 MsgOptions {
                     mode,
                     stall_limit: Some(100_000_000),
+                    ..MsgOptions::default()
                 },
             );
             let win = r.create(8).unwrap();
@@ -477,5 +486,44 @@ fn a_passive_target_that_does_not_poll_stalls_its_origins() {
             }
             r.free(win).unwrap();
         });
+    }
+}
+
+#[test]
+fn sends_without_receive_progress_deadlock_already_at_window_creation() {
+    // Creation sends a message to every other rank back to back: with a
+    // send that waits for its buffer without taking arrivals, the second
+    // send of every rank waits for a rank that waits in its own second
+    // send. Two ranks send one message each and get through, locks too.
+    for n in [2, 3, 4] {
+        let results = Mock::run(n, |hal| {
+            let comm = Comm::new(hal).unwrap();
+            let mut r = MsgRma::new(
+                comm,
+                MsgOptions {
+                    mode: LockMode::Immediate,
+                    stall_limit: Some(200_000_000),
+                    blocking_sends: true,
+                },
+            );
+            let (me, other) = (r.rank(), (r.rank() + 1) % n);
+            let win = r.create(8)?;
+            r.lock(win, LockType::Exclusive, other)?;
+            r.put(win, other, 0, &[me as u8 + 1; 8])?;
+            r.unlock(win, other)?;
+            r.fence(win)?;
+            assert_eq!(r.local(win)?, &[other as u8 + 1; 8]);
+            r.free(win)
+        });
+        for result in results {
+            if n == 2 {
+                assert_eq!(result, Ok(()));
+            } else {
+                assert!(
+                    matches!(result, Err(RmaError::Sync { call: "send", .. })),
+                    "{n} ranks: {result:?}"
+                );
+            }
+        }
     }
 }
