@@ -36,7 +36,7 @@
 //! | 9 `Complete` | window | - | origin to target: all its ops of the access epoch precede this |
 //! | 10 `LockRequest` | window, lock | - | enqueue the sender in the lock queue |
 //! | 11 `LockGranted` | window | - | the sender's request reached the head and was granted |
-//! | 12 `Unlock` | window | - | release a lock taken for an epoch without ops (immediate mode) |
+//! | 12 `Unlock` | window | - | release a granted lock whose epoch has no ops left (immediate mode, or after a flush) |
 //! | 13 `UnlockDone` | window | - | the lock epoch's last op is applied and the lock released |
 //!
 //! Flags: `LOCK` (1) = this op also requests the lock of type `lock`
