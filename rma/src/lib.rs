@@ -10,11 +10,16 @@
 //! remote mappings through free LUT entries), [`ops`] (put and get),
 //! [`epoch`] (access and exposure state machines), [`active`] (fence and
 //! post/start/complete/wait), [`passive`] (lock/unlock, lock_all, flush
-//! and sync with GBH), [`accumulate`] (accumulate, get_accumulate,
-//! fetch_and_op and compare_and_swap, atomic per element under the
-//! target's test-and-set register), [`request`] (rput, rget, raccumulate
-//! and rget_accumulate in passive-target epochs), [`coherence`] (the cache
-//! actions each call needs per memory type) and [`stats`]. The chip definition every layer
+//! and sync with GBH, GBH with back-off or MCS-WP), [`accumulate`]
+//! (accumulate, get_accumulate, fetch_and_op and compare_and_swap, atomic
+//! per element under the target's test-and-set register), [`request`]
+//! (rput, rget, raccumulate and rget_accumulate in passive-target epochs),
+//! [`dht`] (a distributed hash table on passive-target locks),
+//! [`coherence`] (the cache actions each call needs per memory type) and
+//! [`stats`]. [`msg`] is a separate, message-based one-sided layer in the
+//! style of RCKMPI (MPICH CH3): ops and synchronisation travel as MPB
+//! messages and the target applies them while it progresses; it is the
+//! baseline the memory-based layers are compared with. The chip definition every layer
 //! shares is re-exported as [`chip`].
 //!
 //! The crate is `no_std` with `alloc`; it contains no `unsafe` code.
@@ -32,6 +37,7 @@ pub mod dht;
 pub mod epoch;
 mod error;
 pub mod hal;
+pub mod msg;
 pub mod ops;
 pub mod passive;
 pub mod request;

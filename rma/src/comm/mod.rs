@@ -42,6 +42,19 @@
 //!   chunk from `p`'s data buffer; invalidate; write the new received count
 //!   into word 1 of peer line `c` in `p`'s half; flush.
 //!
+//! # Receiving from any source
+//! [`Comm::try_recv_any`] polls the peer lines of every source once,
+//! starting after the source it polled last, takes at most one chunk per
+//! source (the same receiver steps as above) and returns the first
+//! message that is complete; a message of several chunks is assembled
+//! over several calls, so the call never waits for a sender.
+//! [`Comm::send_progressing`] is a send that, while its data buffer is
+//! busy, takes whatever arrives into an inbox, so ranks that send to each
+//! other without posting receives still progress. Per source, messages
+//! keep their order: [`Comm::recv`] and [`Comm::try_recv_any`] return the
+//! inbox and any half-assembled message from that source first. Both live
+//! in the `Comm`, not the MPB: a new `Comm` on the core does not see them.
+//!
 //! A send returns once its last chunk is published; the buffer is
 //! reclaimed when the next send needs it, so a rank can send and then
 //! receive in a ring without deadlock for messages up to `C` bytes.
@@ -92,6 +105,18 @@ pub struct CommStats {
     pub wait_cycles: u64,
 }
 
+/// A message from another rank whose chunks are being taken one at a
+/// time by [`Comm::try_recv_any`].
+#[derive(Debug)]
+struct Partial {
+    /// Length of the whole message.
+    length: usize,
+    /// Bytes of it taken so far.
+    offset: usize,
+    /// The message, `length` bytes, valid up to `offset`.
+    data: Vec<u8>,
+}
+
 /// One core's end of the communicator of every core of the run.
 #[derive(Debug)]
 pub struct Comm<'h, H: Hal> {
@@ -107,6 +132,13 @@ pub struct Comm<'h, H: Hal> {
     buffer_holds_chunk_for: Option<u32>,
     /// Messages sent to self, not yet received.
     to_self: VecDeque<Vec<u8>>,
+    /// Whole messages taken from the MPB before anyone asked for them (by
+    /// [`Comm::send_progressing`]), oldest first.
+    inbox: VecDeque<(u32, Vec<u8>)>,
+    /// Per source, a message [`Comm::try_recv_any`] has begun to take.
+    partial: Vec<Option<Partial>>,
+    /// Where the next any-source poll starts, so no source starves.
+    next_any: u32,
     /// Sense of the last central barrier this core passed.
     sense: bool,
     /// Dissemination episodes this core passed.
@@ -154,6 +186,9 @@ impl<'h, H: Hal> Comm<'h, H> {
             received,
             buffer_holds_chunk_for,
             to_self: VecDeque::new(),
+            inbox: VecDeque::new(),
+            partial: (0..size).map(|_| None).collect(),
+            next_any: 0,
             sense,
             episode,
             stats: CommStats::default(),

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The message-based layer on the mock: every put and get checks its
+//! bytes, the lock protocols count their messages, and the immediate
+//! mode's hold-and-wait deadlock is caught by the stall limit.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::vec::Vec;
+
+use super::*;
+use crate::ErrorClass;
+use crate::hal::mock::Mock;
+
+const MODES: [LockMode; 2] = [LockMode::Default, LockMode::Immediate];
+
+fn rma(hal: &Mock, mode: LockMode) -> MsgRma<'_, Mock> {
+    let comm = Comm::new(hal).expect("the SCC layout fits");
+    MsgRma::new(
+        comm,
+        MsgOptions {
+            mode,
+            ..MsgOptions::default()
+        },
+    )
+}
+
+/// Bytes that differ with writer, owner, round and position.
+fn pattern(from: u32, to: u32, round: u32, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| {
+            (i as u32 ^ (from * 131 + to * 17 + round * 7919)).wrapping_mul(2_654_435_761) as u8
+        })
+        .collect()
+}
+
+/// A small deterministic random sequence per rank.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) as u32
+    }
+}
+
+#[test]
+fn fence_ring_puts_and_gets_carry_their_bytes() {
+    for n in [1, 4, 8] {
+        Mock::run(n, |hal| {
+            let mut r = rma(hal, LockMode::Default);
+            let (me, n) = (r.rank(), r.size());
+            let (right, left) = ((me + 1) % n, (me + n - 1) % n);
+            // Bytes 0..40 are the owner's, 40..40+len the left neighbour's puts.
+            let len = 40 + 8 * 1024;
+            let win = r.create(40 + len as u32).unwrap();
+            assert_eq!(r.size_of(win, right), Ok(40 + len as u32));
+            r.fence(win).unwrap();
+            for round in 0..3 {
+                r.local_mut(win).unwrap()[..40].copy_from_slice(&pattern(me, me, round, 40));
+                r.fence(win).unwrap();
+                r.put(win, right, 40, &pattern(me, right, round, len))
+                    .unwrap();
+                let got = r.get(win, left, 0, 40).unwrap();
+                assert!(r.take(got).is_err(), "a get has no data before the fence");
+                r.fence(win).unwrap();
+                assert_eq!(r.take(got).unwrap(), pattern(left, left, round, 40));
+                assert!(
+                    r.local(win).unwrap()[40..] == pattern(left, me, round, len),
+                    "{n} cores round {round}: put {left} -> {me}"
+                );
+            }
+            let stats = r.stats(win).unwrap();
+            assert_eq!((stats.puts, stats.gets), (3, 3));
+            assert_eq!(
+                stats.ops_applied, 6,
+                "each rank is the target of 3 puts and 3 gets"
+            );
+            r.free(win).unwrap();
+            assert_eq!(
+                r.local(win).map(drop),
+                Err(RmaError::UnknownWindow { window: win.id() })
+            );
+        });
+    }
+}
+
+#[test]
+fn fence_accumulates_sum_exactly_on_every_type() {
+    Mock::run(6, |hal| {
+        let mut r = rma(hal, LockMode::Default);
+        let (me, n) = (r.rank(), r.size());
+        let win = r.create(4 + 8 + 8).unwrap();
+        r.fence(win).unwrap();
+        for target in 0..n {
+            r.accumulate(win, target, 0, &[me + 1]).unwrap();
+            r.accumulate(win, target, 4, &[u64::from(me) << 40])
+                .unwrap();
+            r.accumulate(win, target, 12, &[f64::from(me) + 0.5])
+                .unwrap();
+        }
+        r.fence(win).unwrap();
+        let bytes = r.local(win).unwrap();
+        let sum: u32 = (1..=n).sum();
+        assert_eq!(u32::from_le_bytes(bytes[..4].try_into().unwrap()), sum);
+        let sum: u64 = (0..u64::from(n)).map(|k| k << 40).sum();
+        assert_eq!(u64::from_le_bytes(bytes[4..12].try_into().unwrap()), sum);
+        let sum: f64 = (0..n).map(|k| f64::from(k) + 0.5).sum();
+        assert_eq!(f64::from_le_bytes(bytes[12..].try_into().unwrap()), sum);
+        r.free(win).unwrap();
+    });
+}
+
+#[test]
+fn pscw_between_neighbours_moves_every_byte() {
+    Mock::run(6, |hal| {
+        let mut r = rma(hal, LockMode::Default);
+        let (me, n) = (r.rank(), r.size());
+        let (right, left) = ((me + 1) % n, (me + n - 1) % n);
+        let neighbours = Group::world(n, me).unwrap().incl(&[left, right]).unwrap();
+        // 0..100 from the left, 100..200 from the right, 200..300 the owner's.
+        let win = r.create(300).unwrap();
+        for round in 0..4 {
+            r.local_mut(win).unwrap()[200..].copy_from_slice(&pattern(me, me, round, 100));
+            r.post(win, &neighbours).unwrap();
+            r.start(win, &neighbours).unwrap();
+            r.put(win, right, 0, &pattern(me, right, round, 100))
+                .unwrap();
+            r.put(win, left, 100, &pattern(me, left, round, 100))
+                .unwrap();
+            let theirs = r.get(win, right, 200, 100).unwrap();
+            r.complete(win).unwrap();
+            assert_eq!(r.take(theirs).unwrap(), pattern(right, right, round, 100));
+            r.wait(win).unwrap();
+            let local = r.local(win).unwrap();
+            assert!(
+                local[..100] == pattern(left, me, round, 100),
+                "round {round}"
+            );
+            assert!(
+                local[100..200] == pattern(right, me, round, 100),
+                "round {round}"
+            );
+        }
+        let stats = r.stats(win).unwrap();
+        // Per round: 2 posts, 3 ops, 2 completes and a get reply.
+        assert_eq!(stats.messages_sent - stats.replies_sent, 4 * 7 + 5);
+        assert_eq!(stats.replies_sent, 4);
+        r.free(win).unwrap();
+    });
+}
+
+/// get, flush, put, unlock under an exclusive lock: no increment is lost.
+fn exclusive_counter(mode: LockMode) {
+    const ROUNDS: u32 = 2;
+    Mock::run(8, |hal| {
+        let mut r = rma(hal, mode);
+        let (me, n) = (r.rank(), r.size());
+        let win = r.create(4).unwrap();
+        for i in 0..ROUNDS * n {
+            let target = (me + i) % n;
+            r.lock(win, LockType::Exclusive, target).unwrap();
+            let got = r.get(win, target, 0, 4).unwrap();
+            r.flush(win, target).unwrap();
+            let value = u32::from_le_bytes(r.take(got).unwrap().try_into().unwrap());
+            assert!(value < ROUNDS * n, "counter of {target} read as {value}");
+            r.put(win, target, 0, &(value + 1).to_le_bytes()).unwrap();
+            r.unlock(win, target).unwrap();
+        }
+        // The fence keeps every rank serving until all are done.
+        r.fence(win).unwrap();
+        let total = u32::from_le_bytes(r.local(win).unwrap().try_into().unwrap());
+        assert_eq!(total, ROUNDS * n, "{mode:?}: increments on {me}");
+        r.free(win).unwrap();
+    });
+}
+
+#[test]
+fn exclusive_counter_from_8_cores_is_exact_in_the_default_mode() {
+    exclusive_counter(LockMode::Default);
+}
+
+#[test]
+fn exclusive_counter_from_8_cores_is_exact_in_the_immediate_mode() {
+    exclusive_counter(LockMode::Immediate);
+}
+
+#[test]
+fn shared_readers_never_see_a_half_written_block() {
+    for mode in MODES {
+        Mock::run(6, |hal| {
+            let mut r = rma(hal, mode);
+            let me = r.rank();
+            let len = 512;
+            let win = r.create(len as u32).unwrap();
+            if me == 0 {
+                r.local_mut(win).unwrap().fill(1);
+            }
+            r.fence(win).unwrap();
+            for round in 0..10u8 {
+                if me == 1 {
+                    // The writer: a whole block of one value, exclusive.
+                    r.lock(win, LockType::Exclusive, 0).unwrap();
+                    r.put(win, 0, 0, &std::vec![round + 2; len]).unwrap();
+                    r.unlock(win, 0).unwrap();
+                } else if me != 0 {
+                    r.lock(win, LockType::Shared, 0).unwrap();
+                    let a = r.get(win, 0, 0, len as u32 / 2).unwrap();
+                    let b = r.get(win, 0, len as u32 / 2, len as u32 / 2).unwrap();
+                    r.unlock(win, 0).unwrap();
+                    let (a, b) = (r.take(a).unwrap(), r.take(b).unwrap());
+                    assert!(
+                        a.iter().chain(&b).all(|&x| x == a[0]),
+                        "{mode:?}: torn read"
+                    );
+                    assert!((1..12).contains(&a[0]));
+                }
+            }
+            // Rank 0 serves in the fence until the others are done.
+            r.fence(win).unwrap();
+            assert_eq!(r.win(win).unwrap().holders, Holders::None);
+            r.free(win).unwrap();
+        });
+    }
+}
+
+#[test]
+fn message_counts_of_the_lock_modes() {
+    for mode in MODES {
+        let origin_done = AtomicBool::new(false);
+        Mock::run(2, |hal| {
+            let mut r = rma(hal, mode);
+            let win = r.create(64).unwrap();
+            if r.rank() == 1 {
+                // The target only serves: it polls as a computing rank would.
+                while !origin_done.load(Ordering::SeqCst) {
+                    r.progress().unwrap();
+                }
+                r.fence(win).unwrap();
+                r.free(win).unwrap();
+                return;
+            }
+            // (sent by the origin, received by it) per epoch.
+            let mut epoch = |ops: usize, get_last: bool| {
+                let before = r.stats(win).unwrap();
+                r.lock(win, LockType::Exclusive, 1).unwrap();
+                for k in 0..ops {
+                    if get_last && k + 1 == ops {
+                        r.get(win, 1, 0, 8).unwrap();
+                    } else {
+                        r.put(win, 1, 8 * k as u32, &[k as u8; 8]).unwrap();
+                    }
+                }
+                r.unlock(win, 1).unwrap();
+                let after = r.stats(win).unwrap();
+                (
+                    after.messages_sent - before.messages_sent,
+                    after.messages_received - before.messages_received,
+                )
+            };
+            let counts = [
+                epoch(0, false),
+                epoch(1, false),
+                epoch(1, true),
+                epoch(3, false),
+                epoch(3, true),
+            ];
+            let expected = match mode {
+                // Empty: nothing. One op: lock+op+unlock, done (or the
+                // get's reply). k ops: request, ops; grant, done.
+                LockMode::Default => [(0, 0), (1, 1), (1, 1), (4, 2), (4, 2)],
+                // Request and unlock; grant. Request, ops; grant, done.
+                LockMode::Immediate => [(2, 1), (2, 2), (2, 2), (4, 2), (4, 2)],
+            };
+            assert_eq!(counts, expected, "{mode:?}");
+            let stats = r.stats(win).unwrap();
+            assert_eq!(stats.messages_to_self, 0);
+            assert!(stats.bytes_sent >= stats.messages_sent * HEADER as u64);
+            origin_done.store(true, Ordering::SeqCst);
+            r.fence(win).unwrap();
+            r.free(win).unwrap();
+        });
+    }
+}
+
+#[test]
+fn random_lock_mix_with_accumulates_completes_in_both_modes() {
+    const ROUNDS: u32 = 150;
+    for mode in MODES {
+        let added: Vec<AtomicU64> = (0..8).map(|_| AtomicU64::new(0)).collect();
+        Mock::run(8, |hal| {
+            let mut r = rma(hal, mode);
+            let (me, n) = (r.rank(), r.size());
+            let win = r.create(8).unwrap();
+            let mut random = Lcg(u64::from(me) * 77 + 1);
+            let before = r.stats(win).unwrap();
+            let (mut empty, mut to_self) = (0, 0);
+            for _ in 0..ROUNDS {
+                let target = random.next() % n;
+                to_self += u32::from(target == me);
+                let ty = if random.next().is_multiple_of(2) {
+                    LockType::Shared
+                } else {
+                    LockType::Exclusive
+                };
+                r.lock(win, ty, target).unwrap();
+                if random.next().is_multiple_of(2) {
+                    r.accumulate(win, target, 0, &[u64::from(me) + 1]).unwrap();
+                    added[target as usize].fetch_add(u64::from(me) + 1, Ordering::SeqCst);
+                } else {
+                    empty += 1;
+                }
+                r.unlock(win, target).unwrap();
+            }
+            let after = r.stats(win).unwrap();
+            // Messages this rank sent as an origin (not its answers as a target).
+            let sent = |s: MsgStats| s.messages_sent + s.messages_to_self - s.replies_sent;
+            let expected = match mode {
+                // One merged message per epoch with an op, none otherwise.
+                LockMode::Default => ROUNDS - empty,
+                // Request (none to self: a local queue entry) and unlock or op.
+                LockMode::Immediate => 2 * ROUNDS - to_self,
+            };
+            assert_eq!(sent(after) - sent(before), u64::from(expected), "{mode:?}");
+            r.fence(win).unwrap();
+            let value = u64::from_le_bytes(r.local(win).unwrap().try_into().unwrap());
+            // Everyone's accumulates to us preceded their FenceDone.
+            assert_eq!(value, added[me as usize].load(Ordering::SeqCst), "{mode:?}");
+            r.free(win).unwrap();
+        });
+    }
+}
+
+#[test]
+fn immediate_mode_deadlocks_on_crossed_locks() {
+    // Each rank locks itself, then the other, and unlocks the other
+    // first: in the immediate mode each holds its own lock while it waits
+    // for the other's. The default mode takes locks only inside unlock.
+    for mode in MODES {
+        let ready = AtomicU32::new(0);
+        let results = Mock::run(2, |hal| {
+            let comm = Comm::new(hal).unwrap();
+            let mut r = MsgRma::new(
+                comm,
+                MsgOptions {
+                    mode,
+                    stall_limit: Some(300_000_000),
+                    ..MsgOptions::default()
+                },
+            );
+            let (me, other) = (r.rank(), 1 - r.rank());
+            let win = r.create(16).unwrap();
+            r.lock(win, LockType::Exclusive, me).unwrap();
+            // Both own locks are taken (immediate mode) before either
+            // request for the other's can arrive.
+            ready.fetch_add(1, Ordering::SeqCst);
+            while ready.load(Ordering::SeqCst) < 2 {
+                std::thread::yield_now();
+            }
+            r.lock(win, LockType::Exclusive, other).unwrap();
+            r.put(win, other, 8 * me, &pattern(me, other, 0, 8))
+                .unwrap();
+            r.put(win, me, 8 * me, &pattern(me, me, 0, 8)).unwrap();
+            let result = r.unlock(win, other).and_then(|()| r.unlock(win, me));
+            if result.is_ok() {
+                r.fence(win).unwrap();
+                let theirs = (8 * other) as usize;
+                assert!(r.local(win).unwrap()[theirs..theirs + 8] == pattern(other, me, 0, 8));
+                r.free(win).unwrap();
+            }
+            result
+        });
+        match mode {
+            LockMode::Default => assert_eq!(results, [Ok(()), Ok(())]),
+            LockMode::Immediate => {
+                for result in results {
+                    let e = result.unwrap_err();
+                    assert_eq!(e.class(), ErrorClass::RmaSync);
+                    assert!(matches!(e, RmaError::Sync { call: "unlock", .. }), "{e:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn epoch_misuse_is_reported_not_panicked() {
+    Mock::run(2, |hal| {
+        let mut r = rma(hal, LockMode::Immediate);
+        let me = r.rank();
+        let win = r.create(16).unwrap();
+        let class = |e: RmaError| e.class();
+        assert_eq!(
+            r.put(win, 1, 0, &[1]).map_err(class),
+            Err(ErrorClass::RmaSync)
+        );
+        assert_eq!(r.unlock(win, 1).map_err(class), Err(ErrorClass::RmaSync));
+        assert_eq!(r.flush(win, 1).map_err(class), Err(ErrorClass::RmaSync));
+        assert_eq!(r.complete(win).map_err(class), Err(ErrorClass::RmaSync));
+        assert_eq!(r.wait(win).map_err(class), Err(ErrorClass::RmaSync));
+        assert_eq!(
+            r.lock(win, LockType::Shared, 2).map_err(class),
+            Err(ErrorClass::Rank)
+        );
+        let nobody = MsgWindow(99);
+        assert_eq!(r.fence(nobody).map_err(class), Err(ErrorClass::Win));
+
+        let only_me = Group::world(2, me).unwrap().incl(&[me]).unwrap();
+        r.start(win, &only_me).unwrap();
+        assert!(matches!(
+            r.put(win, 1 - me, 0, &[1]),
+            Err(RmaError::NotInGroup { rank, .. }) if rank == 1 - me
+        ));
+        assert_eq!(
+            r.start(win, &only_me).map_err(class),
+            Err(ErrorClass::RmaSync)
+        );
+        assert_eq!(r.fence(win).map_err(class), Err(ErrorClass::RmaSync));
+        assert_eq!(r.free(win).map_err(class), Err(ErrorClass::RmaSync));
+        r.post(win, &only_me).unwrap();
+        r.put(win, me, 0, &[7; 16]).unwrap();
+        assert!(matches!(
+            r.put(win, me, 1, &[7; 16]),
+            Err(RmaError::Range {
+                offset: 1,
+                len: 16,
+                size: 16,
+                ..
+            })
+        ));
+        r.complete(win).unwrap();
+        r.wait(win).unwrap();
+        assert_eq!(r.local(win).unwrap(), &[7; 16]);
+
+        r.lock(win, LockType::Exclusive, me).unwrap();
+        assert_eq!(
+            r.lock(win, LockType::Shared, me).map_err(class),
+            Err(ErrorClass::RmaSync)
+        );
+        let got = r.get(win, me, 0, 4).unwrap();
+        assert_eq!(r.take(got).map_err(class), Err(ErrorClass::RmaSync));
+        r.unlock(win, me).unwrap();
+        assert_eq!(r.take(got), Ok(std::vec![7; 4]));
+        assert_eq!(r.take(got).map_err(class), Err(ErrorClass::RmaSync));
+        let message = std::format!("{}", r.unlock(win, me).unwrap_err());
+        assert!(
+            message.contains("unlock") && message.contains("window 0"),
+            "{message}"
+        );
+        r.free(win).unwrap();
+    });
+}
+
+#[test]
+fn a_passive_target_that_does_not_poll_stalls_its_origins() {
+    for mode in MODES {
+        let stalled = AtomicBool::new(false);
+        Mock::run(2, |hal| {
+            let comm = Comm::new(hal).unwrap();
+            let mut r = MsgRma::new(
+                comm,
+                MsgOptions {
+                    mode,
+                    stall_limit: Some(100_000_000),
+                    ..MsgOptions::default()
+                },
+            );
+            let win = r.create(8).unwrap();
+            if r.rank() == 1 {
+                // Computing, not calling into the layer: nothing is served.
+                while !stalled.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+                r.fence(win).unwrap();
+                assert_eq!(r.local(win).unwrap(), &[5; 8], "{mode:?}");
+            } else {
+                r.lock(win, LockType::Exclusive, 1).unwrap();
+                r.put(win, 1, 0, &[5; 8]).unwrap();
+                let e = r.unlock(win, 1).unwrap_err();
+                assert!(matches!(e, RmaError::Sync { call: "unlock", .. }), "{e:?}");
+                stalled.store(true, Ordering::SeqCst);
+                // The target now serves (in its fence): the retry completes.
+                r.unlock(win, 1).unwrap();
+                r.fence(win).unwrap();
+            }
+            r.free(win).unwrap();
+        });
+    }
+}
+
+#[test]
+fn sends_without_receive_progress_deadlock_already_at_window_creation() {
+    // Creation sends a message to every other rank back to back: with a
+    // send that waits for its buffer without taking arrivals, the second
+    // send of every rank waits for a rank that waits in its own second
+    // send. Two ranks send one message each and get through, locks too.
+    for n in [2, 3, 4] {
+        let results = Mock::run(n, |hal| {
+            let comm = Comm::new(hal).unwrap();
+            let mut r = MsgRma::new(
+                comm,
+                MsgOptions {
+                    mode: LockMode::Immediate,
+                    stall_limit: Some(200_000_000),
+                    blocking_sends: true,
+                },
+            );
+            let (me, other) = (r.rank(), (r.rank() + 1) % n);
+            let win = r.create(8)?;
+            r.lock(win, LockType::Exclusive, other)?;
+            r.put(win, other, 0, &[me as u8 + 1; 8])?;
+            r.unlock(win, other)?;
+            r.fence(win)?;
+            assert_eq!(r.local(win)?, &[other as u8 + 1; 8]);
+            r.free(win)
+        });
+        for result in results {
+            if n == 2 {
+                assert_eq!(result, Ok(()));
+            } else {
+                assert!(
+                    matches!(result, Err(RmaError::Sync { call: "send", .. })),
+                    "{n} ranks: {result:?}"
+                );
+            }
+        }
+    }
+}
