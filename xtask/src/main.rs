@@ -54,7 +54,7 @@ struct RunArgs {
     program: String,
     /// A setting of the program (repeatable); the list below shows which
     /// programs take which, and their defaults.
-    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = xtask::parse_param)]
     params: Vec<(String, String)>,
     /// Seconds the run may take, build excluded, before it is stopped.
     #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
@@ -112,10 +112,6 @@ fn parse_cores(value: &str) -> Result<u32> {
         .parse()
         .with_context(|| format!("`{value}` is not a number of cores"))?;
     xtask::check_cores(cores)
-}
-
-fn parse_param(value: &str) -> Result<(String, String)> {
-    xtask::parse_param(value)
 }
 
 fn parse_program(value: &str) -> Result<String> {

@@ -398,16 +398,7 @@ pub fn run(
             }
             if !report.success() {
                 eprintln!("{what} failed:\n{report}");
-                // The report's first line says which core failed and how;
-                // the reason the guest gave is its last serial line.
-                let text = report.to_string();
-                let first = text.lines().next().unwrap_or_default();
-                let reason = match report.outcome {
-                    Outcome::CoreFailed { core, .. } => report.serial(core).last(),
-                    _ => None,
-                };
-                let reason = reason.map_or(String::new(), |r| format!(" ({r})"));
-                failures.push(format!("{what}: {first}{reason}"));
+                failures.push(super::failure(&what, &report));
                 continue;
             }
             let seconds = report.elapsed.as_secs_f64();
