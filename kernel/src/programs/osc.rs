@@ -103,6 +103,22 @@ impl Checks {
             }),
         }
     }
+
+    /// Counts a check that `result` failed with `class` and a message
+    /// starting with `start` (for messages whose end names values the
+    /// program does not fix).
+    pub fn refused<T: core::fmt::Debug>(
+        &mut self,
+        result: Result<T, RmaError>,
+        class: rma::ErrorClass,
+        start: &str,
+    ) {
+        let ok =
+            matches!(&result, Err(e) if e.class() == class && e.to_string().starts_with(start));
+        self.check(ok, || {
+            format!("expected {} `{start}...`, got {result:?}", class.mpi_name())
+        });
+    }
 }
 
 /// Sums every core's checks; core 0 prints `{name}: {cores} cores,

@@ -24,7 +24,7 @@ use rma::{Assert, LockScheme, LockType, Rma, Window, WindowOptions};
 
 use super::super::ProgramResult;
 use super::super::osc::{fail, open};
-use super::{Rng, emit, quick, timed};
+use super::{Rng, counts_up_to, emit, quick, timed};
 use crate::platform::Scc;
 
 /// The schemes measured, with their names in the keys.
@@ -42,16 +42,8 @@ const CHECK_INCREMENTS: u32 = 20;
 
 /// The process counts of a run on `cores` cores.
 fn process_counts(cores: u32) -> Vec<u32> {
-    let wanted: &[u32] = if quick() {
-        &[2, 8, 48]
-    } else {
-        &[2, 4, 6, 8, 12, 16, 24, 32, 40, 48]
-    };
-    let mut counts: Vec<u32> = wanted.iter().copied().filter(|&p| p <= cores).collect();
-    if counts.last() != Some(&cores) {
-        counts.push(cores);
-    }
-    counts
+    let full = [2, 4, 6, 8, 12, 16, 24, 32, 40, 48];
+    counts_up_to(&[2, 8, 48], &full, cores, true)
 }
 
 pub fn run(scc: &Scc) -> ProgramResult {

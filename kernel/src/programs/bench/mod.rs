@@ -31,6 +31,7 @@ pub mod pscw;
 pub mod put_get;
 
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt::Write as _;
 
 use crate::platform::Scc;
@@ -71,6 +72,18 @@ pub fn emit(experiment: &str, keys: &str, bytes: Option<u64>, samples: &[u64]) {
     }
 }
 
+/// The counts of `quick` or `full` (as the run's scale says) up to
+/// `limit`, and `limit` itself at the end if `with_limit`: the process or
+/// target counts a benchmark steps through on the cores it has.
+pub fn counts_up_to(quick_counts: &[u32], full: &[u32], limit: u32, with_limit: bool) -> Vec<u32> {
+    let wanted = if quick() { quick_counts } else { full };
+    let mut counts: Vec<u32> = wanted.iter().copied().filter(|&k| k <= limit).collect();
+    if with_limit && counts.last() != Some(&limit) {
+        counts.push(limit);
+    }
+    counts
+}
+
 /// Times `f` on the chip's clock: its result and the cycles it took.
 pub fn timed<R>(scc: &Scc, f: impl FnOnce() -> R) -> (R, u64) {
     let start = scc.now();
@@ -101,7 +114,7 @@ impl Rng {
 
     /// A value in `0..n` (`n > 0`).
     pub fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 
     /// True with probability `percent` / 100.

@@ -23,7 +23,7 @@ use rma::{Assert, LockType, Rma, Window, WindowOptions};
 
 use super::super::ProgramResult;
 use super::super::osc::{fail, open};
-use super::{emit, fill, quick, verify};
+use super::{counts_up_to, emit, fill, quick, verify};
 use crate::platform::Scc;
 
 /// Bytes each origin puts per operation, into its own slot.
@@ -32,14 +32,10 @@ const SLOT: usize = 4096;
 /// The target's flag line in its MPB: the round that is over.
 const DONE: u32 = PROGRAM_LINES;
 
-/// The origin counts of a run on `cores` cores.
+/// The origin counts of a run on `cores` cores (all but core 0 at most).
 fn origin_counts(cores: u32) -> Vec<u32> {
-    let wanted: &[u32] = if quick() {
-        &[0, 1, 8, 47]
-    } else {
-        &[0, 1, 2, 4, 8, 16, 24, 32, 47]
-    };
-    wanted.iter().copied().filter(|&k| k < cores).collect()
+    let full = [0, 1, 2, 4, 8, 16, 24, 32, 47];
+    counts_up_to(&[0, 1, 8, 47], &full, cores - 1, false)
 }
 
 pub fn run(scc: &Scc) -> ProgramResult {

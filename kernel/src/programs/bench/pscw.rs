@@ -19,26 +19,18 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use rma::comm::Group;
-use rma::{Assert, Rma, WindowOptions};
+use rma::{Assert, Rma, RmaError, WindowOptions};
 
 use super::super::ProgramResult;
 use super::super::osc::{fail, open};
-use super::{emit, quick, timed};
+use super::{counts_up_to, emit, quick, timed};
 use crate::platform::Scc;
 
-/// The target counts of a run on `cores` cores.
+/// The target counts of a run on `cores` cores: up to all but rank 0.
 fn target_counts(cores: u32) -> Vec<u32> {
-    let all = cores - 1;
-    let wanted: &[u32] = if quick() {
-        &[1, 4, 16, 47]
-    } else {
-        &[1, 2, 4, 8, 12, 16, 24, 31, 32, 40, 47]
-    };
-    let mut ks: Vec<u32> = wanted.iter().copied().filter(|&k| k <= all).collect();
-    if ks.last() != Some(&all) && all > 0 {
-        ks.push(all);
-    }
-    ks
+    let full = [1, 2, 4, 8, 12, 16, 24, 31, 32, 40, 47];
+    let counts = counts_up_to(&[1, 4, 16, 47], &full, cores - 1, true);
+    counts.into_iter().filter(|&k| k > 0).collect()
 }
 
 pub fn run(scc: &Scc) -> ProgramResult {
@@ -53,29 +45,26 @@ pub fn run(scc: &Scc) -> ProgramResult {
         .map_err(fail("allocating a window"))?;
     let world = Group::world(n, me).map_err(fail("group"))?;
     let ks = target_counts(n);
-    for &k in &ks {
+    for (round, &k) in ks.iter().enumerate() {
         if me <= k {
-            let (first, second) = if me == 0 {
-                let targets: Vec<u32> = (1..=k).collect();
-                let group = world.incl(&targets).map_err(fail("target group"))?;
-                origin(&mut rma, win, &group, iterations)?
-            } else {
-                let group = world.incl(&[0]).map_err(fail("origin group"))?;
-                target(&mut rma, win, &group, iterations)?
-            };
             let (a, b) = if me == 0 {
                 ("start", "complete")
             } else {
                 ("post", "wait")
             };
+            let (first, second) = if me == 0 {
+                let targets: Vec<u32> = (1..=k).collect();
+                let group = world.incl(&targets).map_err(fail("target group"))?;
+                let start = |rma: &mut Rma<'_, Scc>| rma.start(win, &group, Assert::NONE);
+                epochs(&mut rma, iterations, [a, b], start, |rma| rma.complete(win))?
+            } else {
+                let group = world.incl(&[0]).map_err(fail("origin group"))?;
+                let post = |rma: &mut Rma<'_, Scc>| rma.post(win, &group, Assert::NONE);
+                epochs(&mut rma, iterations, [a, b], post, |rma| rma.wait(win))?
+            };
             emit("pscw-sync", &format!("call={a} k={k}"), None, &first);
             emit("pscw-sync", &format!("call={b} k={k}"), None, &second);
-            check_epochs(
-                &mut rma,
-                win,
-                &ks[..=ks.iter().position(|&x| x == k).expect("listed")],
-                iterations,
-            )?;
+            check_epochs(&mut rma, win, &ks[..=round], iterations)?;
         }
         rma.comm().barrier();
     }
@@ -89,44 +78,27 @@ pub fn run(scc: &Scc) -> ProgramResult {
     Ok(())
 }
 
-/// The origin's side: times of start and of complete.
-fn origin(
-    rma: &mut Rma<'_, Scc>,
-    win: rma::Window<u32>,
-    targets: &Group,
+/// `iterations` epochs of `first` then `second` (start and complete on
+/// the origin, post and wait on a target), each call timed on its own;
+/// the calls are named for errors.
+fn epochs<'h>(
+    rma: &mut Rma<'h, Scc>,
     iterations: usize,
+    names: [&str; 2],
+    mut first: impl FnMut(&mut Rma<'h, Scc>) -> Result<(), RmaError>,
+    mut second: impl FnMut(&mut Rma<'h, Scc>) -> Result<(), RmaError>,
 ) -> Result<(Vec<u64>, Vec<u64>), String> {
     let scc = rma.hal();
-    let (mut starts, mut completes) = (Vec::new(), Vec::new());
+    let (mut firsts, mut seconds) = (Vec::new(), Vec::new());
     for _ in 0..iterations {
-        let (r, t) = timed(scc, || rma.start(win, targets, Assert::NONE));
-        r.map_err(fail("start"))?;
-        starts.push(t);
-        let (r, t) = timed(scc, || rma.complete(win));
-        r.map_err(fail("complete"))?;
-        completes.push(t);
+        let (r, t) = timed(scc, || first(rma));
+        r.map_err(fail(names[0]))?;
+        firsts.push(t);
+        let (r, t) = timed(scc, || second(rma));
+        r.map_err(fail(names[1]))?;
+        seconds.push(t);
     }
-    Ok((starts, completes))
-}
-
-/// A target's side: times of post and of wait.
-fn target(
-    rma: &mut Rma<'_, Scc>,
-    win: rma::Window<u32>,
-    origin: &Group,
-    iterations: usize,
-) -> Result<(Vec<u64>, Vec<u64>), String> {
-    let scc = rma.hal();
-    let (mut posts, mut waits) = (Vec::new(), Vec::new());
-    for _ in 0..iterations {
-        let (r, t) = timed(scc, || rma.post(win, origin, Assert::NONE));
-        r.map_err(fail("post"))?;
-        posts.push(t);
-        let (r, t) = timed(scc, || rma.wait(win));
-        r.map_err(fail("wait"))?;
-        waits.push(t);
-    }
-    Ok((posts, waits))
+    Ok((firsts, seconds))
 }
 
 /// Checks, after the rounds of `k` targets, that the window's counters
