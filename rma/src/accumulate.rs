@@ -175,6 +175,8 @@ macro_rules! integer {
         impl Accumulable for $t {
             const NAME: &'static str = stringify!($t);
             const INTEGER: bool = true;
+            // Inlined into the accumulate loops instantiated in other crates.
+            #[inline]
             fn combine(op: AccumulateOp, target: Self, origin: Self) -> Self {
                 let (t, o) = (target != 0, origin != 0);
                 match op {
@@ -204,6 +206,7 @@ macro_rules! float {
         impl Accumulable for $t {
             const NAME: &'static str = stringify!($t);
             const INTEGER: bool = false;
+            #[inline]
             fn combine(op: AccumulateOp, target: Self, origin: Self) -> Self {
                 match op {
                     AccumulateOp::Sum => target + origin,

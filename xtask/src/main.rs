@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! `cargo xtask`: build, boot and test the emulated SCC.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,14 +28,15 @@ enum Cli {
     /// the last line, which says how the run ended.
     #[command(after_help = format!("Programs:\n{}", programs::list()))]
     Run(RunArgs),
-    /// Run the benchmark suite: tables, CSV, SVG plots and a Markdown report under target/bench/.
+    /// Run the benchmark suite: tables, CSV, SVG plots and a Markdown report under target/bench/ (or --out).
     ///
     /// Each SET is an experiment or `all` (the default: every one). An
     /// experiment runs kernel programs (whose `BENCH` result lines are
     /// pooled into tables and plots in modelled SCC time) or measures the
     /// emulator in host time. Each experiment's tables are printed in the
-    /// OSU text format and written to target/bench/<experiment>.txt, with
-    /// <experiment>.csv and <experiment>*.svg beside them; report.md ties
+    /// OSU text format and written to DIR/<experiment>.txt, with
+    /// <experiment>.csv and <experiment>*.svg beside them; the report
+    /// (DIR/report.md unless --report says otherwise) ties
     /// them together. A failed run, a malformed BENCH line or an experiment
     /// without results is listed in the report and makes the exit status 1,
     /// once everything else is written.
@@ -91,6 +93,13 @@ struct BenchArgs {
     /// One run per measurement instead of three, and smaller cases: quicker, noisier.
     #[arg(long)]
     quick: bool,
+    /// Directory for the tables, CSV files and plots [default: target/bench].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Where the Markdown report goes [default: DIR/report.md]. It links to
+    /// the files in DIR relatively, so DIR must be its directory or below.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
 }
 
 fn parse_set(value: &str) -> Result<String> {
@@ -181,7 +190,9 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
                 .chain(std::env::args().skip(1))
                 .collect::<Vec<_>>()
                 .join(" ");
-            let outcome = xtask::bench::run_suite(&args.sets, args.quick, interrupt, &command)?;
+            let output = xtask::bench::Output::new(args.out, args.report)?;
+            let outcome =
+                xtask::bench::run_suite(&args.sets, args.quick, &output, interrupt, &command)?;
             println!("report written to {}", outcome.report.display());
             let failures = outcome.failures();
             if failures.is_empty() {

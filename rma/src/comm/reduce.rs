@@ -33,9 +33,13 @@ macro_rules! element {
     ($($t:ty),*) => {$(
         impl Element for $t {
             const BYTES: usize = core::mem::size_of::<$t>();
+            // Inlined into callers in other crates: copy loops call these
+            // once per element.
+            #[inline]
             fn write_le(self, out: &mut [u8]) {
                 out.copy_from_slice(&self.to_le_bytes());
             }
+            #[inline]
             fn read_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes.try_into().expect("one element's bytes"))
             }

@@ -269,7 +269,7 @@ pub static REGISTRY: &[Experiment] = &[
         title: "Host-time overhead of the chip model",
         about: "The chip model's host-time cost against plain QEMU: a private-memory loop on 1 core and \
                 the MPB ring on 2 and 48 cores, plain, modelled, modelled with timing and with the \
-                coherence checker (also written to target/bench/overhead.md).",
+                coherence checker (also written as overhead.md).",
         kind: Kind::Host(overhead),
     },
     Experiment {
@@ -277,7 +277,7 @@ pub static REGISTRY: &[Experiment] = &[
         title: "Modelled time: speed and accuracy per quantum",
         about: "The 48-core MPB ring with modelled time for quanta of 1000 to 1000000 cycles: host \
                 time, the slowest core's modelled cycles, their spread over runs and their difference \
-                from the smallest quantum's (also written to target/bench/quantum.md).",
+                from the smallest quantum's (also written as quantum.md).",
         kind: Kind::Host(quantum),
     },
 ];
@@ -394,14 +394,16 @@ fn experiment(name: &str) -> &'static Experiment {
 
 fn suite(ctx: &mut Ctx<'_>, name: &str, suite: Suite) -> Result<Section> {
     let mut section = Section::new(experiment(name));
-    let (overhead, path) = host::run(suite, ctx.quick, ctx.interrupt())?;
+    let (overhead, path) = host::run(suite, ctx.quick, ctx.out, ctx.interrupt())?;
     let table = overhead.table();
     section.csv = Some(csv::write(&table.header, &table.rows));
     section.host.push(table);
     section.failures = overhead.failures.clone();
-    section
-        .notes
-        .push(format!("Also written as {}.", path.display()));
+    let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+    section.notes.push(format!(
+        "The table is also written as Markdown to `{}` beside the CSV.",
+        file.unwrap_or_default()
+    ));
     Ok(section)
 }
 

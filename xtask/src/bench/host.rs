@@ -23,7 +23,7 @@
 //! and the command fails once the table is written.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -359,13 +359,14 @@ pub(crate) fn config(
 }
 
 /// Builds, runs the set `suite` (one run per measurement if `quick`),
-/// writes its table as Markdown to `target/bench/<set>.md`, and returns
-/// the table and the file's path. Progress goes to standard error. A run
+/// writes its table as Markdown to `<dir>/<set>.md`, and returns the
+/// table and the file's path. Progress goes to standard error. A run
 /// that fails is recorded in the table and the others go on; an
 /// interrupted run ends the benchmark with an error.
 pub fn run(
     suite: Suite,
     quick: bool,
+    dir: &Path,
     interrupt: Option<Arc<AtomicBool>>,
 ) -> Result<(Overhead, PathBuf)> {
     let artifacts = build::build(false)?;
@@ -427,8 +428,7 @@ pub fn run(
         rows,
         failures,
     };
-    let dir = build::target_dir().join("bench");
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(format!("{}.md", suite.name()));
     std::fs::write(&path, table.to_string())
         .with_context(|| format!("cannot write {}", path.display()))?;

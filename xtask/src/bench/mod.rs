@@ -106,6 +106,7 @@ pub mod svg;
 pub mod table;
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -273,6 +274,8 @@ impl Section {
 pub struct Ctx<'a> {
     /// One run per measurement, fewer and smaller cases.
     pub quick: bool,
+    /// Where the experiments' files go.
+    pub out: &'a Path,
     artifacts: &'a Artifacts,
     qemu: &'a Qemu,
     interrupt: Option<Arc<AtomicBool>>,
@@ -381,12 +384,60 @@ impl SuiteOutcome {
     }
 }
 
+/// Where a suite run writes: the directory of tables, CSV files and
+/// plots, and the report, which links to them relatively.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// The directory of every experiment's files.
+    pub dir: PathBuf,
+    /// The Markdown report.
+    pub report: PathBuf,
+}
+
+impl Output {
+    /// `dir` defaults to `target/bench`, `report` to `dir/report.md`.
+    ///
+    /// Return values: an error if `dir` is not the report's directory or
+    /// below it, as the report's links could not reach it.
+    pub fn new(dir: Option<PathBuf>, report: Option<PathBuf>) -> Result<Self> {
+        let dir = dir.unwrap_or_else(|| build::target_dir().join("bench"));
+        let report = report.unwrap_or_else(|| dir.join("report.md"));
+        let output = Self { dir, report };
+        output.link_prefix()?;
+        Ok(output)
+    }
+
+    /// What the report puts before a file name to link to it: the
+    /// directory relative to the report's, with a trailing `/`, or nothing.
+    pub fn link_prefix(&self) -> Result<String> {
+        let absolute = |p: &Path| {
+            std::path::absolute(p).with_context(|| format!("cannot resolve {}", p.display()))
+        };
+        let dir = absolute(&self.dir)?;
+        let report = absolute(&self.report)?;
+        let base = report.parent().unwrap_or(Path::new("/"));
+        let relative = dir.strip_prefix(base).map_err(|_| {
+            anyhow::anyhow!(
+                "--out {} is not in or below the directory of --report {}: the report links to its files relatively",
+                self.dir.display(),
+                self.report.display()
+            )
+        })?;
+        let parts: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Ok(parts.iter().map(|p| format!("{p}/")).collect())
+    }
+}
+
 /// Runs the experiments named `names`, printing each one's tables as it
-/// finishes, and writes every file under `target/bench/`. `command` is the
+/// finishes, and writes every file as `output` says. `command` is the
 /// command line for the report. An interrupted run ends it with an error.
 pub fn run_suite(
     names: &[String],
     quick: bool,
+    output: &Output,
     interrupt: Option<Arc<AtomicBool>>,
     command: &str,
 ) -> Result<SuiteOutcome> {
@@ -394,14 +445,14 @@ pub fn run_suite(
     let started = std::time::SystemTime::now();
     let artifacts = build::build(false)?;
     let qemu = qemu::ensure()?;
-    let dir = build::target_dir().join("bench");
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let write = |name: &str, content: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, content).with_context(|| format!("cannot write {}", path.display()))
+    let dir = &output.dir;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let write = |path: &Path, content: &str| {
+        std::fs::write(path, content).with_context(|| format!("cannot write {}", path.display()))
     };
     let mut ctx = Ctx {
         quick,
+        out: dir,
         artifacts: &artifacts,
         qemu: &qemu,
         interrupt: interrupt.clone(),
@@ -428,20 +479,25 @@ pub fn run_suite(
         for f in &section.failures {
             eprintln!("{}: failed: {f}", section.name);
         }
-        write(&format!("{}.txt", section.name), &text)?;
+        write(&dir.join(format!("{}.txt", section.name)), &text)?;
         if let Some(csv) = &section.csv {
-            write(&format!("{}.csv", section.name), csv)?;
+            write(&dir.join(format!("{}.csv", section.name)), csv)?;
         }
         for (file, svg) in &section.svgs {
-            write(file, svg)?;
+            write(&dir.join(file), svg)?;
         }
         sections.push(section);
     }
     let info = report::RunInfo::gather(command, quick, started, &qemu);
-    write("report.md", &report::markdown(&info, &sections))?;
+    if let Some(parent) = output.report.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    let links = output.link_prefix()?;
+    write(&output.report, &report::markdown(&info, &sections, &links))?;
     Ok(SuiteOutcome {
         sections,
-        report: dir.join("report.md"),
+        report: output.report.clone(),
     })
 }
 
@@ -833,7 +889,7 @@ mod tests {
             commit: "abc".into(),
             qemu: "10.0.0".into(),
         };
-        let md = report::markdown(&info, std::slice::from_ref(&s));
+        let md = report::markdown(&info, std::slice::from_ref(&s), "");
         assert!(md.contains("## Put latency (`put-latency`)"), "{md}");
         assert!(md.contains("![put-latency.svg](put-latency.svg)"), "{md}");
         assert!(md.contains("| 8 | fence | 1 | 1 | 533 |"), "{md}");
@@ -888,5 +944,20 @@ mod tests {
                 }
             }
         }
+    }
+    #[test]
+    fn the_report_links_to_its_files_relatively() {
+        let at = |dir: &str, report: Option<&str>| {
+            Output::new(Some(PathBuf::from(dir)), report.map(PathBuf::from))
+                .and_then(|o| o.link_prefix())
+        };
+        assert_eq!(at("target/bench", None).unwrap(), "");
+        assert_eq!(
+            at("docs/results", Some("docs/results.md")).unwrap(),
+            "results/"
+        );
+        assert_eq!(at("/a/b/c", Some("/a/r.md")).unwrap(), "b/c/");
+        let e = at("target/bench", Some("docs/results.md")).unwrap_err();
+        assert!(e.to_string().contains("is not in or below"), "{e}");
     }
 }

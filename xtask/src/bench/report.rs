@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `target/bench/report.md`: every experiment of a suite run in one
+//! The report (`target/bench/report.md` by default): every experiment of a suite run in one
 //! Markdown file, with what was run, where and when.
 
 use std::fmt::Write as _;
@@ -97,8 +97,9 @@ pub fn utc(time: SystemTime) -> String {
     )
 }
 
-/// The whole report.
-pub fn markdown(info: &RunInfo, sections: &[Section]) -> String {
+/// The whole report; `links` goes before the name of every file it links
+/// to (their directory relative to the report's).
+pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# SCC emulator benchmarks\n");
     let _ = writeln!(out, "- command: `{}`", info.command);
@@ -152,7 +153,7 @@ pub fn markdown(info: &RunInfo, sections: &[Section]) -> String {
         }
         if !s.svgs.is_empty() {
             for (file, _) in &s.svgs {
-                let _ = writeln!(out, "![{file}]({file})\n");
+                let _ = writeln!(out, "![{file}]({links}{file})\n");
             }
         }
         if !s.host.is_empty() {
@@ -168,9 +169,9 @@ pub fn markdown(info: &RunInfo, sections: &[Section]) -> String {
         for n in &s.notes {
             let _ = writeln!(out, "{n}\n");
         }
-        let mut files = vec![format!("[{0}.txt]({0}.txt)", s.name)];
+        let mut files = vec![format!("[{0}.txt]({links}{0}.txt)", s.name)];
         if s.csv.is_some() {
-            files.push(format!("[{0}.csv]({0}.csv)", s.name));
+            files.push(format!("[{0}.csv]({links}{0}.csv)", s.name));
         }
         let _ = writeln!(out, "Files: {}\n", files.join(", "));
         if !s.runs.is_empty() {
@@ -235,7 +236,7 @@ mod tests {
             failures: vec!["stencil on 48 core(s): core 3 failed".into()],
             ..Section::default()
         };
-        let md = markdown(&info, &[s]);
+        let md = markdown(&info, &[s], "results/");
         assert!(
             md.contains("| [mesh-heatmap](#mesh-traffic-mesh-heatmap) | **1 failure(s)** |"),
             "{md}"
@@ -245,5 +246,9 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("- parameters: full"));
+        assert!(
+            md.contains("Files: [mesh-heatmap.txt](results/mesh-heatmap.txt)"),
+            "{md}"
+        );
     }
 }
