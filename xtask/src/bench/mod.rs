@@ -530,10 +530,11 @@ fn lines_experiment(
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect();
             let what = format!("{} on {n} core(s)", run.program);
+            let command = run_command(&config);
             let key = format!("{} {n} {:?}", run.program, config.params);
             let done_run = match ctx.lines_runs.get(&key) {
                 Some(r) => {
-                    done.push(format!("{what}: the lines of the run above"));
+                    done.push(format!("`{command}`: the lines of an earlier run"));
                     Rc::clone(r)
                 }
                 None => {
@@ -547,7 +548,7 @@ fn lines_experiment(
                             .map(|c| (c.core, c.serial.clone()))
                             .collect(),
                     });
-                    done.push(format!("{what}: {:.2} s host", r.seconds));
+                    done.push(format!("`{command}`: {:.2} s host", r.seconds));
                     ctx.lines_runs.insert(key, Rc::clone(&r));
                     r
                 }
@@ -563,6 +564,20 @@ fn lines_experiment(
     failures.append(&mut section.failures);
     section.failures = failures;
     Ok(section)
+}
+
+/// The `cargo xtask run` command that repeats a benchmark run.
+fn run_command(config: &RunConfig) -> String {
+    let mut command = format!(
+        "cargo xtask run --cores {} --program {} --timeout {}",
+        config.cores,
+        config.program,
+        config.timeout.as_secs()
+    );
+    for (k, v) in &config.params {
+        command.push_str(&format!(" --param {k}={v}"));
+    }
+    command
 }
 
 /// A key's value as a sort key: numbers by value, before words.

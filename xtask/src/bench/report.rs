@@ -175,7 +175,10 @@ pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
         }
         let _ = writeln!(out, "Files: {}\n", files.join(", "));
         if !s.runs.is_empty() {
-            let _ = writeln!(out, "Runs (host time, build excluded):\n");
+            let _ = writeln!(
+                out,
+                "Runs (each command repeats its run; host time, build excluded):\n"
+            );
             for r in &s.runs {
                 let _ = writeln!(out, "- {r}");
             }
