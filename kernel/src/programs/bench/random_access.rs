@@ -5,9 +5,10 @@
 //! HPCC's random stream into the table's words.
 //!
 //! The stream is HPCC's: `ran = (ran << 1) ^ (ran < 0 as i64 ? POLY : 0)`,
-//! process `r` of round `k` starting at element `(k * cores + r) *
-//! updates` ([`starts`], HPCC_starts), so the processes of a round walk
-//! disjoint pieces of one sequence and no two rounds repeat one. `ran`
+//! process `r` of round `k` starting at element `64 + (k * cores + r) *
+//! updates` ([`starts`], HPCC_starts; the first 64 are powers of two), so
+//! the processes of a round walk disjoint pieces of one sequence and no
+//! two rounds repeat one. `ran`
 //! picks its word at random from the whole table: the owner from its high
 //! 32 bits (scaled into `0..procs`, as the process count need not be a
 //! power of two), the word in the owner's part from its low
@@ -79,6 +80,10 @@ const BUFFERED: usize = 1024;
 /// HPCC's primitive polynomial and the period of its stream.
 const POLY: u64 = 7;
 const PERIOD: u64 = 1_317_624_576_693_539_401;
+
+/// The stream's first elements, 1 to 2^63, all land on word 0 of their
+/// owners: no round uses them.
+const POWERS_OF_TWO: u64 = 64;
 
 /// The element after `ran` in HPCC's stream.
 fn next(ran: u64) -> u64 {
@@ -191,7 +196,7 @@ pub fn run(scc: &Scc) -> ProgramResult {
                 procs,
                 updates,
                 variant,
-                stream: index * u64::from(n) * u64::from(updates),
+                stream: POWERS_OF_TWO + index * u64::from(n) * u64::from(updates),
             };
             index += 1;
             reset_part(&mut rma, win)?;
