@@ -246,8 +246,8 @@ pub static REGISTRY: &[Experiment] = &[
     Experiment {
         name: "random-access",
         title: "RandomAccess (GUPS)",
-        about: "HPCC RandomAccess (the thesis's Ch. 7): each process XORs 512 values of HPCC's random \
-                stream (128 with --quick) into random words of a table of 4096 u64 words per process, \
+        about: "HPCC RandomAccess (the thesis's Ch. 7): each process XORs 64 values of HPCC's random \
+                stream (lock-put 32; half as many with --quick) into random words of a table of 4096 u64 words per process, \
                 spread over the processes' parts of one window; updates per second of all processes \
                 together (MUP/s: Mops/s with one update per op) against the number of processes, per \
                 variant: accumulate and fetch_and_op (BXOR) each under a shared lock, get + put under \
