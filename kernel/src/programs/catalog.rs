@@ -269,6 +269,25 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         about: "benchmark: core 0 computes while k origins put into its window under locks; its compute time against k, every slot checked",
         params: &[SCALE],
     },
+    ProgramInfo {
+        name: "bench-random-access",
+        about: "benchmark: HPCC RandomAccess, XOR updates of random words of a table spread over 1..N processes' windows, per update variant; every table word checked exact after every round",
+        params: &[
+            SCALE,
+            Param {
+                name: "variant",
+                values: &[
+                    "all",
+                    "accumulate",
+                    "fetch-and-op",
+                    "lock-put",
+                    "accumulate-batched",
+                ],
+                default: "all",
+                about: "how an update reaches its word: accumulate or fetch_and_op (BXOR) under a shared lock, get + put under an exclusive lock, or accumulates batched per target (up to 64, 1024 waiting in all); all: each in turn",
+            },
+        ],
+    },
 ];
 
 /// The program called `name`, if there is one.

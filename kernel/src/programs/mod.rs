@@ -113,6 +113,7 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "bench-load-store" => bench::load_store::run,
         "bench-barrier" => bench::barrier::run,
         "bench-overlap" => bench::overlap::run,
+        "bench-random-access" => bench::random_access::run,
         listed => panic!("program {listed} is in the catalog but has no entry point"),
     };
     Some(entry)

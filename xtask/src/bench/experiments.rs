@@ -244,6 +244,38 @@ pub static REGISTRY: &[Experiment] = &[
         },
     },
     Experiment {
+        name: "random-access",
+        title: "RandomAccess (GUPS)",
+        about: "HPCC RandomAccess (the thesis's Ch. 7): each process XORs 64 values of HPCC's random \
+                stream (lock-put 32; half as many with --quick) into random words of a table of 4096 u64 words per process, \
+                spread over the processes' parts of one window; updates per second of all processes \
+                together (MUP/s: Mops/s with one update per op) against the number of processes, per \
+                variant: accumulate and fetch_and_op (BXOR) each under a shared lock, get + put under \
+                an exclusive lock (lock-put), and accumulates batched per target (up to 64, 1024 \
+                waiting in all) under one shared lock per batch. Every table word is checked exact \
+                after every round.",
+        kind: Kind::Lines {
+            runs: &[Run {
+                program: "bench-random-access",
+                cores: &[48],
+                quick_cores: &[16],
+                params: FULL,
+                quick_params: QUICK,
+            }],
+            view: View {
+                x: Some("procs"),
+                x_label: "processes",
+                x_scale: Scale::Linear,
+                plots: &[Plot {
+                    suffix: "",
+                    measure: Measure::TotalRate,
+                    y_scale: Scale::Linear,
+                    only: &[],
+                }],
+            },
+        },
+    },
+    Experiment {
         name: "emulator-speed",
         title: "Emulator speed",
         about: "How fast the emulator runs on this host: the host time until all 48 cores have booted \

@@ -56,7 +56,9 @@
 //!
 //! Derived values: latency µs = cycles / `core_mhz`; bandwidth MB/s
 //! (10^6 bytes per second) = `bytes` / latency µs; rate Mops/s = `ops` /
-//! latency µs; speedup = the median at the smallest x of the same series /
+//! latency µs; total rate Mops/s = `ops` × the cores that gave samples /
+//! latency µs (each sample one core's whole run, all cores at once: the
+//! rate of all processes together, e.g. GUPS); speedup = the median at the smallest x of the same series /
 //! the median. Bandwidth bands use the quartiles of the latency (Q3 gives
 //! the lower edge).
 //!
@@ -205,6 +207,10 @@ pub enum Measure {
     Bandwidth,
     /// `ops=` per µs, Mops/s.
     Rate,
+    /// `ops=` times the cores that gave samples per µs, Mops/s: the rate of
+    /// all processes together, when each sample is one core's whole run
+    /// and the cores ran at the same time.
+    TotalRate,
     /// The median at the series' smallest x over the median.
     Speedup,
 }
@@ -215,6 +221,7 @@ impl Measure {
             Self::Latency => "latency (µs, modelled SCC time)",
             Self::Bandwidth => "bandwidth (MB/s, modelled SCC time)",
             Self::Rate => "rate (Mops/s, modelled SCC time)",
+            Self::TotalRate => "total rate (Mops/s of all processes, modelled SCC time)",
             Self::Speedup => "speedup",
         }
     }
@@ -634,6 +641,7 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
     });
     let bytes = rows.iter().any(|r| r.extra("bytes").is_some());
     let ops = rows.iter().any(|r| r.extra("ops").is_some());
+    let total = ops && view.plots.iter().any(|p| p.measure == Measure::TotalRate);
     let mut header: Vec<String> = keys.clone();
     header.extend(
         [
@@ -653,6 +661,9 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
     if ops {
         header.push("ops".into());
         header.push("rate (Mops/s)".into());
+    }
+    if total {
+        header.push("total rate (Mops/s)".into());
     }
     let mut cells = Vec::new();
     for r in &rows {
@@ -682,6 +693,12 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
         if ops {
             row.extend(per("ops"));
         }
+        if total {
+            row.push(match r.extra("ops") {
+                Some(v) => num(total_ops(v, r) / us.median, 2),
+                None => "-".to_owned(),
+            });
+        }
         cells.push(row);
     }
     let mut table = Table::new(e.title, &[]);
@@ -704,6 +721,11 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
         }
     }
     section
+}
+
+/// `ops` operations per sample of `r` on all the cores that gave them.
+fn total_ops(ops: u64, r: &Row) -> f64 {
+    ops as f64 * r.cores.len() as f64
 }
 
 /// The series of one plot: one per combination of the keys other than `x`.
@@ -737,14 +759,18 @@ fn line_plot(
                 lo: Some(us.q1),
                 hi: Some(us.q3),
             }),
-            Measure::Bandwidth | Measure::Rate => {
+            Measure::Bandwidth | Measure::Rate | Measure::TotalRate => {
                 let name = if plot.measure == Measure::Bandwidth {
                     "bytes"
                 } else {
                     "ops"
                 };
                 r.extra(name).map(|v| {
-                    let v = v as f64;
+                    let v = if plot.measure == Measure::TotalRate {
+                        total_ops(v, r)
+                    } else {
+                        v as f64
+                    };
                     svg::Point {
                         x: xv,
                         y: v / us.median,
@@ -909,6 +935,56 @@ mod tests {
         assert!(md.contains("![put-latency.svg](put-latency.svg)"), "{md}");
         assert!(md.contains("| 8 | fence | 1 | 1 | 533 |"), "{md}");
         assert!(md.contains("Synthetic."));
+    }
+
+    #[test]
+    fn the_total_rate_counts_every_core_that_gave_samples() {
+        const VIEW: View = View {
+            x: Some("procs"),
+            x_label: "processes",
+            x_scale: Scale::Linear,
+            plots: &[Plot {
+                suffix: "",
+                measure: Measure::TotalRate,
+                y_scale: Scale::Linear,
+                only: &[],
+            }],
+        };
+        const GUPS: Experiment = Experiment {
+            name: "random-access",
+            title: "RandomAccess",
+            about: "Synthetic.",
+            kind: Kind::Lines {
+                runs: &[],
+                view: VIEW,
+            },
+        };
+        let mut pool = Pool::default();
+        // Two processes of 1066 updates each, in 1066 and 3198 cycles at
+        // 533 MHz: the median is 2132 cycles, 4 µs, so 533 Mops/s for both.
+        pool.add_serial(
+            0,
+            &["BENCH random-access procs=2 ops=1066 cycles=1066".into()],
+        );
+        pool.add_serial(
+            1,
+            &["BENCH random-access procs=2 ops=1066 cycles=3198".into()],
+        );
+        pool.add_serial(
+            0,
+            &["BENCH random-access procs=1 ops=1066 cycles=1066".into()],
+        );
+        let s = lines_section(&GUPS, &VIEW, &pool, 533.0);
+        assert!(s.failures.is_empty(), "{:?}", s.failures);
+        let csv = s.csv.as_deref().unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(
+            lines[0].ends_with(",ops,rate (Mops/s),total rate (Mops/s)"),
+            "{csv}"
+        );
+        assert!(lines[1].ends_with(",1066,533.00,533.00"), "{csv}");
+        assert!(lines[2].ends_with(",1066,266.50,533.00"), "{csv}");
+        assert!(s.svgs[0].1.contains("total rate (Mops/s of all processes"));
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod lock;
 pub mod overlap;
 pub mod pscw;
 pub mod put_get;
+pub mod random_access;
 
 use alloc::string::String;
 use alloc::vec::Vec;
