@@ -92,6 +92,9 @@ pub fn run(scc: &Scc) -> ProgramResult {
         msg.free(win)
             .map_err(fail("freeing a message-based window"))?;
         comm = msg.into_comm();
+        // A core still waiting in `free` would take the next layer's
+        // messages as the old one's.
+        comm.barrier();
     }
     let mut rma = Rma::new(comm).map_err(|e| format!("rma: {e}"))?;
     for (scheme, name) in SCHEMES {
@@ -236,9 +239,11 @@ fn msg_check_counter(
         increment(msg, win, target).map_err(|e| format!("{scheme} increment: {e}"))?;
         aimed[target as usize] += 1;
     }
-    // Serves the others' increments until every process is done; then no
-    // message of the layer is in flight and the channel is free.
+    // Serves the others' increments until every process is done. Once
+    // every core has left it (the barrier, which does not use the
+    // channel), no core takes channel messages as the layer's.
     msg.fence(win).map_err(fail("fence"))?;
+    msg.comm().barrier();
     msg.comm()
         .allreduce(&mut aimed, ReduceOp::Sum)
         .map_err(fail("allreduce"))?;
