@@ -48,9 +48,10 @@ use crate::platform::Scc;
 pub const LINE_LIMIT: usize = 3800;
 
 /// Cycles a wait of the message-based baseline may see no message arrive
-/// before it fails as a deadlock (about 2 s of modelled time, far more
-/// than any benchmark round), so a stuck run ends with an error.
-pub const MSG_STALL_LIMIT: u64 = 1 << 30;
+/// before it fails as a deadlock (about 8 s of modelled time, far more
+/// than any benchmark round a core may sit out in a fence), so a stuck
+/// run ends with an error.
+pub const MSG_STALL_LIMIT: u64 = 1 << 32;
 
 /// The message-based baseline on `comm` with lock mode `mode`. Its
 /// windows are private heap memory of their targets, and it owns the
