@@ -644,10 +644,17 @@ impl<'h, H: Hal> MsgRma<'h, H> {
         }
     }
 
-    /// Serves every message that has arrived, without waiting: what a
+    /// Serves the messages that have arrived, without waiting: what a
     /// target must call while it computes, or origins wait for its locks.
+    /// One call serves at most as many messages as there are ranks (about
+    /// one poll of every source, as one MPI_Test polls the channel once):
+    /// origins that answer each reply with their next request at once
+    /// would otherwise keep it serving and never let it return.
     pub fn progress(&mut self) -> Result<(), RmaError> {
-        while let Some((src, message)) = self.comm.try_recv_any() {
+        for _ in 0..self.size() {
+            let Some((src, message)) = self.comm.try_recv_any() else {
+                break;
+            };
             self.dispatch(src, message)?;
         }
         Ok(())

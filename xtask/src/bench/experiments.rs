@@ -25,8 +25,10 @@ pub static REGISTRY: &[Experiment] = &[
         title: "Put latency",
         about: "osu_put_latency on 2 cores (origin core 0, target core 1, one tile): one put and its \
                 epoch per sample (fence; start/complete against post/wait; exclusive lock/unlock), \
-                1 B to 1 MiB, per window memory type, against two-sided send/recv over the MPB \
-                channel (half a ping-pong). Every transfer is checked.",
+                1 B to 1 MiB, per window memory type (variant=rma), against the message-based \
+                baseline (variant=msg: RCKMPI/CH3-style messages the target applies, default lock \
+                mode, 1 B to 64 KiB) and two-sided send/recv over the MPB channel (half a \
+                ping-pong). Every transfer is checked.",
         kind: Kind::Lines {
             runs: PUT_GET,
             view: SIZE_VIEW_LATENCY,
@@ -36,8 +38,9 @@ pub static REGISTRY: &[Experiment] = &[
         name: "put-bw",
         title: "Put bandwidth",
         about: "osu_put_bw on 2 cores: a window of puts (64, fewer above 4 KiB so a sample moves at \
-                most 256 KiB) in one epoch per sample, against a window of two-sided sends answered \
-                by one byte.",
+                most 256 KiB; 64 KiB for the message-based baseline) in one epoch per sample, \
+                against the message-based baseline and a window of two-sided sends answered by one \
+                byte.",
         kind: Kind::Lines {
             runs: PUT_GET,
             view: SIZE_VIEW_BANDWIDTH,
@@ -47,7 +50,8 @@ pub static REGISTRY: &[Experiment] = &[
         name: "get-latency",
         title: "Get latency",
         about: "osu_get_latency on 2 cores: one get and its epoch per sample, per epoch type and \
-                window memory type; every buffer checked.",
+                window memory type, against the message-based baseline (variant=msg, whose get is a \
+                request and a reply); every buffer checked.",
         kind: Kind::Lines {
             runs: PUT_GET,
             view: SIZE_VIEW_LATENCY,
@@ -56,7 +60,8 @@ pub static REGISTRY: &[Experiment] = &[
     Experiment {
         name: "get-bw",
         title: "Get bandwidth",
-        about: "osu_get_bw on 2 cores: a window of gets in one epoch per sample.",
+        about: "osu_get_bw on 2 cores: a window of gets in one epoch per sample, against the \
+                message-based baseline (variant=msg).",
         kind: Kind::Lines {
             runs: PUT_GET,
             view: SIZE_VIEW_BANDWIDTH,
@@ -95,7 +100,11 @@ pub static REGISTRY: &[Experiment] = &[
         about: "The passive-target paper's micro-benchmark: empty lock/unlock pairs (1000 per process; \
                 100 with --quick) on random targets, self included, with 100 %, 50 % and 0 % shared \
                 locks, against the number of processes, per lock scheme; all processes' samples \
-                pooled. A counter under exclusive locks is checked exact after each scheme.",
+                pooled. The message-based baseline's two lock modes run the same pairs: \
+                msg-default (CH3's deferred lock: an empty pair sends no message at all, so it \
+                measures only bookkeeping) and msg-immediate (request, grant and unlock messages, \
+                served by the target only inside its own calls into the layer). A counter under \
+                exclusive locks is checked exact after each scheme.",
         kind: Kind::Lines {
             runs: &[Run {
                 program: "bench-lock",
@@ -220,8 +229,12 @@ pub static REGISTRY: &[Experiment] = &[
         name: "overlap",
         title: "Receiver-side overlap",
         about: "Core 0 computes a fixed piece of work while k origins put 4 KiB blocks into its window \
-                under exclusive locks: its compute time against k (k = 0 is the reference). With \
-                direct access the target takes no part in the transfers. Every slot is checked.",
+                under exclusive locks: its compute time against k (k = 0 is the reference; \
+                normalised execution time is the median over that of k = 0), and each origin's \
+                lock + put + unlock time as its throughput. With direct access (variant=rma) the \
+                target takes no part in the transfers; the message-based baseline (variant=msg, \
+                default lock mode, 5 repetitions) applies every put itself, in a progress call \
+                after each of the work's 16 passes. Every slot is checked.",
         kind: Kind::Lines {
             runs: &[Run {
                 program: "bench-overlap",
@@ -234,12 +247,20 @@ pub static REGISTRY: &[Experiment] = &[
                 x: Some("origins"),
                 x_label: "origins k",
                 x_scale: Scale::Linear,
-                plots: &[Plot {
-                    suffix: "",
-                    measure: Measure::Latency,
-                    y_scale: Scale::Linear,
-                    only: &[],
-                }],
+                plots: &[
+                    Plot {
+                        suffix: "",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("side", "target")],
+                    },
+                    Plot {
+                        suffix: "-origins",
+                        measure: Measure::Bandwidth,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("side", "origin")],
+                    },
+                ],
             },
         },
     },
@@ -327,8 +348,9 @@ const PUT_GET: &[Run] = &[Run {
     quick_params: QUICK,
 }];
 
-/// Latency against message size: each epoch type on MPBT-WT windows (and
-/// the two-sided baseline), and each memory type under lock epochs.
+/// Latency against message size: each epoch type on MPBT-WT windows, the
+/// message-based baseline's (no `type`) and the two-sided baseline; and
+/// each memory type under lock epochs, with both baselines.
 const SIZE_VIEW_LATENCY: View = View {
     x: Some("size"),
     x_label: "message size (bytes)",

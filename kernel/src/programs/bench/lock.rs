@@ -13,6 +13,18 @@
 //! counter on random targets under exclusive locks (get, add, put), and
 //! every target compares its counter with the increments all processes
 //! aimed at it (summed with an allreduce). Lost updates fail the run.
+//!
+//! The message-based baseline ([`rma::msg::MsgRma`]) runs first, with the
+//! same pairs, in both lock modes: `scheme=msg-default` (CH3's deferred
+//! lock: an empty lock/unlock pair sends nothing and waits for nothing,
+//! exactly what CH3 does, so its samples are the layer's bookkeeping and
+//! not a lock) and `scheme=msg-immediate` (lock request, grant and unlock
+//! message: a real round trip to the target). A target serves requests
+//! only inside calls into the layer, so a process that is done with its
+//! pairs, and one that sits the round out, waits in a fence, which serves
+//! every request as it arrives, until all are done. Its check round reads
+//! the counter with a get and a flush, then puts it plus one, all in one
+//! exclusive lock epoch, so a lock that does not exclude loses updates.
 
 use alloc::format;
 use alloc::string::String;
@@ -20,11 +32,12 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use rma::comm::ReduceOp;
+use rma::msg::{LockMode, MsgRma, MsgWindow};
 use rma::{Assert, LockScheme, LockType, Rma, Window, WindowOptions};
 
-use super::super::ProgramResult;
-use super::super::osc::{fail, open};
-use super::{Rng, counts_up_to, emit, quick, timed};
+use super::super::osc::fail;
+use super::super::{ProgramResult, communicator};
+use super::{Rng, counts_up_to, emit, msg_layer, quick, timed};
 use crate::platform::Scc;
 
 /// The schemes measured, with their names in the keys.
@@ -32,6 +45,12 @@ pub const SCHEMES: [(LockScheme, &str); 3] = [
     (LockScheme::Gbh, "gbh"),
     (LockScheme::GbhBackoff, "gbh-backoff"),
     (LockScheme::McsWp, "mcs-wp"),
+];
+
+/// The message-based baseline's lock modes, with their names in the keys.
+pub const MSG_SCHEMES: [(LockMode, &str); 2] = [
+    (LockMode::Default, "msg-default"),
+    (LockMode::Immediate, "msg-immediate"),
 ];
 
 /// Shares of shared locks, in percent.
@@ -47,10 +66,37 @@ fn process_counts(cores: u32) -> Vec<u32> {
 }
 
 pub fn run(scc: &Scc) -> ProgramResult {
-    let mut rma = open(scc)?;
-    let (n, me) = (rma.size(), rma.rank());
+    let mut comm = communicator(scc)?;
+    let (n, me) = (comm.size(), comm.rank());
     let pairs: u32 = if quick() { 100 } else { 1000 };
     let counts = process_counts(n);
+    for (mode, name) in MSG_SCHEMES {
+        let mut msg = msg_layer(comm, mode);
+        let win = msg
+            .create(4)
+            .map_err(fail("creating a message-based window"))?;
+        for &procs in &counts {
+            for mix in MIXES {
+                if me < procs {
+                    let mut rng =
+                        Rng::new(u64::from(me) << 32 | u64::from(procs) << 8 | u64::from(mix));
+                    let samples = msg_pairs_timed(scc, &mut msg, win, procs, mix, pairs, &mut rng)?;
+                    let keys = format!("procs={procs} mix={mix} scheme={name}");
+                    emit("lock-unlock", &keys, None, &samples);
+                }
+                // Serves the requests of the processes still at their pairs.
+                msg.fence(win).map_err(fail("fence"))?;
+            }
+        }
+        msg_check_counter(&mut msg, win, name)?;
+        msg.free(win)
+            .map_err(fail("freeing a message-based window"))?;
+        comm = msg.into_comm();
+        // A core still waiting in `free` would take the next layer's
+        // messages as the old one's.
+        comm.barrier();
+    }
+    let mut rma = Rma::new(comm).map_err(|e| format!("rma: {e}"))?;
     for (scheme, name) in SCHEMES {
         let win = rma
             .allocate::<u32>(1, WindowOptions::new().lock_scheme(scheme))
@@ -72,8 +118,9 @@ pub fn run(scc: &Scc) -> ProgramResult {
     }
     if me == 0 {
         crate::println!(
-            "bench-lock: {pairs} lock/unlock pairs per process, {} process counts, mixes 100/50/0 % shared, schemes {}; counters exact under every scheme",
+            "bench-lock: {pairs} lock/unlock pairs per process, {} process counts, mixes 100/50/0 % shared, schemes {}, {}; counters exact under every scheme",
             counts.len(),
+            MSG_SCHEMES.map(|(_, name)| name).join(", "),
             SCHEMES.map(|(_, name)| name).join(", ")
         );
     }
@@ -146,4 +193,86 @@ fn check_counter(rma: &mut Rma<'_, Scc>, win: Window<u32>, scheme: &str) -> Resu
     }
     rma.comm().barrier();
     Ok(())
+}
+
+/// [`pairs_timed`] on the message-based baseline.
+fn msg_pairs_timed(
+    scc: &Scc,
+    msg: &mut MsgRma<'_, Scc>,
+    win: MsgWindow,
+    procs: u32,
+    mix: u32,
+    pairs: u32,
+    rng: &mut Rng,
+) -> Result<Vec<u64>, String> {
+    let mut samples = Vec::with_capacity(pairs as usize);
+    for _ in 0..pairs {
+        let target = rng.below(procs);
+        let kind = if rng.percent(mix) {
+            LockType::Shared
+        } else {
+            LockType::Exclusive
+        };
+        let (result, cycles) = timed(scc, || {
+            msg.lock(win, kind, target)?;
+            msg.unlock(win, target)
+        });
+        result.map_err(fail("message-based lock/unlock"))?;
+        samples.push(cycles);
+    }
+    Ok(samples)
+}
+
+/// [`check_counter`] on the message-based baseline: the read-modify-write
+/// is get, flush, put in one exclusive lock epoch.
+fn msg_check_counter(
+    msg: &mut MsgRma<'_, Scc>,
+    win: MsgWindow,
+    scheme: &str,
+) -> Result<(), String> {
+    let (n, me) = (msg.size(), msg.rank());
+    // The window is fresh (zeroed) and the pairs moved no data.
+    let mut aimed = vec![0u32; n as usize];
+    let mut rng = Rng::new(0xC0FFEE ^ u64::from(me));
+    for _ in 0..CHECK_INCREMENTS {
+        let target = rng.below(n);
+        increment(msg, win, target).map_err(|e| format!("{scheme} increment: {e}"))?;
+        aimed[target as usize] += 1;
+    }
+    // Serves the others' increments until every process is done. Once
+    // every core has left it (the barrier, which does not use the
+    // channel), no core takes channel messages as the layer's.
+    msg.fence(win).map_err(fail("fence"))?;
+    msg.comm().barrier();
+    msg.comm()
+        .allreduce(&mut aimed, ReduceOp::Sum)
+        .map_err(fail("allreduce"))?;
+    let value = counter(msg.local(win).map_err(fail("local window"))?)?;
+    if value != aimed[me as usize] {
+        return Err(format!(
+            "{scheme}: core {me}'s counter is {value}, but {} increments were aimed at it",
+            aimed[me as usize]
+        ));
+    }
+    Ok(())
+}
+
+/// Adds one to `target`'s counter under its exclusive lock.
+fn increment(msg: &mut MsgRma<'_, Scc>, win: MsgWindow, target: u32) -> Result<(), String> {
+    msg.lock(win, LockType::Exclusive, target)
+        .map_err(fail("lock"))?;
+    let get = msg.get(win, target, 0, 4).map_err(fail("get"))?;
+    msg.flush(win, target).map_err(fail("flush"))?;
+    let value = counter(&msg.take(get).map_err(fail("take"))?)?;
+    msg.put(win, target, 0, &(value + 1).to_le_bytes())
+        .map_err(fail("put"))?;
+    msg.unlock(win, target).map_err(fail("unlock"))
+}
+
+/// The counter in the first 4 bytes of `bytes`.
+fn counter(bytes: &[u8]) -> Result<u32, String> {
+    match bytes {
+        [a, b, c, d, ..] => Ok(u32::from_le_bytes([*a, *b, *c, *d])),
+        _ => Err(format!("a counter of {} bytes, not 4", bytes.len())),
+    }
 }

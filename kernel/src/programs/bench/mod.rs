@@ -19,6 +19,11 @@
 //! fails the run on the first wrong value: a benchmark that goes fast
 //! because it goes wrong must not count.
 //!
+//! The message-based baseline ([`rma::msg::MsgRma`], RCKMPI/CH3 style)
+//! runs beside the memory-based layer where a program compares them
+//! (`variant=msg` or `scheme=msg-*` in the keys), on the same
+//! communicator before the memory-based part ([`msg_layer`]).
+//!
 //! Each program takes the setting `scale` ([`super::catalog::SCALE`]): `full` for the figures in the
 //! report, `quick` for `cargo xtask bench --quick` (fewer sizes, counts
 //! and iterations, same code).
@@ -35,10 +40,34 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
 
+use rma::comm::Comm;
+use rma::msg::{LockMode, MsgOptions, MsgRma};
+
 use crate::platform::Scc;
 
 /// Longest result line printed, in characters.
 pub const LINE_LIMIT: usize = 3800;
+
+/// Cycles a wait of the message-based baseline may see no message arrive
+/// before it fails as a deadlock (about 8 s of modelled time, far more
+/// than any benchmark round a core may sit out in a fence), so a stuck
+/// run ends with an error.
+pub const MSG_STALL_LIMIT: u64 = 1 << 32;
+
+/// The message-based baseline on `comm` with lock mode `mode`. Its
+/// windows are private heap memory of their targets, and it owns the
+/// channel while they exist: take the communicator back with
+/// [`MsgRma::into_comm`] once they are freed.
+pub fn msg_layer(comm: Comm<'_, Scc>, mode: LockMode) -> MsgRma<'_, Scc> {
+    MsgRma::new(
+        comm,
+        MsgOptions {
+            mode,
+            stall_limit: Some(MSG_STALL_LIMIT),
+            ..MsgOptions::default()
+        },
+    )
+}
 
 /// Whether the run asked for the quick scale.
 pub fn quick() -> bool {

@@ -16,6 +16,17 @@
 //! Data: every get's buffer is checked after each sample; after each
 //! series the target checks the last put's bytes in its window.
 //!
+//! The message-based baseline ([`rma::msg::MsgRma`], `variant=msg`, no
+//! `type`: its windows are the target's private memory) runs the same
+//! epochs, operations and sizes up to [`MSG_MAX_SIZE`], first, on the
+//! same two ranks; the memory-based lines carry `variant=rma`, the
+//! two-sided ones `variant=two-sided`. Its lock epochs use CH3's default
+//! mode (a single op travels with lock and unlock in one message). Its
+//! target only applies ops inside its own calls into the layer: during
+//! the lock series it waits in a fence, which serves every message as it
+//! arrives, as an MPI target would inside a barrier. Every get's data is
+//! checked after its epoch, and the target checks the last put.
+//!
 //! Other ranks of the run only create the windows and wait.
 
 use alloc::format;
@@ -25,15 +36,21 @@ use alloc::vec::Vec;
 
 use rma::chip::MemoryType;
 use rma::comm::Group;
-use rma::{Assert, LockType, Rma, Window, WindowOptions};
+use rma::msg::{GetHandle, LockMode, MsgRma, MsgWindow};
+use rma::{Assert, LockType, Rma, RmaError, Window, WindowOptions};
 
-use super::super::ProgramResult;
-use super::super::osc::{fail, open};
-use super::{emit, fill, quick, timed, verify};
+use super::super::osc::fail;
+use super::super::{ProgramResult, communicator};
+use super::{emit, fill, msg_layer, quick, timed, verify};
 use crate::platform::Scc;
 
 /// The largest size.
 const MAX_SIZE: usize = 1 << 20;
+
+/// The message-based baseline's largest size, and the most one of its
+/// bandwidth samples moves: its window, queued ops and messages are
+/// copies on the 1 MiB kernel heap.
+const MSG_MAX_SIZE: usize = 64 << 10;
 
 /// Window memory types measured, with their names in the keys.
 pub const TYPES: [(MemoryType, &str); 4] = [
@@ -108,20 +125,56 @@ impl Plan {
         let cap = if quick() { 16 << 10 } else { 256 << 10 };
         (cap / size).clamp(1, 64)
     }
+
+    /// The sizes of the message-based baseline.
+    fn msg_sizes(&self) -> Vec<usize> {
+        self.sizes
+            .iter()
+            .copied()
+            .filter(|&s| s <= MSG_MAX_SIZE)
+            .collect()
+    }
+
+    /// Operations per bandwidth sample of the message-based baseline: as
+    /// [`Plan::window`], but moving at most [`MSG_MAX_SIZE`].
+    fn msg_window(size: usize) -> usize {
+        Self::window(size).min((MSG_MAX_SIZE / size).max(1))
+    }
 }
 
 pub fn run(scc: &Scc) -> ProgramResult {
-    let mut rma = open(scc)?;
-    if rma.size() != 2 {
+    let comm = communicator(scc)?;
+    if comm.size() != 2 {
         return Err(format!(
             "bench-put-get runs on 2 cores (origin and target), not {}",
-            rma.size()
+            comm.size()
         ));
     }
     let plan = Plan::new();
-    let peer = Group::world(2, rma.rank())
-        .and_then(|w| w.incl(&[1 - rma.rank()]))
+    let peer = Group::world(2, comm.rank())
+        .and_then(|w| w.incl(&[1 - comm.rank()]))
         .map_err(fail("group"))?;
+    let mut msg = msg_layer(comm, LockMode::Default);
+    let win = msg
+        .create(MSG_MAX_SIZE as u32)
+        .map_err(fail("creating a message-based window"))?;
+    for epoch in Epoch::ALL {
+        for op in [Op::Put, Op::Get] {
+            for size in plan.msg_sizes() {
+                let case = MsgCase {
+                    win,
+                    epoch,
+                    op,
+                    size,
+                    peer: &peer,
+                };
+                case.series(scc, &mut msg)?;
+            }
+        }
+    }
+    msg.free(win)
+        .map_err(fail("freeing a message-based window"))?;
+    let mut rma = Rma::new(msg.into_comm()).map_err(|e| format!("rma: {e}"))?;
     for &(ty, type_name) in plan.types {
         let win = rma
             .allocate::<u8>(MAX_SIZE as u32, WindowOptions::new().memory_type(ty))
@@ -146,9 +199,10 @@ pub fn run(scc: &Scc) -> ProgramResult {
     two_sided(&mut rma, &plan)?;
     if rma.rank() == 0 {
         crate::println!(
-            "bench-put-get: {} sizes, {} memory types, 3 epoch types and two-sided, every transfer checked",
+            "bench-put-get: {} sizes, {} memory types, 3 epoch types, two-sided, and the message-based baseline up to {} B, every transfer checked",
             plan.sizes.len(),
-            plan.types.len()
+            plan.types.len(),
+            plan.msg_sizes().last().copied().unwrap_or(0)
         );
     }
     Ok(())
@@ -306,6 +360,139 @@ impl Case<'_> {
             Epoch::Lock => {}
         }
         Ok(())
+    }
+}
+
+/// One operation, epoch type and size on the message-based baseline.
+struct MsgCase<'a> {
+    win: MsgWindow,
+    epoch: Epoch,
+    op: Op,
+    size: usize,
+    /// The other rank, as a group for PSCW.
+    peer: &'a Group,
+}
+
+impl MsgCase<'_> {
+    /// The latency and the bandwidth series, on rank 0 (origin) and rank 1
+    /// (target).
+    fn series(&self, scc: &Scc, msg: &mut MsgRma<'_, Scc>) -> Result<(), String> {
+        let origin = msg.rank() == 0;
+        let (warm, iters) = Plan::iterations(self.size);
+        let burst = Plan::msg_window(self.size);
+        let mut buf = vec![0u8; self.size];
+        if !origin {
+            let window = msg.local_mut(self.win).map_err(fail("local window"))?;
+            fill(&mut window[..self.size], PUBLISHED, 1);
+        }
+        // Opens the fence epochs; for all epoch types it also keeps the
+        // origin's first access behind the publishing above.
+        msg.fence(self.win).map_err(fail("fence"))?;
+        let mut latency = Vec::new();
+        let mut bandwidth = Vec::new();
+        let rounds = warm + iters;
+        for round in 0..2 * rounds {
+            let ops = if round < rounds { 1 } else { burst };
+            if origin && self.op == Op::Put {
+                fill(&mut buf, round, 0);
+            }
+            let (gets, cycles) = timed(scc, || self.round(msg, &buf, ops, origin));
+            for get in gets.map_err(fail("message-based epoch"))? {
+                let data = msg.take(get).map_err(fail("taking a get's data"))?;
+                if data.len() != self.size {
+                    return Err(format!(
+                        "message-based get: {} bytes arrived, {} asked for",
+                        data.len(),
+                        self.size
+                    ));
+                }
+                verify(&data, PUBLISHED, 1, "message-based get")?;
+            }
+            if origin && round % rounds >= warm {
+                if round < rounds {
+                    latency.push(cycles);
+                } else {
+                    bandwidth.push(cycles);
+                }
+            }
+        }
+        // Ends the fence epochs; in the lock series the target serves the
+        // origin's epochs while it waits here.
+        if matches!(self.epoch, Epoch::Fence | Epoch::Lock) {
+            msg.fence(self.win).map_err(fail("fence"))?;
+        }
+        let name = match self.op {
+            Op::Put => "put",
+            Op::Get => "get",
+        };
+        if origin {
+            let keys = format!("size={} epoch={} variant=msg", self.size, self.epoch.name());
+            emit(
+                &format!("{name}-latency"),
+                &keys,
+                Some(self.size as u64),
+                &latency,
+            );
+            let moved = (self.size * burst) as u64;
+            emit(&format!("{name}-bw"), &keys, Some(moved), &bandwidth);
+        } else if self.op == Op::Put {
+            // Every op of the series was applied before the origin's last
+            // epoch ended, and so before the fence or wait above returned.
+            let window = msg.local(self.win).map_err(fail("local window"))?;
+            verify(
+                &window[..self.size],
+                2 * rounds - 1,
+                0,
+                "the message-based target's window after the last put",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// One epoch with `ops` operations of `buf`'s size, on the origin or
+    /// the target side: the handles of its gets, whose data is ready.
+    fn round(
+        &self,
+        msg: &mut MsgRma<'_, Scc>,
+        buf: &[u8],
+        ops: usize,
+        origin: bool,
+    ) -> Result<Vec<GetHandle>, RmaError> {
+        let win = self.win;
+        let mut gets = Vec::new();
+        let mut operations = |msg: &mut MsgRma<'_, Scc>| -> Result<(), RmaError> {
+            for _ in 0..ops {
+                match self.op {
+                    Op::Put => msg.put(win, 1, 0, buf)?,
+                    Op::Get => gets.push(msg.get(win, 1, 0, buf.len() as u32)?),
+                }
+            }
+            Ok(())
+        };
+        match self.epoch {
+            Epoch::Fence => {
+                if origin {
+                    operations(msg)?;
+                }
+                msg.fence(win)?;
+            }
+            Epoch::Pscw if origin => {
+                msg.start(win, self.peer)?;
+                operations(msg)?;
+                msg.complete(win)?;
+            }
+            Epoch::Pscw => {
+                msg.post(win, self.peer)?;
+                msg.wait(win)?;
+            }
+            Epoch::Lock if origin => {
+                msg.lock(win, LockType::Exclusive, 1)?;
+                operations(msg)?;
+                msg.unlock(win, 1)?;
+            }
+            Epoch::Lock => {}
+        }
+        Ok(gets)
     }
 }
 
