@@ -27,7 +27,7 @@ pub static REGISTRY: &[Experiment] = &[
                 epoch per sample (fence; start/complete against post/wait; exclusive lock/unlock), \
                 1 B to 1 MiB, per window memory type (variant=rma), against the message-based \
                 baseline (variant=msg: RCKMPI/CH3-style messages the target applies, default lock \
-                mode, 1 B to 64 KiB) and two-sided send/recv over the MPB channel (half a \
+                mode) and two-sided send/recv over the MPB channel (half a \
                 ping-pong). Every transfer is checked.",
         kind: Kind::Lines {
             runs: PUT_GET,
@@ -38,7 +38,7 @@ pub static REGISTRY: &[Experiment] = &[
         name: "put-bw",
         title: "Put bandwidth",
         about: "osu_put_bw on 2 cores: a window of puts (64, fewer above 4 KiB so a sample moves at \
-                most 256 KiB; 64 KiB for the message-based baseline) in one epoch per sample, \
+                most 256 KiB) in one epoch per sample, \
                 against the message-based baseline and a window of two-sided sends answered by one \
                 byte.",
         kind: Kind::Lines {
@@ -251,6 +251,12 @@ pub static REGISTRY: &[Experiment] = &[
                     Plot {
                         suffix: "",
                         measure: Measure::Latency,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("side", "target")],
+                    },
+                    Plot {
+                        suffix: "-normalised",
+                        measure: Measure::Normalised,
                         y_scale: Scale::Log(10.0),
                         only: &[("side", "target")],
                     },

@@ -213,6 +213,9 @@ pub enum Measure {
     TotalRate,
     /// The median at the series' smallest x over the median.
     Speedup,
+    /// The median over the median at the series' smallest x: normalised
+    /// execution time.
+    Normalised,
 }
 
 impl Measure {
@@ -223,6 +226,7 @@ impl Measure {
             Self::Rate => "rate (Mops/s, modelled SCC time)",
             Self::TotalRate => "total rate (Mops/s of all processes, modelled SCC time)",
             Self::Speedup => "speedup",
+            Self::Normalised => "time over the time at the smallest x",
         }
     }
 }
@@ -753,7 +757,7 @@ fn line_plot(
             continue;
         };
         let point = match plot.measure {
-            Measure::Latency | Measure::Speedup => Some(svg::Point {
+            Measure::Latency | Measure::Speedup | Measure::Normalised => Some(svg::Point {
                 x: xv,
                 y: us.median,
                 lo: Some(us.q1),
@@ -802,14 +806,23 @@ fn line_plot(
     }
     for s in &mut series {
         s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
-        if plot.measure == Measure::Speedup
-            && let Some(base) = s.points.first().map(|p| p.y)
-        {
-            for p in &mut s.points {
-                let (y, lo, hi) = (p.y, p.lo, p.hi);
-                p.y = base / y;
-                p.lo = hi.map(|h| base / h);
-                p.hi = lo.map(|l| base / l);
+        let Some(base) = s.points.first().map(|p| p.y) else {
+            continue;
+        };
+        for p in &mut s.points {
+            let (y, lo, hi) = (p.y, p.lo, p.hi);
+            match plot.measure {
+                Measure::Speedup => {
+                    p.y = base / y;
+                    p.lo = hi.map(|h| base / h);
+                    p.hi = lo.map(|l| base / l);
+                }
+                Measure::Normalised => {
+                    p.y = y / base;
+                    p.lo = lo.map(|l| l / base);
+                    p.hi = hi.map(|h| h / base);
+                }
+                _ => {}
             }
         }
     }
@@ -985,6 +998,35 @@ mod tests {
         assert!(lines[1].ends_with(",1066,533.00,533.00"), "{csv}");
         assert!(lines[2].ends_with(",1066,266.50,533.00"), "{csv}");
         assert!(s.svgs[0].1.contains("total rate (Mops/s of all processes"));
+    }
+
+    #[test]
+    fn speedup_and_normalised_time_divide_by_the_smallest_x() {
+        let row = |k: &str, cycles: u64| Row {
+            experiment: "overlap".into(),
+            keys: vec![("origins".into(), k.into())],
+            extras: vec![],
+            samples: vec![cycles],
+            cores: vec![0],
+        };
+        let rows = [row("0", 1066), row("8", 4264)];
+        let rows: Vec<&Row> = rows.iter().collect();
+        let ys = |measure| {
+            let plot = Plot {
+                suffix: "",
+                measure,
+                y_scale: Scale::Linear,
+                only: &[],
+            };
+            line_plot(&SYNTHETIC, &VIEW, "origins", &plot, &rows, 533.0).series[0]
+                .points
+                .iter()
+                .map(|p| p.y)
+                .collect::<Vec<f64>>()
+        };
+        assert_eq!(ys(Measure::Latency), [2.0, 8.0]);
+        assert_eq!(ys(Measure::Speedup), [1.0, 0.25]);
+        assert_eq!(ys(Measure::Normalised), [1.0, 4.0]);
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //!
 //! The message-based baseline ([`rma::msg::MsgRma`], `variant=msg`, no
 //! `type`: its windows are the target's private memory) runs the same
-//! epochs, operations and sizes up to [`MSG_MAX_SIZE`], first, on the
+//! epochs, operations and sizes, first, on the
 //! same two ranks; the memory-based lines carry `variant=rma`, the
 //! two-sided ones `variant=two-sided`. Its lock epochs use CH3's default
 //! mode (a single op travels with lock and unlock in one message). Its
@@ -46,11 +46,6 @@ use crate::platform::Scc;
 
 /// The largest size.
 const MAX_SIZE: usize = 1 << 20;
-
-/// The message-based baseline's largest size, and the most one of its
-/// bandwidth samples moves: its window, queued ops and messages are
-/// copies on the 1 MiB kernel heap.
-const MSG_MAX_SIZE: usize = 64 << 10;
 
 /// Window memory types measured, with their names in the keys.
 pub const TYPES: [(MemoryType, &str); 4] = [
@@ -125,21 +120,6 @@ impl Plan {
         let cap = if quick() { 16 << 10 } else { 256 << 10 };
         (cap / size).clamp(1, 64)
     }
-
-    /// The sizes of the message-based baseline.
-    fn msg_sizes(&self) -> Vec<usize> {
-        self.sizes
-            .iter()
-            .copied()
-            .filter(|&s| s <= MSG_MAX_SIZE)
-            .collect()
-    }
-
-    /// Operations per bandwidth sample of the message-based baseline: as
-    /// [`Plan::window`], but moving at most [`MSG_MAX_SIZE`].
-    fn msg_window(size: usize) -> usize {
-        Self::window(size).min((MSG_MAX_SIZE / size).max(1))
-    }
 }
 
 pub fn run(scc: &Scc) -> ProgramResult {
@@ -156,11 +136,11 @@ pub fn run(scc: &Scc) -> ProgramResult {
         .map_err(fail("group"))?;
     let mut msg = msg_layer(comm, LockMode::Default);
     let win = msg
-        .create(MSG_MAX_SIZE as u32)
+        .create(MAX_SIZE as u32)
         .map_err(fail("creating a message-based window"))?;
     for epoch in Epoch::ALL {
         for op in [Op::Put, Op::Get] {
-            for size in plan.msg_sizes() {
+            for &size in &plan.sizes {
                 let case = MsgCase {
                     win,
                     epoch,
@@ -199,10 +179,10 @@ pub fn run(scc: &Scc) -> ProgramResult {
     two_sided(&mut rma, &plan)?;
     if rma.rank() == 0 {
         crate::println!(
-            "bench-put-get: {} sizes, {} memory types, 3 epoch types, two-sided, and the message-based baseline up to {} B, every transfer checked",
+            "bench-put-get: {} sizes up to {} B, {} memory types, 3 epoch types, two-sided and the message-based baseline, every transfer checked",
             plan.sizes.len(),
-            plan.types.len(),
-            plan.msg_sizes().last().copied().unwrap_or(0)
+            plan.sizes.last().copied().unwrap_or(0),
+            plan.types.len()
         );
     }
     Ok(())
@@ -379,7 +359,7 @@ impl MsgCase<'_> {
     fn series(&self, scc: &Scc, msg: &mut MsgRma<'_, Scc>) -> Result<(), String> {
         let origin = msg.rank() == 0;
         let (warm, iters) = Plan::iterations(self.size);
-        let burst = Plan::msg_window(self.size);
+        let burst = Plan::window(self.size);
         let mut buf = vec![0u8; self.size];
         if !origin {
             let window = msg.local_mut(self.win).map_err(fail("local window"))?;
