@@ -347,29 +347,21 @@ fn assert_stencil(
             transcript(report)
         );
     }
-    // One sample per generation, from core 0 only.
+    // One sample per generation, from the slowest core only.
     let (experiment, puts) = if puts_per_epoch > 0 {
         ("stencil-scaling", "on")
     } else {
         ("window-database", "off")
     };
-    let bench = lines_starting(
-        report,
-        0,
-        &format!("BENCH {experiment} procs={cores} database={database} puts={puts} cycles="),
-    );
+    let head = format!("BENCH {experiment} procs={cores} database={database} puts={puts} cycles=");
+    let bench: Vec<&str> = (0..cores)
+        .flat_map(|core| lines_starting(report, core, "BENCH"))
+        .collect();
     assert!(
-        bench.len() == 1 && bench[0].split(',').count() == 50,
+        bench.len() == 1 && bench[0].starts_with(&head) && bench[0].split(',').count() == 50,
         "{}",
         transcript(report)
     );
-    for core in 1..cores {
-        assert!(
-            lines_starting(report, core, "BENCH").is_empty(),
-            "{}",
-            transcript(report)
-        );
-    }
 }
 
 fn stencil_on(cores: u32) {

@@ -676,9 +676,10 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     Ok(section)
 }
 
-/// The program whose traffic the heatmap shows, with `--quick` and without.
-const HEATMAP_QUICK: &[&str] = &["stencil"];
-const HEATMAP: &[&str] = &["stencil", "comm"];
+/// The programs whose traffic the heatmap shows, with their settings,
+/// with `--quick` and without.
+const HEATMAP_QUICK: &[(&str, &[(&str, &str)])] = &[("stencil", &[("scale", "quick")])];
+const HEATMAP: &[(&str, &[(&str, &str)])] = &[("stencil", &[]), ("comm", &[])];
 
 /// The routers where memory controllers and the system interface hang.
 pub fn mesh_marks(chip: &Chip) -> Vec<(usize, usize, String)> {
@@ -785,8 +786,12 @@ fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
     let cores = CHIP.cores();
     let programs = if ctx.quick { HEATMAP_QUICK } else { HEATMAP };
     let mut csv_rows = Vec::new();
-    for &program in programs {
+    for &(program, params) in programs {
         let mut config = RunConfig::new(cores, program);
+        config.params = params
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
         config.stats = true;
         config.timeout = super::TIMEOUT;
         let report = ctx.boot(config)?;
