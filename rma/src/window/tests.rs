@@ -812,10 +812,7 @@ fn centralized_windows_keep_every_record_at_controller_0_and_work() {
 
             // Freed records come back only where the new window's
             // placement wants them.
-            let freed = [
-                rma.record(central.id(), me),
-                rma.record(spread.id(), me),
-            ];
+            let freed = [rma.record(central.id(), me), rma.record(spread.id(), me)];
             rma.free(central).unwrap();
             rma.free(spread).unwrap();
             let again = rma
