@@ -6,8 +6,9 @@
 //! implements with host threads. On top of them, [`comm`] provides ranks
 //! and groups, a two-sided channel through the message passing buffers and
 //! the collectives the one-sided layers need. The one-sided layer follows
-//! MPI's OSC split: [`window`] (creation, the distributed window database,
-//! remote mappings through free LUT entries), [`ops`] (put and get),
+//! MPI's OSC split: [`window`] (creation; the window database, distributed
+//! or centralized as [`WindowOptions`] say ([`Database`]); remote mappings
+//! through free LUT entries), [`ops`] (put and get),
 //! [`epoch`] (access and exposure state machines), [`active`] (fence and
 //! post/start/complete/wait), [`passive`] (lock/unlock, lock_all, flush
 //! and sync with GBH, GBH with back-off or MCS-WP), [`accumulate`]
@@ -53,4 +54,5 @@ pub use ops::Vector;
 pub use passive::LockScheme;
 pub use request::Request;
 pub use stats::WindowStats;
+pub use window::database::Database;
 pub use window::{Memory, Rma, Window, WindowOptions};

@@ -17,7 +17,7 @@
 //! - `rma-transpose`: strided puts and gets (`transpose1`, `transpose3`).
 //! - `rma-errors`: every misuse, with its MPI error class and message.
 //! - `stencil`: the cellular automaton example, verified against a serial
-//!   run.
+//!   run, and its variant without puts on a centralized window database.
 
 use std::time::Duration;
 
@@ -292,44 +292,87 @@ fn errors_on_48_cores() {
     errors_on(48);
 }
 
-fn stencil_on(cores: u32) {
-    let report = boot_ok(cores, "stencil");
-    let rows = 192u32.div_ceil(cores) * cores;
-    let summary = lines_starting(&report, 0, "stencil: ");
+/// Boots `stencil` with `params` as [`boot_ok`] does.
+fn stencil_ok(cores: u32, params: &[(&str, &str)]) -> RunReport {
+    let report = boot_with(&RunConfig {
+        check_coherence: true,
+        timeout: Duration::from_secs(if cores > 8 { 600 } else { 120 }),
+        params: params
+            .iter()
+            .map(|&(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+        ..RunConfig::new(cores, "stencil")
+    });
+    assert_clean_success(&report, cores);
+    report
+}
+
+/// Checks core 0's summary of `stencil` on `cores` cores (`database`,
+/// and what was checked), both windows' totals (`puts_per_epoch` puts of
+/// a row in each of a window's epochs) and its one result line.
+fn assert_stencil(
+    report: &RunReport,
+    cores: u32,
+    database: &str,
+    checked: &str,
+    puts_per_epoch: u32,
+) {
+    let summary = lines_starting(report, 0, "stencil: ");
     let expected = format!(
-        "stencil: {rows}x256 torus, 30 generations on {cores} cores, halo rows by put under post/start/complete/wait: verified against a serial run on core 0 ("
+        "stencil: 480x256 torus, 50 generations on {cores} cores, {database} window database, {checked}"
     );
     assert!(
         summary.len() == 1 && summary[0].starts_with(&expected),
         "{}",
-        transcript(&report)
+        transcript(report)
     );
-    // Each window serves every other generation: 15 epochs per core, two
-    // puts of a 256-byte row in each.
-    let epochs = 15 * cores;
+    // Each window serves every other generation: 25 epochs per core.
+    let epochs = 25 * cores;
+    let puts = puts_per_epoch * epochs;
     for window in 0..2 {
-        let totals = lines_starting(
-            &report,
-            0,
-            &format!("stencil window {window} (all cores): "),
-        );
+        let totals = lines_starting(report, 0, &format!("stencil window {window} (all cores): "));
         let expected = format!(
-            "stencil window {window} (all cores): {} puts ({} bytes), 0 gets (0 bytes), 0 fences, {epochs} posts, {epochs} starts, {epochs} completes, {epochs} waits, ",
-            2 * epochs,
-            2 * epochs * 256
+            "stencil window {window} (all cores): {puts} puts ({} bytes), 0 gets (0 bytes), 0 fences, {epochs} posts, {epochs} starts, {epochs} completes, {epochs} waits, ",
+            puts * 256
         );
         assert!(
             totals.len() == 1 && totals[0].starts_with(&expected),
             "{}",
-            transcript(&report)
+            transcript(report)
         );
         assert_eq!(
-            lines_starting(&report, 0, &format!("stencil window {window} (core 0): ")).len(),
+            lines_starting(report, 0, &format!("stencil window {window} (core 0): ")).len(),
             1,
             "{}",
-            transcript(&report)
+            transcript(report)
         );
     }
+    // One sample per generation, from the slowest core only.
+    let (experiment, puts) = if puts_per_epoch > 0 {
+        ("stencil-scaling", "on")
+    } else {
+        ("window-database", "off")
+    };
+    let head = format!("BENCH {experiment} procs={cores} database={database} puts={puts} cycles=");
+    let bench: Vec<&str> = (0..cores)
+        .flat_map(|core| lines_starting(report, core, "BENCH"))
+        .collect();
+    assert!(
+        bench.len() == 1 && bench[0].starts_with(&head) && bench[0].split(',').count() == 50,
+        "{}",
+        transcript(report)
+    );
+}
+
+fn stencil_on(cores: u32) {
+    let report = stencil_ok(cores, &[]);
+    assert_stencil(
+        &report,
+        cores,
+        "distributed",
+        "halo rows by put under post/start/complete/wait: verified against a serial run on core 0 (15409 of 122880 cells alive)",
+        2,
+    );
 }
 
 #[test]
@@ -345,4 +388,16 @@ fn stencil_on_8_cores() {
 #[test]
 fn stencil_on_48_cores() {
     stencil_on(48);
+}
+
+#[test]
+fn stencil_without_puts_on_a_centralized_database_on_8_cores() {
+    let report = stencil_ok(8, &[("database", "centralized"), ("puts", "off")]);
+    assert_stencil(
+        &report,
+        8,
+        "centralized",
+        "puts removed, only post/start/complete/wait: every core's rows verified against a serial run of them between zero halos",
+        0,
+    );
 }

@@ -175,8 +175,22 @@ pub const PROGRAMS: &[ProgramInfo] = &[
     },
     ProgramInfo {
         name: "stencil",
-        about: "a 2D cellular automaton (9-point stencil) with halo rows exchanged by put under PSCW, verified against a serial run on core 0, with per-window statistics",
-        params: &[],
+        about: "a 2D cellular automaton (9-point stencil, a 480x256 torus whatever the core count) with halo rows exchanged by put under PSCW, verified against a serial run on core 0, with per-window statistics; benchmark lines: each generation's time on the slowest core",
+        params: &[
+            SCALE,
+            Param {
+                name: "database",
+                values: &["distributed", "centralized"],
+                default: "distributed",
+                about: "where the halo windows' records lie: each core's at its own memory controller, or all at controller 0",
+            },
+            Param {
+                name: "puts",
+                values: &["on", "off"],
+                default: "on",
+                about: "off: the halo puts removed, only the synchronisation left (the thesis's window-database study); each core's rows are then checked against a serial run of them between zero halos",
+            },
+        ],
     },
     ProgramInfo {
         name: "dht",

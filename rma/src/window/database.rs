@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The distributed window database: synchronisation data and window
-//! descriptions in the legacy shared memory (LSM), each core's in the LSM
-//! page of its own memory controller (thesis 3.3, "distributed window
-//! database"), accessed uncached only.
+//! The window database: synchronisation data and window descriptions in
+//! the legacy shared memory (LSM), accessed uncached only.
+//!
+//! Where a window's records lie is a per-window option ([`Database`]):
+//! - [`Database::Distributed`] (the default; thesis 3.3, "distributed
+//!   window database"): each core's record in the LSM page of its own
+//!   memory controller, so the cores of one controller share its page
+//!   and the mesh traffic spreads over all four;
+//! - [`Database::Centralized`] (the thesis's first attempt, 3.4.5): every
+//!   core's record in controller 0's page, so all synchronisation of the
+//!   window crowds one controller and the mesh links towards it.
+//!
+//! POPSHM entries are always in the core's own controller's page.
 //!
 //! Layout of rma's bytes ([`LSM_RMA`]) of each controller's LSM page, one
 //! 32-byte line per item, so no two writers share a line:
@@ -39,9 +48,10 @@
 //!   publishes the node, so they are not cleared with the record.
 //!
 //! Allocating a record takes the TSR of the even-numbered core next to the
-//! controller (core 0 of the tile the controller hangs off), as in the
-//! thesis (3.3). Records are never returned to the shared allocator; a
-//! core reuses the records of its own freed windows.
+//! controller that will hold it (core 0 of the tile the controller hangs
+//! off), as in the thesis (3.3). Records are never returned to the shared
+//! allocator; a core reuses the records of its own freed windows, but only
+//! for a window whose placement puts its record at the same controller.
 #![forbid(unsafe_code)]
 
 use chip::{CACHE_LINE, Chip, CoreId};
@@ -138,7 +148,29 @@ pub struct WindowInfo {
     pub disp_unit: u32,
 }
 
-/// The controller whose LSM holds `core`'s database entries.
+/// Where a window's records lie.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Database {
+    /// Each core's record at its own memory controller.
+    #[default]
+    Distributed,
+    /// Every core's record at controller 0.
+    Centralized,
+}
+
+impl Database {
+    /// The controller whose LSM holds `core`'s records of a window with
+    /// this placement.
+    pub fn controller(self, chip: &Chip, core: CoreId) -> usize {
+        match self {
+            Self::Distributed => controller_of(chip, core),
+            Self::Centralized => 0,
+        }
+    }
+}
+
+/// The controller whose LSM holds `core`'s POPSHM entry (and its records
+/// in the distributed database).
 pub fn controller_of(chip: &Chip, core: CoreId) -> usize {
     chip.controller_of(chip.tile_of(core))
 }
@@ -218,12 +250,16 @@ pub fn read_popshm<H: Topology + Lsm>(hal: &H, core: CoreId) -> Result<DramPages
     })
 }
 
-/// Takes a fresh record in this core's controller's database.
+/// Takes a fresh record for this core at the controller `placement`
+/// names.
 ///
-/// Return values: `Err(NoMemory)` when the database is full.
-pub fn allocate_record<H: Topology + Lsm + Tsr>(hal: &H) -> Result<Record, RmaError> {
+/// Return values: `Err(NoMemory)` when that controller's database is full.
+pub fn allocate_record<H: Topology + Lsm + Tsr>(
+    hal: &H,
+    placement: Database,
+) -> Result<Record, RmaError> {
     let chip = hal.chip();
-    let controller = controller_of(chip, hal.core());
+    let controller = placement.controller(chip, hal.core());
     let lock = allocation_lock(chip, controller);
     hal.tsr_acquire(lock);
     let next = match hal.lsm_read_u32(controller, ALLOC) {
@@ -312,8 +348,9 @@ mod tests {
     #[test]
     fn records_are_distinct_per_controller_and_round_trip() {
         let records = Mock::run(24, |hal| {
-            let mine: std::vec::Vec<Record> =
-                (0..5).map(|_| allocate_record(hal).unwrap()).collect();
+            let mine: std::vec::Vec<Record> = (0..5)
+                .map(|_| allocate_record(hal, Database::Distributed).unwrap())
+                .collect();
             for (i, &r) in mine.iter().enumerate() {
                 let info = WindowInfo {
                     offset: 4096 * i as u32,
@@ -338,12 +375,54 @@ mod tests {
     }
 
     #[test]
+    fn centralized_records_all_lie_at_controller_0() {
+        let records = Mock::run(48, |hal| {
+            let central: std::vec::Vec<Record> = (0..3)
+                .map(|_| allocate_record(hal, Database::Centralized).unwrap())
+                .collect();
+            let own = allocate_record(hal, Database::Distributed).unwrap();
+            assert_eq!(own.controller, controller_of(hal.chip(), hal.core()));
+            for (i, &r) in central.iter().enumerate() {
+                let info = WindowInfo {
+                    offset: 4096 * i as u32,
+                    size: hal.rank() * 100 + i as u32,
+                    disp_unit: 1,
+                };
+                write_record(hal, r, info);
+                assert_eq!(read_record(hal, hal.core(), r), Ok(info));
+            }
+            (central, own)
+        });
+        let mut central: std::vec::Vec<u32> = std::vec::Vec::new();
+        for (records, _) in &records {
+            for r in records {
+                assert_eq!(r.controller, 0, "a centralized record elsewhere");
+                central.push(r.offset);
+            }
+        }
+        central.sort();
+        central.dedup();
+        assert_eq!(central.len(), 3 * 48, "no record handed out twice");
+        // Every controller got distributed records, and controller 0's
+        // share never overlaps the centralized ones.
+        let mut controllers: std::vec::Vec<usize> =
+            records.iter().map(|(_, own)| own.controller).collect();
+        controllers.dedup();
+        controllers.sort();
+        controllers.dedup();
+        assert_eq!(controllers, [0, 1, 2, 3]);
+        for (_, own) in records.iter().filter(|(_, own)| own.controller == 0) {
+            assert!(central.binary_search(&own.offset).is_err());
+        }
+    }
+
+    #[test]
     fn a_full_database_is_reported() {
         Mock::run(1, |hal| {
             hal.lsm_write_u32(0, ALLOC, LSM_RMA.end - RECORD_BYTES - 8);
-            let last = allocate_record(hal).unwrap();
+            let last = allocate_record(hal, Database::Distributed).unwrap();
             assert_eq!(last.offset, LSM_RMA.end - RECORD_BYTES - 8);
-            let e = allocate_record(hal).unwrap_err();
+            let e = allocate_record(hal, Database::Distributed).unwrap_err();
             assert_eq!(
                 e,
                 RmaError::NoMemory {

@@ -16,9 +16,11 @@
 //! - Memory types: [`WindowOptions`]: the type this core maps its own
 //!   window with and the type origins map it with; MPBT-WT by default, as
 //!   in the thesis. See [`crate::coherence`] for what each type costs.
-//! - The distributed window database ([`database`]): each core publishes
-//!   its POPSHM location and, per window, `{offset, size, disp_unit}` and
-//!   the synchronisation data of PSCW, in the LSM of its own controller.
+//! - The window database ([`database`]): each core publishes its POPSHM
+//!   location in the LSM of its own controller and, per window,
+//!   `{offset, size, disp_unit}` and the synchronisation data of PSCW and
+//!   locks in a record, at its own controller (distributed, the default)
+//!   or at controller 0 (centralized), as the window's options say.
 //!   Creating a window exchanges only where each core's record lies.
 //! - Remote windows are mapped on first use through the free LUT entries,
 //!   one 16 MiB page per entry, with least-used eviction ([`slots`]).
@@ -34,7 +36,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use chip::{EntryRange, LUT_PAGE_SIZE, MemoryType};
-use database::{Record, WindowInfo};
+use database::{Database, Record, WindowInfo};
 use slots::Slots;
 
 use crate::RmaError;
@@ -120,6 +122,8 @@ pub struct WindowOptions {
     pub coherence: Coherence,
     /// How passive-target locks are taken.
     pub lock_scheme: LockScheme,
+    /// Where the window's records (description, PSCW and lock data) lie.
+    pub database: Database,
 }
 
 impl Default for WindowOptions {
@@ -130,13 +134,14 @@ impl Default for WindowOptions {
             remote_type: MemoryType::MpbtWt,
             coherence: Coherence::Enabled,
             lock_scheme: LockScheme::GbhBackoff,
+            database: Database::Distributed,
         }
     }
 }
 
 impl WindowOptions {
     /// MPBT-WT mappings, the element size as displacement unit, coherence
-    /// on, GBH with back-off for locks.
+    /// on, GBH with back-off for locks, the distributed database.
     pub fn new() -> Self {
         Self::default()
     }
@@ -169,6 +174,11 @@ impl WindowOptions {
             lock_scheme,
             ..self
         }
+    }
+
+    /// Sets where the window's records lie.
+    pub fn database(self, database: Database) -> Self {
+        Self { database, ..self }
     }
 }
 
@@ -217,6 +227,8 @@ pub struct Rma<'h, H: RmaHal> {
     memories: Vec<Option<MemoryState>>,
     pub(crate) windows: Vec<Option<WindowState>>,
     pub(crate) slots: Slots,
+    /// Records of freed windows, for reuse by windows whose placement
+    /// puts the record at the same controller.
     free_records: Vec<Record>,
     /// Mappings undone outside any window's accesses.
     other: WindowStats,
@@ -431,10 +443,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             if disp_unit == 0 {
                 return Err(RmaError::DispUnit { disp_unit });
             }
-            let record = match self.free_records.pop() {
-                Some(record) => record,
-                None => database::allocate_record(self.hal)?,
-            };
+            let record = self.take_record(options.database)?;
             let info = WindowInfo {
                 offset: state.offset,
                 size: state.size,
@@ -504,6 +513,20 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             requests: Default::default(),
         }));
         Ok(id)
+    }
+
+    /// A record of this core at the controller `placement` names: a freed
+    /// one lying there, or a fresh one.
+    fn take_record(&mut self, placement: Database) -> Result<Record, RmaError> {
+        let controller = placement.controller(self.hal.chip(), self.hal.core());
+        match self
+            .free_records
+            .iter()
+            .rposition(|r| r.controller == controller)
+        {
+            Some(k) => Ok(self.free_records.swap_remove(k)),
+            None => database::allocate_record(self.hal, placement),
+        }
     }
 
     fn undo_memory(&mut self, owns_memory: bool, memory: Option<Memory>) {

@@ -743,3 +743,95 @@ fn all_48_cores_fence_and_pscw() {
         rma.free(win).unwrap();
     });
 }
+
+#[test]
+fn centralized_windows_keep_every_record_at_controller_0_and_work() {
+    use crate::epoch::LockType;
+    use crate::hal::Topology;
+    use crate::passive::LockScheme;
+    use database::{Database, controller_of};
+
+    const ROUNDS: u32 = 5;
+    for scheme in [LockScheme::GbhBackoff, LockScheme::McsWp] {
+        // Cores 0-15 hang off controllers 0 and 1.
+        Mock::run(16, |hal| {
+            let mut rma = rma(hal);
+            let (me, n) = (rma.rank(), rma.size());
+            let chip = hal.chip();
+            let options = WindowOptions::new().lock_scheme(scheme);
+            let central = rma
+                .allocate::<u32>(4, options.database(Database::Centralized))
+                .unwrap();
+            let spread = rma.allocate::<u32>(4, options).unwrap();
+            assert_eq!(rma.options(spread).unwrap().database, Database::Distributed);
+            for rank in 0..n {
+                let own = controller_of(chip, hal.participant(rank));
+                assert_eq!(rma.record(central.id(), rank).controller, 0);
+                assert_eq!(rma.record(spread.id(), rank).controller, own);
+            }
+            assert!((0..n).any(|r| rma.record(spread.id(), r).controller != 0));
+
+            // PSCW around the ring on the centralized window.
+            let (left, right) = ((me + n - 1) % n, (me + 1) % n);
+            let world = rma.comm().group();
+            let from_left = world.incl(&[left]).unwrap();
+            let to_right = world.incl(&[right]).unwrap();
+            for round in 0..ROUNDS {
+                rma.post(central, &from_left, Assert::NONE).unwrap();
+                rma.start(central, &to_right, Assert::NONE).unwrap();
+                rma.put(central, right, 0, &[value(me, 0, round)]).unwrap();
+                rma.complete(central).unwrap();
+                rma.wait(central).unwrap();
+                let mut got = [0];
+                rma.local_read(central, 0, &mut got).unwrap();
+                assert_eq!(got[0], value(left, 0, round), "{scheme:?} round {round}");
+            }
+            rma.comm().barrier();
+
+            // A counter at ranks 0 and n - 1 under exclusive locks.
+            for _ in 0..ROUNDS {
+                for target in [0, n - 1] {
+                    rma.lock(central, LockType::Exclusive, target, Assert::NONE)
+                        .unwrap();
+                    let mut c = [0u32];
+                    rma.get(central, target, 1, &mut c).unwrap();
+                    rma.put(central, target, 1, &[c[0] + 1]).unwrap();
+                    rma.unlock(central, target).unwrap();
+                }
+            }
+            rma.comm().barrier();
+            for target in [0, n - 1] {
+                rma.lock(central, LockType::Shared, target, Assert::NONE)
+                    .unwrap();
+                let mut c = [0u32];
+                rma.get(central, target, 1, &mut c).unwrap();
+                assert_eq!(c[0], n * ROUNDS, "{scheme:?}, target {target}");
+                rma.unlock(central, target).unwrap();
+            }
+            rma.comm().barrier();
+
+            // Freed records come back only where the new window's
+            // placement wants them.
+            let freed = [rma.record(central.id(), me), rma.record(spread.id(), me)];
+            rma.free(central).unwrap();
+            rma.free(spread).unwrap();
+            let again = rma
+                .allocate::<u32>(4, options.database(Database::Centralized))
+                .unwrap();
+            let record = rma.record(again.id(), me);
+            assert_eq!(record.controller, 0);
+            if controller_of(chip, hal.core()) != 0 {
+                assert_eq!(record, freed[0], "the freed centralized record reused");
+            }
+            let spread_again = rma.allocate::<u32>(4, options).unwrap();
+            let record = rma.record(spread_again.id(), me);
+            assert_eq!(record.controller, controller_of(chip, hal.core()));
+            assert!(freed.contains(&record), "a freed record reused");
+            for rank in 0..n {
+                assert_eq!(rma.record(again.id(), rank).controller, 0);
+            }
+            rma.free(again).unwrap();
+            rma.free(spread_again).unwrap();
+        });
+    }
+}

@@ -226,6 +226,79 @@ pub static REGISTRY: &[Experiment] = &[
         },
     },
     Experiment {
+        name: "stencil-scaling",
+        title: "Stencil strong scaling",
+        about: "The thesis's cellular automaton (SCOSCo version, 4.4.5): a 480x256 torus (192x256 \
+                with --quick) split by rows, halo rows put under post/start/complete/wait on the \
+                distributed window database, 50 generations (10 with --quick), the same grid on \
+                every process count. Each sample is one generation's time on the slowest core; \
+                speedup is the median at 1 process over the median at p (ideal: p). The result is \
+                checked against a serial run of the whole grid.",
+        kind: Kind::Lines {
+            runs: &[Run {
+                program: "stencil",
+                cores: SCALING_CORES,
+                quick_cores: &[1, 8, 16],
+                params: &[
+                    ("scale", "full"),
+                    ("database", "distributed"),
+                    ("puts", "on"),
+                ],
+                quick_params: &[
+                    ("scale", "quick"),
+                    ("database", "distributed"),
+                    ("puts", "on"),
+                ],
+            }],
+            view: SCALING_VIEW,
+        },
+    },
+    Experiment {
+        name: "window-database",
+        title: "Centralized against distributed window database",
+        about: "The thesis's window-database study (3.4.5, Figures 3.12 and 3.13): the cellular \
+                automaton with its puts removed, so only post/start/complete/wait and the \
+                computation remain, with every core's window records at controller 0 (centralized) \
+                or each at its own controller (distributed). Each sample is one generation's time \
+                on the slowest core; speedup against 1 process. Every core's rows are checked \
+                against a serial run of them between zero halos.",
+        kind: Kind::Lines {
+            runs: &[
+                Run {
+                    program: "stencil",
+                    cores: SCALING_CORES,
+                    quick_cores: &[1, 16],
+                    params: &[
+                        ("scale", "full"),
+                        ("database", "centralized"),
+                        ("puts", "off"),
+                    ],
+                    quick_params: &[
+                        ("scale", "quick"),
+                        ("database", "centralized"),
+                        ("puts", "off"),
+                    ],
+                },
+                Run {
+                    program: "stencil",
+                    cores: SCALING_CORES,
+                    quick_cores: &[1, 16],
+                    params: &[
+                        ("scale", "full"),
+                        ("database", "distributed"),
+                        ("puts", "off"),
+                    ],
+                    quick_params: &[
+                        ("scale", "quick"),
+                        ("database", "distributed"),
+                        ("puts", "off"),
+                    ],
+                },
+            ],
+            view: SCALING_VIEW,
+        },
+    },
+    Experiment {
         name: "overlap",
         title: "Receiver-side overlap",
         about: "Core 0 computes a fixed piece of work while k origins put 4 KiB blocks into its window \
@@ -344,6 +417,30 @@ pub static REGISTRY: &[Experiment] = &[
 /// The settings of the full and the quick runs of benchmark programs.
 const FULL: &[(&str, &str)] = &[("scale", "full")];
 const QUICK: &[(&str, &str)] = &[("scale", "quick")];
+
+/// Process counts of the stencil runs: divisors of its 480 rows.
+const SCALING_CORES: &[u32] = &[1, 2, 4, 8, 12, 16, 24, 32, 48];
+
+/// Speedup and time per generation against the process count.
+const SCALING_VIEW: View = View {
+    x: Some("procs"),
+    x_label: "processes",
+    x_scale: Scale::Linear,
+    plots: &[
+        Plot {
+            suffix: "",
+            measure: Measure::Speedup,
+            y_scale: Scale::Linear,
+            only: &[],
+        },
+        Plot {
+            suffix: "-time",
+            measure: Measure::Latency,
+            y_scale: Scale::Log(10.0),
+            only: &[],
+        },
+    ],
+};
 
 /// The put/get program's run, shared by the four put/get experiments.
 const PUT_GET: &[Run] = &[Run {
@@ -641,9 +738,10 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     Ok(section)
 }
 
-/// The program whose traffic the heatmap shows, with `--quick` and without.
-const HEATMAP_QUICK: &[&str] = &["stencil"];
-const HEATMAP: &[&str] = &["stencil", "comm"];
+/// The programs whose traffic the heatmap shows, with their settings,
+/// with `--quick` and without.
+const HEATMAP_QUICK: &[(&str, &[(&str, &str)])] = &[("stencil", &[("scale", "quick")])];
+const HEATMAP: &[(&str, &[(&str, &str)])] = &[("stencil", &[]), ("comm", &[])];
 
 /// The routers where memory controllers and the system interface hang.
 pub fn mesh_marks(chip: &Chip) -> Vec<(usize, usize, String)> {
@@ -750,8 +848,12 @@ fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
     let cores = CHIP.cores();
     let programs = if ctx.quick { HEATMAP_QUICK } else { HEATMAP };
     let mut csv_rows = Vec::new();
-    for &program in programs {
+    for &(program, params) in programs {
         let mut config = RunConfig::new(cores, program);
+        config.params = params
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
         config.stats = true;
         config.timeout = super::TIMEOUT;
         let report = ctx.boot(config)?;
