@@ -456,6 +456,8 @@ pub fn run_suite(
     let started = std::time::SystemTime::now();
     let artifacts = build::build(false)?;
     let qemu = qemu::ensure()?;
+    // Before any file is written, so the commit is not `-dirty` from them.
+    let info = report::RunInfo::gather(command, quick, started, &qemu);
     let dir = &output.dir;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let write = |path: &Path, content: &str| {
@@ -499,7 +501,6 @@ pub fn run_suite(
         }
         sections.push(section);
     }
-    let info = report::RunInfo::gather(command, quick, started, &qemu);
     if let Some(parent) = output.report.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
