@@ -266,7 +266,15 @@ pub const PROGRAMS: &[ProgramInfo] = &[
     ProgramInfo {
         name: "bench-lock",
         about: "benchmark: empty lock/unlock pairs on random targets, 100/50/0 % shared, 2..N processes, per lock scheme; a counter under each scheme checked exact",
-        params: &[SCALE],
+        params: &[
+            SCALE,
+            Param {
+                name: "layer",
+                values: &["all", "rma", "msg"],
+                default: "all",
+                about: "which schemes run: rma's (GBH, GBH with back-off, MCS-WP), the message-based baseline's two lock modes, or both",
+            },
+        ],
     },
     ProgramInfo {
         name: "bench-load-store",
