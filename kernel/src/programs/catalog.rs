@@ -289,7 +289,15 @@ pub const PROGRAMS: &[ProgramInfo] = &[
     ProgramInfo {
         name: "bench-overlap",
         about: "benchmark: core 0 computes while k origins put into its window under locks; its compute time against k, every slot checked",
-        params: &[SCALE],
+        params: &[
+            SCALE,
+            Param {
+                name: "variant",
+                values: &["all", "rma", "msg"],
+                default: "all",
+                about: "which variants run: direct access, the message-based baseline (at most 16 origins at full scale), or both",
+            },
+        ],
     },
     ProgramInfo {
         name: "bench-random-access",

@@ -316,16 +316,25 @@ pub static REGISTRY: &[Experiment] = &[
                 normalised execution time is the median over that of k = 0), and each origin's \
                 lock + put + unlock time as its throughput. With direct access (variant=rma) the \
                 target takes no part in the transfers; the message-based baseline (variant=msg, \
-                default lock mode, 5 repetitions) applies every put itself, in a progress call \
-                after each of the work's 16 passes. Every slot is checked.",
+                default lock mode, 5 repetitions, at most 16 origins) applies every put itself, \
+                in a progress call after each of the work's 16 passes. Every slot is checked.",
         kind: Kind::Lines {
-            runs: &[Run {
-                program: "bench-overlap",
-                cores: &[48],
-                quick_cores: &[9],
-                params: FULL,
-                quick_params: QUICK,
-            }],
+            runs: &[
+                Run {
+                    program: "bench-overlap",
+                    cores: &[48],
+                    quick_cores: &[9],
+                    params: &[("scale", "full"), ("variant", "rma")],
+                    quick_params: &[("scale", "quick"), ("variant", "rma")],
+                },
+                Run {
+                    program: "bench-overlap",
+                    cores: &[48],
+                    quick_cores: &[9],
+                    params: &[("scale", "full"), ("variant", "msg")],
+                    quick_params: &[("scale", "quick"), ("variant", "msg")],
+                },
+            ],
             view: View {
                 x: Some("origins"),
                 x_label: "origins k",
