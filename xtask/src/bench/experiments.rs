@@ -107,22 +107,7 @@ pub static REGISTRY: &[Experiment] = &[
                 served by the target only inside its own calls into the layer). A counter under \
                 exclusive locks is checked exact after each scheme.",
         kind: Kind::Lines {
-            runs: &[
-                Run {
-                    program: "bench-lock",
-                    cores: &[48],
-                    quick_cores: &[16],
-                    params: &[("scale", "full"), ("layer", "rma")],
-                    quick_params: &[("scale", "quick"), ("layer", "rma")],
-                },
-                Run {
-                    program: "bench-lock",
-                    cores: &[48],
-                    quick_cores: &[16],
-                    params: &[("scale", "full"), ("layer", "msg")],
-                    quick_params: &[("scale", "quick"), ("layer", "msg")],
-                },
-            ],
+            runs: LOCK_RUNS,
             view: View {
                 x: Some("procs"),
                 x_label: "processes",
@@ -319,22 +304,7 @@ pub static REGISTRY: &[Experiment] = &[
                 default lock mode, 5 repetitions, at most 16 origins) applies every put itself, \
                 in a progress call after each of the work's 16 passes. Every slot is checked.",
         kind: Kind::Lines {
-            runs: &[
-                Run {
-                    program: "bench-overlap",
-                    cores: &[48],
-                    quick_cores: &[9],
-                    params: &[("scale", "full"), ("variant", "rma")],
-                    quick_params: &[("scale", "quick"), ("variant", "rma")],
-                },
-                Run {
-                    program: "bench-overlap",
-                    cores: &[48],
-                    quick_cores: &[9],
-                    params: &[("scale", "full"), ("variant", "msg")],
-                    quick_params: &[("scale", "quick"), ("variant", "msg")],
-                },
-            ],
+            runs: OVERLAP_RUNS,
             view: View {
                 x: Some("origins"),
                 x_label: "origins k",
@@ -516,6 +486,33 @@ const SIZE_VIEW_BANDWIDTH: View = View {
 
 /// One run of `dht --param mode=bench` with the given scheme, readers,
 /// value size and placement, on `cores` cores (`quick` with `--quick`).
+/// One run of `program` on 48 cores (`quick` with `--quick`) per value of
+/// its setting `key`: the memory-based layer and the message-based
+/// baseline apart, each within a run's time limit.
+macro_rules! runs_per_layer {
+    ($program:literal, $quick:literal, $key:literal) => {
+        &[
+            runs_per_layer!(@run $program, $quick, $key, "rma"),
+            runs_per_layer!(@run $program, $quick, $key, "msg"),
+        ]
+    };
+    (@run $program:literal, $quick:literal, $key:literal, $value:literal) => {
+        Run {
+            program: $program,
+            cores: &[48],
+            quick_cores: &[$quick],
+            params: &[("scale", "full"), ($key, $value)],
+            quick_params: &[("scale", "quick"), ($key, $value)],
+        }
+    };
+}
+
+/// The lock/unlock runs: rma's schemes, then the baseline's lock modes.
+const LOCK_RUNS: &[Run] = runs_per_layer!("bench-lock", 16, "layer");
+
+/// The overlap runs: direct access, then the baseline.
+const OVERLAP_RUNS: &[Run] = runs_per_layer!("bench-overlap", 9, "variant");
+
 macro_rules! dht_run {
     ($cores:expr, $quick:expr, $scheme:literal, $readers:literal, $size:literal, $placement:literal) => {
         Run {
