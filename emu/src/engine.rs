@@ -166,6 +166,9 @@ struct Time {
     stamps: Mapping,
     /// Clock at which the next access syncs.
     next_sync: u64,
+    /// Address of the last instruction the engine heard of, published at
+    /// each sync point so that a run tool can say where a core stopped.
+    pc: u32,
 }
 
 impl Time {
@@ -202,6 +205,7 @@ impl Time {
 
     fn sync(&mut self) {
         let now = self.clock.now();
+        self.clocks.publish_pc(self.pc);
         self.clocks.keep_within_quantum(now);
         self.next_sync = now + self.clocks.quantum() / 2;
     }
@@ -291,6 +295,7 @@ impl Engine {
                     clocks: Clocks::new(clocks, core.index() as u32, cores, quantum),
                     stamps,
                     next_sync: quantum / 2,
+                    pc: 0,
                 })
             }
         };
@@ -353,6 +358,9 @@ impl Engine {
 
     /// A load or store the guest made (already done on the view).
     pub fn access(&mut self, a: GuestAccess) -> Result<()> {
+        if let Some(time) = &mut self.time {
+            time.pc = a.insn;
+        }
         let entry = Chip::lut_index(a.paddr);
         self.follow_remote_lut_write(entry)?;
         let t = self.lut.translate(a.paddr).map_err(|e| self.stop(e))?;
@@ -504,10 +512,12 @@ impl Engine {
         self.time.as_ref().map(|t| t.clock.now())
     }
 
-    /// A periodic sync point: publishes the clock and sleeps while it is a
-    /// quantum ahead of the slowest running core.
-    pub fn sync_point(&mut self) {
+    /// A periodic sync point in the block at `pc`: publishes the clock
+    /// (and `pc`) and sleeps while it is a quantum ahead of the slowest
+    /// running core.
+    pub fn sync_point(&mut self, pc: u32) {
         if let Some(time) = &mut self.time {
+            time.pc = pc;
             time.sync();
         }
     }

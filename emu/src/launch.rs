@@ -38,7 +38,7 @@ use crate::chipmem::{self, Layout};
 pub const DEFAULT_MEMORY_MIB: u32 = 32;
 
 /// The exit protocol the guest follows, defined with the shared regions.
-pub use chip::{EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS};
+pub use chip::{ARGS_START, EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS};
 
 /// QEMU's exit status after the guest wrote `value` to [`EXIT_PORT`]:
 /// `isa-debug-exit` exits with `(value << 1) | 1`, so a status of 0 can
@@ -131,7 +131,14 @@ impl Launch<'_> {
         args.push(format!("isa-debug-exit,iobase={EXIT_PORT:#x},iosize=1").into());
         args.extend(["-kernel".into(), self.kernel.into()]);
         args.push("-append".into());
-        let mut cmdline = format!("cores={} program={}", self.cores, self.program);
+        // QEMU puts the image path before these words; the kernel reads
+        // only what follows the separator's last occurrence.
+        let mut cmdline = format!(
+            "{}cores={} program={}",
+            ARGS_START, self.cores, self.program
+        )
+        .trim_start()
+        .to_owned();
         for (name, value) in self.params {
             cmdline.push_str(&format!(" {name}={value}"));
         }
@@ -144,6 +151,7 @@ impl Launch<'_> {
         if let Some(check) = check {
             args.push("-plugin".into());
             args.push(concat([
+                OsStr::new("file="),
                 &opt_value(self.plugin.as_os_str()),
                 OsStr::new(&format!(
                     ",core={},cores={},chip={},check={},quantum={},mem=",
@@ -258,10 +266,10 @@ mod tests {
                     -bios /usr/share/qemu/qboot.rom -display none -no-reboot -serial stdio \
                     -device isa-debug-exit,iobase=0xf4,iosize=1 -kernel /k/kernel";
         assert_eq!(args[..20].join(" "), head);
-        assert_eq!(value_of(&args, "-append"), "cores=48 program=ring");
+        assert_eq!(value_of(&args, "-append"), "-- cores=48 program=ring");
         assert_eq!(
             value_of(&args, "-plugin"),
-            "/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=off,mem=/run/chip.mem"
+            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=off,mem=/run/chip.mem"
         );
         // Each flag once; the kernel is never told its core id.
         for flag in ["-M", "-m", "-kernel", "-append", "-plugin", "-bios"] {
@@ -278,7 +286,7 @@ mod tests {
         let args = strings(run.args(SCC.core(0).unwrap()));
         assert_eq!(
             value_of(&args, "-append"),
-            "cores=48 program=ring scheme=mcs-wp"
+            "-- cores=48 program=ring scheme=mcs-wp"
         );
     }
 

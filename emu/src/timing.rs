@@ -37,8 +37,9 @@
 //! |---|---|
 //! | 0 | sequence number (32 bits): bumped when a clock that others wait for moves; sleepers wait on it |
 //! | 4 | number of sleepers (32 bits) |
-//! | 256 + 16·c | core c's clock (core cycles) |
-//! | 264 + 16·c | core c's state: 0 running, 1 halted, 2 finished |
+//! | 256 + 32·c | core c's clock (core cycles) |
+//! | 264 + 32·c | core c's state: 0 running, 1 halted, 2 finished |
+//! | 272 + 32·c | core c's last instruction address at its last sync point |
 //! | 4096 + 8·(m·`SLOTS` + i) | word i of memory controller m's calendar ([`crate::model::memctl`]) |
 //!
 //! Every core starts running at time 0, as on silicon after reset: a core
@@ -67,7 +68,7 @@ use crate::shm::Mapping;
 const SEQUENCE: u64 = 0;
 const SLEEPERS: u64 = 4;
 const CORES: u64 = 256;
-const PER_CORE: u64 = 16;
+const PER_CORE: u64 = 32;
 const CALENDARS: u64 = 4096;
 
 /// Most cores the clocks file holds.
@@ -101,6 +102,47 @@ pub enum State {
     Halted = 1,
     /// Its QEMU has exited (or is about to).
     Finished = 2,
+}
+
+impl State {
+    fn from_word(word: u64) -> Option<Self> {
+        [Self::Running, Self::Halted, Self::Finished]
+            .into_iter()
+            .find(|s| *s as u64 == word)
+    }
+}
+
+/// What the clocks file says of one core, as a run tool reads it from
+/// outside ([`read_cores`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoreTime {
+    /// Its clock at its last sync point or state change (core cycles).
+    pub clock: u64,
+    /// Its state; `None` for a word no state has (a damaged file).
+    pub state: Option<State>,
+    /// Address of the last instruction it published (at a sync point).
+    pub pc: u32,
+}
+
+/// The clock, state and last published instruction of cores `0..cores`
+/// from the clocks file in `dir`. The words are read while the cores go
+/// on, each one whole: a snapshot for diagnosis, not a consistent cut.
+pub fn read_cores(dir: &Path, cores: u32) -> std::io::Result<Vec<CoreTime>> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(clocks_path(dir))?;
+    let mut bytes = vec![0u8; CALENDARS as usize];
+    file.read_exact_at(&mut bytes, 0)?;
+    let word = |offset: u64| {
+        let at = offset as usize;
+        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+    };
+    Ok((0..cores.min(MAX_CORES))
+        .map(|c| CoreTime {
+            clock: word(Clocks::clock_at(c)),
+            state: State::from_word(word(Clocks::state_at(c))),
+            pc: word(Clocks::pc_at(c)) as u32,
+        })
+        .collect())
 }
 
 /// One core's side of the run's shared clocks.
@@ -139,6 +181,16 @@ impl Clocks {
 
     fn state_at(c: u32) -> u64 {
         Self::clock_at(c) + 8
+    }
+
+    fn pc_at(c: u32) -> u64 {
+        Self::clock_at(c) + 16
+    }
+
+    /// Publishes the address of the instruction this core last executed,
+    /// for a run tool to name where a core stopped.
+    pub fn publish_pc(&self, pc: u32) {
+        self.map.store(Self::pc_at(self.core), u64::from(pc));
     }
 
     /// The slowest running core's clock, this core left out; `None` if no
@@ -292,6 +344,39 @@ mod tests {
         assert_eq!(c.sleeps, 0);
         a.set_state(State::Running, 999_995);
         assert_eq!(c.slowest_other(), Some(999_995));
+    }
+
+    #[test]
+    fn a_run_tool_reads_every_cores_clock_state_and_last_instruction() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = clocks(dir.path(), 0, 3, 10);
+        let b = clocks(dir.path(), 2, 3, 10);
+        a.set_state(State::Halted, 1234);
+        a.publish_pc(0x10_2030);
+        b.publish(99);
+        b.publish_pc(0xdead_beef);
+        let cores = read_cores(dir.path(), 3).unwrap();
+        assert_eq!(
+            cores,
+            [
+                CoreTime {
+                    clock: 1234,
+                    state: Some(State::Halted),
+                    pc: 0x10_2030
+                },
+                CoreTime {
+                    clock: 0,
+                    state: Some(State::Running),
+                    pc: 0
+                },
+                CoreTime {
+                    clock: 99,
+                    state: Some(State::Running),
+                    pc: 0xdead_beef
+                },
+            ]
+        );
+        assert!(read_cores(&dir.path().join("nosuch"), 3).is_err());
     }
 
     #[test]

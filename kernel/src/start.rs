@@ -15,7 +15,7 @@ use crate::mm::FrameAllocator;
 use crate::platform::{self, Scc};
 use crate::programs::catalog::ParamError;
 use crate::{console, mm, programs};
-use chip::{Chip, MemoryType};
+use chip::{ARGS_START, Chip, MemoryType};
 
 /// The chip this image runs on.
 pub const CHIP: &Chip = &chip::SCC;
@@ -104,13 +104,25 @@ pub struct Args {
 
 impl Args {
     /// Parses `cores=N program=NAME` and the program's settings
-    /// `PARAM=VALUE`; words without `=` (QEMU puts the image path first)
-    /// are skipped.
+    /// `PARAM=VALUE`, each at most once.
+    ///
+    /// QEMU puts the image's path first, and a path may hold spaces and
+    /// `=`; the run tool therefore starts its arguments with
+    /// [`ARGS_START`], and only what follows its last occurrence is read.
+    /// Without it (a kernel booted by hand), words without `=` are skipped.
     pub fn parse(cmdline: &str, chip: &Chip) -> Result<Self, String> {
         let mut cores = chip.cores();
         let mut program = programs::catalog::DEFAULT_PROGRAM;
         let mut settings = Vec::new();
-        for (key, value) in cmdline.split_whitespace().filter_map(|w| w.split_once('=')) {
+        let mut seen: Vec<&str> = Vec::new();
+        let args = cmdline
+            .rsplit_once(ARGS_START)
+            .map_or(cmdline, |(_, args)| args);
+        for (key, value) in args.split_whitespace().filter_map(|w| w.split_once('=')) {
+            if seen.contains(&key) {
+                return Err(format!("{key} is given twice"));
+            }
+            seen.push(key);
             match key {
                 "cores" => {
                     cores = value

@@ -116,6 +116,15 @@ pub fn assert_identities(report: &RunReport) {
     }
 }
 
+/// Builds the xtask binary and returns its path.
+pub fn xtask_binary() -> std::path::PathBuf {
+    let mut build = xtask::cargo();
+    build.args(["build", "--quiet", "-p", "xtask"]);
+    let status = build.status().expect("cargo runs");
+    assert!(status.success(), "building xtask failed");
+    xtask::build::target_dir().join("debug/xtask")
+}
+
 /// Processes whose command line mentions `path`.
 pub fn processes_using(path: &Path) -> Vec<u32> {
     let needle = path.as_os_str().as_encoded_bytes();

@@ -4,11 +4,14 @@
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::thread;
-
 use std::time::Duration;
 
-use system_tests::{CoreExit, Outcome, RunConfig, assert_cleaned_up, boot, boot_ok, transcript};
+use system_tests::{
+    CoreExit, Outcome, RunConfig, assert_cleaned_up, boot, boot_ok, transcript, xtask_binary,
+};
 
 #[test]
 fn nothing_is_left_after_a_successful_run() {
@@ -70,17 +73,11 @@ fn a_qemu_that_cannot_start_is_reported_with_its_messages() {
     assert_cleaned_up(&report.chip_memory);
 }
 
-/// Builds the xtask binary and returns its path.
-fn xtask_binary() -> PathBuf {
-    let mut build = xtask::cargo();
-    build.args(["build", "--quiet", "-p", "xtask"]);
-    let status = build.status().expect("cargo runs");
-    assert!(status.success(), "building xtask failed");
-    xtask::build::target_dir().join("debug/xtask")
-}
-
-#[test]
-fn nothing_is_left_after_ctrl_c() {
+/// Starts a 48-core run with the xtask binary, sends `signal` to xtask
+/// alone once a core has spoken, and checks the exit status and that
+/// nothing is left, and that QEMU's own farewell on that signal is not
+/// shown as news.
+fn nothing_is_left_after(signal: libc::c_int, status: i32) {
     let mut xtask = Command::new(xtask_binary())
         .args(["run", "--cores", "48", "--program", "identity"])
         .stdin(Stdio::null())
@@ -119,16 +116,41 @@ fn nothing_is_left_after_ctrl_c() {
     }
     assert!(chip_memory.exists(), "{seen:?}");
     // SAFETY: kill only sends a signal to the child this test started.
-    let sent = unsafe { libc::kill(xtask.id() as libc::pid_t, libc::SIGINT) };
+    let sent = unsafe { libc::kill(xtask.id() as libc::pid_t, signal) };
     assert_eq!(sent, 0);
 
     seen.extend(stdout.map(Result::unwrap));
-    let status = xtask.wait().unwrap();
+    let exit = xtask.wait().unwrap();
     let stderr = stderr.join().unwrap();
-    assert_eq!(status.code(), Some(130), "{seen:#?}\n{stderr}");
+    assert_eq!(exit.code(), Some(status), "{seen:#?}\n{stderr}");
     assert!(
         seen.last().is_some_and(|l| l.starts_with("interrupted")),
         "{seen:#?}\n{stderr}"
     );
+    assert!(
+        !seen.iter().any(|l| l.contains("terminating on signal")),
+        "{seen:#?}"
+    );
     assert_cleaned_up(&chip_memory);
+}
+
+#[test]
+fn nothing_is_left_after_ctrl_c() {
+    nothing_is_left_after(libc::SIGINT, 130);
+}
+
+#[test]
+fn sigterm_stops_a_run_with_status_143_and_leaves_nothing() {
+    nothing_is_left_after(libc::SIGTERM, 143);
+}
+
+#[test]
+fn an_interrupt_during_the_build_stops_the_run_before_it_boots() {
+    let flag = Arc::new(AtomicBool::new(true));
+    let config = RunConfig {
+        interrupt: Some(flag),
+        ..RunConfig::new(2, "identity")
+    };
+    let error = xtask::run(&config).expect_err("an interrupted run must not boot");
+    assert_eq!(error.to_string(), "interrupted before booting");
 }

@@ -17,7 +17,9 @@ use chip::Chip;
 pub use build::{Artifacts, build, cargo, workspace_root};
 pub use emu::launch::Mode;
 pub use programs::{check_cores, check_param, find_program, parse_param};
-pub use run::{CoreExit, CoreReport, Outcome, RunConfig, RunReport, boot, run};
+pub use run::{
+    CoreExit, CoreReport, Holder, Outcome, RunConfig, RunReport, Stall, boot, room_needed, run,
+};
 
 /// The chip every run emulates.
 pub const CHIP: Chip = chip::SCC;

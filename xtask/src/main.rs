@@ -4,11 +4,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
+use signal_hook::consts::{SIGINT, SIGTERM};
 use xtask::programs::{self, DEFAULT_PROGRAM};
 use xtask::{RunConfig, RunReport};
 
@@ -23,7 +24,8 @@ enum Cli {
     /// Every serial line is printed as `[core NN] <line>`. The run ends with
     /// exit status 0 only if every core reports success; the first core that
     /// fails, or the timeout, ends it with a report naming the core and the
-    /// reason, and stops every other core. Ctrl-C stops the run (status 130).
+    /// reason, and stops every other core. Ctrl-C stops the run (status
+    /// 130; SIGTERM: 143).
     /// The tables asked for with --stats and --check-coherence come before
     /// the last line, which says how the run ended.
     #[command(after_help = format!("Programs:\n{}", programs::list()))]
@@ -83,6 +85,11 @@ struct RunArgs {
     /// reads 0 and the kernel's clock falls back to the host's rdtsc).
     #[arg(long, conflicts_with = "plain")]
     no_timing: bool,
+    /// Make the run's directory (its chip memory, private to this user,
+    /// removed at the end) in DIR [default: /dev/shm, or the temporary
+    /// directory when /dev/shm has too little room].
+    #[arg(long, value_name = "DIR")]
+    run_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -130,12 +137,13 @@ fn parse_program(value: &str) -> Result<String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let interrupt = Arc::new(AtomicBool::new(false));
-    match main_with(cli, &interrupt) {
+    let signal = Arc::new(AtomicUsize::new(0));
+    match main_with(cli, &interrupt, &signal) {
         Ok(code) => code,
-        // Whatever was under way when Ctrl-C came, it has stopped by now.
+        // Whatever was under way when the signal came, it has stopped by now.
         Err(e) if interrupt.load(Ordering::SeqCst) => {
             eprintln!("{e:#}\ninterrupted");
-            ExitCode::from(130)
+            ExitCode::from(signal_status(&signal))
         }
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -144,12 +152,24 @@ fn main() -> ExitCode {
     }
 }
 
-fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
-    // Ctrl-C (and SIGTERM) only raise a flag: the run then stops its QEMU
-    // instances and removes the chip memory on its ordinary way out.
-    let flag = Arc::clone(interrupt);
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
-        .context("cannot install the Ctrl-C handler")?;
+/// The exit status after the signal recorded in `signal`: 128 plus its
+/// number, as a shell reports a command that signal ended.
+fn signal_status(signal: &AtomicUsize) -> u8 {
+    let number = signal.load(Ordering::SeqCst);
+    u8::try_from(128 + number).unwrap_or(130)
+}
+
+fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> Result<ExitCode> {
+    // SIGINT and SIGTERM only raise a flag (and record which came): the run
+    // then stops its QEMU instances and removes the chip memory on its
+    // ordinary way out.
+    for number in [SIGINT, SIGTERM] {
+        signal_hook::flag::register(number, Arc::clone(interrupt))
+            .and_then(|_| {
+                signal_hook::flag::register_usize(number, Arc::clone(signal), number as usize)
+            })
+            .context("cannot install the signal handlers")?;
+    }
     match cli {
         Cli::Build => {
             let artifacts = xtask::build(false)?;
@@ -169,6 +189,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
                 stats: args.stats,
                 plain: args.plain,
                 quantum: (!args.no_timing).then_some(args.quantum),
+                run_dir: args.run_dir,
             };
             let report: RunReport = xtask::run(&config)?;
             for error in &report.report_errors {
@@ -182,7 +203,10 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
             }
             println!("{report}");
             // Stale reads alone do not fail the run: the outcome decides.
-            Ok(ExitCode::from(report.exit_code()))
+            Ok(ExitCode::from(match report.outcome {
+                xtask::Outcome::Interrupted => signal_status(signal),
+                _ => report.exit_code(),
+            }))
         }
         Cli::Bench(args) => {
             let interrupt = Some(Arc::clone(interrupt));

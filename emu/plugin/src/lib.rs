@@ -52,8 +52,8 @@ use qemu_plugin_sys::{
     qemu_plugin_register_vcpu_mem_cb, qemu_plugin_register_vcpu_resume_cb,
     qemu_plugin_register_vcpu_tb_exec_cond_cb, qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu,
     qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_scoreboard_new, qemu_plugin_tb,
-    qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns, qemu_plugin_u64, qemu_plugin_u64_get,
-    qemu_plugin_u64_set,
+    qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns, qemu_plugin_tb_vaddr, qemu_plugin_u64,
+    qemu_plugin_u64_get, qemu_plugin_u64_set,
 };
 
 /// The plugin API version this plugin was built against; QEMU refuses a
@@ -279,8 +279,9 @@ unsafe extern "C" fn vcpu_resume(_id: qemu_plugin_id_t, _vcpu: c_uint) {
     });
 }
 
-/// A sync point, every sync interval of instructions (timing on).
-unsafe extern "C" fn on_sync(vcpu: c_uint, _data: *mut c_void) {
+/// A sync point, every sync interval of instructions (timing on), in the
+/// block whose address is the user data.
+unsafe extern "C" fn on_sync(vcpu: c_uint, data: *mut c_void) {
     let Some(plugin) = PLUGIN.get() else { return };
     let budget = plugin.budget;
     // SAFETY: a valid entry of a live scoreboard; `vcpu` is the calling vCPU.
@@ -290,7 +291,7 @@ unsafe extern "C" fn on_sync(vcpu: c_uint, _data: *mut c_void) {
     let insns = INSNS_BEFORE.fetch_add(since, Ordering::Relaxed) + since;
     with_engine(|engine| {
         engine.set_insns(insns);
-        engine.sync_point();
+        engine.sync_point(data as usize as u32);
         Ok(())
     });
 }
@@ -386,8 +387,11 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
         if let Some((budget, interval)) =
             PLUGIN.get().and_then(|p| p.interval.map(|i| (p.budget, i)))
         {
+            // SAFETY: `tb` is being translated.
+            let pc = unsafe { qemu_plugin_tb_vaddr(tb) };
             // SAFETY: `tb` is being translated; the entry is a live
-            // scoreboard's; `on_sync` never unwinds and takes no user data.
+            // scoreboard's; `on_sync` never unwinds, and its user data is
+            // the block's address, not a pointer.
             unsafe {
                 qemu_plugin_register_vcpu_tb_exec_cond_cb(
                     tb,
@@ -396,7 +400,7 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
                     qemu_plugin_cond::QEMU_PLUGIN_COND_GE,
                     budget.0,
                     interval,
-                    std::ptr::null_mut(),
+                    pc as usize as *mut c_void,
                 );
             }
         }

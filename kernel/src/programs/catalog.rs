@@ -239,6 +239,11 @@ pub const PROGRAMS: &[ProgramInfo] = &[
         params: &[],
     },
     ProgramInfo {
+        name: "hang",
+        about: "the highest-numbered core loops forever while the others wait for it: the run must time out naming it",
+        params: &[],
+    },
+    ProgramInfo {
         name: "triple-fault",
         about: "the highest-numbered core shuts its CPU down without reporting: the run must fail naming it",
         params: &[],

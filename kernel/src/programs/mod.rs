@@ -11,6 +11,7 @@ mod bench_private;
 pub mod catalog;
 mod comm;
 mod dht;
+mod hang;
 mod identity;
 mod lut;
 mod lut_remap;
@@ -87,6 +88,7 @@ pub fn by_name(name: &str) -> Option<fn(&Scc) -> ProgramResult> {
         "lut" => lut::run,
         "page-fault" => page_fault::run,
         "triple-fault" => triple_fault::run,
+        "hang" => hang::run,
         "selftest" => selftest::run,
         "stale-mpbt" => stale_mpbt::run,
         "wcb" => wcb::run,

@@ -242,7 +242,16 @@ fn command_line(scc: &Scc) -> Result<(), String> {
             args.cores, args.program.name
         ));
     }
+    // The run tool's separator: a path with spaces and `=` is not read.
+    let args = Args::parse("/a b=2,c/cores=9 x -- cores=3 program=ring", chip)?;
+    if (args.cores, args.program.name) != (3, "ring") {
+        return Err(format!(
+            "after the separator: parsed {} cores, program {}",
+            args.cores, args.program.name
+        ));
+    }
     for (line, want) in [
+        ("cores=2 cores=3", "cores is given twice"),
         ("cores=0", "cores=0: must be 1..=48"),
         ("cores=49", "cores=49: must be 1..=48"),
         ("cores=x", "cores=x: must be 1..=48"),

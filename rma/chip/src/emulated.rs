@@ -16,6 +16,11 @@
 
 use crate::{Chip, LUT_PAGE_SHIFT, LUT_PAGE_SIZE};
 
+/// What starts the kernel's arguments on its command line: QEMU puts the
+/// image path first (it may hold spaces and `=`), then what `-append`
+/// says; the kernel reads only what follows the last occurrence of this.
+pub const ARGS_START: &str = " -- ";
+
 /// I/O port of the emulator's exit device (`isa-debug-exit`): the guest
 /// writes a byte there to end its QEMU, which exits with `(byte << 1) | 1`.
 pub const EXIT_PORT: u16 = 0xF4;

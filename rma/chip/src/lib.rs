@@ -27,7 +27,7 @@ mod topology;
 
 pub use address::{AddressMap, EntryRange, LUT_ENTRIES, LUT_PAGE_SHIFT, LUT_PAGE_SIZE};
 pub use emulated::{
-    EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS, RegionPart, SharedRegion, SharedRegionKind,
+    ARGS_START, EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS, RegionPart, SharedRegion, SharedRegionKind,
 };
 pub use lut::{LutEntry, Subdest, Target};
 pub use memtype::{MemoryType, PTE_PCD, PTE_PMB, PTE_PWT};

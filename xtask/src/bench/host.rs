@@ -355,6 +355,7 @@ pub(crate) fn config(
         stats: !plain,
         plain,
         quantum,
+        run_dir: None,
     }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! What a run is asked to do: [`RunConfig`], checked before anything is built.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -46,6 +47,10 @@ pub struct RunConfig {
     /// many core cycles of the slowest running core (`emu::timing`); `None`
     /// turns timing off (no clocks, the global timestamp reads 0).
     pub quantum: Option<u64>,
+    /// Where the run's directory (its chip memory) is made; `None`: in
+    /// `/dev/shm`, or in the temporary directory when `/dev/shm` has too
+    /// little room.
+    pub run_dir: Option<PathBuf>,
 }
 
 impl Default for RunConfig {
@@ -61,6 +66,7 @@ impl Default for RunConfig {
             stats: false,
             plain: false,
             quantum: Some(emu::timing::DEFAULT_QUANTUM),
+            run_dir: None,
         }
     }
 }
@@ -80,8 +86,14 @@ impl RunConfig {
     pub fn check(&self) -> Result<()> {
         check_cores(self.cores)?;
         let program = find_program(&self.program)?;
-        for (name, value) in &self.params {
+        for (i, (name, value)) in self.params.iter().enumerate() {
             check_param(program, name, value)?;
+            if let Some((_, first)) = self.params[..i].iter().find(|(n, _)| n == name) {
+                bail!(
+                    "--param {name} is given twice ({name}={first} and {name}={value}): \
+                     give each setting once"
+                );
+            }
         }
         if self.plain && (self.check_coherence || self.stats) {
             bail!(
@@ -118,6 +130,18 @@ mod tests {
     #[test]
     fn configurations_are_checked() {
         assert!(RunConfig::default().check().is_ok());
+        let twice = RunConfig {
+            params: vec![
+                ("scheme".into(), "gbh".into()),
+                ("mode".into(), "bench".into()),
+                ("scheme".into(), "mcs-wp".into()),
+            ],
+            ..RunConfig::new(4, "dht")
+        };
+        assert_eq!(
+            twice.check().unwrap_err().to_string(),
+            "--param scheme is given twice (scheme=gbh and scheme=mcs-wp): give each setting once"
+        );
         assert!(RunConfig::new(0, "ring").check().is_err());
         assert!(RunConfig::new(8, "nosuch").check().is_err());
         for (check_coherence, stats) in [(true, false), (false, true), (true, true)] {

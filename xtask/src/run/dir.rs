@@ -1,105 +1,314 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The run directory: where the chip memory lives while a run goes on.
+//!
+//! Each run makes one directory only its user can enter, in memory
+//! (`/dev/shm`) when that has room, so the chip memory never touches a
+//! disk. The run holds an exclusive `flock` on the directory for as long as
+//! it lives, and removes the directory, still holding the lock, when it
+//! ends. A run killed with SIGKILL cannot clean up, so every run first
+//! sweeps the directories nobody holds: the lock, not a process id, says
+//! whether a run is alive, so runs in other PID namespaces (containers,
+//! `unshare --pid`) that share `/dev/shm` never remove each other's memory.
+//!
+//! A directory is created under a temporary name, locked, and only then
+//! renamed to its final name, so a sweep never sees a final name whose lock
+//! is not yet held.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
-use anyhow::{Context, Result};
-use tempfile::TempDir;
+use anyhow::{Context, Result, bail};
 
-/// Start of every run directory's name; the pid of the xtask that made it
-/// follows, so that a later run can tell a directory whose owner was
-/// killed (SIGKILL leaves no chance to clean up) from one still in use.
-const DIR_PREFIX: &str = "scc-run-";
+/// Start of every run directory's name; a random suffix follows.
+pub(super) const DIR_PREFIX: &str = "scc-chip-";
 
-/// Where run directories are made: in memory when possible.
-fn dir_parents() -> [PathBuf; 2] {
-    [PathBuf::from("/dev/shm"), std::env::temp_dir()]
+/// Start of a directory's name while it is being made, before its lock is
+/// held.
+const NEW_PREFIX: &str = ".scc-chip-new-";
+
+/// How old an unlocked directory still under its temporary name must be
+/// before a sweep removes it: a run renames its directory within
+/// microseconds, so only one that died in between is this old.
+const NEW_GRACE: Duration = Duration::from_secs(60);
+
+/// One mebibyte.
+const MIB: u64 = 1 << 20;
+
+/// A run's directory, locked while this value lives; removed on drop.
+#[derive(Debug)]
+pub(super) struct RunDir {
+    path: PathBuf,
+    /// The open directory holding the lock. Opened with close-on-exec, so
+    /// QEMU instances never hold it.
+    _lock: File,
 }
 
-/// A directory only this user can enter, in memory (`/dev/shm`) when
-/// possible so the chip memory never touches a disk. Removed on drop.
-pub(super) fn private_dir() -> Result<TempDir> {
-    let prefix = format!("{DIR_PREFIX}{}-", std::process::id());
-    let builder = {
-        let mut b = tempfile::Builder::new();
-        b.prefix(&prefix)
-            .permissions(std::fs::Permissions::from_mode(0o700));
-        b
+impl RunDir {
+    /// A new locked directory in `parent`, mode 0700.
+    pub(super) fn create_in(parent: &Path) -> Result<Self> {
+        let fresh = tempfile::Builder::new()
+            .prefix(NEW_PREFIX)
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir_in(parent)
+            .with_context(|| format!("cannot create a run directory in {}", parent.display()))?;
+        let lock = open_dir(fresh.path())
+            .with_context(|| format!("cannot open {}", fresh.path().display()))?;
+        if !try_lock(&lock).with_context(|| format!("cannot lock {}", fresh.path().display()))? {
+            bail!("{} is locked by another run", fresh.path().display());
+        }
+        let name = fresh
+            .path()
+            .file_name()
+            .expect("a temporary directory has a name");
+        let suffix = &name.as_bytes()[NEW_PREFIX.len()..];
+        let path = parent.join(std::ffi::OsStr::from_bytes(
+            &[DIR_PREFIX.as_bytes(), suffix].concat(),
+        ));
+        rename_no_replace(fresh.path(), &path).with_context(|| {
+            format!(
+                "cannot rename {} to {}",
+                fresh.path().display(),
+                path.display()
+            )
+        })?;
+        // Renamed: the temporary name is gone, this value owns the directory.
+        let _ = fresh.keep();
+        Ok(Self { path, _lock: lock })
+    }
+
+    /// Where it is.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        // Still locked: no sweep can take it half-removed.
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// `path` opened as a directory, without following a symbolic link.
+fn open_dir(path: &Path) -> io::Result<File> {
+    File::options()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+        .open(path)
+}
+
+/// Takes an exclusive `flock` on `file` without waiting: `Ok(false)` if
+/// another open file holds one.
+fn try_lock(file: &File) -> io::Result<bool> {
+    // SAFETY: flock only reads the descriptor, which `file` keeps open.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(true);
+    }
+    match io::Error::last_os_error() {
+        e if e.raw_os_error() == Some(libc::EWOULDBLOCK) => Ok(false),
+        e => Err(e),
+    }
+}
+
+/// Renames `from` to `to`, failing if `to` exists.
+fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    let c = |p: &Path| {
+        CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))
     };
-    let [memory, disk] = dir_parents();
-    builder
-        .tempdir_in(memory)
-        .or_else(|_| builder.tempdir_in(disk))
-        .context("cannot create a directory for the chip memory")
+    let (from, to) = (c(from)?, c(to)?);
+    // SAFETY: both are valid NUL-terminated strings that outlive the call.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
-/// Removes the run directories whose xtask no longer exists; returns how
-/// many. A directory whose pid was reused by another process stays: that
-/// errs on the safe side.
-pub(super) fn remove_orphaned_dirs() -> usize {
-    dir_parents()
+/// Removes, from every place run directories are made, the directories no
+/// live run holds; returns how many.
+pub(super) fn remove_dead_dirs(parents: &[PathBuf]) -> usize {
+    parents
         .iter()
-        .map(|parent| remove_orphaned_dirs_in(parent))
+        .map(|parent| remove_dead_dirs_in(parent))
         .sum()
 }
 
-fn remove_orphaned_dirs_in(parent: &std::path::Path) -> usize {
+/// Removes the run directories in `parent` whose lock nobody holds. Only
+/// this user's directories, never a symbolic link, never one whose lock is
+/// held (or cannot be tested).
+pub fn remove_dead_dirs_in(parent: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return 0;
     };
-    let owner = |name: &str| -> Option<u32> {
-        name.strip_prefix(DIR_PREFIX)?
-            .split('-')
-            .next()?
-            .parse()
-            .ok()
-    };
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
     entries
         .flatten()
         .filter(|entry| {
             let name = entry.file_name();
-            let pid = name.to_str().and_then(owner);
-            pid.is_some_and(|pid| !PathBuf::from(format!("/proc/{pid}")).exists())
+            let name = name.as_bytes();
+            let Ok(meta) = entry.metadata() else {
+                return false;
+            };
+            let new = name.starts_with(NEW_PREFIX.as_bytes());
+            let ours = meta.is_dir() && meta.uid() == me;
+            let old_enough = || {
+                meta.modified()
+                    .ok()
+                    .and_then(|m| SystemTime::now().duration_since(m).ok())
+                    .is_some_and(|age| age >= NEW_GRACE)
+            };
+            ours && (name.starts_with(DIR_PREFIX.as_bytes()) || (new && old_enough()))
         })
-        .filter(|entry| std::fs::remove_dir_all(entry.path()).is_ok())
+        .filter(|entry| {
+            let Ok(dir) = open_dir(&entry.path()) else {
+                return false;
+            };
+            // Locked by us now, so no run can be using it; removed before
+            // the lock goes with `dir`.
+            try_lock(&dir).unwrap_or(false) && std::fs::remove_dir_all(entry.path()).is_ok()
+        })
         .count()
+}
+
+/// Where run directories are made, in order of preference: `asked` alone
+/// if given, else memory (`/dev/shm`) and then the temporary directory.
+pub(super) fn candidates(asked: Option<&Path>) -> Vec<PathBuf> {
+    match asked {
+        Some(dir) => vec![dir.to_owned()],
+        None => vec![PathBuf::from("/dev/shm"), std::env::temp_dir()],
+    }
+}
+
+/// Bytes free for this user in the file system holding `dir`.
+pub(super) fn free_bytes(dir: &Path) -> io::Result<u64> {
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))?;
+    // SAFETY: an all-zero statvfs is a valid value to be overwritten.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `path` is a valid NUL-terminated string and `stat` a valid
+    // place for the result; both outlive the call.
+    if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(stat.f_bavail.saturating_mul(stat.f_frsize))
+}
+
+/// The first of `candidates` whose file system has `need` bytes free,
+/// given each one's free bytes (`None`: it cannot be used, e.g. it does not
+/// exist); otherwise an error saying how much is needed, what each place
+/// has and how to get more.
+pub(super) fn choose(candidates: &[(PathBuf, Option<u64>)], need: u64) -> Result<&Path> {
+    if let Some((dir, _)) = candidates
+        .iter()
+        .find(|(_, free)| free.is_some_and(|f| f >= need))
+    {
+        return Ok(dir);
+    }
+    let places: Vec<String> = candidates
+        .iter()
+        .map(|(dir, free)| match free {
+            Some(free) => format!("{} has {} MiB free", dir.display(), free / MIB),
+            None => format!("{} cannot be used", dir.display()),
+        })
+        .collect();
+    bail!(
+        "not enough room for the chip memory: this run may need {} MiB, but {}. \
+         Give /dev/shm more room (`mount -o remount,size=2G /dev/shm`; in Docker, \
+         `--shm-size=2g`), or point --run-dir (or TMPDIR) at a file system with room",
+        need.div_ceil(MIB),
+        places.join(" and ")
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
-    use std::process::Command;
 
     use super::*;
 
     #[test]
-    fn directories_of_killed_runs_are_removed_and_live_ones_kept() {
+    fn the_run_directory_is_private_locked_and_removed_on_drop() {
         let parent = tempfile::tempdir().unwrap();
-        let mut child = Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
-        let orphan = parent.path().join(format!("{DIR_PREFIX}{dead}-abc"));
-        let live = parent
-            .path()
-            .join(format!("{DIR_PREFIX}{}-def", std::process::id()));
-        let other = parent.path().join("scc-run-notapid-x");
-        for dir in [&orphan, &live, &other] {
-            std::fs::create_dir(dir).unwrap();
-        }
-        std::fs::write(orphan.join("chip.mem"), b"left behind").unwrap();
-        assert_eq!(remove_orphaned_dirs_in(parent.path()), 1);
-        assert!(!orphan.exists());
-        assert!(live.exists() && other.exists());
+        let dir = RunDir::create_in(parent.path()).unwrap();
+        let path = dir.path().to_owned();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        assert!(name.starts_with(DIR_PREFIX), "{name}");
+        let mode = std::fs::metadata(&path).unwrap().permissions();
+        assert_eq!(mode.mode() & 0o777, 0o700);
+        // Another open file description cannot take the lock.
+        assert!(!try_lock(&open_dir(&path).unwrap()).unwrap());
+        assert_eq!(remove_dead_dirs_in(parent.path()), 0);
+        assert!(path.exists());
+        // Only the final name is left.
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 1);
+        drop(dir);
+        assert!(!path.exists());
     }
 
     #[test]
-    fn the_private_directory_is_removed_on_drop() {
-        let dir = private_dir().unwrap();
-        let path = dir.path().to_owned();
-        let mode = std::fs::metadata(&path).unwrap().permissions();
-        assert_eq!(mode.mode() & 0o777, 0o700);
-        drop(dir);
-        assert!(!path.exists());
+    fn directories_nobody_holds_are_removed_and_held_ones_kept() {
+        let parent = tempfile::tempdir().unwrap();
+        let live = RunDir::create_in(parent.path()).unwrap();
+        std::fs::write(live.path().join("chip.mem"), b"in use").unwrap();
+        // A run killed before it could clean up: its lock went with it.
+        let dead = parent.path().join(format!("{DIR_PREFIX}killed"));
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join("chip.mem"), b"left behind").unwrap();
+        // Young directories under the temporary name may be a run's in the
+        // making; other names and symbolic links are never touched.
+        let young = parent.path().join(format!("{NEW_PREFIX}young"));
+        let other = parent.path().join("scc-run-1-x");
+        for d in [&young, &other] {
+            std::fs::create_dir(d).unwrap();
+        }
+        let link = parent.path().join(format!("{DIR_PREFIX}link"));
+        std::os::unix::fs::symlink(&other, &link).unwrap();
+        assert_eq!(remove_dead_dirs_in(parent.path()), 1);
+        assert!(!dead.exists());
+        assert!(live.path().join("chip.mem").exists());
+        assert!(young.exists() && other.exists() && link.exists());
+    }
+
+    #[test]
+    fn the_first_place_with_room_is_chosen_and_none_is_a_clear_error() {
+        let shm = PathBuf::from("/dev/shm");
+        let tmp = PathBuf::from("/tmp");
+        let both = [(shm.clone(), Some(64 * MIB)), (tmp.clone(), Some(10 << 30))];
+        assert_eq!(choose(&both, 32 * MIB).unwrap(), shm);
+        assert_eq!(choose(&both, 100 * MIB).unwrap(), tmp);
+        let none = [(shm, Some(64 * MIB)), (tmp, None)];
+        let message = choose(&none, 100 * MIB).unwrap_err().to_string();
+        assert!(
+            message.starts_with(
+                "not enough room for the chip memory: this run may need 100 MiB, \
+                 but /dev/shm has 64 MiB free and /tmp cannot be used."
+            ),
+            "{message}"
+        );
+        assert!(message.contains("--shm-size"), "{message}");
+    }
+
+    #[test]
+    fn free_space_is_read_from_the_file_system() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(free_bytes(dir.path()).unwrap() > 0);
+        assert!(free_bytes(&dir.path().join("nosuch")).is_err());
     }
 }

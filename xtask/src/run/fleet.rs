@@ -4,6 +4,7 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
@@ -13,12 +14,20 @@ use anyhow::{Context, Result};
 use chip::CoreId;
 use emu::launch::Launch;
 
+use super::diagnose::{Progress, Stall};
 use super::{CoreExit, CoreReport, Outcome, RunConfig};
 use crate::qemu::Qemu;
 
 /// How often the watcher looks at exit statuses, the clock and the
 /// interrupt flag when no output arrives.
 const POLL: Duration = Duration::from_millis(20);
+
+/// How often the watcher reads the cores' modelled clocks.
+const SAMPLE: Duration = Duration::from_millis(100);
+
+/// What QEMU prints on standard error when it exits on a signal
+/// (`qemu-system-i386: terminating on signal 15 from pid N (xtask)`).
+const STOP_FAREWELL: &str = "terminating on signal";
 
 /// Longest wait, after the instances are stopped, for their last output.
 const DRAIN: Duration = Duration::from_secs(2);
@@ -86,6 +95,8 @@ pub(super) struct Fleet {
     /// stream closes.
     events: Option<Sender<Event>>,
     inbox: Receiver<Event>,
+    /// Each core's modelled clock as the watcher last saw it.
+    progress: Progress,
 }
 
 impl Fleet {
@@ -97,6 +108,7 @@ impl Fleet {
             start,
             events: Some(events),
             inbox,
+            progress: Progress::default(),
         }
     }
 
@@ -142,20 +154,36 @@ impl Fleet {
         Ok(())
     }
 
-    /// Follows the run until its outcome is known.
-    pub(super) fn watch(&mut self, config: &RunConfig, deadline: Instant) -> Outcome {
+    /// Follows the run until its outcome is known: all succeeded, one
+    /// failed, `deadline` passed (`None`: never), or the run was
+    /// interrupted. With `clocks` (the run directory of a run with
+    /// modelled time), it follows each core's progress for [`Self::stall`].
+    pub(super) fn watch(
+        &mut self,
+        config: &RunConfig,
+        deadline: Option<Instant>,
+        clocks: Option<&Path>,
+    ) -> Outcome {
         self.events = None;
+        let mut sampled: Option<Instant> = None;
         loop {
             if config.interrupted() {
                 return Outcome::Interrupted;
             }
             let now = Instant::now();
-            if now >= deadline {
+            if let Some(dir) = clocks
+                && sampled.is_none_or(|at| now - at >= SAMPLE)
+            {
+                self.progress.sample(dir, config.cores, now);
+                sampled = Some(now);
+            }
+            let left = deadline.map(|d| d.saturating_duration_since(now));
+            if left == Some(Duration::ZERO) {
                 return Outcome::TimedOut {
                     unfinished: self.unfinished(),
                 };
             }
-            let wait = POLL.min(deadline - now);
+            let wait = left.map_or(POLL, |left| POLL.min(left));
             match self.inbox.recv_timeout(wait) {
                 Ok(event) => self.record(event, config.echo),
                 Err(RecvTimeoutError::Timeout) => {}
@@ -168,10 +196,23 @@ impl Fleet {
         }
     }
 
+    /// Which cores held the run back, as the last samples of the clocks
+    /// show (`None` without modelled time).
+    pub(super) fn stall(&self) -> Option<Stall> {
+        self.progress.stall(&self.unfinished(), Instant::now())
+    }
+
     fn record(&mut self, event: Event, echo: bool) {
         match event {
             Event::Line { core, stream, text } => {
                 let instance = &mut self.instances[core];
+                // QEMU's farewell when the run stopped it: expected, not news.
+                if instance.stopped
+                    && matches!(stream, Stream::Stderr)
+                    && text.contains(STOP_FAREWELL)
+                {
+                    return;
+                }
                 if echo {
                     // The only printer while the run goes on, so lines never interleave.
                     let mut out = io::stdout().lock();

@@ -16,32 +16,36 @@
 //!
 //! One file per concern: [`config`] (what to run), [`dir`] (the run
 //! directory), [`fleet`] (the instances and their output), [`exit`] (what
-//! an exit status means), [`report`] (how the run ended, as text).
+//! an exit status means), [`diagnose`] (why a run stalled or was killed),
+//! [`report`] (how the run ended, as text).
 
 mod config;
+mod diagnose;
 mod dir;
 mod exit;
 mod fleet;
 mod report;
 
+use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use emu::chipmem::ChipMemory;
 use emu::launch::{self, Launch, Mode};
 
 pub use config::RunConfig;
 pub use exit::CoreExit;
-pub use report::{CoreReport, Outcome, RunReport};
+pub use report::{CoreReport, Holder, Outcome, RunReport, Stall};
 
 use crate::build::Artifacts;
 use crate::qemu::Qemu;
 use crate::{CHIP, build, qemu};
-use dir::{private_dir, remove_orphaned_dirs};
+use dir::RunDir;
 use fleet::Fleet;
-use report::read_reports;
+use report::{read_reports, require_reports};
 
-/// Checks `config`, builds, finds QEMU, and boots the chip.
+/// Checks `config`, builds, finds QEMU, and boots the chip. An interrupt
+/// that comes during the build stops the run before it boots.
 pub fn run(config: &RunConfig) -> Result<RunReport> {
     config.check()?;
     let artifacts = build::build(!config.echo)?;
@@ -49,19 +53,54 @@ pub fn run(config: &RunConfig) -> Result<RunReport> {
     boot(config, &artifacts, &qemu)
 }
 
+/// Room a run of `cores` cores may take in its directory: with the chip
+/// model, each core's private RAM file at its full size (the guest may
+/// touch all of it), and for every run [`SHARED_PER_CORE`] per core for
+/// the shared files (chip memory, the cores' views, directory, stamps).
+pub fn room_needed(cores: u32, mode: Mode) -> u64 {
+    let ram = match mode {
+        Mode::Plain => 0,
+        Mode::Modeled { .. } => u64::from(launch::DEFAULT_MEMORY_MIB) << 20,
+    };
+    u64::from(cores) * (ram + SHARED_PER_CORE)
+}
+
+/// Room per core for the run's shared files: the most any built-in program
+/// took, measured with `du` on the run directory at the end of each
+/// program's 48-core run ([`room_needed`]; README, "Memory"), rounded up.
+const SHARED_PER_CORE: u64 = 8 << 20;
+
 /// Boots `config.cores` cores from already built `artifacts`.
 pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<RunReport> {
     config.check()?;
+    if config.interrupted() {
+        bail!("interrupted before booting");
+    }
     let start = Instant::now();
-    let orphans = remove_orphaned_dirs();
-    if config.echo && orphans > 0 {
-        println!("removed the chip memory left by {orphans} killed run(s)");
+    let parents = dir::candidates(config.run_dir.as_deref());
+    let removed = dir::remove_dead_dirs(&parents);
+    if config.echo && removed > 0 {
+        println!("removed the chip memory left by {removed} killed run(s)");
+    }
+    let mode = config.mode();
+    let need = room_needed(config.cores, mode);
+    let free: Vec<(PathBuf, Option<u64>)> = parents
+        .iter()
+        .map(|p| (p.clone(), dir::free_bytes(p).ok()))
+        .collect();
+    let parent = dir::choose(&free, need)?;
+    if config.echo && parent != parents[0] {
+        println!(
+            "{} has too little room for this run ({} MiB may be needed): the chip memory goes to {}",
+            parents[0].display(),
+            need.div_ceil(1 << 20),
+            parent.display()
+        );
     }
     // Declared before the instances so that it is dropped (removed) after
     // they are killed.
-    let dir = private_dir()?;
+    let dir = RunDir::create_in(parent)?;
     let memory = ChipMemory::create(dir.path(), &CHIP, config.cores)?;
-    let mode = config.mode();
     let launch = Launch {
         chip: &CHIP,
         cores: config.cores,
@@ -89,17 +128,40 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         );
     }
 
+    let oom_before = diagnose::oom_kills();
     let mut fleet = Fleet::new(start);
     for core in CHIP.all_cores().take(config.cores as usize) {
         fleet.spawn(qemu, &launch, core)?;
     }
-    let outcome = fleet.watch(config, start + config.timeout);
+    let timed = matches!(mode, Mode::Modeled { .. }) && config.quantum.is_some();
+    // A timeout too long for the clock never comes.
+    let deadline = start.checked_add(config.timeout);
+    let outcome = fleet.watch(config, deadline, timed.then(|| dir.path()));
     let elapsed = start.elapsed();
+    let stall = match outcome {
+        Outcome::TimedOut { .. } => fleet.stall(),
+        _ => None,
+    };
     fleet.stop();
     fleet.drain(config.echo);
+    let notes = match outcome {
+        Outcome::CoreFailed {
+            exit: CoreExit::Crashed { signal },
+            ..
+        } => diagnose::killed_note(
+            signal,
+            oom_before,
+            diagnose::oom_kills(),
+            dir::free_bytes(dir.path()).ok(),
+        )
+        .into_iter()
+        .collect(),
+        _ => Vec::new(),
+    };
     // Every instance is gone, so every report that will come is complete;
     // the directory is still there.
     let (reports, report_errors) = read_reports(dir.path(), config.cores, mode);
+    let outcome = require_reports(outcome, &reports, config.stats || config.check_coherence);
     Ok(RunReport {
         outcome,
         cores: fleet.reports(),
@@ -108,5 +170,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         mode,
         reports,
         report_errors,
+        stall,
+        notes,
     })
 }

@@ -9,6 +9,7 @@ use emu::launch::Mode;
 use emu::report::{self, CoreReport as ModelReport};
 
 use super::CoreExit;
+pub use super::diagnose::{Holder, Stall};
 use crate::CHIP;
 
 /// Serial lines of a failed core shown in its report.
@@ -33,6 +34,13 @@ pub enum Outcome {
     },
     /// The run was interrupted (Ctrl-C).
     Interrupted,
+    /// Every core exited successfully, but with the statistics or the
+    /// coherence checker asked for, these cores wrote no readable report:
+    /// what the run says would be incomplete (stale reads uncounted).
+    ReportsMissing {
+        /// The cores.
+        cores: Vec<u32>,
+    },
 }
 
 /// What one core did.
@@ -69,8 +77,14 @@ pub struct RunReport {
     /// core that wrote none (a plain run, or a core stopped before its exit).
     pub reports: Vec<Option<ModelReport>>,
     /// Report files that could not be read, each naming the file and what
-    /// is wrong with it (the run's outcome does not change).
+    /// is wrong with it.
     pub report_errors: Vec<String>,
+    /// After a timeout with modelled time: the core(s) that held the
+    /// others back.
+    pub stall: Option<Stall>,
+    /// What the host says of a failure (memory or room that ran out),
+    /// printed after it.
+    pub notes: Vec<String>,
 }
 
 impl RunReport {
@@ -172,6 +186,9 @@ impl fmt::Display for RunReport {
                         writeln!(f, "  {line}")?;
                     }
                 }
+                for note in &self.notes {
+                    writeln!(f, "{note}")?;
+                }
                 write!(
                     f,
                     "run failed after {seconds:.2} s: the other cores were stopped"
@@ -190,13 +207,50 @@ impl fmt::Display for RunReport {
                     let last = last.map_or("(no output)", String::as_str);
                     writeln!(f, "  [core {core:02}] last line: {last}")?;
                 }
+                if let Some(stall) = &self.stall {
+                    writeln!(f, "{stall}")?;
+                }
                 write!(f, "all cores were stopped")
             }
             Outcome::Interrupted => write!(
                 f,
                 "interrupted after {seconds:.2} s: all cores were stopped"
             ),
+            Outcome::ReportsMissing { cores } => {
+                let list: Vec<String> = cores.iter().map(u32::to_string).collect();
+                writeln!(
+                    f,
+                    "every core exited successfully, but core(s) {} wrote no readable report \
+                     of the chip model: the statistics and stale-read counts would be incomplete",
+                    list.join(", ")
+                )?;
+                for error in &self.report_errors {
+                    writeln!(f, "  {error}")?;
+                }
+                write!(f, "run failed after {seconds:.2} s")
+            }
         }
+    }
+}
+
+/// The outcome once the reports are read: when they are `needed` (the
+/// statistics or the checker were asked for), a run whose cores all
+/// succeeded fails if any of them left no readable report.
+pub(super) fn require_reports(
+    outcome: Outcome,
+    reports: &[Option<ModelReport>],
+    needed: bool,
+) -> Outcome {
+    let missing: Vec<u32> = (0u32..)
+        .zip(reports)
+        .filter(|(_, r)| r.is_none())
+        .map(|(core, _)| core)
+        .collect();
+    match outcome {
+        Outcome::Success if needed && !missing.is_empty() => {
+            Outcome::ReportsMissing { cores: missing }
+        }
+        outcome => outcome,
     }
 }
 
@@ -223,6 +277,8 @@ pub(super) fn read_reports(
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     fn report(outcome: Outcome, serial: &[&[&str]]) -> RunReport {
@@ -243,6 +299,8 @@ mod tests {
             mode: Mode::Plain,
             reports: vec![None; serial.len()],
             report_errors: Vec::new(),
+            stall: None,
+            notes: Vec::new(),
         }
     }
 
@@ -291,6 +349,10 @@ mod tests {
         assert_eq!(interrupted.exit_code(), 130);
     }
 
+    fn errors_again(dir: &Path) -> Vec<String> {
+        read_reports(dir, 4, Mode::Modeled { check: true }).1
+    }
+
     #[test]
     fn model_reports_are_read_from_the_run_directory() {
         let dir = tempfile::tempdir().unwrap();
@@ -328,5 +390,31 @@ mod tests {
         assert!(run.stats_table().starts_with("memory accesses per core"));
         // Stale reads alone do not fail a run.
         assert_eq!(run.exit_code(), 0);
+
+        // A core that exited but left no report fails a run that needs it.
+        assert_eq!(
+            require_reports(Outcome::Success, &run.reports, true),
+            Outcome::ReportsMissing { cores: vec![0, 2] }
+        );
+        assert_eq!(
+            require_reports(Outcome::Success, &run.reports, false),
+            Outcome::Success
+        );
+        let failed = Outcome::CoreFailed {
+            core: 1,
+            exit: CoreExit::GuestFailure,
+        };
+        assert_eq!(require_reports(failed.clone(), &run.reports, true), failed);
+        run.outcome = require_reports(Outcome::Success, &run.reports, true);
+        run.report_errors = errors_again(dir.path());
+        let text = run.to_string();
+        assert!(
+            text.starts_with(
+                "every core exited successfully, but core(s) 0, 2 wrote no readable report"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("core-02.report, line 1"), "{text}");
+        assert_eq!(run.exit_code(), 1);
     }
 }

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Why a run did not end well, where the host can tell: which core held
+//! the others back when time ran out, and whether memory or the run
+//! directory's room ran out when QEMU was killed.
+//!
+//! With modelled time, no running core goes more than a quantum ahead of
+//! the slowest running core (`emu::timing`), so one core that stops
+//! (SIGSTOP, a host that starves it) stalls all the others, and one that
+//! loops while the others halt keeps them waiting. The watcher samples the
+//! run's clocks file ([`emu::timing::read_cores`]) as the run goes on and
+//! remembers when each core's clock last moved; at a timeout, [`Stall`]
+//! names the core(s) holding the others back ([`Progress::stall`]), when
+//! they last made progress and where (the instruction at their last sync
+//! point), and the cores that wait for them.
+
+use std::fmt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use emu::timing::{self, CoreTime, State};
+
+/// What the watcher knows of one core's modelled time.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    time: CoreTime,
+    /// When its clock (or state) last changed, in host time.
+    moved: Instant,
+    /// Since when every sample found it running, if the last one did.
+    running_since: Option<Instant>,
+}
+
+/// A core whose clock and state have not changed for this long is stuck:
+/// a core that runs publishes its clock every half quantum, and a halted
+/// one wakes to poll within milliseconds.
+const STUCK: Duration = Duration::from_secs(2);
+
+/// Each core's clock as last read, and when it last moved.
+#[derive(Debug, Default)]
+pub(super) struct Progress {
+    cores: Vec<Seen>,
+}
+
+impl Progress {
+    /// Reads the clocks file in `dir` for `cores` cores at `now`. A file
+    /// that cannot be read (no modelled time) leaves nothing known.
+    pub(super) fn sample(&mut self, dir: &Path, cores: u32, now: Instant) {
+        let Ok(times) = timing::read_cores(dir, cores) else {
+            return;
+        };
+        if self.cores.len() != times.len() {
+            self.cores = times
+                .iter()
+                .map(|&time| Seen {
+                    time,
+                    moved: now,
+                    running_since: None,
+                })
+                .collect();
+        }
+        for (seen, time) in self.cores.iter_mut().zip(times) {
+            if (time.clock, time.state) != (seen.time.clock, seen.time.state) {
+                seen.moved = now;
+            }
+            seen.running_since = match time.state {
+                Some(State::Running) => seen.running_since.or(Some(now)),
+                _ => None,
+            };
+            seen.time = time;
+        }
+    }
+
+    /// What held the run back at `now`, given the cores that had not
+    /// finished; `None` without modelled time.
+    ///
+    /// Cores that are stuck (clock and state still for [`STUCK`]: a
+    /// stopped QEMU, and the cores a quantum ahead of it) hold the others
+    /// back if there are any, the one with the lowest clock first; else the
+    /// core that has been running the longest while the others halt (a
+    /// loop that never returns).
+    pub(super) fn stall(&self, unfinished: &[u32], now: Instant) -> Option<Stall> {
+        if self.cores.is_empty() {
+            return None;
+        }
+        let candidates: Vec<(u32, &Seen)> = unfinished
+            .iter()
+            .filter_map(|&c| self.cores.get(c as usize).map(|s| (c, s)))
+            .collect();
+        let still = |s: &Seen| now.saturating_duration_since(s.moved);
+        let stuck: Vec<(u32, &Seen)> = candidates
+            .iter()
+            .copied()
+            .filter(|(_, s)| still(s) >= STUCK)
+            .collect();
+        let chosen: Vec<(u32, &Seen)> = if stuck.is_empty() {
+            let longest = candidates.iter().filter_map(|(_, s)| s.running_since).min();
+            candidates
+                .iter()
+                .copied()
+                .filter(|(_, s)| longest.is_some() && s.running_since == longest)
+                .collect()
+        } else {
+            let lowest = stuck.iter().map(|(_, s)| s.time.clock).min();
+            stuck
+                .into_iter()
+                .filter(|(_, s)| Some(s.time.clock) == lowest)
+                .collect()
+        };
+        let holding: Vec<Holder> = chosen
+            .iter()
+            .map(|&(core, s)| Holder {
+                core,
+                clock: s.time.clock,
+                still_for: still(s),
+                pc: s.time.pc,
+            })
+            .collect();
+        let waiting = unfinished
+            .iter()
+            .copied()
+            .filter(|c| !holding.iter().any(|h| h.core == *c))
+            .collect();
+        Some(Stall { holding, waiting })
+    }
+}
+
+/// A core that holds the others back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    /// The core.
+    pub core: u32,
+    /// Its modelled clock (core cycles).
+    pub clock: u64,
+    /// Host time since its clock last moved.
+    pub still_for: Duration,
+    /// The instruction at its last sync point.
+    pub pc: u32,
+}
+
+/// Which cores held a timed-out run back, and which waited for them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stall {
+    /// The running cores with the lowest clock; empty if no unfinished
+    /// core was running (all halted: waiting for each other).
+    pub holding: Vec<Holder>,
+    /// The other unfinished cores.
+    pub waiting: Vec<u32>,
+}
+
+impl fmt::Display for Stall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |cores: &mut dyn Iterator<Item = u32>| {
+            cores.map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+        };
+        if self.holding.is_empty() {
+            return write!(
+                f,
+                "no core was stuck or kept running: core(s) {} were all halted, waiting for each other",
+                list(&mut self.waiting.iter().copied())
+            );
+        }
+        for h in &self.holding {
+            writeln!(
+                f,
+                "core {} holds the others back: at modelled cycle {}, its clock last moved \
+                 {:.1} s ago (host time), at EIP {:#010x} at its last sync point",
+                h.core,
+                h.clock,
+                h.still_for.as_secs_f64(),
+                h.pc
+            )?;
+        }
+        if self.waiting.is_empty() {
+            return Ok(());
+        }
+        write!(
+            f,
+            "core(s) {} wait for it (halted, or a quantum ahead of it)",
+            list(&mut self.waiting.iter().copied())
+        )
+    }
+}
+
+/// How many processes the kernel's OOM killer has killed since boot
+/// (`oom_kill` in `/proc/vmstat`), if the kernel says.
+pub(super) fn oom_kills() -> Option<u64> {
+    let vmstat = std::fs::read_to_string("/proc/vmstat").ok()?;
+    vmstat
+        .lines()
+        .find_map(|line| line.strip_prefix("oom_kill "))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+/// What to say of a QEMU killed by `signal` from outside the run, given
+/// the OOM kills counted before and after the run and the room left in
+/// the run directory's file system.
+pub(super) fn killed_note(
+    signal: i32,
+    oom_before: Option<u64>,
+    oom_after: Option<u64>,
+    dir_free: Option<u64>,
+) -> Option<String> {
+    match signal {
+        libc::SIGKILL => Some(match (oom_before, oom_after) {
+            (Some(before), Some(after)) if after > before => format!(
+                "memory ran out: the kernel's OOM killer killed {} process(es) on this host \
+                 during the run (oom_kill in /proc/vmstat); run fewer cores, or free memory",
+                after - before
+            ),
+            _ => "SIGKILL came from outside the run (the OOM killer counted no kill during it)"
+                .to_owned(),
+        }),
+        libc::SIGBUS => Some(format!(
+            "SIGBUS: QEMU could not get a page of a shared file, which happens when the run \
+             directory's file system is full{}; give it more room or choose another with --run-dir",
+            dir_free.map_or(String::new(), |free| format!(
+                " (it has {} MiB free now)",
+                free >> 20
+            ))
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(clock: u64, state: State, pc: u32, moved: Instant) -> Seen {
+        Seen {
+            time: CoreTime {
+                clock,
+                state: Some(state),
+                pc,
+            },
+            moved,
+            running_since: (state == State::Running).then_some(moved),
+        }
+    }
+
+    #[test]
+    fn a_stuck_core_with_the_lowest_clock_holds_the_others_back() {
+        // Core 1 was stopped; core 0 sleeps a quantum ahead of it (stuck
+        // too, but later); core 2 halts and polls; core 3 finished.
+        let start = Instant::now();
+        let now = start + Duration::from_secs(10);
+        let progress = Progress {
+            cores: vec![
+                seen(
+                    200_000,
+                    State::Running,
+                    0x1000,
+                    start + Duration::from_secs(3),
+                ),
+                seen(
+                    100_000,
+                    State::Running,
+                    0x10_2a3c,
+                    start + Duration::from_secs(2),
+                ),
+                seen(50_000, State::Halted, 0x2000, now),
+                seen(300_000, State::Finished, 0x3000, start),
+            ],
+        };
+        let stall = progress.stall(&[0, 1, 2], now).unwrap();
+        assert_eq!(
+            stall,
+            Stall {
+                holding: vec![Holder {
+                    core: 1,
+                    clock: 100_000,
+                    still_for: Duration::from_secs(8),
+                    pc: 0x10_2a3c
+                }],
+                waiting: vec![0, 2]
+            }
+        );
+        let text = stall.to_string();
+        assert!(
+            text.starts_with(
+                "core 1 holds the others back: at modelled cycle 100000, its clock last moved \
+                 8.0 s ago (host time), at EIP 0x00102a3c"
+            ),
+            "{text}"
+        );
+        assert!(text.ends_with("core(s) 0, 2 wait for it (halted, or a quantum ahead of it)"));
+    }
+
+    #[test]
+    fn without_a_stuck_core_the_one_that_kept_running_holds_the_others_back() {
+        // Core 2 loops; cores 0 and 1 halt and wake to poll, just now
+        // seen running with a lower clock.
+        let start = Instant::now();
+        let now = start + Duration::from_secs(10);
+        let mut looping = seen(9_000_000, State::Running, 0x4000, now);
+        looping.running_since = Some(start);
+        let progress = Progress {
+            cores: vec![
+                seen(8_900_000, State::Running, 0x5000, now),
+                seen(8_950_000, State::Halted, 0x5000, now),
+                looping,
+            ],
+        };
+        let stall = progress.stall(&[0, 1, 2], now).unwrap();
+        assert_eq!(stall.holding.len(), 1);
+        assert_eq!(stall.holding[0].core, 2);
+        assert_eq!(stall.waiting, [0, 1]);
+    }
+
+    #[test]
+    fn halted_cores_alone_wait_for_each_other_and_no_clocks_say_nothing() {
+        let now = Instant::now();
+        let progress = Progress {
+            cores: vec![
+                seen(1, State::Halted, 0, now),
+                seen(2, State::Halted, 0, now),
+            ],
+        };
+        let stall = progress.stall(&[0, 1], now).unwrap();
+        assert!(stall.holding.is_empty());
+        assert!(stall.to_string().contains("core(s) 0, 1 were all halted"));
+        assert_eq!(Progress::default().stall(&[0], now), None);
+    }
+
+    #[test]
+    fn a_sample_records_when_each_clock_last_moved() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = std::fs::File::create(timing::clocks_path(dir.path())).unwrap();
+        file.set_len(timing::FILE_SIZE).unwrap();
+        let t0 = Instant::now();
+        let mut progress = Progress::default();
+        progress.sample(dir.path(), 2, t0);
+        let map = emu::shm::Mapping::new(
+            &std::fs::File::options()
+                .read(true)
+                .write(true)
+                .open(timing::clocks_path(dir.path()))
+                .unwrap(),
+            timing::FILE_SIZE,
+        )
+        .unwrap();
+        let clocks = timing::Clocks::new(map, 1, 2, 10);
+        clocks.publish(500);
+        let t1 = t0 + Duration::from_secs(1);
+        progress.sample(dir.path(), 2, t1);
+        let t2 = t0 + Duration::from_secs(5);
+        progress.sample(dir.path(), 2, t2);
+        let stall = progress.stall(&[0, 1], t2).unwrap();
+        // Both are still now; core 0 (clock 0) never moved, so it holds
+        // core 1 back.
+        assert_eq!(stall.holding[0].core, 0);
+        assert_eq!(stall.holding[0].still_for, Duration::from_secs(5));
+        assert_eq!(stall.holding[0].clock, 0);
+        assert_eq!(stall.waiting, [1]);
+        // Without a clocks file nothing is known.
+        let mut none = Progress::default();
+        none.sample(&dir.path().join("nosuch"), 2, t2);
+        assert_eq!(none.stall(&[0], t2), None);
+    }
+
+    #[test]
+    fn kills_from_outside_say_what_ran_out() {
+        let oom = killed_note(libc::SIGKILL, Some(3), Some(4), None).unwrap();
+        assert!(oom.starts_with("memory ran out: the kernel's OOM killer killed 1 process(es)"));
+        let other = killed_note(libc::SIGKILL, Some(3), Some(3), None).unwrap();
+        assert!(other.contains("from outside the run"), "{other}");
+        let bus = killed_note(libc::SIGBUS, None, None, Some(3 << 20)).unwrap();
+        assert!(
+            bus.contains("file system is full (it has 3 MiB free now)"),
+            "{bus}"
+        );
+        assert_eq!(killed_note(libc::SIGSEGV, None, None, None), None);
+        // This kernel counts OOM kills.
+        assert!(oom_kills().is_some());
+    }
+}
