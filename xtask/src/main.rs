@@ -98,6 +98,7 @@ struct BenchArgs {
     out: Option<PathBuf>,
     /// Where the Markdown report goes [default: DIR/report.md]. It links to
     /// the files in DIR relatively, so DIR must be its directory or below.
+    /// Both are checked before anything is built or run.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
 }
