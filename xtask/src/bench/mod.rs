@@ -461,7 +461,8 @@ impl Output {
     }
 
     /// What the report puts before a file name to link to it: the
-    /// directory relative to the report's, with a trailing `/`, or nothing.
+    /// directory relative to the report's, each part percent-encoded
+    /// ([`report::link_target`]) and followed by `/`, or nothing.
     pub fn link_prefix(&self) -> Result<String> {
         let absolute = |p: &Path| {
             std::path::absolute(p).with_context(|| format!("cannot resolve {}", p.display()))
@@ -476,11 +477,10 @@ impl Output {
                 self.report.display()
             )
         })?;
-        let parts: Vec<String> = relative
+        Ok(relative
             .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        Ok(parts.iter().map(|p| format!("{p}/")).collect())
+            .map(|c| format!("{}/", report::link_target(c.as_os_str().as_encoded_bytes())))
+            .collect())
     }
 }
 
@@ -1187,6 +1187,11 @@ mod tests {
             "results/"
         );
         assert_eq!(at("/a/b/c", Some("/a/r.md")).unwrap(), "b/c/");
+        // Link targets cannot hold spaces, parentheses, ...
+        assert_eq!(
+            at("/a/my results (1)/é#2", Some("/a/r.md")).unwrap(),
+            "my%20results%20%281%29/%C3%A9%232/"
+        );
         let e = at("target/bench", Some("docs/results.md")).unwrap_err();
         assert!(e.to_string().contains("is not in or below"), "{e}");
     }
