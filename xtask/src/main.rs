@@ -14,7 +14,7 @@ use xtask::{RunConfig, RunReport};
 
 /// Build, boot and test the emulated Intel SCC: 48 P54C cores, one QEMU each.
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask", bin_name = "cargo xtask", version)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", version, after_help = ENVIRONMENT)]
 enum Cli {
     /// Build the kernel image and the QEMU plugin (release), without running them.
     Build,
@@ -45,6 +45,11 @@ enum Cli {
     /// Run every test: host tests, then the system tests booted on 1 to 48 cores.
     Test,
 }
+
+/// The environment variables xtask reads, for `--help`.
+const ENVIRONMENT: &str = "Environment:
+  SCC_NO_INSTALL=1  never install QEMU: where it is missing or too old, stop with the
+                    command that installs it (as root, xtask would run that command)";
 
 #[derive(Debug, Args)]
 struct RunArgs {

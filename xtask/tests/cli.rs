@@ -145,6 +145,17 @@ fn run_help_lists_the_programs() {
 }
 
 #[test]
+fn help_names_the_environment_variables() {
+    let out = xtask(&["--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("SCC_NO_INSTALL=1  never install QEMU"),
+        "{help}"
+    );
+}
+
+#[test]
 fn every_command_has_help() {
     for command in ["build", "run", "test", "bench"] {
         let out = xtask(&[command, "--help"]);
