@@ -2,11 +2,14 @@
 //! Building the two things a run boots: the kernel image and the plugin.
 
 use std::env;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context, Result, ensure};
+use anyhow::{Context, Result, bail, ensure};
 
 /// The guest's target: the prebuilt 32-bit target builds a bare-metal P54C
 /// kernel on the stable toolchain (see `.cargo/config.toml`).
@@ -46,7 +49,13 @@ pub fn target_dir() -> PathBuf {
 /// without it the nested build would use the default toolchain, which may
 /// lack the guest target.
 pub fn cargo() -> Command {
-    let program = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    nested(env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")))
+}
+
+/// `program` (found on `PATH` unless a path) run as [`cargo`] runs: in the
+/// workspace root, with the same environment, so that a rustup proxy such
+/// as `rustc` or `rustup` picks the toolchain the nested cargo uses.
+fn nested(program: impl AsRef<OsStr>) -> Command {
     let mut command = Command::new(program);
     command.current_dir(workspace_root());
     for (key, _) in env::vars_os() {
@@ -68,10 +77,124 @@ pub(crate) fn run_command(mut command: Command, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// Whether `libdir`, a target's library directory (`rustc --print
+/// target-libdir`), holds the target's standard library: its core crate,
+/// `libcore-<hash>.rlib`, which every crate for the target needs.
+pub fn has_core(libdir: &Path) -> bool {
+    fs::read_dir(libdir).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            let name = entry.file_name();
+            let name = name.as_bytes();
+            name.starts_with(b"libcore-")
+                && name.ends_with(b".rlib")
+                && entry.file_type().is_ok_and(|t| !t.is_dir())
+        })
+    })
+}
+
+/// The rustup command that installs a target's standard library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddTarget {
+    /// rustup's arguments; it runs in the workspace root, as [`cargo`] does.
+    pub args: Vec<String>,
+    /// The command as a user would type it.
+    pub shown: String,
+}
+
+/// What installs `target`'s standard library when `libdir`, its library
+/// directory, lacks it ([`has_core`]); `None` when it is there. The
+/// command is for `toolchain` (the value of `RUSTUP_TOOLCHAIN`, which the
+/// nested cargo keeps) if there is one, and otherwise for the toolchain
+/// `rust-toolchain.toml` picks in the workspace root, where it runs.
+pub fn add_target(target: &str, libdir: &Path, toolchain: Option<&str>) -> Option<AddTarget> {
+    if has_core(libdir) {
+        return None;
+    }
+    let mut args: Vec<String> = ["target", "add", target].map(String::from).into();
+    let shown = match toolchain {
+        Some(toolchain) => {
+            args.extend(["--toolchain".to_owned(), toolchain.to_owned()]);
+            format!("rustup {}", args.join(" "))
+        }
+        None => format!(
+            "cd {} && rustup {}",
+            workspace_root().display(),
+            args.join(" ")
+        ),
+    };
+    Some(AddTarget { args, shown })
+}
+
+/// The library directory of `target` in the toolchain the nested cargo
+/// uses, as its rustc says.
+fn target_libdir(target: &str) -> Result<PathBuf> {
+    let mut rustc = nested("rustc");
+    rustc.args(["--print", "target-libdir", "--target", target]);
+    let shown = format!("rustc --print target-libdir --target {target}");
+    let output = rustc.output().with_context(|| {
+        format!("could not run `{shown}` to find the {target} standard library")
+    })?;
+    ensure!(
+        output.status.success(),
+        "`{shown}` failed ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr).trim()
+    );
+    Ok(PathBuf::from(OsStr::from_bytes(output.stdout.trim_ascii())))
+}
+
+/// Makes sure the toolchain the nested cargo uses has `target`'s standard
+/// library, which rustup installs with the toolchain only when it installs
+/// the toolchain itself from `rust-toolchain.toml`. If it is missing,
+/// `rustup target add` adds it, printing the command first; without
+/// rustup, or if that fails, the error gives the command.
+pub fn ensure_target(target: &str) -> Result<()> {
+    let libdir = target_libdir(target)?;
+    let toolchain = env::var("RUSTUP_TOOLCHAIN").ok().filter(|t| !t.is_empty());
+    let Some(add) = add_target(target, &libdir, toolchain.as_deref()) else {
+        return Ok(());
+    };
+    let missing = format!(
+        "the toolchain has no standard library for {target} (no libcore-*.rlib in {})",
+        libdir.display()
+    );
+    eprintln!("{missing}: installing it with: {}", add.shown);
+    let mut rustup = nested("rustup");
+    rustup.args(&add.args);
+    let status = match rustup.status() {
+        Ok(status) => status,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => bail!(
+            "{missing}, and rustup is not on PATH to install it.\n\
+             Install the target for this toolchain, with rustup:\n  {}",
+            add.shown
+        ),
+        Err(e) => bail!(
+            "{missing}, and rustup could not be started ({e}).\n\
+             Install the target with:\n  {}",
+            add.shown
+        ),
+    };
+    ensure!(
+        status.success(),
+        "{missing}, and installing it failed ({status}).\nInstall it with:\n  {}",
+        add.shown
+    );
+    ensure!(
+        has_core(&libdir),
+        "`{}` succeeded, but {} still has no libcore-*.rlib",
+        add.shown,
+        libdir.display()
+    );
+    Ok(())
+}
+
 /// Builds the kernel for the guest target and the plugin for the host,
-/// both in release mode (a debug kernel boots 48 cores far slower). With
-/// `quiet`, cargo prints only errors.
+/// both in release mode (a debug kernel boots 48 cores far slower),
+/// installing the guest target's standard library first if the toolchain
+/// lacks it ([`ensure_target`]). With `quiet`, cargo prints only errors.
 pub fn build(quiet: bool) -> Result<Artifacts> {
+    ensure_target(KERNEL_TARGET)
+        .with_context(|| format!("the kernel is built for {KERNEL_TARGET}"))?;
     let quiet = quiet.then_some("--quiet");
     let mut kernel = cargo();
     kernel.args([
@@ -137,5 +260,85 @@ mod tests {
                 .all(|k| k.starts_with("CARGO") || k.starts_with("RUST"))
         );
         assert_eq!(command.get_current_dir(), Some(workspace_root()));
+        // rustc and rustup run the same way, so they see the same toolchain.
+        let rustc = nested("rustc");
+        assert_eq!(rustc.get_program(), "rustc");
+        assert_eq!(rustc.get_current_dir(), Some(workspace_root()));
+        let envs = |c: &Command| {
+            c.get_envs()
+                .map(|(k, v)| (k.to_owned(), v.map(OsStr::to_owned)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(envs(&rustc), envs(&command));
+    }
+
+    const TARGET: &str = "i586-unknown-linux-gnu";
+    const TOOLCHAIN: &str = "1.95.0-x86_64-unknown-linux-gnu";
+
+    #[test]
+    fn a_target_without_its_core_library_is_added_with_rustup() {
+        let libdir = tempfile::tempdir().unwrap();
+        let add = AddTarget {
+            args: ["target", "add", TARGET, "--toolchain", TOOLCHAIN]
+                .map(String::from)
+                .into(),
+            shown: format!("rustup target add {TARGET} --toolchain {TOOLCHAIN}"),
+        };
+        let missing = libdir.path().join("missing");
+        assert_eq!(
+            add_target(TARGET, &missing, Some(TOOLCHAIN)),
+            Some(add.clone())
+        );
+        assert_eq!(
+            add_target(TARGET, libdir.path(), Some(TOOLCHAIN)),
+            Some(add.clone())
+        );
+        // Other crates, metadata only or a directory of that name are not it.
+        for name in [
+            "libstd-0a1b2c.rlib",
+            "libcore-0a1b2c.rmeta",
+            "libcore.rlib.d",
+        ] {
+            fs::write(libdir.path().join(name), "").unwrap();
+        }
+        fs::create_dir(libdir.path().join("libcore-dir.rlib")).unwrap();
+        assert_eq!(
+            add_target(TARGET, libdir.path(), Some(TOOLCHAIN)),
+            Some(add)
+        );
+        fs::write(libdir.path().join("libcore-0a1b2c3d4e5f.rlib"), "").unwrap();
+        assert!(has_core(libdir.path()));
+        assert_eq!(add_target(TARGET, libdir.path(), Some(TOOLCHAIN)), None);
+        assert_eq!(add_target(TARGET, libdir.path(), None), None);
+    }
+
+    #[test]
+    fn without_a_toolchain_name_rustup_runs_in_the_workspace() {
+        let libdir = tempfile::tempdir().unwrap();
+        let add = add_target(TARGET, libdir.path(), None).unwrap();
+        assert_eq!(add.args, ["target", "add", TARGET]);
+        assert_eq!(
+            add.shown,
+            format!(
+                "cd {} && rustup target add {TARGET}",
+                workspace_root().display()
+            )
+        );
+    }
+
+    #[test]
+    fn rustc_names_the_target_library_directory() {
+        // Whether the target is installed or not, rustc names its directory.
+        let libdir = target_libdir(KERNEL_TARGET).unwrap();
+        assert!(
+            libdir.ends_with(format!("lib/rustlib/{KERNEL_TARGET}/lib")),
+            "{}",
+            libdir.display()
+        );
+        let e = target_libdir("no-such-target").unwrap_err().to_string();
+        assert!(
+            e.starts_with("`rustc --print target-libdir --target no-such-target` failed"),
+            "{e}"
+        );
     }
 }

@@ -15,7 +15,7 @@ use xtask::{RunConfig, RunReport};
 
 /// Build, boot and test the emulated Intel SCC: 48 P54C cores, one QEMU each.
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask", bin_name = "cargo xtask", version)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", version, after_help = ENVIRONMENT)]
 enum Cli {
     /// Build the kernel image and the QEMU plugin (release), without running them.
     Build,
@@ -47,6 +47,11 @@ enum Cli {
     /// Run every test: host tests, then the system tests booted on 1 to 48 cores.
     Test,
 }
+
+/// The environment variables xtask reads, for `--help`.
+const ENVIRONMENT: &str = "Environment:
+  SCC_NO_INSTALL=1  never install QEMU: where it is missing or too old, stop with the
+                    command that installs it (as root, xtask would run that command)";
 
 #[derive(Debug, Args)]
 struct RunArgs {
@@ -105,6 +110,7 @@ struct BenchArgs {
     out: Option<PathBuf>,
     /// Where the Markdown report goes [default: DIR/report.md]. It links to
     /// the files in DIR relatively, so DIR must be its directory or below.
+    /// Both are checked before anything is built or run.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
 }

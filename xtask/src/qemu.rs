@@ -6,7 +6,13 @@
 //! plugin is built against), built with TCG plugin support, and the `qboot`
 //! firmware, which boots a multiboot kernel about three times faster than
 //! SeaBIOS. Debian 12 ships QEMU 7.2; version 10 comes from its backports.
+//!
+//! Where it is missing, [`ensure`] installs it as root on Debian and
+//! Ubuntu, unless `SCC_NO_INSTALL` ([`NO_INSTALL`]) says not to; [`plan`]
+//! decides.
 
+use std::env;
+use std::ffi::OsStr;
 use std::fmt;
 use std::fs;
 use std::io;
@@ -145,10 +151,52 @@ fn has_plugin_option(help: &str) -> bool {
     help.lines().any(|l| l.starts_with("-plugin "))
 }
 
+/// The shell that runs the installation, by absolute path: never one found
+/// on `PATH`.
+pub const SHELL: &str = "/bin/sh";
+
+/// Set to anything but the empty string or `0`, this environment variable
+/// keeps xtask from installing QEMU: it fails with the command instead.
+pub const NO_INSTALL: &str = "SCC_NO_INSTALL";
+
+/// Debian 12's apt source for its backports, where QEMU 10 is. The
+/// installation creates it only if no file of that name exists.
+pub const BACKPORTS_SOURCES: &str = "/etc/apt/sources.list.d/bookworm-backports.list";
+
+/// An installation of QEMU: a shell script to run as root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Install {
+    /// The script, for [`SHELL`] `-c`. It holds no single quote, so that
+    /// it can be shown quoted in a command line.
+    pub script: String,
+    /// An apt source file the script would otherwise have created, which
+    /// exists and which it leaves as it is.
+    pub kept: Option<&'static str>,
+}
+
+impl Install {
+    /// The command line that runs the script: `/bin/sh -c '<script>'`.
+    pub fn command(&self) -> String {
+        format!("{SHELL} -c '{}'", self.script)
+    }
+
+    /// What an error adds about a kept apt source file, if there is one.
+    fn kept_note(&self) -> String {
+        self.kept.map_or_else(String::new, |file| {
+            format!(
+                "\nThe existing {file} was kept as it is, so apt used what it says: \
+                 check that it enables bookworm-backports."
+            )
+        })
+    }
+}
+
 /// The shell script that installs a suitable QEMU on the system described
 /// by `os_release` (the contents of `/etc/os-release`), if this is a system
-/// where xtask knows how.
-pub fn install_script(os_release: &str) -> Option<String> {
+/// where xtask knows how. On Debian 12 it creates [`BACKPORTS_SOURCES`]
+/// when no such file exists (again checked when it runs); with
+/// `sources_exist` it leaves the file to apt as it is.
+pub fn install_script(os_release: &str, sources_exist: bool) -> Option<Install> {
     let field = |name: &str| {
         os_release.lines().find_map(|line| {
             let value = line.strip_prefix(name)?.strip_prefix('=')?;
@@ -164,18 +212,90 @@ pub fn install_script(os_release: &str) -> Option<String> {
         )
     };
     if id == "debian" && field("VERSION_CODENAME").as_deref() == Some("bookworm") {
-        let sources = "/etc/apt/sources.list.d/bookworm-backports.list";
+        let install = apt(" -t bookworm-backports");
+        if sources_exist {
+            return Some(Install {
+                script: install,
+                kept: Some(BACKPORTS_SOURCES),
+            });
+        }
         let suite = "deb http://deb.debian.org/debian bookworm-backports main";
-        return Some(format!(
-            "echo \"{suite}\" > {sources} && {}",
-            apt(" -t bookworm-backports")
-        ));
+        let sources = BACKPORTS_SOURCES;
+        return Some(Install {
+            script: format!("[ -e {sources} ] || echo \"{suite}\" > {sources} && {install}"),
+            kept: None,
+        });
     }
     let debian_like = [id.as_str()]
         .into_iter()
         .chain(like.split_whitespace())
         .any(|name| name == "debian" || name == "ubuntu");
-    debian_like.then(|| apt(""))
+    debian_like.then(|| Install {
+        script: apt(""),
+        kept: None,
+    })
+}
+
+/// What [`plan`] decides on.
+#[derive(Debug, Clone, Copy)]
+pub struct Machine<'a> {
+    /// The contents of `/etc/os-release` (empty if it cannot be read).
+    pub os_release: &'a str,
+    /// Whether a file (or anything else) named [`BACKPORTS_SOURCES`] exists.
+    pub sources_exist: bool,
+    /// Whether xtask runs as root.
+    pub root: bool,
+    /// The value of [`NO_INSTALL`], if it is set.
+    pub no_install: Option<&'a OsStr>,
+}
+
+/// What to do about an unusable QEMU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// Run this installation now.
+    Install(Install),
+    /// Install nothing and fail with this message: the problem and what
+    /// the user can do about it.
+    Refuse(String),
+}
+
+/// Whether `value`, that of [`NO_INSTALL`], forbids installing: set,
+/// neither empty nor `0`.
+pub fn opted_out(value: Option<&OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Whether to install QEMU on `machine`, where `problem` says what is
+/// wrong with the QEMU there: only as root, on a system with a known
+/// installation, and unless [`NO_INSTALL`] forbids it. Otherwise the
+/// message gives the exact command to run.
+pub fn plan(problem: &str, machine: &Machine<'_>) -> Plan {
+    let Some(install) = install_script(machine.os_release, machine.sources_exist) else {
+        return Plan::Refuse(format!(
+            "{problem}.\nInstall QEMU {MIN_MAJOR} or later with TCG plugin support \
+             ({BINARY}) and its {BIOS} firmware, then run this again."
+        ));
+    };
+    let kept = install.kept.map_or_else(String::new, |file| {
+        format!(
+            "\nIt leaves the existing {file} as it is, so apt uses what it says, \
+             which must enable bookworm-backports."
+        )
+    });
+    let command = install.command();
+    if opted_out(machine.no_install) {
+        let sudo = if machine.root { "" } else { "sudo " };
+        return Plan::Refuse(format!(
+            "{problem}.\n{NO_INSTALL} is set, so xtask does not install QEMU; \
+             install it yourself with:\n  {sudo}{command}{kept}"
+        ));
+    }
+    if !machine.root {
+        return Plan::Refuse(format!(
+            "{problem}.\nInstall it as root with:\n  sudo {command}{kept}"
+        ));
+    }
+    Plan::Install(install)
 }
 
 fn is_root() -> bool {
@@ -183,34 +303,51 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// Whether anything is at `path`: a file, a directory, even a broken
+/// symbolic link. A path that cannot be looked at counts as taken.
+fn exists(path: &str) -> bool {
+    !matches!(fs::symlink_metadata(path), Err(e) if e.kind() == io::ErrorKind::NotFound)
+}
+
 /// A usable QEMU: the installed one, or one installed now on Debian or
-/// Ubuntu when running as root. Otherwise an error with the command that
-/// installs it.
+/// Ubuntu when running as root (see [`plan`]). Otherwise an error with the
+/// command that installs it.
 pub fn ensure() -> Result<Qemu> {
     let problem = match probe() {
         Ok(qemu) => return Ok(qemu),
         Err(problem) => problem,
     };
     let os_release = fs::read_to_string("/etc/os-release").unwrap_or_default();
-    let Some(script) = install_script(&os_release) else {
-        bail!(
-            "{problem}.\nInstall QEMU {MIN_MAJOR} or later with TCG plugin support \
-             ({BINARY}) and its {BIOS} firmware, then run this again."
-        );
+    let no_install = env::var_os(NO_INSTALL);
+    let machine = Machine {
+        os_release: &os_release,
+        sources_exist: exists(BACKPORTS_SOURCES),
+        root: is_root(),
+        no_install: no_install.as_deref(),
     };
-    if !is_root() {
-        bail!("{problem}.\nInstall it with:\n  sudo sh -c '{script}'");
+    let install = match plan(&problem.to_string(), &machine) {
+        Plan::Install(install) => install,
+        Plan::Refuse(message) => bail!("{message}"),
+    };
+    let command = install.command();
+    eprintln!("{problem}");
+    eprintln!(
+        "installing QEMU {MIN_MAJOR} as root ({NO_INSTALL}=1 turns this off) with: {command}"
+    );
+    if let Some(file) = install.kept {
+        eprintln!("keeping the existing {file} as it is");
     }
-    eprintln!("{problem}: installing it with: {script}");
-    let status = Command::new("sh")
-        .args(["-c", &script])
+    let status = Command::new(SHELL)
+        .arg("-c")
+        .arg(&install.script)
         .status()
-        .context("could not start sh to install QEMU")?;
+        .with_context(|| format!("could not start {SHELL} to install QEMU"))?;
+    let note = install.kept_note();
     ensure!(
         status.success(),
-        "installing QEMU failed ({status}); the command was: {script}"
+        "installing QEMU failed ({status}); the command was: {command}{note}"
     );
-    probe().map_err(|problem| anyhow!("{problem}, even after installing it with: {script}"))
+    probe().map_err(|problem| anyhow!("{problem}, even after installing it with: {command}{note}"))
 }
 
 #[cfg(test)]
@@ -265,16 +402,36 @@ mod tests {
 
     #[test]
     fn debian_12_installs_from_backports() {
-        let script = install_script(BOOKWORM).unwrap();
+        let install = install_script(BOOKWORM, false).unwrap();
         assert_eq!(
-            script,
-            "echo \"deb http://deb.debian.org/debian bookworm-backports main\" > \
+            install.script,
+            "[ -e /etc/apt/sources.list.d/bookworm-backports.list ] || \
+             echo \"deb http://deb.debian.org/debian bookworm-backports main\" > \
              /etc/apt/sources.list.d/bookworm-backports.list && apt-get update && \
              DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
              -t bookworm-backports qemu-system-x86 qemu-system-data"
         );
-        // The script nests inside sudo sh -c '...'.
-        assert!(!script.contains('\''));
+        assert_eq!(install.kept, None);
+        // The script nests inside sh -c '...'.
+        assert!(!install.script.contains('\''));
+        assert_eq!(
+            install.command(),
+            format!("/bin/sh -c '{}'", install.script)
+        );
+    }
+
+    #[test]
+    fn an_existing_backports_source_is_left_alone() {
+        let install = install_script(BOOKWORM, true).unwrap();
+        assert_eq!(
+            install.script,
+            "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+             --no-install-recommends -t bookworm-backports qemu-system-x86 qemu-system-data"
+        );
+        assert_eq!(install.kept, Some(BACKPORTS_SOURCES));
+        assert!(install.kept_note().contains(
+            "The existing /etc/apt/sources.list.d/bookworm-backports.list was kept as it is"
+        ));
     }
 
     #[test]
@@ -283,19 +440,123 @@ mod tests {
         let ubuntu = "NAME=\"Ubuntu\"\nID=ubuntu\nID_LIKE=debian\nVERSION_CODENAME=noble\n";
         let mint = "ID=linuxmint\nID_LIKE=\"ubuntu debian\"\n";
         for os in [trixie, ubuntu, mint] {
-            let script = install_script(os).unwrap();
-            assert!(script.starts_with("apt-get update && "), "{script}");
-            assert!(!script.contains("backports"), "{script}");
+            for sources_exist in [false, true] {
+                let install = install_script(os, sources_exist).unwrap();
+                assert!(
+                    install.script.starts_with("apt-get update && "),
+                    "{install:?}"
+                );
+                assert!(!install.script.contains("backports"), "{install:?}");
+                assert_eq!(install.kept, None);
+            }
         }
     }
 
     #[test]
     fn other_systems_get_no_script() {
-        assert_eq!(install_script("ID=fedora\nVERSION_ID=40\n"), None);
+        assert_eq!(install_script("ID=fedora\nVERSION_ID=40\n", false), None);
         assert_eq!(
-            install_script("ID=\"opensuse-tumbleweed\"\nID_LIKE=\"opensuse suse\"\n"),
+            install_script(
+                "ID=\"opensuse-tumbleweed\"\nID_LIKE=\"opensuse suse\"\n",
+                false
+            ),
             None
         );
-        assert_eq!(install_script(""), None);
+        assert_eq!(install_script("", false), None);
+    }
+
+    fn machine(root: bool, sources_exist: bool, no_install: Option<&str>) -> Machine<'_> {
+        Machine {
+            os_release: BOOKWORM,
+            sources_exist,
+            root,
+            no_install: no_install.map(OsStr::new),
+        }
+    }
+
+    const PROBLEM: &str = "qemu-system-i386 is version 7.2.15; version 10 or later is needed";
+
+    #[test]
+    fn root_installs_and_keeps_an_existing_source() {
+        let Plan::Install(fresh) = plan(PROBLEM, &machine(true, false, None)) else {
+            panic!("root on a fresh Debian 12 does not install");
+        };
+        assert_eq!(fresh, install_script(BOOKWORM, false).unwrap());
+        let Plan::Install(kept) = plan(PROBLEM, &machine(true, true, None)) else {
+            panic!("root with a backports source does not install");
+        };
+        assert_eq!(kept, install_script(BOOKWORM, true).unwrap());
+        assert!(!kept.script.contains("sources.list.d"));
+    }
+
+    #[test]
+    fn without_root_the_command_is_given() {
+        let fresh = install_script(BOOKWORM, false).unwrap().command();
+        assert_eq!(
+            plan(PROBLEM, &machine(false, false, None)),
+            Plan::Refuse(format!(
+                "{PROBLEM}.\nInstall it as root with:\n  sudo {fresh}"
+            ))
+        );
+        let Plan::Refuse(message) = plan(PROBLEM, &machine(false, true, None)) else {
+            panic!("installs without root");
+        };
+        let kept = install_script(BOOKWORM, true).unwrap().command();
+        assert!(
+            message.contains(&format!(
+                "sudo {kept}\nIt leaves the existing {BACKPORTS_SOURCES} as it is"
+            )),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn scc_no_install_refuses_with_the_command() {
+        let command = install_script(BOOKWORM, false).unwrap().command();
+        for value in ["1", "yes", "00"] {
+            assert_eq!(
+                plan(PROBLEM, &machine(true, false, Some(value))),
+                Plan::Refuse(format!(
+                    "{PROBLEM}.\nSCC_NO_INSTALL is set, so xtask does not install QEMU; \
+                     install it yourself with:\n  {command}"
+                )),
+                "SCC_NO_INSTALL={value}"
+            );
+            let Plan::Refuse(message) = plan(PROBLEM, &machine(false, false, Some(value))) else {
+                panic!("installs without root");
+            };
+            assert!(
+                message.contains(&format!("\n  sudo {command}")),
+                "{message}"
+            );
+        }
+        for value in ["", "0"] {
+            assert!(
+                matches!(
+                    plan(PROBLEM, &machine(true, false, Some(value))),
+                    Plan::Install(_)
+                ),
+                "SCC_NO_INSTALL={value:?} stops the installation"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_systems_are_told_what_to_install() {
+        for root in [false, true] {
+            let fedora = Machine {
+                os_release: "ID=fedora\n",
+                sources_exist: false,
+                root,
+                no_install: None,
+            };
+            assert_eq!(
+                plan(PROBLEM, &fedora),
+                Plan::Refuse(format!(
+                    "{PROBLEM}.\nInstall QEMU 10 or later with TCG plugin support \
+                     (qemu-system-i386) and its qboot.rom firmware, then run this again."
+                ))
+            );
+        }
     }
 }

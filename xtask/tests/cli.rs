@@ -81,6 +81,42 @@ fn unknown_benchmark_sets_are_refused() {
 }
 
 #[test]
+fn unusable_benchmark_outputs_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, file) = (tmp.path().join("a dir"), tmp.path().join("a file"));
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(&file, "").unwrap();
+    let (out, dir, file) = (
+        tmp.path().to_str().unwrap(),
+        dir.to_str().unwrap(),
+        file.to_str().unwrap(),
+    );
+    refused(
+        &["bench", "--quick", "--out", out, "--report", dir],
+        &format!("the report {dir} is a directory"),
+    );
+    refused(
+        &["bench", "--quick", "--out", file],
+        &format!("the output directory {file} (--out) exists and is not a directory"),
+    );
+    refused(
+        &["bench", "--quick", "--out", &format!("{file}/sub")],
+        &format!("cannot be created: {file} is not a directory"),
+    );
+    refused(
+        &[
+            "bench",
+            "--quick",
+            "--out",
+            out,
+            "--report",
+            &format!("{file}/r.md"),
+        ],
+        &format!("the report {file}/r.md cannot be written: {file} is not a directory"),
+    );
+}
+
+#[test]
 fn run_help_lists_the_programs() {
     let out = xtask(&["run", "--help"]);
     assert!(out.status.success());
@@ -104,6 +140,17 @@ fn run_help_lists_the_programs() {
                 .strip_prefix("identity ")
                 .is_some_and(|about| about.trim_start().starts_with("each core prints its id"))
         }),
+        "{help}"
+    );
+}
+
+#[test]
+fn help_names_the_environment_variables() {
+    let out = xtask(&["--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("SCC_NO_INSTALL=1  never install QEMU"),
         "{help}"
     );
 }

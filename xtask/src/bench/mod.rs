@@ -408,18 +408,61 @@ pub struct Output {
 impl Output {
     /// `dir` defaults to `target/bench`, `report` to `dir/report.md`.
     ///
-    /// Return values: an error if `dir` is not the report's directory or
-    /// below it, as the report's links could not reach it.
+    /// Checked here, before anything is built or run, so that a suite run
+    /// is not lost at its end: an error if the report is an existing
+    /// directory, if `dir` exists and is not a directory, if `dir` or the
+    /// report's directory cannot be created (a part of its path is not a
+    /// directory) or written in, if the report exists and cannot be
+    /// written, or if `dir` is not the report's directory or below it, as
+    /// the report's links could not reach it. Nothing is created.
     pub fn new(dir: Option<PathBuf>, report: Option<PathBuf>) -> Result<Self> {
         let dir = dir.unwrap_or_else(|| build::target_dir().join("bench"));
         let report = report.unwrap_or_else(|| dir.join("report.md"));
         let output = Self { dir, report };
+        output.check()?;
         output.link_prefix()?;
         Ok(output)
     }
 
+    /// The checks of [`Output::new`] on the file system.
+    fn check(&self) -> Result<()> {
+        let (dir, report) = (&self.dir, &self.report);
+        if report.is_dir() {
+            bail!(
+                "the report {0} is a directory: --report takes a file name, such as {0}/report.md",
+                report.display()
+            );
+        }
+        if dir.exists() && !dir.is_dir() {
+            bail!(
+                "the output directory {} (--out) exists and is not a directory",
+                dir.display()
+            );
+        }
+        let verb = if dir.exists() {
+            "written in"
+        } else {
+            "created"
+        };
+        writable_dir(
+            dir,
+            &format!(
+                "the output directory {} (--out) cannot be {verb}",
+                dir.display()
+            ),
+        )?;
+        let what = format!("the report {} cannot be written", report.display());
+        let parent = report.parent().filter(|p| !p.as_os_str().is_empty());
+        writable_dir(parent.unwrap_or(Path::new(".")), &what)?;
+        if report.exists() {
+            writable(report).with_context(|| what.clone())?;
+        }
+        Ok(())
+    }
+
     /// What the report puts before a file name to link to it: the
-    /// directory relative to the report's, with a trailing `/`, or nothing.
+    /// directory relative to the report's, each part percent-encoded
+    /// ([`report::link_target`]) and followed by `/`, or nothing.
     pub fn link_prefix(&self) -> Result<String> {
         let absolute = |p: &Path| {
             std::path::absolute(p).with_context(|| format!("cannot resolve {}", p.display()))
@@ -434,11 +477,63 @@ impl Output {
                 self.report.display()
             )
         })?;
-        let parts: Vec<String> = relative
+        Ok(relative
             .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        Ok(parts.iter().map(|p| format!("{p}/")).collect())
+            .map(|c| format!("{}/", report::link_target(c.as_os_str().as_encoded_bytes())))
+            .collect())
+    }
+}
+
+/// Checks that `dir` is a directory this process can create files in, or
+/// that it can be made one: its nearest existing ancestor (or itself) must
+/// be a directory this process can write in. `what` begins the error.
+fn writable_dir(dir: &Path, what: &str) -> Result<()> {
+    let absolute =
+        std::path::absolute(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
+    for ancestor in absolute.ancestors() {
+        match std::fs::symlink_metadata(ancestor) {
+            // Not there, or below a file: the ancestor that is there tells.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                continue;
+            }
+            Err(e) => bail!("{what}: cannot look at {}: {e}", ancestor.display()),
+            Ok(_) => {}
+        }
+        let meta = std::fs::metadata(ancestor)
+            .with_context(|| format!("{what}: cannot follow {}", ancestor.display()))?;
+        if !meta.is_dir() {
+            bail!("{what}: {} is not a directory", ancestor.display());
+        }
+        return writable(ancestor)
+            .with_context(|| format!("{what}: cannot create files in {}", ancestor.display()));
+    }
+    // The root directory exists: the loop has returned.
+    bail!("{what}: no part of {} exists", absolute.display())
+}
+
+/// Whether this process (its effective user and groups) may write `path`,
+/// and enter it if it is a directory.
+fn writable(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+    let mode = if path.is_dir() {
+        libc::W_OK | libc::X_OK
+    } else {
+        libc::W_OK
+    };
+    // SAFETY: `c_path` is a NUL-terminated string that outlives the call,
+    // which only reads it.
+    let result =
+        unsafe { libc::faccessat(libc::AT_FDCWD, c_path.as_ptr(), mode, libc::AT_EACCESS) };
+    if result == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 
@@ -1082,8 +1177,9 @@ mod tests {
     #[test]
     fn the_report_links_to_its_files_relatively() {
         let at = |dir: &str, report: Option<&str>| {
-            Output::new(Some(PathBuf::from(dir)), report.map(PathBuf::from))
-                .and_then(|o| o.link_prefix())
+            let dir = PathBuf::from(dir);
+            let report = report.map_or_else(|| dir.join("report.md"), PathBuf::from);
+            Output { dir, report }.link_prefix()
         };
         assert_eq!(at("target/bench", None).unwrap(), "");
         assert_eq!(
@@ -1091,7 +1187,67 @@ mod tests {
             "results/"
         );
         assert_eq!(at("/a/b/c", Some("/a/r.md")).unwrap(), "b/c/");
+        // Link targets cannot hold spaces, parentheses, ...
+        assert_eq!(
+            at("/a/my results (1)/é#2", Some("/a/r.md")).unwrap(),
+            "my%20results%20%281%29/%C3%A9%232/"
+        );
         let e = at("target/bench", Some("docs/results.md")).unwrap_err();
         assert!(e.to_string().contains("is not in or below"), "{e}");
+    }
+
+    #[test]
+    fn outputs_that_cannot_be_written_are_refused_up_front() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, file) = (tmp.path().join("a dir"), tmp.path().join("a file"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(&file, "").unwrap();
+        let new = |out: &Path, report: Option<&Path>| {
+            Output::new(Some(out.to_owned()), report.map(Path::to_owned)).map_err(|e| e.to_string())
+        };
+        let e = new(tmp.path(), Some(&dir)).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "the report {0} is a directory: --report takes a file name, such as {0}/report.md",
+                dir.display()
+            )
+        );
+        let e = new(&file, None).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "the output directory {} (--out) exists and is not a directory",
+                file.display()
+            )
+        );
+        let e = new(&file.join("sub"), None).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "the output directory {} (--out) cannot be created: {} is not a directory",
+                file.join("sub").display(),
+                file.display()
+            )
+        );
+        let e = new(&dir, Some(&file.join("r.md"))).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "the report {} cannot be written: {} is not a directory",
+                file.join("r.md").display(),
+                file.display()
+            )
+        );
+
+        // Directories that do not exist yet are fine, and are not created here.
+        let fresh = dir.join("new dir").join("deeper");
+        let output = new(&fresh, Some(&dir.join("report.md"))).unwrap();
+        assert_eq!(output.dir, fresh);
+        assert!(!dir.join("new dir").exists());
+        // An existing report file is overwritten later.
+        let existing = dir.join("old.md");
+        std::fs::write(&existing, "old").unwrap();
+        new(&dir, Some(&existing)).unwrap();
     }
 }

@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 use std::process::Command;
 use std::time::SystemTime;
 
+use percent_encoding::{AsciiSet, CONTROLS, percent_encode};
+
 use super::Section;
 use crate::qemu::Qemu;
 
@@ -97,8 +99,42 @@ pub fn utc(time: SystemTime) -> String {
     )
 }
 
+/// What is percent-encoded in a link target, besides controls and
+/// non-ASCII bytes: what ends or splits a Markdown link destination
+/// (space, `(`, `)`, `<`, `>`), escapes and entities (`\`, `&`), what a URL
+/// reads as a fragment, query or escape (`#`, `?`, `%`), what would make
+/// the first part of a relative link a scheme (`:`), and the rest of what
+/// a URL path may not hold as is.
+const LINK: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'&')
+    .add(b'(')
+    .add(b')')
+    .add(b':')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// `name`, one file or directory name (bytes, as a path holds them), as
+/// it can stand in a Markdown link's target: percent-encoded.
+pub fn link_target(name: &[u8]) -> String {
+    percent_encode(name, LINK).to_string()
+}
+
 /// The whole report; `links` goes before the name of every file it links
-/// to (their directory relative to the report's).
+/// to (their directory relative to the report's, already encoded as
+/// [`link_target`] does, with `/` after each part).
 pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# SCC emulator benchmarks\n");
@@ -153,7 +189,8 @@ pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
         }
         if !s.svgs.is_empty() {
             for (file, _) in &s.svgs {
-                let _ = writeln!(out, "![{file}]({links}{file})\n");
+                let target = link_target(file.as_bytes());
+                let _ = writeln!(out, "![{file}]({links}{target})\n");
             }
         }
         if !s.host.is_empty() {
@@ -169,9 +206,13 @@ pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
         for n in &s.notes {
             let _ = writeln!(out, "{n}\n");
         }
-        let mut files = vec![format!("[{0}.txt]({links}{0}.txt)", s.name)];
+        let file = |extension: &str| {
+            let name = format!("{}.{extension}", s.name);
+            format!("[{name}]({links}{})", link_target(name.as_bytes()))
+        };
+        let mut files = vec![file("txt")];
         if s.csv.is_some() {
-            files.push(format!("[{0}.csv]({links}{0}.csv)", s.name));
+            files.push(file("csv"));
         }
         let _ = writeln!(out, "Files: {}\n", files.join(", "));
         if !s.runs.is_empty() {
@@ -221,6 +262,55 @@ mod tests {
         assert_eq!(at(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(at(951_782_400 + 3661), "2000-02-29 01:01:01 UTC");
         assert_eq!(at(1_798_761_599), "2026-12-31 23:59:59 UTC");
+    }
+
+    #[test]
+    fn link_targets_are_percent_encoded() {
+        assert_eq!(
+            link_target(b"put-latency_bw.v2.svg"),
+            "put-latency_bw.v2.svg"
+        );
+        assert_eq!(
+            link_target("my results (1)%<>#?.txt".as_bytes()),
+            "my%20results%20%281%29%25%3C%3E%23%3F.txt"
+        );
+        assert_eq!(link_target("résumé".as_bytes()), "r%C3%A9sum%C3%A9");
+        assert_eq!(
+            link_target(b"a\\b[c]`d&e:f\xff"),
+            "a%5Cb%5Bc%5D%60d%26e%3Af%FF"
+        );
+        assert_eq!(link_target(b"tab\tnewline\n"), "tab%09newline%0A");
+    }
+
+    #[test]
+    fn the_report_links_through_encoded_targets() {
+        let info = RunInfo {
+            command: "c".into(),
+            quick: true,
+            date: "d".into(),
+            host: "h".into(),
+            commit: "c".into(),
+            qemu: "q".into(),
+        };
+        let s = Section {
+            name: "overhead".into(),
+            title: "Overhead".into(),
+            csv: Some(String::new()),
+            svgs: vec![("overhead (ratio).svg".into(), String::new())],
+            ..Section::default()
+        };
+        let md = markdown(&info, &[s], "my%20results/");
+        assert!(
+            md.contains("![overhead (ratio).svg](my%20results/overhead%20%28ratio%29.svg)"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "Files: [overhead.txt](my%20results/overhead.txt), \
+                 [overhead.csv](my%20results/overhead.csv)"
+            ),
+            "{md}"
+        );
     }
 
     #[test]
