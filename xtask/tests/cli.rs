@@ -61,6 +61,22 @@ fn unknown_programs_are_refused_with_the_list() {
 }
 
 #[test]
+fn a_repeated_setting_is_refused() {
+    refused(
+        &[
+            "run",
+            "--program",
+            "dht",
+            "--param",
+            "scheme=gbh",
+            "--param",
+            "scheme=mcs-wp",
+        ],
+        "--param scheme is given twice (scheme=gbh and scheme=mcs-wp): give each setting once",
+    );
+}
+
+#[test]
 fn a_zero_timeout_is_refused() {
     refused(&["run", "--timeout", "0"], "--timeout <S>");
 }

@@ -65,9 +65,11 @@ pub fn room_needed(cores: u32, mode: Mode) -> u64 {
     u64::from(cores) * (ram + SHARED_PER_CORE)
 }
 
-/// Room per core for the run's shared files: the most any built-in program
-/// took, measured with `du` on the run directory at the end of each
-/// program's 48-core run ([`room_needed`]; README, "Memory"), rounded up.
+/// Room per core for the run's shared files: 48-core runs of `comm`,
+/// `dht`, `stencil` and `bench-load-store` (and a 2-core `bench-put-get`)
+/// took 0.4 to 1.2 MiB per core (`du` of the run directory, sampled during
+/// the run; README, "Requirements"); an assumption with room for programs
+/// that write more shared memory than these.
 const SHARED_PER_CORE: u64 = 8 << 20;
 
 /// Boots `config.cores` cores from already built `artifacts`.
