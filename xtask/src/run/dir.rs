@@ -115,13 +115,16 @@ fn try_lock(file: &File) -> io::Result<bool> {
     }
 }
 
-/// Renames `from` to `to`, failing if `to` exists.
+/// Renames `from` to `to`, failing if `to` exists (on a file system
+/// without `RENAME_NOREPLACE`, a plain rename: the random suffix alone
+/// then keeps names apart).
 fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
     use std::ffi::CString;
     let c = |p: &Path| {
         CString::new(p.as_os_str().as_bytes())
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))
     };
+    let (from_path, to_path) = (from, to);
     let (from, to) = (c(from)?, c(to)?);
     // SAFETY: both are valid NUL-terminated strings that outlive the call.
     let done = unsafe {
@@ -133,10 +136,10 @@ fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
             libc::RENAME_NOREPLACE,
         )
     };
-    if done == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
+    match io::Error::last_os_error() {
+        _ if done == 0 => Ok(()),
+        e if e.raw_os_error() == Some(libc::EINVAL) => std::fs::rename(from_path, to_path),
+        e => Err(e),
     }
 }
 
@@ -152,7 +155,7 @@ pub(super) fn remove_dead_dirs(parents: &[PathBuf]) -> usize {
 /// Removes the run directories in `parent` whose lock nobody holds. Only
 /// this user's directories, never a symbolic link, never one whose lock is
 /// held (or cannot be tested).
-pub fn remove_dead_dirs_in(parent: &Path) -> usize {
+pub(super) fn remove_dead_dirs_in(parent: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return 0;
     };
