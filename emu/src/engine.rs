@@ -521,6 +521,15 @@ impl Engine {
         }
     }
 
+    /// `insns` of the instructions executed were the emulator's own (the
+    /// trap handler of an instruction QEMU does not know): they take no
+    /// modelled time. The report still counts them as executed.
+    pub fn untimed(&mut self, insns: u64) {
+        if let Some(time) = &mut self.time {
+            time.clock.untimed(insns);
+        }
+    }
+
     /// Modelled core cycles since reset, with timing on.
     pub fn now(&self) -> Option<u64> {
         self.time.as_ref().map(|t| t.clock.now())
@@ -1026,6 +1035,7 @@ impl Engine {
 
     /// CL1INVMB: MPBT lines of L1 dropped.
     pub fn cl1invmb(&mut self) -> Result<()> {
+        self.cache_op(|t| t.cl1invmb);
         let mut events = Vec::new();
         self.memory.cl1invmb(|e| events.push(e));
         self.apply_all(&events)
@@ -1033,7 +1043,7 @@ impl Engine {
 
     /// WBINVD: L1 written back and emptied.
     pub fn wbinvd(&mut self) -> Result<()> {
-        self.cache_op();
+        self.cache_op(|t| t.wbinvd);
         let mut events = Vec::new();
         self.memory.wbinvd(|e| events.push(e));
         self.apply_all(&events)
@@ -1041,18 +1051,20 @@ impl Engine {
 
     /// INVD: L1 emptied.
     pub fn invd(&mut self) -> Result<()> {
-        self.cache_op();
+        self.cache_op(|t| t.invd);
         let mut events = Vec::new();
         self.memory.invd(|e| events.push(e));
         self.apply_all(&events)
     }
 
-    /// WBINVD or INVD: a fixed cost, write-backs included (see
-    /// [`chip::Timing::wbinvd`]).
-    fn cache_op(&mut self) {
+    /// WBINVD, INVD or CL1INVMB: a fixed cost from the timing table
+    /// (`cost` of it), write-backs included, the instruction's own cycle
+    /// (already counted) taken off.
+    fn cache_op(&mut self, cost: impl Fn(&chip::Timing) -> u32) {
         if let Some(time) = &mut self.time {
-            let cycles = u64::from(time.latencies.timing().wbinvd);
-            time.clock.stall(Class::CacheOp, cycles);
+            let timing = time.latencies.timing();
+            let cycles = cost(timing).saturating_sub(timing.insn_cycles);
+            time.clock.stall(Class::CacheOp, u64::from(cycles));
         }
         self.after_timed_access();
     }

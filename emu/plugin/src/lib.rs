@@ -50,10 +50,10 @@ use qemu_plugin_sys::{
     qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_idle_cb,
     qemu_plugin_register_vcpu_init_cb, qemu_plugin_register_vcpu_insn_exec_cb,
     qemu_plugin_register_vcpu_mem_cb, qemu_plugin_register_vcpu_resume_cb,
-    qemu_plugin_register_vcpu_tb_exec_cond_cb, qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu,
-    qemu_plugin_register_vcpu_tb_trans_cb, qemu_plugin_scoreboard_new, qemu_plugin_tb,
-    qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns, qemu_plugin_tb_vaddr, qemu_plugin_u64,
-    qemu_plugin_u64_get, qemu_plugin_u64_set,
+    qemu_plugin_register_vcpu_tb_exec_cb, qemu_plugin_register_vcpu_tb_exec_cond_cb,
+    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu, qemu_plugin_register_vcpu_tb_trans_cb,
+    qemu_plugin_scoreboard_new, qemu_plugin_tb, qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns,
+    qemu_plugin_tb_vaddr, qemu_plugin_u64, qemu_plugin_u64_get, qemu_plugin_u64_set,
 };
 
 /// The plugin API version this plugin was built against; QEMU refuses a
@@ -372,6 +372,22 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
     let _ = panic::catch_unwind(|| {
         // SAFETY: QEMU passes a valid block for the duration of the call.
         let n = unsafe { qemu_plugin_tb_n_insns(tb) };
+        // SAFETY: `tb` is being translated.
+        let start = unsafe { qemu_plugin_tb_vaddr(tb) };
+        if TRAP.is_resume_site(start) {
+            // Registered before the block's instruction count is added, so
+            // the callback sees the count up to the trap handler's end.
+            // SAFETY: `tb` is being translated; `on_trap_return` never
+            // unwinds, and its user data is the block's address.
+            unsafe {
+                qemu_plugin_register_vcpu_tb_exec_cb(
+                    tb,
+                    Some(on_trap_return),
+                    qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
+                    start as usize as *mut c_void,
+                );
+            }
+        }
         if let Some(plugin) = PLUGIN.get() {
             // SAFETY: `tb` is being translated; the entry is a live
             // scoreboard's.
@@ -387,8 +403,7 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
         if let Some((budget, interval)) =
             PLUGIN.get().and_then(|p| p.interval.map(|i| (p.budget, i)))
         {
-            // SAFETY: `tb` is being translated.
-            let pc = unsafe { qemu_plugin_tb_vaddr(tb) };
+            let pc = start;
             // SAFETY: `tb` is being translated; the entry is a live
             // scoreboard's; `on_sync` never unwinds, and its user data is
             // the block's address, not a pointer.
@@ -445,6 +460,14 @@ unsafe fn instrument(insn: *mut qemu_plugin_insn) {
                 qemu_plugin_cb_flags::QEMU_PLUGIN_CB_R_REGS,
                 usize::from(cr) << 8 | usize::from(gpr),
             ),
+            Special::Cl1invmb => {
+                TRAP.add_resume_site(vaddr + 2);
+                (
+                    on_cl1invmb,
+                    qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
+                    vaddr as usize,
+                )
+            }
             other => (
                 on_cache_instruction,
                 qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
@@ -478,6 +501,82 @@ impl Special {
             Special::Invlpg => 4,
             Special::MovToCr(..) => 5,
         }
+    }
+}
+
+/// CL1INVMB at the address in the user data: the model invalidates, and
+/// the trap QEMU then raises (it does not know the instruction) is timed
+/// from here until the guest's handler returns past it.
+unsafe extern "C" fn on_cl1invmb(vcpu: c_uint, data: *mut c_void) {
+    let insns = PLUGIN.get().map_or(0, |p| insns(p, vcpu));
+    TRAP.enter(data as usize as u64 + 2, insns);
+    with_engine(|engine| {
+        engine.set_insns(insns);
+        engine.cl1invmb()
+    });
+}
+
+/// A block that starts just after a CL1INVMB: if the guest returns there
+/// from the trap, the handler's instructions took no time on silicon.
+unsafe extern "C" fn on_trap_return(vcpu: c_uint, data: *mut c_void) {
+    let Some(plugin) = PLUGIN.get() else { return };
+    let insns = insns(plugin, vcpu);
+    if let Some(handler) = TRAP.leave(data as usize as u64, insns) {
+        with_engine(|engine| {
+            engine.set_insns(insns);
+            engine.untimed(handler);
+            Ok(())
+        });
+    }
+}
+
+/// The trap QEMU raises on CL1INVMB, which silicon executes in place: the
+/// instructions of the guest's handler, from the CL1INVMB until the guest
+/// is back at the next instruction, take no modelled time. Only the one
+/// vCPU thread uses it.
+struct Trap {
+    /// Addresses just after a CL1INVMB translated so far.
+    resume_sites: Mutex<std::collections::BTreeSet<u64>>,
+    /// Where the pending trap returns to (`NONE`: none pending).
+    resume: AtomicU64,
+    /// Instructions counted when it was raised.
+    from: AtomicU64,
+}
+
+const NONE: u64 = u64::MAX;
+
+static TRAP: Trap = Trap {
+    resume_sites: Mutex::new(std::collections::BTreeSet::new()),
+    resume: AtomicU64::new(NONE),
+    from: AtomicU64::new(0),
+};
+
+impl Trap {
+    fn add_resume_site(&self, at: u64) {
+        self.sites().insert(at);
+    }
+
+    fn is_resume_site(&self, at: u64) -> bool {
+        self.sites().contains(&at)
+    }
+
+    fn sites(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeSet<u64>> {
+        self.resume_sites.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn enter(&self, resume: u64, insns: u64) {
+        self.from.store(insns, Ordering::Relaxed);
+        self.resume.store(resume, Ordering::Relaxed);
+    }
+
+    /// Back at `at` with `insns` counted: the handler's instruction count,
+    /// if a trap was pending there.
+    fn leave(&self, at: u64, insns: u64) -> Option<u64> {
+        if self.resume.load(Ordering::Relaxed) != at {
+            return None;
+        }
+        self.resume.store(NONE, Ordering::Relaxed);
+        Some(insns.saturating_sub(self.from.load(Ordering::Relaxed)))
     }
 }
 

@@ -21,7 +21,7 @@
 //! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for the controller |
 //! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
 //! | write-back of a victim line, WCB flush | a store of the line to its target |
-//! | WBINVD, INVD | `wbinvd` |
+//! | WBINVD, INVD, CL1INVMB | `wbinvd`, `invd`, `cl1invmb` (the instruction's own cycle included) |
 //!
 //! `n` counts routers crossed one way, the core's own included
 //! ([`super::mesh`]). Mesh cycles convert to core cycles rounded up, once
@@ -190,6 +190,9 @@ impl Latencies {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CoreClock {
     insns: u64,
+    /// Instructions that take no modelled time: the emulator's own (the
+    /// trap handler QEMU needs for what silicon executes in place).
+    untimed: u64,
     insn_cycles: u64,
     extra: u64,
     idle: u64,
@@ -219,9 +222,14 @@ impl CoreClock {
         self.insns
     }
 
+    /// `insns` of the instructions executed take no modelled time.
+    pub fn untimed(&mut self, insns: u64) {
+        self.untimed = (self.untimed + insns).min(self.insns);
+    }
+
     /// Modelled core cycles since reset.
     pub fn now(&self) -> u64 {
-        self.insns * self.insn_cycles + self.extra + self.idle
+        self.insn_cycles() + self.extra + self.idle
     }
 
     /// The core stalls `cycles` (beyond the instruction's own) in `class`.
@@ -242,9 +250,9 @@ impl CoreClock {
         self.idle
     }
 
-    /// Cycles of instructions.
+    /// Cycles of instructions (those that take modelled time).
     pub fn insn_cycles(&self) -> u64 {
-        self.insns * self.insn_cycles
+        (self.insns - self.untimed) * self.insn_cycles
     }
 }
 

@@ -3,8 +3,9 @@
 //! single accesses with the global timestamp and checks that it reads back
 //! the latencies of the chip's timing table (`chip::Timing`).
 //!
-//! Every core measures an L1 hit, an L2 hit, its own tile's MPB and the MPB
-//! of one tile at each distance it has (1 to 8 hops from tile (0,0)).
+//! Every core measures an L1 hit, an L2 hit, CL1INVMB, WBINVD, its own
+//! tile's MPB and the MPB of one tile at each distance it has (1 to 8 hops
+//! from tile (0,0)).
 //! Core 0 then measures DRAM behind the nearest and the farthest memory
 //! controller and a test-and-set register round trip (acquire, release),
 //! while the others wait: no other core's requests queue at a controller.
@@ -68,6 +69,29 @@ fn timed_exchange(scc: &Scc, ptr: *mut u8, taken: u8, free: u8) -> u64 {
         ptr.write_volatile(free);
     }
     let _ = old;
+    scc.global_timestamp() - t0
+}
+
+/// What [`timed_cache_op`] times.
+#[derive(Clone, Copy)]
+enum CacheOp {
+    Nop,
+    Cl1invmb,
+    Wbinvd,
+}
+
+/// Core cycles between the two timestamp reads around one instruction.
+#[inline(never)]
+fn timed_cache_op(scc: &Scc, op: CacheOp) -> u64 {
+    use crate::arch::x86::instructions::{cl1invmb, wbinvd};
+    let t0 = scc.global_timestamp();
+    match op {
+        // SAFETY: a no-op; like the others, not `nomem`, so the compiler
+        // reloads the same values after it.
+        CacheOp::Nop => unsafe { asm!("nop", options(nostack, preserves_flags)) },
+        CacheOp::Cl1invmb => cl1invmb(),
+        CacheOp::Wbinvd => wbinvd(),
+    }
     scc.global_timestamp() - t0
 }
 
@@ -137,6 +161,27 @@ pub fn run(scc: &Scc) -> ProgramResult {
         what: "L2 hit".into(),
         measured: latency(m),
         expected: u64::from(t.l2_hit),
+    });
+
+    // Cache instructions, their own cycle included: timed against a `nop`
+    // behind the same compiler barrier (the asm may touch memory, so the
+    // code around it reloads what it needs in both). WBINVD on an L1 the
+    // previous one left clean.
+    let nop = least(|| {}, || timed_cache_op(scc, CacheOp::Nop));
+    let cache_op = |m: u64| m.saturating_sub(nop) + u64::from(t.insn_cycles);
+    let m = least(|| {}, || timed_cache_op(scc, CacheOp::Cl1invmb));
+    readings.push(Reading {
+        what: "CL1INVMB".into(),
+        measured: cache_op(m),
+        expected: u64::from(t.cl1invmb),
+    });
+    let m = least(crate::arch::x86::instructions::wbinvd, || {
+        timed_cache_op(scc, CacheOp::Wbinvd)
+    });
+    readings.push(Reading {
+        what: "WBINVD (clean L1)".into(),
+        measured: cache_op(m),
+        expected: u64::from(t.wbinvd),
     });
 
     // MPBs, uncached: the own tile, then one tile at each distance.

@@ -70,10 +70,21 @@ pub struct Timing {
     /// register of the system interface's router. \[thesis\] 1.6: AIR access
     /// latency is "four times higher" than that of the TSRs.
     pub fpga_factor: u32,
-    /// WBINVD, in core cycles. \[thesis\] 1.2: it "requires more than 10,000
-    /// clock cycles"; taken as exactly that, write-backs included. INVD
-    /// has no number (none: taken equal, as it walks the same lines).
+    /// WBINVD, in core cycles, the instruction's own cycle and its
+    /// write-backs included. \[thesis\] 1.2: it "requires more than 10,000
+    /// clock cycles"; taken as exactly that. (Intel's instruction reference
+    /// for the Pentium gives "2000+" clocks, for the P54C's smaller L1 and
+    /// without the SCC's mesh behind it; the thesis measured the SCC.)
     pub wbinvd: u32,
+    /// INVD, in core cycles, the instruction's own cycle included.
+    /// \[Pentium\]: Intel's instruction set reference gives INVD 15 clocks
+    /// (reproduced at faydoc.tripod.com/cpu/invd.htm: "Clocks 15").
+    pub invd: u32,
+    /// CL1INVMB, in core cycles, the instruction's own cycle included. No
+    /// document gives a number (none: taken equal to [`Timing::invd`],
+    /// which invalidates L1 lines without writing them back, as CL1INVMB
+    /// does for the MPBT-tagged ones).
+    pub cl1invmb: u32,
 }
 
 impl Timing {
@@ -90,6 +101,8 @@ impl Timing {
         memctl_mesh_cycles: 46,
         fpga_factor: 4,
         wbinvd: 10_000,
+        invd: 15,
+        cl1invmb: 15,
     };
 
     /// `mesh` mesh cycles in core cycles, rounded up (a core waits whole
