@@ -506,8 +506,10 @@ fn try_send_publishes_only_into_a_free_buffer() {
         match c.rank() {
             0 => {
                 assert_eq!(c.try_send(1, &payload(0, 1, 40)), Ok(true));
-                // Rank 1 has not taken it: the buffer is busy, for rank 2 too.
+                // Rank 1 has not taken it (it waits in the barrier): the
+                // buffer is busy, for rank 2 too.
                 assert_eq!(c.try_send(2, &payload(0, 2, 40)), Ok(false));
+                c.barrier();
                 assert_eq!(
                     c.try_send(0, &payload(0, 0, 3)),
                     Ok(true),
@@ -519,11 +521,13 @@ fn try_send_publishes_only_into_a_free_buffer() {
                 while !c.try_send(2, &payload(0, 2, 40)).unwrap() {}
             }
             1 => {
+                c.barrier();
                 let mut buf = std::vec![0; 40];
                 assert_eq!(c.recv(0, &mut buf), Ok(40));
                 assert!(buf == payload(0, 1, 40));
             }
             _ => {
+                c.barrier();
                 let mut buf = std::vec![0; 40];
                 assert_eq!(c.recv(0, &mut buf), Ok(0));
                 assert_eq!(c.recv(0, &mut buf), Ok(40));
