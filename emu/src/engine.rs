@@ -236,17 +236,18 @@ impl Engine {
     /// The engine of `core` of a run of `cores` cores of `memory`'s chip,
     /// with every file of the run mapped.
     pub fn new(memory: &ChipMemory, core: CoreId, cores: u32, check: bool) -> Result<Self> {
-        Self::with_timing(memory, core, cores, check, None)
+        Self::with_timing(memory, core, cores, check, None, Config::SCC)
     }
 
     /// As [`Engine::new`], with modelled time kept within `quantum` core
-    /// cycles of the other cores if given.
+    /// cycles of the other cores if given, and the caches of `config`.
     pub fn with_timing(
         memory: &ChipMemory,
         core: CoreId,
         cores: u32,
         check: bool,
         quantum: Option<u64>,
+        config: Config,
     ) -> Result<Self> {
         let layout = *memory.layout();
         let chip = crate::find_chip(layout.chip().name).expect("the memory is of a known chip");
@@ -315,7 +316,7 @@ impl Engine {
             own_view,
             directory,
             ram: None,
-            memory: CoreMemory::new(Config::SCC).expect("the SCC configuration is valid"),
+            memory: CoreMemory::new(config).map_err(|e| Error::Model(e.to_string()))?,
             tlb: Tlb::new(),
             cr0: 0,
             cr3: 0,
@@ -1264,8 +1265,18 @@ mod tests {
     }
 
     #[test]
-    fn a_cached_mpbt_line_stays_stale_until_cl1invmb() {
+    fn mpbt_wt_loads_read_memory_as_on_silicon() {
         let mut rig = rig(PTE_PMB | PTE_PWT);
+        assert_eq!(rig.load(1, 0x100), 0); // not cached: read from memory
+        rig.store(0, 0x100, 7);
+        rig.store(0, 0x200, 1); // flushes core 0's write-combine buffer
+        assert_eq!(rig.load(1, 0x100), 7, "core 1 reads memory again");
+        assert_eq!(rig.engines[1].report().stale_reads, 0);
+    }
+
+    #[test]
+    fn a_cached_mpbt_line_stays_stale_until_cl1invmb() {
+        let mut rig = rig(PTE_PMB);
         assert_eq!(rig.load(1, 0x100), 0); // core 1 caches the line
         rig.store(0, 0x100, 7); // into core 0's write-combine buffer
         assert_eq!(rig.memory(0x100), 0, "the WCB holds the store");

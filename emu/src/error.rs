@@ -57,6 +57,16 @@ pub enum Error {
         /// The value given.
         value: String,
     },
+    /// A plugin option that must be one of a few words is none of them.
+    #[error("option `{key}={value}`: must be one of {}", choices.join(", "))]
+    NotAChoice {
+        /// The key.
+        key: &'static str,
+        /// The value given.
+        value: String,
+        /// The words it may be.
+        choices: &'static [&'static str],
+    },
     /// A plugin option that must be `on` or `off` is neither.
     #[error("option `{key}={value}`: must be on or off")]
     NotOnOff {

@@ -98,6 +98,9 @@ pub struct Launch<'a> {
     /// With the chip model: modelled time within this quantum (core
     /// cycles, see [`crate::timing`]), or `None` for no timing.
     pub quantum: Option<u64>,
+    /// With the chip model: loads from MPBT-WT pages are cached in L1, as
+    /// documented, instead of uncached as the thesis measured on silicon.
+    pub ideal_wt_reads: bool,
 }
 
 impl Launch<'_> {
@@ -154,12 +157,13 @@ impl Launch<'_> {
                 OsStr::new("file="),
                 &opt_value(self.plugin.as_os_str()),
                 OsStr::new(&format!(
-                    ",core={},cores={},chip={},check={},quantum={},mem=",
+                    ",core={},cores={},chip={},check={},quantum={},wt-reads={},mem=",
                     core.index(),
                     self.cores,
                     self.chip.name,
                     if check { "on" } else { "off" },
                     self.quantum.map_or("off".to_owned(), |q| q.to_string()),
+                    crate::options::WT_READS[usize::from(self.ideal_wt_reads)],
                 )),
                 &opt_value(self.mem.as_os_str()),
             ]));
@@ -246,6 +250,7 @@ mod tests {
             memory_mib: DEFAULT_MEMORY_MIB,
             mode: Mode::Modeled { check: false },
             quantum: None,
+            ideal_wt_reads: false,
         }
     }
 
@@ -269,13 +274,21 @@ mod tests {
         assert_eq!(value_of(&args, "-append"), "-- cores=48 program=ring");
         assert_eq!(
             value_of(&args, "-plugin"),
-            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=off,mem=/run/chip.mem"
+            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=off,wt-reads=silicon,mem=/run/chip.mem"
         );
         // Each flag once; the kernel is never told its core id.
         for flag in ["-M", "-m", "-kernel", "-append", "-plugin", "-bios"] {
             assert_eq!(args.iter().filter(|a| *a == flag).count(), 1, "{flag}");
         }
         assert!(!value_of(&args, "-append").contains("core="));
+    }
+
+    #[test]
+    fn ideal_mpbt_wt_reads_are_asked_of_the_plugin() {
+        let mut run = launch(Path::new("/run/chip.mem"));
+        run.ideal_wt_reads = true;
+        let args = strings(run.args(SCC.core(0).unwrap()));
+        assert!(value_of(&args, "-plugin").contains(",wt-reads=ideal,"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //! The plugin's options:
-//! `core=<n>,cores=<N>,chip=<name>,check=on|off,quantum=<cycles>|off,mem=<path>`.
+//! `core=<n>,cores=<N>,chip=<name>,check=on|off,quantum=<cycles>|off,wt-reads=silicon|ideal,mem=<path>`.
 //!
 //! QEMU hands a plugin its options as separate `key=value` strings. All of
 //! them are required, and all are checked before the core starts, so that
@@ -14,9 +14,15 @@ use chip::{Chip, CoreId};
 use crate::chipmem::ChipMemory;
 use crate::{Error, Result};
 
-/// Every option, in the order messages list them; all but `check` and
-/// `quantum` are required.
-pub const KEYS: &[&str] = &["core", "cores", "chip", "check", "quantum", "mem"];
+/// Every option, in the order messages list them; all but `check`,
+/// `quantum` and `wt-reads` are required.
+pub const KEYS: &[&str] = &[
+    "core", "cores", "chip", "check", "quantum", "wt-reads", "mem",
+];
+
+/// How loads from MPBT-WT pages behave: `silicon` (uncached, as the thesis
+/// measured, 1.5; the default) or `ideal` (cached in L1, as documented).
+pub const WT_READS: [&str; 2] = ["silicon", "ideal"];
 
 /// The checked options of one core's plugin.
 #[derive(Debug)]
@@ -32,6 +38,9 @@ pub struct PluginOptions {
     /// Modelled time: each core's clock, kept within this many core cycles
     /// of the slowest running core ([`crate::timing`]); `None`: no timing.
     pub quantum: Option<u64>,
+    /// Whether loads from MPBT-WT pages bypass L1, as on silicon
+    /// ([`crate::model::hierarchy::Config::mpbt_wt_reads_uncached`]).
+    pub mpbt_wt_reads_uncached: bool,
     /// The run's chip memory, opened and checked against the chip.
     pub memory: ChipMemory,
 }
@@ -60,15 +69,34 @@ impl PluginOptions {
                 return Err(Error::DuplicateKey(KEYS[slot]));
             }
         }
-        // Only the checker and timing may be left out: they are off unless
-        // asked for.
+        // Only the checker, timing and the MPBT-WT read behaviour may be
+        // left out: the first two are off unless asked for, loads from
+        // MPBT-WT pages behave as on silicon.
         let mut values = KEYS.iter().zip(values).map(|(key, value)| match value {
             None if *key == "check" || *key == "quantum" => Ok("off".to_owned()),
+            None if *key == "wt-reads" => Ok(WT_READS[0].to_owned()),
             value => value.ok_or(Error::MissingKey(key)),
         });
         let mut next = || values.next().expect("one value per key");
-        let (core, cores, chip, check, quantum, mem) =
-            (next()?, next()?, next()?, next()?, next()?, next()?);
+        let (core, cores, chip, check, quantum, wt_reads, mem) = (
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+            next()?,
+        );
+        let mpbt_wt_reads_uncached = match WT_READS.iter().position(|v| *v == wt_reads) {
+            Some(i) => i == 0,
+            None => {
+                return Err(Error::NotAChoice {
+                    key: "wt-reads",
+                    value: wt_reads,
+                    choices: &WT_READS,
+                });
+            }
+        };
         let quantum = match quantum.as_str() {
             "off" => None,
             q => Some(q.parse::<u64>().map_err(|_| Error::NotANumber {
@@ -113,6 +141,7 @@ impl PluginOptions {
             cores,
             check,
             quantum,
+            mpbt_wt_reads_uncached,
             memory,
         })
     }
@@ -176,6 +205,16 @@ mod tests {
             "quantum=5000",
         ];
         assert_eq!(parse(&timed).unwrap().quantum, Some(5000));
+        assert!(
+            options.mpbt_wt_reads_uncached,
+            "silicon's MPBT-WT reads by default"
+        );
+        let ideal = [&mem_arg, "chip=scc", "cores=1", "core=0", "wt-reads=ideal"];
+        assert!(!parse(&ideal).unwrap().mpbt_wt_reads_uncached);
+        assert_eq!(
+            message(&[&mem_arg, "chip=scc", "cores=1", "core=0", "wt-reads=fast"]),
+            "option `wt-reads=fast`: must be one of silicon, ideal"
+        );
         assert_eq!(
             message(&[&mem_arg, "chip=scc", "cores=1", "core=0", "quantum=soon"]),
             "option `quantum=soon`: not a number"
@@ -186,7 +225,7 @@ mod tests {
     fn unknown_key_lists_the_valid_ones() {
         assert_eq!(
             message(&["core=0", "cpus=4"]),
-            "unknown option `cpus` (valid options: core, cores, chip, check, quantum, mem)"
+            "unknown option `cpus` (valid options: core, cores, chip, check, quantum, wt-reads, mem)"
         );
     }
 
@@ -207,7 +246,9 @@ mod tests {
         let (_dir, mem) = chip_dir();
         let mem_arg = format!("mem={mem}");
         let all = ["core=0", "cores=2", "chip=scc", mem_arg.as_str()];
-        let required = KEYS.iter().filter(|k| **k != "check" && **k != "quantum");
+        let required = KEYS
+            .iter()
+            .filter(|k| !["check", "quantum", "wt-reads"].contains(k));
         for (i, key) in required.enumerate() {
             let mut args = all.to_vec();
             args.remove(i);

@@ -59,3 +59,29 @@ fn a_plain_run_has_no_model_and_no_reports() {
     assert_eq!(report.stale_reads(), 0);
     assert_cleaned_up(&report.chip_memory);
 }
+
+/// Loads from MPBT-WT pages (rma's default window type) bypass L1 as the
+/// thesis measured on silicon; `ideal_wt_reads` lets them fill L1 as
+/// documented. The same program with the same data fills more lines then.
+#[test]
+fn mpbt_wt_loads_bypass_l1_unless_ideal_reads_are_asked_for() {
+    let fills = |ideal_wt_reads| {
+        let config = RunConfig {
+            stats: true,
+            ideal_wt_reads,
+            ..RunConfig::new(2, "rma-fence")
+        };
+        let report = xtask::run(&config).expect("the run starts");
+        assert!(report.success(), "{}", transcript(&report));
+        report
+            .reports
+            .iter()
+            .map(|r| r.as_ref().expect("every core reported").stats.fills)
+            .sum::<u64>()
+    };
+    let (silicon, ideal) = (fills(false), fills(true));
+    assert!(
+        ideal > silicon,
+        "lines filled: {silicon} as on silicon, {ideal} with ideal MPBT-WT reads"
+    );
+}

@@ -90,6 +90,11 @@ struct RunArgs {
     /// reads 0 and the kernel's clock falls back to the host's rdtsc).
     #[arg(long, conflicts_with = "plain")]
     no_timing: bool,
+    /// Loads from MPBT-WT pages fill L1, as Intel documents the memory
+    /// type, instead of bypassing it as the thesis measured on silicon
+    /// (reads at NCM speed, never stale; the default).
+    #[arg(long, conflicts_with = "plain")]
+    ideal_wt_reads: bool,
     /// Make the run's directory (its chip memory, private to this user,
     /// removed at the end) in DIR [default: /dev/shm, or the temporary
     /// directory when /dev/shm has too little room].
@@ -195,6 +200,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 stats: args.stats,
                 plain: args.plain,
                 quantum: (!args.no_timing).then_some(args.quantum),
+                ideal_wt_reads: args.ideal_wt_reads,
                 run_dir: args.run_dir,
             };
             let report: RunReport = xtask::run(&config)?;

@@ -38,7 +38,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use emu::engine::{Engine, GuestAccess};
-use emu::model::hierarchy::Kind;
+use emu::model::hierarchy::{Config, Kind};
 use emu::options::PluginOptions;
 use qemu_plugin_sys::{
     GArray, GByteArray, QEMU_PLUGIN_VERSION, qemu_info_t, qemu_plugin_cb_flags, qemu_plugin_cond,
@@ -201,6 +201,10 @@ unsafe fn install(
         options.cores,
         options.check,
         options.quantum,
+        Config {
+            mpbt_wt_reads_uncached: options.mpbt_wt_reads_uncached,
+            ..Config::SCC
+        },
     )
     .map_err(|e| e.to_string())?;
     // SAFETY: a new scoreboard of one u64 per vCPU, owned by QEMU.

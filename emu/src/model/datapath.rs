@@ -564,7 +564,11 @@ fn a_wcb_write_stays_invisible_until_the_buffer_flushes() {
 
 #[test]
 fn mpbt_wt_write_hits_update_l1_and_go_through_the_wcb() {
-    let mut m = machine(Config::SCC);
+    // Ideal MPBT-WT reads, which fill L1, so that the store can hit.
+    let mut m = machine(Config {
+        mpbt_wt_reads_uncached: false,
+        ..Config::SCC
+    });
     read(&mut m, 0, 0x200, MpbtWt);
     let a = write(&mut m, 0, 0x200, 99, MpbtWt);
     assert_eq!(a.parts()[0].l1, Lookup::Hit);
@@ -591,16 +595,16 @@ fn mpbt_wb_write_hits_stay_in_l1_until_written_back() {
 }
 
 #[test]
-fn mpbt_wt_reads_are_cached_unless_the_silicon_malfunction_is_modelled() {
-    let mut m = machine(Config::SCC);
+fn mpbt_wt_reads_bypass_l1_as_on_silicon_unless_ideal() {
+    let mut m = machine(Config {
+        mpbt_wt_reads_uncached: false,
+        ..Config::SCC
+    });
     let a = m.load(0, 0x280, 4, MpbtWt).1;
     assert_eq!(a.events.as_slice(), &[Event::Fill { line: 0x280 }]);
     assert!(m.cores[0].l1().peek(0x280).unwrap().mpbt);
 
-    let mut m = machine(Config {
-        mpbt_wt_reads_uncached: true,
-        ..Config::SCC
-    });
+    let mut m = machine(Config::SCC);
     let a = m.load(0, 0x280, 4, MpbtWt).1;
     assert_eq!(a.parts()[0].outcome, Outcome::Memory);
     assert!(a.events.is_empty());

@@ -13,14 +13,15 @@
 //! target waits and checks every slot. Epoch [`EMPTY`] has no operations:
 //! the slots must keep the values of the epoch before. Then epochs with
 //! empty groups. The [`run_stale`] variant runs the same epochs with the
-//! coherence actions disabled: the target's cached lines then hide what
-//! the origins put, and the data checks must fail.
+//! coherence actions disabled on an MPBT-WB window: the target's cached
+//! lines then hide what the origins put, and the data checks must fail.
 
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use chip::MemoryType;
 use rma::comm::Group;
 use rma::{Assert, Coherence, Rma, Window, WindowOptions};
 
@@ -66,8 +67,16 @@ fn pscw(scc: &Scc, coherence: Coherence, name: &str) -> ProgramResult {
     let world = Group::world(n, me).map_err(fail("group"))?;
     let exposure = world.incl(&origins).map_err(fail("origin group"))?;
     let access = world.incl(&targets).map_err(fail("target group"))?;
+    // Without coherence actions, MPBT-WB: the target's L1 keeps the lines
+    // it read. (MPBT-WT reads are uncached on silicon, thesis 1.5, so an
+    // MPBT-WT target would read memory and miss only what the origins'
+    // write-combine buffers still hold.)
+    let options = match coherence {
+        Coherence::Enabled => WindowOptions::new(),
+        Coherence::Disabled => WindowOptions::new().memory_type(MemoryType::MpbtWb),
+    };
     let win = rma
-        .allocate::<u32>(PUBLISHED + SLOT, WindowOptions::new().coherence(coherence))
+        .allocate::<u32>(PUBLISHED + SLOT, options.coherence(coherence))
         .map_err(fail("allocating a window"))?;
     // Window memory comes as an earlier window left it: clear the slots.
     rma.local_write(win, 0, &vec![0; PUBLISHED as usize])

@@ -355,6 +355,7 @@ pub(crate) fn config(
         stats: !plain,
         plain,
         quantum,
+        ideal_wt_reads: false,
         run_dir: None,
     }
 }

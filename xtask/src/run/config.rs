@@ -47,6 +47,9 @@ pub struct RunConfig {
     /// many core cycles of the slowest running core (`emu::timing`); `None`
     /// turns timing off (no clocks, the global timestamp reads 0).
     pub quantum: Option<u64>,
+    /// With the chip model: loads from MPBT-WT pages are cached in L1, as
+    /// documented, instead of uncached as the thesis measured on silicon.
+    pub ideal_wt_reads: bool,
     /// Where the run's directory (its chip memory) is made; `None`: in
     /// `/dev/shm`, or in the temporary directory when `/dev/shm` has too
     /// little room.
@@ -66,6 +69,7 @@ impl Default for RunConfig {
             stats: false,
             plain: false,
             quantum: Some(emu::timing::DEFAULT_QUANTUM),
+            ideal_wt_reads: false,
             run_dir: None,
         }
     }
@@ -95,10 +99,11 @@ impl RunConfig {
                 );
             }
         }
-        if self.plain && (self.check_coherence || self.stats) {
+        if self.plain && (self.check_coherence || self.stats || self.ideal_wt_reads) {
             bail!(
-                "a plain run has no chip model, so it has no coherence checker and no statistics: \
-                 --plain cannot be combined with --check-coherence or --stats"
+                "a plain run has no chip model, so it has no coherence checker, no statistics \
+                 and no MPBT-WT reads to choose: --plain cannot be combined with \
+                 --check-coherence, --stats or --ideal-wt-reads"
             );
         }
         Ok(())
@@ -153,7 +158,9 @@ mod tests {
             };
             let message = config.check().unwrap_err().to_string();
             assert!(
-                message.contains("--plain cannot be combined with --check-coherence or --stats"),
+                message.contains(
+                    "--plain cannot be combined with --check-coherence, --stats or --ideal-wt-reads"
+                ),
                 "{message}"
             );
         }

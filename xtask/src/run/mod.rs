@@ -115,6 +115,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         memory_mib: launch::DEFAULT_MEMORY_MIB,
         mode,
         quantum: config.quantum,
+        ideal_wt_reads: config.ideal_wt_reads,
     };
     if config.echo {
         let model = match mode {
