@@ -401,6 +401,16 @@ pub static REGISTRY: &[Experiment] = &[
                 from the smallest quantum's (also written as quantum.md).",
         kind: Kind::Host(quantum),
     },
+    Experiment {
+        name: "calibrate",
+        title: "Calibration: the timing model read back",
+        about: "Each primitive's modelled cost (L1 and L2 hits, CL1INVMB, WBINVD, the MPB at every \
+                distance, DRAM near and far, a test-and-set register's acquire and release), timed \
+                from inside the chip by the `timing` program, against its entry in the timing table \
+                (`chip::Timing`); and the lock/unlock benchmark's medians across quanta of 1,000 to \
+                100,000 cycles, with their spread.",
+        kind: Kind::Host(super::calibrate::calibrate),
+    },
 ];
 
 /// The settings of the full and the quick runs of benchmark programs.
@@ -558,7 +568,7 @@ const DHT_RUNS: &[Run] = &[
     dht_run!(&[], &[24], "mcs-wp", "11", "512", "distant"),
 ];
 
-fn experiment(name: &str) -> &'static Experiment {
+pub(super) fn experiment(name: &str) -> &'static Experiment {
     REGISTRY
         .iter()
         .find(|e| e.name == name)

@@ -98,6 +98,7 @@
 //! lines give `bytes=`/`ops=`), and each plot one series per combination of
 //! the keys other than `x` (those fixed by `only` excepted).
 
+pub mod calibrate;
 pub mod csv;
 pub mod experiments;
 pub mod host;
