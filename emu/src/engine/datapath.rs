@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! The non-coherent data path: each access through the caches' model, and
+//! the events that move bytes between the core's view and G (fills,
+//! write-backs, write-throughs, WCB flushes, drops), published to the other
+//! cores' views under the line's lock.
+
+use super::*;
+
+impl Engine {
+    pub(super) fn memory_access(&mut self, a: GuestAccess) -> Result<Access> {
+        let page = self.page_type(a.vaddr)?;
+        let access = match a.kind {
+            Kind::Load => self.memory.load(a.paddr, a.len, page.memory_type),
+            Kind::Store => self
+                .memory
+                .store(a.paddr, a.len, page.memory_type, page.write_through),
+        };
+        let value = a.value.to_le_bytes();
+        for e in access.events.iter() {
+            self.apply(*e, a.paddr, &value)?;
+        }
+        if a.kind == Kind::Store {
+            for p in access.parts().iter().filter(|p| p.outcome == Outcome::Wcb) {
+                let from = (p.addr - a.paddr) as usize;
+                let at = (p.addr % CACHE_LINE as u32) as usize;
+                self.wcb[at..at + p.len as usize]
+                    .copy_from_slice(&value[from..from + p.len as usize]);
+                let s = self.system_line(p.addr)?;
+                self.directory.fetch_or(dir_word(s), self.bit());
+            }
+        }
+        if a.kind == Kind::Load && self.check {
+            self.check_load(&a, &access)?;
+        }
+        Ok(access)
+    }
+
+    pub(super) fn page_type(&mut self, vaddr: u32) -> Result<PageType> {
+        if self.cr0 & (1 << 31) != 0 && self.ram.is_none() {
+            let path = chipmem::ram_path(&self.dir, self.core);
+            let file = File::options()
+                .read(true)
+                .write(true)
+                .open(&path)
+                .map_err(Error::io(&path))?;
+            let len = file.metadata().map_err(Error::io(&path))?.len();
+            self.ram = Some(Mapping::new(&file, len).map_err(Error::io(&path))?);
+        }
+        let ram = &self.ram;
+        let read = |pa: u32| match ram {
+            Some(ram) if u64::from(pa) + 4 <= ram.len() => ram.load_u32(u64::from(pa)),
+            _ => 0,
+        };
+        let cr0 = self.cr0;
+        let cr3 = self.cr3;
+        let core = self.core.index();
+        self.tlb
+            .page_type(cr0, cr3, vaddr, read)
+            .map_err(|e| Error::Model(format!("core {core}: {e}")))
+    }
+
+    pub(super) fn bit(&self) -> u64 {
+        1 << self.me()
+    }
+
+    /// The offset in G (and every view) of the line of `paddr`.
+    pub(super) fn system_line(&self, paddr: u32) -> Result<u64> {
+        let t = self.lut.translate(paddr).map_err(|e| self.stop(e))?;
+        match self.layout.backing(t.target, self.core) {
+            Backing::Memory { offset } => Ok((offset + u64::from(t.offset)) & !(LINE - 1)),
+            _ => Err(self.stop(format_args!(
+                "a cached line at {paddr:#010x} now translates to {:?}, which is not memory",
+                t.target
+            ))),
+        }
+    }
+
+    /// Whether this core's caches hold `line` (system line `s`), directly
+    /// or through another LUT entry mapping the same page (the own-MPB
+    /// alias of the tile's MPB).
+    pub(super) fn cached(&self, line: u32, s: u64) -> bool {
+        if self.memory.holds(line) {
+            return true;
+        }
+        let entry = Chip::lut_index(line) as u8;
+        let offset = line % LUT_PAGE_SIZE;
+        self.aliases
+            .iter()
+            .filter_map(|&(a, b)| match entry {
+                e if e == a => Some(b),
+                e if e == b => Some(a),
+                _ => None,
+            })
+            .any(|e| {
+                let alias = u32::from(e) * LUT_PAGE_SIZE + offset;
+                self.memory.holds(alias) && self.system_line(alias).is_ok_and(|a| a == s)
+            })
+    }
+
+    /// Recomputes [`Engine::aliases`] from the LUT in force.
+    pub(super) fn find_aliases(&mut self) {
+        // Only entries that reach shared memory can alias a cached line
+        // (unused entries all hold the same value and reach nothing).
+        let memory: Vec<u8> = (0..chip::LUT_ENTRIES)
+            .map(|e| e as u8)
+            .filter(|&e| {
+                let target = self.chip.target_of(self.lut.entry(e));
+                matches!(
+                    self.layout.backing(target, self.core),
+                    Backing::Memory { .. }
+                )
+            })
+            .collect();
+        self.aliases.clear();
+        for (i, &a) in memory.iter().enumerate() {
+            for &b in &memory[i + 1..] {
+                if self.lut.entry(a) == self.lut.entry(b) {
+                    self.aliases.push((a, b));
+                }
+            }
+        }
+    }
+
+    /// The bytes of system line `s` the write-combine buffer holds, under
+    /// whichever core-physical alias it was written.
+    pub(super) fn wcb_bytes(&self, s: u64) -> u32 {
+        self.memory
+            .wcb_held()
+            .filter(|f| self.system_line(f.line).is_ok_and(|held| held == s))
+            .map_or(0, |f| f.mask)
+    }
+
+    pub(super) fn apply(&mut self, e: Event, paddr: u32, value: &[u8; 8]) -> Result<()> {
+        match e {
+            Event::Fill { line } => {
+                let s = self.system_line(line)?;
+                self.directory.fetch_or(dir_word(s), self.bit());
+                self.count_line(line, LINE, true);
+            }
+            Event::WriteBack { line } => {
+                let s = self.system_line(line)?;
+                self.count_line(line, LINE, false);
+                let data = self.views[self.me()].read_line(s);
+                self.publish(s, &data, FULL_LINE);
+                self.release(line, s, 0);
+            }
+            Event::Drop { line, keep } => {
+                // A clean line whose LUT entry now reaches nothing leaves
+                // without a trace, as on silicon: nothing goes on the mesh.
+                // (A modified one is a write-back, which must reach memory.)
+                if let Ok(s) = self.system_line(line) {
+                    self.release(line, s, keep);
+                }
+            }
+            Event::WriteThrough { addr, len } => {
+                let line = addr & !(CACHE_LINE as u32 - 1);
+                let s = self.system_line(line)?;
+                let mut data = [0; CACHE_LINE];
+                let at = (addr - line) as usize;
+                let from = (addr - paddr) as usize;
+                data[at..at + len as usize].copy_from_slice(&value[from..from + len as usize]);
+                let mask = (((1u64 << len) - 1) << at) as u32;
+                self.publish(s, &data, mask);
+            }
+            Event::WcbFlush(f) => {
+                let s = self.system_line(f.line)?;
+                self.count_line(f.line, u64::from(f.mask.count_ones()), false);
+                let data = self.wcb;
+                self.publish(s, &data, f.mask);
+                self.release(f.line, s, 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes `mask` of `data` go to G at line `s` and into the view of
+    /// every core that does not hold the line.
+    pub(super) fn publish(&self, s: u64, data: &[u8; CACHE_LINE], mask: u32) {
+        let word = dir_word(s);
+        self.lock_line(word);
+        if let Some(time) = &self.time {
+            // Before the bytes: whoever sees them sees when they came.
+            time.stamp(s);
+        }
+        self.g.write_masked(s, data, mask);
+        let writer = (self.me() as u64 + 1) << WRITER_SHIFT;
+        self.directory.update(word, !(HOLDERS | LOCKED), writer);
+        let holders = self.directory.load(word) & HOLDERS;
+        for (c, view) in self.views.iter().enumerate() {
+            if holders & (1 << c) == 0 {
+                view.write_masked(s, data, mask);
+            }
+        }
+        self.directory.fetch_and_not(word, LOCKED);
+    }
+
+    /// Takes the lock of the line whose directory word is at `word`. Held
+    /// for a few hundred nanoseconds; with more instances than host cores
+    /// the holder may be descheduled, so waiting yields.
+    pub(super) fn lock_line(&self, word: u64) {
+        let mut spins = 0u32;
+        while self.directory.fetch_or(word, LOCKED) & LOCKED != 0 {
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// Line `paddr` (system line `s`) left this core's caches or WCB. If a
+    /// cache (through an alias) still holds it, the view keeps the cached
+    /// bytes. Otherwise the view takes G's bytes again, except `keep` and
+    /// whatever the WCB still holds, and once nothing holds the line the
+    /// core stops being a holder.
+    pub(super) fn release(&self, paddr: u32, s: u64, keep: u32) {
+        let line = paddr & !(CACHE_LINE as u32 - 1);
+        if self.cached(line, s) {
+            return;
+        }
+        let keep = keep | self.wcb_bytes(s);
+        let word = dir_word(s);
+        self.lock_line(word);
+        if keep == 0 {
+            self.directory.fetch_and_not(word, self.bit());
+        }
+        let data = self.g.read_line(s);
+        self.views[self.me()].write_masked(s, &data, !keep);
+        self.directory.fetch_and_not(word, LOCKED);
+    }
+}

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! One core's memory system at work: the models of [`crate::model`]
+//! applied to the run's shared files, as DESIGN.md section 4 describes.
+//!
+//! # The data
+//!
+//! - **G**, the chip memory (`chip.mem`): what the chip's memory holds.
+//! - **V_c**, one view per core (`view-NN.mem`), laid out like G: what core
+//!   c's loads return. QEMU shows the core its view for every cacheable
+//!   region (LSM, MPBs), so guest loads and stores run at full speed on it.
+//! - **The directory** (`directory.mem`): per 32-byte line of G, the cores
+//!   whose caches or write-combine buffer hold the line (bits 0-54), a lock
+//!   (bit 55) and the last core that wrote it to memory, plus one (bits
+//!   56-63).
+//!
+//! The invariant: a line of V_c that core c does not hold equals G. QEMU
+//! calls the engine after each access of the guest (the bytes are already
+//! in V_c); the engine asks [`CoreMemory`] what the caches did and carries
+//! out its events:
+//!
+//! | event | done here |
+//! |---|---|
+//! | fill | c becomes a holder of the line: others stop updating it in V_c |
+//! | write-back | the whole line V_c -> G, then *publish* it |
+//! | drop | c stops holding the line (unless an alias or its WCB still does); V_c takes G's bytes again, except those in the WCB |
+//! | write-through | the stored bytes -> G, then publish them |
+//! | WCB flush | the buffered bytes -> G, publish; then as a drop if c no longer holds the line |
+//!
+//! *Publish* writes the bytes into the view of every running core that
+//! does not hold the line. A holder keeps its stale copy until its cache
+//! lets go of the line: that is the non-coherence the guest sees.
+//!
+//! Publishing a line and refreshing a view from G both hold the line's
+//! lock: otherwise a refresh could read G just before a publish and write
+//! the older bytes over the newer ones the publish had just put into the
+//! view, and two publishes of the same bytes could leave G and a view
+//! disagreeing. Becoming a holder needs no lock: a publish either comes
+//! before (and updated the view the core then cached) or after (and leaves
+//! the cached copy alone); both are what silicon could do.
+//!
+//! The bytes a store leaves through the WCB or writes through are taken
+//! from the store's value as QEMU reports it, not from V_c, so that a
+//! publish by another core between the guest's store and this engine's
+//! callback cannot take their place.
+//!
+//! # LUTs
+//!
+//! Events carry core-physical addresses and are translated through the
+//! core's LUT when they are applied, so a line that leaves the cache after
+//! a LUT write goes to the new target (thesis 1.3). A LUT write moves the
+//! cached lines of the remapped page with it (the cache is tagged with
+//! core-physical addresses and keeps its data) and makes QEMU show the new
+//! target's view at once. A LUT entry of another core takes effect at that
+//! core's next access to the page.
+//!
+//! # Time
+//!
+//! With timing on (a quantum given), the engine keeps the core's modelled
+//! clock ([`crate::model::latency`]): the plugin tells it how many
+//! instructions ran ([`Engine::set_insns`]), and every access adds its
+//! latency from where it completed (L1, L2, the WCB or memory, per line
+//! touched) and what it reached through the LUT (a tile's MPB, a memory
+//! controller, whose queue is shared with the other cores, a register
+//! block). Lines a cache or the WCB writes back cost a store each. The
+//! clock is kept within a quantum of the other cores' ([`crate::timing`])
+//! at sync points: every few thousand instructions ([`Engine::sync_point`])
+//! and after accesses once the clock passed the next point. A read of the
+//! FPGA bank's global timestamp (low word) latches the clock into this
+//! core's copy of the bank, where the guest's next reads find it.
+//!
+//! # Deliberate differences
+//!
+//! - Private memory is not modelled: it cannot be shared, and leaving it
+//!   out keeps private code fast. It does not compete for cache capacity,
+//!   and its accesses cost an L1 hit in modelled time.
+//! - Two core-physical aliases of one system line (a tile's MPB and the
+//!   own-MPB entry) share the core's one view of it: a store through one is
+//!   seen through the other even while both are cached.
+//! - Registers (CRBs, FPGA bank) are never cached; their accesses are
+//!   counted (test-and-set registers) and watched (LUT writes).
+
+//!
+//! # Files
+//!
+//! One concern each: `datapath` (accesses through the caches' model,
+//! publish and refresh under the line lock), `lut` (live LUTs),
+//! `registers` (TSR counts, the global timestamp), `checker` (stale
+//! reads), `time` (modelled time and sync points), `traffic` (bytes
+//! per MPB, controller and router); this file holds the engine and its
+//! entry points.
+
+mod checker;
+mod datapath;
+mod lut;
+mod registers;
+#[cfg(test)]
+mod tests;
+mod time;
+mod traffic;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use chip::{CACHE_LINE, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Target};
+
+use crate::chipmem::{self, Backing, ChipMemory, Layout};
+use crate::model::hierarchy::{Access, Config, CoreMemory, Event, Kind, Outcome};
+use crate::model::latency::{Class, CoreClock, Latencies};
+use crate::model::lut::Lut;
+use crate::model::mesh;
+use crate::model::paging::{PageType, Tlb};
+use crate::model::tsr::TsrStats;
+use crate::report::{CoreReport, STALE_KEPT, StaleRead};
+use crate::shm::{self, Mapping};
+use crate::timing::{Clocks, State};
+use crate::{Error, Result};
+use lut::HostPage;
+use time::Time;
+
+const LINE: u64 = CACHE_LINE as u64;
+const FULL_LINE: u32 = u32::MAX;
+/// Directory word bits naming the cores that hold the line.
+const HOLDERS: u64 = (1 << 55) - 1;
+/// Directory word bit locking the line while its bytes move between G and
+/// the views.
+const LOCKED: u64 = 1 << 55;
+/// Directory word bits naming the last writer, plus one (0: nobody yet).
+const WRITER_SHIFT: u32 = 56;
+/// Most cores a directory word can name.
+pub const MAX_CORES: u32 = 55;
+
+/// One core's memory-system engine.
+#[derive(Debug)]
+pub struct Engine {
+    chip: &'static Chip,
+    core: CoreId,
+    cores: u32,
+    layout: Layout,
+    dir: PathBuf,
+    g: Mapping,
+    g_file: File,
+    views: Vec<Mapping>,
+    own_view: File,
+    directory: Mapping,
+    ram: Option<Mapping>,
+    memory: CoreMemory,
+    tlb: Tlb,
+    cr0: u32,
+    cr3: u32,
+    lut: Lut,
+    /// Pairs of LUT entries that reach the same page (the own-MPB entry
+    /// and the tile's MPB entry, or a free entry pointed at memory another
+    /// entry reaches), kept current on every LUT write so that releasing a
+    /// line need not search the whole LUT.
+    aliases: Vec<(u8, u8)>,
+    /// Offset in G of this core's LUT registers in its tile's CRB.
+    lut_registers: u64,
+    wcb: [u8; CACHE_LINE],
+    check: bool,
+    stale_reads: u64,
+    stale: Vec<StaleRead>,
+    tsr: Vec<TsrStats>,
+    host_pages: Option<Vec<Option<HostPage>>>,
+    time: Option<Time>,
+    /// Instructions executed since reset, as the plugin last said.
+    insns: u64,
+    /// Instruction and address of the last access, if it was a register
+    /// load: a store by the same instruction to the same address next is
+    /// the second half of a locked exchange.
+    last_register_load: Option<(u32, u32)>,
+}
+
+/// What the guest did, as a memory callback reports it.
+#[derive(Debug, Clone, Copy)]
+pub struct GuestAccess {
+    /// Load or store.
+    pub kind: Kind,
+    /// Virtual address.
+    pub vaddr: u32,
+    /// Core-physical address.
+    pub paddr: u32,
+    /// Bytes (1, 2, 4 or 8).
+    pub len: u32,
+    /// The value loaded or stored, little-endian in the low `len` bytes.
+    pub value: u64,
+    /// Address of the instruction.
+    pub insn: u32,
+}
+
+impl Engine {
+    /// The engine of `core` of a run of `cores` cores of `memory`'s chip,
+    /// with every file of the run mapped.
+    pub fn new(memory: &ChipMemory, core: CoreId, cores: u32, check: bool) -> Result<Self> {
+        Self::with_timing(memory, core, cores, check, None, Config::SCC)
+    }
+
+    /// As [`Engine::new`], with modelled time kept within `quantum` core
+    /// cycles of the other cores if given, and the caches of `config`.
+    pub fn with_timing(
+        memory: &ChipMemory,
+        core: CoreId,
+        cores: u32,
+        check: bool,
+        quantum: Option<u64>,
+        config: Config,
+    ) -> Result<Self> {
+        let layout = *memory.layout();
+        let chip = crate::find_chip(layout.chip().name).expect("the memory is of a known chip");
+        if cores > MAX_CORES {
+            return Err(Error::Model(format!(
+                "the line directory names at most {MAX_CORES} cores, not {cores}"
+            )));
+        }
+        let dir = memory.path().parent().unwrap_or(Path::new(".")).to_owned();
+        let open = |path: &Path| {
+            File::options()
+                .read(true)
+                .write(true)
+                .open(path)
+                .map_err(Error::io(path))
+        };
+        let map = |path: &Path, len: u64| -> Result<(File, Mapping)> {
+            let file = open(path)?;
+            let mapping = Mapping::new(&file, len).map_err(Error::io(path))?;
+            Ok((file, mapping))
+        };
+        let (g_file, g) = map(memory.path(), layout.size())?;
+        let mut views = Vec::new();
+        for c in chip.all_cores().take(cores as usize) {
+            views.push(map(&chipmem::view_path(&dir, c), layout.size())?.1);
+        }
+        let own_view = open(&chipmem::view_path(&dir, core))?;
+        let (_, directory) = map(
+            &chipmem::directory_path(&dir),
+            chipmem::directory_size(layout.size()),
+        )?;
+        let tile = chip.tile_of(core);
+        let lut_registers = layout.crb(tile) + u64::from(chip.crb.lut_entry(chip.z_of(core), 0));
+        let time = match quantum {
+            None => None,
+            Some(quantum) => {
+                if cores > crate::timing::MAX_CORES {
+                    return Err(Error::Model(format!(
+                        "the clocks file holds at most {} cores, not {cores}",
+                        crate::timing::MAX_CORES
+                    )));
+                }
+                let path = crate::timing::clocks_path(&dir);
+                let (_, clocks) = map(&path, crate::timing::FILE_SIZE)?;
+                let path = chipmem::stamps_path(&dir);
+                let (_, stamps) = map(&path, chipmem::directory_size(layout.size()))?;
+                Some(Time {
+                    latencies: Latencies::new(chip, core),
+                    clock: CoreClock::new(chip.timing.insn_cycles),
+                    clocks: Clocks::new(clocks, core.index() as u32, cores, quantum),
+                    stamps,
+                    next_sync: quantum / 2,
+                    pc: 0,
+                })
+            }
+        };
+        let mut engine = Self {
+            chip,
+            core,
+            cores,
+            layout,
+            dir,
+            g,
+            g_file,
+            views,
+            own_view,
+            directory,
+            ram: None,
+            memory: CoreMemory::new(config).map_err(|e| Error::Model(e.to_string()))?,
+            tlb: Tlb::new(),
+            cr0: 0,
+            cr3: 0,
+            lut: Lut::new(chip, core),
+            aliases: Vec::new(),
+            lut_registers,
+            wcb: [0; CACHE_LINE],
+            check,
+            stale_reads: 0,
+            stale: Vec::new(),
+            tsr: vec![TsrStats::default(); chip.cores() as usize],
+            host_pages: None,
+            time,
+            insns: 0,
+            last_register_load: None,
+        };
+        engine.find_aliases();
+        Ok(engine)
+    }
+
+    /// The lowest core-physical address the engine cares about: everything
+    /// below is private memory. A cheap filter for the hot path.
+    pub fn shared_low(chip: &Chip) -> u32 {
+        chip.shared_regions()
+            .map(|r| r.base)
+            .min()
+            .unwrap_or(u32::MAX)
+    }
+
+    /// One past the highest shared core-physical address.
+    pub fn shared_high(chip: &Chip) -> u32 {
+        chip.shared_regions()
+            .map(|r| r.base.saturating_add(r.size))
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn me(&self) -> usize {
+        self.core.index()
+    }
+
+    fn stop(&self, reason: impl std::fmt::Display) -> Error {
+        Error::Model(format!("core {}: {reason}", self.core.index()))
+    }
+
+    /// A load or store the guest made (already done on the view).
+    pub fn access(&mut self, a: GuestAccess) -> Result<()> {
+        if let Some(time) = &mut self.time {
+            time.pc = a.insn;
+        }
+        let entry = Chip::lut_index(a.paddr);
+        self.follow_remote_lut_write(entry)?;
+        let t = self.lut.translate(a.paddr).map_err(|e| self.stop(e))?;
+        match self.layout.backing(t.target, self.core) {
+            Backing::Unbacked => Err(self.stop(format_args!(
+                "{:?} at {:#010x} (instruction {:#010x}): LUT entry {entry} targets {:?}, memory the emulator does not share",
+                a.kind, a.paddr, a.insn, t.target
+            ))),
+            Backing::Registers { offset } => {
+                // A locked exchange reaches QEMU as a load and a store by
+                // one instruction at one address: on silicon, the
+                // test-and-set register it stands for is one read, so the
+                // store half costs nothing more.
+                let exchange_half = a.kind == Kind::Store
+                    && self.last_register_load == Some((a.insn, a.paddr));
+                self.last_register_load = (a.kind == Kind::Load).then_some((a.insn, a.paddr));
+                if let Some(time) = &mut self.time {
+                    let s = (offset + u64::from(t.offset)) & !(LINE - 1);
+                    match a.kind {
+                        Kind::Load => time.observe(s),
+                        Kind::Store => time.stamp(s),
+                    }
+                    if !exchange_half {
+                        time.charge(t.target, None);
+                    }
+                }
+                self.register_access(a, t.target, offset + u64::from(t.offset));
+                self.count_route(t.target, u64::from(a.len), a.kind == Kind::Load);
+                self.after_timed_access();
+                Ok(())
+            }
+            Backing::Memory { .. } => {
+                match t.target {
+                    Target::Mpb(tile) => self.memory.stats_mut().mpb_bytes[tile.index()] += u64::from(a.len),
+                    Target::Dram { controller, .. } => self.memory.stats_mut().mc_bytes[controller] += u64::from(a.len),
+                    _ => {}
+                }
+                let access = self.memory_access(a)?;
+                self.count_uncached_parts(&access, t.target);
+                if self.time.is_some() {
+                    self.time_access(&access, t.target);
+                    self.after_timed_access();
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The core has executed `insns` instructions since reset (never
+    /// fewer than said before): reported, and with timing on, the clock's
+    /// base.
+    pub fn set_insns(&mut self, insns: u64) {
+        self.insns = self.insns.max(insns);
+        if let Some(time) = &mut self.time {
+            time.clock.set_insns(insns);
+        }
+    }
+
+    /// `insns` of the instructions executed were the emulator's own (the
+    /// trap handler of an instruction QEMU does not know): they take no
+    /// modelled time. The report still counts them as executed.
+    pub fn untimed(&mut self, insns: u64) {
+        if let Some(time) = &mut self.time {
+            time.clock.untimed(insns);
+        }
+    }
+
+    /// Modelled core cycles since reset, with timing on.
+    pub fn now(&self) -> Option<u64> {
+        self.time.as_ref().map(|t| t.clock.now())
+    }
+
+    /// A periodic sync point in the block at `pc`: publishes the clock
+    /// (and `pc`) and sleeps while it is a quantum ahead of the slowest
+    /// running core.
+    pub fn sync_point(&mut self, pc: u32) {
+        if let Some(time) = &mut self.time {
+            time.pc = pc;
+            time.sync();
+        }
+    }
+
+    /// The core halts: it holds nobody back until it resumes.
+    pub fn halted(&mut self) {
+        if let Some(time) = &mut self.time {
+            time.clocks.set_state(State::Halted, time.clock.now());
+        }
+    }
+
+    /// The core resumes from a halt: time passed for it too, so its clock
+    /// moves up to a quantum behind the slowest running core (no further:
+    /// what woke it may have happened earlier than the others are now; a
+    /// read of data written later moves it on, see [`crate::timing`]).
+    pub fn resumed(&mut self) {
+        if let Some(time) = &mut self.time {
+            if let Some(slowest) = time.clocks.slowest_other() {
+                time.clock
+                    .idle_until(slowest.saturating_sub(time.clocks.quantum()));
+            }
+            time.clocks.set_state(State::Running, time.clock.now());
+        }
+    }
+
+    /// The core's QEMU exits: it holds nobody back any more.
+    pub fn finished(&mut self) {
+        if let Some(time) = &mut self.time {
+            time.clocks.set_state(State::Finished, time.clock.now());
+        }
+    }
+
+    /// A store to a LUT register of this core, seen in the callback of the
+    /// store (so that the next access already goes to the new target).
+    pub fn after_store(&mut self, paddr: u32) -> Result<()> {
+        let t = match self.lut.translate(paddr) {
+            Ok(t) => t,
+            Err(_) => return Ok(()),
+        };
+        let Target::Crb(tile) = t.target else {
+            return Ok(());
+        };
+        if tile != self.chip.tile_of(self.core) {
+            return Ok(());
+        }
+        let first = self.chip.crb.lut[usize::from(self.chip.z_of(self.core))];
+        let stride = chip::CrbLayout::LUT_STRIDE;
+        if t.offset < first || t.offset >= first + chip::LUT_ENTRIES as u32 * stride {
+            return Ok(());
+        }
+        let entry = ((t.offset - first) / stride) as u8;
+        // A store through the own-CRB entry lands in the core's private
+        // copy of the CRB: the LUT in force lives in the tile's CRB.
+        let own = Chip::lut_index(paddr) == usize::from(self.chip.address_map.own_crb);
+        let index = u64::from(entry) * u64::from(stride);
+        if own {
+            let raw = self
+                .g
+                .load_u32(self.layout.own_crb(self.core) + u64::from(t.offset));
+            self.g.store_u32(self.lut_registers + index, raw);
+        }
+        self.follow_remote_lut_write(usize::from(entry))
+    }
+
+    /// CL1INVMB: MPBT lines of L1 dropped.
+    pub fn cl1invmb(&mut self) -> Result<()> {
+        self.cache_op(|t| t.cl1invmb);
+        let mut events = Vec::new();
+        self.memory.cl1invmb(|e| events.push(e));
+        self.apply_all(&events)
+    }
+
+    /// WBINVD: L1 written back and emptied.
+    pub fn wbinvd(&mut self) -> Result<()> {
+        self.cache_op(|t| t.wbinvd);
+        let mut events = Vec::new();
+        self.memory.wbinvd(|e| events.push(e));
+        self.apply_all(&events)
+    }
+
+    /// INVD: L1 emptied.
+    pub fn invd(&mut self) -> Result<()> {
+        self.cache_op(|t| t.invd);
+        let mut events = Vec::new();
+        self.memory.invd(|e| events.push(e));
+        self.apply_all(&events)
+    }
+
+    /// WBINVD, INVD or CL1INVMB: a fixed cost from the timing table
+    /// (`cost` of it), write-backs included, the instruction's own cycle
+    /// (already counted) taken off.
+    fn cache_op(&mut self, cost: impl Fn(&chip::Timing) -> u32) {
+        if let Some(time) = &mut self.time {
+            let timing = time.latencies.timing();
+            let cycles = cost(timing).saturating_sub(timing.insn_cycles);
+            time.clock.stall(Class::CacheOp, u64::from(cycles));
+        }
+        self.after_timed_access();
+    }
+
+    fn apply_all(&mut self, events: &[Event]) -> Result<()> {
+        for e in events {
+            self.apply(*e, 0, &[0; 8])?;
+        }
+        Ok(())
+    }
+
+    /// The guest writes `value` to control register `cr`.
+    pub fn write_cr(&mut self, cr: u8, value: u32) {
+        match cr {
+            0 => {
+                if (self.cr0 ^ value) & (1 << 31) != 0 {
+                    self.tlb.flush();
+                }
+                self.cr0 = value;
+            }
+            3 => {
+                self.cr3 = value;
+                self.tlb.flush();
+            }
+            _ => {}
+        }
+    }
+
+    /// The guest executes `invlpg`: the engine forgets every page type
+    /// (it does not decode the operand; a full flush is always safe).
+    pub fn invlpg(&mut self) {
+        self.tlb.flush();
+    }
+
+    /// Everything this core's model counted, for the report file.
+    pub fn report(&self) -> CoreReport {
+        let mut report = CoreReport::new(self.core.index() as u32, self.check);
+        report.stats = *self.memory.stats();
+        report.stats.insns = self.insns;
+        if let Some(time) = &self.time {
+            let s = &mut report.stats;
+            s.cycles = time.clock.now();
+            s.idle_cycles = time.clock.idle_cycles();
+            s.class_cycles = time.clock.class_cycles;
+            s.class_count = time.clock.class_count;
+            s.quantum_sleeps = time.clocks.sleeps;
+        }
+        report.tsr = self
+            .tsr
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s != TsrStats::default())
+            .map(|(i, s)| (i as u32, *s))
+            .collect();
+        report.stale_reads = self.stale_reads;
+        report.stale = self.stale.clone();
+        report
+    }
+
+    /// The run's directory, where the report goes.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Cores in the run.
+    pub fn cores(&self) -> u32 {
+        self.cores
+    }
+
+    /// Memory type of accesses while paging is off (for documentation and tests).
+    pub const PAGING_OFF: MemoryType = MemoryType::Dcm;
+}
+
+/// Offset of the directory word of the line at offset `s` of G.
+fn dir_word(s: u64) -> u64 {
+    s / LINE * 8
+}
+
+/// A target and offset, for people: "MPB of tile 3 + 0x40".
+fn describe(chip: &Chip, target: Target, offset: u32) -> String {
+    match target {
+        Target::Mpb(tile) => format!("MPB of tile {} + {offset:#x}", tile.index()),
+        Target::Dram { controller, page }
+            if u32::from(page) == chip.lsm_page_number(controller) =>
+        {
+            format!("LSM page of memory controller {controller} + {offset:#x}")
+        }
+        Target::Dram { controller, page } => {
+            format!("DRAM page {page} of memory controller {controller} + {offset:#x}")
+        }
+        Target::Crb(tile) => format!("CRB of tile {} + {offset:#x}", tile.index()),
+        Target::Fpga => format!("FPGA bank + {offset:#x}"),
+        Target::Nothing => "nothing".to_owned(),
+    }
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! Configuration registers: test-and-set register counts and the global
+//! timestamp the FPGA bank latches on a read.
+
+use super::*;
+
+impl Engine {
+    pub(super) fn register_access(&mut self, a: GuestAccess, target: Target, offset: u64) {
+        if target == Target::Fpga {
+            let bank = self.layout.fpga(self.core);
+            let gtsc = u64::from(self.chip.fpga.gtsc_lo);
+            if a.kind == Kind::Load
+                && offset == bank + gtsc
+                && let Some(now) = self.now()
+            {
+                // Latched for the guest's next reads of GTSC_HI and GTSC_LO.
+                self.g.store_u32(bank + gtsc, now as u32);
+                self.g
+                    .store_u32(bank + u64::from(self.chip.fpga.gtsc_hi), (now >> 32) as u32);
+            }
+            return;
+        }
+        let Target::Crb(tile) = target else { return };
+        let chip = self.chip;
+        let in_crb = (offset - self.layout.crb(tile)) as u32;
+        for core in chip.all_cores().filter(|&c| chip.tile_of(c) == tile) {
+            let z = chip.z_of(core);
+            if in_crb == chip.crb.lock[usize::from(z)] {
+                let stats = &mut self.tsr[core.index()];
+                let value = a.value as u8;
+                match a.kind {
+                    Kind::Load if value == chip.tsr_protocol.free => stats.acquires += 1,
+                    Kind::Load => stats.failed += 1,
+                    Kind::Store if value == chip.tsr_protocol.free => stats.releases += 1,
+                    Kind::Store => return, // the store half of an exchange
+                }
+                self.memory.stats_mut().tsr_ops += 1;
+            }
+        }
+    }
+}

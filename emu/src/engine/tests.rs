@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//! The engine on two cores, with the test playing both guests.
+
+use chip::{PTE_PCD, PTE_PMB, PTE_PWT, SCC};
+use tempfile::TempDir;
+
+use super::*;
+
+/// Tile 0's MPB, as every core addresses it.
+const MPB0: u32 = 0xC000_0000;
+const PAGE_DIRECTORY: u32 = 0x1000;
+const PAGE_TABLE: u32 = 0x2000;
+const PRESENT_WRITABLE: u32 = 0b11;
+
+/// Two cores whose guests see the first page of tile 0's MPB with the
+/// page-table bits `flags`. The test plays both guests: a load reads
+/// the core's view where QEMU would, a store writes it, and then the
+/// engine hears of the access, as from QEMU's memory callback.
+struct Rig {
+    _dir: TempDir,
+    engines: Vec<Engine>,
+    views: Vec<Mapping>,
+    g: Mapping,
+    mpb0: u64,
+}
+
+fn core(n: u32) -> CoreId {
+    SCC.core(n).unwrap()
+}
+
+fn rig(flags: u32) -> Rig {
+    let dir = tempfile::tempdir().unwrap();
+    let memory = ChipMemory::create(dir.path(), &SCC, 2).unwrap();
+    let mut engines = Vec::new();
+    let mut views = Vec::new();
+    for c in 0..2 {
+        let ram = File::options()
+            .read(true)
+            .write(true)
+            .open(chipmem::ram_path(dir.path(), core(c)))
+            .unwrap();
+        ram.set_len(1 << 20).unwrap();
+        let ram = Mapping::new(&ram, 1 << 20).unwrap();
+        let pde = PAGE_DIRECTORY + 4 * (MPB0 >> 22);
+        ram.store_u32(u64::from(pde), PAGE_TABLE | PRESENT_WRITABLE);
+        let pte = PAGE_TABLE + 4 * ((MPB0 >> 12) & 0x3FF);
+        ram.store_u32(u64::from(pte), MPB0 | PRESENT_WRITABLE | flags);
+        let mut engine = Engine::new(&memory, core(c), 2, true).unwrap();
+        engine.write_cr(3, PAGE_DIRECTORY);
+        engine.write_cr(0, 1 << 31);
+        engines.push(engine);
+        let view = File::options()
+            .read(true)
+            .write(true)
+            .open(chipmem::view_path(dir.path(), core(c)))
+            .unwrap();
+        views.push(Mapping::new(&view, memory.layout().size()).unwrap());
+    }
+    let g = File::options()
+        .read(true)
+        .write(true)
+        .open(memory.path())
+        .unwrap();
+    Rig {
+        mpb0: memory.layout().mpb(SCC.tile(0).unwrap()),
+        g: Mapping::new(&g, memory.layout().size()).unwrap(),
+        _dir: dir,
+        engines,
+        views,
+    }
+}
+
+impl Rig {
+    fn load(&mut self, c: usize, offset: u32) -> u32 {
+        let value = self.views[c].load_u32(self.mpb0 + u64::from(offset));
+        let access = guest(Kind::Load, offset, value);
+        self.engines[c].access(access).unwrap();
+        value
+    }
+
+    fn store(&mut self, c: usize, offset: u32, value: u32) {
+        self.views[c].store_u32(self.mpb0 + u64::from(offset), value);
+        self.engines[c]
+            .access(guest(Kind::Store, offset, value))
+            .unwrap();
+    }
+
+    fn memory(&self, offset: u32) -> u32 {
+        self.g.load_u32(self.mpb0 + u64::from(offset))
+    }
+}
+
+fn guest(kind: Kind, offset: u32, value: u32) -> GuestAccess {
+    GuestAccess {
+        kind,
+        vaddr: MPB0 + offset,
+        paddr: MPB0 + offset,
+        len: 4,
+        value: u64::from(value),
+        insn: 0x0010_0000 + offset,
+    }
+}
+
+#[test]
+fn mpbt_wt_loads_read_memory_as_on_silicon() {
+    let mut rig = rig(PTE_PMB | PTE_PWT);
+    assert_eq!(rig.load(1, 0x100), 0); // not cached: read from memory
+    rig.store(0, 0x100, 7);
+    rig.store(0, 0x200, 1); // flushes core 0's write-combine buffer
+    assert_eq!(rig.load(1, 0x100), 7, "core 1 reads memory again");
+    assert_eq!(rig.engines[1].report().stale_reads, 0);
+}
+
+#[test]
+fn a_cached_mpbt_line_stays_stale_until_cl1invmb() {
+    let mut rig = rig(PTE_PMB);
+    assert_eq!(rig.load(1, 0x100), 0); // core 1 caches the line
+    rig.store(0, 0x100, 7); // into core 0's write-combine buffer
+    assert_eq!(rig.memory(0x100), 0, "the WCB holds the store");
+    rig.store(0, 0x200, 1); // another line: the buffer is flushed
+    assert_eq!(rig.memory(0x100), 7);
+    assert_eq!(rig.load(1, 0x100), 0, "core 1 still reads its cached line");
+    let report = rig.engines[1].report();
+    assert_eq!(report.stale_reads, 1);
+    let stale = &report.stale[0];
+    assert_eq!(
+        (stale.paddr, stale.read, stale.memory),
+        (MPB0 + 0x100, 0, 7)
+    );
+    assert_eq!(
+        (stale.writer, stale.target.as_str()),
+        (Some(0), "MPB of tile 0 + 0x100")
+    );
+    rig.engines[1].cl1invmb().unwrap();
+    assert_eq!(rig.load(1, 0x100), 7, "CL1INVMB dropped the stale line");
+    assert_eq!(rig.engines[1].report().stale_reads, 1);
+}
+
+#[test]
+fn modified_mpbt_data_is_lost_by_cl1invmb_and_published_by_wbinvd() {
+    let mut rig = rig(PTE_PMB); // MPBT-WB: a store hit stays in L1
+    assert_eq!(rig.load(0, 0x40), 0);
+    rig.store(0, 0x40, 5);
+    assert_eq!(rig.load(1, 0x40), 0);
+    rig.engines[0].cl1invmb().unwrap();
+    assert_eq!(rig.load(0, 0x40), 0, "the modification was dropped");
+    rig.store(0, 0x40, 6);
+    rig.engines[0].wbinvd().unwrap();
+    assert_eq!(rig.memory(0x40), 6, "WBINVD wrote the line back");
+    rig.engines[1].cl1invmb().unwrap();
+    assert_eq!(rig.load(1, 0x40), 6);
+}
+
+#[test]
+fn a_cached_line_whose_lut_entry_is_cleared_is_dropped_if_clean_and_refused_if_modified() {
+    let mut rig = rig(PTE_PMB);
+    let entry = Chip::lut_index(MPB0) as u8;
+    assert_eq!(rig.load(1, 0x100), 0); // a clean MPBT line
+    rig.engines[1]
+        .lut_changed(entry, LutEntry::UNUSED.encode())
+        .unwrap();
+    rig.engines[1]
+        .cl1invmb()
+        .expect("a clean line leaves without a trace");
+
+    assert_eq!(rig.load(0, 0x100), 0);
+    rig.store(0, 0x100, 9); // a store hit: modified in L1
+    rig.engines[0]
+        .lut_changed(entry, LutEntry::UNUSED.encode())
+        .unwrap();
+    let message = rig.engines[0].wbinvd().unwrap_err().to_string();
+    assert!(message.starts_with("core 0: "), "{message}");
+    assert!(message.contains("LUT entry 192"), "{message}");
+}
+
+#[test]
+fn the_own_mpb_entry_is_known_as_an_alias_of_its_tiles_mpb() {
+    let rig = rig(PTE_PMB);
+    let own_mpb = SCC.address_map.own_mpb;
+    let tile0 = Chip::lut_index(MPB0) as u8;
+    // Core 0 is on tile 0: its own-MPB entry and entry 192 reach one page.
+    assert_eq!(rig.engines[0].aliases, [(tile0, own_mpb)]);
+}
+
+#[test]
+fn uncached_stores_reach_every_view_at_once() {
+    let mut rig = rig(PTE_PCD);
+    for value in 1..50 {
+        rig.store(0, 0x80, value);
+        assert_eq!(rig.load(1, 0x80), value);
+        assert_eq!(rig.memory(0x80), value);
+    }
+    assert_eq!(rig.engines[1].report().stale_reads, 0);
+}
+
+#[test]
+fn mesh_traffic_is_counted_at_every_router_of_its_xy_route() {
+    let dir = tempfile::tempdir().unwrap();
+    let memory = ChipMemory::create(dir.path(), &SCC, 1).unwrap();
+    // Paging off: DCM, so a load fills a whole line.
+    let mut engine = Engine::new(&memory, core(0), 1, false).unwrap();
+    let tile = |n| SCC.tile(n).unwrap();
+    let at = |paddr, kind| GuestAccess {
+        kind,
+        vaddr: paddr,
+        paddr,
+        len: 4,
+        value: 0,
+        insn: 0x0010_0000,
+    };
+    // Core 0 sits on tile 0 at (0,0); tile 5 is (5,0): routers 0..=5.
+    engine
+        .access(at(SCC.mpb_base(tile(5)) + 0x40, Kind::Load))
+        .unwrap();
+    let bytes = engine.report().stats.router_bytes;
+    let expected: Vec<u64> = (0..24).map(|r| if r <= 5 { LINE } else { 0 }).collect();
+    assert_eq!(bytes[..24], expected[..]);
+    assert!(bytes[24..].iter().all(|&b| b == 0));
+    // A second load of the line hits L1: nothing crosses the mesh.
+    engine
+        .access(at(SCC.mpb_base(tile(5)) + 0x44, Kind::Load))
+        .unwrap();
+    assert_eq!(engine.report().stats.router_bytes, bytes);
+    // A register store to tile 23 at (5,3): x first along row 0, then
+    // up column 5: routers 0..=5, 11, 17, 23.
+    engine
+        .access(at(SCC.crb_base(tile(23)) + 0x100, Kind::Store))
+        .unwrap();
+    let after = engine.report().stats.router_bytes;
+    for r in 0..24 {
+        let more = if r <= 5 || [11, 17, 23].contains(&r) {
+            4
+        } else {
+            0
+        };
+        assert_eq!(after[r], bytes[r] + more, "router {r}");
+    }
+}
+
+#[test]
+fn a_lut_entry_that_reaches_nothing_stops_the_core_with_its_name() {
+    let mut rig = rig(PTE_PCD);
+    let access = GuestAccess {
+        paddr: 0x8C00_0000, // entry 140, free at boot
+        vaddr: 0x8C00_0000,
+        ..guest(Kind::Load, 0, 0)
+    };
+    let message = rig.engines[1].access(access).unwrap_err().to_string();
+    assert!(message.starts_with("core 1: "), "{message}");
+    assert!(message.contains("LUT entry 140"), "{message}");
+}
