@@ -14,7 +14,7 @@
 //! person can read it and a truncated file is recognised:
 //!
 //! ```text
-//! scc-core-report 2
+//! scc-core-report 3
 //! core 5
 //! checker on
 //! loads 10 0 0 4 0
@@ -24,6 +24,7 @@
 //! mpb_bytes 0 64 0 ...             one value per tile, MAX_TILES values
 //! mc_bytes 4096 0 0 0 0 0 0 0      one value per memory controller, MAX_CONTROLLERS values
 //! router_bytes 96 32 32 0 ...      one value per router (tile index), MAX_TILES values
+//! mpb_wait 0 12 0 ...              cycles waited per tile's MPB (and crb_wait per register block, mc_wait per controller)
 //! tsr 3 2 1 2 0                    register, acquires, failed, releases, free releases
 //! stale_reads 1
 //! stale reader=5 paddr=0xc0000040 insn=0x102345 len=4 read=0x0 memory=0x7 writer=3 target=MPB of tile 0 + 0x40
@@ -59,7 +60,7 @@ use crate::{Error, Result};
 pub const STALE_KEPT: usize = 16;
 
 /// First line of every report file: the format and its version.
-const MAGIC: &str = "scc-core-report 2";
+const MAGIC: &str = "scc-core-report 3";
 
 /// What one core's chip model saw during a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -321,7 +322,7 @@ impl CoreReport {
 }
 
 /// Number of entries [`stat_fields`] returns.
-const STAT_FIELDS: usize = 24;
+const STAT_FIELDS: usize = 27;
 
 /// Every counter of [`CoreStats`] with its name in the file; single
 /// counters as one-element slices, so arrays and scalars are read and
@@ -349,6 +350,9 @@ fn stat_fields(s: &mut CoreStats) -> [(&'static str, &mut [u64]); STAT_FIELDS] {
         ("mpb_bytes", &mut s.mpb_bytes),
         ("mc_bytes", &mut s.mc_bytes),
         ("router_bytes", &mut s.router_bytes),
+        ("mpb_wait", &mut s.mpb_wait),
+        ("crb_wait", &mut s.crb_wait),
+        ("mc_wait", &mut s.mc_wait),
         ("cycles", from_mut(&mut s.cycles)),
         ("insns", from_mut(&mut s.insns)),
         ("idle_cycles", from_mut(&mut s.idle_cycles)),
@@ -666,6 +670,35 @@ impl fmt::Display for StatsTables<'_> {
             write!(f, "{time}")?;
             writeln!(f, "\naccesses per core and latency class:")?;
             write!(f, "{counts}")?;
+
+            // Queueing per resource: only those some core waited for.
+            let resources = (0..tiles)
+                .map(|t| (format!("MPB{t}"), Wait::Mpb(t)))
+                .chain((0..tiles).map(|t| (format!("CRB{t}"), Wait::Crb(t))))
+                .chain((0..controllers).map(|m| (format!("MC{m}"), Wait::Mc(m))))
+                .filter(|(_, w)| w.of(&total) > 0)
+                .collect::<Vec<_>>();
+            if resources.is_empty() {
+                writeln!(
+                    f,
+                    "\nno core waited for a busy MPB, register block or memory controller"
+                )?;
+            } else {
+                let mut waits = Grid::new(
+                    std::iter::once("core".to_owned())
+                        .chain(resources.iter().map(|(name, _)| name.clone())),
+                );
+                for (name, s) in rows_of(self.reports, &total) {
+                    waits.row(name, resources.iter().map(|(_, w)| w.of(s)));
+                }
+                writeln!(
+                    f,
+                    "\ncycles per core waiting for each busy resource (one access at a time): a tile's \
+                     MPB (MPBn) or register block with its test-and-set registers (CRBn), a memory \
+                     controller (MCn); resources nobody waited for are left out:"
+                )?;
+                write!(f, "{waits}")?;
+            }
         }
 
         let mut registers: BTreeMap<u32, TsrStats> = BTreeMap::new();
@@ -707,6 +740,24 @@ fn rows_of<'a>(
 }
 
 /// Adds every counter of `s` to `total`.
+/// One resource's column of the queueing table.
+#[derive(Debug, Clone, Copy)]
+enum Wait {
+    Mpb(usize),
+    Crb(usize),
+    Mc(usize),
+}
+
+impl Wait {
+    fn of(self, s: &CoreStats) -> u64 {
+        match self {
+            Wait::Mpb(t) => s.mpb_wait[t],
+            Wait::Crb(t) => s.crb_wait[t],
+            Wait::Mc(m) => s.mc_wait[m],
+        }
+    }
+}
+
 fn add(total: &mut CoreStats, s: &CoreStats) {
     let mut s = *s;
     for ((_, sum), (_, v)) in stat_fields(total).into_iter().zip(stat_fields(&mut s)) {
@@ -817,6 +868,9 @@ mod tests {
             mpb_bytes,
             mc_bytes,
             router_bytes,
+            mpb_wait: std::array::from_fn(|i| 6000 + i as u64),
+            crb_wait: std::array::from_fn(|i| 7000 + i as u64),
+            mc_wait: std::array::from_fn(|i| 8000 + i as u64),
             cycles: 23,
             insns: 24,
             idle_cycles: 25,
@@ -874,7 +928,7 @@ mod tests {
             dir.path().join("core-05.report")
         );
         let text = fs::read_to_string(CoreReport::path(dir.path(), 5)).unwrap();
-        assert!(text.starts_with("scc-core-report 2\ncore 5\n"), "{text}");
+        assert!(text.starts_with("scc-core-report 3\ncore 5\n"), "{text}");
         assert!(text.contains("\nrouter_bytes 5000 5001 5002 "), "{text}");
         assert!(text.ends_with("\nend\n"), "{text}");
         assert!(text.contains("\ntsr 47 1 0 2 1\n"), "{text}");
@@ -922,8 +976,8 @@ mod tests {
         let end = lines; // `end` is the last line.
         let cases = [
             (
-                edited("scc-core-report 2", "scc-core-report 1"),
-                "1: expected `scc-core-report 2`, found `scc-core-report 1`".to_owned(),
+                edited("scc-core-report 3", "scc-core-report 2"),
+                "1: expected `scc-core-report 3`, found `scc-core-report 2`".to_owned(),
             ),
             (
                 edited("core 5\n", "core 6\n"),
@@ -1104,6 +1158,25 @@ mod tests {
         assert_eq!(time[3][..3], ["all", "6396", "12"]);
         let counts = table(&text, "accesses per core and latency class");
         assert_eq!(counts[1][..3], ["0", "0", "1"], "one L2 access");
+        assert!(text.contains("no core waited for a busy MPB"), "{text}");
+    }
+
+    #[test]
+    fn queueing_is_tabled_for_the_resources_someone_waited_for() {
+        let mut a = CoreReport::new(0, false);
+        a.stats.cycles = 100;
+        a.stats.crb_wait[0] = 40;
+        a.stats.mpb_wait[5] = 7;
+        let mut b = CoreReport::new(1, false);
+        b.stats.cycles = 100;
+        b.stats.crb_wait[0] = 2;
+        b.stats.mc_wait[3] = 9;
+        let text = stats_table(&[a, b]).to_string();
+        let waits = table(&text, "cycles per core waiting for each busy resource");
+        assert_eq!(waits[0], ["core", "MPB5", "CRB0", "MC3"]);
+        assert_eq!(waits[1], ["0", "7", "40", "0"]);
+        assert_eq!(waits[2], ["1", "0", "2", "9"]);
+        assert_eq!(waits[3], ["all", "7", "42", "9"]);
     }
 
     #[test]

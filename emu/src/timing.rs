@@ -40,7 +40,7 @@
 //! | 256 + 32·c | core c's clock (core cycles) |
 //! | 264 + 32·c | core c's state: 0 running, 1 halted, 2 finished |
 //! | 272 + 32·c | core c's last instruction address at its last sync point |
-//! | 4096 + 8·(m·`SLOTS` + i) | word i of memory controller m's calendar ([`crate::model::memctl`]) |
+//! | 4096 + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::memctl`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
 //!
 //! Every core starts running at time 0, as on silicon after reset: a core
 //! whose QEMU starts late holds the others back until it catches up.
@@ -61,8 +61,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::model::latency::Resource;
 use crate::model::memctl;
-use crate::model::stats::MAX_CONTROLLERS;
+use crate::model::stats::{MAX_CONTROLLERS, MAX_TILES};
 use crate::shm::Mapping;
 
 const SEQUENCE: u64 = 0;
@@ -75,7 +76,11 @@ const CALENDARS: u64 = 4096;
 pub const MAX_CORES: u32 = 64;
 
 /// Bytes of the clocks file.
-pub const FILE_SIZE: u64 = CALENDARS + MAX_CONTROLLERS as u64 * memctl::SLOTS * 8;
+pub const FILE_SIZE: u64 = CALENDARS + QUEUES * memctl::SLOTS * 8;
+
+/// Calendars in the clocks file: one per memory controller, then one per
+/// tile's MPB, then one per tile's register block.
+const QUEUES: u64 = (MAX_CONTROLLERS + 2 * MAX_TILES) as u64;
 const _: () = assert!(CORES + PER_CORE * MAX_CORES as u64 <= CALENDARS);
 
 /// The clocks file of the run in `dir`.
@@ -248,14 +253,27 @@ impl Clocks {
         }
     }
 
-    /// Books one request on memory controller `mc`, arriving at `arrival`
-    /// and served in `service` cycles: returns the cycles it waits for the
-    /// controller (in its calendar, [`memctl::book_in`]).
-    pub fn book_controller(&self, mc: usize, arrival: u64, service: u64) -> u64 {
-        assert!(mc < MAX_CONTROLLERS, "controller {mc}");
+    /// Books one request on `resource`, arriving at `arrival` and served
+    /// in `service` cycles: returns the cycles it waits for the resource
+    /// (in its calendar, [`memctl::book_in`]).
+    pub fn book(&self, resource: Resource, arrival: u64, service: u64) -> u64 {
+        let index = match resource {
+            Resource::Controller(mc) => {
+                assert!(mc < MAX_CONTROLLERS, "controller {mc}");
+                mc
+            }
+            Resource::Mpb(tile) => {
+                assert!(tile < MAX_TILES, "tile {tile}");
+                MAX_CONTROLLERS + tile
+            }
+            Resource::Crb(tile) => {
+                assert!(tile < MAX_TILES, "tile {tile}");
+                MAX_CONTROLLERS + MAX_TILES + tile
+            }
+        };
         let calendar = SharedCalendar {
             map: &self.map,
-            base: CALENDARS + mc as u64 * memctl::SLOTS * 8,
+            base: CALENDARS + index as u64 * memctl::SLOTS * 8,
         };
         memctl::book_in(&calendar, arrival, service)
     }
@@ -384,9 +402,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = clocks(dir.path(), 0, 2, 10);
         let b = clocks(dir.path(), 1, 2, 10);
-        assert_eq!(a.book_controller(2, 100, 31), 0);
-        assert_eq!(b.book_controller(2, 110, 31), 21);
-        assert_eq!(b.book_controller(1, 110, 31), 0, "another controller");
-        assert_eq!(a.book_controller(2, 1000, 31), 0);
+        let mc = Resource::Controller;
+        assert_eq!(a.book(mc(2), 100, 31), 0);
+        assert_eq!(b.book(mc(2), 110, 31), 21);
+        assert_eq!(b.book(mc(1), 110, 31), 0, "another controller");
+        assert_eq!(a.book(mc(2), 1000, 31), 0);
+        // Each tile's MPB and register block has a calendar of its own.
+        assert_eq!(a.book(Resource::Mpb(2), 100, 3), 0);
+        assert_eq!(b.book(Resource::Mpb(2), 101, 3), 2);
+        assert_eq!(b.book(Resource::Crb(2), 101, 3), 0, "the register block");
+        assert_eq!(b.book(Resource::Mpb(3), 101, 3), 0, "another tile");
     }
 }

@@ -85,3 +85,30 @@ fn mpbt_wt_loads_bypass_l1_unless_ideal_reads_are_asked_for() {
         "lines filled: {silicon} as on silicon, {ideal} with ideal MPBT-WT reads"
     );
 }
+
+/// Test-and-set registers serve one access at a time: cores that take the
+/// same one at once queue at its tile's register block, and the statistics
+/// say how long.
+#[test]
+fn cores_contending_for_one_tsr_queue_at_its_register_block() {
+    let config = RunConfig {
+        stats: true,
+        ..RunConfig::new(8, "tsr-counter")
+    };
+    let report = xtask::run(&config).expect("the run starts");
+    let all = transcript(&report);
+    assert!(report.success(), "{all}");
+    let waited: u64 = report
+        .reports
+        .iter()
+        .map(|r| r.as_ref().expect("every core reported").stats.crb_wait[0])
+        .sum();
+    assert!(waited > 0, "{}", report.stats_table());
+    assert!(
+        report
+            .stats_table()
+            .contains("cycles per core waiting for each busy resource"),
+        "{}",
+        report.stats_table()
+    );
+}

@@ -256,6 +256,7 @@ impl Engine {
                     stamps,
                     next_sync: quantum / 2,
                     pc: 0,
+                    waits: time::Waits::default(),
                 })
             }
         };
@@ -542,6 +543,14 @@ impl Engine {
             s.class_cycles = time.clock.class_cycles;
             s.class_count = time.clock.class_count;
             s.quantum_sleeps = time.clocks.sleeps;
+            let copy = |to: &mut [u64], from: &[u64]| {
+                for (t, f) in to.iter_mut().zip(from) {
+                    *t = *f;
+                }
+            };
+            copy(&mut s.mpb_wait, &time.waits.mpb);
+            copy(&mut s.crb_wait, &time.waits.crb);
+            copy(&mut s.mc_wait, &time.waits.controller);
         }
         report.tsr = self
             .tsr

@@ -3,6 +3,7 @@
 //! and the sync points with the other cores ([`crate::timing`]).
 
 use super::*;
+use crate::model::latency::Resource;
 
 /// The modelled clock and what it needs (timing on).
 #[derive(Debug)]
@@ -17,6 +18,31 @@ pub(super) struct Time {
     /// Address of the last instruction the engine heard of, published at
     /// each sync point so that a run tool can say where a core stopped.
     pub(super) pc: u32,
+    /// Cycles waited at each resource.
+    pub(super) waits: Waits,
+}
+
+/// Cycles this core waited at each resource that serves one access at a
+/// time, for the statistics.
+#[derive(Debug, Default)]
+pub(super) struct Waits {
+    pub(super) mpb: Vec<u64>,
+    pub(super) crb: Vec<u64>,
+    pub(super) controller: Vec<u64>,
+}
+
+impl Waits {
+    fn add(&mut self, resource: Resource, cycles: u64) {
+        let (list, i) = match resource {
+            Resource::Mpb(i) => (&mut self.mpb, i),
+            Resource::Crb(i) => (&mut self.crb, i),
+            Resource::Controller(i) => (&mut self.controller, i),
+        };
+        if list.len() <= i {
+            list.resize(i + 1, 0);
+        }
+        list[i] += cycles;
+    }
 }
 
 impl Time {
@@ -28,11 +54,11 @@ impl Time {
         };
         let l1 = u64::from(self.latencies.timing().l1_hit);
         let now = self.clock.now();
-        if let Some((mc, arrival)) = cost.controller {
-            let service = self.latencies.memctl_service();
-            let wait = self.clocks.book_controller(mc, now + arrival, service);
+        if let Some(q) = cost.queue {
+            let wait = self.clocks.book(q.resource, now + q.arrival, q.service);
             if wait > 0 {
-                self.clock.stall(Class::MemctlWait, wait);
+                self.clock.stall(q.resource.wait_class(), wait);
+                self.waits.add(q.resource, wait);
             }
         }
         self.clock

@@ -19,6 +19,7 @@
 //! | L2 | `l2_hit` |
 //! | MPB, CRB or TSR of a tile `n-1` hops away | `miu_mpb` + 2·n·`router_mesh_cycles` mesh cycles |
 //! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for the controller |
+//! | waiting for a busy MPB, register block or controller | until it has served the requests booked before (one at a time: `mpb_port_mesh_cycles`, `crb_mesh_cycles`, `memctl_mesh_cycles` each) |
 //! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
 //! | write-back of a victim line, WCB flush | a store of the line to its target |
 //! | WBINVD, INVD, CL1INVMB | `wbinvd`, `invd`, `cl1invmb` (the instruction's own cycle included) |
@@ -56,12 +57,16 @@ pub enum Class {
     Fpga,
     /// Lines leaving the caches or the WCB for memory.
     WriteBack,
-    /// WBINVD and INVD.
+    /// WBINVD, INVD and CL1INVMB.
     CacheOp,
+    /// Waiting for a tile's MPB busy with other cores' accesses.
+    MpbWait,
+    /// Waiting for a tile's register block busy with other cores' accesses.
+    CrbWait,
 }
 
 /// Number of [`Class`]es.
-pub const CLASSES: usize = 11;
+pub const CLASSES: usize = 13;
 
 impl Class {
     /// Every class, in index order.
@@ -77,6 +82,8 @@ impl Class {
         Class::Fpga,
         Class::WriteBack,
         Class::CacheOp,
+        Class::MpbWait,
+        Class::CrbWait,
     ];
 
     /// Short name for tables and the report file.
@@ -92,21 +99,59 @@ impl Class {
             Class::Register => "CRB/TSR",
             Class::Fpga => "FPGA",
             Class::WriteBack => "write-back",
-            Class::CacheOp => "WBINVD/INVD",
+            Class::CacheOp => "cache-op",
+            Class::MpbWait => "MPB-wait",
+            Class::CrbWait => "CRB-wait",
         }
     }
 }
 
-/// One access to a target, before any controller queueing.
+/// A resource that serves one access at a time, so that accesses from
+/// several cores queue at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    /// A memory controller, by index.
+    Controller(usize),
+    /// The MPB of a tile, by tile index.
+    Mpb(usize),
+    /// The configuration register block (test-and-set registers, LUTs) of
+    /// a tile, by tile index.
+    Crb(usize),
+}
+
+impl Resource {
+    /// The class of the cycles spent waiting for it.
+    pub const fn wait_class(self) -> Class {
+        match self {
+            Resource::Controller(_) => Class::MemctlWait,
+            Resource::Mpb(_) => Class::MpbWait,
+            Resource::Crb(_) => Class::CrbWait,
+        }
+    }
+}
+
+/// A resource an access queues at: which, when the request reaches it
+/// (core cycles after issue), and how long it keeps it busy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Queue {
+    /// The resource.
+    pub resource: Resource,
+    /// Core cycles from issue until the request reaches it.
+    pub arrival: u64,
+    /// Core cycles it is busy with the request.
+    pub service: u64,
+}
+
+/// One access to a target, before any queueing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cost {
     /// Its class.
     pub class: Class,
-    /// Core cycles without waiting for a controller.
+    /// Core cycles without waiting for a busy resource.
     pub cycles: u64,
-    /// For DRAM: the controller and the core cycles from issue until the
-    /// request reaches it.
-    pub controller: Option<(usize, u64)>,
+    /// Where it queues, if at a resource that serves one access at a time
+    /// (an FPGA register does not: the FPGA bank is per core).
+    pub queue: Option<Queue>,
 }
 
 /// The latencies one core sees, per target.
@@ -114,7 +159,9 @@ pub struct Cost {
 pub struct Latencies {
     timing: Timing,
     tile: usize,
-    mpb: Vec<u64>,
+    /// Per tile: core cycles of an MPB (or CRB) access, and until the
+    /// request reaches the tile.
+    mpb: Vec<(u64, u64)>,
     dram: Vec<(u64, u64)>,
     fpga: u64,
 }
@@ -126,7 +173,12 @@ impl Latencies {
         let here = chip.tile_coord(chip.tile_of(core));
         let mpb = chip
             .all_tiles()
-            .map(|tile| t.mpb_access(mesh::routers(chip, here, chip.tile_coord(tile))))
+            .map(|tile| {
+                let n = mesh::routers(chip, here, chip.tile_coord(tile));
+                let arrival = t.miu_mpb as u64
+                    + t.mesh_to_core(u64::from(n) * u64::from(t.router_mesh_cycles));
+                (arrival, t.mpb_access(n))
+            })
             .collect();
         let dram = chip
             .memory_controllers
@@ -156,33 +208,53 @@ impl Latencies {
     /// What one access (load or store) to `target` costs, or `None` for a
     /// target that is not on the mesh.
     pub fn target(&self, target: Target) -> Option<Cost> {
-        let plain = |class, cycles| Cost {
+        let t = &self.timing;
+        let queued = |class, (arrival, cycles): (u64, u64), resource, service| Cost {
             class,
             cycles,
-            controller: None,
+            queue: Some(Queue {
+                resource,
+                arrival,
+                service,
+            }),
         };
         Some(match target {
-            Target::Mpb(tile) if tile.index() == self.tile => {
-                plain(Class::MpbLocal, self.mpb[tile.index()])
+            Target::Mpb(tile) => {
+                let i = tile.index();
+                let class = if i == self.tile {
+                    Class::MpbLocal
+                } else {
+                    Class::MpbRemote
+                };
+                queued(
+                    class,
+                    *self.mpb.get(i)?,
+                    Resource::Mpb(i),
+                    t.mpb_port_service(),
+                )
             }
-            Target::Mpb(tile) => plain(Class::MpbRemote, *self.mpb.get(tile.index())?),
-            Target::Crb(tile) => plain(Class::Register, *self.mpb.get(tile.index())?),
-            Target::Dram { controller, .. } => {
-                let (arrival, cycles) = *self.dram.get(controller)?;
-                Cost {
-                    class: Class::Dram,
-                    cycles,
-                    controller: Some((controller, arrival)),
-                }
+            Target::Crb(tile) => {
+                let i = tile.index();
+                queued(
+                    Class::Register,
+                    *self.mpb.get(i)?,
+                    Resource::Crb(i),
+                    t.crb_service(),
+                )
             }
-            Target::Fpga => plain(Class::Fpga, self.fpga),
+            Target::Dram { controller, .. } => queued(
+                Class::Dram,
+                *self.dram.get(controller)?,
+                Resource::Controller(controller),
+                t.memctl_service(),
+            ),
+            Target::Fpga => Cost {
+                class: Class::Fpga,
+                cycles: self.fpga,
+                queue: None,
+            },
             Target::Nothing => return None,
         })
-    }
-
-    /// Core cycles a controller is busy with one line.
-    pub fn memctl_service(&self) -> u64 {
-        self.timing.memctl_service()
     }
 }
 
@@ -279,9 +351,19 @@ mod tests {
             })
             .unwrap();
         assert_eq!(near.cycles, t.dram_access(1));
-        let (mc, arrival) = near.controller.unwrap();
-        assert_eq!(mc, 0);
-        assert!(arrival < near.cycles);
+        let q = near.queue.unwrap();
+        assert_eq!(q.resource, Resource::Controller(0));
+        assert!(q.arrival < near.cycles);
+        assert_eq!(q.service, t.memctl_service());
+        // MPBs and register blocks queue too, each at its tile.
+        let mpb = l.target(Target::Mpb(SCC.tile(5).unwrap())).unwrap();
+        let q = mpb.queue.unwrap();
+        assert_eq!(q.resource, Resource::Mpb(5));
+        assert!(q.arrival < mpb.cycles);
+        assert_eq!(q.service, t.mpb_port_service());
+        let crb = l.target(Target::Crb(SCC.tile(5).unwrap())).unwrap();
+        assert_eq!(crb.queue.unwrap().resource, Resource::Crb(5));
+        assert_eq!(l.target(Target::Fpga).unwrap().queue, None);
         let far = l
             .target(Target::Dram {
                 controller: 3,

@@ -64,6 +64,13 @@ pub struct CoreStats {
     /// request for stores and write-backs (core to target) and on the reply
     /// for loads and fills (target to core), whose XY routes differ.
     pub router_bytes: [u64; MAX_TILES],
+    /// Cycles this core waited for each tile's MPB, busy with other
+    /// accesses (modelled time).
+    pub mpb_wait: [u64; MAX_TILES],
+    /// Cycles this core waited for each tile's register block.
+    pub crb_wait: [u64; MAX_TILES],
+    /// Cycles this core waited for each memory controller.
+    pub mc_wait: [u64; MAX_CONTROLLERS],
     /// Modelled core cycles at exit (0 with timing off).
     pub cycles: u64,
     /// Instructions executed (counted by the plugin with or without timing).
@@ -101,6 +108,9 @@ impl Default for CoreStats {
             mpb_bytes: [0; MAX_TILES],
             mc_bytes: [0; MAX_CONTROLLERS],
             router_bytes: [0; MAX_TILES],
+            mpb_wait: [0; MAX_TILES],
+            crb_wait: [0; MAX_TILES],
+            mc_wait: [0; MAX_CONTROLLERS],
             cycles: 0,
             insns: 0,
             idle_cycles: 0,

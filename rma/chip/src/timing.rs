@@ -65,6 +65,17 @@ pub struct Timing {
     /// cycles. \[EAS\]: "46 memory cycles". Each controller serves one
     /// request at a time (see `emu`'s `memctl` model).
     pub memctl_mesh_cycles: u32,
+    /// How long a tile's MPB is busy with one access (a line or less), in
+    /// mesh cycles: it serves one request at a time, so requests from
+    /// several cores queue. No document gives an occupancy (none: taken as
+    /// one router's per-hop time, [`Timing::router_mesh_cycles`], the mesh's
+    /// one documented per-step time).
+    pub mpb_port_mesh_cycles: u32,
+    /// How long a tile's configuration register block (its test-and-set
+    /// registers and LUTs) is busy with one access, in mesh cycles (none:
+    /// taken equal to [`Timing::mpb_port_mesh_cycles`], as it sits behind
+    /// the same mesh interface).
+    pub crb_mesh_cycles: u32,
     /// How many times slower a register of the FPGA bank (the global
     /// timestamp, atomic increment registers) is than a test-and-set
     /// register of the system interface's router. \[thesis\] 1.6: AIR access
@@ -99,6 +110,8 @@ impl Timing {
         miu_dram: 40,
         router_mesh_cycles: 4,
         memctl_mesh_cycles: 46,
+        mpb_port_mesh_cycles: 4,
+        crb_mesh_cycles: 4,
         fpga_factor: 4,
         wbinvd: 10_000,
         invd: 15,
@@ -132,6 +145,16 @@ impl Timing {
     /// Core cycles a memory controller is busy with one line.
     pub const fn memctl_service(&self) -> u64 {
         self.mesh_to_core(self.memctl_mesh_cycles as u64)
+    }
+
+    /// Core cycles a tile's MPB is busy with one access.
+    pub const fn mpb_port_service(&self) -> u64 {
+        self.mesh_to_core(self.mpb_port_mesh_cycles as u64)
+    }
+
+    /// Core cycles a tile's register block is busy with one access.
+    pub const fn crb_service(&self) -> u64 {
+        self.mesh_to_core(self.crb_mesh_cycles as u64)
     }
 
     /// Core cycles of modelled time in `us` microseconds.
