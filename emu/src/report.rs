@@ -51,7 +51,7 @@ use std::path::{Path, PathBuf};
 
 use chip::{Chip, MemoryType};
 
-use crate::model::latency::Class;
+use crate::model::latency::{Class, Resource};
 use crate::model::stats::{CoreStats, MAX_CONTROLLERS, MAX_TILES};
 use crate::model::tsr::TsrStats;
 use crate::{Error, Result};
@@ -673,10 +673,10 @@ impl fmt::Display for StatsTables<'_> {
 
             // Queueing per resource: only those some core waited for.
             let resources = (0..tiles)
-                .map(|t| (format!("MPB{t}"), Wait::Mpb(t)))
-                .chain((0..tiles).map(|t| (format!("CRB{t}"), Wait::Crb(t))))
-                .chain((0..controllers).map(|m| (format!("MC{m}"), Wait::Mc(m))))
-                .filter(|(_, w)| w.of(&total) > 0)
+                .map(|t| (format!("MPB{t}"), Resource::Mpb(t)))
+                .chain((0..tiles).map(|t| (format!("CRB{t}"), Resource::Crb(t))))
+                .chain((0..controllers).map(|m| (format!("MC{m}"), Resource::Controller(m))))
+                .filter(|(_, r)| total.wait(*r) > 0)
                 .collect::<Vec<_>>();
             if resources.is_empty() {
                 writeln!(
@@ -689,7 +689,7 @@ impl fmt::Display for StatsTables<'_> {
                         .chain(resources.iter().map(|(name, _)| name.clone())),
                 );
                 for (name, s) in rows_of(self.reports, &total) {
-                    waits.row(name, resources.iter().map(|(_, w)| w.of(s)));
+                    waits.row(name, resources.iter().map(|(_, r)| s.wait(*r)));
                 }
                 writeln!(
                     f,
@@ -740,24 +740,6 @@ fn rows_of<'a>(
 }
 
 /// Adds every counter of `s` to `total`.
-/// One resource's column of the queueing table.
-#[derive(Debug, Clone, Copy)]
-enum Wait {
-    Mpb(usize),
-    Crb(usize),
-    Mc(usize),
-}
-
-impl Wait {
-    fn of(self, s: &CoreStats) -> u64 {
-        match self {
-            Wait::Mpb(t) => s.mpb_wait[t],
-            Wait::Crb(t) => s.crb_wait[t],
-            Wait::Mc(m) => s.mc_wait[m],
-        }
-    }
-}
-
 fn add(total: &mut CoreStats, s: &CoreStats) {
     let mut s = *s;
     for ((_, sum), (_, v)) in stat_fields(total).into_iter().zip(stat_fields(&mut s)) {

@@ -257,29 +257,15 @@ impl Clocks {
     /// in `service` cycles: returns the cycles it waits for the resource
     /// (in its calendar, [`memctl::book_in`]).
     pub fn book(&self, resource: Resource, arrival: u64, service: u64) -> u64 {
-        let index = match resource {
-            Resource::Controller(mc) => {
-                assert!(mc < MAX_CONTROLLERS, "controller {mc}");
-                mc
-            }
-            Resource::Mpb(tile) => {
-                assert!(tile < MAX_TILES, "tile {tile}");
-                MAX_CONTROLLERS + tile
-            }
-            Resource::Crb(tile) => {
-                assert!(tile < MAX_TILES, "tile {tile}");
-                MAX_CONTROLLERS + MAX_TILES + tile
-            }
-        };
         let calendar = SharedCalendar {
             map: &self.map,
-            base: CALENDARS + index as u64 * memctl::SLOTS * 8,
+            base: CALENDARS + resource.calendar() as u64 * memctl::SLOTS * 8,
         };
-        memctl::book_in(&calendar, arrival, service)
+        memctl::book_in(&calendar, arrival, service, resource.bucket())
     }
 }
 
-/// One controller's calendar in the clocks file.
+/// One resource's calendar in the clocks file.
 struct SharedCalendar<'a> {
     map: &'a Mapping,
     base: u64,

@@ -145,6 +145,11 @@ fn sigterm_stops_a_run_with_status_143_and_leaves_nothing() {
 }
 
 #[test]
+fn a_closed_terminal_stops_a_run_with_status_129_and_leaves_nothing() {
+    nothing_is_left_after(libc::SIGHUP, 129);
+}
+
+#[test]
 fn an_interrupt_during_the_build_stops_the_run_before_it_boots() {
     let flag = Arc::new(AtomicBool::new(true));
     let config = RunConfig {

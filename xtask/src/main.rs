@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use xtask::programs::{self, DEFAULT_PROGRAM};
 use xtask::{RunConfig, RunReport};
 
@@ -25,7 +25,7 @@ enum Cli {
     /// exit status 0 only if every core reports success; the first core that
     /// fails, or the timeout, ends it with a report naming the core and the
     /// reason, and stops every other core. Ctrl-C stops the run (status
-    /// 130; SIGTERM: 143).
+    /// 130; SIGTERM: 143; SIGHUP: 129).
     /// The tables asked for with --stats and --check-coherence come before
     /// the last line, which says how the run ended.
     #[command(after_help = format!("Programs:\n{}", programs::list()))]
@@ -51,7 +51,9 @@ enum Cli {
 /// The environment variables xtask reads, for `--help`.
 const ENVIRONMENT: &str = "Environment:
   SCC_NO_INSTALL=1  never install QEMU: where it is missing or too old, stop with the
-                    command that installs it (as root, xtask would run that command)";
+                    command that installs it (as root, xtask would run that command)
+  TMPDIR            where run directories go when /dev/shm has too little room
+                    (default /tmp; `run --run-dir` chooses one place instead)";
 
 #[derive(Debug, Args)]
 struct RunArgs {
@@ -171,14 +173,14 @@ fn signal_status(signal: &AtomicUsize) -> u8 {
 }
 
 fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> Result<ExitCode> {
-    // SIGINT and SIGTERM only raise a flag (and record which came): the run
+    // SIGINT, SIGTERM and SIGHUP only raise a flag (and record which came): the run
     // then stops its QEMU instances and removes the chip memory on its
     // ordinary way out.
-    for number in [SIGINT, SIGTERM] {
-        signal_hook::flag::register(number, Arc::clone(interrupt))
-            .and_then(|_| {
-                signal_hook::flag::register_usize(number, Arc::clone(signal), number as usize)
-            })
+    // SIGHUP too: a closed terminal must not leave the chip memory behind.
+    // The number is recorded before the flag is raised.
+    for number in [SIGINT, SIGTERM, SIGHUP] {
+        signal_hook::flag::register_usize(number, Arc::clone(signal), number as usize)
+            .and_then(|_| signal_hook::flag::register(number, Arc::clone(interrupt)))
             .context("cannot install the signal handlers")?;
     }
     match cli {

@@ -43,11 +43,11 @@ use emu::options::PluginOptions;
 use qemu_plugin_sys::{
     GArray, GByteArray, QEMU_PLUGIN_VERSION, qemu_info_t, qemu_plugin_cb_flags, qemu_plugin_cond,
     qemu_plugin_get_hwaddr, qemu_plugin_get_registers, qemu_plugin_hwaddr_phys_addr,
-    qemu_plugin_id_t, qemu_plugin_insn, qemu_plugin_insn_data, qemu_plugin_insn_vaddr,
-    qemu_plugin_mem_get_value, qemu_plugin_mem_is_store, qemu_plugin_mem_rw,
-    qemu_plugin_mem_size_shift, qemu_plugin_mem_value_type, qemu_plugin_meminfo_t, qemu_plugin_op,
-    qemu_plugin_read_register, qemu_plugin_reg_descriptor, qemu_plugin_register,
-    qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_idle_cb,
+    qemu_plugin_id_t, qemu_plugin_insn, qemu_plugin_insn_data, qemu_plugin_insn_size,
+    qemu_plugin_insn_vaddr, qemu_plugin_mem_get_value, qemu_plugin_mem_is_store,
+    qemu_plugin_mem_rw, qemu_plugin_mem_size_shift, qemu_plugin_mem_value_type,
+    qemu_plugin_meminfo_t, qemu_plugin_op, qemu_plugin_read_register, qemu_plugin_reg_descriptor,
+    qemu_plugin_register, qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_idle_cb,
     qemu_plugin_register_vcpu_init_cb, qemu_plugin_register_vcpu_insn_exec_cb,
     qemu_plugin_register_vcpu_mem_cb, qemu_plugin_register_vcpu_resume_cb,
     qemu_plugin_register_vcpu_tb_exec_cb, qemu_plugin_register_vcpu_tb_exec_cond_cb,
@@ -465,11 +465,13 @@ unsafe fn instrument(insn: *mut qemu_plugin_insn) {
                 usize::from(cr) << 8 | usize::from(gpr),
             ),
             Special::Cl1invmb => {
-                TRAP.add_resume_site(vaddr + 2);
+                // SAFETY: valid during translation (caller).
+                let resume = vaddr + unsafe { qemu_plugin_insn_size(insn) } as u64;
+                TRAP.add_resume_site(resume);
                 (
                     on_cl1invmb,
                     qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
-                    vaddr as usize,
+                    resume as usize,
                 )
             }
             other => (
@@ -508,15 +510,16 @@ impl Special {
     }
 }
 
-/// CL1INVMB at the address in the user data: the model invalidates, and
-/// the trap QEMU then raises (it does not know the instruction) is timed
-/// from here until the guest's handler returns past it.
+/// CL1INVMB, whose next instruction is at the address in the user data:
+/// the model invalidates, and the trap QEMU then raises (it does not know
+/// the instruction) is timed from here until the guest's handler returns
+/// there.
 unsafe extern "C" fn on_cl1invmb(vcpu: c_uint, data: *mut c_void) {
     let insns = PLUGIN.get().map_or(0, |p| insns(p, vcpu));
-    TRAP.enter(data as usize as u64 + 2, insns);
+    TRAP.enter(data as usize as u64, insns);
     with_engine(|engine| {
         engine.set_insns(insns);
-        engine.cl1invmb()
+        cache_instruction(engine, Special::Cl1invmb)
     });
 }
 
@@ -549,6 +552,10 @@ struct Trap {
 
 const NONE: u64 = u64::MAX;
 
+/// Most instructions a trap handler for CL1INVMB takes (the kernel's takes
+/// 31); more, and the return was not seen where it happened.
+const MAX_TRAP_INSNS: u64 = 1000;
+
 static TRAP: Trap = Trap {
     resume_sites: Mutex::new(std::collections::BTreeSet::new()),
     resume: AtomicU64::new(NONE),
@@ -574,13 +581,16 @@ impl Trap {
     }
 
     /// Back at `at` with `insns` counted: the handler's instruction count,
-    /// if a trap was pending there.
+    /// if a trap was pending there. A count beyond [`MAX_TRAP_INSNS`] is not
+    /// a handler's (the return was missed, and this is a later pass over
+    /// the same address): it is dropped, and the trap's cost stays charged.
     fn leave(&self, at: u64, insns: u64) -> Option<u64> {
         if self.resume.load(Ordering::Relaxed) != at {
             return None;
         }
         self.resume.store(NONE, Ordering::Relaxed);
-        Some(insns.saturating_sub(self.from.load(Ordering::Relaxed)))
+        let handler = insns.saturating_sub(self.from.load(Ordering::Relaxed));
+        (handler <= MAX_TRAP_INSNS).then_some(handler)
     }
 }
 

@@ -109,6 +109,7 @@ use crate::model::latency::{Class, CoreClock, Latencies};
 use crate::model::lut::Lut;
 use crate::model::mesh;
 use crate::model::paging::{PageType, Tlb};
+use crate::model::stats::CoreStats;
 use crate::model::tsr::TsrStats;
 use crate::report::{CoreReport, STALE_KEPT, StaleRead};
 use crate::shm::{self, Mapping};
@@ -256,7 +257,7 @@ impl Engine {
                     stamps,
                     next_sync: quantum / 2,
                     pc: 0,
-                    waits: time::Waits::default(),
+                    waits: CoreStats::default(),
                 })
             }
         };
@@ -337,7 +338,8 @@ impl Engine {
                 // test-and-set register it stands for is one read, so the
                 // store half costs nothing more.
                 let exchange_half = a.kind == Kind::Store
-                    && self.last_register_load == Some((a.insn, a.paddr));
+                    && self.last_register_load == Some((a.insn, a.paddr))
+                    && self.is_tsr(t.target, offset + u64::from(t.offset));
                 self.last_register_load = (a.kind == Kind::Load).then_some((a.insn, a.paddr));
                 if let Some(time) = &mut self.time {
                     let s = (offset + u64::from(t.offset)) & !(LINE - 1);
@@ -543,14 +545,9 @@ impl Engine {
             s.class_cycles = time.clock.class_cycles;
             s.class_count = time.clock.class_count;
             s.quantum_sleeps = time.clocks.sleeps;
-            let copy = |to: &mut [u64], from: &[u64]| {
-                for (t, f) in to.iter_mut().zip(from) {
-                    *t = *f;
-                }
-            };
-            copy(&mut s.mpb_wait, &time.waits.mpb);
-            copy(&mut s.crb_wait, &time.waits.crb);
-            copy(&mut s.mc_wait, &time.waits.controller);
+            s.mpb_wait = time.waits.mpb_wait;
+            s.crb_wait = time.waits.crb_wait;
+            s.mc_wait = time.waits.mc_wait;
         }
         report.tsr = self
             .tsr

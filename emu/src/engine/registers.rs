@@ -38,4 +38,13 @@ impl Engine {
             }
         }
     }
+
+    /// Whether `offset` of G, in `target`, is a test-and-set register.
+    pub(super) fn is_tsr(&self, target: Target, offset: u64) -> bool {
+        let Target::Crb(tile) = target else {
+            return false;
+        };
+        let in_crb = (offset - self.layout.crb(tile)) as u32;
+        self.chip.crb.lock.contains(&in_crb)
+    }
 }

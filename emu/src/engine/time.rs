@@ -3,7 +3,7 @@
 //! and the sync points with the other cores ([`crate::timing`]).
 
 use super::*;
-use crate::model::latency::Resource;
+use crate::model::stats::CoreStats;
 
 /// The modelled clock and what it needs (timing on).
 #[derive(Debug)]
@@ -18,31 +18,9 @@ pub(super) struct Time {
     /// Address of the last instruction the engine heard of, published at
     /// each sync point so that a run tool can say where a core stopped.
     pub(super) pc: u32,
-    /// Cycles waited at each resource.
-    pub(super) waits: Waits,
-}
-
-/// Cycles this core waited at each resource that serves one access at a
-/// time, for the statistics.
-#[derive(Debug, Default)]
-pub(super) struct Waits {
-    pub(super) mpb: Vec<u64>,
-    pub(super) crb: Vec<u64>,
-    pub(super) controller: Vec<u64>,
-}
-
-impl Waits {
-    fn add(&mut self, resource: Resource, cycles: u64) {
-        let (list, i) = match resource {
-            Resource::Mpb(i) => (&mut self.mpb, i),
-            Resource::Crb(i) => (&mut self.crb, i),
-            Resource::Controller(i) => (&mut self.controller, i),
-        };
-        if list.len() <= i {
-            list.resize(i + 1, 0);
-        }
-        list[i] += cycles;
-    }
+    /// Cycles waited at each resource (only the statistics' wait counters
+    /// are used).
+    pub(super) waits: CoreStats,
 }
 
 impl Time {
@@ -58,7 +36,7 @@ impl Time {
             let wait = self.clocks.book(q.resource, now + q.arrival, q.service);
             if wait > 0 {
                 self.clock.stall(q.resource.wait_class(), wait);
-                self.waits.add(q.resource, wait);
+                *self.waits.wait_mut(q.resource) += wait;
             }
         }
         self.clock

@@ -32,6 +32,7 @@
 use chip::{Chip, CoreId, Target, Timing};
 
 use super::mesh;
+use super::stats::{MAX_CONTROLLERS, MAX_TILES};
 
 /// Latency classes, the rows of the timing statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +120,41 @@ pub enum Resource {
     Crb(usize),
 }
 
+/// Cycles per calendar bucket of an MPB or register block: a few of their
+/// 3-cycle services, and still `SLOTS` buckets cover a million cycles, as
+/// far as cores drift apart at the largest quantum `cargo xtask bench` uses.
+const SMALL_BUCKET: u64 = 32;
+
 impl Resource {
+    /// Its calendar among the run's ([`crate::timing`]): the memory
+    /// controllers' first, then each tile's MPB's, then each tile's
+    /// register block's.
+    pub fn calendar(self) -> usize {
+        match self {
+            Resource::Controller(mc) => {
+                assert!(mc < MAX_CONTROLLERS, "controller {mc}");
+                mc
+            }
+            Resource::Mpb(tile) => {
+                assert!(tile < MAX_TILES, "tile {tile}");
+                MAX_CONTROLLERS + tile
+            }
+            Resource::Crb(tile) => {
+                assert!(tile < MAX_TILES, "tile {tile}");
+                MAX_CONTROLLERS + MAX_TILES + tile
+            }
+        }
+    }
+
+    /// Cycles per bucket of its calendar: within a bucket, requests queue
+    /// in the order they were booked ([`super::memctl::book_in`]).
+    pub fn bucket(self) -> u64 {
+        match self {
+            Resource::Controller(_) => super::memctl::BUCKET,
+            Resource::Mpb(_) | Resource::Crb(_) => SMALL_BUCKET,
+        }
+    }
+
     /// The class of the cycles spent waiting for it.
     pub const fn wait_class(self) -> Class {
         match self {
@@ -159,8 +194,8 @@ pub struct Cost {
 pub struct Latencies {
     timing: Timing,
     tile: usize,
-    /// Per tile: core cycles of an MPB (or CRB) access, and until the
-    /// request reaches the tile.
+    /// Per tile: core cycles until the request reaches the tile, and of
+    /// the whole MPB (or CRB) access.
     mpb: Vec<(u64, u64)>,
     dram: Vec<(u64, u64)>,
     fpga: u64,

@@ -22,7 +22,8 @@
 //! ([`crate::timing`]); it covers `SLOTS * BUCKET` cycles, far more than
 //! cores drift apart.
 
-/// Cycles per calendar bucket: a few line services (31 cycles on the SCC).
+/// Cycles per bucket of a memory controller's calendar: a few line services
+/// (31 cycles on the SCC). Other resources pass their own ([`book_in`]).
 pub const BUCKET: u64 = 128;
 /// Buckets in a controller's calendar (a power of two): about 4 million
 /// cycles, four times the largest quantum `cargo xtask bench` uses.
@@ -41,13 +42,14 @@ pub trait Calendar {
 }
 
 /// Books a request arriving at `arrival`, served in `service` cycles, in
-/// `calendar`: returns the cycles it waits before its service starts.
-pub fn book_in(calendar: &impl Calendar, arrival: u64, service: u64) -> u64 {
-    let mut k = arrival / BUCKET;
+/// `calendar` of buckets of `bucket` cycles: returns the cycles it waits
+/// before its service starts.
+pub fn book_in(calendar: &impl Calendar, arrival: u64, service: u64, bucket: u64) -> u64 {
+    let mut k = arrival / bucket;
     // Not before the arrival, nor before the end of a full bucket passed.
     let mut not_before = arrival;
     loop {
-        let begin = k * BUCKET;
+        let begin = k * bucket;
         let mut start = 0;
         let mut full_until = 0;
         let booked = calendar.update(k % SLOTS, &mut |word| {
@@ -59,7 +61,7 @@ pub fn book_in(calendar: &impl Calendar, arrival: u64, service: u64) -> u64 {
                 // A bucket a whole calendar later: not this one's to use.
                 std::cmp::Ordering::Greater => return None,
             };
-            if used >= BUCKET {
+            if used >= bucket {
                 full_until = begin + used;
                 return None; // full: the request spills into the next
             }
@@ -140,13 +142,13 @@ mod tests {
     #[test]
     fn the_calendar_queues_like_a_busy_controller_in_time_order() {
         let c = Cells::new();
-        let waits: Vec<u64> = (0..6).map(|_| book_in(&c, 1000, 31)).collect();
+        let waits: Vec<u64> = (0..6).map(|_| book_in(&c, 1000, 31, BUCKET)).collect();
         // Six at once: each waits for those before; the fifth and sixth
         // spill into the next bucket and still queue behind the fourth.
         assert_eq!(waits[..4], [0, 31, 62, 93]);
         assert!(waits[4] >= 124 && waits[5] >= waits[4] + 31, "{waits:?}");
         // Later on, idle again.
-        assert_eq!(book_in(&c, 100_000, 31), 0);
+        assert_eq!(book_in(&c, 100_000, 31, BUCKET), 0);
     }
 
     #[test]
@@ -154,11 +156,11 @@ mod tests {
         let c = Cells::new();
         // A core ahead books far in the future first...
         for _ in 0..10 {
-            book_in(&c, 50_000, 31);
+            book_in(&c, 50_000, 31, BUCKET);
         }
         // ...a core behind is not delayed by it.
-        assert_eq!(book_in(&c, 10_000, 31), 0);
-        assert_eq!(book_in(&c, 10_010, 31), 21);
+        assert_eq!(book_in(&c, 10_000, 31, BUCKET), 0);
+        assert_eq!(book_in(&c, 10_010, 31, BUCKET), 21);
     }
 
     #[test]
@@ -182,7 +184,7 @@ mod tests {
             for gap in gaps {
                 arrival += gap;
                 let exact = mc.serve(arrival, 31);
-                let calendar = book_in(&c, arrival, 31);
+                let calendar = book_in(&c, arrival, 31, BUCKET);
                 prop_assert!(calendar >= exact.saturating_sub(BUCKET));
                 prop_assert!(calendar <= exact + BUCKET);
             }

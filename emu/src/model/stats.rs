@@ -10,7 +10,7 @@ use std::fmt;
 use chip::MemoryType;
 
 use super::hierarchy::{Access, Event, Kind, Lookup};
-use super::latency::CLASSES;
+use super::latency::{CLASSES, Resource};
 
 /// Most tiles a chip may have for [`CoreStats::mpb_bytes`].
 pub const MAX_TILES: usize = 64;
@@ -129,6 +129,24 @@ fn type_index(ty: MemoryType) -> usize {
 }
 
 impl CoreStats {
+    /// Cycles waited for `resource`.
+    pub fn wait(&self, resource: Resource) -> u64 {
+        match resource {
+            Resource::Mpb(t) => self.mpb_wait[t],
+            Resource::Crb(t) => self.crb_wait[t],
+            Resource::Controller(m) => self.mc_wait[m],
+        }
+    }
+
+    /// The counter of cycles waited for `resource`.
+    pub fn wait_mut(&mut self, resource: Resource) -> &mut u64 {
+        match resource {
+            Resource::Mpb(t) => &mut self.mpb_wait[t],
+            Resource::Crb(t) => &mut self.crb_wait[t],
+            Resource::Controller(m) => &mut self.mc_wait[m],
+        }
+    }
+
     /// Counts one load or store and the events it caused.
     pub fn record(&mut self, a: &Access) {
         let i = type_index(a.ty);

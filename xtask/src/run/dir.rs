@@ -115,17 +115,12 @@ fn try_lock(file: &File) -> io::Result<bool> {
     }
 }
 
-/// Renames `from` to `to`, failing if `to` exists (on a file system
-/// without `RENAME_NOREPLACE`, a plain rename: the random suffix alone
-/// then keeps names apart).
+/// Renames `from` to `to`, failing if `to` exists (on a file system or
+/// kernel without `RENAME_NOREPLACE`, a plain rename: the random suffix
+/// alone then keeps names apart).
 fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
-    use std::ffi::CString;
-    let c = |p: &Path| {
-        CString::new(p.as_os_str().as_bytes())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))
-    };
     let (from_path, to_path) = (from, to);
-    let (from, to) = (c(from)?, c(to)?);
+    let (from, to) = (c_path(from)?, c_path(to)?);
     // SAFETY: both are valid NUL-terminated strings that outlive the call.
     let done = unsafe {
         libc::renameat2(
@@ -138,7 +133,9 @@ fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
     };
     match io::Error::last_os_error() {
         _ if done == 0 => Ok(()),
-        e if e.raw_os_error() == Some(libc::EINVAL) => std::fs::rename(from_path, to_path),
+        e if matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) => {
+            std::fs::rename(from_path, to_path)
+        }
         e => Err(e),
     }
 }
@@ -199,10 +196,15 @@ pub(super) fn candidates(asked: Option<&Path>) -> Vec<PathBuf> {
     }
 }
 
+/// `path` as a C string for a system call.
+fn c_path(path: &Path) -> io::Result<std::ffi::CString> {
+    std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))
+}
+
 /// Bytes free for this user in the file system holding `dir`.
 pub(super) fn free_bytes(dir: &Path) -> io::Result<u64> {
-    let path = std::ffi::CString::new(dir.as_os_str().as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))?;
+    let path = c_path(dir)?;
     // SAFETY: an all-zero statvfs is a valid value to be overwritten.
     let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: `path` is a valid NUL-terminated string and `stat` a valid
@@ -231,10 +233,17 @@ pub(super) fn choose(candidates: &[(PathBuf, Option<u64>)], need: u64) -> Result
             None => format!("{} cannot be used", dir.display()),
         })
         .collect();
+    let shm = candidates
+        .iter()
+        .any(|(dir, _)| dir == Path::new("/dev/shm"));
+    let how = if shm {
+        "Give /dev/shm more room (`mount -o remount,size=2G /dev/shm`; in Docker, \
+         `--shm-size=2g`), or point --run-dir (or TMPDIR) at a file system with room"
+    } else {
+        "Point --run-dir at a file system with room"
+    };
     bail!(
-        "not enough room for the chip memory: this run may need {} MiB, but {}. \
-         Give /dev/shm more room (`mount -o remount,size=2G /dev/shm`; in Docker, \
-         `--shm-size=2g`), or point --run-dir (or TMPDIR) at a file system with room",
+        "not enough room for the chip memory: this run may need {} MiB, but {}. {how}",
         need.div_ceil(MIB),
         places.join(" and ")
     )
@@ -306,6 +315,12 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("--shm-size"), "{message}");
+        let asked = [(PathBuf::from("/mnt/small"), Some(MIB))];
+        let message = choose(&asked, 100 * MIB).unwrap_err().to_string();
+        assert!(
+            message.ends_with("Point --run-dir at a file system with room"),
+            "{message}"
+        );
     }
 
     #[test]

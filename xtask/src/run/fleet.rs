@@ -268,6 +268,10 @@ impl Fleet {
     /// [`STOP_GRACE`], with SIGKILL.
     pub(super) fn stop(&mut self) {
         for instance in &mut self.instances {
+            // One that exited by itself keeps its own exit, not "stopped".
+            if instance.status.is_none() {
+                instance.status = instance.child.try_wait().ok().flatten();
+            }
             if instance.status.is_none() {
                 let pid = instance.child.id() as libc::pid_t;
                 // SAFETY: `kill` has no memory effects; `pid` is our child,

@@ -109,11 +109,7 @@ impl RunReport {
         if self.mode == Mode::Plain {
             return Vec::new();
         }
-        (0u32..)
-            .zip(&self.reports)
-            .filter(|(_, r)| r.is_none())
-            .map(|(core, _)| core)
-            .collect()
+        missing_in(&self.reports)
     }
 
     /// The chip model's statistics tables ([`report::stats_table_for`]),
@@ -233,6 +229,15 @@ impl fmt::Display for RunReport {
     }
 }
 
+/// The cores whose report is missing from `reports` (in core order).
+fn missing_in(reports: &[Option<ModelReport>]) -> Vec<u32> {
+    (0u32..)
+        .zip(reports)
+        .filter(|(_, r)| r.is_none())
+        .map(|(core, _)| core)
+        .collect()
+}
+
 /// The outcome once the reports are read: when they are `needed` (the
 /// statistics or the checker were asked for), a run whose cores all
 /// succeeded fails if any of them left no readable report.
@@ -241,11 +246,7 @@ pub(super) fn require_reports(
     reports: &[Option<ModelReport>],
     needed: bool,
 ) -> Outcome {
-    let missing: Vec<u32> = (0u32..)
-        .zip(reports)
-        .filter(|(_, r)| r.is_none())
-        .map(|(core, _)| core)
-        .collect();
+    let missing = missing_in(reports);
     match outcome {
         Outcome::Success if needed && !missing.is_empty() => {
             Outcome::ReportsMissing { cores: missing }
