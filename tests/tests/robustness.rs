@@ -239,7 +239,10 @@ fn a_run_directory_without_room_is_refused_before_booting() {
         )),
         "{message}"
     );
-    assert!(message.contains("--shm-size"), "{message}");
+    assert!(
+        message.ends_with("Point --run-dir at a file system with room"),
+        "{message}"
+    );
 }
 
 /// A timeout as long as a u64 of seconds means no timeout, not a panic.
