@@ -19,7 +19,7 @@ use anyhow::Result;
 use super::protocol::Pool;
 use super::stats::Summary;
 use super::table::{Table, num};
-use super::{Ctx, Section, csv, failure};
+use super::{Ctx, Section, csv};
 use crate::run::RunConfig;
 
 /// Largest difference, in core cycles, between a primitive's modelled cost
@@ -76,13 +76,8 @@ pub fn calibrate(ctx: &mut Ctx<'_>) -> Result<Section> {
 fn primitives(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
     let report = ctx.boot(RunConfig::new(TIMING_CORES, "timing"))?;
     let what = format!("timing on {TIMING_CORES} cores");
-    section.runs.push(format!(
-        "{what}: {:.2} s host",
-        report.elapsed.as_secs_f64()
-    ));
-    if !report.success() {
-        section.failures.push(failure(&what, &report));
-    }
+    // Failed or not, the lines it printed are tabled.
+    section.record(&what, &report);
     let mut table = Table::new(
         "Modelled cost of each primitive against the timing table (modelled time)",
         &[
@@ -136,12 +131,7 @@ fn contention(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
         };
         let report = ctx.boot(config)?;
         let what = format!("bench-lock on {LOCK_CORES} cores, quantum {quantum}");
-        section.runs.push(format!(
-            "{what}: {:.2} s host",
-            report.elapsed.as_secs_f64()
-        ));
-        if !report.success() {
-            section.failures.push(failure(&what, &report));
+        if !section.record(&what, &report) {
             continue;
         }
         let mut pool = Pool::default();

@@ -14,7 +14,7 @@ use super::host::{self, Suite};
 use super::stats::Summary;
 use super::svg::Scale;
 use super::table::{Table, num};
-use super::{Ctx, Experiment, Kind, Measure, Plot, Run, Section, View, csv, failure, svg};
+use super::{Ctx, Experiment, Kind, Measure, Plot, Run, Section, View, csv, svg};
 use crate::CHIP;
 use crate::run::RunConfig;
 
@@ -634,12 +634,7 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     for run in 1..=runs {
         let report = ctx.boot(RunConfig::new(cores, "identity"))?;
         let what = format!("identity on {cores} cores, run {run}/{runs}");
-        section.runs.push(format!(
-            "{what}: {:.2} s host",
-            report.elapsed.as_secs_f64()
-        ));
-        if !report.success() {
-            section.failures.push(failure(&what, &report));
+        if !section.record(&what, &report) {
             continue;
         }
         let firsts: Vec<f64> = report
@@ -691,12 +686,7 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
                 let config = host::config(program, n, (mode, quantum), None);
                 let report = ctx.boot(config)?;
                 let what = format!("{program} on {n} core(s), {level}, run {run}/{runs}");
-                section.runs.push(format!(
-                    "{what}: {:.2} s host",
-                    report.elapsed.as_secs_f64()
-                ));
-                if !report.success() {
-                    section.failures.push(failure(&what, &report));
+                if !section.record(&what, &report) {
                     continue;
                 }
                 seconds[c][l].push(report.elapsed.as_secs_f64());
@@ -884,12 +874,7 @@ fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
         config.timeout = super::TIMEOUT;
         let report = ctx.boot(config)?;
         let what = format!("{program} on {cores} cores");
-        section.runs.push(format!(
-            "{what}: {:.2} s host",
-            report.elapsed.as_secs_f64()
-        ));
-        if !report.success() {
-            section.failures.push(failure(&what, &report));
+        if !section.record(&what, &report) {
             continue;
         }
         let missing = report.missing_reports();

@@ -260,6 +260,19 @@ pub struct Section {
 }
 
 impl Section {
+    /// Records the run `what` that gave `report`: its line with its host
+    /// time, and a failure if it did not succeed. Whether it succeeded.
+    pub fn record(&mut self, what: &str, report: &RunReport) -> bool {
+        self.runs.push(format!(
+            "{what}: {:.2} s host",
+            report.elapsed.as_secs_f64()
+        ));
+        if !report.success() {
+            self.failures.push(failure(what, report));
+        }
+        report.success()
+    }
+
     fn new(e: &Experiment) -> Self {
         Self {
             name: e.name.to_owned(),
