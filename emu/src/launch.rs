@@ -138,10 +138,10 @@ impl Launch<'_> {
         // only what follows the separator's last occurrence.
         let mut cmdline = format!(
             "{}cores={} program={}",
-            ARGS_START, self.cores, self.program
-        )
-        .trim_start()
-        .to_owned();
+            ARGS_START.trim_start(),
+            self.cores,
+            self.program
+        );
         for (name, value) in self.params {
             cmdline.push_str(&format!(" {name}={value}"));
         }

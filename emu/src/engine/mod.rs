@@ -339,7 +339,9 @@ impl Engine {
                 // store half costs nothing more.
                 let exchange_half = a.kind == Kind::Store
                     && self.last_register_load == Some((a.insn, a.paddr))
-                    && self.is_tsr(t.target, offset + u64::from(t.offset));
+                    && self
+                        .tsr_owner(t.target, offset + u64::from(t.offset))
+                        .is_some();
                 self.last_register_load = (a.kind == Kind::Load).then_some((a.insn, a.paddr));
                 if let Some(time) = &mut self.time {
                     let s = (offset + u64::from(t.offset)) & !(LINE - 1);

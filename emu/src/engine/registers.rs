@@ -20,31 +20,31 @@ impl Engine {
             }
             return;
         }
-        let Target::Crb(tile) = target else { return };
-        let chip = self.chip;
-        let in_crb = (offset - self.layout.crb(tile)) as u32;
-        for core in chip.all_cores().filter(|&c| chip.tile_of(c) == tile) {
-            let z = chip.z_of(core);
-            if in_crb == chip.crb.lock[usize::from(z)] {
-                let stats = &mut self.tsr[core.index()];
-                let value = a.value as u8;
-                match a.kind {
-                    Kind::Load if value == chip.tsr_protocol.free => stats.acquires += 1,
-                    Kind::Load => stats.failed += 1,
-                    Kind::Store if value == chip.tsr_protocol.free => stats.releases += 1,
-                    Kind::Store => return, // the store half of an exchange
-                }
-                self.memory.stats_mut().tsr_ops += 1;
-            }
+        let Some(owner) = self.tsr_owner(target, offset) else {
+            return;
+        };
+        let protocol = self.chip.tsr_protocol;
+        let stats = &mut self.tsr[owner.index()];
+        let value = a.value as u8;
+        match a.kind {
+            Kind::Load if value == protocol.free => stats.acquires += 1,
+            Kind::Load => stats.failed += 1,
+            Kind::Store if value == protocol.free => stats.releases += 1,
+            Kind::Store => return, // the store half of an exchange
         }
+        self.memory.stats_mut().tsr_ops += 1;
     }
 
-    /// Whether `offset` of G, in `target`, is a test-and-set register.
-    pub(super) fn is_tsr(&self, target: Target, offset: u64) -> bool {
+    /// The core whose test-and-set register is at `offset` of G, in
+    /// `target`, if it is one.
+    pub(super) fn tsr_owner(&self, target: Target, offset: u64) -> Option<CoreId> {
         let Target::Crb(tile) = target else {
-            return false;
+            return None;
         };
+        let chip = self.chip;
         let in_crb = (offset - self.layout.crb(tile)) as u32;
-        self.chip.crb.lock.contains(&in_crb)
+        chip.all_cores()
+            .filter(|&c| chip.tile_of(c) == tile)
+            .find(|&c| chip.crb.lock[usize::from(chip.z_of(c))] == in_crb)
     }
 }

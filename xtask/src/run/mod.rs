@@ -34,8 +34,9 @@ use emu::chipmem::ChipMemory;
 use emu::launch::{self, Launch, Mode};
 
 pub use config::RunConfig;
+pub use diagnose::{Holder, Stall};
 pub use exit::CoreExit;
-pub use report::{CoreReport, Holder, Outcome, RunReport, Stall};
+pub use report::{CoreReport, Outcome, RunReport};
 
 use crate::build::Artifacts;
 use crate::qemu::Qemu;

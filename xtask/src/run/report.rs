@@ -9,7 +9,7 @@ use emu::launch::Mode;
 use emu::report::{self, CoreReport as ModelReport};
 
 use super::CoreExit;
-pub use super::diagnose::{Holder, Stall};
+use super::diagnose::Stall;
 use crate::CHIP;
 
 /// Serial lines of a failed core shown in its report.
