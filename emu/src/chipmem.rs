@@ -270,6 +270,13 @@ pub fn stamps_path(dir: &Path) -> PathBuf {
     dir.join("stamps.mem")
 }
 
+/// Which cores wait on each 32-byte line of the chip memory, one bit per
+/// core (one 64-bit word per line, as the directory): a store to a watched
+/// line is ordered and wakes them (`crate::timing`).
+pub fn watchers_path(dir: &Path) -> PathBuf {
+    dir.join("watchers.mem")
+}
+
 /// Bytes of the directory for a chip memory of `size` bytes.
 pub fn directory_size(size: u64) -> u64 {
     size / chip::CACHE_LINE as u64 * 8
@@ -303,6 +310,7 @@ impl ChipMemory {
         create_sparse(&directory_path(dir), directory_size(layout.size))?;
         create_sparse(&crate::timing::clocks_path(dir), crate::timing::FILE_SIZE)?;
         create_sparse(&stamps_path(dir), directory_size(layout.size))?;
+        create_sparse(&watchers_path(dir), directory_size(layout.size))?;
         let memory = Self { path, layout, file };
         memory.write_registers()?;
         Ok(memory)

@@ -14,7 +14,7 @@
 //! person can read it and a truncated file is recognised:
 //!
 //! ```text
-//! scc-core-report 3
+//! scc-core-report 4
 //! core 5
 //! checker on
 //! loads 10 0 0 4 0
@@ -60,7 +60,7 @@ use crate::{Error, Result};
 pub const STALE_KEPT: usize = 16;
 
 /// First line of every report file: the format and its version.
-const MAGIC: &str = "scc-core-report 3";
+const MAGIC: &str = "scc-core-report 4";
 
 /// What one core's chip model saw during a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -322,7 +322,7 @@ impl CoreReport {
 }
 
 /// Number of entries [`stat_fields`] returns.
-const STAT_FIELDS: usize = 27;
+const STAT_FIELDS: usize = 30;
 
 /// Every counter of [`CoreStats`] with its name in the file; single
 /// counters as one-element slices, so arrays and scalars are read and
@@ -359,6 +359,9 @@ fn stat_fields(s: &mut CoreStats) -> [(&'static str, &mut [u64]); STAT_FIELDS] {
         ("class_cycles", &mut s.class_cycles),
         ("class_count", &mut s.class_count),
         ("quantum_sleeps", from_mut(&mut s.quantum_sleeps)),
+        ("order_waits", from_mut(&mut s.order_waits)),
+        ("modelled_polls", from_mut(&mut s.modelled_polls)),
+        ("future_reads", from_mut(&mut s.future_reads)),
     ]
 }
 
@@ -642,10 +645,20 @@ impl fmt::Display for StatsTables<'_> {
 
         if self.reports.iter().any(|r| r.stats.cycles > 0) {
             let mhz = u64::from(self.chip.timing.core_mhz);
-            let header = ["core", "cycles", "us", "instructions", "waiting", "sleeps"]
-                .map(String::from)
-                .into_iter()
-                .chain(Class::ALL.iter().map(|c| c.name().to_owned()));
+            let header = [
+                "core",
+                "cycles",
+                "us",
+                "instructions",
+                "waiting",
+                "sleeps",
+                "ordered",
+                "polls",
+                "future",
+            ]
+            .map(String::from)
+            .into_iter()
+            .chain(Class::ALL.iter().map(|c| c.name().to_owned()));
             let mut time = Grid::new(header);
             let mut counts = Grid::new(
                 std::iter::once("core".to_owned())
@@ -658,6 +671,9 @@ impl fmt::Display for StatsTables<'_> {
                     s.insns,
                     s.idle_cycles,
                     s.quantum_sleeps,
+                    s.order_waits,
+                    s.modelled_polls,
+                    s.future_reads,
                 ];
                 time.row(name.clone(), head.into_iter().chain(s.class_cycles));
                 counts.row(name, s.class_count);
@@ -665,7 +681,9 @@ impl fmt::Display for StatsTables<'_> {
             writeln!(
                 f,
                 "\nmodelled time per core at {mhz} MHz (the row `all` sums): cycles at exit, \
-                 instructions, cycles waiting for other cores, quantum sleeps, and stall cycles beyond an L1 hit per latency class:"
+                 instructions, cycles waiting for other cores, quantum sleeps, accesses that waited to be ordered after other cores', \
+                 polls a wait made in modelled time, reads of data written later in modelled time (unordered), \
+                 and stall cycles beyond an L1 hit per latency class:"
             )?;
             write!(f, "{time}")?;
             writeln!(f, "\naccesses per core and latency class:")?;
@@ -859,6 +877,9 @@ mod tests {
             class_cycles: std::array::from_fn(|i| 3000 + i as u64),
             class_count: std::array::from_fn(|i| 4000 + i as u64),
             quantum_sleeps: 26,
+            order_waits: 27,
+            modelled_polls: 28,
+            future_reads: 29,
         }
     }
 
@@ -910,7 +931,7 @@ mod tests {
             dir.path().join("core-05.report")
         );
         let text = fs::read_to_string(CoreReport::path(dir.path(), 5)).unwrap();
-        assert!(text.starts_with("scc-core-report 3\ncore 5\n"), "{text}");
+        assert!(text.starts_with("scc-core-report 4\ncore 5\n"), "{text}");
         assert!(text.contains("\nrouter_bytes 5000 5001 5002 "), "{text}");
         assert!(text.ends_with("\nend\n"), "{text}");
         assert!(text.contains("\ntsr 47 1 0 2 1\n"), "{text}");
@@ -958,8 +979,8 @@ mod tests {
         let end = lines; // `end` is the last line.
         let cases = [
             (
-                edited("scc-core-report 3", "scc-core-report 2"),
-                "1: expected `scc-core-report 3`, found `scc-core-report 2`".to_owned(),
+                edited("scc-core-report 4", "scc-core-report 3"),
+                "1: expected `scc-core-report 4`, found `scc-core-report 3`".to_owned(),
             ),
             (
                 edited("core 5\n", "core 6\n"),

@@ -170,6 +170,20 @@ impl Mapping {
         unsafe { AtomicU64::from_ptr(self.word(offset)) }.store(value, Ordering::SeqCst);
     }
 
+    /// Atomically lowers the word at `offset` to `value` if it is higher;
+    /// returns the word before.
+    pub fn fetch_min(&self, offset: u64, value: u64) -> u64 {
+        // SAFETY: as in `fetch_or`.
+        unsafe { AtomicU64::from_ptr(self.word(offset)) }.fetch_min(value, Ordering::SeqCst)
+    }
+
+    /// Atomically replaces the word at `offset` with `value`; returns the
+    /// word before.
+    pub fn swap(&self, offset: u64, value: u64) -> u64 {
+        // SAFETY: as in `fetch_or`.
+        unsafe { AtomicU64::from_ptr(self.word(offset)) }.swap(value, Ordering::SeqCst)
+    }
+
     /// Atomically replaces the word at `offset` with `f` of it, retrying
     /// while others change it, as long as `f` returns a value: `Ok` with
     /// the word replaced, or `Err` with the word `f` refused.

@@ -11,22 +11,41 @@
 //! not spinning: 48 instances share a few host cores, and a spinning core
 //! would take host time from the one it waits for.
 //!
-//! Two rules carry time from core to core:
+//! Three rules carry time from core to core:
 //!
+//! - **Cores meet in modelled-time order.** A guest tells the emulator
+//!   which of its accesses synchronise ([`chip::EmuCall`]): before a
+//!   test-and-set register is taken or released, and at the start of each
+//!   poll of a wait, the core *orders*: it goes on only once every other
+//!   core's *horizon* has passed its clock (ties broken by core number).
+//!   A running core's horizon is its published clock, a waiting core's the
+//!   time it will resume, a halted or finished core has none. Stores to a
+//!   line some core is waiting on order too, before they reach the other
+//!   cores' views; they wake those waiters. So a test-and-set register goes
+//!   to the core that asks first in modelled time, and a poll sees exactly
+//!   the writes made before it in modelled time, whatever the host did.
+//! - **Waiting passes modelled time.** A poll that finds nothing ends in a
+//!   wait ([`chip::EmuCall::Wait`]): the core watches the lines the poll
+//!   read and blocks, holding nobody back, until a store to one of them
+//!   sets its wake time: the first repetition of the poll, at the poll's
+//!   own period, at or after the store. The polls it would have made in
+//!   between are charged to the resources they would have reached.
 //! - **Data carries its time.** Every write that reaches memory (a store
 //!   written through, a WCB flush, a write-back, a register write) stamps
 //!   its line with the writer's clock (`stamps.mem`, one word per line of
 //!   the chip memory, written under the line's lock before the bytes). A
 //!   read that reaches memory moves the reader's clock up to the line's
-//!   stamp: a core that polls a flag sees it no earlier, in modelled time,
-//!   than it was written, however host scheduling ordered the two.
-//! - **Halting passes time.** A core that wakes from a halt moves its clock
-//!   up to a quantum behind the slowest running core: the others' time
-//!   passed for it too, and it must not hold them all back; it goes no
-//!   further, since what it waits for may have happened earlier, and the
-//!   stamp of what it then reads moves it on.
+//!   stamp. For lines nobody watches, reads and writes are not ordered:
+//!   a read that finds a stamp ahead of its clock is counted
+//!   ([`Clocks::future_reads`]) as a read the order missed.
 //!
-//! Both count as the core's idle cycles in the statistics.
+//! Between those points, no running core may be more than a quantum Q
+//! ahead of the slowest running core: a core that gets there sleeps on a
+//! futex until the slowest catches up. Sleeping, never spinning: 48
+//! instances share a few host cores, and a spinning core would take host
+//! time from the one it waits for. A core that wakes from a halt (`hlt`
+//! outside the emulator's waits) moves its clock up to a quantum behind the
+//! slowest running core.
 //!
 //! # The clocks file
 //!
@@ -35,28 +54,32 @@
 //!
 //! | offset | what |
 //! |---|---|
-//! | 0 | sequence number (32 bits): bumped when a clock that others wait for moves; sleepers wait on it |
-//! | 4 | number of sleepers (32 bits) |
-//! | 256 + 32·c | core c's clock (core cycles) |
-//! | 264 + 32·c | core c's state: 0 running, 1 halted, 2 finished |
-//! | 272 + 32·c | core c's last instruction address at its last sync point |
-//! | 4096 + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::memctl`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
+//! | 0 | how many cores sleep (32 bits) |
+//! | 256 + 128·c | core c's clock |
+//! | 264 + 128·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting |
+//! | 272 + 128·c | core c's last instruction address at its last sync point |
+//! | 280 + 128·c | waiting: when core c resumes (`u64::MAX`: not known yet) |
+//! | 288 + 128·c | waiting: when its last poll began |
+//! | 296 + 128·c | waiting: its poll period |
+//! | 304 + 128·c | sleeping: the time it waits for the others to reach |
+//! | 312 + 128·c | its futex word (32 bits): bumped to wake it |
+//! | 316 + 128·c | 1 while it sleeps (32 bits) |
+//! | 320 + 128·c | sleeping: the core it waits for (`ANY`: whichever, `NOBODY`: an explicit wake) |
+//! | 16384 + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::memctl`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
 //!
 //! Every core starts running at time 0, as on silicon after reset: a core
 //! whose QEMU starts late holds the others back until it catches up.
 //!
 //! # What stays nondeterministic
 //!
-//! Within a quantum, the order in which cores act depends on host
-//! scheduling: which of two cores reaches a shared line or a controller
-//! first, how many polls a waiting core makes before the data arrives
-//! (each poll costs its instructions and accesses, and a halt between
-//! polls lasts host time, after which the core's clock moves as above),
-//! and how long a request queues at a controller behind requests of cores
-//! up to a quantum ahead. A core that works alone measures the same
-//! modelled time on every run (the `timing` program reads the table back
-//! exactly); programs whose cores wait for each other vary by the polls
-//! and halts around each wait, bounded by about a quantum per wait.
+//! - Queues: requests book a resource's calendar in host order, so which
+//!   of two requests close in modelled time waits for the other depends
+//!   on host scheduling (bounded by the quantum).
+//! - Lines nobody waits on: a plain read of data another core writes
+//!   without synchronisation sees it or not by host order; such reads of
+//!   data from the modelled future are counted.
+//! - A poll's first read of a line nobody watched yet: a store may reach
+//!   it just before the line becomes watched.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -66,11 +89,18 @@ use crate::model::memctl;
 use crate::model::stats::{MAX_CONTROLLERS, MAX_TILES};
 use crate::shm::Mapping;
 
-const SEQUENCE: u64 = 0;
-const SLEEPERS: u64 = 4;
+/// How many cores sleep (32 bits): publishing looks for sleepers to wake
+/// only when there are some.
+const SLEEPERS: u64 = 0;
 const CORES: u64 = 256;
-const PER_CORE: u64 = 32;
-const CALENDARS: u64 = 4096;
+const PER_CORE: u64 = 128;
+const CALENDARS: u64 = 16384;
+/// A wake time not known yet, or no sleeper's wanted time.
+const NEVER: u64 = u64::MAX;
+/// A sleeper's blocker: any core reaching its time may release it.
+const ANY: u64 = u64::MAX;
+/// A sleeper's blocker: only an explicit wake releases it.
+const NOBODY: u64 = u64::MAX - 1;
 
 /// Most cores the clocks file holds.
 pub const MAX_CORES: u32 = 64;
@@ -107,11 +137,14 @@ pub enum State {
     Halted = 1,
     /// Its QEMU has exited (or is about to).
     Finished = 2,
+    /// Waiting in modelled time for a watched line to change: it holds
+    /// others back only from the time it resumes, once that is known.
+    Waiting = 3,
 }
 
 impl State {
     fn from_word(word: u64) -> Option<Self> {
-        [Self::Running, Self::Halted, Self::Finished]
+        [Self::Running, Self::Halted, Self::Finished, Self::Waiting]
             .into_iter()
             .find(|s| *s as u64 == word)
     }
@@ -159,6 +192,11 @@ pub struct Clocks {
     quantum: u64,
     /// Times this core slept because it was a quantum ahead.
     pub sleeps: u64,
+    /// Times this core blocked to order a synchronising access.
+    pub order_waits: u64,
+    /// Reads of a line stamped later than the reader's clock (see the
+    /// module's rules), counted by the engine.
+    pub future_reads: u64,
 }
 
 impl Clocks {
@@ -172,6 +210,8 @@ impl Clocks {
             cores,
             quantum,
             sleeps: 0,
+            order_waits: 0,
+            future_reads: 0,
         }
     }
 
@@ -192,6 +232,173 @@ impl Clocks {
         Self::clock_at(c) + 16
     }
 
+    fn wake_at(c: u32) -> u64 {
+        Self::clock_at(c) + 24
+    }
+
+    fn poll_start_at(c: u32) -> u64 {
+        Self::clock_at(c) + 32
+    }
+
+    fn period_at(c: u32) -> u64 {
+        Self::clock_at(c) + 40
+    }
+
+    /// This core's number.
+    pub fn core(&self) -> u32 {
+        self.core
+    }
+
+    /// The earliest modelled time at which core `c` can still act: its
+    /// clock while it runs, its wake time while it waits, never once it
+    /// has halted or finished.
+    fn horizon(&self, c: u32) -> u64 {
+        match State::from_word(self.map.load(Self::state_at(c))) {
+            Some(State::Running) => self.map.load(Self::clock_at(c)),
+            Some(State::Waiting) => self.map.load(Self::wake_at(c)),
+            _ => NEVER,
+        }
+    }
+
+    /// Whether every other core is past time `t` of this core: its
+    /// horizon is later, or equal and its number higher.
+    pub fn ordered(&self, t: u64) -> bool {
+        self.blocker(t).is_none()
+    }
+
+    /// The first other core not past time `t` of this core, if any.
+    fn blocker(&self, t: u64) -> Option<u32> {
+        (0..self.cores).filter(|&c| c != self.core).find(|&c| {
+            let h = self.horizon(c);
+            !(h > t || (h == t && c > self.core))
+        })
+    }
+
+    /// Publishes `now` and blocks until every other core is past it
+    /// ([`Clocks::ordered`]): whatever this core does next comes after
+    /// everything the others did before `now`, and before everything they
+    /// do after. Returns whether it blocked.
+    pub fn order(&mut self, now: u64) -> bool {
+        self.publish(now);
+        if self.ordered(now) {
+            return false;
+        }
+        self.order_waits += 1;
+        self.sleep_until(|s| s.blocker(now).map(|c| (now, u64::from(c))));
+        true
+    }
+
+    fn wanted_at(c: u32) -> u64 {
+        Self::clock_at(c) + 48
+    }
+
+    fn futex_at(c: u32) -> u64 {
+        Self::clock_at(c) + 56
+    }
+
+    fn sleeping_at(c: u32) -> u64 {
+        Self::clock_at(c) + 60
+    }
+
+    fn blocker_at(c: u32) -> u64 {
+        Self::clock_at(c) + 64
+    }
+
+    /// Sleeps on this core's futex word while `blocked` says what it waits
+    /// for: the time some core must reach and that core (or [`ANY`], or
+    /// [`NOBODY`] for an explicit wake). Only that core reaching the time,
+    /// a change of its state or an explicit wake wakes it.
+    fn sleep_until(&self, blocked: impl Fn(&Self) -> Option<(u64, u64)>) {
+        let me = self.core;
+        loop {
+            let Some((wanted, blocker)) = blocked(self) else {
+                return;
+            };
+            // Register before looking again, so that a clock moving after
+            // the look sees the sleeper and bumps its word.
+            self.map.store(Self::wanted_at(me), wanted);
+            self.map.store(Self::blocker_at(me), blocker);
+            self.map.fetch_add_u32(Self::sleeping_at(me), 1);
+            self.map.fetch_add_u32(SLEEPERS, 1);
+            let seq = self.map.load_atomic_u32(Self::futex_at(me));
+            // Asleep only while still blocked by what was registered: a
+            // different blocker would not know to wake this core.
+            if blocked(self) == Some((wanted, blocker)) {
+                self.map.futex_wait(Self::futex_at(me), seq, NAP);
+            }
+            self.map.fetch_sub_u32(SLEEPERS, 1);
+            self.map.fetch_sub_u32(Self::sleeping_at(me), 1);
+        }
+    }
+
+    fn wake_core(&self, c: u32) {
+        self.map.fetch_add_u32(Self::futex_at(c), 1);
+        self.map.futex_wake(Self::futex_at(c));
+    }
+
+    /// Wakes every other sleeping core that waits for the others to reach
+    /// a time at or before `reached` (this core's new horizon). The
+    /// blocker a sleeper names is kept for diagnosis; any core reaching
+    /// the time wakes it, which costs more wake-ups than waking only the
+    /// named core but never loses one.
+    fn wake_sleepers(&self, reached: u64) {
+        if self.map.load_atomic_u32(SLEEPERS) == 0 {
+            return;
+        }
+        for c in (0..self.cores).filter(|&c| c != self.core) {
+            if self.map.load_atomic_u32(Self::sleeping_at(c)) != 0
+                && self.map.load(Self::wanted_at(c)) <= reached
+                && self.map.load(Self::blocker_at(c)) != NOBODY
+            {
+                self.wake_core(c);
+            }
+        }
+    }
+
+    /// This core begins to wait in modelled time: its last poll began at
+    /// `start` and repeats every `period` cycles. Until a store to a
+    /// watched line sets its wake time ([`Clocks::wake_waiter`]) it holds
+    /// nobody back.
+    pub fn begin_wait(&self, start: u64, period: u64) {
+        self.map.store(Self::poll_start_at(self.core), start);
+        self.map.store(Self::period_at(self.core), period.max(1));
+        self.map.store(Self::wake_at(self.core), NEVER);
+        self.map
+            .store(Self::state_at(self.core), State::Waiting as u64);
+        self.wake_sleepers(NEVER);
+    }
+
+    /// Core `c`, waiting, saw a watched line written at `at` by core
+    /// `writer`: it resumes at its first poll at or after `at` (after, on
+    /// a tie with a lower-numbered poller, whose poll came first), unless
+    /// an earlier wake is already set.
+    pub fn wake_waiter(&self, c: u32, at: u64, writer: u32) {
+        let start = self.map.load(Self::poll_start_at(c));
+        let period = self.map.load(Self::period_at(c)).max(1);
+        let mut t = start + at.saturating_sub(start).div_ceil(period).max(1) * period;
+        if t == at && c < writer {
+            t += period;
+        }
+        self.map.fetch_min(Self::wake_at(c), t);
+        self.wake_core(c);
+    }
+
+    /// Blocks this core, waiting, until its wake time is set and every
+    /// other core is past it; returns the wake time.
+    pub fn wait_until_woken(&self) -> u64 {
+        let wake = |s: &Self| s.map.load(Self::wake_at(s.core));
+        self.sleep_until(|s| match wake(s) {
+            NEVER => Some((NEVER, NOBODY)),
+            w => s.blocker(w).map(|c| (w, u64::from(c))),
+        });
+        wake(self)
+    }
+
+    /// The wait ends: the core runs again from `now`.
+    pub fn end_wait(&self, now: u64) {
+        self.set_state(State::Running, now);
+    }
+
     /// Publishes the address of the instruction this core last executed,
     /// for a run tool to name where a core stopped.
     pub fn publish_pc(&self, pc: u32) {
@@ -208,24 +415,18 @@ impl Clocks {
             .min()
     }
 
-    /// Publishes this core's clock `now`, waking sleepers if there are any.
+    /// Publishes this core's clock `now`, waking the sleepers that wait
+    /// for a time it reached.
     pub fn publish(&self, now: u64) {
         self.map.store(Self::clock_at(self.core), now);
-        self.wake();
-    }
-
-    fn wake(&self) {
-        if self.map.load_atomic_u32(SLEEPERS) != 0 {
-            self.map.fetch_add_u32(SEQUENCE, 1);
-            self.map.futex_wake(SEQUENCE);
-        }
+        self.wake_sleepers(now);
     }
 
     /// Sets this core's state (publishing `now` with it).
     pub fn set_state(&self, state: State, now: u64) {
         self.map.store(Self::clock_at(self.core), now);
         self.map.store(Self::state_at(self.core), state as u64);
-        self.wake();
+        self.wake_sleepers(if state == State::Running { now } else { NEVER });
     }
 
     /// Publishes `now` and sleeps while it is more than a quantum ahead of
@@ -237,20 +438,8 @@ impl Clocks {
             return;
         }
         self.sleeps += 1;
-        loop {
-            // Register as a sleeper before looking, so that a clock moving
-            // after the look sees the sleeper and bumps the sequence.
-            self.map.fetch_add_u32(SLEEPERS, 1);
-            let seq = self.map.load_atomic_u32(SEQUENCE);
-            let still = ahead(self);
-            if still {
-                self.map.futex_wait(SEQUENCE, seq, NAP);
-            }
-            self.map.fetch_sub_u32(SLEEPERS, 1);
-            if !still {
-                return;
-            }
-        }
+        let wanted = now - self.quantum;
+        self.sleep_until(|s| ahead(s).then_some((wanted, ANY)));
     }
 
     /// Books one request on `resource`, arriving at `arrival` and served
@@ -320,7 +509,7 @@ mod tests {
         // On a busy host the thread may start late: wait until it has
         // registered as a sleeper rather than for a fixed time.
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while slow.map.load_atomic_u32(SLEEPERS) == 0 {
+        while slow.map.load_atomic_u32(Clocks::sleeping_at(1)) == 0 {
             assert!(!done.load(Ordering::SeqCst), "400 cycles ahead must sleep");
             assert!(
                 std::time::Instant::now() < deadline,

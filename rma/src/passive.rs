@@ -207,9 +207,8 @@ pub mod gbh {
                     false
                 }
                 Self::Exponential { delay, cap } => {
-                    let start = hal.cycles();
                     let d = *delay;
-                    hal.wait_for(|| (hal.cycles().saturating_sub(start) >= d).then_some(()));
+                    hal.pause(d);
                     *delay = d.saturating_mul(2).min(*cap);
                     true
                 }

@@ -16,6 +16,9 @@ pub use xtask::{CHIP, CoreExit, Mode, Outcome, RunConfig, RunReport};
 pub fn boot(cores: u32, program: &str) -> RunReport {
     boot_with(&RunConfig {
         check_coherence: true,
+        // Cores meeting in modelled-time order block on each other: many
+        // cores on a small host take minutes, not seconds.
+        timeout: std::time::Duration::from_secs(if cores > 8 { 300 } else { 60 }),
         ..RunConfig::new(cores, program)
     })
 }

@@ -140,8 +140,10 @@ impl Engine {
             Event::WriteBack { line } => {
                 let s = self.system_line(line)?;
                 self.count_line(line, LINE, false);
+                let waiters = self.order_store(s);
                 let data = self.views[self.me()].read_line(s);
                 self.publish(s, &data, FULL_LINE);
+                self.wake_waiters(s, waiters);
                 self.release(line, s, 0);
             }
             Event::Drop { line, keep } => {
@@ -160,13 +162,17 @@ impl Engine {
                 let from = (addr - paddr) as usize;
                 data[at..at + len as usize].copy_from_slice(&value[from..from + len as usize]);
                 let mask = (((1u64 << len) - 1) << at) as u32;
+                let waiters = self.order_store(s);
                 self.publish(s, &data, mask);
+                self.wake_waiters(s, waiters);
             }
             Event::WcbFlush(f) => {
                 let s = self.system_line(f.line)?;
                 self.count_line(f.line, u64::from(f.mask.count_ones()), false);
+                let waiters = self.order_store(s);
                 let data = self.wcb;
                 self.publish(s, &data, f.mask);
+                self.wake_waiters(s, waiters);
                 self.release(f.line, s, 0);
             }
         }

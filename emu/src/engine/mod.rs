@@ -250,6 +250,8 @@ impl Engine {
                 let (_, clocks) = map(&path, crate::timing::FILE_SIZE)?;
                 let path = chipmem::stamps_path(&dir);
                 let (_, stamps) = map(&path, chipmem::directory_size(layout.size()))?;
+                let path = chipmem::watchers_path(&dir);
+                let (_, watchers) = map(&path, chipmem::directory_size(layout.size()))?;
                 Some(Time {
                     latencies: Latencies::new(chip, core),
                     clock: CoreClock::new(chip.timing.insn_cycles),
@@ -258,6 +260,8 @@ impl Engine {
                     next_sync: quantum / 2,
                     pc: 0,
                     waits: CoreStats::default(),
+                    watchers,
+                    poll: None,
                 })
             }
         };
@@ -291,6 +295,7 @@ impl Engine {
             last_register_load: None,
         };
         engine.find_aliases();
+        engine.sign_fpga_bank();
         Ok(engine)
     }
 
@@ -333,6 +338,10 @@ impl Engine {
                 a.kind, a.paddr, a.insn, t.target
             ))),
             Backing::Registers { offset } => {
+                if let Some(call) = self.emu_call_at(t.target, offset + u64::from(t.offset)) {
+                    self.emu_call(call, a);
+                    return Ok(());
+                }
                 // A locked exchange reaches QEMU as a load and a store by
                 // one instruction at one address: on silicon, the
                 // test-and-set register it stands for is one read, so the
@@ -343,15 +352,24 @@ impl Engine {
                         .tsr_owner(t.target, offset + u64::from(t.offset))
                         .is_some();
                 self.last_register_load = (a.kind == Kind::Load).then_some((a.insn, a.paddr));
+                let s = (offset + u64::from(t.offset)) & !(LINE - 1);
                 if let Some(time) = &mut self.time {
-                    let s = (offset + u64::from(t.offset)) & !(LINE - 1);
                     match a.kind {
-                        Kind::Load => time.observe(s),
+                        Kind::Load => time.observe(s, t.target),
+                        // The store half of an exchange changes nothing a
+                        // waiter waits for: a failed attempt leaves the
+                        // register taken, a successful one takes it.
+                        Kind::Store if exchange_half => {}
                         Kind::Store => time.stamp(s),
                     }
                     if !exchange_half {
                         time.charge(t.target, None);
                     }
+                }
+                if a.kind == Kind::Store && !exchange_half {
+                    // The store is already in the register: the guest
+                    // ordered it beforehand (EmuCall::Order) if it must be.
+                    self.wake_waiters(s, 0);
                 }
                 self.register_access(a, t.target, offset + u64::from(t.offset));
                 self.count_route(t.target, u64::from(a.len), a.kind == Kind::Load);
@@ -547,6 +565,9 @@ impl Engine {
             s.class_cycles = time.clock.class_cycles;
             s.class_count = time.clock.class_count;
             s.quantum_sleeps = time.clocks.sleeps;
+            s.order_waits = time.clocks.order_waits;
+            s.future_reads = time.clocks.future_reads;
+            s.modelled_polls = time.waits.modelled_polls;
             s.mpb_wait = time.waits.mpb_wait;
             s.crb_wait = time.waits.crb_wait;
             s.mc_wait = time.waits.mc_wait;

@@ -35,6 +35,17 @@ impl Engine {
         self.memory.stats_mut().tsr_ops += 1;
     }
 
+    /// The emulator call whose register is at `offset` of G, in `target`,
+    /// if it is one: in this core's FPGA bank, from `FpgaLayout::emu_calls`.
+    pub(super) fn emu_call_at(&self, target: Target, offset: u64) -> Option<chip::EmuCall> {
+        if target != Target::Fpga {
+            return None;
+        }
+        let in_bank = offset.checked_sub(self.layout.fpga(self.core))?;
+        let call = in_bank.checked_sub(u64::from(self.chip.fpga.emu_calls))?;
+        chip::EmuCall::at(u32::try_from(call).ok()?)
+    }
+
     /// The core whose test-and-set register is at `offset` of G, in
     /// `target`, if it is one.
     pub(super) fn tsr_owner(&self, target: Target, offset: u64) -> Option<CoreId> {

@@ -1,9 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //! Modelled time on the engine: one core's clock, what each access costs,
-//! and the sync points with the other cores ([`crate::timing`]).
+//! the sync points with the other cores, and the emulator's calls that
+//! order synchronising accesses and let waits pass in modelled time
+//! ([`crate::timing`]).
+
+use chip::{EMU_SIGNATURE, EmuCall};
 
 use super::*;
 use crate::model::stats::CoreStats;
+
+/// Most lines one poll watches; a poll reading more watches its first.
+const MAX_WATCHED: usize = 64;
+
+/// Most polls of one wait charged to the resources they reach: beyond, a
+/// longer wait costs no more host time (a bound on the emulator's own
+/// work, not a model parameter).
+const MAX_CHARGED_POLLS: u64 = 4096;
+
+/// Watcher word bit marking a line some poll read: stores to it are
+/// ordered from then on (the bits below name the cores waiting on it).
+const POLLED: u64 = 1 << 63;
+
+/// A poll in progress: when it began and the lines its loads reached.
+#[derive(Debug)]
+pub(super) struct Poll {
+    start: u64,
+    lines: Vec<Watched>,
+}
+
+/// A line a poll read: where in G, its stamp when read, and what reading
+/// it reaches (for the polls a wait charges).
+#[derive(Debug, Clone, Copy)]
+struct Watched {
+    s: u64,
+    seen: u64,
+    target: Target,
+}
 
 /// The modelled clock and what it needs (timing on).
 #[derive(Debug)]
@@ -18,9 +50,13 @@ pub(super) struct Time {
     /// Address of the last instruction the engine heard of, published at
     /// each sync point so that a run tool can say where a core stopped.
     pub(super) pc: u32,
-    /// Cycles waited at each resource (only the statistics' wait counters
-    /// are used).
+    /// Cycles waited at each resource, and the counters of ordering and
+    /// waiting (only those of the statistics are used).
     pub(super) waits: CoreStats,
+    /// Per line of G, the cores waiting on it (one bit each).
+    pub(super) watchers: Mapping,
+    /// The poll in progress, if the guest began one.
+    pub(super) poll: Option<Poll>,
 }
 
 impl Time {
@@ -43,16 +79,114 @@ impl Time {
             .stall(class.unwrap_or(cost.class), cost.cycles.saturating_sub(l1));
     }
 
-    /// A load read line `s` of G: it completes no earlier than the write
-    /// it may have read.
-    pub(super) fn observe(&mut self, s: u64) {
+    /// A load read line `s` of G, reached through `target`: it completes
+    /// no earlier than the write it may have read, and a poll in progress
+    /// watches the line.
+    pub(super) fn observe(&mut self, s: u64, target: Target) {
         let written = self.stamps.load(dir_word(s));
+        if written > self.clock.now() {
+            self.clocks.future_reads += 1;
+        }
         self.clock.idle_until(written);
+        if let Some(poll) = &mut self.poll
+            && poll.lines.len() < MAX_WATCHED
+            && !poll.lines.iter().any(|l| l.s == s)
+        {
+            // Polled once, a line stays one whose stores are ordered.
+            self.watchers.fetch_or(dir_word(s), POLLED);
+            poll.lines.push(Watched {
+                s,
+                seen: written,
+                target,
+            });
+        }
     }
 
     /// A write reaches line `s` of G now.
     pub(super) fn stamp(&self, s: u64) {
         self.stamps.store(dir_word(s), self.clock.now());
+    }
+
+    /// The cores other than this one waiting on line `s`, one bit each.
+    pub(super) fn waiting_on(&self, s: u64) -> u64 {
+        self.watchers.load(dir_word(s)) & !(1 << self.clocks.core()) & !POLLED
+    }
+
+    /// Whether some core ever polled line `s`: its stores are ordered.
+    pub(super) fn polled(&self, s: u64) -> bool {
+        self.watchers.load(dir_word(s)) & POLLED != 0
+    }
+
+    /// A store reached line `s`, on which the cores `waiters` wait: each
+    /// resumes at its first poll from now.
+    pub(super) fn wake(&self, waiters: u64) {
+        let me = self.clocks.core();
+        let now = self.clock.now();
+        for c in (0..64).filter(|c| waiters & (1 << c) != 0) {
+            self.clocks.wake_waiter(c, now, me);
+        }
+    }
+
+    /// Goes on only once every other core is past this core's clock.
+    pub(super) fn order(&mut self) {
+        let now = self.clock.now();
+        self.clocks.publish_pc(self.pc);
+        self.clocks.order(now);
+    }
+
+    /// A poll begins: ordered, and watching what it reads.
+    fn begin_poll(&mut self) {
+        self.order();
+        self.poll = Some(Poll {
+            start: self.clock.now(),
+            lines: Vec::new(),
+        });
+    }
+
+    /// The poll in progress found nothing: the core waits until a store
+    /// to a line it read, as if it repeated the poll at its own period,
+    /// and resumes at the first repetition that sees the store. A poll
+    /// that read no shared line (its condition lies in private memory or
+    /// in the clock) repeats at once, as a spin would.
+    fn wait(&mut self) {
+        let Some(poll) = self.poll.take() else { return };
+        if poll.lines.is_empty() {
+            return;
+        }
+        let me = self.clocks.core();
+        let bit = 1u64 << me;
+        let period = (self.clock.now() - poll.start).max(1);
+        self.clocks.publish_pc(self.pc);
+        self.clocks.begin_wait(poll.start, period);
+        for l in &poll.lines {
+            self.watchers.fetch_or(dir_word(l.s), bit);
+        }
+        // A store that came between the poll's read and the watch.
+        for l in &poll.lines {
+            let written = self.stamps.load(dir_word(l.s));
+            if written != l.seen {
+                self.clocks.wake_waiter(me, written, me);
+            }
+        }
+        let wake = self.clocks.wait_until_woken();
+        for l in &poll.lines {
+            self.watchers.fetch_and_not(dir_word(l.s), bit);
+        }
+        // The polls made meanwhile (the last is the one the guest makes
+        // next), each reaching what the first reached.
+        let polls = (wake - poll.start) / period;
+        let charged = polls.saturating_sub(1).min(MAX_CHARGED_POLLS);
+        for k in 1..=charged {
+            let at = poll.start + k * period;
+            for l in &poll.lines {
+                if let Some(q) = self.latencies.target(l.target).and_then(|c| c.queue) {
+                    self.clocks.book(q.resource, at + q.arrival, q.service);
+                }
+            }
+        }
+        self.waits.modelled_polls += polls.saturating_sub(1);
+        self.clock.idle_until(wake);
+        self.clocks.end_wait(self.clock.now());
     }
 
     pub(super) fn sync(&mut self) {
@@ -64,6 +198,78 @@ impl Time {
 }
 
 impl Engine {
+    /// The emulator's call register `call` was accessed by `a` (a store
+    /// makes the call; see [`EmuCall`]). Calls take no modelled time and
+    /// do nothing with timing off.
+    pub(super) fn emu_call(&mut self, call: EmuCall, a: GuestAccess) {
+        let bank = self.layout.fpga(self.core);
+        let fpga = self.chip.fpga;
+        let Some(time) = &mut self.time else { return };
+        time.pc = a.insn;
+        if a.kind == Kind::Load {
+            return;
+        }
+        match call {
+            EmuCall::Signature | EmuCall::ClockLo | EmuCall::ClockHi => {}
+            EmuCall::Order => time.order(),
+            EmuCall::Poll => time.begin_poll(),
+            EmuCall::Wait => time.wait(),
+            EmuCall::Pause => {
+                let until = time.clock.now() + (a.value & u64::from(u32::MAX));
+                time.clock.idle_until(until);
+                time.clocks.publish(time.clock.now());
+            }
+            EmuCall::ClockLatch => {
+                let now = time.clock.now();
+                self.g.store_u32(
+                    bank + u64::from(fpga.emu_call(EmuCall::ClockLo)),
+                    now as u32,
+                );
+                self.g.store_u32(
+                    bank + u64::from(fpga.emu_call(EmuCall::ClockHi)),
+                    (now >> 32) as u32,
+                );
+                // The latch and the two reads are one RDTSC.
+                let t = time.latencies.timing();
+                let cost = t.clock_read.saturating_sub(3 * t.insn_cycles);
+                time.clock.stall(Class::Clock, u64::from(cost));
+            }
+        }
+        self.after_timed_access();
+    }
+
+    /// With timing on, marks this core's FPGA bank as the emulator's.
+    pub(super) fn sign_fpga_bank(&self) {
+        if self.time.is_some() {
+            let at = self.layout.fpga(self.core)
+                + u64::from(self.chip.fpga.emu_call(EmuCall::Signature));
+            self.g.store_u32(at, EMU_SIGNATURE);
+        }
+    }
+
+    /// Before a store reaches line `s` of G: if a poll ever read the line,
+    /// it waits until every other core is past its time. Returns the waiters
+    /// to wake once the store is in.
+    pub(super) fn order_store(&mut self, s: u64) -> u64 {
+        let Some(time) = &mut self.time else { return 0 };
+        if !time.polled(s) {
+            return 0;
+        }
+        time.order();
+        time.waiting_on(s)
+    }
+
+    /// After a store reached line `s` of G: wakes `waiters` (from
+    /// [`Engine::order_store`]) and whoever started waiting on it since.
+    pub(super) fn wake_waiters(&self, s: u64, waiters: u64) {
+        if let Some(time) = &self.time {
+            let all = waiters | time.waiting_on(s);
+            if all != 0 {
+                time.wake(all);
+            }
+        }
+    }
+
     /// Adds the latency of `access` (to `target`) to the clock.
     pub(super) fn time_access(&mut self, access: &Access, target: Target) {
         let mut read = [None; 2];
@@ -88,7 +294,7 @@ impl Engine {
         let Some(time) = &mut self.time else { return };
         let t = *time.latencies.timing();
         for s in read.into_iter().flatten() {
-            time.observe(s);
+            time.observe(s, target);
         }
         for p in access.parts() {
             match p.outcome {

@@ -64,10 +64,12 @@ pub enum Class {
     MpbWait,
     /// Waiting for a tile's register block busy with other cores' accesses.
     CrbWait,
+    /// Reads of the core's own cycle counter (`chip::EmuCall::ClockLatch`).
+    Clock,
 }
 
 /// Number of [`Class`]es.
-pub const CLASSES: usize = 13;
+pub const CLASSES: usize = 14;
 
 impl Class {
     /// Every class, in index order.
@@ -85,6 +87,7 @@ impl Class {
         Class::CacheOp,
         Class::MpbWait,
         Class::CrbWait,
+        Class::Clock,
     ];
 
     /// Short name for tables and the report file.
@@ -103,6 +106,7 @@ impl Class {
             Class::CacheOp => "cache-op",
             Class::MpbWait => "MPB-wait",
             Class::CrbWait => "CRB-wait",
+            Class::Clock => "clock",
         }
     }
 }

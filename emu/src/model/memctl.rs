@@ -52,14 +52,20 @@ pub fn book_in(calendar: &impl Calendar, arrival: u64, service: u64, bucket: u64
         let begin = k * bucket;
         let mut start = 0;
         let mut full_until = 0;
+        let mut forgotten = false;
         let booked = calendar.update(k % SLOTS, &mut |word| {
             let (epoch, used) = (word >> USED_BITS, word & USED);
             let used = match epoch.cmp(&k) {
                 std::cmp::Ordering::Equal => used,
                 // An older bucket in the slot: long past, free.
                 std::cmp::Ordering::Less => 0,
-                // A bucket a whole calendar later: not this one's to use.
-                std::cmp::Ordering::Greater => return None,
+                // A bucket a whole calendar later holds the slot: this
+                // bucket's bookings are forgotten, as too far in the past
+                // to matter, and the request does not wait.
+                std::cmp::Ordering::Greater => {
+                    forgotten = true;
+                    return None;
+                }
             };
             if used >= bucket {
                 full_until = begin + used;
@@ -70,6 +76,9 @@ pub fn book_in(calendar: &impl Calendar, arrival: u64, service: u64, bucket: u64
         });
         if booked.is_ok() {
             return start - arrival;
+        }
+        if forgotten {
+            return not_before - arrival;
         }
         not_before = not_before.max(full_until);
         k += 1;

@@ -85,6 +85,15 @@ pub struct CoreStats {
     pub class_count: [u64; CLASSES],
     /// Times the core slept because it was a quantum ahead of the slowest.
     pub quantum_sleeps: u64,
+    /// Times the core blocked to order a synchronising access after the
+    /// other cores' earlier ones (`crate::timing`).
+    pub order_waits: u64,
+    /// Polls a waiting core made in modelled time without executing them
+    /// (charged to the resources they reach).
+    pub modelled_polls: u64,
+    /// Reads of a line written later in modelled time than the read: the
+    /// unordered reads `crate::timing` names.
+    pub future_reads: u64,
 }
 
 impl Default for CoreStats {
@@ -117,6 +126,9 @@ impl Default for CoreStats {
             class_cycles: [0; CLASSES],
             class_count: [0; CLASSES],
             quantum_sleeps: 0,
+            order_waits: 0,
+            modelled_polls: 0,
+            future_reads: 0,
         }
     }
 }

@@ -91,6 +91,11 @@ impl Clock for Scc {
     fn cycles(&self) -> u64 {
         self.now()
     }
+
+    /// Exactly `cycles` of modelled time under the emulator ([`Scc::pause`]).
+    fn pause(&self, cycles: u64) {
+        Scc::pause(self, cycles);
+    }
 }
 
 impl SharedDram for Scc {

@@ -18,7 +18,7 @@ use chip::{AddressMap, Chip, MemoryType, SharedRegion, SharedRegionKind};
 use crate::arch::x86::paging::{AddressSpace, MapError, PAGE_SIZE};
 use crate::mm::FrameAllocator;
 use pci::PciFunction;
-pub use scc::Scc;
+pub use scc::{ClockRegisters, Scc};
 
 /// PCI ids of QEMU's `ivshmem-plain` device.
 const IVSHMEM: (u16, u16) = (0x1AF4, 0x1110);

@@ -5,7 +5,9 @@
 use core::arch::asm;
 use core::ptr::NonNull;
 
-use chip::{AddressMap, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Target};
+use chip::{
+    AddressMap, Chip, CoreId, EMU_SIGNATURE, EmuCall, LUT_PAGE_SIZE, LutEntry, MemoryType, Target,
+};
 use spin::Mutex;
 use volatile::VolatilePtr;
 
@@ -168,6 +170,10 @@ pub struct Scc {
     core: CoreId,
     cores: u32,
     mappings: Mutex<Mappings>,
+    /// Whether the emulator models time and answers its calls
+    /// ([`EmuCall`]): then waits, test-and-set registers and the clock
+    /// go through them.
+    modelled: bool,
 }
 
 impl Scc {
@@ -186,11 +192,53 @@ impl Scc {
             next_alias: AddressMap::entry_base(ALIAS_ENTRY),
             slots: Slots::new(chip.address_map.shareable),
         };
+        let modelled = !cfg!(feature = "silicon") && {
+            let at = (chip.fpga_base() + chip.fpga.emu_call(EmuCall::Signature)) as *const u32;
+            // SAFETY: the FPGA bank is identity-mapped uncached for the
+            // whole run (platform init); a read has no side effect.
+            unsafe { at.read_volatile() == EMU_SIGNATURE }
+        };
         Self {
             chip,
             core,
             cores,
             mappings: Mutex::new(mappings),
+            modelled,
+        }
+    }
+
+    /// Makes the emulator call `call` with `value` (modelled time only).
+    fn emu_call(&self, call: EmuCall, value: u32) {
+        debug_assert!(self.modelled);
+        let at = (self.chip.fpga_base() + self.chip.fpga.emu_call(call)) as *mut u32;
+        // SAFETY: the FPGA bank is identity-mapped uncached for the whole
+        // run; under the emulator these offsets are its call registers.
+        unsafe { at.write_volatile(value) };
+    }
+
+    /// Under modelled time, orders what this core does next after every
+    /// other core's earlier accesses ([`EmuCall::Order`]); nothing on
+    /// silicon, whose accesses meet in time by themselves.
+    pub fn order(&self) {
+        if self.modelled {
+            self.emu_call(EmuCall::Order, 0);
+        }
+    }
+
+    /// Lets `cycles` core cycles pass: under modelled time exactly that
+    /// many, without executing anything; otherwise by waiting for the
+    /// clock ([`Scc::wait_for`]).
+    pub fn pause(&self, cycles: u64) {
+        if self.modelled {
+            let mut left = cycles;
+            while left > 0 {
+                let step = left.min(u64::from(u32::MAX));
+                self.emu_call(EmuCall::Pause, step as u32);
+                left -= step;
+            }
+        } else {
+            let start = self.now();
+            self.wait_for(|| (self.now().saturating_sub(start) >= cycles).then_some(()));
         }
     }
 
@@ -270,6 +318,21 @@ impl Scc {
     /// `None`: for waits that may never end, e.g. on a line a program
     /// deliberately reads without invalidating it.
     pub fn wait_at_most<T>(&self, polls: u32, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
+        if self.modelled {
+            // Each poll is ordered among the cores, and a poll that finds
+            // nothing waits in modelled time for what it read to change
+            // (EmuCall::Poll and EmuCall::Wait).
+            for poll in 0..polls {
+                self.emu_call(EmuCall::Poll, 0);
+                if let Some(value) = ready() {
+                    return Some(value);
+                }
+                if poll + 1 < polls {
+                    self.emu_call(EmuCall::Wait, 0);
+                }
+            }
+            return None;
+        }
         let mut pause = FIRST_PAUSE_US;
         for poll in 0..polls {
             if let Some(value) = ready() {
@@ -296,6 +359,7 @@ impl Scc {
     pub fn tsr_try_acquire(&self, owner: CoreId) -> bool {
         let tsr = self.chip.tsr_addr(owner) as *mut u8;
         let protocol = self.chip.tsr_protocol;
+        self.order();
         // SAFETY: the TSR is a byte register in an uncached CRB mapping;
         // xchg with memory is atomic across instances.
         let old = unsafe { exchange_byte(tsr, protocol.taken) };
@@ -305,6 +369,7 @@ impl Scc {
     /// Releases `owner`'s test-and-set register (the caller must hold it).
     pub fn tsr_release(&self, owner: CoreId) {
         let tsr = self.chip.tsr_addr(owner) as *mut u8;
+        self.order();
         // SAFETY: as in `tsr_acquire`. Silicon ignores the value written;
         // the emulator needs `free`.
         unsafe { tsr.write_volatile(self.chip.tsr_protocol.free) };
@@ -584,14 +649,38 @@ impl Scc {
         }
     }
 
-    /// This core's clock in core cycles, for measurements: the modelled
-    /// SCC time (global timestamp) under the emulator's timing, else the
+    /// This core's own modelled cycles, at what the P54C's RDTSC costs
+    /// (`chip::Timing::clock_read`): the emulator latches its clock on a
+    /// call ([`EmuCall::ClockLatch`]) and the two halves are read back.
+    /// Modelled time only.
+    fn own_cycles(&self) -> u64 {
+        self.clock_registers().read()
+    }
+
+    /// The emulator's clock latch and latched words (modelled time only).
+    pub fn clock_registers(&self) -> ClockRegisters {
+        let bank = self.chip.fpga_base();
+        let at = |call| (bank + self.chip.fpga.emu_call(call)) as usize;
+        ClockRegisters {
+            latch: at(EmuCall::ClockLatch),
+            lo: at(EmuCall::ClockLo),
+            hi: at(EmuCall::ClockHi),
+        }
+    }
+
+    /// This core's clock in core cycles, for measurements: its own
+    /// modelled cycles at the cost of RDTSC under the emulator's timing
+    /// (the FPGA's global timestamp, [`Scc::global_timestamp`], stays
+    /// available at its own cost), else the
     /// time-stamp counter (silicon, where the timestamp counts FPGA
     /// cycles, is built with the `silicon` feature; the emulator without
     /// timing reads a timestamp of 0 and falls back to host time).
     pub fn now(&self) -> u64 {
         if cfg!(feature = "silicon") {
             return rdtsc();
+        }
+        if self.modelled {
+            return self.own_cycles();
         }
         match self.global_timestamp() {
             0 => rdtsc(),
@@ -609,6 +698,45 @@ impl Scc {
         // SAFETY: the line lies in the flush area mapped MPBT-WB at boot and
         // belongs to this core alone.
         unsafe { (line as *mut u32).write_volatile(0) };
+    }
+}
+
+/// Addresses of the emulator's clock latch and latched words
+/// ([`EmuCall::ClockLatch`]), identity-mapped in the FPGA bank.
+#[derive(Debug, Clone, Copy)]
+pub struct ClockRegisters {
+    latch: usize,
+    lo: usize,
+    hi: usize,
+}
+
+impl ClockRegisters {
+    /// The latch's, the low word's and the high word's addresses.
+    pub fn addresses(self) -> (usize, usize, usize) {
+        (self.latch, self.lo, self.hi)
+    }
+    /// The core's own modelled cycles: exactly three instructions (the
+    /// latch and two reads), which the emulator charges as one RDTSC.
+    #[inline(always)]
+    pub fn read(self) -> u64 {
+        let (low, high): (u32, u32);
+        // SAFETY: under modelled time (the only case a `ClockRegisters` is
+        // used) these are the emulator's registers in the FPGA bank,
+        // identity-mapped uncached for the whole run.
+        unsafe {
+            asm!(
+                "mov dword ptr [{latch}], 0",
+                "mov {low}, dword ptr [{lo}]",
+                "mov {high}, dword ptr [{hi}]",
+                latch = in(reg) self.latch,
+                lo = in(reg) self.lo,
+                hi = in(reg) self.hi,
+                low = out(reg) low,
+                high = out(reg) high,
+                options(nostack, preserves_flags)
+            )
+        };
+        u64::from(high) << 32 | u64::from(low)
     }
 }
 

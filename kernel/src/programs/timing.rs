@@ -3,7 +3,8 @@
 //! single accesses with the global timestamp and checks that it reads back
 //! the latencies of the chip's timing table (`chip::Timing`).
 //!
-//! Every core measures an L1 hit, an L2 hit, CL1INVMB, WBINVD, its own
+//! Every core measures an L1 hit, an L2 hit, CL1INVMB, WBINVD, a read of
+//! its own cycle counter, its own
 //! tile's MPB and the MPB of one tile at each distance it has (1 to 8 hops
 //! from tile (0,0)).
 //! Core 0 then measures DRAM behind the nearest and the farthest memory
@@ -29,7 +30,7 @@ use core::arch::asm;
 use chip::{MemoryType, TileCoord};
 
 use super::ProgramResult;
-use crate::platform::Scc;
+use crate::platform::{ClockRegisters, Scc};
 
 /// Samples per measurement; the smallest counts.
 const SAMPLES: u32 = 16;
@@ -91,6 +92,37 @@ fn timed_cache_op(scc: &Scc, op: CacheOp) -> u64 {
         CacheOp::Nop => unsafe { asm!("nop", options(nostack, preserves_flags)) },
         CacheOp::Cl1invmb => cl1invmb(),
         CacheOp::Wbinvd => wbinvd(),
+    }
+    scc.global_timestamp() - t0
+}
+
+/// Core cycles between the two timestamp reads around one read of the
+/// core's own clock (`read`), or around a `nop` with the same operands.
+#[inline(never)]
+fn timed_clock_read(scc: &Scc, clock: ClockRegisters, read: bool) -> u64 {
+    let (latch, lo, hi) = clock.addresses();
+    let t0 = scc.global_timestamp();
+    if read {
+        // SAFETY: the emulator's clock registers (modelled time, checked
+        // by the caller), identity-mapped uncached; the values are dropped.
+        unsafe {
+            asm!(
+                "mov dword ptr [{latch}], 0",
+                "mov {x}, dword ptr [{lo}]",
+                "mov {x}, dword ptr [{hi}]",
+                latch = in(reg) latch, lo = in(reg) lo, hi = in(reg) hi, x = out(reg) _,
+                options(nostack, preserves_flags)
+            )
+        };
+    } else {
+        // SAFETY: a no-op taking the same operands.
+        unsafe {
+            asm!(
+                "nop /* {latch} {lo} {hi} {x} */",
+                latch = in(reg) latch, lo = in(reg) lo, hi = in(reg) hi, x = out(reg) _,
+                options(nostack, preserves_flags)
+            )
+        };
     }
     scc.global_timestamp() - t0
 }
@@ -182,6 +214,16 @@ pub fn run(scc: &Scc) -> ProgramResult {
         what: "WBINVD (clean L1)".into(),
         measured: cache_op(m),
         expected: u64::from(t.wbinvd),
+    });
+
+    // The core's own clock: three instructions charged as one RDTSC.
+    let clock = scc.clock_registers();
+    let nop = least(|| {}, || timed_clock_read(scc, clock, false));
+    let m = least(|| {}, || timed_clock_read(scc, clock, true));
+    readings.push(Reading {
+        what: "clock read (own cycles)".into(),
+        measured: m.saturating_sub(nop) + u64::from(t.insn_cycles),
+        expected: u64::from(t.clock_read),
     });
 
     // MPBs, uncached: the own tile, then one tile at each distance.

@@ -31,7 +31,7 @@ pub use emulated::{
 };
 pub use lut::{LutEntry, Subdest, Target};
 pub use memtype::{MemoryType, PTE_PCD, PTE_PMB, PTE_PWT};
-pub use registers::{CrbLayout, FpgaLayout, TsrProtocol};
+pub use registers::{CrbLayout, EMU_SIGNATURE, EmuCall, FpgaLayout, TsrProtocol};
 pub use timing::Timing;
 pub use topology::{CoreId, MemoryController, Port, TileCoord, TileId, TileIdRegister, TileRect};
 

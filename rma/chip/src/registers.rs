@@ -75,6 +75,70 @@ pub struct FpgaLayout {
     pub atomic_inc: u32,
     /// Atomic increment registers in the bank.
     pub atomic_counters: u32,
+    /// First of the emulator's call registers ([`EmuCall`]): offsets
+    /// sccKit's register map leaves unused, which only the emulator
+    /// answers (a stated choice: silicon has nothing there).
+    pub emu_calls: u32,
+}
+
+/// The emulator's call registers, at [`FpgaLayout::emu_calls`] plus the
+/// discriminant: a guest that runs under the emulator's modelled time
+/// tells it, with a 32-bit store, what its next accesses mean, so that
+/// cores meet in modelled-time order and a waiting core's time passes as
+/// if it had spun. A store here takes no modelled time; silicon has
+/// nothing at these offsets, so a kernel uses them only after
+/// [`EmuCall::Signature`] read back [`EMU_SIGNATURE`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum EmuCall {
+    /// Read: [`EMU_SIGNATURE`] while the emulator models time, else 0.
+    Signature = 0x00,
+    /// The next access synchronises (a test-and-set register, a flag's
+    /// release): it happens once every other core's clock passed this
+    /// core's, ties broken by core number.
+    Order = 0x04,
+    /// A poll of a wait begins: ordered as [`EmuCall::Order`], and the
+    /// shared lines its loads reach are watched until the next
+    /// [`EmuCall::Wait`] or poll.
+    Poll = 0x08,
+    /// The poll found nothing: the core waits in modelled time for a
+    /// watched line to change, as if it repeated the poll at the poll's
+    /// own period, and resumes at the first repetition that sees it.
+    Wait = 0x0C,
+    /// The core idles for the stored number of core cycles, as a spin on
+    /// its clock would.
+    Pause = 0x10,
+    /// Latches this core's own clock into [`EmuCall::ClockLo`] and
+    /// [`EmuCall::ClockHi`]: the latch and the two reads cost what the
+    /// P54C's RDTSC costs (`Timing::clock_read`).
+    ClockLatch = 0x14,
+    /// Low 32 bits of the latched clock.
+    ClockLo = 0x18,
+    /// High 32 bits of the latched clock.
+    ClockHi = 0x1C,
+}
+
+/// What [`EmuCall::Signature`] reads under the emulator's modelled time
+/// ("SCCE").
+pub const EMU_SIGNATURE: u32 = u32::from_le_bytes(*b"SCCE");
+
+impl EmuCall {
+    /// Every call register, in offset order.
+    pub const ALL: [EmuCall; 8] = [
+        Self::Signature,
+        Self::Order,
+        Self::Poll,
+        Self::Wait,
+        Self::Pause,
+        Self::ClockLatch,
+        Self::ClockLo,
+        Self::ClockHi,
+    ];
+
+    /// The call register at `offset` from [`FpgaLayout::emu_calls`].
+    pub fn at(offset: u32) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| *c as u32 == offset)
+    }
 }
 
 impl FpgaLayout {
@@ -86,7 +150,13 @@ impl FpgaLayout {
         gtsc_hi: 0x8228,
         atomic_inc: 0xE000,
         atomic_counters: 96,
+        emu_calls: 0xC000,
     };
+
+    /// Offset of the emulator's call register `call`.
+    pub const fn emu_call(&self, call: EmuCall) -> u32 {
+        self.emu_calls + call as u32
+    }
 
     /// Offset of atomic increment register `n` (`n < atomic_counters`); its
     /// initialisation register follows 4 bytes later.
@@ -171,5 +241,12 @@ mod tests {
         assert_eq!(f.atomic_counter(95), 0xF000 + 47 * 8);
         assert!(f.atomic_counter(95) + 8 <= f.size);
         assert!(f.gtsc_hi + 4 <= f.size);
+        assert!(f.emu_call(EmuCall::ClockHi) + 4 <= f.size);
+        // Clear of the timestamp and the atomic counters.
+        assert!(f.emu_calls > f.gtsc_hi && f.emu_call(EmuCall::ClockHi) < f.atomic_inc);
+        for c in EmuCall::ALL {
+            assert_eq!(EmuCall::at(c as u32), Some(c));
+        }
+        assert_eq!(EmuCall::at(2), None);
     }
 }

@@ -96,6 +96,13 @@ pub struct Timing {
     /// which invalidates L1 lines without writing them back, as CL1INVMB
     /// does for the MPBT-tagged ones).
     pub cl1invmb: u32,
+    /// A read of the core's own cycle counter, in core cycles: what RDTSC
+    /// costs on the P54C, charged for the emulator's clock latch and its
+    /// two reads (`EmuCall::ClockLatch`). Intel's Pentium documentation
+    /// gives no clock count for RDTSC (none: taken as 20, a stated
+    /// assumption in the range of the P54C's other multi-cycle system
+    /// instructions).
+    pub clock_read: u32,
 }
 
 impl Timing {
@@ -116,6 +123,7 @@ impl Timing {
         wbinvd: 10_000,
         invd: 15,
         cl1invmb: 15,
+        clock_read: 20,
     };
 
     /// `mesh` mesh cycles in core cycles, rounded up (a core waits whole

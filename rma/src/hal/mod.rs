@@ -163,6 +163,18 @@ pub trait Clock {
     /// On the kernel it is the time-stamp counter (host time under QEMU),
     /// so only differences on one core mean anything.
     fn cycles(&self) -> u64;
+
+    /// Lets `cycles` of this clock pass, as a spin on the clock would
+    /// (back-off). By default it waits for the clock to move on; the
+    /// kernel under the emulator's modelled time lets exactly `cycles`
+    /// pass without spinning.
+    fn pause(&self, cycles: u64)
+    where
+        Self: Wait + Sized,
+    {
+        let start = self.cycles();
+        self.wait_for(|| (self.cycles().saturating_sub(start) >= cycles).then_some(()));
+    }
 }
 
 /// Everything rma's two-sided layer ([`crate::comm`]) needs from a platform.
