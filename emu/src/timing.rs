@@ -55,17 +55,16 @@
 //! | offset | what |
 //! |---|---|
 //! | 0 | how many cores sleep (32 bits) |
-//! | 256 + 128·c | core c's clock |
-//! | 264 + 128·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting |
-//! | 272 + 128·c | core c's last instruction address at its last sync point |
-//! | 280 + 128·c | waiting: when core c resumes (`u64::MAX`: not known yet) |
-//! | 288 + 128·c | waiting: when its last poll began |
-//! | 296 + 128·c | waiting: its poll period |
-//! | 304 + 128·c | sleeping: the time it waits for the others to reach |
-//! | 312 + 128·c | its futex word (32 bits): bumped to wake it |
-//! | 316 + 128·c | 1 while it sleeps (32 bits) |
-//! | 320 + 128·c | sleeping: the core it waits for (`ANY`: whichever, `NOBODY`: an explicit wake) |
-//! | 16384 + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::memctl`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
+//! | 256 + 64·c | core c's clock |
+//! | 264 + 64·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting |
+//! | 272 + 64·c | core c's last instruction address at its last sync point |
+//! | 280 + 64·c | waiting: when core c resumes (`u64::MAX`: not known yet) |
+//! | 288 + 64·c | waiting: when its last poll began |
+//! | 296 + 64·c | waiting: its poll period |
+//! | 304 + 64·c | sleeping: the time it waits for the others to reach (`u64::MAX`: an explicit wake) |
+//! | 312 + 64·c | its futex word (32 bits): bumped to wake it |
+//! | 316 + 64·c | 1 while it sleeps (32 bits) |
+//! | 8192 + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::memctl`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
 //!
 //! Every core starts running at time 0, as on silicon after reset: a core
 //! whose QEMU starts late holds the others back until it catches up.
@@ -93,14 +92,10 @@ use crate::shm::Mapping;
 /// only when there are some.
 const SLEEPERS: u64 = 0;
 const CORES: u64 = 256;
-const PER_CORE: u64 = 128;
-const CALENDARS: u64 = 16384;
+const PER_CORE: u64 = 64;
+const CALENDARS: u64 = 8192;
 /// A wake time not known yet, or no sleeper's wanted time.
 const NEVER: u64 = u64::MAX;
-/// A sleeper's blocker: any core reaching its time may release it.
-const ANY: u64 = u64::MAX;
-/// A sleeper's blocker: only an explicit wake releases it.
-const NOBODY: u64 = u64::MAX - 1;
 
 /// Most cores the clocks file holds.
 pub const MAX_CORES: u32 = 64;
@@ -176,11 +171,26 @@ pub fn read_cores(dir: &Path, cores: u32) -> std::io::Result<Vec<CoreTime>> {
     };
     Ok((0..cores.min(MAX_CORES))
         .map(|c| CoreTime {
-            clock: word(Clocks::clock_at(c)),
-            state: State::from_word(word(Clocks::state_at(c))),
-            pc: word(Clocks::pc_at(c)) as u32,
+            clock: word(Clocks::at(c, Word::Clock)),
+            state: State::from_word(word(Clocks::at(c, Word::State))),
+            pc: word(Clocks::at(c, Word::Pc)) as u32,
         })
         .collect())
+}
+
+/// A word of a core's part of the clocks file (offsets in the module's
+/// table, from the core's clock).
+#[derive(Debug, Clone, Copy)]
+enum Word {
+    Clock = 0,
+    State = 8,
+    Pc = 16,
+    Wake = 24,
+    PollStart = 32,
+    Period = 40,
+    Wanted = 48,
+    Futex = 56,
+    Sleeping = 60,
 }
 
 /// One core's side of the run's shared clocks.
@@ -200,6 +210,11 @@ pub struct Clocks {
 }
 
 impl Clocks {
+    /// Offset of `word` of core `c`.
+    fn at(c: u32, word: Word) -> u64 {
+        CORES + PER_CORE * u64::from(c) + word as u64
+    }
+
     /// Core `core`'s side of a run of `cores` cores over the mapped clocks
     /// file, keeping within `quantum` cycles of the slowest running core.
     pub fn new(map: Mapping, core: u32, cores: u32, quantum: u64) -> Self {
@@ -220,30 +235,6 @@ impl Clocks {
         self.quantum
     }
 
-    fn clock_at(c: u32) -> u64 {
-        CORES + PER_CORE * u64::from(c)
-    }
-
-    fn state_at(c: u32) -> u64 {
-        Self::clock_at(c) + 8
-    }
-
-    fn pc_at(c: u32) -> u64 {
-        Self::clock_at(c) + 16
-    }
-
-    fn wake_at(c: u32) -> u64 {
-        Self::clock_at(c) + 24
-    }
-
-    fn poll_start_at(c: u32) -> u64 {
-        Self::clock_at(c) + 32
-    }
-
-    fn period_at(c: u32) -> u64 {
-        Self::clock_at(c) + 40
-    }
-
     /// This core's number.
     pub fn core(&self) -> u32 {
         self.core
@@ -253,9 +244,9 @@ impl Clocks {
     /// clock while it runs, its wake time while it waits, never once it
     /// has halted or finished.
     fn horizon(&self, c: u32) -> u64 {
-        match State::from_word(self.map.load(Self::state_at(c))) {
-            Some(State::Running) => self.map.load(Self::clock_at(c)),
-            Some(State::Waiting) => self.map.load(Self::wake_at(c)),
+        match State::from_word(self.map.load(Self::at(c, Word::State))) {
+            Some(State::Running) => self.map.load(Self::at(c, Word::Clock)),
+            Some(State::Waiting) => self.map.load(Self::at(c, Word::Wake)),
             _ => NEVER,
         }
     }
@@ -263,14 +254,9 @@ impl Clocks {
     /// Whether every other core is past time `t` of this core: its
     /// horizon is later, or equal and its number higher.
     pub fn ordered(&self, t: u64) -> bool {
-        self.blocker(t).is_none()
-    }
-
-    /// The first other core not past time `t` of this core, if any.
-    fn blocker(&self, t: u64) -> Option<u32> {
-        (0..self.cores).filter(|&c| c != self.core).find(|&c| {
+        (0..self.cores).filter(|&c| c != self.core).all(|c| {
             let h = self.horizon(c);
-            !(h > t || (h == t && c > self.core))
+            h > t || (h == t && c > self.core)
         })
     }
 
@@ -284,71 +270,48 @@ impl Clocks {
             return false;
         }
         self.order_waits += 1;
-        self.sleep_until(|s| s.blocker(now).map(|c| (now, u64::from(c))));
+        self.sleep_until(|s| (!s.ordered(now)).then_some(now));
         true
     }
 
-    fn wanted_at(c: u32) -> u64 {
-        Self::clock_at(c) + 48
-    }
-
-    fn futex_at(c: u32) -> u64 {
-        Self::clock_at(c) + 56
-    }
-
-    fn sleeping_at(c: u32) -> u64 {
-        Self::clock_at(c) + 60
-    }
-
-    fn blocker_at(c: u32) -> u64 {
-        Self::clock_at(c) + 64
-    }
-
-    /// Sleeps on this core's futex word while `blocked` says what it waits
-    /// for: the time some core must reach and that core (or [`ANY`], or
-    /// [`NOBODY`] for an explicit wake). Only that core reaching the time,
-    /// a change of its state or an explicit wake wakes it.
-    fn sleep_until(&self, blocked: impl Fn(&Self) -> Option<(u64, u64)>) {
+    /// Sleeps on this core's futex word while `wanted` gives the time the
+    /// other cores must reach for it to go on ([`NEVER`]: only an explicit
+    /// wake releases it); `None` once it may go on. A core whose clock or
+    /// state passes that time wakes it.
+    fn sleep_until(&self, wanted: impl Fn(&Self) -> Option<u64>) {
         let me = self.core;
-        loop {
-            let Some((wanted, blocker)) = blocked(self) else {
-                return;
-            };
+        while let Some(time) = wanted(self) {
             // Register before looking again, so that a clock moving after
             // the look sees the sleeper and bumps its word.
-            self.map.store(Self::wanted_at(me), wanted);
-            self.map.store(Self::blocker_at(me), blocker);
-            self.map.fetch_add_u32(Self::sleeping_at(me), 1);
+            self.map.store(Self::at(me, Word::Wanted), time);
+            self.map.fetch_add_u32(Self::at(me, Word::Sleeping), 1);
             self.map.fetch_add_u32(SLEEPERS, 1);
-            let seq = self.map.load_atomic_u32(Self::futex_at(me));
-            // Asleep only while still blocked by what was registered: a
-            // different blocker would not know to wake this core.
-            if blocked(self) == Some((wanted, blocker)) {
-                self.map.futex_wait(Self::futex_at(me), seq, NAP);
+            let seq = self.map.load_atomic_u32(Self::at(me, Word::Futex));
+            // Asleep only while waiting for what was registered.
+            if wanted(self) == Some(time) {
+                self.map.futex_wait(Self::at(me, Word::Futex), seq, NAP);
             }
             self.map.fetch_sub_u32(SLEEPERS, 1);
-            self.map.fetch_sub_u32(Self::sleeping_at(me), 1);
+            self.map.fetch_sub_u32(Self::at(me, Word::Sleeping), 1);
         }
     }
 
     fn wake_core(&self, c: u32) {
-        self.map.fetch_add_u32(Self::futex_at(c), 1);
-        self.map.futex_wake(Self::futex_at(c));
+        self.map.fetch_add_u32(Self::at(c, Word::Futex), 1);
+        self.map.futex_wake(Self::at(c, Word::Futex));
     }
 
     /// Wakes every other sleeping core that waits for the others to reach
-    /// a time at or before `reached` (this core's new horizon). The
-    /// blocker a sleeper names is kept for diagnosis; any core reaching
-    /// the time wakes it, which costs more wake-ups than waking only the
-    /// named core but never loses one.
+    /// a time at or before `reached` (this core's new horizon).
     fn wake_sleepers(&self, reached: u64) {
         if self.map.load_atomic_u32(SLEEPERS) == 0 {
             return;
         }
         for c in (0..self.cores).filter(|&c| c != self.core) {
-            if self.map.load_atomic_u32(Self::sleeping_at(c)) != 0
-                && self.map.load(Self::wanted_at(c)) <= reached
-                && self.map.load(Self::blocker_at(c)) != NOBODY
+            let wanted = self.map.load(Self::at(c, Word::Wanted));
+            if self.map.load_atomic_u32(Self::at(c, Word::Sleeping)) != 0
+                && wanted <= reached
+                && wanted != NEVER
             {
                 self.wake_core(c);
             }
@@ -360,11 +323,12 @@ impl Clocks {
     /// watched line sets its wake time ([`Clocks::wake_waiter`]) it holds
     /// nobody back.
     pub fn begin_wait(&self, start: u64, period: u64) {
-        self.map.store(Self::poll_start_at(self.core), start);
-        self.map.store(Self::period_at(self.core), period.max(1));
-        self.map.store(Self::wake_at(self.core), NEVER);
+        self.map.store(Self::at(self.core, Word::PollStart), start);
         self.map
-            .store(Self::state_at(self.core), State::Waiting as u64);
+            .store(Self::at(self.core, Word::Period), period.max(1));
+        self.map.store(Self::at(self.core, Word::Wake), NEVER);
+        self.map
+            .store(Self::at(self.core, Word::State), State::Waiting as u64);
         self.wake_sleepers(NEVER);
     }
 
@@ -373,23 +337,23 @@ impl Clocks {
     /// a tie with a lower-numbered poller, whose poll came first), unless
     /// an earlier wake is already set.
     pub fn wake_waiter(&self, c: u32, at: u64, writer: u32) {
-        let start = self.map.load(Self::poll_start_at(c));
-        let period = self.map.load(Self::period_at(c)).max(1);
+        let start = self.map.load(Self::at(c, Word::PollStart));
+        let period = self.map.load(Self::at(c, Word::Period)).max(1);
         let mut t = start + at.saturating_sub(start).div_ceil(period).max(1) * period;
         if t == at && c < writer {
             t += period;
         }
-        self.map.fetch_min(Self::wake_at(c), t);
+        self.map.fetch_min(Self::at(c, Word::Wake), t);
         self.wake_core(c);
     }
 
     /// Blocks this core, waiting, until its wake time is set and every
     /// other core is past it; returns the wake time.
     pub fn wait_until_woken(&self) -> u64 {
-        let wake = |s: &Self| s.map.load(Self::wake_at(s.core));
+        let wake = |s: &Self| s.map.load(Self::at(s.core, Word::Wake));
         self.sleep_until(|s| match wake(s) {
-            NEVER => Some((NEVER, NOBODY)),
-            w => s.blocker(w).map(|c| (w, u64::from(c))),
+            NEVER => Some(NEVER),
+            w => (!s.ordered(w)).then_some(w),
         });
         wake(self)
     }
@@ -402,7 +366,7 @@ impl Clocks {
     /// Publishes the address of the instruction this core last executed,
     /// for a run tool to name where a core stopped.
     pub fn publish_pc(&self, pc: u32) {
-        self.map.store(Self::pc_at(self.core), u64::from(pc));
+        self.map.store(Self::at(self.core, Word::Pc), u64::from(pc));
     }
 
     /// The slowest running core's clock, this core left out; `None` if no
@@ -410,22 +374,23 @@ impl Clocks {
     pub fn slowest_other(&self) -> Option<u64> {
         (0..self.cores)
             .filter(|&c| c != self.core)
-            .filter(|&c| self.map.load(Self::state_at(c)) == State::Running as u64)
-            .map(|c| self.map.load(Self::clock_at(c)))
+            .filter(|&c| self.map.load(Self::at(c, Word::State)) == State::Running as u64)
+            .map(|c| self.map.load(Self::at(c, Word::Clock)))
             .min()
     }
 
     /// Publishes this core's clock `now`, waking the sleepers that wait
     /// for a time it reached.
     pub fn publish(&self, now: u64) {
-        self.map.store(Self::clock_at(self.core), now);
+        self.map.store(Self::at(self.core, Word::Clock), now);
         self.wake_sleepers(now);
     }
 
     /// Sets this core's state (publishing `now` with it).
     pub fn set_state(&self, state: State, now: u64) {
-        self.map.store(Self::clock_at(self.core), now);
-        self.map.store(Self::state_at(self.core), state as u64);
+        self.map.store(Self::at(self.core, Word::Clock), now);
+        self.map
+            .store(Self::at(self.core, Word::State), state as u64);
         self.wake_sleepers(if state == State::Running { now } else { NEVER });
     }
 
@@ -439,7 +404,7 @@ impl Clocks {
         }
         self.sleeps += 1;
         let wanted = now - self.quantum;
-        self.sleep_until(|s| ahead(s).then_some((wanted, ANY)));
+        self.sleep_until(|s| ahead(s).then_some(wanted));
     }
 
     /// Books one request on `resource`, arriving at `arrival` and served
@@ -509,7 +474,7 @@ mod tests {
         // On a busy host the thread may start late: wait until it has
         // registered as a sleeper rather than for a fixed time.
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while slow.map.load_atomic_u32(Clocks::sleeping_at(1)) == 0 {
+        while slow.map.load_atomic_u32(Clocks::at(1, Word::Sleeping)) == 0 {
             assert!(!done.load(Ordering::SeqCst), "400 cycles ahead must sleep");
             assert!(
                 std::time::Instant::now() < deadline,

@@ -140,10 +140,8 @@ impl Engine {
             Event::WriteBack { line } => {
                 let s = self.system_line(line)?;
                 self.count_line(line, LINE, false);
-                let waiters = self.order_store(s);
                 let data = self.views[self.me()].read_line(s);
                 self.publish(s, &data, FULL_LINE);
-                self.wake_waiters(s, waiters);
                 self.release(line, s, 0);
             }
             Event::Drop { line, keep } => {
@@ -162,17 +160,13 @@ impl Engine {
                 let from = (addr - paddr) as usize;
                 data[at..at + len as usize].copy_from_slice(&value[from..from + len as usize]);
                 let mask = (((1u64 << len) - 1) << at) as u32;
-                let waiters = self.order_store(s);
                 self.publish(s, &data, mask);
-                self.wake_waiters(s, waiters);
             }
             Event::WcbFlush(f) => {
                 let s = self.system_line(f.line)?;
                 self.count_line(f.line, u64::from(f.mask.count_ones()), false);
-                let waiters = self.order_store(s);
                 let data = self.wcb;
                 self.publish(s, &data, f.mask);
-                self.wake_waiters(s, waiters);
                 self.release(f.line, s, 0);
             }
         }
@@ -180,8 +174,15 @@ impl Engine {
     }
 
     /// The bytes `mask` of `data` go to G at line `s` and into the view of
-    /// every core that does not hold the line.
-    pub(super) fn publish(&self, s: u64, data: &[u8; CACHE_LINE], mask: u32) {
+    /// every core that does not hold the line: in modelled-time order if a
+    /// poll ever read the line, waking the cores that wait on it.
+    pub(super) fn publish(&mut self, s: u64, data: &[u8; CACHE_LINE], mask: u32) {
+        let waiters = self.order_store(s);
+        self.publish_now(s, data, mask);
+        self.wake_waiters(s, waiters);
+    }
+
+    fn publish_now(&self, s: u64, data: &[u8; CACHE_LINE], mask: u32) {
         let word = dir_word(s);
         self.lock_line(word);
         if let Some(time) = &self.time {

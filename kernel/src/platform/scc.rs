@@ -649,14 +649,6 @@ impl Scc {
         }
     }
 
-    /// This core's own modelled cycles, at what the P54C's RDTSC costs
-    /// (`chip::Timing::clock_read`): the emulator latches its clock on a
-    /// call ([`EmuCall::ClockLatch`]) and the two halves are read back.
-    /// Modelled time only.
-    fn own_cycles(&self) -> u64 {
-        self.clock_registers().read()
-    }
-
     /// The emulator's clock latch and latched words (modelled time only).
     pub fn clock_registers(&self) -> ClockRegisters {
         let bank = self.chip.fpga_base();
@@ -680,7 +672,9 @@ impl Scc {
             return rdtsc();
         }
         if self.modelled {
-            return self.own_cycles();
+            // The core's own modelled cycles, at what the P54C's RDTSC
+            // costs (`chip::Timing::clock_read`).
+            return self.clock_registers().read();
         }
         match self.global_timestamp() {
             0 => rdtsc(),
