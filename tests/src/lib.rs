@@ -16,11 +16,16 @@ pub use xtask::{CHIP, CoreExit, Mode, Outcome, RunConfig, RunReport};
 pub fn boot(cores: u32, program: &str) -> RunReport {
     boot_with(&RunConfig {
         check_coherence: true,
-        // Cores meeting in modelled-time order block on each other: many
-        // cores on a small host take minutes, not seconds.
-        timeout: std::time::Duration::from_secs(if cores > 8 { 300 } else { 60 }),
+        timeout: timeout_for(cores),
         ..RunConfig::new(cores, program)
     })
+}
+
+/// How long a test gives a run of `cores` cores: cores meeting in
+/// modelled-time order block on each other, so many cores on a small host
+/// take minutes, not seconds.
+pub fn timeout_for(cores: u32) -> std::time::Duration {
+    std::time::Duration::from_secs(if cores > 8 { 300 } else { 60 })
 }
 
 /// Boots the run `config` describes; panics if it could not even start.

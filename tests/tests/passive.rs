@@ -5,7 +5,7 @@
 //! fetch_and_op counter, a compare_and_swap mutex and lock-free list,
 //! exact accumulates from every core, the misuse errors).
 
-use system_tests::{assert_clean_success, boot_with, lines_starting, transcript};
+use system_tests::{assert_clean_success, boot_with, lines_starting, timeout_for, transcript};
 use xtask::RunConfig;
 
 /// Runs `rma-passive` with `scheme` on `cores` cores: success on every
@@ -14,6 +14,7 @@ fn passive_on(cores: u32, scheme: &str) {
     let config = RunConfig {
         check_coherence: true,
         params: vec![("scheme".into(), scheme.into())],
+        timeout: timeout_for(cores),
         ..RunConfig::new(cores, "rma-passive")
     };
     let report = boot_with(&config);
