@@ -55,6 +55,7 @@
 //! | offset | what |
 //! |---|---|
 //! | 0 | how many cores sleep (32 bits) |
+//! | 4 | 1 once the run stops its cores ([`stop_waiting`]; 32 bits) |
 //! | 256 + 64·c | core c's clock |
 //! | 264 + 64·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting |
 //! | 272 + 64·c | core c's last instruction address at its last sync point |
@@ -91,6 +92,9 @@ use crate::shm::Mapping;
 /// How many cores sleep (32 bits): publishing looks for sleepers to wake
 /// only when there are some.
 const SLEEPERS: u64 = 0;
+/// Set (32 bits) when the run stops its cores: nobody sleeps any more, so
+/// that every QEMU can exit and write its report.
+const STOPPING: u64 = 4;
 const CORES: u64 = 256;
 const PER_CORE: u64 = 64;
 const CALENDARS: u64 = 8192;
@@ -193,6 +197,17 @@ enum Word {
     Sleeping = 60,
 }
 
+/// Tells the cores of the run in `dir` that the run is stopping them: a
+/// core asleep or waiting in modelled time goes on at once, so that its
+/// QEMU can exit on the signal that follows and write its report.
+pub fn stop_waiting(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::options()
+        .write(true)
+        .open(clocks_path(dir))?;
+    file.write_all_at(&1u32.to_le_bytes(), STOPPING)
+}
+
 /// One core's side of the run's shared clocks.
 #[derive(Debug)]
 pub struct Clocks {
@@ -281,6 +296,9 @@ impl Clocks {
     fn sleep_until(&self, wanted: impl Fn(&Self) -> Option<u64>) {
         let me = self.core;
         while let Some(time) = wanted(self) {
+            if self.stopping() {
+                return;
+            }
             // Register before looking again, so that a clock moving after
             // the look sees the sleeper and bumps its word.
             self.map.store(Self::at(me, Word::Wanted), time);
@@ -348,14 +366,20 @@ impl Clocks {
     }
 
     /// Blocks this core, waiting, until its wake time is set and every
-    /// other core is past it; returns the wake time.
-    pub fn wait_until_woken(&self) -> u64 {
+    /// other core is past it; returns the wake time, or `None` if the run
+    /// stops its cores first.
+    pub fn wait_until_woken(&self) -> Option<u64> {
         let wake = |s: &Self| s.map.load(Self::at(s.core, Word::Wake));
         self.sleep_until(|s| match wake(s) {
             NEVER => Some(NEVER),
             w => (!s.ordered(w)).then_some(w),
         });
-        wake(self)
+        Some(wake(self)).filter(|&w| w != NEVER && !self.stopping())
+    }
+
+    /// Whether the run is stopping its cores ([`stop_waiting`]).
+    fn stopping(&self) -> bool {
+        self.map.load_atomic_u32(STOPPING) != 0
     }
 
     /// The wait ends: the core runs again from `now`.
@@ -487,6 +511,19 @@ mod tests {
         assert!(!done.load(Ordering::SeqCst), "still 200 ahead");
         slow.publish(400);
         assert_eq!(sleeper.join().unwrap(), 1);
+    }
+
+    #[test]
+    fn a_stopping_run_ends_a_wait_nobody_would_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let waiter = clocks(dir.path(), 0, 2, 10);
+        let _other = clocks(dir.path(), 1, 2, 10);
+        waiter.begin_wait(100, 10);
+        let sleeper = std::thread::spawn(move || waiter.wait_until_woken());
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!sleeper.is_finished(), "nobody set its wake time");
+        stop_waiting(dir.path()).unwrap();
+        assert_eq!(sleeper.join().unwrap(), None);
     }
 
     #[test]

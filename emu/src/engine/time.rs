@@ -168,10 +168,15 @@ impl Time {
                 self.clocks.wake_waiter(me, written, me);
             }
         }
-        let wake = self.clocks.wait_until_woken();
+        let woken = self.clocks.wait_until_woken();
         for l in &poll.lines {
             self.watchers.fetch_and_not(dir_word(l.s), bit);
         }
+        let Some(wake) = woken else {
+            // The run stops the cores: the guest goes on until QEMU exits.
+            self.clocks.end_wait(self.clock.now());
+            return;
+        };
         // The polls made meanwhile (the last is the one the guest makes
         // next), each reaching what the first reached.
         let polls = (wake - poll.start) / period;

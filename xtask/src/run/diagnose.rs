@@ -29,9 +29,10 @@ struct Seen {
     running_since: Option<Instant>,
 }
 
-/// A core whose clock and state have not changed for this long is stuck:
-/// a core that runs publishes its clock every half quantum, and a halted
-/// one wakes to poll within milliseconds.
+/// A running core whose clock and state have not changed for this long is
+/// stuck: a core that runs publishes its clock every half quantum. A core
+/// halted or waiting in modelled time (`emu::timing`) is not: it waits
+/// for the others.
 const STUCK: Duration = Duration::from_secs(2);
 
 /// Each core's clock as last read, and when it last moved.
@@ -72,8 +73,9 @@ impl Progress {
     /// What held the run back at `now`, given the cores that had not
     /// finished; `None` without modelled time.
     ///
-    /// Cores that are stuck (clock and state still for [`STUCK`]: a
-    /// stopped QEMU, and the cores a quantum ahead of it) hold the others
+    /// Cores that are stuck (running, with clock and state still for
+    /// [`STUCK`]: a stopped QEMU, and the cores a quantum ahead of it or
+    /// waiting to be ordered after it) hold the others
     /// back if there are any, the one with the lowest clock first; else the
     /// core that has been running the longest while the others halt (a
     /// loop that never returns).
@@ -89,7 +91,9 @@ impl Progress {
         let stuck: Vec<(u32, &Seen)> = candidates
             .iter()
             .copied()
-            .filter(|(_, s)| still(s) >= STUCK)
+            // A halted or waiting core does not move while it waits for
+            // the others: only a running one can be stuck.
+            .filter(|(_, s)| still(s) >= STUCK && s.time.state == Some(State::Running))
             .collect();
         let chosen: Vec<(u32, &Seen)> = if stuck.is_empty() {
             let longest = candidates.iter().filter_map(|(_, s)| s.running_since).min();
@@ -304,6 +308,22 @@ mod tests {
         assert_eq!(stall.holding.len(), 1);
         assert_eq!(stall.holding[0].core, 2);
         assert_eq!(stall.waiting, [0, 1]);
+    }
+
+    #[test]
+    fn a_core_waiting_in_modelled_time_is_not_stuck_however_long_it_waits() {
+        // Core 0 has waited (its clock still) since the start; core 1 loops.
+        let start = Instant::now();
+        let now = start + Duration::from_secs(10);
+        let mut looping = seen(9_000_000, State::Running, 0x4000, now);
+        looping.running_since = Some(start);
+        let progress = Progress {
+            cores: vec![seen(1_000, State::Waiting, 0x5000, start), looping],
+        };
+        let stall = progress.stall(&[0, 1], now).unwrap();
+        assert_eq!(stall.holding.len(), 1);
+        assert_eq!(stall.holding[0].core, 1);
+        assert_eq!(stall.waiting, [0]);
     }
 
     #[test]

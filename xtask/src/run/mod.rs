@@ -146,6 +146,12 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         Outcome::TimedOut { .. } => fleet.stall(),
         _ => None,
     };
+    if timed {
+        // Cores waiting in modelled time sleep in the plugin, where QEMU
+        // cannot stop them: wake them first. Without the file (a core
+        // never started) there is nobody to wake.
+        let _ = emu::timing::stop_waiting(dir.path());
+    }
     fleet.stop();
     fleet.drain(config.echo);
     let notes = match outcome {
