@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //! The engine on two cores, with the test playing both guests.
 
-use chip::{PTE_PCD, PTE_PMB, PTE_PWT, SCC};
+use chip::{EmuCall, PTE_PCD, PTE_PMB, PTE_PWT, SCC};
 use tempfile::TempDir;
 
 use super::*;
@@ -29,6 +29,11 @@ fn core(n: u32) -> CoreId {
 }
 
 fn rig(flags: u32) -> Rig {
+    rig_timed(flags, None)
+}
+
+/// As [`rig`], with modelled time kept within `quantum` if given.
+fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
     let dir = tempfile::tempdir().unwrap();
     let memory = ChipMemory::create(dir.path(), &SCC, 2).unwrap();
     let mut engines = Vec::new();
@@ -45,7 +50,8 @@ fn rig(flags: u32) -> Rig {
         ram.store_u32(u64::from(pde), PAGE_TABLE | PRESENT_WRITABLE);
         let pte = PAGE_TABLE + 4 * ((MPB0 >> 12) & 0x3FF);
         ram.store_u32(u64::from(pte), MPB0 | PRESENT_WRITABLE | flags);
-        let mut engine = Engine::new(&memory, core(c), 2, true).unwrap();
+        let mut engine =
+            Engine::with_timing(&memory, core(c), 2, true, quantum, Config::SCC).unwrap();
         engine.write_cr(3, PAGE_DIRECTORY);
         engine.write_cr(0, 1 << 31);
         engines.push(engine);
@@ -191,6 +197,58 @@ fn uncached_stores_reach_every_view_at_once() {
         assert_eq!(rig.memory(0x80), value);
     }
     assert_eq!(rig.engines[1].report().stale_reads, 0);
+}
+
+/// A store to an emulator call register of `call`'s (the call itself).
+fn emu_call(call: EmuCall) -> GuestAccess {
+    GuestAccess {
+        kind: Kind::Store,
+        vaddr: 0,
+        paddr: 0,
+        len: 4,
+        value: 0,
+        insn: 0x0010_1000 + call as u32,
+    }
+}
+
+#[test]
+fn a_store_between_a_polls_read_and_its_callback_still_ends_the_wait() {
+    let mut rig = rig_timed(PTE_PCD, Some(100_000));
+    // Core 0 is ahead in modelled time, and halted while core 1 polls.
+    rig.engines[0].set_insns(1000);
+    rig.engines[0].halted();
+    rig.engines[1].emu_call(EmuCall::Poll, emu_call(EmuCall::Poll));
+    // Core 1's poll reads the flag; before its engine hears of the load
+    // (QEMU calls it after the bytes were read), core 0 sets the flag.
+    let seen = rig.views[1].load_u32(rig.mpb0 + 0x40);
+    rig.engines[0].resumed();
+    rig.store(0, 0x40, 7);
+    let set_at = rig.engines[0].now().unwrap();
+    rig.engines[1]
+        .access(guest(Kind::Load, 0x40, seen))
+        .unwrap();
+    assert_eq!(seen, 0, "the poll found nothing");
+    // The poll waits: it must resume, at its first period after the store.
+    let mut waiter = rig.engines.pop().unwrap();
+    let waiting = std::thread::spawn(move || {
+        waiter.emu_call(EmuCall::Wait, emu_call(EmuCall::Wait));
+        waiter.now().unwrap()
+    });
+    rig.engines[0].finished();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !waiting.is_finished() {
+        if std::time::Instant::now() > deadline {
+            crate::timing::stop_waiting(rig._dir.path()).unwrap();
+            panic!("the wait never ended: the store was lost");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let resumed = waiting.join().unwrap();
+    assert!(
+        resumed >= set_at,
+        "resumed at {resumed}, the store came at {set_at}"
+    );
+    assert_eq!(rig.views[1].load_u32(rig.mpb0 + 0x40), 7);
 }
 
 #[test]

@@ -161,10 +161,16 @@ impl Time {
         for l in &poll.lines {
             self.watchers.fetch_or(dir_word(l.s), bit);
         }
-        // A store that came between the poll's read and the watch.
+        // A store the poll may have missed: one that came between the
+        // poll's read and the watch (the stamp moved), or one made during
+        // the poll. QEMU reports a load after its bytes were read, so a
+        // store may fall between the read and the stamp the engine saw:
+        // the stamp alone cannot tell whether the poll saw it. The poll
+        // repeats at its first period after such a store, seen or not,
+        // as a spinning core would.
         for l in &poll.lines {
             let written = self.stamps.load(dir_word(l.s));
-            if written != l.seen {
+            if written != l.seen || written >= poll.start {
                 self.clocks.wake_waiter(me, written, me);
             }
         }
@@ -179,7 +185,9 @@ impl Time {
         };
         // The polls made meanwhile (the last is the one the guest makes
         // next), each reaching what the first reached.
-        let polls = (wake - poll.start) / period;
+        // (A writer that saw this core's watch of its previous wait may set
+        // a wake time before this poll: then no poll passed.)
+        let polls = wake.saturating_sub(poll.start) / period;
         let charged = polls.saturating_sub(1).min(MAX_CHARGED_POLLS);
         for k in 1..=charged {
             let at = poll.start + k * period;
