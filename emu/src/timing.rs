@@ -20,10 +20,14 @@
 //!   core's *horizon* has passed its clock (ties broken by core number).
 //!   A running core's horizon is its published clock, a waiting core's the
 //!   time it will resume, a halted or finished core has none. Stores to a
-//!   line some core is waiting on order too, before they reach the other
-//!   cores' views; they wake those waiters. So a test-and-set register goes
-//!   to the core that asks first in modelled time, and a poll sees exactly
-//!   the writes made before it in modelled time, whatever the host did.
+//!   line some core ever polled order too, before they reach the other
+//!   cores' views; they wake the cores waiting on it. Until the access it
+//!   ordered is made, a core shows the others the time it ordered at, and
+//!   a poll counts as made at its start until it ends (in a wait, or with
+//!   [`chip::EmuCall::Done`]): its reads and test-and-set attempts inside
+//!   order nothing more. So a test-and-set register goes to the core that
+//!   asks first in modelled time, and a poll sees exactly the writes
+//!   ordered before its start, whatever the host did.
 //! - **Waiting passes modelled time.** A poll that finds nothing ends in a
 //!   wait ([`chip::EmuCall::Wait`]): the core watches the lines the poll
 //!   read and blocks, holding nobody back, until a store to one of them
@@ -75,11 +79,14 @@
 //! - Queues: requests book a resource's calendar in host order, so which
 //!   of two requests close in modelled time waits for the other depends
 //!   on host scheduling (bounded by the quantum).
-//! - Lines nobody waits on: a plain read of data another core writes
+//! - Lines nobody polls: a plain read of data another core writes
 //!   without synchronisation sees it or not by host order; such reads of
 //!   data from the modelled future are counted.
-//! - A poll's first read of a line nobody watched yet: a store may reach
-//!   it just before the line becomes watched.
+//! - The first poll of a line: stores to it are not ordered until some
+//!   poll has read it, so the first poll may see a store from after its
+//!   start, or miss it and wait for it.
+//! - A poll, or an ordered access, not over within half a quantum stops
+//!   holding the others back, and is not ordered from then on.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -336,15 +343,22 @@ impl Clocks {
         }
     }
 
-    /// This core begins to wait in modelled time: its last poll began at
-    /// `start` and repeats every `period` cycles. Until a store to a
-    /// watched line sets its wake time ([`Clocks::wake_waiter`]) it holds
-    /// nobody back.
-    pub fn begin_wait(&self, start: u64, period: u64) {
+    /// This core is about to wait in modelled time: its last poll began
+    /// at `start` and repeats every `period` cycles, and its wake time is
+    /// not known yet. Called before it watches its lines, while it still
+    /// holds the others back, so that the first store after its poll is
+    /// the first to see it watching ([`Clocks::wake_waiter`]).
+    pub fn prepare_wait(&self, start: u64, period: u64) {
         self.map.store(Self::at(self.core, Word::PollStart), start);
         self.map
             .store(Self::at(self.core, Word::Period), period.max(1));
         self.map.store(Self::at(self.core, Word::Wake), NEVER);
+    }
+
+    /// This core waits, watching its lines ([`Clocks::prepare_wait`]):
+    /// until a store to one of them sets its wake time it holds nobody
+    /// back.
+    pub fn begin_wait(&self) {
         self.map
             .store(Self::at(self.core, Word::State), State::Waiting as u64);
         self.wake_sleepers(NEVER);
@@ -418,10 +432,11 @@ impl Clocks {
         self.wake_sleepers(if state == State::Running { now } else { NEVER });
     }
 
-    /// Publishes `now` and sleeps while it is more than a quantum ahead of
-    /// the slowest other running core.
-    pub fn keep_within_quantum(&mut self, now: u64) {
-        self.publish(now);
+    /// Publishes `shown` (this core's clock `now`, or an earlier time it
+    /// still acts at) and sleeps while `now` is more than a quantum ahead
+    /// of the slowest other running core.
+    pub fn keep_within_quantum(&mut self, now: u64, shown: u64) {
+        self.publish(shown);
         let ahead = |s: &Self| s.slowest_other().is_some_and(|min| now > min + s.quantum);
         if !ahead(self) {
             return;
@@ -486,12 +501,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let slow = clocks(dir.path(), 0, 2, 100);
         let mut fast = clocks(dir.path(), 1, 2, 100);
-        fast.keep_within_quantum(100); // exactly a quantum ahead: goes on
+        fast.keep_within_quantum(100, 100); // exactly a quantum ahead: goes on
         assert_eq!(fast.sleeps, 0);
         let done = Arc::new(AtomicBool::new(false));
         let flag = done.clone();
         let sleeper = std::thread::spawn(move || {
-            fast.keep_within_quantum(500);
+            fast.keep_within_quantum(500, 500);
             flag.store(true, Ordering::SeqCst);
             fast.sleeps
         });
@@ -518,7 +533,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let waiter = clocks(dir.path(), 0, 2, 10);
         let _other = clocks(dir.path(), 1, 2, 10);
-        waiter.begin_wait(100, 10);
+        waiter.prepare_wait(100, 10);
+        waiter.begin_wait();
         let sleeper = std::thread::spawn(move || waiter.wait_until_woken());
         std::thread::sleep(Duration::from_millis(50));
         assert!(!sleeper.is_finished(), "nobody set its wake time");
@@ -535,7 +551,7 @@ mod tests {
         a.set_state(State::Halted, 0);
         b.set_state(State::Finished, 5);
         assert_eq!(c.slowest_other(), None);
-        c.keep_within_quantum(1_000_000);
+        c.keep_within_quantum(1_000_000, 1_000_000);
         assert_eq!(c.sleeps, 0);
         a.set_state(State::Running, 999_995);
         assert_eq!(c.slowest_other(), Some(999_995));

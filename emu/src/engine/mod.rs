@@ -262,6 +262,7 @@ impl Engine {
                     waits: CoreStats::default(),
                     watchers,
                     poll: None,
+                    ordered_at: None,
                 })
             }
         };
@@ -370,6 +371,11 @@ impl Engine {
                     // The store is already in the register: the guest
                     // ordered it beforehand (EmuCall::Order) if it must be.
                     self.wake_waiters(s, 0);
+                }
+                if a.kind == Kind::Store
+                    && let Some(time) = &mut self.time
+                {
+                    time.ordered_access_done();
                 }
                 self.register_access(a, t.target, offset + u64::from(t.offset));
                 self.count_route(t.target, u64::from(a.len), a.kind == Kind::Load);

@@ -57,6 +57,9 @@ pub(super) struct Time {
     pub(super) watchers: Mapping,
     /// The poll in progress, if the guest began one.
     pub(super) poll: Option<Poll>,
+    /// When the guest last ordered ([`EmuCall::Order`]), until the
+    /// register store it ordered is made.
+    pub(super) ordered_at: Option<u64>,
 }
 
 impl Time {
@@ -127,20 +130,73 @@ impl Time {
         }
     }
 
-    /// Goes on only once every other core is past this core's clock.
-    pub(super) fn order(&mut self) {
+    /// Goes on only once every other core is past this core's clock;
+    /// inside a poll that still counts as made at its start, at once (the
+    /// poll was ordered as a whole). Returns whether it ordered.
+    pub(super) fn order(&mut self) -> bool {
+        if self.poll_start().is_some() {
+            return false;
+        }
         let now = self.clock.now();
         self.clocks.publish_pc(self.pc);
         self.clocks.order(now);
+        true
+    }
+
+    /// The guest orders its next register access ([`EmuCall::Order`]):
+    /// until it is made, the others see this core at the time it ordered.
+    fn order_next(&mut self) {
+        if self.order() {
+            self.ordered_at = Some(self.clock.now());
+        }
+    }
+
+    /// The register store the guest ordered is made.
+    pub(super) fn ordered_access_done(&mut self) {
+        if self.ordered_at.take().is_some() {
+            self.clocks.publish(self.shown());
+        }
+    }
+
+    /// The start of the poll in progress while its accesses count as made
+    /// then: the clock this core shows the others, so that a store ordered
+    /// after the poll's start lands after all of the poll's reads.
+    fn poll_start(&self) -> Option<u64> {
+        self.poll.as_ref().and_then(|p| self.held(p.start))
+    }
+
+    /// `since`, while this core's accesses still count as made then: not
+    /// for longer than half a quantum, so that no core waits on it for
+    /// longer (what it does after that is not ordered).
+    fn held(&self, since: u64) -> Option<u64> {
+        (self.clock.now() - since <= self.clocks.quantum() / 2).then_some(since)
+    }
+
+    /// The clock this core shows the others: its own, or the time of the
+    /// ordered access or poll still being made.
+    fn shown(&self) -> u64 {
+        let ordered = self.ordered_at.and_then(|t| self.held(t));
+        ordered
+            .into_iter()
+            .chain(self.poll_start())
+            .min()
+            .unwrap_or_else(|| self.clock.now())
     }
 
     /// A poll begins: ordered, and watching what it reads.
     fn begin_poll(&mut self) {
+        self.poll = None;
         self.order();
         self.poll = Some(Poll {
             start: self.clock.now(),
             lines: Vec::new(),
         });
+    }
+
+    /// The poll in progress is over without a wait.
+    fn end_poll(&mut self) {
+        self.poll = None;
+        self.clocks.publish(self.clock.now());
     }
 
     /// The poll in progress found nothing: the core waits until a store
@@ -157,7 +213,10 @@ impl Time {
         let bit = 1u64 << me;
         let period = (self.clock.now() - poll.start).max(1);
         self.clocks.publish_pc(self.pc);
-        self.clocks.begin_wait(poll.start, period);
+        // Watching before it stops holding the others back: a store
+        // ordered after the poll lands only once the core waits, and then
+        // sees it watching.
+        self.clocks.prepare_wait(poll.start, period);
         for l in &poll.lines {
             self.watchers.fetch_or(dir_word(l.s), bit);
         }
@@ -174,6 +233,7 @@ impl Time {
                 self.clocks.wake_waiter(me, written, me);
             }
         }
+        self.clocks.begin_wait();
         let woken = self.clocks.wait_until_woken();
         for l in &poll.lines {
             self.watchers.fetch_and_not(dir_word(l.s), bit);
@@ -205,7 +265,7 @@ impl Time {
     pub(super) fn sync(&mut self) {
         let now = self.clock.now();
         self.clocks.publish_pc(self.pc);
-        self.clocks.keep_within_quantum(now);
+        self.clocks.keep_within_quantum(now, self.shown());
         self.next_sync = now + self.clocks.quantum() / 2;
     }
 }
@@ -224,13 +284,14 @@ impl Engine {
         }
         match call {
             EmuCall::Signature | EmuCall::ClockLo | EmuCall::ClockHi => {}
-            EmuCall::Order => time.order(),
+            EmuCall::Order => time.order_next(),
             EmuCall::Poll => time.begin_poll(),
             EmuCall::Wait => time.wait(),
+            EmuCall::Done => time.end_poll(),
             EmuCall::Pause => {
                 let until = time.clock.now() + (a.value & u64::from(u32::MAX));
                 time.clock.idle_until(until);
-                time.clocks.publish(time.clock.now());
+                time.clocks.publish(time.shown());
             }
             EmuCall::ClockLatch => {
                 let now = time.clock.now();

@@ -319,18 +319,20 @@ impl Scc {
     /// deliberately reads without invalidating it.
     pub fn wait_at_most<T>(&self, polls: u32, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
         if self.modelled {
-            // Each poll is ordered among the cores, and a poll that finds
-            // nothing waits in modelled time for what it read to change
-            // (EmuCall::Poll and EmuCall::Wait).
+            // Each poll is ordered among the cores as a whole, and a poll
+            // that finds nothing waits in modelled time for what it read
+            // to change (EmuCall::Poll, EmuCall::Wait, EmuCall::Done).
             for poll in 0..polls {
                 self.emu_call(EmuCall::Poll, 0);
                 if let Some(value) = ready() {
+                    self.emu_call(EmuCall::Done, 0);
                     return Some(value);
                 }
                 if poll + 1 < polls {
                     self.emu_call(EmuCall::Wait, 0);
                 }
             }
+            self.emu_call(EmuCall::Done, 0);
             return None;
         }
         let mut pause = FIRST_PAUSE_US;

@@ -99,7 +99,9 @@ pub enum EmuCall {
     Order = 0x04,
     /// A poll of a wait begins: ordered as [`EmuCall::Order`], and the
     /// shared lines its loads reach are watched until the next
-    /// [`EmuCall::Wait`] or poll.
+    /// [`EmuCall::Wait`], [`EmuCall::Done`] or poll. Until then, the
+    /// poll's accesses all count as made at its start: an
+    /// [`EmuCall::Order`] inside it orders nothing more.
     Poll = 0x08,
     /// The poll found nothing: the core waits in modelled time for a
     /// watched line to change, as if it repeated the poll at the poll's
@@ -116,6 +118,9 @@ pub enum EmuCall {
     ClockLo = 0x18,
     /// High 32 bits of the latched clock.
     ClockHi = 0x1C,
+    /// The poll is over without a wait (it found what it waited for, or
+    /// the wait gives up): the core's accesses are its own again.
+    Done = 0x20,
 }
 
 /// What [`EmuCall::Signature`] reads under the emulator's modelled time
@@ -124,7 +129,7 @@ pub const EMU_SIGNATURE: u32 = u32::from_le_bytes(*b"SCCE");
 
 impl EmuCall {
     /// Every call register, in offset order.
-    pub const ALL: [EmuCall; 8] = [
+    pub const ALL: [EmuCall; 9] = [
         Self::Signature,
         Self::Order,
         Self::Poll,
@@ -133,6 +138,7 @@ impl EmuCall {
         Self::ClockLatch,
         Self::ClockLo,
         Self::ClockHi,
+        Self::Done,
     ];
 
     /// The call register at `offset` from [`FpgaLayout::emu_calls`].
@@ -241,9 +247,10 @@ mod tests {
         assert_eq!(f.atomic_counter(95), 0xF000 + 47 * 8);
         assert!(f.atomic_counter(95) + 8 <= f.size);
         assert!(f.gtsc_hi + 4 <= f.size);
-        assert!(f.emu_call(EmuCall::ClockHi) + 4 <= f.size);
+        let last = EmuCall::ALL[EmuCall::ALL.len() - 1];
+        assert!(f.emu_call(last) + 4 <= f.size);
         // Clear of the timestamp and the atomic counters.
-        assert!(f.emu_calls > f.gtsc_hi && f.emu_call(EmuCall::ClockHi) < f.atomic_inc);
+        assert!(f.emu_calls > f.gtsc_hi && f.emu_call(last) < f.atomic_inc);
         for c in EmuCall::ALL {
             assert_eq!(EmuCall::at(c as u32), Some(c));
         }
