@@ -101,6 +101,9 @@ pub struct Launch<'a> {
     /// With the chip model: loads from MPBT-WT pages are cached in L1, as
     /// documented, instead of uncached as the thesis measured on silicon.
     pub ideal_wt_reads: bool,
+    /// With modelled time: requests do not queue at the resources they
+    /// reach ([`crate::options::PluginOptions::queues`]).
+    pub no_queues: bool,
 }
 
 impl Launch<'_> {
@@ -157,12 +160,13 @@ impl Launch<'_> {
                 OsStr::new("file="),
                 &opt_value(self.plugin.as_os_str()),
                 OsStr::new(&format!(
-                    ",core={},cores={},chip={},check={},quantum={},wt-reads={},mem=",
+                    ",core={},cores={},chip={},check={},quantum={},queues={},wt-reads={},mem=",
                     core.index(),
                     self.cores,
                     self.chip.name,
                     if check { "on" } else { "off" },
                     self.quantum.map_or("off".to_owned(), |q| q.to_string()),
+                    if self.no_queues { "off" } else { "on" },
                     crate::options::WT_READS[usize::from(self.ideal_wt_reads)],
                 )),
                 &opt_value(self.mem.as_os_str()),
@@ -251,6 +255,7 @@ mod tests {
             mode: Mode::Modeled { check: false },
             quantum: None,
             ideal_wt_reads: false,
+            no_queues: false,
         }
     }
 
@@ -274,7 +279,7 @@ mod tests {
         assert_eq!(value_of(&args, "-append"), "-- cores=48 program=ring");
         assert_eq!(
             value_of(&args, "-plugin"),
-            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=off,wt-reads=silicon,mem=/run/chip.mem"
+            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=off,queues=on,wt-reads=silicon,mem=/run/chip.mem"
         );
         // Each flag once; the kernel is never told its core id.
         for flag in ["-M", "-m", "-kernel", "-append", "-plugin", "-bios"] {
@@ -289,6 +294,14 @@ mod tests {
         run.ideal_wt_reads = true;
         let args = strings(run.args(SCC.core(0).unwrap()));
         assert!(value_of(&args, "-plugin").contains(",wt-reads=ideal,"));
+    }
+
+    #[test]
+    fn a_run_without_queues_tells_the_plugin() {
+        let mut run = launch(Path::new("/run/chip.mem"));
+        run.no_queues = true;
+        let args = strings(run.args(SCC.core(0).unwrap()));
+        assert!(value_of(&args, "-plugin").contains(",queues=off,"));
     }
 
     #[test]

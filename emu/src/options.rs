@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //! The plugin's options:
-//! `core=<n>,cores=<N>,chip=<name>,check=on|off,quantum=<cycles>|off,wt-reads=silicon|ideal,mem=<path>`.
+//! `core=<n>,cores=<N>,chip=<name>,check=on|off,quantum=<cycles>|off,queues=on|off,wt-reads=silicon|ideal,mem=<path>`.
 //!
 //! QEMU hands a plugin its options as separate `key=value` strings. All of
 //! them are required, and all are checked before the core starts, so that
@@ -15,9 +15,9 @@ use crate::chipmem::ChipMemory;
 use crate::{Error, Result};
 
 /// Every option, in the order messages list them; all but `check`,
-/// `quantum` and `wt-reads` are required.
+/// `quantum`, `queues` and `wt-reads` are required.
 pub const KEYS: &[&str] = &[
-    "core", "cores", "chip", "check", "quantum", "wt-reads", "mem",
+    "core", "cores", "chip", "check", "quantum", "queues", "wt-reads", "mem",
 ];
 
 /// How loads from MPBT-WT pages behave: `silicon` (uncached, as the thesis
@@ -38,6 +38,11 @@ pub struct PluginOptions {
     /// Modelled time: each core's clock, kept within this many core cycles
     /// of the slowest running core ([`crate::timing`]); `None`: no timing.
     pub quantum: Option<u64>,
+    /// Modelled time: whether requests queue at the resources they reach
+    /// (memory controllers, MPBs, register blocks). Off, every resource
+    /// serves at once, and the run's modelled times no longer depend on
+    /// the order in which the host ran the cores ([`crate::timing`]).
+    pub queues: bool,
     /// Whether loads from MPBT-WT pages bypass L1, as on silicon
     /// ([`crate::model::hierarchy::Config::mpbt_wt_reads_uncached`]).
     pub mpbt_wt_reads_uncached: bool,
@@ -69,16 +74,19 @@ impl PluginOptions {
                 return Err(Error::DuplicateKey(KEYS[slot]));
             }
         }
-        // Only the checker, timing and the MPBT-WT read behaviour may be
-        // left out: the first two are off unless asked for, loads from
-        // MPBT-WT pages behave as on silicon.
+        // Only the checker, timing, the queues and the MPBT-WT read
+        // behaviour may be left out: the first two are off unless asked
+        // for, requests queue, loads from MPBT-WT pages behave as on
+        // silicon.
         let mut values = KEYS.iter().zip(values).map(|(key, value)| match value {
             None if *key == "check" || *key == "quantum" => Ok("off".to_owned()),
+            None if *key == "queues" => Ok("on".to_owned()),
             None if *key == "wt-reads" => Ok(WT_READS[0].to_owned()),
             value => value.ok_or(Error::MissingKey(key)),
         });
         let mut next = || values.next().expect("one value per key");
-        let (core, cores, chip, check, quantum, wt_reads, mem) = (
+        let (core, cores, chip, check, quantum, queues, wt_reads, mem) = (
+            next()?,
             next()?,
             next()?,
             next()?,
@@ -104,16 +112,8 @@ impl PluginOptions {
                 value: quantum.clone(),
             })?),
         };
-        let check = match check.as_str() {
-            "on" => true,
-            "off" => false,
-            _ => {
-                return Err(Error::NotOnOff {
-                    key: "check",
-                    value: check,
-                });
-            }
-        };
+        let check = on_off("check", check)?;
+        let queues = on_off("queues", queues)?;
 
         let chip = crate::find_chip(&chip).ok_or_else(|| Error::UnknownChip {
             name: chip,
@@ -141,9 +141,18 @@ impl PluginOptions {
             cores,
             check,
             quantum,
+            queues,
             mpbt_wt_reads_uncached,
             memory,
         })
+    }
+}
+
+fn on_off(key: &'static str, value: String) -> Result<bool> {
+    match value.as_str() {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(Error::NotOnOff { key, value }),
     }
 }
 
@@ -205,6 +214,13 @@ mod tests {
             "quantum=5000",
         ];
         assert_eq!(parse(&timed).unwrap().quantum, Some(5000));
+        assert!(options.queues, "requests queue unless told not to");
+        let unqueued = [&mem_arg, "chip=scc", "cores=1", "core=0", "queues=off"];
+        assert!(!parse(&unqueued).unwrap().queues);
+        assert_eq!(
+            message(&[&mem_arg, "chip=scc", "cores=1", "core=0", "queues=no"]),
+            "option `queues=no`: must be on or off"
+        );
         assert!(
             options.mpbt_wt_reads_uncached,
             "silicon's MPBT-WT reads by default"
@@ -225,7 +241,7 @@ mod tests {
     fn unknown_key_lists_the_valid_ones() {
         assert_eq!(
             message(&["core=0", "cpus=4"]),
-            "unknown option `cpus` (valid options: core, cores, chip, check, quantum, wt-reads, mem)"
+            "unknown option `cpus` (valid options: core, cores, chip, check, quantum, queues, wt-reads, mem)"
         );
     }
 
@@ -248,7 +264,7 @@ mod tests {
         let all = ["core=0", "cores=2", "chip=scc", mem_arg.as_str()];
         let required = KEYS
             .iter()
-            .filter(|k| !["check", "quantum", "wt-reads"].contains(k));
+            .filter(|k| !["check", "quantum", "queues", "wt-reads"].contains(k));
         for (i, key) in required.enumerate() {
             let mut args = all.to_vec();
             args.remove(i);

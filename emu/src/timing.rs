@@ -78,7 +78,10 @@
 //!
 //! - Queues: requests book a resource's calendar in host order, so which
 //!   of two requests close in modelled time waits for the other depends
-//!   on host scheduling (bounded by the quantum).
+//!   on host scheduling (bounded by the quantum). The polls a wait skips
+//!   are booked when it ends, after requests the others made meanwhile.
+//!   A run without queues (`queues=off`: every resource serves at once)
+//!   leaves this out, and with it the contention the queues model.
 //! - Lines nobody polls: a plain read of data another core writes
 //!   without synchronisation sees it or not by host order; such reads of
 //!   data from the modelled future are counted.
@@ -222,6 +225,8 @@ pub struct Clocks {
     core: u32,
     cores: u32,
     quantum: u64,
+    /// Whether requests queue at the resources ([`Clocks::book`]).
+    queues: bool,
     /// Times this core slept because it was a quantum ahead.
     pub sleeps: u64,
     /// Times this core blocked to order a synchronising access.
@@ -238,14 +243,16 @@ impl Clocks {
     }
 
     /// Core `core`'s side of a run of `cores` cores over the mapped clocks
-    /// file, keeping within `quantum` cycles of the slowest running core.
-    pub fn new(map: Mapping, core: u32, cores: u32, quantum: u64) -> Self {
+    /// file, keeping within `quantum` cycles of the slowest running core;
+    /// requests queue at the resources if `queues`.
+    pub fn new(map: Mapping, core: u32, cores: u32, quantum: u64, queues: bool) -> Self {
         assert!(cores <= MAX_CORES && core < cores);
         Self {
             map,
             core,
             cores,
             quantum,
+            queues,
             sleeps: 0,
             order_waits: 0,
             future_reads: 0,
@@ -448,8 +455,12 @@ impl Clocks {
 
     /// Books one request on `resource`, arriving at `arrival` and served
     /// in `service` cycles: returns the cycles it waits for the resource
-    /// (in its calendar, [`memctl::book_in`]).
+    /// (in its calendar, [`memctl::book_in`]); none if requests do not
+    /// queue.
     pub fn book(&self, resource: Resource, arrival: u64, service: u64) -> u64 {
+        if !self.queues {
+            return 0;
+        }
         let calendar = SharedCalendar {
             map: &self.map,
             base: CALENDARS + resource.calendar() as u64 * memctl::SLOTS * 8,
@@ -479,6 +490,10 @@ mod tests {
     use super::*;
 
     fn clocks(dir: &Path, core: u32, cores: u32, quantum: u64) -> Clocks {
+        clocks_queuing(dir, core, cores, quantum, true)
+    }
+
+    fn clocks_queuing(dir: &Path, core: u32, cores: u32, quantum: u64, queues: bool) -> Clocks {
         let path = clocks_path(dir);
         let file = File::options()
             .read(true)
@@ -493,6 +508,7 @@ mod tests {
             core,
             cores,
             quantum,
+            queues,
         )
     }
 
@@ -605,5 +621,16 @@ mod tests {
         assert_eq!(b.book(Resource::Mpb(2), 101, 3), 2);
         assert_eq!(b.book(Resource::Crb(2), 101, 3), 0, "the register block");
         assert_eq!(b.book(Resource::Mpb(3), 101, 3), 0, "another tile");
+    }
+
+    #[test]
+    fn without_queues_every_resource_serves_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = clocks_queuing(dir.path(), 0, 2, 10, false);
+        let b = clocks_queuing(dir.path(), 1, 2, 10, false);
+        for resource in [Resource::Controller(2), Resource::Mpb(2), Resource::Crb(2)] {
+            assert_eq!(a.book(resource, 100, 31), 0);
+            assert_eq!(b.book(resource, 101, 31), 0, "{resource:?}");
+        }
     }
 }

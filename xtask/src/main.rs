@@ -97,6 +97,12 @@ struct RunArgs {
     /// (reads at NCM speed, never stale; the default).
     #[arg(long, conflicts_with = "plain")]
     ideal_wt_reads: bool,
+    /// Modelled time without queues: every memory controller, MPB and
+    /// register block serves each request at once. Contention for them is
+    /// no longer modelled, and in exchange the modelled times no longer
+    /// depend on how the host schedules the cores.
+    #[arg(long, conflicts_with_all = ["plain", "no_timing"])]
+    no_queues: bool,
     /// Make the run's directory (its chip memory, private to this user,
     /// removed at the end) in DIR [default: /dev/shm, or the temporary
     /// directory when /dev/shm has too little room].
@@ -203,6 +209,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 plain: args.plain,
                 quantum: (!args.no_timing).then_some(args.quantum),
                 ideal_wt_reads: args.ideal_wt_reads,
+                no_queues: args.no_queues,
                 run_dir: args.run_dir,
             };
             let report: RunReport = xtask::run(&config)?;

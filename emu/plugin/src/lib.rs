@@ -201,6 +201,7 @@ unsafe fn install(
         options.cores,
         options.check,
         options.quantum,
+        options.queues,
         Config {
             mpbt_wt_reads_uncached: options.mpbt_wt_reads_uncached,
             ..Config::SCC

@@ -192,17 +192,19 @@ impl Engine {
     /// The engine of `core` of a run of `cores` cores of `memory`'s chip,
     /// with every file of the run mapped.
     pub fn new(memory: &ChipMemory, core: CoreId, cores: u32, check: bool) -> Result<Self> {
-        Self::with_timing(memory, core, cores, check, None, Config::SCC)
+        Self::with_timing(memory, core, cores, check, None, true, Config::SCC)
     }
 
     /// As [`Engine::new`], with modelled time kept within `quantum` core
-    /// cycles of the other cores if given, and the caches of `config`.
+    /// cycles of the other cores if given (requests queuing at the
+    /// resources if `queues`), and the caches of `config`.
     pub fn with_timing(
         memory: &ChipMemory,
         core: CoreId,
         cores: u32,
         check: bool,
         quantum: Option<u64>,
+        queues: bool,
         config: Config,
     ) -> Result<Self> {
         let layout = *memory.layout();
@@ -255,7 +257,7 @@ impl Engine {
                 Some(Time {
                     latencies: Latencies::new(chip, core),
                     clock: CoreClock::new(chip.timing.insn_cycles),
-                    clocks: Clocks::new(clocks, core.index() as u32, cores, quantum),
+                    clocks: Clocks::new(clocks, core.index() as u32, cores, quantum, queues),
                     stamps,
                     next_sync: quantum / 2,
                     pc: 0,

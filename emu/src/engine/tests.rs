@@ -51,7 +51,7 @@ fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
         let pte = PAGE_TABLE + 4 * ((MPB0 >> 12) & 0x3FF);
         ram.store_u32(u64::from(pte), MPB0 | PRESENT_WRITABLE | flags);
         let mut engine =
-            Engine::with_timing(&memory, core(c), 2, true, quantum, Config::SCC).unwrap();
+            Engine::with_timing(&memory, core(c), 2, true, quantum, true, Config::SCC).unwrap();
         engine.write_cr(3, PAGE_DIRECTORY);
         engine.write_cr(0, 1 << 31);
         engines.push(engine);

@@ -356,6 +356,7 @@ pub(crate) fn config(
         plain,
         quantum,
         ideal_wt_reads: false,
+        no_queues: false,
         run_dir: None,
     }
 }

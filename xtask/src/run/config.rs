@@ -50,6 +50,10 @@ pub struct RunConfig {
     /// With the chip model: loads from MPBT-WT pages are cached in L1, as
     /// documented, instead of uncached as the thesis measured on silicon.
     pub ideal_wt_reads: bool,
+    /// With modelled time: requests do not queue at the resources they
+    /// reach (memory controllers, MPBs, register blocks), so that the
+    /// modelled times do not depend on host scheduling (`emu::timing`).
+    pub no_queues: bool,
     /// Where the run's directory (its chip memory) is made; `None`: in
     /// `/dev/shm`, or in the temporary directory when `/dev/shm` has too
     /// little room.
@@ -70,6 +74,7 @@ impl Default for RunConfig {
             plain: false,
             quantum: Some(emu::timing::DEFAULT_QUANTUM),
             ideal_wt_reads: false,
+            no_queues: false,
             run_dir: None,
         }
     }
@@ -104,6 +109,12 @@ impl RunConfig {
                 "a plain run has no chip model, so it has no coherence checker, no statistics \
                  and no MPBT-WT reads to choose: --plain cannot be combined with \
                  --check-coherence, --stats or --ideal-wt-reads"
+            );
+        }
+        if self.no_queues && (self.plain || self.quantum.is_none()) {
+            bail!(
+                "queues are part of modelled time: --no-queues needs the chip model with \
+                 timing, not --plain or --no-timing"
             );
         }
         Ok(())
@@ -163,6 +174,17 @@ mod tests {
                 ),
                 "{message}"
             );
+        }
+        let unqueued = |plain, quantum| RunConfig {
+            no_queues: true,
+            plain,
+            quantum,
+            ..RunConfig::default()
+        };
+        assert!(unqueued(false, Some(1000)).check().is_ok());
+        for config in [unqueued(true, Some(1000)), unqueued(false, None)] {
+            let message = config.check().unwrap_err().to_string();
+            assert!(message.contains("--no-queues needs the chip model with timing"));
         }
     }
 

@@ -117,6 +117,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         mode,
         quantum: config.quantum,
         ideal_wt_reads: config.ideal_wt_reads,
+        no_queues: config.no_queues,
     };
     if config.echo {
         let model = match mode {
