@@ -215,9 +215,19 @@ mod tests {
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         };
-        assert_eq!(found, [child.id()]);
+        // The shell's own fork for `sleep` carries the same command line
+        // until it execs: found with it or not.
+        assert!(found.contains(&child.id()), "{found:?}");
+        assert!(found.len() <= 2, "{found:?}");
         child.kill().unwrap();
         child.wait().unwrap();
-        assert!(processes_using(Path::new(&marker)).is_empty());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !processes_using(Path::new(&marker)).is_empty() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the marker outlived its shell"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
 }

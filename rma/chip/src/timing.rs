@@ -14,6 +14,10 @@
 //!   when this table was written, so they are the first values to check
 //!   against them;
 //! - **\[Pentium\]**: the P54C's own documented behaviour;
+//! - **\[PSR\]**: "Intel Pentium Instruction Set Reference", the clock
+//!   counts of Intel's Pentium manual per instruction (a mirror of
+//!   jsimlo.sk/docs/cpu; `emu::model::p54c` takes its instruction costs
+//!   from the same pages);
 //! - **none**: no datasheet-level number exists; the value is a stated
 //!   assumption, chosen from the structure of the hardware and never from
 //!   a benchmark result.
@@ -36,7 +40,7 @@ pub struct Timing {
     /// Core cycles per instruction. \[Pentium\]: most integer instructions
     /// take one clock in either pipe; pairing two per clock is not modelled,
     /// nor are multi-cycle instructions (none: one is the documented base
-    /// cost, not a fit).
+    /// cost, not a fit; `emu::model::p54c` models both, not yet used).
     pub insn_cycles: u32,
     /// Load hitting L1, in core cycles. \[Pentium\]: a data-cache hit
     /// completes in the instruction's own clock, so it adds nothing beyond
@@ -98,10 +102,8 @@ pub struct Timing {
     pub cl1invmb: u32,
     /// A read of the core's own cycle counter, in core cycles: what RDTSC
     /// costs on the P54C, charged for the emulator's clock latch and its
-    /// two reads (`EmuCall::ClockLatch`). Intel's Pentium documentation
-    /// gives no clock count for RDTSC (none: taken as 20, a stated
-    /// assumption in the range of the P54C's other multi-cycle system
-    /// instructions).
+    /// two reads (`EmuCall::ClockLatch`). \[PSR\] RDTSC: "6-7" clocks, not
+    /// pairable; the larger is taken.
     pub clock_read: u32,
 }
 
@@ -123,7 +125,7 @@ impl Timing {
         wbinvd: 10_000,
         invd: 15,
         cl1invmb: 15,
-        clock_read: 20,
+        clock_read: 7,
     };
 
     /// `mesh` mesh cycles in core cycles, rounded up (a core waits whole
