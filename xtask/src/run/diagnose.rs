@@ -178,7 +178,7 @@ impl fmt::Display for Stall {
         }
         write!(
             f,
-            "core(s) {} wait for it (halted, or a quantum ahead of it)",
+            "core(s) {} wait for it (halted, waiting in modelled time, or a quantum ahead of it)",
             list(&mut self.waiting.iter().copied())
         )
     }
@@ -286,7 +286,9 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.ends_with("core(s) 0, 2 wait for it (halted, or a quantum ahead of it)"));
+        assert!(text.ends_with(
+            "core(s) 0, 2 wait for it (halted, waiting in modelled time, or a quantum ahead of it)"
+        ));
     }
 
     #[test]
