@@ -289,19 +289,14 @@ mod tests {
     }
 
     #[test]
-    fn ideal_mpbt_wt_reads_are_asked_of_the_plugin() {
+    fn ideal_mpbt_wt_reads_and_no_queues_are_asked_of_the_plugin() {
         let mut run = launch(Path::new("/run/chip.mem"));
         run.ideal_wt_reads = true;
-        let args = strings(run.args(SCC.core(0).unwrap()));
-        assert!(value_of(&args, "-plugin").contains(",wt-reads=ideal,"));
-    }
-
-    #[test]
-    fn a_run_without_queues_tells_the_plugin() {
-        let mut run = launch(Path::new("/run/chip.mem"));
         run.no_queues = true;
         let args = strings(run.args(SCC.core(0).unwrap()));
-        assert!(value_of(&args, "-plugin").contains(",queues=off,"));
+        let plugin = value_of(&args, "-plugin");
+        assert!(plugin.contains(",wt-reads=ideal,"), "{plugin}");
+        assert!(plugin.contains(",queues=off,"), "{plugin}");
     }
 
     #[test]

@@ -196,7 +196,7 @@ impl Time {
     /// The poll in progress is over without a wait.
     fn end_poll(&mut self) {
         self.poll = None;
-        self.clocks.publish(self.clock.now());
+        self.clocks.publish(self.shown());
     }
 
     /// The poll in progress found nothing: the core waits until a store
