@@ -19,10 +19,7 @@
 //! - [`mesh`]: XY routes and the routers a request crosses;
 //! - [`memctl`]: a memory controller serving one request at a time;
 //! - [`latency`]: the cost of each access class and one core's modelled
-//!   clock (parameters from [`chip::Timing`]);
-//! - [`p54c`]: the cycles a P54C core takes to issue a block of
-//!   instructions (U/V pairing, multi-cycle instructions, address
-//!   generation interlocks), every memory operand an L1 hit.
+//!   clock (parameters from [`chip::Timing`]).
 //!
 //! Everything is allocated at construction; the per-access paths do not
 //! allocate. The tests include a data-carrying reference of the same
@@ -35,7 +32,6 @@ pub mod latency;
 pub mod lut;
 pub mod memctl;
 pub mod mesh;
-pub mod p54c;
 pub mod paging;
 pub mod stats;
 pub mod tsr;

@@ -16,8 +16,7 @@
 //! - **\[Pentium\]**: the P54C's own documented behaviour;
 //! - **\[PSR\]**: "Intel Pentium Instruction Set Reference", the clock
 //!   counts of Intel's Pentium manual per instruction (a mirror of
-//!   jsimlo.sk/docs/cpu; `emu::model::p54c` takes its instruction costs
-//!   from the same pages);
+//!   jsimlo.sk/docs/cpu);
 //! - **none**: no datasheet-level number exists; the value is a stated
 //!   assumption, chosen from the structure of the hardware and never from
 //!   a benchmark result.
@@ -40,7 +39,7 @@ pub struct Timing {
     /// Core cycles per instruction. \[Pentium\]: most integer instructions
     /// take one clock in either pipe; pairing two per clock is not modelled,
     /// nor are multi-cycle instructions (none: one is the documented base
-    /// cost, not a fit; `emu::model::p54c` models both, not yet used).
+    /// cost, not a fit).
     pub insn_cycles: u32,
     /// Load hitting L1, in core cycles. \[Pentium\]: a data-cache hit
     /// completes in the instruction's own clock, so it adds nothing beyond
