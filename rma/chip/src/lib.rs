@@ -17,11 +17,17 @@
 #![cfg_attr(not(test), no_std)]
 #![warn(missing_docs)]
 
+#[cfg(any(test, feature = "alloc"))]
+extern crate alloc;
+
 mod address;
+#[cfg(any(test, feature = "alloc"))]
+pub mod args;
 mod emulated;
 mod lut;
 mod memtype;
 mod registers;
+pub mod settings;
 mod timing;
 mod topology;
 

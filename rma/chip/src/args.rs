@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! What a run asks of each core's kernel, as one typed value: how many
+//! cores take part, which program they run and its settings.
+//!
+//! The run tool makes a [`BootArgs`] and writes it with
+//! [`BootArgs::to_args`] onto the kernel's command line; the kernel reads
+//! it back with [`BootArgs::parse`]. Both go through [`BootArgs::new`],
+//! where the core count is checked against the chip, once. Settings are
+//! checked against the program's declaration by
+//! [`check`](crate::settings::check), on both sides.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::{self, Write};
+
+use crate::{ARGS_START, Chip};
+
+/// A run's arguments to the kernel of each of its cores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BootArgs<'a> {
+    cores: u32,
+    program: Option<&'a str>,
+    settings: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> BootArgs<'a> {
+    /// The arguments for `cores` cores of `chip` (1 up to its size)
+    /// running `program` (`None`: the image's first) with `settings`
+    /// (name and value pairs, each name once, neither holding blanks,
+    /// the name no `=`).
+    pub fn new(
+        chip: &Chip,
+        cores: u32,
+        program: Option<&'a str>,
+        settings: Vec<(&'a str, &'a str)>,
+    ) -> Result<Self, ArgsError<'a>> {
+        if !(1..=chip.cores()).contains(&cores) {
+            return Err(ArgsError::Cores {
+                cores,
+                chip: chip.name,
+                max: chip.cores(),
+            });
+        }
+        if let Some(program) = program {
+            word(program, false)?;
+        }
+        for (i, &(name, value)) in settings.iter().enumerate() {
+            word(name, false)?;
+            word(value, true)?;
+            if name == "cores" || name == "program" || settings[..i].iter().any(|(n, _)| *n == name)
+            {
+                return Err(ArgsError::Twice { name });
+            }
+        }
+        Ok(Self {
+            cores,
+            program,
+            settings,
+        })
+    }
+
+    /// Cores taking part: `0..cores`.
+    pub fn cores(&self) -> u32 {
+        self.cores
+    }
+
+    /// The program named, if one is.
+    pub fn program(&self) -> Option<&'a str> {
+        self.program
+    }
+
+    /// The program's settings given, as name and value pairs.
+    pub fn settings(&self) -> &[(&'a str, &'a str)] {
+        &self.settings
+    }
+
+    /// The command line the kernel reads: [`ARGS_START`] (without its
+    /// leading blank, which separates it from the image path QEMU puts
+    /// first), then `cores=N`, `program=NAME` and each setting as
+    /// `NAME=VALUE`.
+    pub fn to_args(&self) -> String {
+        let mut line = String::from(ARGS_START.trim_start());
+        // Writing into a String cannot fail.
+        let _ = write!(line, "cores={}", self.cores);
+        if let Some(program) = self.program {
+            let _ = write!(line, " program={program}");
+        }
+        for (name, value) in &self.settings {
+            let _ = write!(line, " {name}={value}");
+        }
+        line
+    }
+
+    /// Reads what [`BootArgs::to_args`] wrote from a kernel's command line.
+    ///
+    /// QEMU puts the image's path first, and a path may hold spaces and
+    /// `=`; only what follows the last [`ARGS_START`] is read. Without it
+    /// (a kernel booted by hand), words without `=` are skipped. Without
+    /// `cores=`, every core of the chip takes part.
+    pub fn parse(cmdline: &'a str, chip: &Chip) -> Result<Self, ArgsError<'a>> {
+        let args = cmdline
+            .rsplit_once(ARGS_START)
+            .map_or(cmdline, |(_, args)| args);
+        let mut cores = None;
+        let mut program = None;
+        let mut settings = Vec::new();
+        for (name, value) in args.split_whitespace().filter_map(|w| w.split_once('=')) {
+            match name {
+                "cores" if cores.is_none() => {
+                    cores = Some(value.parse().map_err(|_| ArgsError::NotCores { value })?);
+                }
+                "program" if program.is_none() => program = Some(value),
+                _ => settings.push((name, value)),
+            }
+        }
+        Self::new(chip, cores.unwrap_or(chip.cores()), program, settings)
+    }
+}
+
+/// Checks that `text` fits in a command line word: not empty, no blank,
+/// and, unless it is a `value`, no `=`.
+fn word(text: &str, value: bool) -> Result<(), ArgsError<'_>> {
+    if text.is_empty() || text.contains(char::is_whitespace) || (!value && text.contains('=')) {
+        Err(ArgsError::Word { text })
+    } else {
+        Ok(())
+    }
+}
+
+/// Why boot arguments were refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgsError<'a> {
+    /// More cores than the chip has, or none.
+    Cores {
+        /// The count asked for.
+        cores: u32,
+        /// The chip's name.
+        chip: &'static str,
+        /// Its number of cores.
+        max: u32,
+    },
+    /// `cores=` with something other than a number.
+    NotCores {
+        /// What was given.
+        value: &'a str,
+    },
+    /// A name given twice (`cores` and `program` count as given).
+    Twice {
+        /// The name.
+        name: &'a str,
+    },
+    /// A name or value that a command line cannot carry.
+    Word {
+        /// The text.
+        text: &'a str,
+    },
+}
+
+impl fmt::Display for ArgsError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Cores { cores, chip, max } => write!(
+                f,
+                "{cores} cores: the {} has {max}, so choose 1..={max}",
+                Capitals(chip)
+            ),
+            Self::NotCores { value } => write!(f, "cores={value}: not a number of cores"),
+            Self::Twice { name } => write!(f, "{name} is given twice"),
+            Self::Word { text } => write!(
+                f,
+                "`{text}` cannot be passed on the command line: it is empty or holds a blank (or `=` in a name)"
+            ),
+        }
+    }
+}
+
+/// Displays its text in capitals.
+struct Capitals<'a>(&'a str);
+
+impl fmt::Display for Capitals<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0
+            .chars()
+            .try_for_each(|c| f.write_char(c.to_ascii_uppercase()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    use super::*;
+    use crate::SCC;
+
+    #[test]
+    fn arguments_survive_the_command_line() {
+        let args = BootArgs::new(
+            &SCC,
+            16,
+            Some("dht"),
+            vec![("scheme", "mcs-wp"), ("size", "4K")],
+        )
+        .unwrap();
+        let line = args.to_args();
+        assert_eq!(line, "-- cores=16 program=dht scheme=mcs-wp size=4K");
+        // QEMU puts the image path first; it may hold blanks and `=`.
+        let cmdline = alloc::format!("/tmp/a b=c/kernel {line}");
+        assert_eq!(BootArgs::parse(&cmdline, &SCC).unwrap(), args);
+        let bare = BootArgs::new(&SCC, 1, None, vec![]).unwrap();
+        assert_eq!(BootArgs::parse(&bare.to_args(), &SCC).unwrap(), bare);
+    }
+
+    #[test]
+    fn a_kernel_booted_by_hand_runs_on_every_core() {
+        let args = BootArgs::parse("kernel quiet program=ring", &SCC).unwrap();
+        assert_eq!(args.cores(), 48);
+        assert_eq!(args.program(), Some("ring"));
+        assert!(args.settings().is_empty());
+    }
+
+    #[test]
+    fn the_core_count_is_checked_against_the_chip() {
+        let message = |cmdline| BootArgs::parse(cmdline, &SCC).unwrap_err().to_string();
+        assert_eq!(
+            message("-- cores=49"),
+            "49 cores: the SCC has 48, so choose 1..=48"
+        );
+        assert_eq!(
+            message("-- cores=0"),
+            "0 cores: the SCC has 48, so choose 1..=48"
+        );
+        assert_eq!(message("-- cores=x"), "cores=x: not a number of cores");
+    }
+
+    #[test]
+    fn repeated_and_unwritable_words_are_refused() {
+        let message = |cmdline| BootArgs::parse(cmdline, &SCC).unwrap_err().to_string();
+        assert_eq!(message("-- cores=2 cores=3"), "cores is given twice");
+        assert_eq!(message("-- program=a program=b"), "program is given twice");
+        assert_eq!(message("-- a=1 a=2"), "a is given twice");
+        let error = BootArgs::new(&SCC, 2, Some("ring"), vec![("a", "x y")]).unwrap_err();
+        assert_eq!(error, ArgsError::Word { text: "x y" });
+        let error = BootArgs::new(&SCC, 2, Some("ring"), vec![("a=b", "1")]).unwrap_err();
+        assert_eq!(error, ArgsError::Word { text: "a=b" });
+        let error = BootArgs::new(&SCC, 2, Some(""), vec![]).unwrap_err();
+        assert_eq!(error, ArgsError::Word { text: "" });
+        let error = BootArgs::new(&SCC, 2, None, vec![("cores", "3")]).unwrap_err();
+        assert_eq!(error, ArgsError::Twice { name: "cores" });
+    }
+}
