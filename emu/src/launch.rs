@@ -102,7 +102,7 @@ pub struct Launch<'a> {
     /// documented, instead of uncached as the thesis measured on silicon.
     pub ideal_wt_reads: bool,
     /// With modelled time: requests do not queue at the resources they
-    /// reach ([`crate::options::PluginOptions::queues`]).
+    /// reach ([`chip::Time::On`]).
     pub no_queues: bool,
 }
 
@@ -167,7 +167,12 @@ impl Launch<'_> {
                     if check { "on" } else { "off" },
                     self.quantum.map_or("off".to_owned(), |q| q.to_string()),
                     if self.no_queues { "off" } else { "on" },
-                    crate::options::WT_READS[usize::from(self.ideal_wt_reads)],
+                    if self.ideal_wt_reads {
+                        chip::WtReads::Ideal
+                    } else {
+                        chip::WtReads::Silicon
+                    }
+                    .name(),
                 )),
                 &opt_value(self.mem.as_os_str()),
             ]));
