@@ -179,6 +179,11 @@ impl Default for Time {
     }
 }
 
+/// The value of an option that is on.
+const ON: &str = "on";
+/// The value of an option that is off (`quantum=` is off too).
+const OFF: &str = "off";
+
 /// A key of the plugin's options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OptionKey {
@@ -428,7 +433,7 @@ impl PluginOptions {
     /// The `key=value` strings, one per key in the order of
     /// [`OptionKey::ALL`]; `queues=` only with modelled time.
     pub fn to_args(&self) -> Vec<String> {
-        let on_off = |on: bool| if on { "on" } else { "off" };
+        let on_off = |on: bool| if on { ON } else { OFF };
         let Model {
             check,
             wt_reads,
@@ -443,7 +448,7 @@ impl PluginOptions {
                     OptionKey::Chip => self.chip.name.into(),
                     OptionKey::Check => on_off(check).into(),
                     OptionKey::Quantum => match time {
-                        Time::Off => "off".into(),
+                        Time::Off => OFF.into(),
                         Time::On { quantum, .. } => quantum.to_string(),
                     },
                     OptionKey::Queues => match time {
@@ -506,7 +511,7 @@ impl PluginOptions {
         let check = check.map_or(Ok(false), |v| on_off(OptionKey::Check, v))?;
         let quantum = match quantum {
             None => None,
-            Some(off) if off == "off" => None,
+            Some(off) if off == OFF => None,
             Some(q) => {
                 let n = q.parse::<u64>().map_err(|_| OptionsError::NotANumber {
                     key: OptionKey::Quantum,
@@ -563,8 +568,8 @@ fn check_cores(chip: &'static Chip, core: u32, cores: u32) -> Result<(), Options
 
 fn on_off(key: OptionKey, value: String) -> Result<bool, OptionsError> {
     match value.as_str() {
-        "on" => Ok(true),
-        "off" => Ok(false),
+        ON => Ok(true),
+        OFF => Ok(false),
         _ => Err(OptionsError::NotOnOff { key, value }),
     }
 }
