@@ -32,75 +32,9 @@ pub enum Error {
         /// Bytes the file has.
         actual: u64,
     },
-    /// A plugin argument is not of the form `key=value`.
-    #[error("option `{0}` is not of the form key=value")]
-    Malformed(String),
-    /// A plugin option that this plugin does not know.
-    #[error("unknown option `{key}` (valid options: {})", valid.join(", "))]
-    UnknownKey {
-        /// The key given.
-        key: String,
-        /// The keys this plugin accepts.
-        valid: &'static [&'static str],
-    },
-    /// A plugin option given twice.
-    #[error("option `{0}` is given more than once")]
-    DuplicateKey(&'static str),
-    /// A required plugin option is missing.
-    #[error("option `{0}=` is missing")]
-    MissingKey(&'static str),
-    /// A plugin option that must be a number is not one.
-    #[error("option `{key}={value}`: not a number")]
-    NotANumber {
-        /// The key.
-        key: &'static str,
-        /// The value given.
-        value: String,
-    },
-    /// A plugin option that must be one of a few words is none of them.
-    #[error("option `{key}={value}`: must be one of {}", choices.join(", "))]
-    NotAChoice {
-        /// The key.
-        key: &'static str,
-        /// The value given.
-        value: String,
-        /// The words it may be.
-        choices: &'static [&'static str],
-    },
-    /// A plugin option that must be `on` or `off` is neither.
-    #[error("option `{key}={value}`: must be on or off")]
-    NotOnOff {
-        /// The key.
-        key: &'static str,
-        /// The value given.
-        value: String,
-    },
-    /// `chip=` names no known chip.
-    #[error("unknown chip `{name}` (known chips: {})", known.join(", "))]
-    UnknownChip {
-        /// The name given.
-        name: String,
-        /// The names of the chips this crate knows.
-        known: Vec<&'static str>,
-    },
-    /// `cores=` is 0 or larger than the chip.
-    #[error("cores={cores}: chip {chip} has 1..={max} cores")]
-    CoreCount {
-        /// The count given.
-        cores: u32,
-        /// The chip.
-        chip: &'static str,
-        /// The chip's core count.
-        max: u32,
-    },
-    /// `core=` is not one of the `cores=` cores that run.
-    #[error("core={core}: a run of cores={cores} has cores 0..={}", cores - 1)]
-    CoreOutOfRange {
-        /// The core given.
-        core: u32,
-        /// The number of cores in the run.
-        cores: u32,
-    },
+    /// The plugin's options are wrong ([`chip::PluginOptions::parse`]).
+    #[error("{0}")]
+    Options(#[from] chip::OptionsError),
     /// A core's report file (see [`crate::report`]) is not a valid report.
     #[error("{path}, line {line}: {message}")]
     Report {

@@ -10,8 +10,8 @@
 //! and moves their BARs to the chip's addresses.
 //!
 //! Two modes ([`Mode`]):
-//! - modeled: the plugin is loaded with the options [`crate::options`]
-//!   reads; cacheable regions (LSM, MPBs) show the core's own view file,
+//! - modelled: the plugin is loaded with the model's options
+//!   ([`PluginOptions::to_args`]); cacheable regions (LSM, MPBs) show the core's own view file,
 //!   which the plugin keeps as non-coherent as silicon; registers (CRBs,
 //!   FPGA bank) show the chip memory itself; private RAM is a file too, so
 //!   the plugin can walk the guest's page tables;
@@ -30,7 +30,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 
-use chip::{Chip, CoreId};
+use chip::{Chip, CoreId, Mode, PluginOptions};
 
 use crate::chipmem::{self, Layout};
 
@@ -60,23 +60,11 @@ const FIRST_SLOT: usize = 2;
 /// Functions per PCI slot.
 const FUNCTIONS: usize = 8;
 
-/// Whether the chip model runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// No plugin: coherent shared memory, plain QEMU speed.
-    Plain,
-    /// The plugin models the memory system.
-    Modeled {
-        /// Whether the plugin checks every shared read against memory.
-        check: bool,
-    },
-}
-
 /// What is the same for every core of a run.
 #[derive(Debug, Clone, Copy)]
 pub struct Launch<'a> {
-    /// The chip being emulated.
-    pub chip: &'a Chip,
+    /// The chip being emulated, one of [`chip::CHIPS`].
+    pub chip: &'static Chip,
     /// How many of its cores run (cores `0..cores`).
     pub cores: u32,
     /// The program every core runs, by name.
@@ -93,17 +81,8 @@ pub struct Launch<'a> {
     pub mem: &'a Path,
     /// Guest RAM per core, in MiB.
     pub memory_mib: u32,
-    /// With or without the chip model.
+    /// With or without the chip model, and what it does.
     pub mode: Mode,
-    /// With the chip model: modelled time within this quantum (core
-    /// cycles, see [`crate::timing`]), or `None` for no timing.
-    pub quantum: Option<u64>,
-    /// With the chip model: loads from MPBT-WT pages are cached in L1, as
-    /// documented, instead of uncached as the thesis measured on silicon.
-    pub ideal_wt_reads: bool,
-    /// With modelled time: requests do not queue at the resources they
-    /// reach ([`crate::options::PluginOptions::queues`]).
-    pub no_queues: bool,
 }
 
 impl Launch<'_> {
@@ -150,27 +129,20 @@ impl Launch<'_> {
         }
         args.push(cmdline.into());
         let dir = self.mem.parent().unwrap_or(Path::new("."));
-        let check = match self.mode {
-            Mode::Plain => None,
-            Mode::Modeled { check } => Some(check),
-        };
-        if let Some(check) = check {
+        let model = self.mode.model();
+        if let Some(model) = model {
+            // The plugin reads its options as UTF-8 (QEMU hands it C
+            // strings): a path that is not could never reach it intact.
+            let mem = self.mem.to_string_lossy().into_owned();
+            let options = PluginOptions::new(self.chip, core, self.cores, model, mem)
+                .expect("a core of the run, of a known chip");
+            let mut plugin = concat([OsStr::new("file="), &opt_value(self.plugin.as_os_str())]);
+            for arg in options.to_args() {
+                plugin.push(",");
+                plugin.push(opt_value(OsStr::new(&arg)));
+            }
             args.push("-plugin".into());
-            args.push(concat([
-                OsStr::new("file="),
-                &opt_value(self.plugin.as_os_str()),
-                OsStr::new(&format!(
-                    ",core={},cores={},chip={},check={},quantum={},queues={},wt-reads={},mem=",
-                    core.index(),
-                    self.cores,
-                    self.chip.name,
-                    if check { "on" } else { "off" },
-                    self.quantum.map_or("off".to_owned(), |q| q.to_string()),
-                    if self.no_queues { "off" } else { "on" },
-                    crate::options::WT_READS[usize::from(self.ideal_wt_reads)],
-                )),
-                &opt_value(self.mem.as_os_str()),
-            ]));
+            args.push(plugin);
             // Private RAM in a file the plugin reads page tables from.
             args.push("-object".into());
             args.push(concat([
@@ -186,7 +158,7 @@ impl Launch<'_> {
         let view = opt_value(chipmem::view_path(dir, core).as_os_str());
         for (i, region) in self.chip.shared_regions().enumerate() {
             let offset = layout.offset(region.kind, core);
-            let file = if check.is_some() && region.kind.is_cacheable() {
+            let file = if model.is_some() && region.kind.is_cacheable() {
                 &view
             } else {
                 &mem
@@ -237,7 +209,9 @@ fn concat<const N: usize>(parts: [&OsStr; N]) -> OsString {
 
 #[cfg(test)]
 mod tests {
-    use chip::{SCC, SharedRegionKind};
+    use std::num::NonZeroU64;
+
+    use chip::{Model, SCC, SharedRegionKind, Time, WtReads};
 
     use super::*;
 
@@ -252,10 +226,7 @@ mod tests {
             bios: Path::new("/usr/share/qemu/qboot.rom"),
             mem,
             memory_mib: DEFAULT_MEMORY_MIB,
-            mode: Mode::Modeled { check: false },
-            quantum: None,
-            ideal_wt_reads: false,
-            no_queues: false,
+            mode: Mode::default(),
         }
     }
 
@@ -279,7 +250,7 @@ mod tests {
         assert_eq!(value_of(&args, "-append"), "-- cores=48 program=ring");
         assert_eq!(
             value_of(&args, "-plugin"),
-            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=off,queues=on,wt-reads=silicon,mem=/run/chip.mem"
+            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=100000,queues=on,wt-reads=silicon,mem=/run/chip.mem"
         );
         // Each flag once; the kernel is never told its core id.
         for flag in ["-M", "-m", "-kernel", "-append", "-plugin", "-bios"] {
@@ -289,14 +260,39 @@ mod tests {
     }
 
     #[test]
-    fn ideal_mpbt_wt_reads_and_no_queues_are_asked_of_the_plugin() {
+    fn the_model_is_asked_of_the_plugin_as_it_reads_it() {
         let mut run = launch(Path::new("/run/chip.mem"));
-        run.ideal_wt_reads = true;
-        run.no_queues = true;
+        let models = [
+            Model {
+                check: true,
+                wt_reads: WtReads::Ideal,
+                time: Time::On {
+                    quantum: NonZeroU64::new(5000).unwrap(),
+                    queues: false,
+                },
+            },
+            Model {
+                time: Time::Off,
+                ..Model::DEFAULT
+            },
+        ];
+        for model in models {
+            run.mode = Mode::Modelled(model);
+            let args = strings(run.args(SCC.core(3).unwrap()));
+            let plugin = value_of(&args, "-plugin");
+            let options = plugin.strip_prefix("file=/p/libemu_plugin.so,").unwrap();
+            let options = PluginOptions::parse(options.split(',')).unwrap();
+            assert_eq!(options.model(), model, "{plugin}");
+            assert_eq!(options.core(), SCC.core(3).unwrap());
+            assert_eq!((options.cores(), options.mem()), (48, "/run/chip.mem"));
+        }
+        // The last model has no time, so no queues.
         let args = strings(run.args(SCC.core(0).unwrap()));
         let plugin = value_of(&args, "-plugin");
-        assert!(plugin.contains(",wt-reads=ideal,"), "{plugin}");
-        assert!(plugin.contains(",queues=off,"), "{plugin}");
+        assert!(
+            plugin.contains(",check=off,quantum=off,wt-reads=silicon,"),
+            "{plugin}"
+        );
     }
 
     #[test]
@@ -383,7 +379,7 @@ mod tests {
     }
 
     #[test]
-    fn modeled_mode_backs_private_ram_with_a_file() {
+    fn modelled_mode_backs_private_ram_with_a_file() {
         let args = strings(launch(Path::new("/run/chip.mem")).args(SCC.core(7).unwrap()));
         assert_eq!(value_of(&args, "-machine"), "memory-backend=ram");
         assert!(args.contains(

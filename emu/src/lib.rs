@@ -10,7 +10,8 @@
 //!   each core's view of it and the directory of cached lines;
 //! - [`launch`]: one core's QEMU command line, which shows that memory to
 //!   the guest as PCI devices in the order the chip definition gives;
-//! - [`options`]: the plugin's options, checked before the core starts;
+//! - [`options`]: the plugin's options ([`chip::PluginOptions`]) with the
+//!   chip memory they name opened, checked before the core starts;
 //! - [`model`]: the pure models of the chip's memory system (caches,
 //!   write-combine buffer, LUT, test-and-set registers, statistics) and of
 //!   its timing (mesh routes, memory controllers, latencies, a core's
@@ -24,8 +25,8 @@
 //! - [`report`]: what each core's plugin reports at exit, the file that
 //!   carries it to xtask, and the tables printed from it.
 //!
-//! The chips it knows are listed in [`CHIPS`]; their definitions live in the
-//! `chip` crate, shared with the kernel.
+//! The chips it knows are listed in [`chip::CHIPS`]; their definitions live
+//! in the `chip` crate, shared with the kernel.
 #![warn(missing_docs)]
 
 pub mod chipmem;
@@ -38,29 +39,4 @@ pub mod report;
 pub mod shm;
 pub mod timing;
 
-use chip::Chip;
-
 pub use error::{Error, Result};
-
-/// Every chip the emulator can run, found by name ([`Chip::name`]).
-pub static CHIPS: &[Chip] = &[chip::SCC];
-
-/// The chip called `name`, if the emulator knows it.
-pub fn find_chip(name: &str) -> Option<&'static Chip> {
-    CHIPS.iter().find(|c| c.name == name)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn known_chips_are_valid_and_found_by_name() {
-        for chip in CHIPS {
-            assert_eq!(chip.validate(), Ok(()), "{}", chip.name);
-            assert_eq!(find_chip(chip.name), Some(chip));
-        }
-        assert_eq!(find_chip("scc"), Some(&chip::SCC));
-        assert_eq!(find_chip("SCC"), None);
-    }
-}

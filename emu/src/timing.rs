@@ -127,11 +127,8 @@ pub fn clocks_path(dir: &Path) -> PathBuf {
     dir.join("clocks.mem")
 }
 
-/// The default quantum, in core cycles (about 188 µs at 533 MHz): on the
-/// 48-core MPB ring it models the same cycles as quanta a hundred times
-/// smaller (within about 1 %) at a fraction of their host time (`cargo
-/// xtask bench quantum`, README).
-pub const DEFAULT_QUANTUM: u64 = 100_000;
+/// The default quantum, in core cycles: defined with the run modes.
+pub use chip::DEFAULT_QUANTUM;
 
 /// How long a sleeper waits before it looks again on its own: a safety net
 /// only, every clock move that may release it wakes it.

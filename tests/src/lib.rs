@@ -8,14 +8,20 @@
 use std::path::Path;
 
 use chip::CoreId;
-pub use xtask::{CHIP, CoreExit, Mode, Outcome, RunConfig, RunReport};
+pub use xtask::{CHIP, CoreExit, Mode, Model, Outcome, RunConfig, RunReport, Time, WtReads};
+
+/// The chip model, as a run has it by default, with its coherence checker.
+pub const CHECKED: Mode = Mode::Modelled(Model {
+    check: true,
+    ..Model::DEFAULT
+});
 
 /// Boots `program` on `cores` cores, with the chip model and its coherence
 /// checker, and returns what happened; panics if the run could not even
 /// start (build failure, no QEMU).
 pub fn boot(cores: u32, program: &str) -> RunReport {
     boot_with(&RunConfig {
-        check_coherence: true,
+        mode: CHECKED,
         timeout: timeout_for(cores),
         ..RunConfig::new(cores, program)
     })

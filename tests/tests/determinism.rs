@@ -7,16 +7,23 @@
 //! them in host order, the one source of nondeterminism this test does not
 //! cover (see `emu::timing`, "What stays nondeterministic").
 
+use std::num::NonZeroU64;
 use std::process::{Child, Command};
 
-use system_tests::{RunConfig, assert_clean_success, boot_with, lines_starting};
+use system_tests::{Mode, Model, RunConfig, Time, assert_clean_success, boot_with, lines_starting};
 
 /// Two cores contend for GBH and MCS-WP locks (every mix of shared and
 /// exclusive): each core's BENCH lines, the modelled cycles of every
 /// lock/unlock pair.
 fn lock_samples() -> Vec<Vec<String>> {
     let config = RunConfig {
-        no_queues: true,
+        mode: Mode::Modelled(Model {
+            time: Time::On {
+                quantum: NonZeroU64::new(chip::DEFAULT_QUANTUM).unwrap(),
+                queues: false,
+            },
+            ..Model::DEFAULT
+        }),
         params: vec![
             ("scale".to_owned(), "quick".to_owned()),
             ("layer".to_owned(), "rma".to_owned()),

@@ -27,7 +27,7 @@ const RUNS: usize = 101;
 /// without a stale read and no core to print a failed check.
 fn dht_ok(cores: u32, params: &[(&str, &str)]) -> RunReport {
     let report = boot_with(&RunConfig {
-        check_coherence: true,
+        mode: system_tests::CHECKED,
         timeout: Duration::from_secs(if cores > 8 { 300 } else { 120 }),
         params: params
             .iter()

@@ -12,7 +12,7 @@ use xtask::RunConfig;
 /// core, no stale read, and core 0's summary with no failed check.
 fn passive_on(cores: u32, scheme: &str) {
     let config = RunConfig {
-        check_coherence: true,
+        mode: system_tests::CHECKED,
         params: vec![("scheme".into(), scheme.into())],
         timeout: timeout_for(cores),
         ..RunConfig::new(cores, "rma-passive")

@@ -31,7 +31,7 @@ use system_tests::{
 /// synchronising often take minutes of host time, hence the long timeout.
 fn boot(cores: u32, program: &str) -> RunReport {
     boot_with(&RunConfig {
-        check_coherence: true,
+        mode: system_tests::CHECKED,
         timeout: Duration::from_secs(if cores > 8 { 600 } else { 120 }),
         ..RunConfig::new(cores, program)
     })
@@ -295,7 +295,7 @@ fn errors_on_48_cores() {
 /// Boots `stencil` with `params` as [`boot_ok`] does.
 fn stencil_ok(cores: u32, params: &[(&str, &str)]) -> RunReport {
     let report = boot_with(&RunConfig {
-        check_coherence: true,
+        mode: system_tests::CHECKED,
         timeout: Duration::from_secs(if cores > 8 { 600 } else { 120 }),
         params: params
             .iter()

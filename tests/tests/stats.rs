@@ -3,7 +3,7 @@
 //! statistics on, every core that exits reports what its accesses did, and
 //! a plain run reports nothing.
 
-use system_tests::{Mode, RunConfig, assert_cleaned_up, transcript};
+use system_tests::{Mode, Model, RunConfig, WtReads, assert_cleaned_up, transcript};
 
 #[test]
 fn every_core_of_the_ring_reports_its_mpb_traffic() {
@@ -14,7 +14,7 @@ fn every_core_of_the_ring_reports_its_mpb_traffic() {
     let report = xtask::run(&config).expect("the run starts");
     let all = transcript(&report);
     assert!(report.success(), "{all}");
-    assert_eq!(report.mode, Mode::Modeled { check: false });
+    assert_eq!(report.mode, Mode::default());
     assert_eq!(report.missing_reports(), [] as [u32; 0], "{all}");
     assert!(
         report.report_errors.is_empty(),
@@ -48,7 +48,7 @@ fn every_core_of_the_ring_reports_its_mpb_traffic() {
 #[test]
 fn a_plain_run_has_no_model_and_no_reports() {
     let config = RunConfig {
-        plain: true,
+        mode: Mode::Plain,
         ..RunConfig::new(2, "identity")
     };
     let report = xtask::run(&config).expect("the run starts");
@@ -61,14 +61,17 @@ fn a_plain_run_has_no_model_and_no_reports() {
 }
 
 /// Loads from MPBT-WT pages (rma's default window type) bypass L1 as the
-/// thesis measured on silicon; `ideal_wt_reads` lets them fill L1 as
+/// thesis measured on silicon; `WtReads::Ideal` lets them fill L1 as
 /// documented. The same program with the same data fills more lines then.
 #[test]
 fn mpbt_wt_loads_bypass_l1_unless_ideal_reads_are_asked_for() {
-    let fills = |ideal_wt_reads| {
+    let fills = |wt_reads| {
         let config = RunConfig {
             stats: true,
-            ideal_wt_reads,
+            mode: Mode::Modelled(Model {
+                wt_reads,
+                ..Model::DEFAULT
+            }),
             ..RunConfig::new(2, "rma-fence")
         };
         let report = xtask::run(&config).expect("the run starts");
@@ -79,7 +82,7 @@ fn mpbt_wt_loads_bypass_l1_unless_ideal_reads_are_asked_for() {
             .map(|r| r.as_ref().expect("every core reported").stats.fills)
             .sum::<u64>()
     };
-    let (silicon, ideal) = (fills(false), fills(true));
+    let (silicon, ideal) = (fills(WtReads::Silicon), fills(WtReads::Ideal));
     assert!(
         ideal > silicon,
         "lines filled: {silicon} as on silicon, {ideal} with ideal MPBT-WT reads"

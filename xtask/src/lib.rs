@@ -15,7 +15,7 @@ use anyhow::Result;
 use chip::Chip;
 
 pub use build::{Artifacts, build, cargo, workspace_root};
-pub use emu::launch::Mode;
+pub use chip::{Mode, Model, Time, WtReads};
 pub use programs::{check_cores, check_param, find_program, parse_param};
 pub use run::{
     CoreExit, CoreReport, Holder, Outcome, RunConfig, RunReport, Stall, boot, room_needed, run,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! `cargo xtask`: build, boot and test the emulated SCC.
 
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use xtask::programs::{self, DEFAULT_PROGRAM};
-use xtask::{RunConfig, RunReport};
+use xtask::{Mode, Model, RunConfig, RunReport, Time, WtReads};
 
 /// Build, boot and test the emulated Intel SCC: 48 P54C cores, one QEMU each.
 #[derive(Debug, Parser)]
@@ -178,6 +179,32 @@ fn signal_status(signal: &AtomicUsize) -> u8 {
     u8::try_from(128 + number).unwrap_or(130)
 }
 
+/// The run mode the flags ask for; clap has refused the combinations that
+/// mean nothing (`--plain` with any flag of the chip model, `--no-queues`
+/// with `--no-timing`).
+fn mode_of(args: &RunArgs) -> Mode {
+    if args.plain {
+        return Mode::Plain;
+    }
+    let time = if args.no_timing {
+        Time::Off
+    } else {
+        Time::On {
+            quantum: NonZeroU64::new(args.quantum).expect("clap refuses a quantum of 0"),
+            queues: !args.no_queues,
+        }
+    };
+    Mode::Modelled(Model {
+        check: args.check_coherence,
+        wt_reads: if args.ideal_wt_reads {
+            WtReads::Ideal
+        } else {
+            WtReads::Silicon
+        },
+        time,
+    })
+}
+
 fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> Result<ExitCode> {
     // SIGINT, SIGTERM and SIGHUP only raise a flag (and record which came): the run
     // then stops its QEMU instances and removes the chip memory on its
@@ -197,6 +224,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
             Ok(ExitCode::SUCCESS)
         }
         Cli::Run(args) => {
+            let mode = mode_of(&args);
             let config = RunConfig {
                 cores: args.cores,
                 program: args.program,
@@ -204,12 +232,8 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 timeout: Duration::from_secs(args.timeout),
                 echo: true,
                 interrupt: Some(Arc::clone(interrupt)),
-                check_coherence: args.check_coherence,
+                mode,
                 stats: args.stats,
-                plain: args.plain,
-                quantum: (!args.no_timing).then_some(args.quantum),
-                ideal_wt_reads: args.ideal_wt_reads,
-                no_queues: args.no_queues,
                 run_dir: args.run_dir,
             };
             let report: RunReport = xtask::run(&config)?;
@@ -219,7 +243,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
             if config.stats {
                 println!("{}", report.stats_table());
             }
-            if config.check_coherence {
+            if config.checks_coherence() {
                 println!("{}", report.coherence_summary());
             }
             println!("{report}");

@@ -38,8 +38,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use emu::engine::{Engine, GuestAccess};
-use emu::model::hierarchy::{Config, Kind};
-use emu::options::PluginOptions;
+use emu::model::hierarchy::Kind;
+use emu::options::PluginSetup;
 use qemu_plugin_sys::{
     GArray, GByteArray, QEMU_PLUGIN_VERSION, qemu_info_t, qemu_plugin_cb_flags, qemu_plugin_cond,
     qemu_plugin_get_hwaddr, qemu_plugin_get_registers, qemu_plugin_hwaddr_phys_addr,
@@ -194,31 +194,21 @@ unsafe fn install(
         let arg = unsafe { CStr::from_ptr(arg) };
         arg.to_string_lossy()
     });
-    let options = PluginOptions::parse(args).map_err(|e| e.to_string())?;
-    let engine = Engine::with_timing(
-        &options.memory,
-        options.core,
-        options.cores,
-        options.check,
-        options.quantum,
-        options.queues,
-        Config {
-            mpbt_wt_reads_uncached: options.mpbt_wt_reads_uncached,
-            ..Config::SCC
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let PluginSetup { options, memory } = PluginSetup::parse(args).map_err(|e| e.to_string())?;
+    let model = options.model();
+    let engine = Engine::with_model(&memory, options.core(), options.cores(), model)
+        .map_err(|e| e.to_string())?;
     // SAFETY: a new scoreboard of one u64 per vCPU, owned by QEMU.
     let score = unsafe { qemu_plugin_scoreboard_new(std::mem::size_of::<u64>()) };
     let budget = Budget(qemu_plugin_u64 { score, offset: 0 });
-    let interval = options.quantum.map(|quantum| {
-        let cycles = u64::from(options.chip.timing.insn_cycles.max(1));
-        (quantum / 2 / cycles).max(MIN_SYNC_INSNS)
+    let interval = model.time.quantum().map(|quantum| {
+        let cycles = u64::from(options.chip().timing.insn_cycles.max(1));
+        (quantum.get() / 2 / cycles).max(MIN_SYNC_INSNS)
     });
     Ok(Plugin {
         engine: Mutex::new(engine),
-        low: Engine::shared_low(options.chip),
-        high: Engine::shared_high(options.chip),
+        low: Engine::shared_low(options.chip()),
+        high: Engine::shared_high(options.chip()),
         gprs: OnceLock::new(),
         budget,
         interval,

@@ -101,7 +101,7 @@ mod traffic;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use chip::{CACHE_LINE, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Target};
+use chip::{CACHE_LINE, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Model, Target, WtReads};
 
 use crate::chipmem::{self, Backing, ChipMemory, Layout};
 use crate::model::hierarchy::{Access, Config, CoreMemory, Event, Kind, Outcome};
@@ -192,23 +192,25 @@ impl Engine {
     /// The engine of `core` of a run of `cores` cores of `memory`'s chip,
     /// with every file of the run mapped.
     pub fn new(memory: &ChipMemory, core: CoreId, cores: u32, check: bool) -> Result<Self> {
-        Self::with_timing(memory, core, cores, check, None, true, Config::SCC)
+        let model = Model {
+            check,
+            time: chip::Time::Off,
+            ..Model::DEFAULT
+        };
+        Self::with_model(memory, core, cores, model)
     }
 
-    /// As [`Engine::new`], with modelled time kept within `quantum` core
-    /// cycles of the other cores if given (requests queuing at the
-    /// resources if `queues`), and the caches of `config`.
-    pub fn with_timing(
-        memory: &ChipMemory,
-        core: CoreId,
-        cores: u32,
-        check: bool,
-        quantum: Option<u64>,
-        queues: bool,
-        config: Config,
-    ) -> Result<Self> {
+    /// As [`Engine::new`], doing as `model` says: its checker, its
+    /// MPBT-WT reads and, with modelled time on, the core's clock kept
+    /// within the quantum of the other cores' (requests queuing at the
+    /// resources if asked).
+    pub fn with_model(memory: &ChipMemory, core: CoreId, cores: u32, model: Model) -> Result<Self> {
+        let config = Config {
+            mpbt_wt_reads_uncached: model.wt_reads == WtReads::Silicon,
+            ..Config::SCC
+        };
         let layout = *memory.layout();
-        let chip = crate::find_chip(layout.chip().name).expect("the memory is of a known chip");
+        let chip = chip::find_chip(layout.chip().name).expect("the memory is of a known chip");
         if cores > MAX_CORES {
             return Err(Error::Model(format!(
                 "the line directory names at most {MAX_CORES} cores, not {cores}"
@@ -239,9 +241,10 @@ impl Engine {
         )?;
         let tile = chip.tile_of(core);
         let lut_registers = layout.crb(tile) + u64::from(chip.crb.lut_entry(chip.z_of(core), 0));
-        let time = match quantum {
-            None => None,
-            Some(quantum) => {
+        let time = match model.time {
+            chip::Time::Off => None,
+            chip::Time::On { quantum, queues } => {
+                let quantum = quantum.get();
                 if cores > crate::timing::MAX_CORES {
                     return Err(Error::Model(format!(
                         "the clocks file holds at most {} cores, not {cores}",
@@ -288,7 +291,7 @@ impl Engine {
             aliases: Vec::new(),
             lut_registers,
             wcb: [0; CACHE_LINE],
-            check,
+            check: model.check,
             stale_reads: 0,
             stale: Vec::new(),
             tsr: vec![TsrStats::default(); chip.cores() as usize],

@@ -50,8 +50,16 @@ fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
         ram.store_u32(u64::from(pde), PAGE_TABLE | PRESENT_WRITABLE);
         let pte = PAGE_TABLE + 4 * ((MPB0 >> 12) & 0x3FF);
         ram.store_u32(u64::from(pte), MPB0 | PRESENT_WRITABLE | flags);
-        let mut engine =
-            Engine::with_timing(&memory, core(c), 2, true, quantum, true, Config::SCC).unwrap();
+        let time = quantum.map_or(chip::Time::Off, |q| chip::Time::On {
+            quantum: std::num::NonZeroU64::new(q).unwrap(),
+            queues: true,
+        });
+        let model = chip::Model {
+            check: true,
+            time,
+            ..chip::Model::DEFAULT
+        };
+        let mut engine = Engine::with_model(&memory, core(c), 2, model).unwrap();
         engine.write_cr(3, PAGE_DIRECTORY);
         engine.write_cr(0, 1 << 31);
         engines.push(engine);

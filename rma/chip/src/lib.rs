@@ -26,6 +26,7 @@ pub mod args;
 mod emulated;
 mod lut;
 mod memtype;
+mod options;
 mod registers;
 pub mod settings;
 mod timing;
@@ -37,6 +38,10 @@ pub use emulated::{
 };
 pub use lut::{LutEntry, Subdest, Target};
 pub use memtype::{MemoryType, PTE_PCD, PTE_PMB, PTE_PWT};
+pub use options::{
+    CHIPS, DEFAULT_QUANTUM, Mode, Model, OptionKey, OptionsError, PluginOptions, Time, WtReads,
+    find_chip,
+};
 pub use registers::{CrbLayout, EMU_SIGNATURE, EmuCall, FpgaLayout, TsrProtocol};
 pub use timing::Timing;
 pub use topology::{CoreId, MemoryController, Port, TileCoord, TileId, TileIdRegister, TileRect};

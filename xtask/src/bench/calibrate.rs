@@ -126,7 +126,7 @@ fn contention(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
                 ("scale".into(), "quick".into()),
                 ("layer".into(), "rma".into()),
             ],
-            quantum: Some(quantum),
+            mode: super::host::timed(quantum),
             ..RunConfig::new(LOCK_CORES, "bench-lock")
         };
         let report = ctx.boot(config)?;

@@ -7,8 +7,7 @@
 //! reports.
 
 use anyhow::Result;
-use chip::Chip;
-use emu::launch::Mode;
+use chip::{Chip, Mode};
 
 use super::host::{self, Suite};
 use super::stats::Summary;
@@ -600,12 +599,11 @@ fn quantum(ctx: &mut Ctx<'_>) -> Result<Section> {
 
 /// The model levels of the emulator-speed runs: plain QEMU, the memory
 /// model without timing, with timing at the default quantum.
-const LEVELS: [(Mode, Option<u64>, &str); 3] = [
-    (Mode::Plain, None, "none (plain QEMU)"),
-    (Mode::Modeled { check: false }, None, "memory model"),
+const LEVELS: [(Mode, &str); 3] = [
+    (Mode::Plain, "none (plain QEMU)"),
+    (Mode::Modelled(host::UNTIMED), "memory model"),
     (
-        Mode::Modeled { check: false },
-        Some(emu::timing::DEFAULT_QUANTUM),
+        host::timed(emu::timing::DEFAULT_QUANTUM),
         "memory model + timing",
     ),
 ];
@@ -682,8 +680,8 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     let mut insns = vec![vec![Vec::new(); LEVELS.len()]; cases.len()];
     for run in 1..=runs {
         for (c, &(program, n)) in cases.iter().enumerate() {
-            for (l, &(mode, quantum, level)) in LEVELS.iter().enumerate() {
-                let config = host::config(program, n, (mode, quantum), None);
+            for (l, &(mode, level)) in LEVELS.iter().enumerate() {
+                let config = host::config(program, n, mode, None);
                 let report = ctx.boot(config)?;
                 let what = format!("{program} on {n} core(s), {level}, run {run}/{runs}");
                 if !section.record(&what, &report) {
@@ -720,7 +718,7 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     let median = |v: &[f64]| Summary::of(v.iter().copied()).map_or(f64::NAN, |s| s.median);
     for (c, &(program, n)) in cases.iter().enumerate() {
         let plain = median(&seconds[c][0]);
-        for (l, &(_, _, level)) in LEVELS.iter().enumerate() {
+        for (l, &(_, level)) in LEVELS.iter().enumerate() {
             let s = median(&seconds[c][l]);
             let (count, approx) = if l == 0 {
                 (median(&insns[c][1]), "~")

@@ -23,13 +23,14 @@
 //! and the command fails once the table is written.
 
 use std::fmt;
+use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, bail};
-use emu::launch::Mode;
+use chip::{Mode, Model, Time, WtReads};
 
 use super::TIMEOUT;
 use crate::run::{Outcome, RunConfig, boot};
@@ -43,16 +44,35 @@ const RUNS: usize = 3;
 const OVERHEAD_CASES: [(&str, u32); 3] =
     [("bench-private", 1), ("bench-mpb", 2), ("bench-mpb", 48)];
 
-/// Each case of `overhead` runs in these modes and quanta (`None`: no
-/// timing); the first is the baseline of the ratios.
-const MODES: [(Mode, Option<u64>); 4] = [
-    (Mode::Plain, None),
-    (Mode::Modeled { check: false }, None),
-    (
-        Mode::Modeled { check: false },
-        Some(emu::timing::DEFAULT_QUANTUM),
-    ),
-    (Mode::Modeled { check: true }, None),
+/// The chip model without modelled time.
+pub(super) const UNTIMED: Model = Model {
+    time: Time::Off,
+    ..Model::DEFAULT
+};
+
+/// The chip model with modelled time within `quantum` core cycles, and
+/// queues.
+pub(super) const fn timed(quantum: u64) -> Mode {
+    let quantum = NonZeroU64::new(quantum).expect("a quantum of at least 1");
+    Mode::Modelled(Model {
+        time: Time::On {
+            quantum,
+            queues: true,
+        },
+        ..UNTIMED
+    })
+}
+
+/// Each case of `overhead` runs in these modes; the first is the baseline
+/// of the ratios.
+const MODES: [Mode; 4] = [
+    Mode::Plain,
+    Mode::Modelled(UNTIMED),
+    timed(emu::timing::DEFAULT_QUANTUM),
+    Mode::Modelled(Model {
+        check: true,
+        ..UNTIMED
+    }),
 ];
 
 /// The case and the quanta of the `quantum` set.
@@ -90,28 +110,24 @@ impl Suite {
 
     /// Its rows, before any run.
     fn rows(self) -> Vec<Measurement> {
-        let row = |program, cores, mode, quantum| Measurement {
+        let row = |program, cores, mode| Measurement {
             program,
             cores,
             mode,
-            quantum,
             seconds: Vec::new(),
             cycles: Vec::new(),
         };
         match self {
             Self::Overhead => OVERHEAD_CASES
                 .iter()
-                .flat_map(|&(program, cores)| {
-                    MODES.map(|(mode, quantum)| row(program, cores, mode, quantum))
-                })
+                .flat_map(|&(program, cores)| MODES.map(|mode| row(program, cores, mode)))
                 .collect(),
             Self::Quantum => {
                 let (program, cores) = QUANTUM_CASE;
-                let model = Mode::Modeled { check: false };
-                [(Mode::Plain, None), (model, None)]
+                [Mode::Plain, Mode::Modelled(UNTIMED)]
                     .into_iter()
-                    .chain(QUANTA.map(|q| (model, Some(q))))
-                    .map(|(mode, quantum)| row(program, cores, mode, quantum))
+                    .chain(QUANTA.map(timed))
+                    .map(|mode| row(program, cores, mode))
                     .collect()
             }
         }
@@ -142,10 +158,9 @@ pub struct Measurement {
     pub program: &'static str,
     /// Cores it ran on.
     pub cores: u32,
-    /// With or without the chip model.
+    /// With or without the chip model, with modelled time within which
+    /// quantum or none.
     pub mode: Mode,
-    /// Modelled time within this quantum, or none.
-    pub quantum: Option<u64>,
     /// Host seconds of each successful run, boot to the last core's exit.
     pub seconds: Vec<f64>,
     /// With timing: modelled cycles of the slowest core at its exit, per
@@ -183,21 +198,31 @@ impl Measurement {
     }
 
     fn name(&self) -> String {
-        mode_name(self.mode, self.quantum)
+        mode_name(self.mode)
     }
 }
 
-/// The name of a mode and quantum in the table.
-pub fn mode_name(mode: Mode, quantum: Option<u64>) -> String {
-    let base = match mode {
-        Mode::Plain => "plain",
-        Mode::Modeled { check: false } => "model",
-        Mode::Modeled { check: true } => "model+checker",
+/// The name of a mode in the table.
+pub fn mode_name(mode: Mode) -> String {
+    let Some(model) = mode.model() else {
+        return "plain".to_owned();
     };
-    match (mode, quantum) {
-        (Mode::Plain, _) | (_, None) => base.to_owned(),
-        (_, Some(q)) => format!("{base}+timing Q={q}"),
+    let mut name = if model.check {
+        "model+checker"
+    } else {
+        "model"
     }
+    .to_owned();
+    if let Time::On { quantum, queues } = model.time {
+        name.push_str(&format!("+timing Q={quantum}"));
+        if !queues {
+            name.push_str(" without queues");
+        }
+    }
+    if model.wt_reads == WtReads::Ideal {
+        name.push_str(", ideal MPBT-WT reads");
+    }
+    name
 }
 
 /// The result of a set: one row per program, cores, mode and quantum.
@@ -230,9 +255,9 @@ impl Overhead {
         let reference = self
             .rows
             .iter()
-            .filter(|r| r.program == row.program && r.cores == row.cores && r.quantum.is_some())
-            .filter(|r| r.median_cycles().is_some())
-            .min_by_key(|r| r.quantum)?;
+            .filter(|r| r.program == row.program && r.cores == row.cores)
+            .filter(|r| r.mode.quantum().is_some() && r.median_cycles().is_some())
+            .min_by_key(|r| r.mode.quantum())?;
         let (c, r) = (row.median_cycles()?, reference.median_cycles()?);
         Some((c - r) / r * 100.0)
     }
@@ -336,13 +361,9 @@ impl fmt::Display for Overhead {
 pub(crate) fn config(
     program: &str,
     cores: u32,
-    (mode, quantum): (Mode, Option<u64>),
+    mode: Mode,
     interrupt: Option<Arc<AtomicBool>>,
 ) -> RunConfig {
-    let (plain, check_coherence) = match mode {
-        Mode::Plain => (true, false),
-        Mode::Modeled { check } => (false, check),
-    };
     RunConfig {
         program: program.to_owned(),
         params: Vec::new(),
@@ -350,13 +371,9 @@ pub(crate) fn config(
         timeout: TIMEOUT,
         echo: false,
         interrupt,
-        check_coherence,
-        // Statistics ask for the chip model whatever a run does by default.
-        stats: !plain,
-        plain,
-        quantum,
-        ideal_wt_reads: false,
-        no_queues: false,
+        mode,
+        // Every modelled run reports its instructions and cycles.
+        stats: mode != Mode::Plain,
         run_dir: None,
     }
 }
@@ -381,12 +398,7 @@ pub fn run(
     // host spreads over all rows instead of skewing one.
     for round in 1..=runs {
         for row in &mut rows {
-            let config = config(
-                row.program,
-                row.cores,
-                (row.mode, row.quantum),
-                interrupt.clone(),
-            );
+            let config = config(row.program, row.cores, row.mode, interrupt.clone());
             let report = boot(&config, &artifacts, &qemu)?;
             let what = format!(
                 "{} on {} core(s), {}, run {round}/{runs}",
@@ -398,7 +410,7 @@ pub fn run(
                 bail!("{what}: {report}");
             }
             if report.mode != row.mode {
-                bail!("{what} ran {} instead", mode_name(report.mode, None));
+                bail!("{what} ran {} instead", mode_name(report.mode));
             }
             if !report.success() {
                 eprintln!("{what} failed:\n{report}");
@@ -406,10 +418,8 @@ pub fn run(
                 continue;
             }
             let seconds = report.elapsed.as_secs_f64();
-            let stale = match row.mode {
-                Mode::Modeled { check: true } => {
-                    format!(", {} stale reads", report.stale_reads())
-                }
+            let stale = match row.mode.model() {
+                Some(model) if model.check => format!(", {} stale reads", report.stale_reads()),
                 _ => String::new(),
             };
             let cycles = report
@@ -418,7 +428,7 @@ pub fn run(
                 .flatten()
                 .map(|r| r.stats.cycles)
                 .max()
-                .filter(|_| row.quantum.is_some());
+                .filter(|_| row.mode.quantum().is_some());
             let modelled = cycles.map_or(String::new(), |c| format!(", {c} modelled cycles"));
             eprintln!("{what}: {seconds:.2} s{stale}{modelled}");
             row.seconds.push(seconds);
@@ -447,7 +457,6 @@ mod tests {
             program,
             cores,
             mode,
-            quantum: None,
             seconds: seconds.to_vec(),
             cycles: Vec::new(),
         }
@@ -464,7 +473,7 @@ mod tests {
 
     #[test]
     fn the_table_gives_ratios_to_the_plain_run_of_the_same_case() {
-        let model = Mode::Modeled { check: false };
+        let model = Mode::Modelled(UNTIMED);
         let table = Overhead {
             suite: Suite::Overhead,
             runs: 3,
@@ -475,7 +484,10 @@ mod tests {
                 row(
                     "bench-mpb",
                     48,
-                    Mode::Modeled { check: true },
+                    Mode::Modelled(Model {
+                        check: true,
+                        ..UNTIMED
+                    }),
                     &[25.0, 25.0, 25.0],
                 ),
                 row("bench-private", 1, model, &[1.0, 1.0, 1.0]),
@@ -525,19 +537,17 @@ mod tests {
 
     #[test]
     fn timed_rows_show_their_cycles_spread_and_deviation() {
-        let model = Mode::Modeled { check: false };
-        let timed = |q, cycles: &[u64]| Measurement {
-            quantum: Some(q),
+        let at = |q, cycles: &[u64]| Measurement {
             cycles: cycles.to_vec(),
-            ..row("bench-mpb", 48, model, &[4.0])
+            ..row("bench-mpb", 48, timed(q), &[4.0])
         };
         let table = Overhead {
             suite: Suite::Quantum,
             runs: 2,
             rows: vec![
                 row("bench-mpb", 48, Mode::Plain, &[2.0]),
-                timed(1000, &[1_000_000, 1_000_000]),
-                timed(100_000, &[1_010_000, 1_030_000]),
+                at(1000, &[1_000_000, 1_000_000]),
+                at(100_000, &[1_010_000, 1_030_000]),
             ],
             failures: vec![],
         };
@@ -568,9 +578,9 @@ mod tests {
     fn runs_ask_for_their_mode() {
         for suite in Suite::ALL {
             for row in suite.rows() {
-                let c = config(row.program, row.cores, (row.mode, row.quantum), None);
+                let c = config(row.program, row.cores, row.mode, None);
                 assert!(c.check().is_ok(), "{row:?}");
-                assert_eq!((c.mode(), c.quantum), (row.mode, row.quantum));
+                assert_eq!(c.mode, row.mode);
             }
         }
     }

@@ -328,7 +328,11 @@ impl Ctx<'_> {
             "bench: {} on {} core(s){}",
             config.program,
             config.cores,
-            if config.plain { ", plain" } else { "" }
+            if config.mode == chip::Mode::Plain {
+                ", plain"
+            } else {
+                ""
+            }
         );
         let report = boot(&config, self.artifacts, self.qemu)?;
         if report.outcome == Outcome::Interrupted {

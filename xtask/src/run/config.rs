@@ -7,15 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use emu::launch::Mode;
+use chip::Mode;
 
 use crate::CHIP;
 use crate::programs::{DEFAULT_PROGRAM, check_cores, check_param, find_program};
-
-/// Whether a run with no flag asking for or against the chip model loads
-/// it: it does, since the model is what makes the emulator an SCC; `plain`
-/// turns it off (coherent shared memory at plain QEMU's speed).
-const MODELED_BY_DEFAULT: bool = true;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -33,27 +28,17 @@ pub struct RunConfig {
     pub echo: bool,
     /// When set (by a signal handler, say), the run stops as interrupted.
     pub interrupt: Option<Arc<AtomicBool>>,
-    /// Turn on the chip model's coherence checker: every core counts the
-    /// reads that return data other than memory holds, and reports them.
-    pub check_coherence: bool,
-    /// Run the chip model so that every core reports its statistics
-    /// ([`RunReport::stats_table`]).
+    /// With or without the chip model, and what it does: its coherence
+    /// checker (every core counts the reads that return data other than
+    /// memory holds, and reports them), its MPBT-WT reads, modelled time.
+    /// By default ([`Mode::default`]) the model runs, since it is what
+    /// makes the emulator an SCC, with modelled time; [`Mode::Plain`] is
+    /// plain QEMU on coherent shared memory, the baseline of overhead
+    /// measurements.
+    pub mode: Mode,
+    /// Have every core report the chip model's statistics
+    /// ([`RunReport::stats_table`]); needs the chip model.
     pub stats: bool,
-    /// Run without the chip model (no plugin), on coherent shared memory:
-    /// plain QEMU, the baseline of overhead measurements. Excludes the two
-    /// flags above.
-    pub plain: bool,
-    /// With the chip model: modelled SCC time, each core kept within this
-    /// many core cycles of the slowest running core (`emu::timing`); `None`
-    /// turns timing off (no clocks, the global timestamp reads 0).
-    pub quantum: Option<u64>,
-    /// With the chip model: loads from MPBT-WT pages are cached in L1, as
-    /// documented, instead of uncached as the thesis measured on silicon.
-    pub ideal_wt_reads: bool,
-    /// With modelled time: requests do not queue at the resources they
-    /// reach (memory controllers, MPBs, register blocks), so that the
-    /// modelled times do not depend on host scheduling (`emu::timing`).
-    pub no_queues: bool,
     /// Where the run's directory (its chip memory) is made; `None`: in
     /// `/dev/shm`, or in the temporary directory when `/dev/shm` has too
     /// little room.
@@ -69,12 +54,8 @@ impl Default for RunConfig {
             timeout: Duration::from_secs(60),
             echo: true,
             interrupt: None,
-            check_coherence: false,
+            mode: Mode::default(),
             stats: false,
-            plain: false,
-            quantum: Some(emu::timing::DEFAULT_QUANTUM),
-            ideal_wt_reads: false,
-            no_queues: false,
             run_dir: None,
         }
     }
@@ -104,32 +85,18 @@ impl RunConfig {
                 );
             }
         }
-        if self.plain && (self.check_coherence || self.stats || self.ideal_wt_reads) {
+        if self.mode == Mode::Plain && self.stats {
             bail!(
-                "a plain run has no chip model, so it has no coherence checker, no statistics \
-                 and no MPBT-WT reads to choose: --plain cannot be combined with \
-                 --check-coherence, --stats or --ideal-wt-reads"
-            );
-        }
-        if self.no_queues && (self.plain || self.quantum.is_none()) {
-            bail!(
-                "queues are part of modelled time: --no-queues needs the chip model with \
-                 timing, not --plain or --no-timing"
+                "a plain run has no chip model, so it has no statistics: --plain cannot be \
+                 combined with --stats"
             );
         }
         Ok(())
     }
 
-    /// With or without the chip model, and whether its checker is on.
-    pub fn mode(&self) -> Mode {
-        let modeled = !self.plain && (self.check_coherence || self.stats || MODELED_BY_DEFAULT);
-        if modeled {
-            Mode::Modeled {
-                check: self.check_coherence,
-            }
-        } else {
-            Mode::Plain
-        }
+    /// Whether the chip model's coherence checker runs.
+    pub fn checks_coherence(&self) -> bool {
+        self.mode.model().is_some_and(|model| model.check)
     }
 
     pub(super) fn interrupted(&self) -> bool {
@@ -141,6 +108,8 @@ impl RunConfig {
 
 #[cfg(test)]
 mod tests {
+    use chip::Model;
+
     use super::*;
 
     #[test]
@@ -160,56 +129,42 @@ mod tests {
         );
         assert!(RunConfig::new(0, "ring").check().is_err());
         assert!(RunConfig::new(8, "nosuch").check().is_err());
-        for (check_coherence, stats) in [(true, false), (false, true), (true, true)] {
-            let config = RunConfig {
-                plain: true,
-                check_coherence,
-                stats,
-                ..RunConfig::default()
-            };
-            let message = config.check().unwrap_err().to_string();
-            assert!(
-                message.contains(
-                    "--plain cannot be combined with --check-coherence, --stats or --ideal-wt-reads"
-                ),
-                "{message}"
-            );
-        }
-        let unqueued = |plain, quantum| RunConfig {
-            no_queues: true,
-            plain,
-            quantum,
+        let plain_stats = RunConfig {
+            mode: Mode::Plain,
+            stats: true,
             ..RunConfig::default()
         };
-        assert!(unqueued(false, Some(1000)).check().is_ok());
-        for config in [unqueued(true, Some(1000)), unqueued(false, None)] {
-            let message = config.check().unwrap_err().to_string();
-            assert!(message.contains("--no-queues needs the chip model with timing"));
-        }
+        let message = plain_stats.check().unwrap_err().to_string();
+        assert!(
+            message.contains("--plain cannot be combined with --stats"),
+            "{message}"
+        );
+        assert!(
+            RunConfig {
+                mode: Mode::Plain,
+                ..RunConfig::default()
+            }
+            .check()
+            .is_ok()
+        );
     }
 
     #[test]
-    fn the_flags_choose_the_mode() {
-        let config = |plain, check_coherence, stats| RunConfig {
-            plain,
-            check_coherence,
-            stats,
-            ..RunConfig::default()
-        };
-        assert_eq!(config(true, false, false).mode(), Mode::Plain);
+    fn runs_model_the_chip_and_its_time_by_default() {
+        let config = RunConfig::new(2, "ring");
+        assert_eq!(config.mode, Mode::default());
         assert_eq!(
-            config(false, true, false).mode(),
-            Mode::Modeled { check: true }
+            config.mode.quantum().map(|q| q.get()),
+            Some(emu::timing::DEFAULT_QUANTUM)
         );
-        assert_eq!(
-            config(false, false, true).mode(),
-            Mode::Modeled { check: false }
-        );
-        let default = if MODELED_BY_DEFAULT {
-            Mode::Modeled { check: false }
-        } else {
-            Mode::Plain
+        assert!(!config.checks_coherence());
+        let checked = RunConfig {
+            mode: Mode::Modelled(Model {
+                check: true,
+                ..Model::DEFAULT
+            }),
+            ..config
         };
-        assert_eq!(config(false, false, false).mode(), default);
+        assert!(checked.checks_coherence());
     }
 }

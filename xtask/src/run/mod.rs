@@ -30,8 +30,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
+use chip::Mode;
 use emu::chipmem::ChipMemory;
-use emu::launch::{self, Launch, Mode};
+use emu::launch::{self, Launch};
 
 pub use config::RunConfig;
 pub use diagnose::{Holder, Stall};
@@ -61,7 +62,7 @@ pub fn run(config: &RunConfig) -> Result<RunReport> {
 pub fn room_needed(cores: u32, mode: Mode) -> u64 {
     let ram = match mode {
         Mode::Plain => 0,
-        Mode::Modeled { .. } => u64::from(launch::DEFAULT_MEMORY_MIB) << 20,
+        Mode::Modelled(_) => u64::from(launch::DEFAULT_MEMORY_MIB) << 20,
     };
     u64::from(cores) * (ram + SHARED_PER_CORE)
 }
@@ -85,7 +86,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     if config.echo && removed > 0 {
         println!("removed the chip memory left by {removed} killed run(s)");
     }
-    let mode = config.mode();
+    let mode = config.mode;
     let need = room_needed(config.cores, mode);
     let free: Vec<(PathBuf, Option<u64>)> = parents
         .iter()
@@ -115,15 +116,12 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         mem: memory.path(),
         memory_mib: launch::DEFAULT_MEMORY_MIB,
         mode,
-        quantum: config.quantum,
-        ideal_wt_reads: config.ideal_wt_reads,
-        no_queues: config.no_queues,
     };
     if config.echo {
-        let model = match mode {
-            Mode::Plain => "without the chip model",
-            Mode::Modeled { check: false } => "with the chip model",
-            Mode::Modeled { check: true } => "with the chip model and its coherence checker",
+        let model = match mode.model() {
+            None => "without the chip model",
+            Some(model) if model.check => "with the chip model and its coherence checker",
+            Some(_) => "with the chip model",
         };
         println!(
             "booting {} cores {model}, program {}, chip memory {}",
@@ -138,7 +136,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     for core in CHIP.all_cores().take(config.cores as usize) {
         fleet.spawn(qemu, &launch, core)?;
     }
-    let timed = matches!(mode, Mode::Modeled { .. }) && config.quantum.is_some();
+    let timed = mode.quantum().is_some();
     // A timeout too long for the clock never comes.
     let deadline = start.checked_add(config.timeout);
     let outcome = fleet.watch(config, deadline, timed.then(|| dir.path()));
@@ -172,7 +170,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // Every instance is gone, so every report that will come is complete;
     // the directory is still there.
     let (reports, report_errors) = read_reports(dir.path(), config.cores, mode);
-    let outcome = require_reports(outcome, &reports, config.stats || config.check_coherence);
+    let outcome = require_reports(outcome, &reports, config.stats || config.checks_coherence());
     Ok(RunReport {
         outcome,
         cores: fleet.reports(),

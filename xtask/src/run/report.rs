@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use emu::launch::Mode;
+use chip::Mode;
 use emu::report::{self, CoreReport as ModelReport};
 
 use super::CoreExit;
@@ -71,7 +71,7 @@ pub struct RunReport {
     pub elapsed: Duration,
     /// Where the chip memory was (removed by now).
     pub chip_memory: PathBuf,
-    /// With or without the chip model.
+    /// With or without the chip model, and what it did.
     pub mode: Mode,
     /// The chip model's report of each core, in core order: `None` for a
     /// core that wrote none (a plain run, or a core stopped before its exit).
@@ -267,7 +267,7 @@ pub(super) fn read_reports(
     let reports = (0..cores)
         .map(|core| match mode {
             Mode::Plain => None,
-            Mode::Modeled { .. } => ModelReport::read(dir, core).unwrap_or_else(|e| {
+            Mode::Modelled(_) => ModelReport::read(dir, core).unwrap_or_else(|e| {
                 errors.push(e.to_string());
                 None
             }),
@@ -280,7 +280,15 @@ pub(super) fn read_reports(
 mod tests {
     use std::path::Path;
 
+    use chip::Model;
+
     use super::*;
+
+    /// The chip model with its coherence checker.
+    const CHECKED: Mode = Mode::Modelled(Model {
+        check: true,
+        ..Model::DEFAULT
+    });
 
     fn report(outcome: Outcome, serial: &[&[&str]]) -> RunReport {
         RunReport {
@@ -351,7 +359,7 @@ mod tests {
     }
 
     fn errors_again(dir: &Path) -> Vec<String> {
-        read_reports(dir, 4, Mode::Modeled { check: true }).1
+        read_reports(dir, 4, CHECKED).1
     }
 
     #[test]
@@ -365,7 +373,7 @@ mod tests {
         three.write(dir.path()).unwrap();
         std::fs::write(ModelReport::path(dir.path(), 2), "garbage\n").unwrap();
 
-        let (reports, errors) = read_reports(dir.path(), 4, Mode::Modeled { check: true });
+        let (reports, errors) = read_reports(dir.path(), 4, CHECKED);
         assert_eq!(reports, [None, Some(one), None, Some(three)]);
         assert_eq!(errors.len(), 1);
         assert!(
@@ -378,7 +386,7 @@ mod tests {
         assert!(errors.is_empty());
 
         let mut run = report(Outcome::Success, &[&[], &[], &[], &[]]);
-        run.mode = Mode::Modeled { check: true };
+        run.mode = CHECKED;
         run.reports = reports;
         assert_eq!(run.stale_reads(), 5);
         assert_eq!(run.missing_reports(), [0, 2]);
