@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Hands the workspace's linker script to the 32-bit kernel image by
-//! absolute path, so the build works from any directory. Host builds (the
-//! placeholder binary) link normally.
+//! Puts the workspace's linker script where the linker finds it for every
+//! image built on this library: a copy named `scc-kernel.ld` in a directory
+//! on the library search path, which a dependency's build script passes on
+//! to the final link. `.cargo/config.toml` names it with
+//! `-Tscc-kernel.ld` for the guest target.
+
+use std::path::PathBuf;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let script = PathBuf::from(manifest).join("../linker.ld");
+    println!("cargo:rerun-if-changed={}", script.display());
     if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() != Ok("x86") {
         return;
     }
-    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
-    let script = std::path::Path::new(&manifest).join("../linker.ld");
-    println!("cargo:rerun-if-changed={}", script.display());
-    println!("cargo:rustc-link-arg-bins=-T{}", script.display());
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::copy(&script, out.join("scc-kernel.ld"))
+        .unwrap_or_else(|e| panic!("cannot copy {}: {e}", script.display()));
+    println!("cargo:rustc-link-search=native={}", out.display());
 }

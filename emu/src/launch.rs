@@ -30,6 +30,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 
+use chip::args::BootArgs;
 use chip::{Chip, CoreId, Mode, PluginOptions};
 
 use crate::chipmem::{self, Layout};
@@ -65,13 +66,10 @@ const FUNCTIONS: usize = 8;
 pub struct Launch<'a> {
     /// The chip being emulated, one of [`chip::CHIPS`].
     pub chip: &'static Chip,
-    /// How many of its cores run (cores `0..cores`).
-    pub cores: u32,
-    /// The program every core runs, by name.
-    pub program: &'a str,
-    /// Its settings, `(name, value)`, passed on as `name=value`.
-    pub params: &'a [(String, String)],
-    /// The kernel ELF, booted through multiboot.
+    /// What every core's kernel is told: how many cores run (cores
+    /// `0..cores`), the program and its settings.
+    pub boot: &'a BootArgs<'a>,
+    /// The image (an app on the kernel library), booted through multiboot.
     pub kernel: &'a Path,
     /// The plugin shared object.
     pub plugin: &'a Path,
@@ -118,23 +116,14 @@ impl Launch<'_> {
         args.push("-append".into());
         // QEMU puts the image path before these words; the kernel reads
         // only what follows the separator's last occurrence.
-        let mut cmdline = format!(
-            "{}cores={} program={}",
-            ARGS_START.trim_start(),
-            self.cores,
-            self.program
-        );
-        for (name, value) in self.params {
-            cmdline.push_str(&format!(" {name}={value}"));
-        }
-        args.push(cmdline.into());
+        args.push(self.boot.to_args().into());
         let dir = self.mem.parent().unwrap_or(Path::new("."));
         let model = self.mode.model();
         if let Some(model) = model {
             // The plugin reads its options as UTF-8 (QEMU hands it C
             // strings): a path that is not could never reach it intact.
             let mem = self.mem.to_string_lossy().into_owned();
-            let options = PluginOptions::new(self.chip, core, self.cores, model, mem)
+            let options = PluginOptions::new(self.chip, core, self.boot.cores(), model, mem)
                 .expect("a core of the run, of a known chip");
             let mut plugin = concat([OsStr::new("file="), &opt_value(self.plugin.as_os_str())]);
             for arg in options.to_args() {
@@ -210,17 +199,20 @@ fn concat<const N: usize>(parts: [&OsStr; N]) -> OsString {
 #[cfg(test)]
 mod tests {
     use std::num::NonZeroU64;
+    use std::sync::LazyLock;
 
     use chip::{Model, SCC, SharedRegionKind, Time, WtReads};
 
     use super::*;
 
+    /// Every core of the chip running `ring`.
+    static RING: LazyLock<BootArgs<'static>> =
+        LazyLock::new(|| BootArgs::new(&SCC, 48, Some("ring"), Vec::new()).unwrap());
+
     fn launch<'a>(mem: &'a Path) -> Launch<'a> {
         Launch {
             chip: &SCC,
-            cores: 48,
-            program: "ring",
-            params: &[],
+            boot: &RING,
             kernel: Path::new("/k/kernel"),
             plugin: Path::new("/p/libemu_plugin.so"),
             bios: Path::new("/usr/share/qemu/qboot.rom"),
@@ -297,9 +289,9 @@ mod tests {
 
     #[test]
     fn program_settings_follow_the_program_on_the_command_line() {
-        let params = [("scheme".to_owned(), "mcs-wp".to_owned())];
         let mut run = launch(Path::new("/run/chip.mem"));
-        run.params = &params;
+        let boot = BootArgs::new(&SCC, 48, Some("ring"), vec![("scheme", "mcs-wp")]).unwrap();
+        run.boot = &boot;
         let args = strings(run.args(SCC.core(0).unwrap()));
         assert_eq!(
             value_of(&args, "-append"),

@@ -2,23 +2,27 @@
 //! From the boot code to the program: bring-up in order, the command line,
 //! and how a core reports failure.
 
-use alloc::format;
-use alloc::string::{String, ToString};
-use alloc::vec::Vec;
 use core::fmt::Write;
 
+use chip::MemoryType;
+use chip::args::BootArgs;
+use chip::settings::{Declaration, check};
+
+use crate::app::Program;
 use crate::arch::x86::boot::BootInfo;
 use crate::arch::x86::paging::{AddressSpace, PAGE_SIZE};
 use crate::arch::x86::{gdt, idt, timer};
 use crate::exit::{ExitCode, exit};
 use crate::mm::FrameAllocator;
 use crate::platform::{self, Scc};
-use crate::programs::catalog::ParamError;
-use crate::{console, mm, programs};
-use chip::{ARGS_START, Chip, MemoryType};
+use crate::target::CHIP;
+use crate::{console, mm};
 
-/// The chip this image runs on.
-pub const CHIP: &Chip = &chip::SCC;
+// SAFETY: `programs!`, which every app uses once, defines this function
+// with this signature; an image without it does not link.
+unsafe extern "Rust" {
+    safe fn __scc_app_programs() -> &'static [Program];
+}
 
 unsafe extern "C" {
     /// First byte after the kernel image (linker.ld).
@@ -39,8 +43,18 @@ pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     let mut frames = FrameAllocator::new(kernel_end, boot.ram_bytes);
     // The heap comes first: reporting a bad command line needs it.
     mm::init_heap(&mut frames).unwrap_or_else(|e| fail(format_args!("heap: {e}")));
-    let args = Args::parse(&boot.cmdline, CHIP)
+    let args = BootArgs::parse(&boot.cmdline, CHIP)
         .unwrap_or_else(|e| fail(format_args!("command line: {e}")));
+    let programs = __scc_app_programs();
+    let program = find(programs, args.program())
+        .unwrap_or_else(|unknown| fail(format_args!("command line: unknown program {unknown}")));
+    let declaration = &program.declaration;
+    check(declaration.settings, args.settings()).unwrap_or_else(|e| {
+        fail(format_args!(
+            "command line: program {}: {e}",
+            declaration.name
+        ))
+    });
 
     let mut space = build_address_space(&mut frames, boot.ram_bytes)
         .unwrap_or_else(|e| fail(format_args!("platform: {e}")));
@@ -50,29 +64,55 @@ pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
 
     let core = platform::identify(CHIP).unwrap_or_else(|e| fail(format_args!("platform: {e}")));
     idt::set_core_for_reports(core.index() as u32);
-    if core.index() as u32 >= args.cores {
+    if core.index() as u32 >= args.cores() {
         fail(format_args!(
             "{core} booted, but the run has only {} cores",
-            args.cores
+            args.cores()
         ));
     }
     // The program may map more at run time: it gets the space and the frames left.
-    let scc = Scc::new(CHIP, core, args.cores, space, frames);
-    programs::set_params(args.program, args.params);
+    let scc = Scc::new(CHIP, core, args.cores(), space, frames);
     if core.index() == 0 {
-        crate::println!("program {}: {}", args.program.name, args.program.about);
-        for param in args.program.params {
-            crate::println!(
-                "setting {}={} ({})",
-                param.name,
-                programs::param(param.name),
-                param.about
-            );
-        }
+        announce(declaration, args.settings());
     }
-    match (args.entry)(&scc) {
+    match (program.entry)(&scc, args.settings()) {
         Ok(()) => exit(ExitCode::Success),
-        Err(reason) => fail(format_args!("program failed: {reason}")),
+        Err(reason) => fail(format_args!("program failed: {}", reason.message())),
+    }
+}
+
+/// The program called `name` (the first without a name), or the message
+/// naming the programs there are.
+fn find<'a>(
+    programs: &'a [Program],
+    name: Option<&str>,
+) -> Result<&'a Program, alloc::string::String> {
+    let Some(name) = name else {
+        return programs
+            .first()
+            .ok_or_else(|| "(the image has none)".into());
+    };
+    programs
+        .iter()
+        .find(|p| p.declaration.name == name)
+        .ok_or_else(|| {
+            let mut known = alloc::format!("{name}; the programs are:");
+            for p in programs {
+                let _ = write!(known, " {}", p.declaration.name);
+            }
+            known
+        })
+}
+
+/// Prints the program's name and help, then each setting's value.
+fn announce(declaration: &Declaration<'_>, given: &[(&str, &str)]) {
+    crate::println!("program {}: {}", declaration.name, declaration.about);
+    for setting in declaration.settings {
+        let value = given
+            .iter()
+            .find(|(name, _)| *name == setting.name)
+            .map_or(setting.default, |(_, value)| value);
+        crate::println!("setting {}={value} ({})", setting.name, setting.about);
     }
 }
 
@@ -88,83 +128,6 @@ fn build_address_space(
     space.map_identity(frames, timer::LOCAL_APIC_BASE, PAGE_SIZE, MemoryType::Ncm)?;
     platform::attach_shared_regions(CHIP, &mut space, frames)?;
     Ok(space)
-}
-
-/// What the command line (`-append`) asks for.
-pub struct Args {
-    /// Cores taking part: `0..cores`.
-    pub cores: u32,
-    /// The program to run.
-    pub program: &'static programs::catalog::ProgramInfo,
-    /// Its entry point.
-    entry: fn(&Scc) -> programs::ProgramResult,
-    /// The program's settings given (the rest keep their defaults).
-    params: Vec<(&'static str, String)>,
-}
-
-impl Args {
-    /// Parses `cores=N program=NAME` and the program's settings
-    /// `PARAM=VALUE`, each at most once.
-    ///
-    /// QEMU puts the image's path first, and a path may hold spaces and
-    /// `=`; the run tool therefore starts its arguments with
-    /// [`ARGS_START`], and only what follows its last occurrence is read.
-    /// Without it (a kernel booted by hand), words without `=` are skipped.
-    pub fn parse(cmdline: &str, chip: &Chip) -> Result<Self, String> {
-        let mut cores = chip.cores();
-        let mut program = programs::catalog::DEFAULT_PROGRAM;
-        let mut settings = Vec::new();
-        let mut seen: Vec<&str> = Vec::new();
-        let args = cmdline
-            .rsplit_once(ARGS_START)
-            .map_or(cmdline, |(_, args)| args);
-        for (key, value) in args.split_whitespace().filter_map(|w| w.split_once('=')) {
-            if seen.contains(&key) {
-                return Err(format!("{key} is given twice"));
-            }
-            seen.push(key);
-            match key {
-                "cores" => {
-                    cores = value
-                        .parse()
-                        .ok()
-                        .filter(|n| (1..=chip.cores()).contains(n))
-                        .ok_or_else(|| format!("cores={value}: must be 1..={}", chip.cores()))?;
-                }
-                "program" => program = value,
-                _ => settings.push((key, value)),
-            }
-        }
-        let unknown = || format!("unknown program {program}");
-        let entry = programs::by_name(program).ok_or_else(unknown)?;
-        let program = programs::catalog::find(program).ok_or_else(unknown)?;
-        let mut params = Vec::new();
-        for (key, value) in settings {
-            match program.check_param(key, value) {
-                Ok(param) => params.push((param.name, value.to_string())),
-                Err(ParamError::Unknown) => {
-                    let known: Vec<&str> = program.params.iter().map(|p| p.name).collect();
-                    return Err(format!(
-                        "unknown setting {key}={value} (known: cores, program{}{})",
-                        if known.is_empty() { "" } else { ", " },
-                        known.join(", ")
-                    ));
-                }
-                Err(ParamError::BadValue(param)) => {
-                    return Err(format!(
-                        "{key}={value}: must be one of {}",
-                        param.values.join(", ")
-                    ));
-                }
-            }
-        }
-        Ok(Self {
-            cores,
-            program,
-            entry,
-            params,
-        })
-    }
 }
 
 /// Reports a failure of this core and ends its run.

@@ -93,6 +93,12 @@ pub enum LockScheme {
     McsWp,
 }
 
+/// The names a program's `scheme` setting gives.
+impl chip::settings::Choice for LockScheme {
+    const ALL: &'static [Self] = &[Self::Gbh, Self::GbhBackoff, Self::McsWp];
+    const NAMES: &'static [&'static str] = &["gbh", "gbh-backoff", "mcs-wp"];
+}
+
 /// The longest back-off wait, in µs.
 pub const BACKOFF_CAP_US: u64 = 1024;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The kernel's on-target checks (frames, paging, heap, MPB access,
-//! CL1INVMB, timer, TSR, command line), run by every core of the chip.
+//! CL1INVMB, timer, TSR), run by every core of the chip.
 
 use system_tests::{boot_ok, lines_starting, transcript};
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Building the two things a run boots: the kernel image and the plugin.
+//! Building the two things a run boots: the image (an app on the kernel
+//! library: the built-in programs, or an app of the user's) and the plugin.
 
 use std::env;
 use std::ffi::{OsStr, OsString};
@@ -15,10 +16,23 @@ use anyhow::{Context, Result, bail, ensure};
 /// kernel on the stable toolchain (see `.cargo/config.toml`).
 pub const KERNEL_TARGET: &str = "i586-unknown-linux-gnu";
 
+/// The app a run boots.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum App {
+    /// The built-in programs (`apps/programs`).
+    #[default]
+    Builtin,
+    /// The app whose crate is in this directory.
+    Dir(PathBuf),
+}
+
+/// The package of the built-in programs, and the name of its image.
+pub const BUILTIN: &str = "programs";
+
 /// What [`build`] produced.
 #[derive(Debug, Clone)]
 pub struct Artifacts {
-    /// The kernel ELF, for QEMU's `-kernel`.
+    /// The image (the app's ELF, the kernel linked in), for QEMU's `-kernel`.
     pub kernel: PathBuf,
     /// The plugin shared object, for QEMU's `-plugin`.
     pub plugin: PathBuf,
@@ -188,25 +202,40 @@ pub fn ensure_target(target: &str) -> Result<()> {
     Ok(())
 }
 
-/// Builds the kernel for the guest target and the plugin for the host,
+/// Builds the built-in programs' image for the guest target and the
+/// plugin for the host ([`build_app`] of [`App::Builtin`]).
+pub fn build(quiet: bool) -> Result<Artifacts> {
+    build_app(&App::Builtin, quiet)
+}
+
+/// Builds `app`'s image for the guest target and the plugin for the host,
 /// both in release mode (a debug kernel boots 48 cores far slower),
 /// installing the guest target's standard library first if the toolchain
 /// lacks it ([`ensure_target`]). With `quiet`, cargo prints only errors.
-pub fn build(quiet: bool) -> Result<Artifacts> {
+pub fn build_app(app: &App, quiet: bool) -> Result<Artifacts> {
     ensure_target(KERNEL_TARGET)
         .with_context(|| format!("the kernel is built for {KERNEL_TARGET}"))?;
     let quiet = quiet.then_some("--quiet");
-    let mut kernel = cargo();
-    kernel.args([
-        "build",
-        "-p",
-        "kernel",
-        "--release",
-        "--target",
-        KERNEL_TARGET,
-    ]);
-    kernel.args(quiet);
-    run_command(kernel, "building the kernel")?;
+    let kernel = match app {
+        App::Builtin => {
+            let mut image = cargo();
+            image.args([
+                "build",
+                "-p",
+                BUILTIN,
+                "--release",
+                "--target",
+                KERNEL_TARGET,
+            ]);
+            image.args(quiet);
+            run_command(image, "building the kernel and the built-in programs")?;
+            target_dir()
+                .join(KERNEL_TARGET)
+                .join("release")
+                .join(BUILTIN)
+        }
+        App::Dir(dir) => build_dir(dir, quiet.is_some())?,
+    };
     let mut plugin = cargo();
     plugin.args(["build", "-p", "emu-plugin", "--release"]);
     plugin.args(quiet);
@@ -214,7 +243,7 @@ pub fn build(quiet: bool) -> Result<Artifacts> {
 
     let target = target_dir();
     let artifacts = Artifacts {
-        kernel: target.join(KERNEL_TARGET).join("release/kernel"),
+        kernel,
         plugin: target.join("release/libemu_plugin.so"),
     };
     for path in [&artifacts.kernel, &artifacts.plugin] {
@@ -225,6 +254,74 @@ pub fn build(quiet: bool) -> Result<Artifacts> {
         );
     }
     Ok(artifacts)
+}
+
+/// One line of cargo's JSON output: the parts that name a built executable.
+#[derive(Debug, serde::Deserialize)]
+struct Message {
+    reason: String,
+    #[serde(default)]
+    executable: Option<PathBuf>,
+}
+
+/// Builds the app whose crate is in `dir` and returns its image. Its
+/// output goes under the workspace's target directory. An app outside the
+/// workspace gets the workspace's guest-target flags (the linker script
+/// among them) with `--config`; one inside finds them itself.
+fn build_dir(dir: &Path, quiet: bool) -> Result<PathBuf> {
+    let dir = fs::canonicalize(dir)
+        .with_context(|| format!("--app {}: no such directory", dir.display()))?;
+    let manifest = dir.join("Cargo.toml");
+    ensure!(
+        manifest.is_file(),
+        "--app {}: no Cargo.toml there (`cargo xtask new NAME` makes an app)",
+        dir.display()
+    );
+    let mut image = cargo();
+    image.current_dir(&dir);
+    image.arg("build");
+    image.arg("--manifest-path").arg(&manifest);
+    image.args(["--release", "--target", KERNEL_TARGET]);
+    image.args(["--message-format", "json-render-diagnostics"]);
+    image.arg("--target-dir").arg(target_dir().join("apps"));
+    if !dir.starts_with(workspace_root()) {
+        image
+            .arg("--config")
+            .arg(workspace_root().join(".cargo/config.toml"));
+    }
+    if quiet {
+        image.arg("--quiet");
+    }
+    image.stderr(std::process::Stdio::inherit());
+    let what = format!("building the app in {}", dir.display());
+    let output = image
+        .output()
+        .with_context(|| format!("{what}: could not start cargo"))?;
+    ensure!(output.status.success(), "{what} failed ({})", output.status);
+    let mut images = Vec::new();
+    for line in output.stdout.split(|&b| b == b'\n') {
+        if let Ok(Message {
+            reason,
+            executable: Some(path),
+        }) = serde_json::from_slice(line)
+            && reason == "compiler-artifact"
+        {
+            images.push(path);
+        }
+    }
+    match images.as_slice() {
+        [image] => Ok(image.clone()),
+        [] => bail!("{what}: it built no binary (an app is a binary crate)"),
+        _ => bail!(
+            "{what}: it built {} binaries ({}); an app has one",
+            images.len(),
+            images
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod build;
+pub mod new;
 pub mod programs;
 pub mod qemu;
 mod run;
@@ -14,9 +15,9 @@ mod run;
 use anyhow::Result;
 use chip::Chip;
 
-pub use build::{Artifacts, build, cargo, workspace_root};
+pub use build::{App, Artifacts, build, build_app, cargo, workspace_root};
 pub use chip::{Mode, Model, Time, WtReads};
-pub use programs::{check_cores, check_param, find_program, parse_param};
+pub use programs::{Catalog, check_cores, parse_param};
 pub use run::{
     CoreExit, CoreReport, Holder, Outcome, RunConfig, RunReport, Stall, boot, room_needed, run,
 };

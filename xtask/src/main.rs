@@ -11,7 +11,6 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use xtask::programs::{self, DEFAULT_PROGRAM};
 use xtask::{Mode, Model, RunConfig, RunReport, Time, WtReads};
 
 /// Build, boot and test the emulated Intel SCC: 48 P54C cores, one QEMU each.
@@ -29,8 +28,31 @@ enum Cli {
     /// 130; SIGTERM: 143; SIGHUP: 129).
     /// The tables asked for with --stats and --check-coherence come before
     /// the last line, which says how the run ended.
-    #[command(after_help = format!("Programs:\n{}", programs::list()))]
+    #[command(
+        after_help = "Programs: `cargo xtask programs` lists the built-in ones with their \
+        settings, `cargo xtask programs --app DIR` an app's."
+    )]
     Run(RunArgs),
+    /// List the programs of the built-in image or of an app, with their settings.
+    ///
+    /// The list is read from the image itself, where the app declares its
+    /// programs (`kernel::programs!`); the image is built first.
+    Programs {
+        /// The app's directory [default: the built-in programs].
+        #[arg(long, value_name = "DIR")]
+        app: Option<PathBuf>,
+    },
+    /// Make a new app from a template: apps/NAME, or the directory PATH names.
+    ///
+    /// The app is a crate on the kernel library and rma whose one program,
+    /// NAME, has every core put its rank into its right neighbour's window
+    /// under a fence and check what it received. Boot it with
+    /// `cargo xtask run --app apps/NAME --cores 4`.
+    New {
+        /// A name (the app goes to apps/NAME) or a path outside this workspace.
+        #[arg(value_name = "NAME|PATH")]
+        name: String,
+    },
     /// Run the benchmark suite: tables, CSV, SVG plots and a Markdown report under target/bench/ (or --out).
     ///
     /// Each SET is an experiment or `all` (the default: every one). An
@@ -61,11 +83,16 @@ struct RunArgs {
     /// Cores to boot (1..=48): cores 0..N of the chip.
     #[arg(long, value_name = "N", default_value_t = 48, value_parser = parse_cores)]
     cores: u32,
-    /// Program every core runs (see the list below).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_PROGRAM, value_parser = parse_program)]
-    program: String,
-    /// A setting of the program (repeatable); the list below shows which
-    /// programs take which, and their defaults.
+    /// Program every core runs [default: the app's first; the built-in
+    /// image's is ring]. `cargo xtask programs` lists them.
+    #[arg(long, value_name = "NAME")]
+    program: Option<String>,
+    /// Boot this app (a crate on the kernel library, made with `cargo
+    /// xtask new`) instead of the built-in programs.
+    #[arg(long, value_name = "DIR")]
+    app: Option<PathBuf>,
+    /// A setting of the program (repeatable); `cargo xtask programs`
+    /// shows which programs take which, and their defaults.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = xtask::parse_param)]
     params: Vec<(String, String)>,
     /// Seconds the run may take, build excluded, before it is stopped.
@@ -150,10 +177,6 @@ fn parse_cores(value: &str) -> Result<u32> {
     xtask::check_cores(cores)
 }
 
-fn parse_program(value: &str) -> Result<String> {
-    Ok(xtask::find_program(value)?.name.to_owned())
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let interrupt = Arc::new(AtomicBool::new(false));
@@ -227,6 +250,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
             let mode = mode_of(&args);
             let config = RunConfig {
                 cores: args.cores,
+                app: args.app.map_or(xtask::App::Builtin, xtask::App::Dir),
                 program: args.program,
                 params: args.params,
                 timeout: Duration::from_secs(args.timeout),
@@ -273,6 +297,25 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 eprintln!("error: {} failure(s), see the report", failures.len());
                 Ok(ExitCode::FAILURE)
             }
+        }
+        Cli::Programs { app } => {
+            let app = app.map_or(xtask::App::Builtin, xtask::App::Dir);
+            let artifacts = xtask::build_app(&app, true)?;
+            let catalog = xtask::Catalog::read(&artifacts.kernel)?;
+            println!("Programs of {}:", artifacts.kernel.display());
+            print!("{}", catalog.list());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cli::New { name } => {
+            let dir = xtask::new::new_app(&name)?;
+            println!("made the app {}", dir.display());
+            println!(
+                "boot it: cargo xtask run --app {} --cores 4",
+                dir.strip_prefix(xtask::workspace_root())
+                    .unwrap_or(&dir)
+                    .display()
+            );
+            Ok(ExitCode::SUCCESS)
         }
         Cli::Test => {
             xtask::test()?;

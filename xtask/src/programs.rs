@@ -1,73 +1,124 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The guest programs, from the kernel's own catalog, and the checks on
-//! what `cargo xtask run` is asked to boot.
+//! The programs of an image, read from the image itself, and the checks on
+//! what `cargo xtask run` asks of them.
 //!
-//! The catalog is compiled in from the kernel's source rather than copied,
-//! so a program added there is known here at once, and an unknown name is
-//! refused before anything is built.
+//! An app declares its programs once (`kernel::programs!`); the kernel
+//! library writes the declarations into the image's
+//! [`SECTION`](chip::settings::SECTION), and [`Catalog::read`] reads them
+//! back. The help, the checks of `--program` and `--param`, and the
+//! kernel's own checks at boot therefore all come from that one list, for
+//! the built-in programs and for an app outside the tree alike.
 
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
-
-#[path = "../../kernel/src/programs/catalog.rs"]
-mod catalog;
-
-pub use catalog::{DEFAULT_PROGRAM, PROGRAMS, Param, ParamError, ProgramInfo};
+use anyhow::{Context, Result, bail};
+use chip::args::BootArgs;
+use chip::settings::{Decoded, SECTION, check, decode};
+use object::{Object, ObjectSection};
 
 use crate::CHIP;
 
-/// The program called `name`, or an error listing every program.
-pub fn find_program(name: &str) -> Result<&'static ProgramInfo> {
-    match catalog::find(name) {
-        Some(program) => Ok(program),
-        None => bail!(
-            "unknown program `{name}`; the programs are:\n{}",
-            list().trim_end()
-        ),
-    }
+/// The declarations of an image's programs.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    /// The image they were read from.
+    image: PathBuf,
+    /// Its section, checked by [`decode`] when read.
+    section: Vec<u8>,
 }
 
-/// `cores` if that many cores of the chip can run, or an error naming the range.
-pub fn check_cores(cores: u32) -> Result<u32> {
-    let max = CHIP.cores();
-    if (1..=max).contains(&cores) {
-        Ok(cores)
-    } else {
-        bail!(
-            "{cores} cores: the {} has {max}, so choose 1..={max}",
-            CHIP.name.to_uppercase()
-        )
-    }
-}
-
-/// Whether `program` takes the setting `name=value`, or an error naming
-/// what it takes.
-pub fn check_param(program: &ProgramInfo, name: &str, value: &str) -> Result<()> {
-    match program.check_param(name, value) {
-        Ok(_) => Ok(()),
-        Err(ParamError::Unknown) if program.params.is_empty() => {
+impl Catalog {
+    /// Reads the declarations out of `image`, an ELF built on the kernel
+    /// library.
+    pub fn read(image: &Path) -> Result<Self> {
+        let bytes = std::fs::read(image)
+            .with_context(|| format!("cannot read the image {}", image.display()))?;
+        let elf = object::File::parse(&*bytes)
+            .with_context(|| format!("{} is not an ELF image", image.display()))?;
+        let Some(section) = elf.section_by_name(SECTION) else {
             bail!(
-                "program `{}` takes no --param (given {name}={value})",
-                program.name
-            )
+                "{} declares no programs (no {SECTION} section): is it built on the kernel \
+                 library, with `kernel::programs!`?",
+                image.display()
+            );
+        };
+        let section = section
+            .data()
+            .with_context(|| format!("cannot read {SECTION} in {}", image.display()))?
+            .to_vec();
+        let catalog = Self {
+            image: image.to_owned(),
+            section,
+        };
+        let programs = decode(&catalog.section)
+            .map_err(|e| anyhow::anyhow!("{SECTION} in {}: {e}", image.display()))?;
+        if programs.is_empty() {
+            bail!("{} declares no programs", image.display());
         }
-        Err(ParamError::Unknown) => bail!(
-            "program `{}` has no setting `{name}`; its settings are: {}",
-            program.name,
-            program
-                .params
-                .iter()
-                .map(|p| p.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Err(ParamError::BadValue(param)) => bail!(
-            "--param {name}={value}: `{name}` of program `{}` must be one of {}",
-            program.name,
-            param.values.join(", ")
-        ),
+        Ok(catalog)
     }
+
+    /// The image's programs, in the order the app lists them.
+    pub fn programs(&self) -> Vec<Decoded<'_>> {
+        decode(&self.section).expect("checked when read")
+    }
+
+    /// The program called `name`, or the first when `None`; an error
+    /// listing every program if there is none of that name.
+    pub fn find(&self, name: Option<&str>) -> Result<Decoded<'_>> {
+        let mut programs = self.programs();
+        let Some(name) = name else {
+            return Ok(programs.swap_remove(0));
+        };
+        match programs.iter().position(|p| p.name == name) {
+            Some(i) => Ok(programs.swap_remove(i)),
+            None => bail!(
+                "unknown program `{name}`; the programs of {} are:\n{}",
+                self.image.display(),
+                self.list().trim_end()
+            ),
+        }
+    }
+
+    /// Checks that `program` (the first when `None`) exists and takes
+    /// `params`; returns its name.
+    pub fn check(&self, program: Option<&str>, params: &[(String, String)]) -> Result<String> {
+        let found = self.find(program)?;
+        let given: Vec<(&str, &str)> = params
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        if let Err(e) = check(&found.settings, &given) {
+            bail!("program `{}`: {e}", found.name);
+        }
+        Ok(found.name.to_owned())
+    }
+
+    /// Every program with its description and settings, for messages and
+    /// `cargo xtask programs`.
+    pub fn list(&self) -> String {
+        let programs = self.programs();
+        let width = programs.iter().map(|p| p.name.len()).max().unwrap_or(0);
+        programs.iter().fold(String::new(), |mut out, p| {
+            let _ = writeln!(out, "  {:width$}  {}", p.name, p.about);
+            for s in &p.settings {
+                let _ = writeln!(
+                    out,
+                    "  {:width$}    --param {}=… ({}; default {}): {}",
+                    "", s.name, s.kind, s.default, s.about
+                );
+            }
+            out
+        })
+    }
+}
+
+/// `cores` if that many cores of the chip can run, or an error naming the
+/// range ([`BootArgs::new`], where the count is checked).
+pub fn check_cores(cores: u32) -> Result<u32> {
+    BootArgs::new(&CHIP, cores, None, Vec::new()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(cores)
 }
 
 /// Parses `NAME=VALUE` as given to `--param`.
@@ -85,74 +136,18 @@ pub fn parse_param(text: &str) -> Result<(String, String)> {
     }
 }
 
-/// Every program with its description and settings, for messages and
-/// `--help`.
-pub fn list() -> String {
-    let width = PROGRAMS.iter().map(|p| p.name.len()).max().unwrap_or(0);
-    PROGRAMS.iter().fold(String::new(), |mut out, p| {
-        let _ = writeln!(out, "  {:width$}  {}", p.name, p.about);
-        for param in p.params {
-            let _ = writeln!(
-                out,
-                "  {:width$}    --param {}={} (default {}): {}",
-                "",
-                param.name,
-                param.values.join("|"),
-                param.default,
-                param.about
-            );
-        }
-        out
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_setting_has_a_valid_default_and_settings_are_checked() {
-        for p in PROGRAMS {
-            for param in p.params {
-                assert!(
-                    param.values.contains(&param.default),
-                    "{}: {}",
-                    p.name,
-                    param.name
-                );
-                check_param(p, param.name, param.default).unwrap();
-                let bad = check_param(p, param.name, "no-such-value").unwrap_err();
-                assert!(bad.to_string().contains("must be one of"), "{bad}");
-            }
-            let unknown = check_param(p, "no-such-setting", "1").unwrap_err();
-            assert!(unknown.to_string().contains(p.name), "{unknown}");
-        }
+    fn settings_are_name_value_pairs() {
         assert_eq!(
             parse_param("scheme=gbh").unwrap(),
             ("scheme".into(), "gbh".into())
         );
         for bad in ["scheme", "=gbh", "scheme=", "a=b=c", "a =b"] {
             assert!(parse_param(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn every_program_is_found_and_the_default_exists() {
-        for p in PROGRAMS {
-            assert_eq!(find_program(p.name).unwrap().name, p.name);
-        }
-        assert!(find_program(DEFAULT_PROGRAM).is_ok());
-    }
-
-    #[test]
-    fn an_unknown_program_is_refused_with_the_list() {
-        let message = find_program("nosuch").unwrap_err().to_string();
-        assert!(message.starts_with("unknown program `nosuch`"), "{message}");
-        for p in PROGRAMS {
-            assert!(
-                message.contains(p.name) && message.contains(p.about),
-                "{message}"
-            );
         }
     }
 
@@ -167,5 +162,18 @@ mod tests {
                 format!("{bad} cores: the SCC has 48, so choose 1..=48")
             );
         }
+    }
+
+    #[test]
+    fn an_image_without_declarations_is_refused() {
+        // The host binary running this test is an ELF without the section.
+        let me = std::env::current_exe().unwrap();
+        let message = Catalog::read(&me).unwrap_err().to_string();
+        assert!(message.contains("declares no programs"), "{message}");
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("text");
+        std::fs::write(&text, "not an image").unwrap();
+        let message = Catalog::read(&text).unwrap_err().to_string();
+        assert!(message.contains("is not an ELF image"), "{message}");
     }
 }

@@ -48,19 +48,6 @@ fn more_cores_than_the_chip_are_refused() {
 }
 
 #[test]
-fn unknown_programs_are_refused_with_the_list() {
-    refused(
-        &["run", "--program", "nosuch"],
-        "unknown program `nosuch`; the programs are:",
-    );
-    let out = xtask(&["run", "--program", "nosuch"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    for program in ["ring", "identity", "tsr-counter", "lut", "page-fault"] {
-        assert!(stderr.contains(&format!("  {program} ")), "{stderr}");
-    }
-}
-
-#[test]
 fn a_repeated_setting_is_refused() {
     refused(
         &[
@@ -72,7 +59,7 @@ fn a_repeated_setting_is_refused() {
             "--param",
             "scheme=mcs-wp",
         ],
-        "--param scheme is given twice (scheme=gbh and scheme=mcs-wp): give each setting once",
+        "scheme is given twice",
     );
 }
 
@@ -133,7 +120,7 @@ fn unusable_benchmark_outputs_are_refused() {
 }
 
 #[test]
-fn run_help_lists_the_programs() {
+fn run_help_names_the_options_and_where_programs_are_listed() {
     let out = xtask(&["run", "--help"]);
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);
@@ -149,15 +136,8 @@ fn run_help_lists_the_programs() {
         .all(|option| help.contains(option)),
         "{help}"
     );
-    // Names and descriptions line up in columns as wide as the longest name.
-    assert!(
-        help.lines().any(|line| {
-            line.trim_start()
-                .strip_prefix("identity ")
-                .is_some_and(|about| about.trim_start().starts_with("each core prints its id"))
-        }),
-        "{help}"
-    );
+    // The programs are read from the image: another command lists them.
+    assert!(help.contains("`cargo xtask programs`"), "{help}");
 }
 
 #[test]

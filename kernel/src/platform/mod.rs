@@ -30,7 +30,7 @@ const REGISTER_BAR: u8 = 0x10;
 /// first of the platform's own LUT entries, which no chip region uses, so
 /// they never overlap a region the firmware may have put there.
 const REGISTER_BAR_PARKING: u32 =
-    AddressMap::entry_base(crate::start::CHIP.address_map.platform.first);
+    AddressMap::entry_base(crate::target::CHIP.address_map.platform.first);
 
 /// Why the platform could not be brought up.
 #[derive(Debug)]

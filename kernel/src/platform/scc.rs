@@ -29,7 +29,7 @@ const LONGEST_PAUSE_US: u32 = 2000;
 /// On the SCC entries 41-127 reach nothing, so no identity mapping uses it.
 const ALIAS_ENTRY: u8 = 112;
 const _: () = {
-    let map = &crate::start::CHIP.address_map;
+    let map = &crate::target::CHIP.address_map;
     assert!(
         map.private[0].last < ALIAS_ENTRY && ALIAS_ENTRY < map.lsm.first,
         "the alias window must lie in entries the chip's map leaves unused"

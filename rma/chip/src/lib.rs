@@ -26,6 +26,7 @@ pub mod args;
 mod emulated;
 mod lut;
 mod memtype;
+#[cfg(any(test, feature = "alloc"))]
 mod options;
 mod registers;
 pub mod settings;
@@ -38,6 +39,7 @@ pub use emulated::{
 };
 pub use lut::{LutEntry, Subdest, Target};
 pub use memtype::{MemoryType, PTE_PCD, PTE_PMB, PTE_PWT};
+#[cfg(any(test, feature = "alloc"))]
 pub use options::{
     CHIPS, DEFAULT_QUANTUM, Mode, Model, OptionKey, OptionsError, PluginOptions, Time, WtReads,
     find_chip,

@@ -15,8 +15,6 @@
 //! reason instead of emulating the wrong chip. Opening the chip memory
 //! file the options name is the emulator's matter (`emu::options`).
 
-extern crate alloc;
-
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;

@@ -158,6 +158,12 @@ pub enum Database {
     Centralized,
 }
 
+/// The names a program's `database` setting gives.
+impl chip::settings::Choice for Database {
+    const ALL: &'static [Self] = &[Self::Distributed, Self::Centralized];
+    const NAMES: &'static [&'static str] = &["distributed", "centralized"];
+}
+
 impl Database {
     /// The controller whose LSM holds `core`'s records of a window with
     /// this placement.

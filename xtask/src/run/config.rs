@@ -8,19 +8,22 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use chip::Mode;
+use chip::args::BootArgs;
 
 use crate::CHIP;
-use crate::programs::{DEFAULT_PROGRAM, check_cores, check_param, find_program};
+use crate::build::App;
 
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
     /// Cores to boot: cores `0..cores` of the chip.
     pub cores: u32,
-    /// The program every core runs.
-    pub program: String,
-    /// Its settings, `(name, value)`: those not given keep the catalog's
-    /// defaults.
+    /// The app whose image boots: the built-in programs by default.
+    pub app: App,
+    /// The program every core runs; `None`: the app's first.
+    pub program: Option<String>,
+    /// Its settings, `(name, value)`: those not given keep the defaults
+    /// the app declares.
     pub params: Vec<(String, String)>,
     /// Longest the run may take, build excluded.
     pub timeout: Duration,
@@ -49,7 +52,8 @@ impl Default for RunConfig {
     fn default() -> Self {
         Self {
             cores: CHIP.cores(),
-            program: DEFAULT_PROGRAM.to_owned(),
+            app: App::Builtin,
+            program: None,
             params: Vec::new(),
             timeout: Duration::from_secs(60),
             echo: true,
@@ -66,25 +70,17 @@ impl RunConfig {
     pub fn new(cores: u32, program: &str) -> Self {
         Self {
             cores,
-            program: program.to_owned(),
+            program: Some(program.to_owned()),
             echo: false,
             ..Self::default()
         }
     }
 
-    /// Checks the core count, the program name, and that the flags agree.
+    /// Checks the core count, the settings' form, and that the flags
+    /// agree. Whether the program exists and takes the settings is checked
+    /// against the image, once built ([`crate::programs::Catalog::check`]).
     pub fn check(&self) -> Result<()> {
-        check_cores(self.cores)?;
-        let program = find_program(&self.program)?;
-        for (i, (name, value)) in self.params.iter().enumerate() {
-            check_param(program, name, value)?;
-            if let Some((_, first)) = self.params[..i].iter().find(|(n, _)| n == name) {
-                bail!(
-                    "--param {name} is given twice ({name}={first} and {name}={value}): \
-                     give each setting once"
-                );
-            }
-        }
+        self.boot_args(self.program.as_deref())?;
         if self.mode == Mode::Plain && self.stats {
             bail!(
                 "a plain run has no chip model, so it has no statistics: --plain cannot be \
@@ -92,6 +88,21 @@ impl RunConfig {
             );
         }
         Ok(())
+    }
+
+    /// What every core's kernel is told, for `program`.
+    pub fn boot_args<'a>(&'a self, program: Option<&'a str>) -> Result<BootArgs<'a>> {
+        let settings = self
+            .params
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        BootArgs::new(&CHIP, self.cores, program, settings).map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
+    /// The program's name as messages give it.
+    pub fn program_name(&self) -> &str {
+        self.program.as_deref().unwrap_or("(the app's first)")
     }
 
     /// Whether the chip model's coherence checker runs.
@@ -125,10 +136,12 @@ mod tests {
         };
         assert_eq!(
             twice.check().unwrap_err().to_string(),
-            "--param scheme is given twice (scheme=gbh and scheme=mcs-wp): give each setting once"
+            "scheme is given twice"
         );
-        assert!(RunConfig::new(0, "ring").check().is_err());
-        assert!(RunConfig::new(8, "nosuch").check().is_err());
+        assert_eq!(
+            RunConfig::new(0, "ring").check().unwrap_err().to_string(),
+            "0 cores: the SCC has 48, so choose 1..=48"
+        );
         let plain_stats = RunConfig {
             mode: Mode::Plain,
             stats: true,

@@ -40,6 +40,7 @@ pub use exit::CoreExit;
 pub use report::{CoreReport, Outcome, RunReport};
 
 use crate::build::Artifacts;
+use crate::programs::Catalog;
 use crate::qemu::Qemu;
 use crate::{CHIP, build, qemu};
 use dir::RunDir;
@@ -50,7 +51,7 @@ use report::{read_reports, require_reports};
 /// that comes during the build stops the run before it boots.
 pub fn run(config: &RunConfig) -> Result<RunReport> {
     config.check()?;
-    let artifacts = build::build(!config.echo)?;
+    let artifacts = build::build_app(&config.app, !config.echo)?;
     let qemu = qemu::ensure()?;
     boot(config, &artifacts, &qemu)
 }
@@ -86,6 +87,9 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     if config.echo && removed > 0 {
         println!("removed the chip memory left by {removed} killed run(s)");
     }
+    let catalog = Catalog::read(&artifacts.kernel)?;
+    let program = catalog.check(config.program.as_deref(), &config.params)?;
+    let boot_args = config.boot_args(Some(&program))?;
     let mode = config.mode;
     let need = room_needed(config.cores, mode);
     let free: Vec<(PathBuf, Option<u64>)> = parents
@@ -107,9 +111,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     let memory = ChipMemory::create(dir.path(), &CHIP, config.cores)?;
     let launch = Launch {
         chip: &CHIP,
-        cores: config.cores,
-        program: &config.program,
-        params: &config.params,
+        boot: &boot_args,
         kernel: &artifacts.kernel,
         plugin: &artifacts.plugin,
         bios: &qemu.bios,
@@ -126,7 +128,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         println!(
             "booting {} cores {model}, program {}, chip memory {}",
             config.cores,
-            config.program,
+            program,
             memory.path().display()
         );
     }

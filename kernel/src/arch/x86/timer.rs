@@ -19,7 +19,7 @@ use volatile::access::WriteOnly;
 /// Physical (and, identity-mapped, virtual) base of the local APIC.
 pub const LOCAL_APIC_BASE: u32 = 0xFEE0_0000;
 const _: () = assert!(
-    crate::start::CHIP
+    crate::target::CHIP
         .address_map
         .platform
         .contains((LOCAL_APIC_BASE >> chip::LUT_PAGE_SHIFT) as u8),

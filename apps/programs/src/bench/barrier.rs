@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Barrier latency per algorithm against the core count: every core times
+//! each of a run of back-to-back barriers, for rma's central (TSR counter)
+//! and dissemination barriers. The host runs it on several core counts;
+//! result lines `BENCH barrier algorithm=<a> procs=<n>`, pooled over cores.
+//!
+//! Check: a barrier must not let a core through before every core arrived.
+//! Before each barrier every core writes the barrier's number into its own
+//! line of its MPB; after it, a core reads a random other core's line,
+//! which must hold at least that number.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use rma::comm::BarrierAlgorithm;
+use rma::comm::layout::PROGRAM_LINES;
+
+use super::{Rng, Scaled, emit};
+use crate::support::communicator;
+use kernel::Scc;
+
+pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
+    let mut comm = communicator(scc)?;
+    let (n, me) = (comm.size(), comm.rank());
+    let rounds: u32 = settings.scale.pick(100, 1000);
+    let mut rng = Rng::new(u64::from(me));
+    let mark = PROGRAM_LINES;
+    let mut episode = 0u32;
+    for (algorithm, name) in [
+        (BarrierAlgorithm::Central, "central"),
+        (BarrierAlgorithm::Dissemination, "dissemination"),
+    ] {
+        let mut samples = Vec::with_capacity(rounds as usize);
+        for _ in 0..rounds {
+            episode += 1;
+            // The mark leaves the write-combine buffer before the barrier.
+            scc.invalidate_mpbt();
+            scc.own_mpb().write_u32(mark, episode);
+            scc.flush_wcb();
+            let start = scc.now();
+            comm.barrier_with(algorithm);
+            samples.push(scc.now() - start);
+            if n > 1 {
+                let other = (me + 1 + rng.below(n - 1)) % n;
+                scc.invalidate_mpbt();
+                let seen = scc.mpb(scc.participant(other)).read_u32(mark);
+                if seen < episode {
+                    return Err(format!(
+                        "{name} barrier {episode}: core {other} had only reached barrier {seen}"
+                    ));
+                }
+            }
+        }
+        emit(
+            "barrier",
+            &format!("algorithm={name} procs={n}"),
+            None,
+            &samples,
+        );
+    }
+    if me == 0 {
+        kernel::println!(
+            "bench-barrier: {rounds} barriers per algorithm on {n} cores, each checked"
+        );
+    }
+    Ok(())
+}

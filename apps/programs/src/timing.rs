@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The emulator's timing model, measured from inside: each core times
+//! single accesses with the global timestamp and checks that it reads back
+//! the latencies of the chip's timing table (`chip::Timing`).
+//!
+//! Every core measures an L1 hit, an L2 hit, CL1INVMB, WBINVD, a read of
+//! its own cycle counter, its own
+//! tile's MPB and the MPB of one tile at each distance it has (1 to 8 hops
+//! from tile (0,0)).
+//! Core 0 then measures DRAM behind the nearest and the farthest memory
+//! controller and a test-and-set register round trip (acquire, release),
+//! while the others wait: no other core's requests queue at a controller.
+//!
+//! A sample is the time between two timestamp reads around one access,
+//! minus the same around an access to private memory (an L1 hit, which the
+//! instruction's own cycle covers): the cycles the access stalled the
+//! core. The minimum of [`SAMPLES`] samples is taken, so a sample that
+//! crossed a controller's queue or an interrupt does not count. The
+//! program fails if a latency differs from the table by more than
+//! [`TOLERANCE`] cycles. Last, every core reads DRAM behind controller 0
+//! at once and reports what a read then costs: the controller's queue,
+//! printed, not checked (it depends on how the cores' reads interleave). Without the emulator's timing the timestamp
+//! reads 0 and the program says so and fails.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::arch::asm;
+
+use chip::{MemoryType, TileCoord};
+
+use kernel::platform::{ClockRegisters, Scc};
+
+/// Samples per measurement; the smallest counts.
+const SAMPLES: u32 = 16;
+/// Largest difference, in core cycles, between a measured latency and the
+/// table's.
+const TOLERANCE: u64 = 2;
+/// Where in its controller's LSM page each core's DCM lines lie (below
+/// rma's part of the page, `rma::hal::LSM_RMA`), 32 KiB per core.
+const DCM_AREA: u32 = 0x0040_0000;
+const DCM_STRIDE: u32 = 0x8000;
+/// Reads of the contention phase.
+const LOADED_READS: u32 = 64;
+/// L1 set stride: lines this far apart share an L1 set (128 sets of 32
+/// bytes) but not an L2 set (2048 sets).
+const L1_WAY_STRIDE: u32 = 4096;
+
+/// Core cycles between the two timestamp reads around one load of `ptr`.
+#[inline(never)]
+fn timed_load(scc: &Scc, ptr: *const u32) -> u64 {
+    let t0 = scc.global_timestamp();
+    // SAFETY: callers pass a mapped, aligned word (private or shared).
+    unsafe { ptr.read_volatile() };
+    scc.global_timestamp() - t0
+}
+
+/// Core cycles between the two timestamp reads around an exchange and a
+/// store of the byte at `ptr`: a test-and-set register's acquire and
+/// release on the emulator.
+#[inline(never)]
+fn timed_exchange(scc: &Scc, ptr: *mut u8, taken: u8, free: u8) -> u64 {
+    let t0 = scc.global_timestamp();
+    let mut old = taken;
+    // SAFETY: callers pass a mapped byte (private, or the core's own TSR
+    // in its uncached CRB mapping); xchg with memory is atomic.
+    unsafe {
+        asm!("xchg byte ptr [{p}], {old}", p = in(reg) ptr, old = inout(reg_byte) old, options(nostack, preserves_flags));
+        ptr.write_volatile(free);
+    }
+    let _ = old;
+    scc.global_timestamp() - t0
+}
+
+/// What [`timed_cache_op`] times.
+#[derive(Clone, Copy)]
+enum CacheOp {
+    Nop,
+    Cl1invmb,
+    Wbinvd,
+}
+
+/// Core cycles between the two timestamp reads around one instruction.
+#[inline(never)]
+fn timed_cache_op(scc: &Scc, op: CacheOp) -> u64 {
+    use kernel::arch::x86::instructions::{cl1invmb, wbinvd};
+    let t0 = scc.global_timestamp();
+    match op {
+        // SAFETY: a no-op; like the others, not `nomem`, so the compiler
+        // reloads the same values after it.
+        CacheOp::Nop => unsafe { asm!("nop", options(nostack, preserves_flags)) },
+        CacheOp::Cl1invmb => cl1invmb(),
+        CacheOp::Wbinvd => wbinvd(),
+    }
+    scc.global_timestamp() - t0
+}
+
+/// Core cycles between the two timestamp reads around one read of the
+/// core's own clock (`read`), or around a `nop` with the same operands.
+#[inline(never)]
+fn timed_clock_read(scc: &Scc, clock: ClockRegisters, read: bool) -> u64 {
+    let (latch, lo, hi) = clock.addresses();
+    let t0 = scc.global_timestamp();
+    if read {
+        // SAFETY: the emulator's clock registers (modelled time, checked
+        // by the caller), identity-mapped uncached; the values are dropped.
+        unsafe {
+            asm!(
+                "mov dword ptr [{latch}], 0",
+                "mov {x}, dword ptr [{lo}]",
+                "mov {x}, dword ptr [{hi}]",
+                latch = in(reg) latch, lo = in(reg) lo, hi = in(reg) hi, x = out(reg) _,
+                options(nostack, preserves_flags)
+            )
+        };
+    } else {
+        // SAFETY: a no-op taking the same operands.
+        unsafe {
+            asm!(
+                "nop /* {latch} {lo} {hi} {x} */",
+                latch = in(reg) latch, lo = in(reg) lo, hi = in(reg) hi, x = out(reg) _,
+                options(nostack, preserves_flags)
+            )
+        };
+    }
+    scc.global_timestamp() - t0
+}
+
+/// The smallest of [`SAMPLES`] samples of `sample`, each after `before`.
+fn least(mut before: impl FnMut(), mut sample: impl FnMut() -> u64) -> u64 {
+    (0..SAMPLES)
+        .map(|_| {
+            before();
+            sample()
+        })
+        .min()
+        .unwrap_or(0)
+}
+
+/// One measured latency and what the table says.
+struct Reading {
+    what: String,
+    measured: u64,
+    expected: u64,
+}
+
+pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
+    if scc.global_timestamp() == 0 {
+        return Err(
+            "the global timestamp reads 0: this program needs the emulator's timing".into(),
+        );
+    }
+    let chip = scc.chip();
+    let t = chip.timing;
+    let l1 = u64::from(t.l1_hit);
+    let me = scc.core();
+    let here = chip.tile_coord(chip.tile_of(me));
+    let routers = |to: TileCoord| chip.hops(here, to) + 1;
+
+    let private = [0u32; 8];
+    let base_ptr = private.as_ptr();
+    let baseline = least(|| {}, || timed_load(scc, base_ptr));
+    // An access's latency: its stall beyond the baseline plus the L1 hit
+    // the baseline's own access costs.
+    let latency = |m: u64| m.saturating_sub(baseline) + l1;
+    let mut readings = Vec::new();
+
+    // L1: a DCM line read twice.
+    let mc = chip.controller_of(chip.tile_of(me));
+    let dcm_phys = chip.lsm_base(mc) + DCM_AREA + me.index() as u32 * DCM_STRIDE;
+    let dcm = scc
+        .map_alias(dcm_phys, 5 * L1_WAY_STRIDE, MemoryType::Dcm)
+        .map_err(|e| format!("mapping DCM lines: {e:?}"))?;
+    let line = |i: u32| dcm.as_ptr().wrapping_add((i * L1_WAY_STRIDE) as usize) as *const u32;
+    let touch = |p: *const u32| {
+        // SAFETY: a word of the DCM alias mapped above.
+        unsafe { p.read_volatile() };
+    };
+    let m = least(|| touch(line(0)), || timed_load(scc, line(0)));
+    readings.push(Reading {
+        what: "L1 hit".into(),
+        measured: latency(m),
+        expected: l1,
+    });
+    // L2: five lines in one 4-way L1 set: each read evicts from L1 the
+    // line read five reads later, which L2 still holds.
+    let m = least(
+        || (1..5).for_each(|i| touch(line(i))),
+        || timed_load(scc, line(0)),
+    );
+    readings.push(Reading {
+        what: "L2 hit".into(),
+        measured: latency(m),
+        expected: u64::from(t.l2_hit),
+    });
+
+    // Cache instructions, their own cycle included: timed against a `nop`
+    // behind the same compiler barrier (the asm may touch memory, so the
+    // code around it reloads what it needs in both). WBINVD on an L1 the
+    // previous one left clean.
+    let nop = least(|| {}, || timed_cache_op(scc, CacheOp::Nop));
+    let cache_op = |m: u64| m.saturating_sub(nop) + u64::from(t.insn_cycles);
+    let m = least(|| {}, || timed_cache_op(scc, CacheOp::Cl1invmb));
+    readings.push(Reading {
+        what: "CL1INVMB".into(),
+        measured: cache_op(m),
+        expected: u64::from(t.cl1invmb),
+    });
+    let m = least(kernel::arch::x86::instructions::wbinvd, || {
+        timed_cache_op(scc, CacheOp::Wbinvd)
+    });
+    readings.push(Reading {
+        what: "WBINVD (clean L1)".into(),
+        measured: cache_op(m),
+        expected: u64::from(t.wbinvd),
+    });
+
+    // The core's own clock: three instructions charged as one RDTSC.
+    let clock = scc.clock_registers();
+    let nop = least(|| {}, || timed_clock_read(scc, clock, false));
+    let m = least(|| {}, || timed_clock_read(scc, clock, true));
+    readings.push(Reading {
+        what: "clock read (own cycles)".into(),
+        measured: m.saturating_sub(nop) + u64::from(t.insn_cycles),
+        expected: u64::from(t.clock_read),
+    });
+
+    // MPBs, uncached: the own tile, then one tile at each distance.
+    let mut distances: Vec<(u32, chip::TileId)> = Vec::new();
+    for tile in chip.all_tiles() {
+        let d = chip.hops(here, chip.tile_coord(tile));
+        if !distances.iter().any(|(seen, _)| *seen == d) {
+            distances.push((d, tile));
+        }
+    }
+    distances.sort_unstable();
+    for (d, tile) in distances {
+        let phys = chip.mpb_base(tile);
+        let alias = scc
+            .map_alias(phys, 4096, MemoryType::Ncm)
+            .map_err(|e| format!("mapping the MPB of tile {}: {e:?}", tile.index()))?;
+        let ptr = alias.as_ptr() as *const u32;
+        let m = least(|| {}, || timed_load(scc, ptr));
+        readings.push(Reading {
+            what: format!("MPB {d} hops (tile {})", tile.index()),
+            measured: latency(m),
+            expected: t.mpb_access(routers(chip.tile_coord(tile))),
+        });
+    }
+
+    let mut comm = crate::support::communicator(scc)?;
+    comm.barrier();
+    if me.index() == 0 {
+        // DRAM, uncached, behind the nearest and the farthest controller.
+        let far = (0..chip.memory_controllers.len())
+            .max_by_key(|&m| routers(chip.memory_controllers[m].port.tile))
+            .unwrap_or(0);
+        for (name, m) in [("near", mc), ("far", far)] {
+            let port = chip.memory_controllers[m].port.tile;
+            let ptr = scc.lsm(m).as_ptr() as *const u32;
+            let measured = least(|| {}, || timed_load(scc, ptr.wrapping_add(64)));
+            readings.push(Reading {
+                what: format!("DRAM {name} (controller {m}, {} hops)", routers(port) - 1),
+                measured: latency(measured),
+                expected: t.dram_access(routers(port)),
+            });
+        }
+        // A TSR round trip: the acquire (on silicon one read; here an
+        // exchange, whose store half costs nothing more) and the release.
+        let p = chip.tsr_protocol;
+        let mut byte = [p.free; 4];
+        let private = byte.as_mut_ptr();
+        let base = least(|| {}, || timed_exchange(scc, private, p.taken, p.free));
+        let tsr = chip.tsr_addr(me) as *mut u8;
+        let m = least(|| {}, || timed_exchange(scc, tsr, p.taken, p.free));
+        readings.push(Reading {
+            what: "TSR round trip (acquire and release)".into(),
+            measured: m.saturating_sub(base) + 2 * l1,
+            expected: 2 * t.mpb_access(routers(here)),
+        });
+    }
+    comm.barrier();
+
+    // Contention, reported, not checked: every core at once reads DRAM
+    // behind controller 0, which serves one line at a time.
+    let lsm = scc.lsm(0).as_ptr() as *const u32;
+    let mine = lsm.wrapping_add(16 * me.index());
+    let t0 = scc.global_timestamp();
+    for _ in 0..LOADED_READS {
+        // SAFETY: a word of LSM page 0, mapped uncached for the whole run.
+        unsafe { mine.read_volatile() };
+    }
+    let per_read = (scc.global_timestamp() - t0) / u64::from(LOADED_READS);
+    comm.barrier();
+
+    let mut wrong = Vec::new();
+    for r in &readings {
+        kernel::println!(
+            "latency {}: measured {} expected {} cycles",
+            r.what,
+            r.measured,
+            r.expected
+        );
+        if r.measured.abs_diff(r.expected) > TOLERANCE {
+            wrong.push(format!(
+                "{} ({} instead of {})",
+                r.what, r.measured, r.expected
+            ));
+        }
+    }
+    kernel::println!(
+        "DRAM behind controller 0 read by {} cores at once: {per_read} cycles per read and loop step (alone: {})",
+        scc.cores(),
+        t.dram_access(routers(chip.memory_controllers[0].port.tile))
+    );
+    if wrong.is_empty() {
+        kernel::println!("timing self-check passed: {} latencies", readings.len());
+        Ok(())
+    } else {
+        Err(format!("latencies off the table: {}", wrong.join(", ")))
+    }
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The per-core kernel, as a library: it boots one SCC core and hands it to
+//! the app the image was built from.
+//!
+//! An app is a binary crate that depends on this one and declares its
+//! programs with [`programs!`]; the kernel knows no program. Start-up order:
+//! console, GDT and IDT (so every later fault is reported), boot
+//! information, heap, command line ([`chip::args::BootArgs`]), paging with
+//! the SCC memory types and the shared regions placed at their SCC
+//! addresses, identity from MYTILEID, then the program the command line
+//! names, with its settings parsed. The run ends through `isa-debug-exit`.
+//!
+//! What an app uses: [`Scc`] (the core: its identity, rma's hardware
+//! interface, memory mapping), [`println!`], [`AppResult`], and the
+//! lower layers in [`arch`], [`mm`] and [`platform`].
+//!
+//! The library builds for the 32-bit guest target only (`cargo xtask
+//! build`); built for the host it is empty.
+//!
+//! # Safety
+//! The kernel runs at CPL 0 with interrupts off on a single core, with all
+//! memory it touches identity-mapped; shared memory is only ever accessed
+//! through raw pointers with volatile or atomic instructions.
+#![no_std]
+#![warn(missing_docs)]
+
+#[cfg(target_arch = "x86")]
+extern crate alloc;
+
+#[cfg(target_arch = "x86")]
+pub mod app;
+#[cfg(target_arch = "x86")]
+pub mod arch;
+#[cfg(target_arch = "x86")]
+pub mod console;
+#[cfg(target_arch = "x86")]
+pub mod exit;
+#[cfg(target_arch = "x86")]
+mod mem;
+#[cfg(target_arch = "x86")]
+pub mod mm;
+#[cfg(target_arch = "x86")]
+pub mod platform;
+#[cfg(target_arch = "x86")]
+mod start;
+pub mod target;
+
+#[cfg(target_arch = "x86")]
+pub use app::{AppError, AppResult, Program};
+/// The chip crate the kernel is built on, for apps and [`programs!`].
+pub use chip;
+#[cfg(target_arch = "x86")]
+pub use platform::Scc;

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `cargo xtask new`: a new app on the kernel library, from a template.
+//!
+//! An app is a binary crate for the guest target that depends on the
+//! `kernel` and `rma` crates and lists its programs with
+//! `kernel::programs!`. Given a bare name, the app goes to `apps/NAME`,
+//! where the workspace picks it up; given a path outside the workspace, it
+//! becomes a workspace of its own that uses this checkout's kernel and rma
+//! by path, with this checkout's lock file so that it builds with the same
+//! dependency versions. `cargo xtask run --app DIR` builds and boots it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail, ensure};
+
+use crate::build::{BUILTIN, workspace_root};
+
+/// The program the template holds: the README's hello-rma example.
+const MAIN: &str = r#"//! NAME: an app on the emulated SCC's kernel library.
+#![no_std]
+#![no_main]
+
+use kernel::{AppResult, Scc};
+use rma::comm::Comm;
+use rma::{Assert, Rma, WindowOptions};
+
+kernel::programs! {
+    /// every core puts its rank into its right neighbour's window under a fence and checks what it received
+    "NAME" => hello,
+}
+
+fn hello(scc: &Scc, (): ()) -> AppResult {
+    let mut rma = Rma::new(Comm::new(scc)?)?;
+    let (me, n) = (rma.rank(), rma.size());
+    let win = rma.allocate::<u32>(1, WindowOptions::new())?;
+    rma.fence(win, Assert::NOPRECEDE)?;
+    rma.put(win, (me + 1) % n, 0, &[me])?;
+    rma.fence(win, Assert::NOSUCCEED)?;
+    let mut got = [0];
+    rma.local_read(win, 0, &mut got)?;
+    kernel::println!("rank {me} of {n} received {}", got[0]);
+    if got[0] != (me + n - 1) % n {
+        return Err("the value received is not the left neighbour's rank".into());
+    }
+    Ok(rma.free(win)?)
+}
+"#;
+
+/// Makes the app `name` (a bare name: `apps/NAME`; or a path) and returns
+/// its directory.
+pub fn new_app(name: &str) -> Result<PathBuf> {
+    let root = workspace_root();
+    let given = Path::new(name);
+    let in_tree = given.components().count() == 1;
+    let dir = if in_tree {
+        root.join("apps").join(name)
+    } else {
+        std::path::absolute(given).with_context(|| format!("no directory for {name}"))?
+    };
+    let package = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .with_context(|| format!("{} names no directory", dir.display()))?
+        .to_owned();
+    check_name(&package)?;
+    ensure!(
+        !dir.exists(),
+        "{} exists already: choose another name",
+        dir.display()
+    );
+    if !in_tree && dir.starts_with(root) && dir.parent() != Some(&root.join("apps")) {
+        bail!(
+            "{}: inside this workspace an app goes to apps/NAME (give just the name)",
+            dir.display()
+        );
+    }
+    let inside = dir.starts_with(root);
+    let manifest = if inside {
+        format!(
+            "[package]\nname = \"{package}\"\nversion.workspace = true\nedition.workspace = true\n\
+             rust-version.workspace = true\nlicense.workspace = true\npublish = false\n\n\
+             [dependencies]\nkernel.workspace = true\nrma.workspace = true\n"
+        )
+    } else {
+        let path = |p: &str| root.join(p).display().to_string();
+        format!(
+            "[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nkernel = {{ path = \"{}\" }}\nrma = {{ path = \"{}\" }}\n\n\
+             # An app of its own, outside the checkout its kernel comes from.\n[workspace]\n",
+            path("kernel"),
+            path("rma")
+        )
+    };
+    fs::create_dir_all(dir.join("src"))
+        .and_then(|()| fs::create_dir_all(dir.join(".cargo")))
+        .with_context(|| format!("cannot make {}", dir.display()))?;
+    let write = |file: &str, text: &str| {
+        fs::write(dir.join(file), text)
+            .with_context(|| format!("cannot write {}", dir.join(file).display()))
+    };
+    write("Cargo.toml", &manifest)?;
+    write("src/main.rs", &MAIN.replace("NAME", &package))?;
+    write(
+        ".cargo/config.toml",
+        "# The app runs on the emulated cores: cargo builds it for the guest target.\n\
+         # `cargo xtask run --app DIR` builds and boots it.\n\
+         [build]\ntarget = \"i586-unknown-linux-gnu\"\n",
+    )?;
+    if !inside {
+        fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock"))
+            .with_context(|| format!("cannot copy the lock file to {}", dir.display()))?;
+    }
+    Ok(dir)
+}
+
+/// Whether `name` can name a package and an image: lower-case letters,
+/// digits, `-` and `_`, starting with a letter, and not the built-in app's.
+fn check_name(name: &str) -> Result<()> {
+    let valid = name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    ensure!(
+        valid,
+        "`{name}` cannot name an app: use lower-case letters, digits, `-` and `_`, starting with a letter"
+    );
+    ensure!(
+        !["kernel", "rma", "chip", "emu", "xtask", BUILTIN].contains(&name),
+        "`{name}` is the name of one of this workspace's crates: choose another"
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_must_suit_a_package() {
+        for good in ["hello", "my-app2", "a_b"] {
+            check_name(good).unwrap();
+        }
+        for bad in ["Hello", "2app", "", "a b", "kernel", "programs"] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_app_outside_the_workspace_is_a_workspace_of_its_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_app(tmp.path().join("hello").to_str().unwrap()).unwrap();
+        let manifest = fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        assert!(manifest.contains("name = \"hello\""), "{manifest}");
+        assert!(manifest.contains("[workspace]"), "{manifest}");
+        let kernel = workspace_root().join("kernel").display().to_string();
+        assert!(manifest.contains(&kernel), "{manifest}");
+        let main = fs::read_to_string(dir.join("src/main.rs")).unwrap();
+        assert!(main.contains("\"hello\" => hello"), "{main}");
+        assert!(dir.join("Cargo.lock").is_file());
+        let again = new_app(dir.to_str().unwrap()).unwrap_err().to_string();
+        assert!(again.contains("exists already"), "{again}");
+    }
+}
