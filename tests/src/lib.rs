@@ -40,7 +40,8 @@ pub fn boot_with(config: &RunConfig) -> RunReport {
     xtask::run(config).unwrap_or_else(|e| {
         panic!(
             "cannot run {} on {} cores: {e:#}",
-            config.program_name(), config.cores
+            config.program_name(),
+            config.cores
         )
     })
 }

@@ -13,7 +13,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::{self, Write};
 
-use crate::{ARGS_START, Chip};
+use crate::{ARGS_START, Chip, CoreCount};
 
 /// A run's arguments to the kernel of each of its cores.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,13 +34,7 @@ impl<'a> BootArgs<'a> {
         program: Option<&'a str>,
         settings: Vec<(&'a str, &'a str)>,
     ) -> Result<Self, ArgsError<'a>> {
-        if !(1..=chip.cores()).contains(&cores) {
-            return Err(ArgsError::Cores {
-                cores,
-                chip: chip.name,
-                max: chip.cores(),
-            });
-        }
+        chip.run_cores(cores).map_err(ArgsError::Cores)?;
         if let Some(program) = program {
             word(program, false)?;
         }
@@ -131,14 +125,7 @@ fn word(text: &str, value: bool) -> Result<(), ArgsError<'_>> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgsError<'a> {
     /// More cores than the chip has, or none.
-    Cores {
-        /// The count asked for.
-        cores: u32,
-        /// The chip's name.
-        chip: &'static str,
-        /// Its number of cores.
-        max: u32,
-    },
+    Cores(CoreCount),
     /// `cores=` with something other than a number.
     NotCores {
         /// What was given.
@@ -159,11 +146,7 @@ pub enum ArgsError<'a> {
 impl fmt::Display for ArgsError<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Cores { cores, chip, max } => write!(
-                f,
-                "{cores} cores: the {} has {max}, so choose 1..={max}",
-                Capitals(chip)
-            ),
+            Self::Cores(count) => write!(f, "{count}"),
             Self::NotCores { value } => write!(f, "cores={value}: not a number of cores"),
             Self::Twice { name } => write!(f, "{name} is given twice"),
             Self::Word { text } => write!(
@@ -171,17 +154,6 @@ impl fmt::Display for ArgsError<'_> {
                 "`{text}` cannot be passed on the command line: it is empty or holds a blank (or `=` in a name)"
             ),
         }
-    }
-}
-
-/// Displays its text in capitals.
-struct Capitals<'a>(&'a str);
-
-impl fmt::Display for Capitals<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0
-            .chars()
-            .try_for_each(|c| f.write_char(c.to_ascii_uppercase()))
     }
 }
 

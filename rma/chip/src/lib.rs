@@ -241,7 +241,46 @@ impl core::fmt::Display for ChipError {
 
 impl core::error::Error for ChipError {}
 
+/// A run's core count that the chip cannot hold: none, or more than it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoreCount {
+    /// The count asked for.
+    pub cores: u32,
+    /// The chip's name.
+    pub chip: &'static str,
+    /// Its number of cores.
+    pub max: u32,
+}
+
+impl core::fmt::Display for CoreCount {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let Self { cores, chip, max } = *self;
+        write!(f, "{cores} cores: the ")?;
+        for c in chip.chars() {
+            write!(f, "{}", c.to_ascii_uppercase())?;
+        }
+        write!(f, " has {max}, so choose 1..={max}")
+    }
+}
+
+impl core::error::Error for CoreCount {}
+
 impl Chip {
+    /// `cores` if a run can have that many of this chip's cores (`0..cores`):
+    /// the one check of a run's core count, which boot arguments and
+    /// plugin options both make.
+    pub const fn run_cores(&self, cores: u32) -> Result<u32, CoreCount> {
+        if cores == 0 || cores > self.cores() {
+            Err(CoreCount {
+                cores,
+                chip: self.name,
+                max: self.cores(),
+            })
+        } else {
+            Ok(cores)
+        }
+    }
+
     /// Number of tiles.
     pub const fn tiles(&self) -> u32 {
         self.mesh_x as u32 * self.mesh_y as u32

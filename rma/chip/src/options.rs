@@ -21,7 +21,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::num::NonZeroU64;
 
-use crate::{Chip, CoreId, SCC};
+use crate::{Chip, CoreCount, CoreId, SCC};
 
 /// Every chip the emulator can run, found by name ([`Chip::name`],
 /// [`find_chip`]).
@@ -284,14 +284,7 @@ pub enum OptionsError {
     /// `chip=` names none of [`CHIPS`].
     UnknownChip(String),
     /// `cores=` is 0 or larger than the chip.
-    CoreCount {
-        /// The count given.
-        cores: u32,
-        /// The chip.
-        chip: &'static str,
-        /// The chip's core count.
-        max: u32,
-    },
+    CoreCount(CoreCount),
     /// `core=` is not one of the `cores=` cores that run.
     CoreOutOfRange {
         /// The core given.
@@ -354,9 +347,7 @@ impl fmt::Display for OptionsError {
                 list(f, CHIPS, |c| c.name)?;
                 f.write_str(")")
             }
-            Self::CoreCount { cores, chip, max } => {
-                write!(f, "cores={cores}: chip {chip} has 1..={max} cores")
-            }
+            Self::CoreCount(count) => write!(f, "cores={}: {count}", count.cores),
             Self::CoreOutOfRange { core, cores } => write!(
                 f,
                 "core={core}: a run of cores={cores} has cores 0..={}",
@@ -551,13 +542,7 @@ impl PluginOptions {
 
 /// Checks that a run of `cores` cores fits `chip` and has `core`.
 fn check_cores(chip: &'static Chip, core: u32, cores: u32) -> Result<(), OptionsError> {
-    if cores == 0 || cores > chip.cores() {
-        return Err(OptionsError::CoreCount {
-            cores,
-            chip: chip.name,
-            max: chip.cores(),
-        });
-    }
+    chip.run_cores(cores).map_err(OptionsError::CoreCount)?;
     if core >= cores {
         return Err(OptionsError::CoreOutOfRange { core, cores });
     }
@@ -890,11 +875,11 @@ mod tests {
     fn core_counts_must_fit_the_chip() {
         assert_eq!(
             message(&["core=0", "cores=0", "chip=scc", "mem=m"]),
-            "cores=0: chip scc has 1..=48 cores"
+            "cores=0: 0 cores: the SCC has 48, so choose 1..=48"
         );
         assert_eq!(
             message(&["core=0", "cores=49", "chip=scc", "mem=m"]),
-            "cores=49: chip scc has 1..=48 cores"
+            "cores=49: 49 cores: the SCC has 48, so choose 1..=48"
         );
         assert_eq!(
             message(&["core=8", "cores=8", "chip=scc", "mem=m"]),
@@ -911,15 +896,15 @@ mod tests {
         };
         assert_eq!(
             new(0, 49),
-            Err(OptionsError::CoreCount {
+            Err(OptionsError::CoreCount(CoreCount {
                 cores: 49,
                 chip: "scc",
                 max: 48
-            })
+            }))
         );
         assert_eq!(
             new(0, 0).unwrap_err().to_string(),
-            "cores=0: chip scc has 1..=48 cores"
+            "cores=0: 0 cores: the SCC has 48, so choose 1..=48"
         );
         assert_eq!(
             new(8, 8),
