@@ -22,9 +22,12 @@
 use alloc::format;
 use alloc::string::String;
 
-use rma::comm::layout::{LINE, PROGRAM_LINES};
+use rma::comm::PROGRAM_LINES;
 
 use kernel::Scc;
+
+/// Bytes in a line, as an MPB offset.
+const LINE: u32 = kernel::chip::CACHE_LINE as u32;
 
 /// Laps of a ring of `cores` cores: 10000 on 2 cores, 50 on 48.
 const fn laps(cores: u32) -> u32 {

@@ -15,7 +15,7 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
-use rma::comm::layout::PROGRAM_LINES;
+use rma::comm::PROGRAM_LINES;
 use rma::comm::{BarrierAlgorithm, Comm, ReduceOp};
 use rma::hal::Clock;
 

@@ -13,7 +13,7 @@ use alloc::format;
 use alloc::string::String;
 
 use chip::{AddressMap, LutEntry, MemoryType, Port, Subdest, Target, TileId};
-use rma::comm::layout::PROGRAM_LINES;
+use rma::comm::PROGRAM_LINES;
 
 use crate::support::pair::{Pair, unexpected};
 use kernel::Scc;

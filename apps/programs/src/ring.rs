@@ -10,7 +10,7 @@ use alloc::format;
 use alloc::string::String;
 
 use rma::comm::BarrierAlgorithm;
-use rma::comm::layout::PROGRAM_LINES;
+use rma::comm::PROGRAM_LINES;
 
 use crate::support::{communicator, print_identity};
 use kernel::Scc;

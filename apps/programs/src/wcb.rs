@@ -9,10 +9,13 @@
 //! value. Core 1 prints the summary.
 
 use alloc::string::String;
-use rma::comm::layout::{LINE, PROGRAM_LINES};
+use rma::comm::PROGRAM_LINES;
 
 use crate::support::pair::{Pair, unexpected};
 use kernel::Scc;
+
+/// Bytes in a line, as an MPB offset.
+const LINE: u32 = kernel::chip::CACHE_LINE as u32;
 
 /// The word: third program line of core 1's MPB half.
 const WORD: u32 = PROGRAM_LINES + 2 * LINE;

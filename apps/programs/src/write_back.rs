@@ -22,12 +22,15 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use chip::MemoryType;
-use rma::comm::layout::{LINE, PROGRAM_LINES};
+use rma::comm::PROGRAM_LINES;
 
 use crate::support::pair::{Pair, unexpected};
 use kernel::Scc;
 use kernel::arch::x86::paging::PAGE_SIZE;
 use kernel::platform::scc::SharedBytes;
+
+/// Bytes in a line, as an MPB offset.
+const LINE: u32 = kernel::chip::CACHE_LINE as u32;
 
 /// The MPBT word: fourth program line of core 0's MPB half.
 const MPBT_WORD: u32 = PROGRAM_LINES + 3 * LINE;

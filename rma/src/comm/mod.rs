@@ -7,7 +7,7 @@
 //! [`Comm::recv`], [`Comm::sendrecv`]), two barriers
 //! ([`BarrierAlgorithm`]), [`Comm::bcast`], [`Comm::allgather`] and
 //! [`Comm::allreduce`]. [`Group`] gives MPI's process groups. Which MPB
-//! lines hold what is in [`layout`].
+//! lines hold what is in `layout.rs`.
 //!
 //! # Coherence discipline
 //! MPB lines may sit in L1 (memory type MPBT) and writes pass through the
@@ -25,7 +25,7 @@
 //!
 //! # Channel protocol
 //! Each core has one outgoing data buffer in its own MPB half
-//! ([`layout`]); receivers pull from it. A message of `L` bytes travels as
+//! (`layout.rs`); receivers pull from it. A message of `L` bytes travels as
 //! `max(1, ceil(L / C))` chunks of at most `C` bytes (`C` = the data
 //! buffer, 6 KiB on the SCC). Per pair of ranks `p -> c` both sides count
 //! chunks since boot; the counts live in the peer lines, each written by
@@ -68,7 +68,7 @@ mod barrier;
 mod channel;
 mod collective;
 mod group;
-pub mod layout;
+pub(crate) mod layout;
 mod reduce;
 #[cfg(test)]
 mod tests;
@@ -80,6 +80,9 @@ pub use barrier::BarrierAlgorithm;
 pub use group::Group;
 pub(crate) use group::check_rank;
 use layout::{CENTRAL_SENSE, DISSEMINATION, Layout, PEER_ACKED, PEER_SENT};
+/// The lines of each core's MPB half that rma leaves to programs: their own
+/// flags go there; the rest of the half is rma's.
+pub use layout::{PROGRAM_LINE_COUNT, PROGRAM_LINES};
 pub use reduce::{Element, ReduceOp, Reducible};
 
 use crate::RmaError;
@@ -151,7 +154,7 @@ impl<'h, H: Hal> Comm<'h, H> {
     /// communicators on this core did (the counts are read back from the MPB).
     ///
     /// Return values: `Err(MpbTooSmall)` if the chip's MPB cannot hold the
-    /// [`layout`].
+    /// `layout.rs`.
     pub fn new(hal: &'h H) -> Result<Self, RmaError> {
         let layout = Layout::for_chip(hal.chip())?;
         let rank = hal.rank();

@@ -14,7 +14,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use rma::comm::BarrierAlgorithm;
-use rma::comm::layout::PROGRAM_LINES;
+use rma::comm::PROGRAM_LINES;
 
 use super::{Rng, Scaled, emit};
 use crate::support::communicator;

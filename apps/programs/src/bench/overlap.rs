@@ -34,7 +34,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use rma::comm::Comm;
-use rma::comm::layout::PROGRAM_LINES;
+use rma::comm::PROGRAM_LINES;
 use rma::msg::{LockMode, MsgRma, MsgWindow};
 use rma::{Assert, LockType, Rma, RmaError, Window, WindowOptions};
 
