@@ -59,6 +59,57 @@ fn a_new_app_from_the_template_runs_on_4_cores() {
     assert!(message.contains("  hello "), "{message}");
 }
 
+/// Removes an app made inside the workspace and puts the lock file back,
+/// whether the test passed or not.
+struct InTree {
+    dir: std::path::PathBuf,
+    lock: std::path::PathBuf,
+    locked: Vec<u8>,
+}
+
+impl Drop for InTree {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::write(&self.lock, &self.locked);
+    }
+}
+
+#[test]
+fn cargo_xtask_new_makes_a_workspace_app_that_runs() {
+    let xtask = xtask_binary();
+    let root = xtask::workspace_root();
+    let name = format!("hello-test-{}", std::process::id());
+    let lock = root.join("Cargo.lock");
+    let _guard = InTree {
+        dir: root.join("apps").join(&name),
+        locked: std::fs::read(&lock).unwrap(),
+        lock,
+    };
+    let made = Command::new(&xtask).args(["new", &name]).output().unwrap();
+    let said = String::from_utf8_lossy(&made.stdout);
+    assert!(made.status.success(), "{made:?}");
+    let app = format!("apps/{name}");
+    assert!(
+        said.contains(&format!("cargo xtask run --app {app} --cores 4")),
+        "{said}"
+    );
+    let run = Command::new(&xtask)
+        .current_dir(root)
+        .args(["run", "--app", &app, "--cores", "4"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.contains("[core 03] rank 3 of 4 received 2"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn programs_and_settings_are_checked_against_the_image() {
     let message = format!(
