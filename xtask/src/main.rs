@@ -17,7 +17,7 @@ use xtask::{Mode, Model, RunConfig, RunReport, Time, WtReads};
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask", version, after_help = ENVIRONMENT)]
 enum Cli {
-    /// Build the kernel image and the QEMU plugin (release), without running them.
+    /// Build the image of the built-in programs (the kernel linked in) and the QEMU plugin (release), without running them.
     Build,
     /// Boot N emulated cores, each running the same program, and report how they ended.
     ///
@@ -242,7 +242,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
     match cli {
         Cli::Build => {
             let artifacts = xtask::build(false)?;
-            println!("kernel: {}", artifacts.kernel.display());
+            println!("image: {}", artifacts.kernel.display());
             println!("plugin: {}", artifacts.plugin.display());
             Ok(ExitCode::SUCCESS)
         }

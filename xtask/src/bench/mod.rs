@@ -161,7 +161,7 @@ pub enum Kind {
 /// The runs of one program.
 #[derive(Debug, Clone, Copy)]
 pub struct Run {
-    /// The program (of the kernel's catalog).
+    /// The program (one the built-in image declares, [`check_programs`]).
     pub program: &'static str,
     /// Core counts, one run each.
     pub cores: &'static [u32],
