@@ -351,6 +351,10 @@ impl<T: Element, H: RmaHal> guard::Target<T> for Through<'_, '_, H> {
     }
 
     fn read(&mut self, at: u64, buf: &mut [T]) -> Result<(), RmaError> {
+        // What it reads may stay in L1 after the guard: a later get drops it.
+        if self.acquire.invalidate {
+            self.rma.remote_lines = true;
+        }
         self.rma
             .read_elements(self.id, self.target, self.ty, at, buf)
     }

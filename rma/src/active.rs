@@ -158,6 +158,9 @@ impl<H: RmaHal> Rma<'_, H> {
         let w = self.window_mut(id).expect("callers checked the window");
         if w.options.coherence == Coherence::Enabled {
             actions.run(hal, &mut w.stats);
+            if actions.invalidate {
+                self.remote_lines = false;
+            }
         }
     }
 

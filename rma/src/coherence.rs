@@ -19,6 +19,17 @@
 //! | unlock, unlock_all | release, then give the lock up |
 //! | flush, flush_all | release (the lock stays held) |
 //! | sync | release and invalidate the local window |
+//! | get | invalidate first, if an earlier get may have left lines in L1 |
+//!
+//! The model is MPI's separate one (`MPI_WIN_SEPARATE`): a window's public
+//! copy is its memory, and a core's cached lines and buffered stores are
+//! its private copy until one of these calls reconciles them. NCM windows
+//! have no private copy, so for them the unified model holds as well.
+//! A get reads the public copy as it is when the get runs (MPI lets it
+//! return any value the location held during the call, never an older
+//! one): an earlier get's lines in L1 are dropped before the read
+//! ([`crate::window::Rma`]'s `fresh_get`), so a flag polled with get and
+//! flush shows a flushed put at the next poll.
 //!
 //! Every CL1INVMB is preceded by a flush of the write-combine buffer, and
 //! by an L1 write-back if an MPBT-WB mapping is in use

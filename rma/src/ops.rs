@@ -16,6 +16,7 @@
 
 use crate::RmaError;
 use crate::active::pscw;
+use crate::coherence::{acquire_actions, guard_invalidation};
 use crate::comm::{Element, check_rank};
 use crate::epoch::{AccessEpoch, Check};
 use crate::hal::RmaHal;
@@ -302,7 +303,7 @@ impl<H: RmaHal> Rma<'_, H> {
             origin,
             target_layout,
         )?;
-        let ty = self.window(window.id())?.options.remote_type;
+        let ty = self.fresh_get(window.id());
         for (o, t, n) in runs(origin, target_layout) {
             let elements = &mut buf[o as usize..(o + n) as usize];
             self.read_elements(
@@ -315,6 +316,31 @@ impl<H: RmaHal> Rma<'_, H> {
         }
         self.finish(window.id(), Kind::Get, origin.elements() * T::BYTES as u64);
         Ok(())
+    }
+
+    /// Makes the get about to run on window `id` read the target's memory
+    /// as it is now: if an earlier get may have left lines of a target in
+    /// L1, they are dropped first (CL1INVMB, guarded as every
+    /// invalidation is), since their target may have changed them since.
+    /// Returns the memory type the get reads through. Without it, a core
+    /// polling a flag with get and flush would read its first copy
+    /// forever on an MPBT type: neither the get nor the flush would drop
+    /// it.
+    pub(crate) fn fresh_get(&mut self, id: u32) -> chip::MemoryType {
+        let ty = self
+            .window(id)
+            .expect("begin checked the window")
+            .options
+            .remote_type;
+        let acquire = acquire_actions(ty);
+        if acquire.invalidate {
+            if self.remote_lines {
+                let types = self.types(id);
+                self.coherence(id, guard_invalidation(acquire, &types));
+            }
+            self.remote_lines = true;
+        }
+        ty
     }
 
     /// Checks an operation and waits for the target's post in a start

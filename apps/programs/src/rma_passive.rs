@@ -19,6 +19,11 @@
 //!    exact.
 //! 5. **Misuse**: passive-target, request and atomics errors, each checked
 //!    for its MPI class and message start.
+//! 6. **A polled flag** (3 cores or more), for each memory type a window
+//!    can have: in a lock_all epoch rank 2 polls rank 0's flag with get
+//!    and flush while rank 1 puts 1 into it and flushes; rank 2 must see
+//!    the 1: a get reads the target's memory as it is when the get runs,
+//!    not a line an earlier get left in L1.
 
 use alloc::format;
 use alloc::string::String;
@@ -30,7 +35,9 @@ use rma::{AccumulateOp, Assert, ErrorClass, LockScheme, LockType, Rma, WindowOpt
 use crate::bench::Rng;
 use crate::support::osc::{Checks, conclude, fail, open};
 use kernel::Scc;
+use kernel::chip::MemoryType;
 use kernel::chip::settings::{choice, name_of};
+use rma::hal::Clock;
 
 /// Words in a block of the lock mix.
 const BLOCK: u32 = 16;
@@ -63,15 +70,81 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     list(&mut rma, &mut checks, options)?;
     accumulate(&mut rma, &mut checks, options)?;
     misuse(&mut rma, &mut checks, options)?;
+    polled_flag(scc, &mut rma, &mut checks, options)?;
     conclude(
         &mut rma,
         &checks,
         "rma-passive",
         &format!(
-            "lock mix, fetch_and_op counter, compare_and_swap mutex and list, accumulate, misuse; scheme {}",
+            "lock mix, fetch_and_op counter, compare_and_swap mutex and list, accumulate, misuse, a polled flag per memory type; scheme {}",
             name_of(settings.scheme)
         ),
     )
+}
+
+/// Polls section 6's poller makes before it gives up on seeing the put.
+const MAX_POLLS: u32 = 20_000;
+
+/// µs section 6's writer waits before its put, so that the poller reads
+/// the flag before it changes.
+const WRITER_DELAY_US: u64 = 20;
+
+/// Section 6: a flag polled with get and flush sees a flushed put, on
+/// every memory type a window can have. Nothing but the polls runs on the
+/// poller between its first read of the flag and the put (a barrier would
+/// drop its cached lines, hiding a get that reads an old line).
+fn polled_flag(
+    scc: &Scc,
+    rma: &mut Rma<'_, Scc>,
+    c: &mut Checks,
+    options: WindowOptions,
+) -> Result<(), String> {
+    let (n, me) = (rma.size(), rma.rank());
+    if n < 3 {
+        return Ok(());
+    }
+    let (target, writer, poller) = (0, 1, 2);
+    for ty in [
+        MemoryType::MpbtWt,
+        MemoryType::MpbtWb,
+        MemoryType::Ncm,
+        MemoryType::NcmWcb,
+    ] {
+        let win = rma
+            .allocate::<u32>(1, options.memory_type(ty))
+            .map_err(fail("allocating the flag"))?;
+        rma.local_write(win, 0, &[0]).map_err(fail("local write"))?;
+        rma.fence(win, Assert::NOSUCCEED).map_err(fail("fence"))?;
+        rma.lock_all(win, Assert::NONE).map_err(fail("lock_all"))?;
+        rma.comm().barrier();
+        if me == writer {
+            let wait = u64::from(scc.chip().timing.core_mhz) * WRITER_DELAY_US;
+            let t0 = scc.cycles();
+            while scc.cycles() - t0 < wait {}
+            rma.put(win, target, 0, &[1]).map_err(fail("put"))?;
+            rma.flush(win, target).map_err(fail("flush"))?;
+        }
+        if me == poller {
+            let mut flag = [0];
+            let mut polls = 0;
+            while flag[0] == 0 && polls < MAX_POLLS {
+                rma.get(win, target, 0, &mut flag).map_err(fail("get"))?;
+                rma.flush(win, target).map_err(fail("flush"))?;
+                polls += 1;
+            }
+            c.check(flag[0] == 1, || {
+                format!(
+                    "polled flag ({ty:?}): read {} after {polls} polls with get and flush, \
+                     the writer's flushed 1 never",
+                    flag[0]
+                )
+            });
+        }
+        rma.unlock_all(win).map_err(fail("unlock_all"))?;
+        rma.comm().barrier();
+        rma.free(win).map_err(fail("freeing the flag"))?;
+    }
+    Ok(())
 }
 
 /// The value origin `o` writes in round `r`: never 0.

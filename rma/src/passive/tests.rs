@@ -241,6 +241,43 @@ fn a_writer_waits_for_a_holder_with(scheme: LockScheme) {
 }
 
 #[test]
+fn a_get_after_a_get_drops_what_the_first_left_in_l1() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let wt = rma.allocate::<u32>(1, WindowOptions::new()).unwrap();
+        let ncm = rma
+            .allocate::<u32>(1, WindowOptions::new().memory_type(MemoryType::Ncm))
+            .unwrap();
+        let other = 1 - rma.rank();
+        let mut got = [0];
+        for win in [wt, ncm] {
+            rma.lock_all(win, Assert::NONE).unwrap();
+            let before = rma.stats(win).unwrap().invalidations;
+            // The lock dropped every line: the first get needs nothing more.
+            rma.get(win, other, 0, &mut got).unwrap();
+            let first = rma.stats(win).unwrap().invalidations - before;
+            // The polls of a flag: each later get drops the line the one
+            // before left, flush or not.
+            for _ in 0..3 {
+                rma.get(win, other, 0, &mut got).unwrap();
+                rma.flush(win, other).unwrap();
+            }
+            let polls = rma.stats(win).unwrap().invalidations - before - first;
+            rma.unlock_all(win).unwrap();
+            if win == wt {
+                assert_eq!((first, polls), (0, 3));
+            } else {
+                // Nothing of an NCM window is ever cached.
+                assert_eq!((first, polls), (0, 0));
+            }
+        }
+        rma.comm().barrier();
+        rma.free(wt).unwrap();
+        rma.free(ncm).unwrap();
+    });
+}
+
+#[test]
 fn lock_and_unlock_do_the_coherence_actions_of_the_memory_type() {
     Mock::run(1, |hal| {
         let mut rma = rma(hal);

@@ -232,6 +232,10 @@ pub struct Rma<'h, H: RmaHal> {
     free_records: Vec<Record>,
     /// Mappings undone outside any window's accesses.
     other: WindowStats,
+    /// Whether a get may have left lines of a target's window in this
+    /// core's L1 since this layer last ran CL1INVMB: the next get drops
+    /// them first ([`Rma::fresh_get`](crate::ops)).
+    pub(crate) remote_lines: bool,
 }
 
 impl<'h, H: RmaHal> Rma<'h, H> {
@@ -262,6 +266,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             slots: Slots::new(hal.chip().address_map.shareable),
             free_records: Vec::new(),
             other: WindowStats::default(),
+            remote_lines: false,
         })
     }
 
