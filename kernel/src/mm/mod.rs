@@ -6,7 +6,7 @@
 
 use linked_list_allocator::LockedHeap;
 
-use crate::arch::x86::paging::PAGE_SIZE;
+use crate::arch::x86::paging::{FrameSource, PAGE_SIZE};
 
 #[global_allocator]
 static HEAP: LockedHeap = LockedHeap::empty();
@@ -31,11 +31,6 @@ impl FrameAllocator {
         }
     }
 
-    /// One zeroed frame, or `None` when RAM is used up.
-    pub fn allocate_zeroed(&mut self) -> Option<*mut u8> {
-        self.allocate_contiguous(1)
-    }
-
     /// `count` contiguous zeroed frames.
     pub fn allocate_contiguous(&mut self, count: u32) -> Option<*mut u8> {
         let bytes = count.checked_mul(PAGE_SIZE)?;
@@ -47,6 +42,15 @@ impl FrameAllocator {
         // never handed out before, so nothing else refers to them.
         unsafe { frame.write_bytes(0, bytes as usize) };
         Some(frame)
+    }
+}
+
+// SAFETY: `allocate_contiguous` hands out each frame of the allocator's
+// range once, zeroed; the range is RAM the allocator's creator gave it
+// alone (at boot, the identity-mapped RAM above the kernel image).
+unsafe impl FrameSource for FrameAllocator {
+    fn allocate_zeroed(&mut self) -> Option<*mut u8> {
+        self.allocate_contiguous(1)
     }
 }
 

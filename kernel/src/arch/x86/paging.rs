@@ -13,7 +13,6 @@ use x86::bits32::paging::{PAddr, PDEntry, PDFlags, PTEntry, PTFlags};
 use x86::controlregs::{Cr0, Cr4, cr0, cr0_write, cr3_write, cr4, cr4_write};
 
 use super::instructions::invlpg;
-use crate::mm::FrameAllocator;
 
 /// Bytes in a page.
 pub const PAGE_SIZE: u32 = 4096;
@@ -50,6 +49,18 @@ impl core::fmt::Display for MapError {
     }
 }
 
+/// Where an address space takes the frames for its directory and tables.
+///
+/// # Safety
+/// Every frame [`FrameSource::allocate_zeroed`] returns must be a zeroed,
+/// page-aligned frame of RAM at its identity address that nothing else
+/// uses and that is never handed out again: the address space keeps its
+/// tables there and writes them through raw pointers.
+pub unsafe trait FrameSource {
+    /// One zeroed frame, or `None` when none is left.
+    fn allocate_zeroed(&mut self) -> Option<*mut u8>;
+}
+
 /// A page directory and the tables below it, all in identity-mapped frames.
 #[derive(Debug)]
 pub struct AddressSpace {
@@ -61,7 +72,7 @@ pub struct AddressSpace {
 
 impl AddressSpace {
     /// An empty address space.
-    pub fn new(frames: &mut FrameAllocator) -> Result<Self, MapError> {
+    pub fn new(frames: &mut impl FrameSource) -> Result<Self, MapError> {
         let directory = frames.allocate_zeroed().ok_or(MapError::OutOfFrames)?;
         Ok(Self {
             directory: directory.cast(),
@@ -72,7 +83,7 @@ impl AddressSpace {
     /// Maps `[start, start + len)` to the same physical addresses with memory type `ty`.
     pub fn map_identity(
         &mut self,
-        frames: &mut FrameAllocator,
+        frames: &mut impl FrameSource,
         start: u32,
         len: u32,
         ty: MemoryType,
@@ -89,7 +100,7 @@ impl AddressSpace {
     /// cached for it earlier (by the CPU or the chip model) survives.
     pub fn map(
         &mut self,
-        frames: &mut FrameAllocator,
+        frames: &mut impl FrameSource,
         virt: u32,
         phys: u32,
         len: u32,
@@ -185,7 +196,7 @@ impl AddressSpace {
     /// made before a failure stay (empty, and used by the next mapping).
     pub fn reserve_tables(
         &mut self,
-        frames: &mut FrameAllocator,
+        frames: &mut impl FrameSource,
         virt: u32,
         len: u32,
     ) -> Result<(), MapError> {
@@ -214,7 +225,7 @@ impl AddressSpace {
 
     fn table_for(
         &mut self,
-        frames: &mut FrameAllocator,
+        frames: &mut impl FrameSource,
         addr: u32,
     ) -> Result<*mut [PTEntry; ENTRIES], MapError> {
         // SAFETY: the directory frame belongs to this address space alone.
