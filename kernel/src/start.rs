@@ -29,8 +29,10 @@ unsafe extern "C" {
     static __kernel_end: u8;
 }
 
-/// Called by the boot code with the multiboot magic and information pointer.
-pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
+/// Called by the boot code (`arch::x86::boot`, which names it as a symbol)
+/// with the multiboot magic and information pointer.
+#[unsafe(no_mangle)]
+extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     console::init();
     gdt::init();
     idt::init();
