@@ -10,15 +10,23 @@
 //!
 //! This module only declares and re-exports its parts, which import one
 //! another one way: `init` and `hal` build on `scc`, `scc` on `slots` and
-//! `regions`, and `init` also on `pci` and `regions`.
+//! `regions`, and `init` also on `pci` and `regions`. Built for the host,
+//! only the pure `regions` and (for its tests) `slots` are there.
 
+#[cfg(target_arch = "x86")]
 mod hal;
+#[cfg(target_arch = "x86")]
 mod init;
+#[cfg(target_arch = "x86")]
 mod pci;
 mod regions;
+#[cfg(target_arch = "x86")]
 pub mod scc;
+#[cfg(any(target_arch = "x86", test))]
 mod slots;
 
+#[cfg(target_arch = "x86")]
 pub use init::{PlatformError, attach_shared_regions, identify};
 pub use regions::{memory_type, wcb_flush_area_bytes};
+#[cfg(target_arch = "x86")]
 pub use scc::{ClockRegisters, Scc};
