@@ -4,10 +4,11 @@
 //! A byte written to `chip::EXIT_PORT` makes QEMU exit with status
 //! `(byte << 1) | 1`: `GUEST_SUCCESS` gives 33, `GUEST_FAILURE` 35. The host
 //! treats every other status, 0 included (a reset), as a failure.
+//!
+//! Like the console, this module stands below `arch` and uses only the
+//! `x86` crate, so that the exception handlers can end the run.
 
 use chip::{EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS};
-
-use crate::arch::x86::instructions::halt;
 
 /// How the core ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +28,8 @@ pub fn exit(code: ExitCode) -> ! {
     // so the core must not do anything visible meanwhile. Without the device
     // (silicon) the core halts here and the host sees it never finish.
     loop {
-        halt();
+        // SAFETY: the kernel runs at CPL 0, where hlt only stops the core
+        // until the next interrupt; it has no effect on memory.
+        unsafe { x86::halt() };
     }
 }

@@ -8,7 +8,7 @@ use chip::MemoryType;
 use chip::args::BootArgs;
 use chip::settings::{Declaration, check};
 
-use crate::app::Program;
+use crate::app::{self, Program};
 use crate::arch::x86::boot::BootInfo;
 use crate::arch::x86::paging::{AddressSpace, PAGE_SIZE};
 use crate::arch::x86::{gdt, idt, timer};
@@ -21,7 +21,7 @@ use crate::{console, mm};
 // SAFETY: `programs!`, which every app uses once, defines this function
 // with this signature; an image without it does not link.
 unsafe extern "Rust" {
-    safe fn __scc_app_programs() -> &'static [Program];
+    safe fn __scc_app_programs() -> &'static [Program<Scc>];
 }
 
 unsafe extern "C" {
@@ -29,8 +29,10 @@ unsafe extern "C" {
     static __kernel_end: u8;
 }
 
-/// Called by the boot code with the multiboot magic and information pointer.
-pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
+/// Called by the boot code (`arch::x86::boot`, which names it as a symbol)
+/// with the multiboot magic and information pointer.
+#[unsafe(no_mangle)]
+extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     console::init();
     gdt::init();
     idt::init();
@@ -46,7 +48,7 @@ pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     let args = BootArgs::parse(&boot.cmdline, CHIP)
         .unwrap_or_else(|e| fail(format_args!("command line: {e}")));
     let programs = __scc_app_programs();
-    let program = find(programs, args.program())
+    let program = app::find(programs, args.program())
         .unwrap_or_else(|unknown| fail(format_args!("command line: unknown program {unknown}")));
     let declaration = &program.declaration;
     check(declaration.settings, args.settings()).unwrap_or_else(|e| {
@@ -79,29 +81,6 @@ pub extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
         Ok(()) => exit(ExitCode::Success),
         Err(reason) => fail(format_args!("program failed: {}", reason.message())),
     }
-}
-
-/// The program called `name` (the first without a name), or the message
-/// naming the programs there are.
-fn find<'a>(
-    programs: &'a [Program],
-    name: Option<&str>,
-) -> Result<&'a Program, alloc::string::String> {
-    let Some(name) = name else {
-        return programs
-            .first()
-            .ok_or_else(|| "(the image has none)".into());
-    };
-    programs
-        .iter()
-        .find(|p| p.declaration.name == name)
-        .ok_or_else(|| {
-            let mut known = alloc::format!("{name}; the programs are:");
-            for p in programs {
-                let _ = write!(known, " {}", p.declaration.name);
-            }
-            known
-        })
 }
 
 /// Prints the program's name and help, then each setting's value.

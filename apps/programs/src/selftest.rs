@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 use chip::MemoryType;
 
 use kernel::Scc;
-use kernel::arch::x86::paging::{AddressSpace, MapError, PAGE_SIZE};
+use kernel::arch::x86::paging::{AddressSpace, FrameSource, MapError, PAGE_SIZE};
 use kernel::arch::x86::timer;
 use kernel::mm::FrameAllocator;
 

@@ -17,6 +17,7 @@ use crate::arch::x86::timer;
 use crate::mm::FrameAllocator;
 use rma::hal::{DramPages, MapError as SharedMapError};
 
+use super::regions::wcb_flush_area_bytes;
 use super::slots::Slots;
 
 /// First pause of a waiting core, in microseconds.
@@ -290,7 +291,7 @@ impl Scc {
     /// the write-combine flush lines at the end of page 0.
     pub fn lsm(&self, mc: usize) -> SharedBytes {
         let reserved = if mc == 0 {
-            super::wcb_flush_area_bytes(self.chip)
+            wcb_flush_area_bytes(self.chip)
         } else {
             0
         };
@@ -688,7 +689,7 @@ impl Scc {
     /// different line flushes it, so write to a dummy line of this core's own
     /// in MPBT-typed LSM that no one reads (thesis 4.3.3).
     pub fn flush_wcb(&self) {
-        let area = super::wcb_flush_area_bytes(self.chip);
+        let area = wcb_flush_area_bytes(self.chip);
         let line = self.chip.lsm_base(0) + LUT_PAGE_SIZE - area
             + self.core.index() as u32 * chip::CACHE_LINE as u32;
         // SAFETY: the line lies in the flush area mapped MPBT-WB at boot and

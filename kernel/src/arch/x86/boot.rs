@@ -15,6 +15,15 @@ bitflags::bitflags! {
     }
 }
 
+unsafe extern "C" {
+    /// The kernel's bring-up, which the boot code calls with the loader's
+    /// EAX (the multiboot magic) and EBX (the information block) and which
+    /// never returns. Defined outside `arch`, by the start-up code, under
+    /// this name: `arch` names it as a symbol so that it depends on no
+    /// module above it.
+    fn kernel_entry(magic: u32, info: *const u8) -> !;
+}
+
 // The header asks for page-aligned modules and a memory map (flags bits 0
 // and 1); the checksum makes the three words sum to zero. The stack lives
 // in .bss so it costs nothing in the image.
@@ -44,7 +53,7 @@ core::arch::global_asm!(
         hlt
         jmp 2b
     "#,
-    entry = sym crate::start::kernel_entry,
+    entry = sym kernel_entry,
 );
 
 /// What the kernel needs from the loader's information block.

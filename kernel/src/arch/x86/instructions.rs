@@ -38,13 +38,6 @@ pub fn invlpg(addr: u32) {
     unsafe { asm!("invlpg [{}]", in(reg) addr, options(nostack, preserves_flags)) };
 }
 
-/// Stops the core until the next interrupt (forever, with interrupts off).
-#[inline]
-pub fn halt() {
-    // SAFETY: hlt has no effect on memory.
-    unsafe { asm!("hlt", options(nomem, nostack, preserves_flags)) };
-}
-
 /// The faulting address of the last page fault.
 #[inline]
 pub fn read_cr2() -> u32 {
