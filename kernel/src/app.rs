@@ -98,21 +98,20 @@ pub(crate) fn find<'a, P>(
     name: Option<&str>,
 ) -> Result<&'a Program<P>, String> {
     use core::fmt::Write;
-    let Some(name) = name else {
-        return programs
-            .first()
-            .ok_or_else(|| "(the image has none)".into());
-    };
-    programs
-        .iter()
-        .find(|p| p.declaration.name == name)
-        .ok_or_else(|| {
-            let mut known = alloc::format!("{name}; the programs are:");
-            for p in programs {
-                let _ = write!(known, " {}", p.declaration.name);
+    let names = programs.iter().map(|p| p.declaration.name);
+    match chip::settings::position(names, name) {
+        Some(i) => Ok(&programs[i]),
+        None => Err(match name {
+            None => "(the image has none)".into(),
+            Some(name) => {
+                let mut known = alloc::format!("{name}; the programs are:");
+                for p in programs {
+                    let _ = write!(known, " {}", p.declaration.name);
+                }
+                known
             }
-            known
-        })
+        }),
+    }
 }
 
 /// Declares an app's programs: for each, its doc comment (one line on

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use chip::args::BootArgs;
-use chip::settings::{Decoded, SECTION, check, decode};
+use chip::settings::{Decoded, SECTION, check, decode, position};
 use object::{Object, ObjectSection};
 
 use crate::CHIP;
@@ -68,13 +68,11 @@ impl Catalog {
     /// listing every program if there is none of that name.
     pub fn find(&self, name: Option<&str>) -> Result<Decoded<'_>> {
         let mut programs = self.programs();
-        let Some(name) = name else {
-            return Ok(programs.swap_remove(0));
-        };
-        match programs.iter().position(|p| p.name == name) {
+        match position(programs.iter().map(|p| p.name), name) {
             Some(i) => Ok(programs.swap_remove(i)),
             None => bail!(
-                "unknown program `{name}`; the programs of {} are:\n{}",
+                "unknown program `{}`; the programs of {} are:\n{}",
+                name.unwrap_or_default(),
                 self.image.display(),
                 self.list().trim_end()
             ),

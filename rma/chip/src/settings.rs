@@ -493,6 +493,17 @@ pub struct Declaration<'a> {
     pub settings: &'a [Setting<'a>],
 }
 
+/// Where the program a command line names is among an app's programs,
+/// given their `names` in declaration order: the one called `name`, or the
+/// first when no name is given. The kernel and the run tool both choose
+/// with it.
+pub fn position<'a>(mut names: impl Iterator<Item = &'a str>, name: Option<&str>) -> Option<usize> {
+    match name {
+        None => names.next().map(|_| 0),
+        Some(name) => names.position(|n| n == name),
+    }
+}
+
 /// The ELF section an image's declarations are in ([`encode`]).
 pub const SECTION: &str = ".scc_programs";
 
@@ -940,6 +951,15 @@ mod tests {
         let mut longer = BYTES.to_vec();
         longer.push(0);
         assert_eq!(decode(&longer), Err(DecodeError::Trailing));
+    }
+
+    #[test]
+    fn the_named_program_or_the_first_is_chosen() {
+        let names = ["ring", "dht"];
+        assert_eq!(position(names.into_iter(), None), Some(0));
+        assert_eq!(position(names.into_iter(), Some("dht")), Some(1));
+        assert_eq!(position(names.into_iter(), Some("x")), None);
+        assert_eq!(position([].into_iter(), None), None);
     }
 
     #[test]
