@@ -81,6 +81,9 @@ pub struct Launch<'a> {
     pub memory_mib: u32,
     /// With or without the chip model, and what it does.
     pub mode: Mode,
+    /// A core that starts paused, with QEMU's gdb stub listening on this
+    /// unix socket for a debugger to attach and continue it.
+    pub gdb: Option<(CoreId, &'a Path)>,
 }
 
 impl Launch<'_> {
@@ -112,6 +115,16 @@ impl Launch<'_> {
             .map(OsString::from),
         );
         args.push(format!("isa-debug-exit,iobase={EXIT_PORT:#x},iosize=1").into());
+        if let Some((paused, socket)) = self.gdb
+            && paused == core
+        {
+            args.extend(["-S".into(), "-gdb".into()]);
+            args.push(concat([
+                OsStr::new("unix:"),
+                &opt_value(socket.as_os_str()),
+                OsStr::new(",server=on,wait=off"),
+            ]));
+        }
         args.extend(["-kernel".into(), self.kernel.into()]);
         args.push("-append".into());
         // QEMU puts the image path before these words; the kernel reads
@@ -219,6 +232,7 @@ mod tests {
             mem,
             memory_mib: DEFAULT_MEMORY_MIB,
             mode: Mode::default(),
+            gdb: None,
         }
     }
 
@@ -285,6 +299,21 @@ mod tests {
             plugin.contains(",check=off,quantum=off,wt-reads=silicon,"),
             "{plugin}"
         );
+    }
+
+    #[test]
+    fn only_the_debugged_core_waits_for_gdb_on_its_socket() {
+        let mut run = launch(Path::new("/run/chip.mem"));
+        let socket = Path::new("/run/a,b/gdb.sock");
+        run.gdb = Some((SCC.core(3).unwrap(), socket));
+        let debugged = strings(run.args(SCC.core(3).unwrap()));
+        assert!(debugged.contains(&"-S".to_owned()));
+        assert_eq!(
+            value_of(&debugged, "-gdb"),
+            "unix:/run/a,,b/gdb.sock,server=on,wait=off"
+        );
+        let other = strings(run.args(SCC.core(2).unwrap()));
+        assert!(!other.iter().any(|a| a == "-S" || a == "-gdb"), "{other:?}");
     }
 
     #[test]

@@ -136,6 +136,15 @@ struct RunArgs {
     /// directory when /dev/shm has too little room].
     #[arg(long, value_name = "DIR")]
     run_dir: Option<PathBuf>,
+    /// Start core CORE paused, with QEMU's gdb stub on a unix socket in the
+    /// run directory, and print the `gdb` command that attaches to it with
+    /// the image's symbols. The other cores wait for it; the run has no
+    /// timeout while it is debugged.
+    #[arg(long, value_name = "CORE")]
+    gdb: Option<u32>,
+    /// Print every core's QEMU command line before it starts.
+    #[arg(long)]
+    print_qemu: bool,
 }
 
 #[derive(Debug, Args)]
@@ -258,6 +267,8 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 interrupt: Some(Arc::clone(interrupt)),
                 mode,
                 stats: args.stats,
+                gdb: args.gdb,
+                print_qemu: args.print_qemu,
                 run_dir: args.run_dir,
             };
             let report: RunReport = xtask::run(&config)?;

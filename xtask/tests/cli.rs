@@ -159,3 +159,11 @@ fn every_command_has_help() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: cargo xtask"));
     }
 }
+
+#[test]
+fn a_debugged_core_must_be_in_the_run() {
+    refused(
+        &["run", "--cores", "2", "--gdb", "2"],
+        "--gdb 2: the run has cores 0..=1, so choose one of them",
+    );
+}

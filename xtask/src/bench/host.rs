@@ -365,17 +365,12 @@ pub(crate) fn config(
     interrupt: Option<Arc<AtomicBool>>,
 ) -> RunConfig {
     RunConfig {
-        app: crate::App::Builtin,
-        program: Some(program.to_owned()),
-        params: Vec::new(),
-        cores,
         timeout: TIMEOUT,
-        echo: false,
         interrupt,
         mode,
         // Every modelled run reports its instructions and cycles.
         stats: mode != Mode::Plain,
-        run_dir: None,
+        ..RunConfig::new(cores, program)
     }
 }
 

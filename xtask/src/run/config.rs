@@ -42,6 +42,12 @@ pub struct RunConfig {
     /// Have every core report the chip model's statistics
     /// ([`RunReport::stats_table`]); needs the chip model.
     pub stats: bool,
+    /// Start this core paused, with QEMU's gdb stub on a unix socket in the
+    /// run directory, and print the `gdb` command that attaches to it. The
+    /// run then has no timeout: a debugger decides how long it takes.
+    pub gdb: Option<u32>,
+    /// Print each core's QEMU command line before it starts.
+    pub print_qemu: bool,
     /// Where the run's directory (its chip memory) is made; `None`: in
     /// `/dev/shm`, or in the temporary directory when `/dev/shm` has too
     /// little room.
@@ -60,6 +66,8 @@ impl Default for RunConfig {
             interrupt: None,
             mode: Mode::default(),
             stats: false,
+            gdb: None,
+            print_qemu: false,
             run_dir: None,
         }
     }
@@ -81,6 +89,14 @@ impl RunConfig {
     /// against the image, once built ([`crate::programs::Catalog::check`]).
     pub fn check(&self) -> Result<()> {
         self.boot_args(self.program.as_deref())?;
+        if let Some(core) = self.gdb
+            && core >= self.cores
+        {
+            bail!(
+                "--gdb {core}: the run has cores 0..={}, so choose one of them",
+                self.cores - 1
+            );
+        }
         if self.mode == Mode::Plain && self.stats {
             bail!(
                 "a plain run has no chip model, so it has no statistics: --plain cannot be \

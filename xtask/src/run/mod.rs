@@ -26,7 +26,7 @@ mod exit;
 mod fleet;
 mod report;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
@@ -66,6 +66,38 @@ pub fn room_needed(cores: u32, mode: Mode) -> u64 {
         Mode::Modelled(_) => u64::from(launch::DEFAULT_MEMORY_MIB) << 20,
     };
     u64::from(cores) * (ram + SHARED_PER_CORE)
+}
+
+/// The `gdb` command that attaches to the stub on `socket` with the
+/// symbols of `image`.
+pub fn gdb_command(socket: &Path, image: &Path) -> String {
+    format!(
+        "gdb -ex {} {}",
+        quote(&format!("target remote {}", socket.display())),
+        quote(&image.display().to_string())
+    )
+}
+
+/// `program` and `args` as one line a POSIX shell reads back as they are.
+fn shell_words(program: &Path, args: &[std::ffi::OsString]) -> String {
+    std::iter::once(program.as_os_str())
+        .chain(args.iter().map(|a| a.as_os_str()))
+        .map(|word| quote(&word.to_string_lossy()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `word` quoted for a POSIX shell when it needs it.
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 /// Room per core for the run's shared files: 48-core runs of `comm`,
@@ -109,9 +141,15 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // they are killed.
     let dir = RunDir::create_in(parent)?;
     let memory = ChipMemory::create(dir.path(), &CHIP, config.cores)?;
+    let socket = dir.path().join("gdb.sock");
+    let gdb = config
+        .gdb
+        .map(|n| CHIP.core(n).map(|core| (core, socket.as_path())))
+        .transpose()?;
     let launch = Launch {
         chip: &CHIP,
         boot: &boot_args,
+        gdb,
         kernel: &artifacts.kernel,
         plugin: &artifacts.plugin,
         bios: &qemu.bios,
@@ -133,14 +171,35 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         );
     }
 
+    if config.print_qemu {
+        for core in CHIP.all_cores().take(config.cores as usize) {
+            println!(
+                "core {:02}: {}",
+                core.index(),
+                shell_words(&qemu.binary, &launch.args(core))
+            );
+        }
+    }
+    if let Some((core, socket)) = gdb {
+        println!(
+            "core {} is paused for gdb; the run has no timeout while it is debugged. Attach with:\n  {}",
+            core.index(),
+            gdb_command(socket, &artifacts.kernel)
+        );
+    }
+
     let oom_before = diagnose::oom_kills();
     let mut fleet = Fleet::new(start);
     for core in CHIP.all_cores().take(config.cores as usize) {
         fleet.spawn(qemu, &launch, core)?;
     }
     let timed = mode.quantum().is_some();
-    // A timeout too long for the clock never comes.
-    let deadline = start.checked_add(config.timeout);
+    // A timeout too long for the clock never comes; under a debugger
+    // there is none.
+    let deadline = match gdb {
+        Some(_) => None,
+        None => start.checked_add(config.timeout),
+    };
     let outcome = fleet.watch(config, deadline, timed.then(|| dir.path()));
     let elapsed = start.elapsed();
     let stall = match outcome {
