@@ -20,6 +20,29 @@ fn nothing_is_left_after_a_successful_run() {
 }
 
 #[test]
+fn a_kept_run_directory_holds_the_reports_and_only_it_is_left() {
+    let config = RunConfig {
+        keep_run_dir: true,
+        stats: true,
+        ..RunConfig::new(2, "identity")
+    };
+    let report = system_tests::boot_with(&config);
+    assert!(report.success(), "{}", transcript(&report));
+    let kept = report
+        .kept
+        .clone()
+        .expect("the run says where it kept its directory");
+    let name = kept.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("scc-kept-"), "{name}");
+    for file in ["core-00.report", "core-01.report", "chip.mem", "ram-00.mem"] {
+        assert!(kept.join(file).is_file(), "{file} in {}", kept.display());
+    }
+    // Only the renamed directory is left: the run's own name is gone.
+    assert_cleaned_up(&report.chip_memory);
+    std::fs::remove_dir_all(&kept).unwrap();
+}
+
+#[test]
 fn nothing_is_left_after_a_failed_run() {
     let report = boot(4, "page-fault");
     assert!(!report.success());

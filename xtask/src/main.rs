@@ -145,6 +145,11 @@ struct RunArgs {
     /// Print every core's QEMU command line before it starts.
     #[arg(long)]
     print_qemu: bool,
+    /// Keep the run directory afterwards (chip memory, each core's RAM, the
+    /// chip model's per-core reports), renamed scc-kept-*, and say where;
+    /// removing it is yours to do.
+    #[arg(long)]
+    keep_run_dir: bool,
 }
 
 #[derive(Debug, Args)]
@@ -269,6 +274,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 stats: args.stats,
                 gdb: args.gdb,
                 print_qemu: args.print_qemu,
+                keep_run_dir: args.keep_run_dir,
                 run_dir: args.run_dir,
             };
             let report: RunReport = xtask::run(&config)?;
@@ -280,6 +286,13 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
             }
             if config.checks_coherence() {
                 println!("{}", report.coherence_summary());
+            }
+            if let Some(dir) = &report.kept {
+                println!(
+                    "run directory kept: {} (remove it with `rm -r {}`)",
+                    dir.display(),
+                    dir.display()
+                );
             }
             println!("{report}");
             // Stale reads alone do not fail the run: the outcome decides.

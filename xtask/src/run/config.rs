@@ -48,6 +48,10 @@ pub struct RunConfig {
     pub gdb: Option<u32>,
     /// Print each core's QEMU command line before it starts.
     pub print_qemu: bool,
+    /// Keep the run directory (chip memory, each core's RAM, the plugin's
+    /// reports) after the run, renamed `scc-kept-*`; [`RunReport::kept`]
+    /// says where.
+    pub keep_run_dir: bool,
     /// Where the run's directory (its chip memory) is made; `None`: in
     /// `/dev/shm`, or in the temporary directory when `/dev/shm` has too
     /// little room.
@@ -68,6 +72,7 @@ impl Default for RunConfig {
             stats: false,
             gdb: None,
             print_qemu: false,
+            keep_run_dir: false,
             run_dir: None,
         }
     }

@@ -27,6 +27,10 @@ use anyhow::{Context, Result, bail};
 /// Start of every run directory's name; a random suffix follows.
 pub(super) const DIR_PREFIX: &str = "scc-chip-";
 
+/// Start of the name of a directory kept after its run
+/// ([`RunDir::keep`]): no sweep removes it.
+pub(super) const KEPT_PREFIX: &str = "scc-kept-";
+
 /// Start of a directory's name while it is being made, before its lock is
 /// held.
 const NEW_PREFIX: &str = ".scc-chip-new-";
@@ -43,6 +47,8 @@ const MIB: u64 = 1 << 20;
 #[derive(Debug)]
 pub(super) struct RunDir {
     path: PathBuf,
+    /// Whether dropping the value removes the directory: false once kept.
+    remove: bool,
     /// The open directory holding the lock. Opened with close-on-exec, so
     /// QEMU instances never hold it.
     _lock: File,
@@ -78,19 +84,47 @@ impl RunDir {
         })?;
         // Renamed: the temporary name is gone, this value owns the directory.
         let _ = fresh.keep();
-        Ok(Self { path, _lock: lock })
+        Ok(Self {
+            path,
+            remove: true,
+            _lock: lock,
+        })
     }
 
     /// Where it is.
     pub(super) fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Keeps the directory after the run, renamed so that no later run's
+    /// sweep takes it (`scc-kept-` instead of `scc-chip-`), and returns
+    /// where it is now. Removing it is the user's job.
+    pub(super) fn keep(mut self) -> Result<PathBuf> {
+        let name = self.path.file_name().expect("a run directory has a name");
+        let suffix = &name.as_bytes()[DIR_PREFIX.len()..];
+        let kept = self.path.with_file_name(std::ffi::OsStr::from_bytes(
+            &[KEPT_PREFIX.as_bytes(), suffix].concat(),
+        ));
+        rename_no_replace(&self.path, &kept).with_context(|| {
+            format!(
+                "cannot rename {} to {}",
+                self.path.display(),
+                kept.display()
+            )
+        })?;
+        // Renamed while locked: no sweep saw it unlocked under a name it
+        // takes. The lock goes with the value.
+        self.remove = false;
+        Ok(kept)
+    }
 }
 
 impl Drop for RunDir {
     fn drop(&mut self) {
         // Still locked: no sweep can take it half-removed.
-        let _ = std::fs::remove_dir_all(&self.path);
+        if self.remove {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
     }
 }
 
@@ -272,6 +306,22 @@ mod tests {
         assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 1);
         drop(dir);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_kept_directory_outlives_its_run_and_every_sweep() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = RunDir::create_in(parent.path()).unwrap();
+        std::fs::write(dir.path().join("core-00.report"), b"report").unwrap();
+        let kept = dir.keep().unwrap();
+        let name = kept.file_name().unwrap().to_str().unwrap();
+        assert!(name.starts_with(KEPT_PREFIX), "{name}");
+        assert_eq!(remove_dead_dirs_in(parent.path()), 0);
+        assert_eq!(
+            std::fs::read(kept.join("core-00.report")).unwrap(),
+            b"report"
+        );
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 1);
     }
 
     #[test]

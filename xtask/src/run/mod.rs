@@ -141,6 +141,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // they are killed.
     let dir = RunDir::create_in(parent)?;
     let memory = ChipMemory::create(dir.path(), &CHIP, config.cores)?;
+    let chip_memory = memory.path().to_owned();
     let socket = dir.path().join("gdb.sock");
     let gdb = config
         .gdb
@@ -232,11 +233,18 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // the directory is still there.
     let (reports, report_errors) = read_reports(dir.path(), config.cores, mode);
     let outcome = require_reports(outcome, &reports, config.stats || config.checks_coherence());
+    let kept = if config.keep_run_dir {
+        drop(memory);
+        Some(dir.keep()?)
+    } else {
+        None
+    };
     Ok(RunReport {
+        kept,
         outcome,
         cores: fleet.reports(),
         elapsed,
-        chip_memory: memory.path().to_owned(),
+        chip_memory,
         mode,
         reports,
         report_errors,

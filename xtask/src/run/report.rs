@@ -69,8 +69,10 @@ pub struct RunReport {
     /// Host wall time from creating the chip memory until the outcome was
     /// known: for a successful run, the last core's exit.
     pub elapsed: Duration,
-    /// Where the chip memory was (removed by now).
+    /// Where the chip memory was (removed by now, unless kept).
     pub chip_memory: PathBuf,
+    /// Where the run directory was kept (`RunConfig::keep_run_dir`).
+    pub kept: Option<PathBuf>,
     /// With or without the chip model, and what it did.
     pub mode: Mode,
     /// The chip model's report of each core, in core order: `None` for a
@@ -292,6 +294,7 @@ mod tests {
 
     fn report(outcome: Outcome, serial: &[&[&str]]) -> RunReport {
         RunReport {
+            kept: None,
             outcome,
             cores: (0u32..)
                 .zip(serial)
