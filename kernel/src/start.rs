@@ -73,7 +73,7 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
         ));
     }
     // The program may map more at run time: it gets the space and the frames left.
-    let scc = Scc::new(CHIP, core, args.cores(), space, frames);
+    let scc = Scc::new(CHIP, core, args.cores(), space, frames, args.trace());
     if core.index() == 0 {
         announce(declaration, args.settings());
     }

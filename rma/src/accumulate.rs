@@ -57,9 +57,12 @@
 use chip::MemoryType;
 
 use crate::RmaError;
+use chip::trace::Op;
+
 use crate::coherence::{Actions, acquire_actions, guard_invalidation, release_actions};
 use crate::comm::Element;
 use crate::hal::RmaHal;
+use crate::hal::Span;
 use crate::ops::{Call, Kind, Vector, call, len_u32, runs};
 use crate::window::{Rma, Window};
 
@@ -518,6 +521,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         op: AccumulateOp,
     ) -> Result<T, RmaError> {
         let id = window.id();
+        let _span = Span::begin(self.hal, Op::FetchAndOp, id, Some(target), T::BYTES as u64);
         self.window(id)?;
         check_op::<T>(&FETCH_AND_OP, id, op, true)?;
         let one = Vector::contiguous(1);
@@ -544,6 +548,13 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         compare: T,
     ) -> Result<T, RmaError> {
         let id = window.id();
+        let _span = Span::begin(
+            self.hal,
+            Op::CompareAndSwap,
+            id,
+            Some(target),
+            T::BYTES as u64,
+        );
         self.window(id)?;
         if !T::INTEGER {
             return Err(RmaError::Type {
@@ -579,6 +590,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         mut result: Option<&mut [T]>,
     ) -> Result<(), RmaError> {
         let id = window.id();
+        let bytes = origin.elements() * T::BYTES as u64;
+        let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes);
         self.window(id)?;
         check_op::<T>(call, id, op, result.is_some())?;
         let buffer = match &result {

@@ -28,11 +28,14 @@ use alloc::vec::Vec;
 
 use chip::CoreId;
 
+use chip::trace::Op;
+
 use crate::RmaError;
 use crate::coherence::{Actions, Coherence, acquire_actions, guard_invalidation, release_actions};
 use crate::comm::Group;
 use crate::epoch::{AccessEpoch, Assert, Check, ExposureEpoch};
 use crate::hal::RmaHal;
+use crate::hal::Span;
 use crate::window::database::Record;
 use crate::window::{Rma, Window};
 
@@ -199,6 +202,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// `NOPRECEDE` is asserted after operations. Errors return before the
     /// barrier.
     pub fn fence<T>(&mut self, window: Window<T>, assert: Assert) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::Fence, window.id(), None, 0);
         let id = window.id();
         assert.check(
             "fence",
@@ -271,6 +275,7 @@ impl<H: RmaHal> Rma<'_, H> {
         group: &Group,
         assert: Assert,
     ) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::Post, window.id(), None, 0);
         let id = window.id();
         assert.check("post", Assert::NOCHECK | Assert::NOSTORE | Assert::NOPUT)?;
         let w = self.window(id)?;
@@ -323,6 +328,7 @@ impl<H: RmaHal> Rma<'_, H> {
         group: &Group,
         assert: Assert,
     ) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::Start, window.id(), None, 0);
         let id = window.id();
         assert.check("start", Assert::NOCHECK)?;
         let w = self.window(id)?;
@@ -347,6 +353,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// Return values: `Err(UnknownWindow)`; `Err(Sync)` without a start
     /// epoch.
     pub fn complete<T>(&mut self, window: Window<T>) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::Complete, window.id(), None, 0);
         let id = window.id();
         let w = self.window(id)?;
         Check {
@@ -382,6 +389,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// Return values: `Err(UnknownWindow)`; `Err(Sync)` without a post
     /// epoch.
     pub fn wait<T>(&mut self, window: Window<T>) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::Wait, window.id(), None, 0);
         let id = window.id();
         self.check_wait("wait", id)?;
         let hal = self.hal;

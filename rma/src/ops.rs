@@ -15,11 +15,14 @@
 #![forbid(unsafe_code)]
 
 use crate::RmaError;
+use chip::trace::Op;
+
 use crate::active::pscw;
 use crate::coherence::{acquire_actions, guard_invalidation};
 use crate::comm::{Element, check_rank};
 use crate::epoch::{AccessEpoch, Check};
 use crate::hal::RmaHal;
+use crate::hal::Span;
 use crate::window::{Rma, Window};
 
 /// Which elements a layout picks: `count` blocks of `blocklen`
@@ -132,6 +135,20 @@ pub(crate) struct Call {
     pub origin_buffer: &'static str,
 }
 
+impl Call {
+    /// What a trace calls the operation ([`chip::trace::Op`]).
+    pub(crate) fn op(&self) -> Op {
+        match self.name {
+            "put" | "rput" => Op::Put,
+            "get" | "rget" => Op::Get,
+            "get_accumulate" | "rget_accumulate" => Op::GetAccumulate,
+            "fetch_and_op" => Op::FetchAndOp,
+            "compare_and_swap" => Op::CompareAndSwap,
+            _ => Op::Accumulate,
+        }
+    }
+}
+
 /// The [`Call`] named `$name`.
 macro_rules! call {
     ($name:literal) => {
@@ -242,6 +259,8 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Vector,
         target_layout: Vector,
     ) -> Result<(), RmaError> {
+        let bytes = origin.elements() * T::BYTES as u64;
+        let _span = Span::begin(self.hal, call.op(), window.id(), Some(target), bytes);
         let offset = self.begin::<T>(
             call,
             window.id(),
@@ -294,6 +313,8 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Vector,
         target_layout: Vector,
     ) -> Result<(), RmaError> {
+        let bytes = origin.elements() * T::BYTES as u64;
+        let _span = Span::begin(self.hal, call.op(), window.id(), Some(target), bytes);
         let offset = self.begin::<T>(
             call,
             window.id(),

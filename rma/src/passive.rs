@@ -71,11 +71,14 @@
 //! table built on these locks is [`crate::dht`].
 #![forbid(unsafe_code)]
 
+use chip::trace::Op;
+
 use crate::RmaError;
 use crate::coherence::{Actions, acquire_actions, guard_invalidation, release_actions};
 use crate::comm::check_rank;
 use crate::epoch::{AccessEpoch, Assert, Check, LockType, Locked};
 use crate::hal::RmaHal;
+use crate::hal::Span;
 use crate::window::{Rma, Window};
 
 /// How a window's locks are taken.
@@ -398,6 +401,7 @@ impl<H: RmaHal> Rma<'_, H> {
         target: u32,
         assert: Assert,
     ) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::Lock, window.id(), Some(target), 0);
         let id = window.id();
         assert.check("lock", Assert::NOCHECK)?;
         let w = self.window(id)?;
@@ -446,6 +450,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// this core does not hold `target` locked; `Err(Sync)` in a lock_all
     /// epoch.
     pub fn unlock<T>(&mut self, window: Window<T>, target: u32) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::Unlock, window.id(), Some(target), 0);
         let id = window.id();
         let w = self.window(id)?;
         check_rank("unlock target", target, self.size())?;
@@ -482,6 +487,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// `NOCHECK`; `Err(Sync)` while another access epoch is open (but a
     /// fence's without operations).
     pub fn lock_all<T>(&mut self, window: Window<T>, assert: Assert) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::LockAll, window.id(), None, 0);
         let id = window.id();
         assert.check("lock_all", Assert::NOCHECK)?;
         let w = self.window(id)?;
@@ -517,6 +523,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// Return values: `Err(UnknownWindow)`; `Err(Sync)` without a lock_all
     /// epoch.
     pub fn unlock_all<T>(&mut self, window: Window<T>) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::UnlockAll, window.id(), None, 0);
         let id = window.id();
         let w = self.window(id)?;
         Check {
@@ -563,6 +570,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// `target` is not locked in this lock epoch; `Err(Sync)` without a
     /// passive-target epoch.
     pub fn flush<T>(&mut self, window: Window<T>, target: u32) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::Flush, window.id(), Some(target), 0);
         let id = window.id();
         self.check_flush("flush", id, target)?;
         let release = self.passive_actions(id, Some(target), release_actions);
@@ -587,6 +595,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// Return values: `Err(UnknownWindow)`; `Err(Sync)` without a
     /// passive-target epoch.
     pub fn flush_all<T>(&mut self, window: Window<T>) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::Flush, window.id(), None, 0);
         let id = window.id();
         self.check_passive("flush_all", id)?;
         let release = self.passive_actions(id, None, release_actions);
@@ -612,6 +621,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// Return values: `Err(UnknownWindow)`; `Err(Sync)` without a
     /// passive-target epoch.
     pub fn sync<T>(&mut self, window: Window<T>) -> Result<(), RmaError> {
+        let _span = Span::begin(self.hal, Op::Sync, window.id(), None, 0);
         let id = window.id();
         self.check_passive("sync", id)?;
         let local = self.window(id)?.options.local_type;

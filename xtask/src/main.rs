@@ -145,6 +145,12 @@ struct RunArgs {
     /// Print every core's QEMU command line before it starts.
     #[arg(long)]
     print_qemu: bool,
+    /// Trace rma's calls (put, get, accumulate, fence, PSCW, lock, flush,
+    /// ... with window, target and bytes) and the chip's CL1INVMB, WBINVD
+    /// and modelled waits, one track per core in modelled time, and write
+    /// them to FILE as trace-event JSON: open it in ui.perfetto.dev.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["plain", "no_timing"])]
+    trace: Option<PathBuf>,
     /// Keep the run directory afterwards (chip memory, each core's RAM, the
     /// chip model's per-core reports), renamed scc-kept-*, and say where;
     /// removing it is yours to do.
@@ -275,6 +281,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 gdb: args.gdb,
                 print_qemu: args.print_qemu,
                 keep_run_dir: args.keep_run_dir,
+                trace: args.trace,
                 run_dir: args.run_dir,
             };
             let report: RunReport = xtask::run(&config)?;

@@ -246,6 +246,9 @@ fn write_report(plugin: &Plugin) {
     if let Err(e) = engine.report().write(engine.dir()) {
         let _ = writeln!(io::stderr(), "emu: writing the report: {e}");
     }
+    if let Err(e) = engine.write_trace() {
+        let _ = writeln!(io::stderr(), "emu: writing the trace: {e}");
+    }
 }
 
 /// The vCPU halts: with timing on, it stops holding the others back.

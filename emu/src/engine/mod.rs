@@ -130,6 +130,12 @@ const WRITER_SHIFT: u32 = 56;
 /// Most cores a directory word can name.
 pub const MAX_CORES: u32 = 55;
 
+/// Where core `core`'s trace goes in run directory `dir`
+/// ([`chip::trace::Record`]s, one after the other).
+pub fn trace_path(dir: &Path, core: usize) -> std::path::PathBuf {
+    dir.join(format!("core-{core:02}.trace"))
+}
+
 /// One core's memory-system engine.
 #[derive(Debug)]
 pub struct Engine {
@@ -268,6 +274,8 @@ impl Engine {
                     watchers,
                     poll: None,
                     ordered_at: None,
+                    trace: None,
+                    trace_arg: 0,
                 })
             }
         };
@@ -500,6 +508,7 @@ impl Engine {
 
     /// CL1INVMB: MPBT lines of L1 dropped.
     pub fn cl1invmb(&mut self) -> Result<()> {
+        self.trace_instant(chip::trace::Op::Cl1invmb);
         self.cache_op(|t| t.cl1invmb);
         let mut events = Vec::new();
         self.memory.cl1invmb(|e| events.push(e));
@@ -508,6 +517,7 @@ impl Engine {
 
     /// WBINVD: L1 written back and emptied.
     pub fn wbinvd(&mut self) -> Result<()> {
+        self.trace_instant(chip::trace::Op::Wbinvd);
         self.cache_op(|t| t.wbinvd);
         let mut events = Vec::new();
         self.memory.wbinvd(|e| events.push(e));
@@ -598,6 +608,24 @@ impl Engine {
     /// The run's directory, where the report goes.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Records `op` as a moment of this core's trace, if it is traced.
+    fn trace_instant(&mut self, op: chip::trace::Op) {
+        if let Some(time) = &mut self.time {
+            let now = time.clock.now();
+            time.trace(now, op, chip::trace::Phase::Instant);
+        }
+    }
+
+    /// Writes this core's trace, if the guest traced anything, to
+    /// [`trace_path`] in the run directory.
+    pub fn write_trace(&self) -> std::io::Result<()> {
+        let Some(trace) = self.time.as_ref().and_then(|t| t.trace.as_ref()) else {
+            return Ok(());
+        };
+        let bytes: Vec<u8> = trace.iter().flat_map(|r| r.to_bytes()).collect();
+        std::fs::write(trace_path(&self.dir, self.core.index()), bytes)
     }
 
     /// Cores in the run.

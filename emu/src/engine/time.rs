@@ -4,6 +4,7 @@
 //! order synchronising accesses and let waits pass in modelled time
 //! ([`crate::timing`]).
 
+use chip::trace::{self, Op, Phase, Record};
 use chip::{EMU_SIGNATURE, EmuCall};
 
 use super::*;
@@ -60,9 +61,25 @@ pub(super) struct Time {
     /// When the guest last ordered ([`EmuCall::Order`]), until the
     /// register store it ordered is made.
     pub(super) ordered_at: Option<u64>,
+    /// The core's trace, once the guest traced its first event
+    /// ([`EmuCall::Trace`]); `None`: not traced.
+    pub(super) trace: Option<Vec<Record>>,
+    /// The argument of the next trace event ([`EmuCall::TraceArg`]).
+    pub(super) trace_arg: u32,
 }
 
 impl Time {
+    /// Records `op` at `phase` and `cycles` if the core is traced.
+    pub(super) fn trace(&mut self, cycles: u64, op: Op, phase: Phase) {
+        if let Some(trace) = &mut self.trace {
+            trace.push(Record {
+                cycles,
+                word: trace::Event::bare(op, phase).word(),
+                arg: 0,
+            });
+        }
+    }
+
     /// The core stalls for one access to `target` (or a store of a line
     /// there), as `class` if given, else the target's own class.
     pub(super) fn charge(&mut self, target: Target, class: Option<Class>) {
@@ -211,7 +228,8 @@ impl Time {
         }
         let me = self.clocks.core();
         let bit = 1u64 << me;
-        let period = (self.clock.now() - poll.start).max(1);
+        let began = self.clock.now();
+        let period = (began - poll.start).max(1);
         self.clocks.publish_pc(self.pc);
         // Watching before it stops holding the others back: a store
         // ordered after the poll lands only once the core waits, and then
@@ -260,6 +278,8 @@ impl Time {
         self.waits.modelled_polls += polls.saturating_sub(1);
         self.clock.idle_until(wake);
         self.clocks.end_wait(self.clock.now());
+        self.trace(began, Op::Waiting, Phase::Begin);
+        self.trace(self.clock.now(), Op::Waiting, Phase::End);
     }
 
     pub(super) fn sync(&mut self) {
@@ -284,6 +304,15 @@ impl Engine {
         }
         match call {
             EmuCall::Signature | EmuCall::ClockLo | EmuCall::ClockHi => {}
+            EmuCall::TraceArg => time.trace_arg = a.value as u32,
+            EmuCall::Trace => {
+                let record = Record {
+                    cycles: time.clock.now(),
+                    word: a.value as u32,
+                    arg: std::mem::take(&mut time.trace_arg),
+                };
+                time.trace.get_or_insert_with(Vec::new).push(record);
+            }
             EmuCall::Order => time.order_next(),
             EmuCall::Poll => time.begin_poll(),
             EmuCall::Wait => time.wait(),

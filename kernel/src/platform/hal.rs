@@ -5,8 +5,8 @@
 
 use chip::{Chip, CoreId, MemoryType};
 use rma::hal::{
-    CacheControl, Clock, DramPages, Lsm, MapError, Mpb, MpbHalf, SharedDram, Topology, Tsr, Wait,
-    WriteBack,
+    CacheControl, Clock, DramPages, Lsm, MapError, Mpb, MpbHalf, SharedDram, Topology, Trace, Tsr,
+    Wait, WriteBack,
 };
 
 use super::scc::{Scc, SharedBytes};
@@ -142,5 +142,13 @@ impl Lsm for Scc {
 impl WriteBack for Scc {
     fn write_back_l1(&self) {
         Scc::write_back_l1(self);
+    }
+}
+
+impl Trace for Scc {
+    fn trace(&self, event: chip::trace::Event, bytes: u32) {
+        if self.tracing() {
+            self.trace_event(event.word(), bytes);
+        }
     }
 }

@@ -175,6 +175,9 @@ pub struct Scc {
     /// ([`EmuCall`]): then waits, test-and-set registers and the clock
     /// go through them.
     modelled: bool,
+    /// Whether rma's calls are traced ([`rma::hal::Trace`]): asked for on
+    /// the command line, and only under modelled time.
+    tracing: bool,
 }
 
 impl Scc {
@@ -186,6 +189,7 @@ impl Scc {
         cores: u32,
         space: AddressSpace,
         frames: FrameAllocator,
+        trace: bool,
     ) -> Self {
         let mappings = Mappings {
             space,
@@ -199,13 +203,32 @@ impl Scc {
             // whole run (platform init); a read has no side effect.
             unsafe { at.read_volatile() == EMU_SIGNATURE }
         };
-        Self {
+        let scc = Self {
             chip,
             core,
             cores,
             mappings: Mutex::new(mappings),
             modelled,
+            tracing: trace && modelled,
+        };
+        if scc.tracing {
+            let first =
+                chip::trace::Event::bare(chip::trace::Op::Tracing, chip::trace::Phase::Instant);
+            scc.trace_event(first.word(), 0);
         }
+        scc
+    }
+
+    /// Whether rma's calls are traced.
+    pub fn tracing(&self) -> bool {
+        self.tracing
+    }
+
+    /// Records a trace event with the emulator: its argument, then its
+    /// word (`chip::trace`). Tracing only.
+    pub(super) fn trace_event(&self, word: u32, arg: u32) {
+        self.emu_call(EmuCall::TraceArg, arg);
+        self.emu_call(EmuCall::Trace, word);
     }
 
     /// Makes the emulator call `call` with `value` (modelled time only).

@@ -21,6 +21,7 @@ pub struct BootArgs<'a> {
     cores: u32,
     program: Option<&'a str>,
     settings: Vec<(&'a str, &'a str)>,
+    trace: bool,
 }
 
 impl<'a> BootArgs<'a> {
@@ -41,8 +42,7 @@ impl<'a> BootArgs<'a> {
         for (i, &(name, value)) in settings.iter().enumerate() {
             word(name, false)?;
             word(value, true)?;
-            if name == "cores" || name == "program" || settings[..i].iter().any(|(n, _)| *n == name)
-            {
+            if RESERVED.contains(&name) || settings[..i].iter().any(|(n, _)| *n == name) {
                 return Err(ArgsError::Twice { name });
             }
         }
@@ -50,7 +50,19 @@ impl<'a> BootArgs<'a> {
             cores,
             program,
             settings,
+            trace: false,
         })
+    }
+
+    /// The same, with rma's calls traced in modelled time (`trace=on` on
+    /// the command line; [`crate::trace`]).
+    pub fn traced(self, trace: bool) -> Self {
+        Self { trace, ..self }
+    }
+
+    /// Whether rma's calls are traced.
+    pub fn trace(&self) -> bool {
+        self.trace
     }
 
     /// Cores taking part: `0..cores`.
@@ -79,6 +91,9 @@ impl<'a> BootArgs<'a> {
         if let Some(program) = self.program {
             let _ = write!(line, " program={program}");
         }
+        if self.trace {
+            line.push_str(" trace=on");
+        }
         for (name, value) in &self.settings {
             let _ = write!(line, " {name}={value}");
         }
@@ -97,6 +112,7 @@ impl<'a> BootArgs<'a> {
             .map_or(cmdline, |(_, args)| args);
         let mut cores = None;
         let mut program = None;
+        let mut trace = None;
         let mut settings = Vec::new();
         for (name, value) in args.split_whitespace().filter_map(|w| w.split_once('=')) {
             match name {
@@ -104,12 +120,25 @@ impl<'a> BootArgs<'a> {
                     cores = Some(value.parse().map_err(|_| ArgsError::NotCores { value })?);
                 }
                 "program" if program.is_none() => program = Some(value),
+                "trace" if trace.is_none() => {
+                    trace = Some(match value {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(ArgsError::NotOnOff { name, value }),
+                    });
+                }
                 _ => settings.push((name, value)),
             }
         }
-        Self::new(chip, cores.unwrap_or(chip.cores()), program, settings)
+        Ok(
+            Self::new(chip, cores.unwrap_or(chip.cores()), program, settings)?
+                .traced(trace.unwrap_or(false)),
+        )
     }
 }
+
+/// Names the kernel itself reads, which no program setting may take.
+const RESERVED: [&str; 3] = ["cores", "program", "trace"];
 
 /// Checks that `text` fits in a command line word: not empty, no blank,
 /// and, unless it is a `value`, no `=`.
@@ -131,7 +160,14 @@ pub enum ArgsError<'a> {
         /// What was given.
         value: &'a str,
     },
-    /// A name given twice (`cores` and `program` count as given).
+    /// `trace=` with something other than `on` or `off`.
+    NotOnOff {
+        /// The name.
+        name: &'a str,
+        /// What was given.
+        value: &'a str,
+    },
+    /// A name given twice (`cores`, `program` and `trace` count as given).
     Twice {
         /// The name.
         name: &'a str,
@@ -148,6 +184,7 @@ impl fmt::Display for ArgsError<'_> {
         match self {
             Self::Cores(count) => write!(f, "{count}"),
             Self::NotCores { value } => write!(f, "cores={value}: not a number of cores"),
+            Self::NotOnOff { name, value } => write!(f, "{name}={value}: must be on or off"),
             Self::Twice { name } => write!(f, "{name} is given twice"),
             Self::Word { text } => write!(
                 f,
@@ -181,6 +218,15 @@ mod tests {
         assert_eq!(BootArgs::parse(&cmdline, &SCC).unwrap(), args);
         let bare = BootArgs::new(&SCC, 1, None, vec![]).unwrap();
         assert_eq!(BootArgs::parse(&bare.to_args(), &SCC).unwrap(), bare);
+        let traced = bare.traced(true);
+        assert_eq!(traced.to_args(), "-- cores=1 trace=on");
+        assert_eq!(BootArgs::parse(&traced.to_args(), &SCC).unwrap(), traced);
+        assert_eq!(
+            BootArgs::parse("-- trace=yes", &SCC)
+                .unwrap_err()
+                .to_string(),
+            "trace=yes: must be on or off"
+        );
     }
 
     #[test]

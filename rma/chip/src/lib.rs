@@ -32,6 +32,7 @@ mod registers;
 pub mod settings;
 mod timing;
 mod topology;
+pub mod trace;
 
 pub use address::{AddressMap, EntryRange, LUT_ENTRIES, LUT_PAGE_SHIFT, LUT_PAGE_SIZE};
 pub use emulated::{

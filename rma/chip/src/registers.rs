@@ -121,6 +121,12 @@ pub enum EmuCall {
     /// The poll is over without a wait (it found what it waited for, or
     /// the wait gives up): the core's accesses are its own again.
     Done = 0x20,
+    /// The argument of the next [`EmuCall::Trace`]: bytes the op moved.
+    TraceArg = 0x24,
+    /// Records a trace event ([`crate::trace::Event::word`]) at this
+    /// core's modelled time; the first one turns the emulator's own
+    /// events on too (CL1INVMB, WBINVD, waits).
+    Trace = 0x28,
 }
 
 /// What [`EmuCall::Signature`] reads under the emulator's modelled time
@@ -129,7 +135,7 @@ pub const EMU_SIGNATURE: u32 = u32::from_le_bytes(*b"SCCE");
 
 impl EmuCall {
     /// Every call register, in offset order.
-    pub const ALL: [EmuCall; 9] = [
+    pub const ALL: [EmuCall; 11] = [
         Self::Signature,
         Self::Order,
         Self::Poll,
@@ -139,6 +145,8 @@ impl EmuCall {
         Self::ClockLo,
         Self::ClockHi,
         Self::Done,
+        Self::TraceArg,
+        Self::Trace,
     ];
 
     /// The call register at `offset` from [`FpgaLayout::emu_calls`].

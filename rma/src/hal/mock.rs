@@ -493,6 +493,8 @@ impl Lsm for Mock {
     }
 }
 
+impl super::Trace for Mock {}
+
 impl WriteBack for Mock {
     /// Nothing to write back: the mock's memory is coherent.
     fn write_back_l1(&self) {}

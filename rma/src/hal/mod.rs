@@ -354,6 +354,57 @@ pub trait WriteBack {
 
 /// Everything rma's one-sided layer needs from a platform: [`Hal`] plus
 /// shareable DRAM, the LSM and L1 write-back.
-pub trait RmaHal: Hal + SharedDram + Lsm + WriteBack {}
+pub trait RmaHal: Hal + SharedDram + Lsm + WriteBack + Trace {}
 
-impl<T: Hal + SharedDram + Lsm + WriteBack> RmaHal for T {}
+impl<T: Hal + SharedDram + Lsm + WriteBack + Trace> RmaHal for T {}
+
+/// Where one-sided calls are traced in modelled time ([`chip::trace`]).
+pub trait Trace {
+    /// Records `event`, with the bytes the op moves (0 if none). By
+    /// default nothing is recorded; the kernel records under the
+    /// emulator when the run asks for a trace.
+    fn trace(&self, event: chip::trace::Event, bytes: u32) {
+        let _ = (event, bytes);
+    }
+}
+
+/// A span of a traced call: its begin is recorded when made, its end when
+/// dropped, on every way out of the call.
+pub(crate) struct Span<'h, H: Trace> {
+    hal: &'h H,
+    event: chip::trace::Event,
+}
+
+impl<'h, H: Trace> Span<'h, H> {
+    /// Begins `op` on `window` (its id) and `target` (a rank, if the op has
+    /// one), moving `bytes`.
+    pub(crate) fn begin(
+        hal: &'h H,
+        op: chip::trace::Op,
+        window: u32,
+        target: Option<u32>,
+        bytes: u64,
+    ) -> Self {
+        use chip::trace::{Event, Phase};
+        let event = Event {
+            op,
+            phase: Phase::Begin,
+            window: u8::try_from(window).unwrap_or(Event::NONE8),
+            target: target
+                .and_then(|t| u16::try_from(t).ok())
+                .unwrap_or(Event::NONE16),
+        };
+        hal.trace(event, u32::try_from(bytes).unwrap_or(u32::MAX));
+        Self { hal, event }
+    }
+}
+
+impl<H: Trace> Drop for Span<'_, H> {
+    fn drop(&mut self) {
+        let end = chip::trace::Event {
+            phase: chip::trace::Phase::End,
+            ..self.event
+        };
+        self.hal.trace(end, 0);
+    }
+}

@@ -48,6 +48,10 @@ pub struct RunConfig {
     pub gdb: Option<u32>,
     /// Print each core's QEMU command line before it starts.
     pub print_qemu: bool,
+    /// Trace rma's calls and the chip's cache actions and waits in
+    /// modelled time, and write them to this file as trace-event JSON
+    /// (Perfetto opens it). Needs modelled time.
+    pub trace: Option<PathBuf>,
     /// Keep the run directory (chip memory, each core's RAM, the plugin's
     /// reports) after the run, renamed `scc-kept-*`; [`RunReport::kept`]
     /// says where.
@@ -73,6 +77,7 @@ impl Default for RunConfig {
             gdb: None,
             print_qemu: false,
             keep_run_dir: false,
+            trace: None,
             run_dir: None,
         }
     }
@@ -94,6 +99,12 @@ impl RunConfig {
     /// against the image, once built ([`crate::programs::Catalog::check`]).
     pub fn check(&self) -> Result<()> {
         self.boot_args(self.program.as_deref())?;
+        if self.trace.is_some() && self.mode.quantum().is_none() {
+            bail!(
+                "a trace is in modelled time: --trace needs the chip model with timing, not \
+                 --plain or --no-timing"
+            );
+        }
         if let Some(core) = self.gdb
             && core >= self.cores
         {
@@ -118,7 +129,9 @@ impl RunConfig {
             .iter()
             .map(|(n, v)| (n.as_str(), v.as_str()))
             .collect();
-        BootArgs::new(&CHIP, self.cores, program, settings).map_err(|e| anyhow::anyhow!("{e}"))
+        BootArgs::new(&CHIP, self.cores, program, settings)
+            .map(|args| args.traced(self.trace.is_some()))
+            .map_err(|e| anyhow::anyhow!("{e}"))
     }
 
     /// The program's name as messages give it.

@@ -25,6 +25,7 @@ mod dir;
 mod exit;
 mod fleet;
 mod report;
+pub mod trace;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -231,7 +232,20 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     };
     // Every instance is gone, so every report that will come is complete;
     // the directory is still there.
-    let (reports, report_errors) = read_reports(dir.path(), config.cores, mode);
+    let (reports, mut report_errors) = read_reports(dir.path(), config.cores, mode);
+    if let Some(file) = &config.trace {
+        let mhz = CHIP.timing.core_mhz;
+        match trace::write(dir.path(), config.cores, mhz, file) {
+            Ok(events) if config.echo => {
+                println!(
+                    "trace: {events} events in {} (open it in https://ui.perfetto.dev)",
+                    file.display()
+                );
+            }
+            Ok(_) => {}
+            Err(e) => report_errors.push(format!("{e:#}")),
+        }
+    }
     let outcome = require_reports(outcome, &reports, config.stats || config.checks_coherence());
     let kept = if config.keep_run_dir {
         drop(memory);
