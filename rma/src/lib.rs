@@ -55,4 +55,4 @@ pub use passive::LockScheme;
 pub use request::Request;
 pub use stats::WindowStats;
 pub use window::database::Database;
-pub use window::{Memory, Rma, Window, WindowOptions};
+pub use window::{Flavor, Memory, MemoryModel, Rma, Window, WindowAttributes, WindowOptions};

@@ -20,7 +20,7 @@ use alloc::string::String;
 use alloc::vec;
 
 use chip::{EntryRange, MemoryType};
-use rma::{Assert, Rma, WindowOptions};
+use rma::{Assert, Flavor, MemoryModel, Rma, WindowOptions};
 
 use crate::support::osc::{Checks, conclude, fail, open, value, values};
 use kernel::Scc;
@@ -67,6 +67,24 @@ fn neighbours(rma: &mut Rma<'_, Scc>, checks: &mut Checks, ty: MemoryType) -> Re
     let win = rma
         .allocate::<u32>(2 * HALF, WindowOptions::new().memory_type(ty))
         .map_err(fail("allocating a window"))?;
+    // The window's attributes and group, as MPI_Win_get_attr and
+    // MPI_Win_get_group give them.
+    let attributes = rma.attributes(win).map_err(fail("attributes"))?;
+    let model = if ty == MemoryType::Ncm {
+        MemoryModel::Unified
+    } else {
+        MemoryModel::Separate
+    };
+    checks.check(
+        (attributes.size, attributes.disp_unit) == (2 * HALF * 4, 4)
+            && attributes.flavor == Flavor::Allocate
+            && attributes.model == model,
+        || format!("{name} window attributes: {attributes:?}"),
+    );
+    let group = rma.group(win).map_err(fail("group"))?;
+    checks.check(group.size() == n && group.rank() == Some(me), || {
+        format!("{name} window group: {group:?}")
+    });
     rma.fence(win, Assert::NOPRECEDE)
         .map_err(fail("first fence"))?;
     let mut epoch = 0;

@@ -41,7 +41,7 @@ use slots::Slots;
 
 use crate::RmaError;
 use crate::coherence::Coherence;
-use crate::comm::{Comm, Element};
+use crate::comm::{Comm, Element, Group};
 use crate::epoch::{AccessEpoch, Check, ExposureEpoch};
 use crate::hal::{DramPages, RmaHal};
 use crate::passive::LockScheme;
@@ -180,6 +180,44 @@ impl WindowOptions {
     pub fn database(self, database: Database) -> Self {
         Self { database, ..self }
     }
+}
+
+/// How a window's memory came to be (`MPI_WIN_CREATE_FLAVOR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Flavor {
+    /// [`Rma::allocate`] took it with the window (`MPI_WIN_FLAVOR_ALLOCATE`).
+    Allocate,
+    /// [`Rma::create`] was given it (`MPI_WIN_FLAVOR_CREATE`).
+    Create,
+}
+
+/// How a window's public and private copies relate (`MPI_WIN_MODEL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MemoryModel {
+    /// `MPI_WIN_SEPARATE`: what a core caches or buffers of the window is
+    /// private until a synchronisation call reconciles it
+    /// ([`crate::coherence`]).
+    Separate,
+    /// `MPI_WIN_UNIFIED`: one copy; an NCM window, which nothing caches.
+    Unified,
+}
+
+/// A window's attributes as MPI's `MPI_Win_get_attr` gives them, for this
+/// core's part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowAttributes {
+    /// Bytes of this core's part (`MPI_WIN_SIZE`).
+    pub size: u32,
+    /// Bytes per displacement of this core's part (`MPI_WIN_DISP_UNIT`).
+    pub disp_unit: u32,
+    /// How the memory came to be (`MPI_WIN_CREATE_FLAVOR`).
+    pub flavor: Flavor,
+    /// The memory model (`MPI_WIN_MODEL`).
+    pub model: MemoryModel,
+    /// Where this core's part lies in its POPSHM, in bytes (MPI's
+    /// `MPI_WIN_BASE` is an address; window memory here is reached through
+    /// rma's calls, so its place is given instead).
+    pub offset: u32,
 }
 
 /// One rank's part of a window, as this core knows it.
@@ -608,6 +646,41 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// Return values: `Err(UnknownWindow)`.
     pub fn stats<T>(&self, window: Window<T>) -> Result<WindowStats, RmaError> {
         Ok(self.window(window.id)?.stats)
+    }
+
+    /// The window's attributes for this core's part
+    /// (`MPI_Win_get_attr`).
+    ///
+    /// Return values: `Err(UnknownWindow)`.
+    pub fn attributes<T>(&self, window: Window<T>) -> Result<WindowAttributes, RmaError> {
+        let w = self.window(window.id)?;
+        let info = w.remotes[self.rank() as usize].info;
+        let unified =
+            w.options.local_type == MemoryType::Ncm && w.options.remote_type == MemoryType::Ncm;
+        Ok(WindowAttributes {
+            size: info.size,
+            disp_unit: info.disp_unit,
+            flavor: if w.owns_memory {
+                Flavor::Allocate
+            } else {
+                Flavor::Create
+            },
+            model: if unified {
+                MemoryModel::Unified
+            } else {
+                MemoryModel::Separate
+            },
+            offset: info.offset,
+        })
+    }
+
+    /// The group of the processes that share the window
+    /// (`MPI_Win_get_group`), with this core's rank in it.
+    ///
+    /// Return values: `Err(UnknownWindow)`.
+    pub fn group<T>(&self, window: Window<T>) -> Result<Group, RmaError> {
+        let w = self.window(window.id)?;
+        Group::world(w.remotes.len() as u32, self.rank())
     }
 
     /// The options the window was made with.

@@ -835,3 +835,36 @@ fn centralized_windows_keep_every_record_at_controller_0_and_work() {
         });
     }
 }
+
+#[test]
+fn attributes_say_size_unit_flavor_model_and_group() {
+    Mock::run(3, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        let allocated = rma
+            .allocate::<u32>(4 + me, WindowOptions::new().disp_unit(2))
+            .unwrap();
+        let memory = rma.alloc_mem(64).unwrap();
+        let created = rma
+            .create::<u64>(memory, WindowOptions::new().memory_type(MemoryType::Ncm))
+            .unwrap();
+        let a = rma.attributes(allocated).unwrap();
+        assert_eq!((a.size, a.disp_unit), (4 * (4 + me), 2));
+        assert_eq!(
+            (a.flavor, a.model),
+            (Flavor::Allocate, MemoryModel::Separate)
+        );
+        let c = rma.attributes(created).unwrap();
+        assert_eq!((c.size, c.disp_unit), (64, 8));
+        assert_eq!((c.flavor, c.model), (Flavor::Create, MemoryModel::Unified));
+        assert_ne!(a.offset, c.offset);
+        let group = rma.group(allocated).unwrap();
+        assert_eq!((group.size(), group.rank()), (3, Some(me)));
+        assert_eq!(group.members(), &[0, 1, 2]);
+        rma.free(created).unwrap();
+        rma.free(allocated).unwrap();
+        let gone = rma.attributes(allocated).unwrap_err();
+        assert_eq!(gone.class(), ErrorClass::Win);
+        rma.free_mem(memory).unwrap();
+    });
+}
