@@ -103,10 +103,11 @@ fn shared_dram_on_48_cores() {
     shared_dram_on(48);
 }
 
-/// Per memory type: 3 put epochs and 3 get epochs with 2 checks each, and
-/// the statistics; 1000 small puts, their count, the bytes; empty epochs
-/// and their statistics; puts through one LUT entry and its evictions.
-const FENCE_CHECKS: u32 = 4 * (6 + 6 + 1) + 3 + 2 + 2;
+/// Per memory type: the window's attributes and group, 3 put epochs and 3
+/// get epochs with 2 checks each, and the statistics; 1000 small puts,
+/// their count, the bytes; empty epochs and their statistics; puts through
+/// one LUT entry and its evictions.
+const FENCE_CHECKS: u32 = 4 * (2 + 6 + 6 + 1) + 3 + 2 + 2;
 
 fn fence_on(cores: u32) {
     checked_run(
