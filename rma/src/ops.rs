@@ -405,13 +405,8 @@ impl<H: RmaHal> Rma<'_, H> {
         let remote = w.remotes[target as usize];
         let element = T::BYTES as u64;
         let offset = u64::from(disp) * u64::from(remote.info.disp_unit);
-        self.check_range(
-            call.name,
-            id,
-            target,
-            offset,
-            (target_layout.extent() * element) as usize,
-        )?;
+        let len = target_layout.extent() * element;
+        self.check_range(call.name, id, target, offset as i64, len)?;
         if matches!(w.access, AccessEpoch::Start { .. }) {
             let me = self.comm.rank();
             let record = w.remotes[me as usize].record;
