@@ -593,7 +593,9 @@ impl<T: Element> Datatype<T> {
                 let child = old.flatten()?;
                 let copies = u64::from(*blocklen);
                 let abut = Some(*stride) == (copies as i64).checked_mul(old.shape.extent as i64);
-                if dense(&child, &old.shape) && abut {
+                if copies == 0 || child.is_empty() {
+                    // Nothing picked, however many blocks.
+                } else if dense(&child, &old.shape) && abut {
                     // The blocks follow each other without a gap: one run.
                     out.copies(&child, &old.shape, 0, u64::from(*count) * copies);
                 } else {
@@ -674,7 +676,7 @@ fn subarray_runs(
     let blocks = subsizes[..inner]
         .iter()
         .fold(1u128, |n, &s| n.saturating_mul(u128::from(s)));
-    if copies == 0 || blocks == 0 {
+    if copies == 0 || blocks == 0 || child.is_empty() {
         return Ok(());
     }
     out.reserve(blocks.saturating_mul(per_block(child, old, copies)))?;
@@ -968,7 +970,12 @@ impl<'a> Layout<'a> {
             }
             p => (p, self.count, self.extent),
         };
-        let count = if places.len() == 0 { 0 } else { count };
+        // Copies of nothing are not walked.
+        let count = if places.len() == 0 || self.size == 0 {
+            0
+        } else {
+            count
+        };
         let (mut copy, mut index, mut pending) = (0u64, 0usize, None::<Run>);
         core::iter::from_fn(move || {
             loop {

@@ -614,6 +614,7 @@ mod tests {
         let all = pieces(Vector::new(2, 3, 4), Vector::new(3, 2, 3));
         assert_eq!(all, [(0, 0, 2), (2, 3, 1), (4, 4, 1), (5, 6, 2)]);
         assert!(pieces(Vector::contiguous(0), Vector::contiguous(0)).is_empty());
+        assert!(pieces(Vector::new(u32::MAX, 0, 1), Vector::new(u32::MAX, 0, 0)).is_empty());
         // Blocks that abut form one run.
         assert_eq!(
             pieces(Vector::new(3, 2, 2), Vector::contiguous(6)),

@@ -388,6 +388,17 @@ fn dense_types_commit_into_one_run_without_walking_their_copies() {
     // Blocks that abut, and a subarray whose inner dimensions are whole.
     let abutting = Datatype::vector(u32::MAX, 3, 3, &e).unwrap();
     assert_eq!(abutting.commit().unwrap().runs().len(), 1);
+    // Empty blocks are not walked either.
+    let empty = Datatype::contiguous(0, &e).unwrap();
+    for ty in [
+        Datatype::vector(u32::MAX, 0, 1, &e).unwrap(),
+        Datatype::vector(u32::MAX, 1, 2, &empty).unwrap(),
+        Datatype::subarray(&[1 << 30, 1 << 30], &[1 << 30, 1], &[0, 0], &empty).unwrap(),
+    ] {
+        let committed = ty.commit().unwrap();
+        assert!(committed.runs().is_empty());
+        assert_eq!(committed.shape().size, 0);
+    }
     let rows = Datatype::subarray(
         &[1 << 20, 1 << 10, 8],
         &[1 << 19, 1 << 10, 8],
