@@ -61,9 +61,12 @@ use chip::trace::Op;
 
 use crate::coherence::{Actions, acquire_actions, guard_invalidation, release_actions};
 use crate::comm::Element;
+use crate::datatype::{Counted, Layout, zip_runs};
 use crate::hal::RmaHal;
 use crate::hal::Span;
-use crate::ops::{Call, Kind, Vector, call, len_u32, runs};
+use crate::ops::{
+    Call, Kind, Vector, byte_at, bytes, call, check_buffer, check_elements, check_overlap, len_u32,
+};
 use crate::window::{Rma, Window};
 
 /// Elements read, combined and written per hold of the guard: up to 512
@@ -419,7 +422,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         data: &[T],
         op: AccumulateOp,
     ) -> Result<(), RmaError> {
-        let layout = Vector::contiguous(len_u32(data.len(), call.origin_buffer)?);
+        let layout = Vector::contiguous(len_u32(data.len(), call.origin_buffer)?).layout();
         self.combine(call, window, target, disp, data, layout, layout, op, None)
     }
 
@@ -446,8 +449,39 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             target,
             disp,
             data,
-            origin,
-            target_layout,
+            origin.layout(),
+            target_layout.layout(),
+            op,
+            None,
+        )
+    }
+
+    /// Combines the elements `origin` picks from `data` into the places
+    /// `target_type` picks in `target`'s window from displacement `disp`
+    /// with `op`, in order, atomically per element (`MPI_Accumulate` with
+    /// derived datatypes).
+    ///
+    /// Return values: as [`Rma::put_typed`], plus `Err(Op)` as
+    /// [`Rma::accumulate`].
+    #[allow(clippy::too_many_arguments)] // put_typed's, and the operation
+    pub fn accumulate_typed<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+        op: AccumulateOp,
+    ) -> Result<(), RmaError> {
+        self.combine(
+            &ACCUMULATE,
+            window,
+            target,
+            disp,
+            data,
+            origin.layout(),
+            target_type.layout(),
             op,
             None,
         )
@@ -492,7 +526,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                 expected: data.len(),
             });
         }
-        let layout = Vector::contiguous(len_u32(result.len(), call.origin_buffer)?);
+        let layout = Vector::contiguous(len_u32(result.len(), call.origin_buffer)?).layout();
         self.combine(
             call,
             window,
@@ -502,7 +536,46 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             layout,
             layout,
             op,
-            Some(result),
+            Some((result, layout)),
+        )
+    }
+
+    /// Reads the places `target_type` picks in `target`'s window from
+    /// displacement `disp` into the elements `result_type` picks in
+    /// `result`, and combines the elements `origin` picks from `data` into
+    /// them with `op`, in order, atomically per element
+    /// (`MPI_Get_accumulate` with derived datatypes): `result` receives
+    /// the values from before. With [`AccumulateOp::NoOp`], `data` and
+    /// `origin` are ignored (an atomic get).
+    ///
+    /// Return values: as [`Rma::accumulate_typed`] (`MPI_NO_OP` allowed),
+    /// plus, for the result: `Err(BadLayout)` if `result_type` picks some
+    /// element twice or reaches below `result`'s first, and
+    /// `Err(BufferLength)` if it picks another number of elements than
+    /// `target_type` or reaches past `result`.
+    #[allow(clippy::too_many_arguments)] // MPI_Get_accumulate's arguments
+    pub fn get_accumulate_typed<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Counted<'_, T>,
+        result: &mut [T],
+        result_type: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+        op: AccumulateOp,
+    ) -> Result<(), RmaError> {
+        self.combine(
+            &GET_ACCUMULATE,
+            window,
+            target,
+            disp,
+            data,
+            origin.layout(),
+            target_type.layout(),
+            op,
+            Some((result, result_type.layout())),
         )
     }
 
@@ -524,7 +597,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let _span = Span::begin(self.hal, Op::FetchAndOp, id, Some(target), T::BYTES as u64);
         self.window(id)?;
         check_op::<T>(&FETCH_AND_OP, id, op, true)?;
-        let one = Vector::contiguous(1);
+        let one = Vector::contiguous(1).layout();
         let at = self.begin::<T>(&FETCH_AND_OP, id, target, disp, 1, one, one)?;
         let (hal, owner) = (self.hal, self.hal.participant(target));
         let old = guard::fetch_and_op(hal, owner, &mut self.through(id, target), at, value, op)?;
@@ -564,7 +637,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                 problem: "is not an integer type (compare_and_swap compares integers only)",
             });
         }
-        let one = Vector::contiguous(1);
+        let one = Vector::contiguous(1).layout();
         let at = self.begin::<T>(&COMPARE_AND_SWAP, id, target, disp, 1, one, one)?;
         let (hal, owner) = (self.hal, self.hal.participant(target));
         let mut through = self.through(id, target);
@@ -573,46 +646,68 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         Ok(old)
     }
 
-    /// The accumulates: checks, then chunk by chunk under the guard. With
-    /// `result`, the old values go there at the origin layout's places
-    /// (and `data` is not read for `MPI_NO_OP`).
+    /// Every accumulate: checks, then chunk by chunk under the guard. With
+    /// a result buffer and its layout, the old values go to the places it
+    /// picks (and `data` is not read for `MPI_NO_OP`).
     #[allow(clippy::too_many_arguments)] // one operation's full description
-    fn combine<T: Accumulable>(
+    pub(crate) fn combine<T: Accumulable>(
         &mut self,
         call: &Call,
         window: Window<T>,
         target: u32,
         disp: u32,
         data: &[T],
-        origin: Vector,
-        target_layout: Vector,
+        origin: Layout<'_>,
+        target_layout: Layout<'_>,
         op: AccumulateOp,
-        mut result: Option<&mut [T]>,
+        result: Option<(&mut [T], Layout<'_>)>,
     ) -> Result<(), RmaError> {
         let id = window.id();
-        let bytes = origin.elements() * T::BYTES as u64;
-        let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes);
+        let moved = match &result {
+            Some((_, places)) if op == AccumulateOp::NoOp => bytes::<T>(places),
+            _ => bytes::<T>(&origin),
+        };
+        let _span = Span::begin(self.hal, call.op(), id, Some(target), moved);
         self.window(id)?;
         check_op::<T>(call, id, op, result.is_some())?;
-        let buffer = match &result {
-            Some(r) if op == AccumulateOp::NoOp => r.len(),
-            _ => data.len(),
+        let (mut result, places) = match result {
+            Some((buf, places)) => {
+                check_overlap(call.result_layout, &places, true)?;
+                check_elements(
+                    "result layout elements (as the target layout picks)",
+                    &places,
+                    target_layout.elements(),
+                )?;
+                check_buffer(
+                    call.result_layout,
+                    "result buffer elements (as the result layout spans)",
+                    &places,
+                    buf.len(),
+                )?;
+                (Some(buf), places)
+            }
+            None => (None, origin),
+        };
+        // MPI_NO_OP reads no origin data: the result's layout stands in.
+        let (origin, buffer) = match &result {
+            Some(r) if op == AccumulateOp::NoOp => (places, r.len()),
+            _ => (origin, data.len()),
         };
         let offset = self.begin::<T>(call, id, target, disp, buffer, origin, target_layout)?;
         let (hal, owner) = (self.hal, self.hal.participant(target));
         let zero = T::read_le(&[0; 8][..T::BYTES]);
         let mut scratch = [zero; CHUNK];
         let mut through = self.through(id, target);
-        for (o, t, n) in runs(origin, target_layout) {
+        for ([o, r, t], n) in zip_runs([origin, places, target_layout]) {
             let mut done = 0;
             while done < n {
                 let m = (n - done).min(CHUNK as u64) as usize;
-                let o = (o + done) as usize;
-                let at = offset + (t + done) * T::BYTES as u64;
+                let (o, r) = ((o as u64 + done) as usize, (r as u64 + done) as usize);
+                let at = byte_at::<T>(offset, t + done as i64);
                 let result = result.as_deref_mut();
                 guard::read_modify_write(hal, owner, &mut through, at, &mut scratch[..m], |v| {
-                    if let Some(r) = result {
-                        r[o..o + m].copy_from_slice(v);
+                    if let Some(result) = result {
+                        result[r..r + m].copy_from_slice(v);
                     }
                     if op == AccumulateOp::NoOp {
                         return false;
@@ -625,8 +720,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                 done += m as u64;
             }
         }
-        let bytes = origin.elements() * T::BYTES as u64;
-        self.finish(id, Kind::Accumulate, bytes);
+        self.finish(id, Kind::Accumulate, bytes::<T>(&origin));
         Ok(())
     }
 }

@@ -207,8 +207,9 @@ pub enum RmaError {
         window: u32,
         /// The target rank.
         target: u32,
-        /// First byte of the access in the target window.
-        offset: u64,
+        /// First byte of the access in the target window (negative below
+        /// its start).
+        offset: i64,
         /// Bytes the access spans.
         len: u64,
         /// Bytes of the target window.
@@ -220,6 +221,28 @@ pub enum RmaError {
         what: &'static str,
         /// Why.
         problem: &'static str,
+    },
+    /// A byte stride or displacement of a datatype that is not a whole
+    /// number of elements: a datatype holds one element type, so every
+    /// place it picks is an element.
+    Unaligned {
+        /// The argument (e.g. "hvector stride").
+        what: &'static str,
+        /// Bytes given.
+        bytes: i64,
+        /// Bytes per element.
+        element: u32,
+    },
+    /// A subarray dimension whose part does not fit inside it.
+    Subarray {
+        /// The dimension (0 is the slowest varying, as in C).
+        dimension: u32,
+        /// Elements of the dimension.
+        size: u32,
+        /// Elements of the part.
+        subsize: u32,
+        /// First element of the part.
+        start: u32,
     },
     /// A group larger than an 8-bit completion counter can count.
     GroupTooLarge {
@@ -310,7 +333,10 @@ impl RmaError {
             Self::Truncate { .. } => ErrorClass::Truncate,
             Self::UnknownWindow { .. } | Self::PeerFailed { .. } => ErrorClass::Win,
             Self::UnknownMemory { .. } => ErrorClass::Base,
-            Self::MemoryInUse { .. } | Self::BadLayout { .. } => ErrorClass::Arg,
+            Self::MemoryInUse { .. } | Self::BadLayout { .. } | Self::Subarray { .. } => {
+                ErrorClass::Arg
+            }
+            Self::Unaligned { .. } => ErrorClass::Type,
             Self::DispUnit { .. } => ErrorClass::Disp,
             Self::Assert { .. } => ErrorClass::Assert,
             Self::Sync { .. }
@@ -415,9 +441,26 @@ impl fmt::Display for RmaError {
             } => write!(
                 f,
                 "{call} on window {window}: bytes {offset}..{} of rank {target}'s window of {size} bytes",
-                offset + len
+                i128::from(*offset) + i128::from(*len)
             ),
             Self::BadLayout { what, problem } => write!(f, "{what}: {problem}"),
+            Self::Unaligned {
+                what,
+                bytes,
+                element,
+            } => write!(
+                f,
+                "{what} of {bytes} bytes is not a multiple of the element size ({element} bytes)"
+            ),
+            Self::Subarray {
+                dimension,
+                size,
+                subsize,
+                start,
+            } => write!(
+                f,
+                "subarray dimension {dimension}: {subsize} elements from {start} reach past its {size}"
+            ),
             Self::GroupTooLarge { call, size, max } => {
                 write!(f, "{call} with a group of {size}: at most {max} members")
             }

@@ -8,7 +8,9 @@
 //! the collectives the one-sided layers need. The one-sided layer follows
 //! MPI's OSC split: [`window`] (creation; the window database, distributed
 //! or centralized as [`WindowOptions`] say ([`Database`]); remote mappings
-//! through free LUT entries), [`ops`] (put and get),
+//! through free LUT entries), [`ops`] (put and get), [`datatype`]
+//! (MPI's derived datatypes over one element type, committed into runs
+//! that every operation copies as blocks),
 //! [`epoch`] (access and exposure state machines), [`active`] (fence and
 //! post/start/complete/wait), [`passive`] (lock/unlock, lock_all, flush
 //! and sync with GBH, GBH with back-off or MCS-WP), [`accumulate`]
@@ -34,6 +36,7 @@ pub mod accumulate;
 pub mod active;
 pub mod coherence;
 pub mod comm;
+pub mod datatype;
 pub mod dht;
 pub mod epoch;
 mod error;
@@ -48,6 +51,7 @@ pub mod window;
 pub use accumulate::{Accumulable, AccumulateOp};
 pub use chip;
 pub use coherence::Coherence;
+pub use datatype::{Block, Committed, Counted, Datatype, Run, Shape, StructBlock};
 pub use epoch::{Assert, LockType};
 pub use error::{ErrorClass, RmaError};
 pub use ops::Vector;

@@ -5,6 +5,11 @@
 //! one-sided); elements pass through a small stack buffer only to become
 //! little-endian bytes.
 //!
+//! The layouts at either side are contiguous, a [`Vector`], or a count of
+//! a committed [datatype](crate::datatype); all three are copied by one
+//! engine, which pairs the runs of the origin and the target and copies
+//! each piece contiguous on both sides as one block.
+//!
 //! Each call checks, in this order: the window handle, the target rank,
 //! the access epoch (and the target's membership in the start group, or
 //! among the locked targets of a lock epoch), the
@@ -20,6 +25,7 @@ use chip::trace::Op;
 use crate::active::pscw;
 use crate::coherence::{acquire_actions, guard_invalidation};
 use crate::comm::{Element, check_rank};
+use crate::datatype::{Counted, Layout, zip_runs};
 use crate::epoch::{AccessEpoch, Check};
 use crate::hal::RmaHal;
 use crate::hal::Span;
@@ -71,47 +77,10 @@ impl Vector {
         }
     }
 
-    fn check(&self, what: &'static str) -> Result<(), RmaError> {
-        if self.count > 1 && self.stride < self.blocklen {
-            return Err(RmaError::BadLayout {
-                what,
-                problem: "blocks overlap (stride below blocklen)",
-            });
-        }
-        Ok(())
+    /// The layout the copying engine takes.
+    pub(crate) fn layout(self) -> Layout<'static> {
+        Layout::vector(self)
     }
-
-    /// Start of the `k`-th block, in elements.
-    fn block(&self, k: u32) -> u64 {
-        u64::from(k) * u64::from(self.stride)
-    }
-}
-
-/// Runs of elements that are contiguous in both layouts: (origin element,
-/// target element, elements), in order.
-pub(crate) fn runs(origin: Vector, target: Vector) -> impl Iterator<Item = (u64, u64, u64)> {
-    let (mut ob, mut oi, mut tb, mut ti) = (0u32, 0u32, 0u32, 0u32);
-    core::iter::from_fn(move || {
-        if origin.blocklen == 0 || target.blocklen == 0 || ob >= origin.count || tb >= target.count
-        {
-            return None;
-        }
-        let n = (origin.blocklen - oi).min(target.blocklen - ti);
-        let run = (
-            origin.block(ob) + u64::from(oi),
-            target.block(tb) + u64::from(ti),
-            u64::from(n),
-        );
-        oi += n;
-        ti += n;
-        if oi == origin.blocklen {
-            (ob, oi) = (ob + 1, 0);
-        }
-        if ti == target.blocklen {
-            (tb, ti) = (tb + 1, 0);
-        }
-        Some(run)
-    })
 }
 
 /// What kind of operation [`Rma::finish`] counts.
@@ -125,14 +94,23 @@ pub(crate) enum Kind {
     Atomic,
 }
 
-/// The names a call's errors use.
+/// The side of an operation whose memory it writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    Origin,
+    Target,
+}
+
+/// The names a call's errors use, and the side it writes.
 #[derive(Debug)]
 pub(crate) struct Call {
     pub name: &'static str,
     pub target: &'static str,
     pub origin_layout: &'static str,
     pub target_layout: &'static str,
+    pub result_layout: &'static str,
     pub origin_buffer: &'static str,
+    pub writes: Side,
 }
 
 impl Call {
@@ -149,24 +127,29 @@ impl Call {
     }
 }
 
-/// The [`Call`] named `$name`.
+/// The [`Call`] named `$name`, writing the target unless told otherwise.
 macro_rules! call {
     ($name:literal) => {
+        $crate::ops::call!($name, Target)
+    };
+    ($name:literal, $writes:ident) => {
         $crate::ops::Call {
             name: $name,
             target: concat!($name, " target"),
             origin_layout: concat!($name, " origin layout"),
             target_layout: concat!($name, " target layout"),
+            result_layout: concat!($name, " result layout"),
             origin_buffer: concat!($name, " origin buffer"),
+            writes: $crate::ops::Side::$writes,
         }
     };
 }
 pub(crate) use call;
 
 pub(crate) const PUT: Call = call!("put");
-pub(crate) const GET: Call = call!("get");
+pub(crate) const GET: Call = call!("get", Origin);
 pub(crate) const RPUT: Call = call!("rput");
-pub(crate) const RGET: Call = call!("rget");
+pub(crate) const RGET: Call = call!("rget", Origin);
 
 impl<H: RmaHal> Rma<'_, H> {
     /// Writes `data` into `target`'s window from displacement `disp`
@@ -259,29 +242,56 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Vector,
         target_layout: Vector,
     ) -> Result<(), RmaError> {
-        let bytes = origin.elements() * T::BYTES as u64;
-        let _span = Span::begin(self.hal, call.op(), window.id(), Some(target), bytes);
-        let offset = self.begin::<T>(
-            call,
-            window.id(),
-            target,
-            disp,
-            data.len(),
-            origin,
-            target_layout,
-        )?;
-        let ty = self.window(window.id())?.options.remote_type;
-        for (o, t, n) in runs(origin, target_layout) {
-            let elements = &data[o as usize..(o + n) as usize];
-            self.write_elements(
-                window.id(),
-                target,
-                ty,
-                offset + t * T::BYTES as u64,
-                elements,
-            )?;
+        let (origin, target_layout) = (origin.layout(), target_layout.layout());
+        self.put_layout(call, window, target, disp, data, origin, target_layout)
+    }
+
+    /// Writes the elements `origin` picks from `data` to the places
+    /// `target_type` picks in `target`'s window from displacement `disp`
+    /// (`MPI_Put` with derived datatypes): the `k`-th element `origin`
+    /// picks goes to the `k`-th place `target_type` picks. Pieces
+    /// contiguous at both sides are copied as one block.
+    ///
+    /// Return values: as [`Rma::put`], plus `Err(BufferLength)` if the
+    /// two pick different numbers of elements or `origin` reaches past
+    /// `data`, `Err(BadLayout)` if `origin` reaches below `data`'s first
+    /// element or `target_type` picks some place twice, and `Err(Range)`
+    /// if `target_type` reaches outside the target's window (below it too).
+    pub fn put_typed<T: Element>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+    ) -> Result<(), RmaError> {
+        let (origin, target_type) = (origin.layout(), target_type.layout());
+        self.put_layout(&PUT, window, target, disp, data, origin, target_type)
+    }
+
+    /// The one copy of every put: the elements `origin` picks from `data`
+    /// to the places `target_layout` picks.
+    #[allow(clippy::too_many_arguments)] // put's, the call's name and both layouts
+    pub(crate) fn put_layout<T: Element>(
+        &mut self,
+        call: &Call,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Layout<'_>,
+        target_layout: Layout<'_>,
+    ) -> Result<(), RmaError> {
+        let id = window.id();
+        let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes::<T>(&origin));
+        let offset = self.begin::<T>(call, id, target, disp, data.len(), origin, target_layout)?;
+        let ty = self.window(id)?.options.remote_type;
+        for ([o, t], n) in zip_runs([origin, target_layout]) {
+            let elements = &data[o as usize..][..n as usize];
+            self.write_elements(id, target, ty, byte_at::<T>(offset, t), elements)?;
         }
-        self.finish(window.id(), Kind::Put, origin.elements() * T::BYTES as u64);
+        self.finish(id, Kind::Put, bytes::<T>(&origin));
         Ok(())
     }
 
@@ -313,29 +323,52 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Vector,
         target_layout: Vector,
     ) -> Result<(), RmaError> {
-        let bytes = origin.elements() * T::BYTES as u64;
-        let _span = Span::begin(self.hal, call.op(), window.id(), Some(target), bytes);
-        let offset = self.begin::<T>(
-            call,
-            window.id(),
-            target,
-            disp,
-            buf.len(),
-            origin,
-            target_layout,
-        )?;
-        let ty = self.fresh_get(window.id());
-        for (o, t, n) in runs(origin, target_layout) {
-            let elements = &mut buf[o as usize..(o + n) as usize];
-            self.read_elements(
-                window.id(),
-                target,
-                ty,
-                offset + t * T::BYTES as u64,
-                elements,
-            )?;
+        let (origin, target_layout) = (origin.layout(), target_layout.layout());
+        self.get_layout(call, window, target, disp, buf, origin, target_layout)
+    }
+
+    /// Reads the places `target_type` picks in `target`'s window from
+    /// displacement `disp` into the elements `origin` picks in `buf`
+    /// (`MPI_Get` with derived datatypes), in order.
+    ///
+    /// Return values: as [`Rma::put_typed`], except that `Err(BadLayout)`
+    /// refuses an `origin` that picks some element twice (the side a get
+    /// writes); a `target_type` may.
+    pub fn get_typed<T: Element>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        buf: &mut [T],
+        origin: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+    ) -> Result<(), RmaError> {
+        let (origin, target_type) = (origin.layout(), target_type.layout());
+        self.get_layout(&GET, window, target, disp, buf, origin, target_type)
+    }
+
+    /// The one copy of every get: the places `target_layout` picks into
+    /// the elements `origin` picks in `buf`.
+    #[allow(clippy::too_many_arguments)] // get's, the call's name and both layouts
+    pub(crate) fn get_layout<T: Element>(
+        &mut self,
+        call: &Call,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        buf: &mut [T],
+        origin: Layout<'_>,
+        target_layout: Layout<'_>,
+    ) -> Result<(), RmaError> {
+        let id = window.id();
+        let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes::<T>(&origin));
+        let offset = self.begin::<T>(call, id, target, disp, buf.len(), origin, target_layout)?;
+        let ty = self.fresh_get(id);
+        for ([o, t], n) in zip_runs([origin, target_layout]) {
+            let elements = &mut buf[o as usize..][..n as usize];
+            self.read_elements(id, target, ty, byte_at::<T>(offset, t), elements)?;
         }
-        self.finish(window.id(), Kind::Get, origin.elements() * T::BYTES as u64);
+        self.finish(id, Kind::Get, bytes::<T>(&origin));
         Ok(())
     }
 
@@ -375,8 +408,8 @@ impl<H: RmaHal> Rma<'_, H> {
         target: u32,
         disp: u32,
         buffer: usize,
-        origin: Vector,
-        target_layout: Vector,
+        origin: Layout<'_>,
+        target_layout: Layout<'_>,
     ) -> Result<u64, RmaError> {
         let size = self.size();
         let w = self.window(id)?;
@@ -386,32 +419,11 @@ impl<H: RmaHal> Rma<'_, H> {
             window: id,
         }
         .operation(&w.access, target)?;
-        origin.check(call.origin_layout)?;
-        target_layout.check(call.target_layout)?;
-        if origin.elements() != target_layout.elements() {
-            return Err(RmaError::BufferLength {
-                what: "target layout elements (as the origin layout picks)",
-                len: target_layout.elements() as usize,
-                expected: origin.elements() as usize,
-            });
-        }
-        if origin.extent() > buffer as u64 {
-            return Err(RmaError::BufferLength {
-                what: "origin buffer elements (as the origin layout spans)",
-                len: buffer,
-                expected: origin.extent() as usize,
-            });
-        }
+        check_layouts(call, buffer, &origin, &target_layout)?;
         let remote = w.remotes[target as usize];
-        let element = T::BYTES as u64;
         let offset = u64::from(disp) * u64::from(remote.info.disp_unit);
-        self.check_range(
-            call.name,
-            id,
-            target,
-            offset,
-            (target_layout.extent() * element) as usize,
-        )?;
+        let (start, len) = target_bytes::<T>(offset, &target_layout);
+        self.check_range(call.name, id, target, start, len)?;
         if matches!(w.access, AccessEpoch::Start { .. }) {
             let me = self.comm.rank();
             let record = w.remotes[me as usize].record;
@@ -457,6 +469,123 @@ impl<H: RmaHal> Rma<'_, H> {
     }
 }
 
+/// Checks the layouts of an operation reading or writing `buffer`
+/// elements at the origin: no overlap where the call writes (a
+/// [`Vector`]'s anywhere), the same number of elements at both sides, and
+/// the origin inside its buffer.
+fn check_layouts(
+    call: &Call,
+    buffer: usize,
+    origin: &Layout<'_>,
+    target: &Layout<'_>,
+) -> Result<(), RmaError> {
+    check_overlap(call.origin_layout, origin, call.writes == Side::Origin)?;
+    check_overlap(call.target_layout, target, call.writes == Side::Target)?;
+    check_elements(
+        "target layout elements (as the origin layout picks)",
+        target,
+        origin.elements(),
+    )?;
+    check_buffer(
+        call.origin_layout,
+        "origin buffer elements (as the origin layout spans)",
+        origin,
+        buffer,
+    )
+}
+
+/// `Err(BadLayout)` naming `what` if `layout` picks some element twice
+/// and the call `writes` through it (or it is a [`Vector`]).
+pub(crate) fn check_overlap(
+    what: &'static str,
+    layout: &Layout<'_>,
+    writes: bool,
+) -> Result<(), RmaError> {
+    if layout.overlaps() && (writes || layout.overlap.anywhere) {
+        return Err(RmaError::BadLayout {
+            what,
+            problem: layout.overlap.problem,
+        });
+    }
+    Ok(())
+}
+
+/// `Err(BufferLength)` naming `what` unless `layout` picks `expected`
+/// elements.
+pub(crate) fn check_elements(
+    what: &'static str,
+    layout: &Layout<'_>,
+    expected: u128,
+) -> Result<(), RmaError> {
+    if layout.elements() != expected {
+        return Err(RmaError::BufferLength {
+            what,
+            len: saturate(layout.elements()),
+            expected: saturate(expected),
+        });
+    }
+    Ok(())
+}
+
+/// `Err(BadLayout)` naming `name` if `layout` reaches below a buffer's
+/// first element, `Err(BufferLength)` naming `what` if it reaches past its
+/// `len` elements.
+pub(crate) fn check_buffer(
+    name: &'static str,
+    what: &'static str,
+    layout: &Layout<'_>,
+    len: usize,
+) -> Result<(), RmaError> {
+    let (lo, hi) = layout.span();
+    if lo < 0 {
+        return Err(RmaError::BadLayout {
+            what: name,
+            problem: "reaches below the buffer's first element (a negative lower bound)",
+        });
+    }
+    if hi > len as i128 {
+        return Err(RmaError::BufferLength {
+            what,
+            len,
+            expected: saturate(hi as u128),
+        });
+    }
+    Ok(())
+}
+
+fn saturate(n: u128) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// The bytes of a target window `layout` reaches from byte `offset`: the
+/// first (negative below the window; saturated) and how many.
+fn target_bytes<T: Element>(offset: u64, layout: &Layout<'_>) -> (i64, u64) {
+    let (lo, hi) = layout.span();
+    let element = T::BYTES as i128;
+    let first = i128::from(offset) + lo * element;
+    let first = i64::try_from(first).unwrap_or(if first < 0 { i64::MIN } else { i64::MAX });
+    (
+        first,
+        u64::try_from((hi - lo) * element).unwrap_or(u64::MAX),
+    )
+}
+
+/// The byte of the target window element `t` of a layout lies at, from
+/// byte `offset` (begin checked that it lies inside).
+pub(crate) fn byte_at<T: Element>(offset: u64, t: i64) -> u64 {
+    offset
+        .checked_add_signed(t * T::BYTES as i64)
+        .expect("begin checked the range")
+}
+
+/// The bytes `layout` picks (at most `u64::MAX`: begin checks that they
+/// fit a buffer).
+pub(crate) fn bytes<T: Element>(layout: &Layout<'_>) -> u64 {
+    u64::try_from(layout.elements())
+        .unwrap_or(u64::MAX)
+        .saturating_mul(T::BYTES as u64)
+}
+
 /// `len` as a `u32` element count.
 pub(crate) fn len_u32(len: usize, what: &'static str) -> Result<u32, RmaError> {
     u32::try_from(len).map_err(|_| RmaError::BufferLength {
@@ -472,19 +601,31 @@ mod tests {
 
     use super::*;
 
+    fn pieces(origin: Vector, target: Vector) -> Vec<(i64, i64, u64)> {
+        zip_runs([origin.layout(), target.layout()])
+            .map(|([o, t], n)| (o, t, n))
+            .collect()
+    }
+
     #[test]
-    fn runs_pair_up_elements_of_both_layouts() {
-        let all: Vec<_> = runs(Vector::contiguous(6), Vector::new(3, 2, 5)).collect();
+    fn vector_runs_pair_up_elements_of_both_layouts() {
+        let all = pieces(Vector::contiguous(6), Vector::new(3, 2, 5));
         assert_eq!(all, [(0, 0, 2), (2, 5, 2), (4, 10, 2)]);
-        let all: Vec<_> = runs(Vector::new(2, 3, 4), Vector::new(3, 2, 2)).collect();
-        assert_eq!(all, [(0, 0, 2), (2, 2, 1), (4, 3, 1), (5, 4, 2)]);
+        let all = pieces(Vector::new(2, 3, 4), Vector::new(3, 2, 3));
+        assert_eq!(all, [(0, 0, 2), (2, 3, 1), (4, 4, 1), (5, 6, 2)]);
+        assert!(pieces(Vector::contiguous(0), Vector::contiguous(0)).is_empty());
+        assert!(pieces(Vector::new(u32::MAX, 0, 1), Vector::new(u32::MAX, 0, 0)).is_empty());
+        // Blocks that abut form one run.
         assert_eq!(
-            runs(Vector::contiguous(0), Vector::contiguous(0)).count(),
-            0
+            pieces(Vector::new(3, 2, 2), Vector::contiguous(6)),
+            [(0, 0, 6)]
         );
         assert_eq!(Vector::new(3, 2, 5).extent(), 12);
+        assert_eq!(Vector::new(3, 2, 5).layout().span(), (0, 12));
         assert_eq!(Vector::new(0, 2, 5).extent(), 0);
-        assert!(Vector::new(2, 3, 2).check("x").is_err());
-        assert!(Vector::new(1, 3, 0).check("x").is_ok());
+        assert_eq!(Vector::new(0, 2, 5).layout().span(), (0, 0));
+        assert!(Vector::new(2, 3, 2).layout().overlaps());
+        assert!(!Vector::new(1, 3, 0).layout().overlaps());
+        assert!(!Vector::new(2, 0, 0).layout().overlaps());
     }
 }

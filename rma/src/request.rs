@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Request-based operations: rput, rget, raccumulate and rget_accumulate
-//! (`MPI_Rput` and its relatives), allowed only inside passive-target
-//! epochs (lock or lock_all), as MPI says.
+//! (`MPI_Rput` and its relatives), contiguous or with derived datatypes
+//! (`*_typed`), allowed only inside passive-target epochs (lock or
+//! lock_all), as MPI says.
 //!
 //! The SCC has no DMA engine: a core moves the data itself, so these calls
 //! copy as their blocking forms do and the operation is complete at the
@@ -22,6 +23,7 @@ use alloc::vec::Vec;
 use crate::RmaError;
 use crate::accumulate::{Accumulable, AccumulateOp, RACCUMULATE, RGET_ACCUMULATE};
 use crate::comm::Element;
+use crate::datatype::Counted;
 use crate::epoch::Check;
 use crate::hal::RmaHal;
 use crate::ops::{RGET, RPUT};
@@ -140,6 +142,112 @@ impl<H: RmaHal> Rma<'_, H> {
     ) -> Result<Request, RmaError> {
         self.check_request(RGET_ACCUMULATE.name, window.id())?;
         self.get_accumulate_as(&RGET_ACCUMULATE, window, target, disp, data, result, op)?;
+        Ok(self.issue(window.id()))
+    }
+
+    /// [`Rma::put_typed`] as a request (`MPI_Rput` with derived
+    /// datatypes), in a passive-target epoch.
+    ///
+    /// Return values: as [`Rma::put_typed`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    pub fn rput_typed<T: Element>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+    ) -> Result<Request, RmaError> {
+        self.check_request(RPUT.name, window.id())?;
+        let (origin, target_type) = (origin.layout(), target_type.layout());
+        self.put_layout(&RPUT, window, target, disp, data, origin, target_type)?;
+        Ok(self.issue(window.id()))
+    }
+
+    /// [`Rma::get_typed`] as a request (`MPI_Rget` with derived
+    /// datatypes): `buf` holds the data when the call returns.
+    ///
+    /// Return values: as [`Rma::get_typed`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    pub fn rget_typed<T: Element>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        buf: &mut [T],
+        origin: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+    ) -> Result<Request, RmaError> {
+        self.check_request(RGET.name, window.id())?;
+        let (origin, target_type) = (origin.layout(), target_type.layout());
+        self.get_layout(&RGET, window, target, disp, buf, origin, target_type)?;
+        Ok(self.issue(window.id()))
+    }
+
+    /// [`Rma::accumulate_typed`] as a request (`MPI_Raccumulate` with
+    /// derived datatypes).
+    ///
+    /// Return values: as [`Rma::accumulate_typed`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    #[allow(clippy::too_many_arguments)] // accumulate_typed's
+    pub fn raccumulate_typed<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+        op: AccumulateOp,
+    ) -> Result<Request, RmaError> {
+        self.check_request(RACCUMULATE.name, window.id())?;
+        let (origin, target_type) = (origin.layout(), target_type.layout());
+        self.combine(
+            &RACCUMULATE,
+            window,
+            target,
+            disp,
+            data,
+            origin,
+            target_type,
+            op,
+            None,
+        )?;
+        Ok(self.issue(window.id()))
+    }
+
+    /// [`Rma::get_accumulate_typed`] as a request
+    /// (`MPI_Rget_accumulate` with derived datatypes): `result` holds the
+    /// old values when the call returns.
+    ///
+    /// Return values: as [`Rma::get_accumulate_typed`]; `Err(Sync)`
+    /// outside a passive-target epoch.
+    #[allow(clippy::too_many_arguments)] // get_accumulate_typed's
+    pub fn rget_accumulate_typed<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Counted<'_, T>,
+        result: &mut [T],
+        result_type: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+        op: AccumulateOp,
+    ) -> Result<Request, RmaError> {
+        self.check_request(RGET_ACCUMULATE.name, window.id())?;
+        self.combine(
+            &RGET_ACCUMULATE,
+            window,
+            target,
+            disp,
+            data,
+            origin.layout(),
+            target_type.layout(),
+            op,
+            Some((result, result_type.layout())),
+        )?;
         Ok(self.issue(window.id()))
     }
 

@@ -28,6 +28,7 @@ mod ncm_fresh;
 mod page_fault;
 mod ring;
 mod ring_stale;
+mod rma_datatypes;
 mod rma_errors;
 mod rma_fence;
 mod rma_passive;
@@ -91,6 +92,8 @@ kernel::programs! {
     /// a distributed matrix transposed with strided puts under fence and back with strided gets;
     /// every element checked
     "rma-transpose" => rma_transpose::run,
+    /// rma datatypes in a transpose, a halo exchange, records and accumulates; every value checked
+    "rma-datatypes" => rma_datatypes::run,
     /// every misuse of rma windows and epochs, each checked for its MPI error class and message,
     /// then a working epoch
     "rma-errors" => rma_errors::run,

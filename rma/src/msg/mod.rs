@@ -535,7 +535,7 @@ impl<'h, H: Hal> MsgRma<'h, H> {
                 call,
                 window: window.0,
                 target,
-                offset: u64::from(offset),
+                offset: i64::from(offset),
                 len: len as u64,
                 size,
             });
@@ -1150,7 +1150,7 @@ impl<'h, H: Hal> MsgRma<'h, H> {
                 call: "progress",
                 window: h.window,
                 target: me,
-                offset: at as u64,
+                offset: at as i64,
                 len: len as u64,
                 size: w.data.len() as u64,
             });

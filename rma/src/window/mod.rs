@@ -704,7 +704,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     ) -> Result<(), RmaError> {
         let me = self.rank();
         let start = u64::from(index) * T::BYTES as u64;
-        self.check_range("local_read", window.id, me, start, buf.len() * T::BYTES)?;
+        let len = (buf.len() * T::BYTES) as u64;
+        self.check_range("local_read", window.id, me, start as i64, len)?;
         let ty = self.window(window.id)?.options.local_type;
         self.read_elements(window.id, me, ty, start, buf)
     }
@@ -722,7 +723,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     ) -> Result<(), RmaError> {
         let me = self.rank();
         let start = u64::from(index) * T::BYTES as u64;
-        self.check_range("local_write", window.id, me, start, data.len() * T::BYTES)?;
+        let len = (data.len() * T::BYTES) as u64;
+        self.check_range("local_write", window.id, me, start as i64, len)?;
         let ty = self.window(window.id)?.options.local_type;
         self.write_elements(window.id, me, ty, start, data)
     }
@@ -733,17 +735,17 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         call: &'static str,
         id: u32,
         target: u32,
-        offset: u64,
-        len: usize,
+        offset: i64,
+        len: u64,
     ) -> Result<(), RmaError> {
         let size = u64::from(self.window(id)?.remotes[target as usize].info.size);
-        if offset + len as u64 > size {
+        if offset < 0 || i128::from(offset) + i128::from(len) > i128::from(size) {
             return Err(RmaError::Range {
                 call,
                 window: id,
                 target,
                 offset,
-                len: len as u64,
+                len,
                 size,
             });
         }
