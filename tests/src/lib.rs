@@ -238,3 +238,8 @@ mod tests {
         }
     }
 }
+
+/// The porting guide, whose examples run as this crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/porting.md")]
+pub struct PortingGuide;
