@@ -136,7 +136,7 @@ fn contention(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
         }
         let mut pool = Pool::default();
         for core in &report.cores {
-            pool.add_serial(core.core, &core.serial);
+            pool.add_serial(section.runs.len(), core.core, &core.serial);
         }
         section.failures.extend(pool.errors.iter().cloned());
         for row in pool.rows("lock-unlock") {
@@ -150,7 +150,7 @@ fn contention(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(" ");
-            let median = Summary::of_u64(&row.samples).map(|s| s.median);
+            let median = Summary::of_u64(&row.cycles()).map(|s| s.median);
             match medians.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, m)) => m[q] = median,
                 None => {

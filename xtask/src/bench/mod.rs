@@ -250,7 +250,8 @@ pub struct Section {
     pub csv: Option<String>,
     /// Its plots: file name and SVG.
     pub svgs: Vec<(String, String)>,
-    /// The runs made, one line each with their host time.
+    /// The runs made, one line each with their host time; a pooled
+    /// sample's run is its number in this list, from 1.
     pub runs: Vec<String>,
     /// Further remarks for the report.
     pub notes: Vec<String>,
@@ -708,7 +709,7 @@ fn lines_experiment(
             };
             failures.extend(done_run.failure.clone());
             for (core, serial) in &done_run.serial {
-                pool.add_serial(*core, serial);
+                pool.add_serial(done.len(), *core, serial);
             }
         }
     }
@@ -813,7 +814,7 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
     }
     let mut cells = Vec::new();
     for r in &rows {
-        let Some(c) = Summary::of_u64(&r.samples) else {
+        let Some(c) = Summary::of_u64(&r.cycles()) else {
             continue;
         };
         let us = c.scaled(mhz);
@@ -895,7 +896,7 @@ fn line_plot(
         let Some(xv) = r.key(x).and_then(|v| v.parse::<f64>().ok()) else {
             continue;
         };
-        let Some(us) = Summary::of_u64(&r.samples).map(|s| s.scaled(mhz)) else {
+        let Some(us) = Summary::of_u64(&r.cycles()).map(|s| s.scaled(mhz)) else {
             continue;
         };
         let point = match plot.measure {
@@ -1027,6 +1028,7 @@ mod tests {
     fn synthetic_lines_become_a_table_csv_plots_and_a_report() {
         let mut pool = Pool::default();
         pool.add_serial(
+            1,
             0,
             &[
                 "BENCH put-latency size=1024 epoch=fence bytes=1024 cycles=533,1066".into(),
@@ -1036,6 +1038,7 @@ mod tests {
             ],
         );
         pool.add_serial(
+            1,
             1,
             &["BENCH put-latency epoch=fence size=1024 bytes=1024 cycles=1599".into()],
         );
@@ -1118,14 +1121,17 @@ mod tests {
         // Two processes of 1066 updates each, in 1066 and 3198 cycles at
         // 533 MHz: the median is 2132 cycles, 4 µs, so 533 Mops/s for both.
         pool.add_serial(
+            1,
             0,
             &["BENCH random-access procs=2 ops=1066 cycles=1066".into()],
         );
         pool.add_serial(
             1,
+            1,
             &["BENCH random-access procs=2 ops=1066 cycles=3198".into()],
         );
         pool.add_serial(
+            2,
             0,
             &["BENCH random-access procs=1 ops=1066 cycles=1066".into()],
         );
@@ -1148,7 +1154,11 @@ mod tests {
             experiment: "overlap".into(),
             keys: vec![("origins".into(), k.into())],
             extras: vec![],
-            samples: vec![cycles],
+            samples: vec![protocol::Sample {
+                cycles,
+                run: 1,
+                core: 0,
+            }],
             cores: vec![0],
         };
         let rows = [row("0", 1066), row("8", 4264)];
@@ -1174,7 +1184,7 @@ mod tests {
     #[test]
     fn failures_are_kept_and_no_lines_is_one() {
         let mut pool = Pool::default();
-        pool.add_serial(4, &["BENCH put-latency size=1 cycles=".into()]);
+        pool.add_serial(1, 4, &["BENCH put-latency size=1 cycles=".into()]);
         let s = lines_section(&SYNTHETIC, &VIEW, &pool, 533.0);
         assert_eq!(s.failures.len(), 2);
         assert!(s.failures[0].starts_with("core 4, serial line 1: "));
