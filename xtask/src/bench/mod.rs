@@ -982,6 +982,7 @@ fn line_plot(
         x_scale: view.x_scale,
         y_scale: plot.y_scale,
         series,
+        reference: None,
     }
 }
 
