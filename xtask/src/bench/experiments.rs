@@ -726,7 +726,7 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
                 (median(&insns[c][l]), "")
             };
             let count_cell = if l == 0 {
-                "-".to_owned()
+                String::new()
             } else {
                 num(count / 1e6, 1)
             };
@@ -734,7 +734,7 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
             let mips = if mips.is_finite() {
                 format!("{approx}{}", num(mips, 1))
             } else {
-                "-".to_owned()
+                String::new()
             };
             speed.rows.push(vec![
                 program.to_owned(),

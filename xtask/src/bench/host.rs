@@ -283,10 +283,10 @@ impl Overhead {
             "host seconds from boot to the last core's exit, median of {} run(s)",
             self.runs
         ));
-        let dash = || "-".to_owned();
+        let missing = String::new;
         for row in &self.rows {
             let seconds = if row.seconds.is_empty() {
-                dash()
+                missing()
             } else {
                 format!("{:.2}", row.median())
             };
@@ -295,12 +295,12 @@ impl Overhead {
                 row.cores.to_string(),
                 row.name(),
                 seconds,
-                self.ratio(row).map_or_else(dash, |r| format!("{r:.2}")),
+                self.ratio(row).map_or_else(missing, |r| format!("{r:.2}")),
                 row.median_cycles()
-                    .map_or_else(dash, |c| format!("{:.3}", c / 1e6)),
-                row.spread().map_or_else(dash, |s| format!("{s:.2}")),
+                    .map_or_else(missing, |c| format!("{:.3}", c / 1e6)),
+                row.spread().map_or_else(missing, |s| format!("{s:.2}")),
                 self.deviation(row)
-                    .map_or_else(dash, |d| format!("{d:+.2}")),
+                    .map_or_else(missing, |d| format!("{d:+.2}")),
             ]);
         }
         t
