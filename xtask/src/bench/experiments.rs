@@ -10,6 +10,7 @@ use anyhow::Result;
 use chip::{Chip, Mode};
 
 use super::host::{self, Suite};
+use super::samples::RawSample;
 use super::stats::Summary;
 use super::svg::Scale;
 use super::table::{Table, num};
@@ -581,6 +582,8 @@ fn suite(ctx: &mut Ctx<'_>, name: &str, suite: Suite) -> Result<Section> {
     section.csv = Some(csv::write(&table.header, &table.rows));
     section.host.push(table);
     section.failures = overhead.failures.clone();
+    section.runs = overhead.log.clone();
+    section.samples = overhead.samples();
     let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
     section.notes.push(format!(
         "The table is also written as Markdown to `{}` beside the CSV.",
@@ -620,6 +623,14 @@ const SPEED_CASES: &[(&str, u32)] = &[
 /// Runs per measurement (the median counts).
 const RUNS: usize = 3;
 
+/// What the boot table times, in host seconds from creating the chip
+/// memory.
+const BOOT_EVENTS: [&str; 3] = [
+    "first core's first line",
+    "every core's first line",
+    "identity finished on every core",
+];
+
 fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     let mut section = Section::new(experiment("emulator-speed"));
     let runs = if ctx.quick { 1 } else { RUNS };
@@ -640,11 +651,27 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
             .iter()
             .filter_map(|c| c.first_line.map(|d| d.as_secs_f64()))
             .collect();
+        let mut events = Vec::new();
         if firsts.len() == cores as usize {
-            all_up.extend(firsts.iter().copied().reduce(f64::max));
-            first_up.extend(firsts.iter().copied().reduce(f64::min));
+            let (first, all) = (
+                firsts.iter().copied().reduce(f64::min),
+                firsts.iter().copied().reduce(f64::max),
+            );
+            first_up.extend(first);
+            all_up.extend(all);
+            events.extend(first.map(|s| (BOOT_EVENTS[0], s)));
+            events.extend(all.map(|s| (BOOT_EVENTS[1], s)));
         }
         whole.push(report.elapsed.as_secs_f64());
+        events.push((BOOT_EVENTS[2], report.elapsed.as_secs_f64()));
+        for (event, seconds) in events {
+            section.samples.push(RawSample {
+                keys: vec![("event".into(), event.into())],
+                values: vec![("host s".into(), seconds.to_string())],
+                run: section.last_run(),
+                core: None,
+            });
+        }
     }
     let mut boot = Table::new(
         format!("Boot Time Test, {cores} cores (host time)"),
@@ -652,11 +679,7 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     );
     boot.notes
         .push("host seconds from creating the chip memory; chip model with timing on".into());
-    for (event, values) in [
-        ("first core's first line", &first_up),
-        ("every core's first line", &all_up),
-        ("identity finished on every core", &whole),
-    ] {
+    for (event, values) in BOOT_EVENTS.into_iter().zip([&first_up, &all_up, &whole]) {
         if let Some(s) = Summary::of(values.iter().copied()) {
             boot.rows.push(vec![
                 event.to_owned(),
@@ -688,10 +711,25 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
                     continue;
                 }
                 seconds[c][l].push(report.elapsed.as_secs_f64());
+                let mut values = vec![(
+                    "host s".to_owned(),
+                    report.elapsed.as_secs_f64().to_string(),
+                )];
                 if mode != Mode::Plain {
                     let total: u64 = report.reports.iter().flatten().map(|r| r.stats.insns).sum();
                     insns[c][l].push(total as f64);
+                    values.push(("instructions".to_owned(), total.to_string()));
                 }
+                section.samples.push(RawSample {
+                    keys: vec![
+                        ("program".into(), program.into()),
+                        ("cores".into(), n.to_string()),
+                        ("model level".into(), level.into()),
+                    ],
+                    values,
+                    run: section.last_run(),
+                    core: None,
+                });
             }
         }
     }
@@ -791,7 +829,11 @@ pub fn router_totals<'a>(
     total
 }
 
-/// The heatmap's table (top row the highest y), CSV rows and SVG.
+/// The columns of the heatmap's CSV rows.
+const MESH_COLUMNS: [&str; 6] = ["program", "tile", "x", "y", "bytes", "attached"];
+
+/// The heatmap's table (top row the highest y), CSV rows (as
+/// `MESH_COLUMNS`) and SVG.
 pub fn heatmap_outputs(
     chip: &Chip,
     program: &str,
@@ -888,6 +930,24 @@ fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
                 .push(format!("{what}: no router counted any byte"));
         }
         let (table, rows, svg) = heatmap_outputs(&CHIP, program, cores, &totals);
+        for row in &rows {
+            // Every column a key but the router's bytes, the sample.
+            let (mut keys, mut values) = (Vec::new(), Vec::new());
+            for (column, cell) in MESH_COLUMNS.iter().zip(row) {
+                let pair = ((*column).to_owned(), cell.clone());
+                if *column == "bytes" {
+                    values.push(pair);
+                } else if !cell.is_empty() {
+                    keys.push(pair);
+                }
+            }
+            section.samples.push(RawSample {
+                keys,
+                values,
+                run: section.last_run(),
+                core: None,
+            });
+        }
         section.modeled.push(table);
         csv_rows.extend(rows);
         section
@@ -898,9 +958,7 @@ fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
             svg::bytes(totals.iter().sum())
         ));
     }
-    let header: Vec<String> = ["program", "tile", "x", "y", "bytes", "attached"]
-        .map(String::from)
-        .to_vec();
+    let header: Vec<String> = MESH_COLUMNS.map(String::from).to_vec();
     section.csv = Some(csv::write(&header, &csv_rows));
     Ok(section)
 }

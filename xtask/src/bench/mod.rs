@@ -12,6 +12,11 @@
 //! - `<experiment>.txt`: its tables in the OSU micro-benchmark text format
 //!   (also printed on standard output);
 //! - `<experiment>.csv`: one row per measurement;
+//! - `<experiment>-samples.csv`: every sample, one row each, before any
+//!   statistic ([`samples`]): the experiment, every key, `bytes`/`ops`,
+//!   the sample (`cycles`; host experiments say what theirs are), the
+//!   run it came from (numbered as the report lists the experiment's runs)
+//!   and the core that printed it;
 //! - `<experiment>*.svg`: its plots;
 //! - `report.md`: everything tied together: command line, date, host, git
 //!   commit, and per experiment its tables, plots, what it shows, the runs
@@ -104,6 +109,7 @@ pub mod experiments;
 pub mod host;
 pub mod protocol;
 pub mod report;
+pub mod samples;
 pub mod stats;
 pub mod svg;
 pub mod table;
@@ -124,6 +130,7 @@ use crate::run::{Outcome, RunConfig, RunReport, boot};
 pub use experiments::REGISTRY;
 pub use host::{Overhead, Suite};
 use protocol::{Pool, Row};
+use samples::RawSample;
 use stats::Summary;
 pub use svg::Scale;
 use table::{Table, num};
@@ -246,12 +253,14 @@ pub struct Section {
     pub modeled: Vec<Table>,
     /// Tables in host time.
     pub host: Vec<Table>,
-    /// Its CSV file's content, if any.
+    /// Its CSV file's content (the summary), if any.
     pub csv: Option<String>,
+    /// Every sample it took, for `<experiment>-samples.csv`.
+    pub samples: Vec<RawSample>,
     /// Its plots: file name and SVG.
     pub svgs: Vec<(String, String)>,
-    /// The runs made, one line each with their host time; a pooled
-    /// sample's run is its number in this list, from 1.
+    /// The runs made, one line each with their host time; a sample's run
+    /// is its number in this list, from 1.
     pub runs: Vec<String>,
     /// Further remarks for the report.
     pub notes: Vec<String>,
@@ -263,7 +272,8 @@ pub struct Section {
 
 impl Section {
     /// Records the run `what` that gave `report`: its line with its host
-    /// time, and a failure if it did not succeed. Whether it succeeded.
+    /// time (its number is then [`Section::last_run`]), and a failure if it
+    /// did not succeed. Whether it succeeded.
     pub fn record(&mut self, what: &str, report: &RunReport) -> bool {
         self.runs.push(format!(
             "{what}: {:.2} s host",
@@ -273,6 +283,11 @@ impl Section {
             self.failures.push(failure(what, report));
         }
         report.success()
+    }
+
+    /// The number of the last run recorded, from 1.
+    pub fn last_run(&self) -> usize {
+        self.runs.len()
     }
 
     fn new(e: &Experiment) -> Self {
@@ -293,6 +308,11 @@ impl Section {
             .map(Table::to_string)
             .collect();
         tables.join("\n")
+    }
+
+    /// The name of its raw-sample file.
+    pub fn samples_file(&self) -> String {
+        format!("{}-samples.csv", self.name)
     }
 }
 
@@ -638,6 +658,12 @@ pub fn run_suite(
         if let Some(csv) = &section.csv {
             write(&dir.join(format!("{}.csv", section.name)), csv)?;
         }
+        if !section.samples.is_empty() {
+            write(
+                &dir.join(section.samples_file()),
+                &samples::write(&section.name, &section.samples),
+            )?;
+        }
         for (file, svg) in &section.svgs {
             write(&dir.join(file), svg)?;
         }
@@ -755,8 +781,9 @@ fn key_names(rows: &[&Row]) -> Vec<String> {
     names
 }
 
-/// The pooled rows of experiment `e` as tables, CSV and plots, at `mhz`
-/// core cycles per µs; no rows, or errors in the pool, are failures.
+/// The pooled rows of experiment `e` as tables, CSV, raw samples and
+/// plots, at `mhz` core cycles per µs; no rows, or errors in the pool, are
+/// failures.
 pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Section {
     let mut section = Section::new(e);
     section.failures.extend(pool.errors.iter().cloned());
@@ -848,6 +875,7 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
         }
         cells.push(row);
     }
+    section.samples = raw_samples(&keys, &rows);
     let mut table = Table::new(e.title, &[]);
     table.header = header.clone();
     table.notes = vec![
@@ -868,6 +896,35 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
         }
     }
     section
+}
+
+/// Every sample of `rows`, row by row, with the keys `keys`, the row's
+/// `bytes=`/`ops=` and the run and core that printed it.
+fn raw_samples(keys: &[String], rows: &[&Row]) -> Vec<RawSample> {
+    let mut out = Vec::new();
+    for r in rows {
+        // Every key, empty where the row has none, so that the columns
+        // keep the summary's order.
+        let keys: Vec<(String, String)> = keys
+            .iter()
+            .map(|k| (k.clone(), r.key(k).unwrap_or_default().to_owned()))
+            .collect();
+        let extras = protocol::EXTRA_FIELDS
+            .iter()
+            .filter_map(|&name| r.extra(name).map(|v| (name.to_owned(), v.to_string())));
+        let extras: Vec<(String, String)> = extras.collect();
+        for s in &r.samples {
+            let mut values = extras.clone();
+            values.push(("cycles".to_owned(), s.cycles.to_string()));
+            out.push(RawSample {
+                keys: keys.clone(),
+                values,
+                run: s.run,
+                core: Some(s.core),
+            });
+        }
+    }
+    out
 }
 
 /// `ops` operations per sample of `r` on all the cores that gave them.
@@ -1069,6 +1126,18 @@ mod tests {
             ]
         );
         assert!(lines[6].contains("pscw"));
+        let samples = samples::write(&s.name, &s.samples);
+        assert_eq!(
+            samples.lines().collect::<Vec<_>>(),
+            [
+                "experiment,size,epoch,bytes,cycles,run,core",
+                "put-latency,8,fence,8,533,1,0",
+                "put-latency,1024,fence,1024,533,1,0",
+                "put-latency,1024,fence,1024,1066,1,0",
+                "put-latency,1024,fence,1024,1599,1,1",
+                "put-latency,8,pscw,8,1066,1,0",
+            ]
+        );
         let csv = s.csv.as_deref().unwrap();
         assert!(csv.starts_with("size,epoch,samples,cores,median (cycles),latency (us),Q1 (us),Q3 (us),bytes,bandwidth (MB/s)\n8,fence,1,1,533,"), "{csv}");
         assert_eq!(csv.lines().count(), 4);
@@ -1097,6 +1166,10 @@ mod tests {
         assert!(md.contains("## Put latency (`put-latency`)"), "{md}");
         assert!(md.contains("![put-latency.svg](put-latency.svg)"), "{md}");
         assert!(md.contains("| 8 | fence | 1 | 1 | 533 |"), "{md}");
+        assert!(
+            md.contains("[put-latency-samples.csv](put-latency-samples.csv) (every sample)"),
+            "{md}"
+        );
         assert!(md.contains("Synthetic."));
     }
 
