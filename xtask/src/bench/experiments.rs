@@ -82,7 +82,8 @@ pub static REGISTRY: &[Experiment] = &[
                 quick_params: QUICK,
             }],
             view: View {
-                x: Some("k"),
+                x: "k",
+                table: Measure::Latency,
                 x_label: "targets k",
                 x_scale: Scale::Linear,
                 plots: &[Plot {
@@ -109,7 +110,8 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: LOCK_RUNS,
             view: View {
-                x: Some("procs"),
+                x: "procs",
+                table: Measure::Latency,
                 x_label: "processes",
                 x_scale: Scale::Linear,
                 plots: &[
@@ -146,7 +148,8 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: DHT_RUNS,
             view: View {
-                x: Some("readers"),
+                x: "readers",
+                table: Measure::Latency,
                 x_label: "readers n",
                 x_scale: Scale::Linear,
                 plots: &[Plot {
@@ -173,7 +176,8 @@ pub static REGISTRY: &[Experiment] = &[
                 quick_params: QUICK,
             }],
             view: View {
-                x: Some("size"),
+                x: "size",
+                table: Measure::Bandwidth,
                 x_label: "buffer size (bytes)",
                 x_scale: Scale::Log(2.0),
                 plots: &[
@@ -208,7 +212,8 @@ pub static REGISTRY: &[Experiment] = &[
                 quick_params: QUICK,
             }],
             view: View {
-                x: Some("procs"),
+                x: "procs",
+                table: Measure::Latency,
                 x_label: "cores",
                 x_scale: Scale::Log(2.0),
                 plots: &[Plot {
@@ -306,7 +311,8 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: OVERLAP_RUNS,
             view: View {
-                x: Some("origins"),
+                x: "origins",
+                table: Measure::Latency,
                 x_label: "origins k",
                 x_scale: Scale::Linear,
                 plots: &[
@@ -352,7 +358,8 @@ pub static REGISTRY: &[Experiment] = &[
                 quick_params: QUICK,
             }],
             view: View {
-                x: Some("procs"),
+                x: "procs",
+                table: Measure::TotalRate,
                 x_label: "processes",
                 x_scale: Scale::Linear,
                 plots: &[Plot {
@@ -422,7 +429,8 @@ const SCALING_CORES: &[u32] = &[1, 2, 4, 8, 12, 16, 24, 32, 48];
 
 /// Speedup and time per generation against the process count.
 const SCALING_VIEW: View = View {
-    x: Some("procs"),
+    x: "procs",
+    table: Measure::Speedup,
     x_label: "processes",
     x_scale: Scale::Linear,
     plots: &[
@@ -454,7 +462,8 @@ const PUT_GET: &[Run] = &[Run {
 /// message-based baseline's (no `type`) and the two-sided baseline; and
 /// each memory type under lock epochs, with both baselines.
 const SIZE_VIEW_LATENCY: View = View {
-    x: Some("size"),
+    x: "size",
+    table: Measure::Latency,
     x_label: "message size (bytes)",
     x_scale: Scale::Log(2.0),
     plots: &[
@@ -475,7 +484,8 @@ const SIZE_VIEW_LATENCY: View = View {
 
 /// Bandwidth against message size, split as [`SIZE_VIEW_LATENCY`].
 const SIZE_VIEW_BANDWIDTH: View = View {
-    x: Some("size"),
+    x: "size",
+    table: Measure::Bandwidth,
     x_label: "message size (bytes)",
     x_scale: Scale::Log(2.0),
     plots: &[
