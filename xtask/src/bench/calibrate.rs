@@ -17,6 +17,7 @@
 use anyhow::Result;
 
 use super::protocol::Pool;
+use super::samples::RawSample;
 use super::stats::Summary;
 use super::table::{Table, num};
 use super::{Ctx, Section, csv};
@@ -92,6 +93,15 @@ fn primitives(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
         "core cycles at 533 MHz; a difference of more than {TOLERANCE} cycles fails"
     ));
     for p in report.serial(0).iter().filter_map(|l| parse_primitive(l)) {
+        section.samples.push(RawSample {
+            keys: vec![("primitive".into(), p.what.clone())],
+            values: vec![
+                ("cycles".into(), p.measured.to_string()),
+                ("table cycles".into(), p.expected.to_string()),
+            ],
+            run: section.last_run(),
+            core: Some(0),
+        });
         let ok = p.measured.abs_diff(p.expected) <= TOLERANCE;
         if !ok {
             section.failures.push(format!(
@@ -136,10 +146,16 @@ fn contention(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
         }
         let mut pool = Pool::default();
         for core in &report.cores {
-            pool.add_serial(core.core, &core.serial);
+            pool.add_serial(section.last_run(), core.core, &core.serial);
         }
         section.failures.extend(pool.errors.iter().cloned());
-        for row in pool.rows("lock-unlock") {
+        let rows = pool.rows("lock-unlock");
+        let mut samples = super::raw_samples(&super::key_names(&rows), &rows);
+        for s in &mut samples {
+            s.keys.insert(0, ("quantum".into(), quantum.to_string()));
+        }
+        section.samples.append(&mut samples);
+        for row in rows {
             if row.key("procs") != Some(&LOCK_CORES.to_string()) {
                 continue;
             }
@@ -150,7 +166,7 @@ fn contention(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(" ");
-            let median = Summary::of_u64(&row.samples).map(|s| s.median);
+            let median = Summary::of_u64(&row.cycles()).map(|s| s.median);
             match medians.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, m)) => m[q] = median,
                 None => {

@@ -10,6 +10,7 @@ use anyhow::Result;
 use chip::{Chip, Mode};
 
 use super::host::{self, Suite};
+use super::samples::RawSample;
 use super::stats::Summary;
 use super::svg::Scale;
 use super::table::{Table, num};
@@ -81,7 +82,8 @@ pub static REGISTRY: &[Experiment] = &[
                 quick_params: QUICK,
             }],
             view: View {
-                x: Some("k"),
+                x: "k",
+                table: Measure::Latency,
                 x_label: "targets k",
                 x_scale: Scale::Linear,
                 plots: &[Plot {
@@ -108,7 +110,8 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: LOCK_RUNS,
             view: View {
-                x: Some("procs"),
+                x: "procs",
+                table: Measure::Latency,
                 x_label: "processes",
                 x_scale: Scale::Linear,
                 plots: &[
@@ -145,7 +148,8 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: DHT_RUNS,
             view: View {
-                x: Some("readers"),
+                x: "readers",
+                table: Measure::Latency,
                 x_label: "readers n",
                 x_scale: Scale::Linear,
                 plots: &[Plot {
@@ -172,7 +176,8 @@ pub static REGISTRY: &[Experiment] = &[
                 quick_params: QUICK,
             }],
             view: View {
-                x: Some("size"),
+                x: "size",
+                table: Measure::Bandwidth,
                 x_label: "buffer size (bytes)",
                 x_scale: Scale::Log(2.0),
                 plots: &[
@@ -207,7 +212,8 @@ pub static REGISTRY: &[Experiment] = &[
                 quick_params: QUICK,
             }],
             view: View {
-                x: Some("procs"),
+                x: "procs",
+                table: Measure::Latency,
                 x_label: "cores",
                 x_scale: Scale::Log(2.0),
                 plots: &[Plot {
@@ -305,7 +311,8 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: OVERLAP_RUNS,
             view: View {
-                x: Some("origins"),
+                x: "origins",
+                table: Measure::Latency,
                 x_label: "origins k",
                 x_scale: Scale::Linear,
                 plots: &[
@@ -351,7 +358,8 @@ pub static REGISTRY: &[Experiment] = &[
                 quick_params: QUICK,
             }],
             view: View {
-                x: Some("procs"),
+                x: "procs",
+                table: Measure::TotalRate,
                 x_label: "processes",
                 x_scale: Scale::Linear,
                 plots: &[Plot {
@@ -421,7 +429,8 @@ const SCALING_CORES: &[u32] = &[1, 2, 4, 8, 12, 16, 24, 32, 48];
 
 /// Speedup and time per generation against the process count.
 const SCALING_VIEW: View = View {
-    x: Some("procs"),
+    x: "procs",
+    table: Measure::Speedup,
     x_label: "processes",
     x_scale: Scale::Linear,
     plots: &[
@@ -453,7 +462,8 @@ const PUT_GET: &[Run] = &[Run {
 /// message-based baseline's (no `type`) and the two-sided baseline; and
 /// each memory type under lock epochs, with both baselines.
 const SIZE_VIEW_LATENCY: View = View {
-    x: Some("size"),
+    x: "size",
+    table: Measure::Latency,
     x_label: "message size (bytes)",
     x_scale: Scale::Log(2.0),
     plots: &[
@@ -474,7 +484,8 @@ const SIZE_VIEW_LATENCY: View = View {
 
 /// Bandwidth against message size, split as [`SIZE_VIEW_LATENCY`].
 const SIZE_VIEW_BANDWIDTH: View = View {
-    x: Some("size"),
+    x: "size",
+    table: Measure::Bandwidth,
     x_label: "message size (bytes)",
     x_scale: Scale::Log(2.0),
     plots: &[
@@ -581,6 +592,8 @@ fn suite(ctx: &mut Ctx<'_>, name: &str, suite: Suite) -> Result<Section> {
     section.csv = Some(csv::write(&table.header, &table.rows));
     section.host.push(table);
     section.failures = overhead.failures.clone();
+    section.runs = overhead.log.clone();
+    section.samples = overhead.samples();
     let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
     section.notes.push(format!(
         "The table is also written as Markdown to `{}` beside the CSV.",
@@ -620,6 +633,14 @@ const SPEED_CASES: &[(&str, u32)] = &[
 /// Runs per measurement (the median counts).
 const RUNS: usize = 3;
 
+/// What the boot table times, in host seconds from creating the chip
+/// memory.
+const BOOT_EVENTS: [&str; 3] = [
+    "first core's first line",
+    "every core's first line",
+    "identity finished on every core",
+];
+
 fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     let mut section = Section::new(experiment("emulator-speed"));
     let runs = if ctx.quick { 1 } else { RUNS };
@@ -640,11 +661,27 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
             .iter()
             .filter_map(|c| c.first_line.map(|d| d.as_secs_f64()))
             .collect();
+        let mut events = Vec::new();
         if firsts.len() == cores as usize {
-            all_up.extend(firsts.iter().copied().reduce(f64::max));
-            first_up.extend(firsts.iter().copied().reduce(f64::min));
+            let (first, all) = (
+                firsts.iter().copied().reduce(f64::min),
+                firsts.iter().copied().reduce(f64::max),
+            );
+            first_up.extend(first);
+            all_up.extend(all);
+            events.extend(first.map(|s| (BOOT_EVENTS[0], s)));
+            events.extend(all.map(|s| (BOOT_EVENTS[1], s)));
         }
         whole.push(report.elapsed.as_secs_f64());
+        events.push((BOOT_EVENTS[2], report.elapsed.as_secs_f64()));
+        for (event, seconds) in events {
+            section.samples.push(RawSample {
+                keys: vec![("event".into(), event.into())],
+                values: vec![("host s".into(), seconds.to_string())],
+                run: section.last_run(),
+                core: None,
+            });
+        }
     }
     let mut boot = Table::new(
         format!("Boot Time Test, {cores} cores (host time)"),
@@ -652,11 +689,7 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     );
     boot.notes
         .push("host seconds from creating the chip memory; chip model with timing on".into());
-    for (event, values) in [
-        ("first core's first line", &first_up),
-        ("every core's first line", &all_up),
-        ("identity finished on every core", &whole),
-    ] {
+    for (event, values) in BOOT_EVENTS.into_iter().zip([&first_up, &all_up, &whole]) {
         if let Some(s) = Summary::of(values.iter().copied()) {
             boot.rows.push(vec![
                 event.to_owned(),
@@ -688,10 +721,25 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
                     continue;
                 }
                 seconds[c][l].push(report.elapsed.as_secs_f64());
+                let mut values = vec![(
+                    "host s".to_owned(),
+                    report.elapsed.as_secs_f64().to_string(),
+                )];
                 if mode != Mode::Plain {
                     let total: u64 = report.reports.iter().flatten().map(|r| r.stats.insns).sum();
                     insns[c][l].push(total as f64);
+                    values.push(("instructions".to_owned(), total.to_string()));
                 }
+                section.samples.push(RawSample {
+                    keys: vec![
+                        ("program".into(), program.into()),
+                        ("cores".into(), n.to_string()),
+                        ("model level".into(), level.into()),
+                    ],
+                    values,
+                    run: section.last_run(),
+                    core: None,
+                });
             }
         }
     }
@@ -726,7 +774,7 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
                 (median(&insns[c][l]), "")
             };
             let count_cell = if l == 0 {
-                "-".to_owned()
+                String::new()
             } else {
                 num(count / 1e6, 1)
             };
@@ -734,7 +782,7 @@ fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
             let mips = if mips.is_finite() {
                 format!("{approx}{}", num(mips, 1))
             } else {
-                "-".to_owned()
+                String::new()
             };
             speed.rows.push(vec![
                 program.to_owned(),
@@ -791,7 +839,11 @@ pub fn router_totals<'a>(
     total
 }
 
-/// The heatmap's table (top row the highest y), CSV rows and SVG.
+/// The columns of the heatmap's CSV rows.
+const MESH_COLUMNS: [&str; 6] = ["program", "tile", "x", "y", "bytes", "attached"];
+
+/// The heatmap's table (top row the highest y), CSV rows (as
+/// `MESH_COLUMNS`) and SVG.
 pub fn heatmap_outputs(
     chip: &Chip,
     program: &str,
@@ -888,6 +940,24 @@ fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
                 .push(format!("{what}: no router counted any byte"));
         }
         let (table, rows, svg) = heatmap_outputs(&CHIP, program, cores, &totals);
+        for row in &rows {
+            // Every column a key but the router's bytes, the sample.
+            let (mut keys, mut values) = (Vec::new(), Vec::new());
+            for (column, cell) in MESH_COLUMNS.iter().zip(row) {
+                let pair = ((*column).to_owned(), cell.clone());
+                if *column == "bytes" {
+                    values.push(pair);
+                } else if !cell.is_empty() {
+                    keys.push(pair);
+                }
+            }
+            section.samples.push(RawSample {
+                keys,
+                values,
+                run: section.last_run(),
+                core: None,
+            });
+        }
         section.modeled.push(table);
         csv_rows.extend(rows);
         section
@@ -898,9 +968,7 @@ fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
             svg::bytes(totals.iter().sum())
         ));
     }
-    let header: Vec<String> = ["program", "tile", "x", "y", "bytes", "attached"]
-        .map(String::from)
-        .to_vec();
+    let header: Vec<String> = MESH_COLUMNS.map(String::from).to_vec();
     section.csv = Some(csv::write(&header, &csv_rows));
     Ok(section)
 }

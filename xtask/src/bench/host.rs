@@ -33,6 +33,7 @@ use anyhow::{Context, Result, bail};
 use chip::{Mode, Model, Time, WtReads};
 
 use super::TIMEOUT;
+use super::samples::RawSample;
 use crate::run::{Outcome, RunConfig, boot};
 use crate::{build, qemu};
 
@@ -116,6 +117,7 @@ impl Suite {
             mode,
             seconds: Vec::new(),
             cycles: Vec::new(),
+            runs: Vec::new(),
         };
         match self {
             Self::Overhead => OVERHEAD_CASES
@@ -166,6 +168,9 @@ pub struct Measurement {
     /// With timing: modelled cycles of the slowest core at its exit, per
     /// successful run.
     pub cycles: Vec<u64>,
+    /// The number of each successful run in [`Overhead::log`], from 1, in
+    /// the order of `seconds`.
+    pub runs: Vec<usize>,
 }
 
 /// The median of `values` (of the middle two for an even count).
@@ -236,6 +241,8 @@ pub struct Overhead {
     pub rows: Vec<Measurement>,
     /// The runs that failed, one line each: which run and why.
     pub failures: Vec<String>,
+    /// Every run made, in order, one line each with its host time.
+    pub log: Vec<String>,
 }
 
 impl Overhead {
@@ -264,6 +271,31 @@ impl Overhead {
 }
 
 impl Overhead {
+    /// Every successful run's host seconds (and modelled cycles, with
+    /// timing), one sample each.
+    pub fn samples(&self) -> Vec<RawSample> {
+        let mut out = Vec::new();
+        for row in &self.rows {
+            for (i, (&seconds, &run)) in row.seconds.iter().zip(&row.runs).enumerate() {
+                let mut values = vec![("host s".to_owned(), seconds.to_string())];
+                if let Some(c) = row.cycles.get(i) {
+                    values.push(("modelled cycles".to_owned(), c.to_string()));
+                }
+                out.push(RawSample {
+                    keys: vec![
+                        ("program".to_owned(), row.program.to_owned()),
+                        ("cores".to_owned(), row.cores.to_string()),
+                        ("mode".to_owned(), row.name()),
+                    ],
+                    values,
+                    run,
+                    core: None,
+                });
+            }
+        }
+        out
+    }
+
     /// The table in the suite's text format.
     pub fn table(&self) -> super::table::Table {
         let mut t = super::table::Table::new(
@@ -283,10 +315,10 @@ impl Overhead {
             "host seconds from boot to the last core's exit, median of {} run(s)",
             self.runs
         ));
-        let dash = || "-".to_owned();
+        let missing = String::new;
         for row in &self.rows {
             let seconds = if row.seconds.is_empty() {
-                dash()
+                missing()
             } else {
                 format!("{:.2}", row.median())
             };
@@ -295,12 +327,12 @@ impl Overhead {
                 row.cores.to_string(),
                 row.name(),
                 seconds,
-                self.ratio(row).map_or_else(dash, |r| format!("{r:.2}")),
+                self.ratio(row).map_or_else(missing, |r| format!("{r:.2}")),
                 row.median_cycles()
-                    .map_or_else(dash, |c| format!("{:.3}", c / 1e6)),
-                row.spread().map_or_else(dash, |s| format!("{s:.2}")),
+                    .map_or_else(missing, |c| format!("{:.3}", c / 1e6)),
+                row.spread().map_or_else(missing, |s| format!("{s:.2}")),
                 self.deviation(row)
-                    .map_or_else(dash, |d| format!("{d:+.2}")),
+                    .map_or_else(missing, |d| format!("{d:+.2}")),
             ]);
         }
         t
@@ -390,6 +422,7 @@ pub fn run(
     let runs = if quick { 1 } else { RUNS };
     let mut rows = suite.rows();
     let mut failures = Vec::new();
+    let mut log = Vec::new();
     // Round by round rather than row by row, so that a slow phase of the
     // host spreads over all rows instead of skewing one.
     for round in 1..=runs {
@@ -408,6 +441,10 @@ pub fn run(
             if report.mode != row.mode {
                 bail!("{what} ran {} instead", mode_name(report.mode));
             }
+            log.push(format!(
+                "{what}: {:.2} s host",
+                report.elapsed.as_secs_f64()
+            ));
             if !report.success() {
                 eprintln!("{what} failed:\n{report}");
                 failures.push(super::failure(&what, &report));
@@ -429,6 +466,7 @@ pub fn run(
             eprintln!("{what}: {seconds:.2} s{stale}{modelled}");
             row.seconds.push(seconds);
             row.cycles.extend(cycles);
+            row.runs.push(log.len());
         }
     }
     let table = Overhead {
@@ -436,6 +474,7 @@ pub fn run(
         runs,
         rows,
         failures,
+        log,
     };
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(format!("{}.md", suite.name()));
@@ -455,6 +494,7 @@ mod tests {
             mode,
             seconds: seconds.to_vec(),
             cycles: Vec::new(),
+            runs: (1..=seconds.len()).collect(),
         }
     }
 
@@ -490,6 +530,7 @@ mod tests {
                 row("bench-private", 1, Mode::Plain, &[]),
             ],
             failures: vec!["bench-private on 1 core(s), plain, run 1/3: core 0 failed".into()],
+            log: vec![],
         };
         let text = table.to_string();
         let lines: Vec<&str> = text.lines().collect();
@@ -546,6 +587,7 @@ mod tests {
                 at(100_000, &[1_010_000, 1_030_000]),
             ],
             failures: vec![],
+            log: vec![],
         };
         let text = table.to_string();
         let lines: Vec<&str> = text.lines().collect();
@@ -557,6 +599,30 @@ mod tests {
             lines[8],
             "| bench-mpb | 48 | model+timing Q=100000 | 4.00 | 2.00 | 1.020 | 1.96 % | +2.00 % |"
         );
+    }
+
+    #[test]
+    fn every_successful_run_is_a_sample() {
+        let mut timed_row = row("bench-mpb", 48, timed(1000), &[4.0, 5.0]);
+        timed_row.cycles = vec![100, 110];
+        timed_row.runs = vec![2, 4];
+        let table = Overhead {
+            suite: Suite::Quantum,
+            runs: 2,
+            rows: vec![row("bench-mpb", 48, Mode::Plain, &[2.0]), timed_row],
+            failures: vec![],
+            log: vec![String::new(); 4],
+        };
+        let csv = crate::bench::samples::write("quantum", &table.samples());
+        assert_eq!(
+            csv,
+            "experiment,program,cores,mode,host s,modelled cycles,run\n\
+             quantum,bench-mpb,48,plain,2,,1\n\
+             quantum,bench-mpb,48,model+timing Q=1000,4,100,2\n\
+             quantum,bench-mpb,48,model+timing Q=1000,5,110,4\n"
+        );
+        let summary = table.table();
+        assert_eq!(summary.rows[0][5], "", "no cycles: an empty cell");
     }
 
     #[test]

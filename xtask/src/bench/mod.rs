@@ -9,13 +9,28 @@
 //! the named experiments (`all`, the default, runs every one), and writes
 //! under `target/bench/`:
 //!
-//! - `<experiment>.txt`: its tables in the OSU micro-benchmark text format
-//!   (also printed on standard output);
-//! - `<experiment>.csv`: one row per measurement;
-//! - `<experiment>*.svg`: its plots;
+//! - `<experiment>.txt`: its text tables in the OSU micro-benchmarks'
+//!   layout (also printed on standard output): for a result-line
+//!   experiment, one two-column table per setting (each combination of
+//!   the keys other than the x key), a `# OSU MPI-style <title> Test
+//!   (<experiment>)` line, one `# <key>: <value>` line per key of the
+//!   setting, then `# Size  Latency (us)` (or `Bandwidth (MB/s)`,
+//!   `Speedup`, ..., with the x key's own name first for other x keys) and
+//!   rows as OSU prints `%-10d%20.2f`; a host experiment's tables keep
+//!   their columns;
+//! - `<experiment>.csv`: the summary, one row per measurement; a missing
+//!   value is an empty cell;
+//! - `<experiment>-samples.csv`: every sample, one row each, before any
+//!   statistic ([`samples`]): the experiment, every key, `bytes`/`ops`,
+//!   the sample (`cycles`; host experiments say what theirs are), the
+//!   run it came from (numbered as the report lists the experiment's runs)
+//!   and the core that printed it;
+//! - `<experiment>*.svg`: its plots, each series with its own colour,
+//!   marker and dash pattern, base-2 axes read as 1K, 1M, and a speedup
+//!   plot with the ideal speedup;
 //! - `report.md`: everything tied together: command line, date, host, git
-//!   commit, and per experiment its tables, plots, what it shows, the runs
-//!   and what failed.
+//!   commit, and per experiment its summary tables, plots, what it shows,
+//!   its numbered runs and what failed.
 //!
 //! Modelled SCC time (core cycles of the chip, shown in µs at
 //! `chip.timing.core_mhz`, 533 MHz on the SCC) and host time (seconds on
@@ -81,7 +96,8 @@
 //!             quick_params: &[("reps", "50")],
 //!         }],
 //!         view: View {
-//!             x: Some("size"),
+//!             x: "size",
+//!             table: Measure::Latency,
 //!             x_label: "message size (bytes)",
 //!             x_scale: Scale::Log(2.0),
 //!             plots: &[
@@ -93,10 +109,11 @@
 //! },
 //! ```
 //!
-//! Its table then has one row per measurement (the keys, the number of
+//! Its summary then has one row per measurement (the keys, the number of
 //! samples, median cycles, median/Q1/Q3 µs, and bandwidth or rate when the
-//! lines give `bytes=`/`ops=`), and each plot one series per combination of
-//! the keys other than `x` (those fixed by `only` excepted).
+//! lines give `bytes=`/`ops=`), its text one table of `table` against `x`
+//! per setting, and each plot one series per setting (the keys fixed by
+//! `only` excepted).
 
 pub mod calibrate;
 pub mod csv;
@@ -104,6 +121,7 @@ pub mod experiments;
 pub mod host;
 pub mod protocol;
 pub mod report;
+pub mod samples;
 pub mod stats;
 pub mod svg;
 pub mod table;
@@ -124,6 +142,7 @@ use crate::run::{Outcome, RunConfig, RunReport, boot};
 pub use experiments::REGISTRY;
 pub use host::{Overhead, Suite};
 use protocol::{Pool, Row};
+use samples::RawSample;
 use stats::Summary;
 pub use svg::Scale;
 use table::{Table, num};
@@ -176,8 +195,11 @@ pub struct Run {
 /// How an experiment's rows are shown.
 #[derive(Debug, Clone, Copy)]
 pub struct View {
-    /// The key on the x axis of the plots (numeric values), if any.
-    pub x: Option<&'static str>,
+    /// The key on the x axis of the plots and in the first column of the
+    /// text tables (numeric values).
+    pub x: &'static str,
+    /// What the text tables show against `x`, one table per setting.
+    pub table: Measure,
     /// The x axis's label.
     pub x_label: &'static str,
     /// The x axis's scale.
@@ -231,6 +253,18 @@ impl Measure {
             Self::Normalised => "time over the time at the smallest x",
         }
     }
+
+    /// The second column's name in the text tables, as OSU names it.
+    fn column(self) -> &'static str {
+        match self {
+            Self::Latency => "Latency (us)",
+            Self::Bandwidth => "Bandwidth (MB/s)",
+            Self::Rate => "Rate (Mops/s)",
+            Self::TotalRate => "Total rate (Mops/s)",
+            Self::Speedup => "Speedup",
+            Self::Normalised => "Normalised time",
+        }
+    }
 }
 
 /// What an experiment produced.
@@ -246,11 +280,17 @@ pub struct Section {
     pub modeled: Vec<Table>,
     /// Tables in host time.
     pub host: Vec<Table>,
-    /// Its CSV file's content, if any.
+    /// Its text tables in OSU's two-column layout, one per setting; if
+    /// there are none, the text shows `modeled` and `host`.
+    pub osu: Vec<Table>,
+    /// Its CSV file's content (the summary), if any.
     pub csv: Option<String>,
+    /// Every sample it took, for `<experiment>-samples.csv`.
+    pub samples: Vec<RawSample>,
     /// Its plots: file name and SVG.
     pub svgs: Vec<(String, String)>,
-    /// The runs made, one line each with their host time.
+    /// The runs made, one line each with their host time; a sample's run
+    /// is its number in this list, from 1.
     pub runs: Vec<String>,
     /// Further remarks for the report.
     pub notes: Vec<String>,
@@ -262,7 +302,8 @@ pub struct Section {
 
 impl Section {
     /// Records the run `what` that gave `report`: its line with its host
-    /// time, and a failure if it did not succeed. Whether it succeeded.
+    /// time (its number is then [`Section::last_run`]), and a failure if it
+    /// did not succeed. Whether it succeeded.
     pub fn record(&mut self, what: &str, report: &RunReport) -> bool {
         self.runs.push(format!(
             "{what}: {:.2} s host",
@@ -274,6 +315,11 @@ impl Section {
         report.success()
     }
 
+    /// The number of the last run recorded, from 1.
+    pub fn last_run(&self) -> usize {
+        self.runs.len()
+    }
+
     fn new(e: &Experiment) -> Self {
         Self {
             name: e.name.to_owned(),
@@ -283,15 +329,21 @@ impl Section {
         }
     }
 
-    /// Every table as text, modelled first.
+    /// Every text table, a blank line between two: the OSU tables if
+    /// there are any, else the others, modelled first.
     pub fn text(&self) -> String {
-        let tables: Vec<String> = self
-            .modeled
-            .iter()
-            .chain(&self.host)
-            .map(Table::to_string)
-            .collect();
+        let tables = if self.osu.is_empty() {
+            self.modeled.iter().chain(&self.host).collect::<Vec<_>>()
+        } else {
+            self.osu.iter().collect()
+        };
+        let tables: Vec<String> = tables.into_iter().map(Table::to_string).collect();
         tables.join("\n")
+    }
+
+    /// The name of its raw-sample file.
+    pub fn samples_file(&self) -> String {
+        format!("{}-samples.csv", self.name)
     }
 }
 
@@ -637,6 +689,12 @@ pub fn run_suite(
         if let Some(csv) = &section.csv {
             write(&dir.join(format!("{}.csv", section.name)), csv)?;
         }
+        if !section.samples.is_empty() {
+            write(
+                &dir.join(section.samples_file()),
+                &samples::write(&section.name, &section.samples),
+            )?;
+        }
         for (file, svg) in &section.svgs {
             write(&dir.join(file), svg)?;
         }
@@ -708,7 +766,7 @@ fn lines_experiment(
             };
             failures.extend(done_run.failure.clone());
             for (core, serial) in &done_run.serial {
-                pool.add_serial(*core, serial);
+                pool.add_serial(done.len(), *core, serial);
             }
         }
     }
@@ -754,8 +812,9 @@ fn key_names(rows: &[&Row]) -> Vec<String> {
     names
 }
 
-/// The pooled rows of experiment `e` as tables, CSV and plots, at `mhz`
-/// core cycles per µs; no rows, or errors in the pool, are failures.
+/// The pooled rows of experiment `e` as tables, CSV, raw samples and
+/// plots, at `mhz` core cycles per µs; no rows, or errors in the pool, are
+/// failures.
 pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Section {
     let mut section = Section::new(e);
     section.failures.extend(pool.errors.iter().cloned());
@@ -770,8 +829,8 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
     // Sorted by the other keys, then by x.
     let order: Vec<&String> = keys
         .iter()
-        .filter(|k| Some(k.as_str()) != view.x)
-        .chain(keys.iter().filter(|k| Some(k.as_str()) == view.x))
+        .filter(|k| k.as_str() != view.x)
+        .chain(keys.iter().filter(|k| k.as_str() == view.x))
         .collect();
     rows.sort_by(|a, b| {
         let ta = order.iter().map(|k| sort_token(a.key(k).unwrap_or("")));
@@ -785,10 +844,30 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
             .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
     });
+    section
+        .modeled
+        .push(summary_table(e, view, &keys, &rows, mhz));
+    let summary = &section.modeled[0];
+    section.csv = Some(csv::write(&summary.header, &summary.rows));
+    section.samples = raw_samples(&keys, &rows);
+    section.osu = osu_tables(e, view, &rows, mhz);
+    for plot in view.plots {
+        let svg = svg::line_plot(&line_plot(e, view, plot, &rows, mhz));
+        section
+            .svgs
+            .push((format!("{}{}.svg", e.name, plot.suffix), svg));
+    }
+    section
+}
+
+/// One row per measurement: its keys, the number of samples and cores,
+/// median cycles, median/Q1/Q3 µs, and bandwidth or rate when the lines
+/// give `bytes=`/`ops=`; a missing value is an empty cell.
+fn summary_table(e: &Experiment, view: &View, keys: &[String], rows: &[&Row], mhz: f64) -> Table {
     let bytes = rows.iter().any(|r| r.extra("bytes").is_some());
     let ops = rows.iter().any(|r| r.extra("ops").is_some());
     let total = ops && view.plots.iter().any(|p| p.measure == Measure::TotalRate);
-    let mut header: Vec<String> = keys.clone();
+    let mut header: Vec<String> = keys.to_vec();
     header.extend(
         [
             "samples",
@@ -811,15 +890,22 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
     if total {
         header.push("total rate (Mops/s)".into());
     }
-    let mut cells = Vec::new();
-    for r in &rows {
-        let Some(c) = Summary::of_u64(&r.samples) else {
+    let mut table = Table::new(e.title, &[]);
+    table.header = header;
+    table.notes = vec![
+        format!(
+            "modelled SCC time at {mhz} MHz; samples pooled over lines and cores; median, quartiles (type 7)"
+        ),
+        "MB/s = 10^6 bytes per second".to_owned(),
+    ];
+    for r in rows {
+        let Some(c) = Summary::of_u64(&r.cycles()) else {
             continue;
         };
         let us = c.scaled(mhz);
         let mut row: Vec<String> = keys
             .iter()
-            .map(|k| r.key(k).unwrap_or("-").to_owned())
+            .map(|k| r.key(k).unwrap_or_default().to_owned())
             .collect();
         row.extend([
             c.n.to_string(),
@@ -831,7 +917,7 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
         ]);
         let per = |name: &str| match r.extra(name) {
             Some(v) => [v.to_string(), num(v as f64 / us.median, 2)],
-            None => ["-".to_owned(), "-".to_owned()],
+            None => [String::new(), String::new()],
         };
         if bytes {
             row.extend(per("bytes"));
@@ -842,31 +928,41 @@ pub fn lines_section(e: &Experiment, view: &View, pool: &Pool, mhz: f64) -> Sect
         if total {
             row.push(match r.extra("ops") {
                 Some(v) => num(total_ops(v, r) / us.median, 2),
-                None => "-".to_owned(),
+                None => String::new(),
             });
         }
-        cells.push(row);
+        table.rows.push(row);
     }
-    let mut table = Table::new(e.title, &[]);
-    table.header = header.clone();
-    table.notes = vec![
-        format!(
-            "modelled SCC time at {mhz} MHz; samples pooled over lines and cores; median, quartiles (type 7)"
-        ),
-        "MB/s = 10^6 bytes per second".to_owned(),
-    ];
-    table.rows = cells.clone();
-    section.csv = Some(csv::write(&header, &cells));
-    section.modeled.push(table);
-    if let Some(x) = view.x {
-        for plot in view.plots {
-            let svg = svg::line_plot(&line_plot(e, view, x, plot, &rows, mhz));
-            section
-                .svgs
-                .push((format!("{}{}.svg", e.name, plot.suffix), svg));
+    table
+}
+
+/// Every sample of `rows`, row by row, with the keys `keys`, the row's
+/// `bytes=`/`ops=` and the run and core that printed it.
+fn raw_samples(keys: &[String], rows: &[&Row]) -> Vec<RawSample> {
+    let mut out = Vec::new();
+    for r in rows {
+        // Every key, empty where the row has none, so that the columns
+        // keep the summary's order.
+        let keys: Vec<(String, String)> = keys
+            .iter()
+            .map(|k| (k.clone(), r.key(k).unwrap_or_default().to_owned()))
+            .collect();
+        let extras = protocol::EXTRA_FIELDS
+            .iter()
+            .filter_map(|&name| r.extra(name).map(|v| (name.to_owned(), v.to_string())));
+        let extras: Vec<(String, String)> = extras.collect();
+        for s in &r.samples {
+            let mut values = extras.clone();
+            values.push(("cycles".to_owned(), s.cycles.to_string()));
+            out.push(RawSample {
+                keys: keys.clone(),
+                values,
+                run: s.run,
+                core: Some(s.core),
+            });
         }
     }
-    section
+    out
 }
 
 /// `ops` operations per sample of `r` on all the cores that gave them.
@@ -874,19 +970,35 @@ fn total_ops(ops: u64, r: &Row) -> f64 {
     ops as f64 * r.cores.len() as f64
 }
 
-/// The series of one plot: one per combination of the keys other than `x`.
-fn line_plot(
-    e: &Experiment,
-    view: &View,
-    x: &str,
-    plot: &Plot,
-    rows: &[&Row],
-    mhz: f64,
-) -> svg::LinePlot {
-    let mut series: Vec<svg::Series> = Vec::new();
-    for r in rows {
-        if plot
-            .only
+/// The rows of one setting: one combination of the values of the keys
+/// other than x (and than those a plot fixes).
+#[derive(Debug)]
+struct Setting<'a> {
+    /// Those keys and values, in the order of its first row.
+    keys: Vec<(String, String)>,
+    /// Its rows with a numeric x, by x.
+    rows: Vec<(f64, &'a Row)>,
+}
+
+impl Setting<'_> {
+    /// `key=value ...`, or `None` for a setting without keys.
+    fn name(&self) -> Option<String> {
+        let parts: Vec<String> = self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        (!parts.is_empty()).then(|| parts.join(" "))
+    }
+}
+
+/// `rows` (those that `only` leaves: a row without one of its keys too)
+/// by setting, in the order the settings first appear.
+fn settings<'a>(rows: &[&'a Row], x: &str, only: &[(&str, &str)]) -> Vec<Setting<'a>> {
+    let mut out: Vec<Setting<'a>> = Vec::new();
+    let sorted = |keys: &[(String, String)]| {
+        let mut keys = keys.to_vec();
+        keys.sort();
+        keys
+    };
+    for &r in rows {
+        if only
             .iter()
             .any(|(k, v)| r.key(k).is_some_and(|have| have != *v))
         {
@@ -895,30 +1007,56 @@ fn line_plot(
         let Some(xv) = r.key(x).and_then(|v| v.parse::<f64>().ok()) else {
             continue;
         };
-        let Some(us) = Summary::of_u64(&r.samples).map(|s| s.scaled(mhz)) else {
+        let keys: Vec<(String, String)> = r
+            .keys
+            .iter()
+            .filter(|(k, _)| k != x && !only.iter().any(|(o, _)| o == k))
+            .cloned()
+            .collect();
+        let id = sorted(&keys);
+        match out.iter_mut().find(|s| sorted(&s.keys) == id) {
+            Some(s) => s.rows.push((xv, r)),
+            None => out.push(Setting {
+                keys,
+                rows: vec![(xv, r)],
+            }),
+        }
+    }
+    for s in &mut out {
+        s.rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    out
+}
+
+/// `measure` at each row of `setting` that has it, with its Q1-Q3 band;
+/// speedup and normalised time against the setting's smallest x.
+fn points<'a>(setting: &Setting<'a>, measure: Measure, mhz: f64) -> Vec<(&'a Row, svg::Point)> {
+    let mut points = Vec::new();
+    for &(x, r) in &setting.rows {
+        let Some(us) = Summary::of_u64(&r.cycles()).map(|s| s.scaled(mhz)) else {
             continue;
         };
-        let point = match plot.measure {
+        let point = match measure {
             Measure::Latency | Measure::Speedup | Measure::Normalised => Some(svg::Point {
-                x: xv,
+                x,
                 y: us.median,
                 lo: Some(us.q1),
                 hi: Some(us.q3),
             }),
             Measure::Bandwidth | Measure::Rate | Measure::TotalRate => {
-                let name = if plot.measure == Measure::Bandwidth {
+                let name = if measure == Measure::Bandwidth {
                     "bytes"
                 } else {
                     "ops"
                 };
                 r.extra(name).map(|v| {
-                    let v = if plot.measure == Measure::TotalRate {
+                    let v = if measure == Measure::TotalRate {
                         total_ops(v, r)
                     } else {
                         v as f64
                     };
                     svg::Point {
-                        x: xv,
+                        x,
                         y: v / us.median,
                         lo: Some(v / us.q3),
                         hi: Some(v / us.q1),
@@ -926,48 +1064,79 @@ fn line_plot(
                 })
             }
         };
-        let Some(point) = point else { continue };
-        let name: Vec<String> = r
+        points.extend(point.map(|p| (r, p)));
+    }
+    let Some(base) = points.first().map(|(_, p)| p.y) else {
+        return points;
+    };
+    for (_, p) in &mut points {
+        let (y, lo, hi) = (p.y, p.lo, p.hi);
+        match measure {
+            Measure::Speedup => {
+                p.y = base / y;
+                p.lo = hi.map(|h| base / h);
+                p.hi = lo.map(|l| base / l);
+            }
+            Measure::Normalised => {
+                p.y = y / base;
+                p.lo = lo.map(|l| l / base);
+                p.hi = hi.map(|h| h / base);
+            }
+            _ => {}
+        }
+    }
+    points
+}
+
+/// The text tables: per setting, `view.table` against x in OSU's
+/// two-column layout, the setting's keys one `# key: value` line each.
+fn osu_tables(e: &Experiment, view: &View, rows: &[&Row], mhz: f64) -> Vec<Table> {
+    let mut first = view.x.to_owned();
+    if let Some(c) = first.get_mut(..1) {
+        c.make_ascii_uppercase();
+    }
+    let title = format!("{} Test ({})", e.title, e.name);
+    let mut tables = Vec::new();
+    for setting in settings(rows, view.x, &[]) {
+        let points = points(&setting, view.table, mhz);
+        if points.is_empty() {
+            continue;
+        }
+        let mut t = Table::new(title.clone(), &[&first, view.table.column()]);
+        t.notes = setting
             .keys
             .iter()
-            .filter(|(k, _)| k != x && !plot.only.iter().any(|(o, _)| o == k))
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| format!("{k}: {v}"))
             .collect();
-        let name = if name.is_empty() {
-            e.name.to_owned()
-        } else {
-            name.join(" ")
-        };
-        match series.iter_mut().find(|s| s.name == name) {
-            Some(s) => s.points.push(point),
-            None => series.push(svg::Series {
-                name,
-                points: vec![point],
-            }),
-        }
+        t.notes.push(format!(
+            "median of the samples pooled over lines and cores; modelled SCC time at {mhz} MHz"
+        ));
+        t.rows = points
+            .iter()
+            .map(|(r, p)| vec![r.key(view.x).unwrap_or_default().to_owned(), num(p.y, 2)])
+            .collect();
+        tables.push(t);
     }
-    for s in &mut series {
-        s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
-        let Some(base) = s.points.first().map(|p| p.y) else {
-            continue;
-        };
-        for p in &mut s.points {
-            let (y, lo, hi) = (p.y, p.lo, p.hi);
-            match plot.measure {
-                Measure::Speedup => {
-                    p.y = base / y;
-                    p.lo = hi.map(|h| base / h);
-                    p.hi = lo.map(|l| base / l);
-                }
-                Measure::Normalised => {
-                    p.y = y / base;
-                    p.lo = lo.map(|l| l / base);
-                    p.hi = hi.map(|h| h / base);
-                }
-                _ => {}
-            }
-        }
-    }
+    tables
+}
+
+/// One plot: one series per setting; a speedup plot also has the ideal
+/// speedup, x over the smallest x, as its reference line.
+fn line_plot(e: &Experiment, view: &View, plot: &Plot, rows: &[&Row], mhz: f64) -> svg::LinePlot {
+    let series: Vec<svg::Series> = settings(rows, view.x, plot.only)
+        .iter()
+        .map(|s| svg::Series {
+            name: s.name().unwrap_or_else(|| e.name.to_owned()),
+            points: points(s, plot.measure, mhz)
+                .into_iter()
+                .map(|(_, p)| p)
+                .collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    let reference = (plot.measure == Measure::Speedup)
+        .then(|| ideal_speedup(&series))
+        .flatten();
     let only: Vec<String> = plot.only.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let title = if only.is_empty() {
         e.title.to_owned()
@@ -981,7 +1150,32 @@ fn line_plot(
         x_scale: view.x_scale,
         y_scale: plot.y_scale,
         series,
+        reference,
     }
+}
+
+/// The ideal speedup at every x of `series`: x over the smallest x (p
+/// processes against one: p), if that is positive.
+fn ideal_speedup(series: &[svg::Series]) -> Option<svg::Series> {
+    let mut xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.x))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let base = *xs.first().filter(|&&b| b > 0.0)?;
+    Some(svg::Series {
+        name: "ideal".to_owned(),
+        points: xs
+            .iter()
+            .map(|&x| svg::Point {
+                x,
+                y: x / base,
+                lo: None,
+                hi: None,
+            })
+            .collect(),
+    })
 }
 
 #[cfg(test)]
@@ -998,7 +1192,8 @@ mod tests {
         },
     };
     const VIEW: View = View {
-        x: Some("size"),
+        x: "size",
+        table: Measure::Latency,
         x_label: "message size (bytes)",
         x_scale: Scale::Log(2.0),
         plots: &[
@@ -1024,9 +1219,10 @@ mod tests {
     };
 
     #[test]
-    fn synthetic_lines_become_a_table_csv_plots_and_a_report() {
+    fn synthetic_lines_become_tables_csv_samples_plots_and_a_report() {
         let mut pool = Pool::default();
         pool.add_serial(
+            1,
             0,
             &[
                 "BENCH put-latency size=1024 epoch=fence bytes=1024 cycles=533,1066".into(),
@@ -1037,33 +1233,49 @@ mod tests {
         );
         pool.add_serial(
             1,
+            1,
             &["BENCH put-latency epoch=fence size=1024 bytes=1024 cycles=1599".into()],
+        );
+        // A baseline without `epoch`, from a second run.
+        pool.add_serial(
+            2,
+            0,
+            &["BENCH put-latency size=8 variant=two-sided bytes=8 cycles=2132".into()],
         );
         let s = lines_section(&SYNTHETIC, &VIEW, &pool, 533.0);
         assert!(s.failures.is_empty(), "{:?}", s.failures);
-        let text = s.text();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "# OSU MPI-style Put latency");
-        assert!(lines[3].starts_with("# size  epoch  samples"), "{text}");
-        // Sorted by epoch, then size numerically: 8 before 1024.
-        let first: Vec<&str> = lines[4].split_whitespace().collect();
-        assert_eq!(
-            first,
-            [
-                "8", "fence", "1", "1", "533", "1.000", "1.000", "1.000", "8", "8.00"
-            ]
-        );
-        let second: Vec<&str> = lines[5].split_whitespace().collect();
-        assert_eq!(
-            second,
-            [
-                "1024", "fence", "3", "2", "1066", "2.000", "1.500", "2.500", "1024", "512.00"
-            ]
-        );
-        assert!(lines[6].contains("pscw"));
+
+        // The summary: sorted by the other keys (missing first), then size
+        // numerically; a missing cell is empty in CSV, `-` in Markdown.
         let csv = s.csv.as_deref().unwrap();
-        assert!(csv.starts_with("size,epoch,samples,cores,median (cycles),latency (us),Q1 (us),Q3 (us),bytes,bandwidth (MB/s)\n8,fence,1,1,533,"), "{csv}");
-        assert_eq!(csv.lines().count(), 4);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "size,epoch,variant,samples,cores,median (cycles),latency (us),Q1 (us),Q3 (us),bytes,bandwidth (MB/s)",
+                "8,,two-sided,1,1,2132,4.000,4.000,4.000,8,2.00",
+                "8,fence,,1,1,533,1.000,1.000,1.000,8,8.00",
+                "1024,fence,,3,2,1066,2.000,1.500,2.500,1024,512.00",
+                "8,pscw,,1,1,1066,2.000,2.000,2.000,8,4.00",
+            ]
+        );
+
+        // Every sample, with its keys, bytes, run and core.
+        let samples = samples::write(&s.name, &s.samples);
+        assert_eq!(
+            samples.lines().collect::<Vec<_>>(),
+            [
+                "experiment,size,epoch,variant,bytes,cycles,run,core",
+                "put-latency,8,,two-sided,8,2132,2,0",
+                "put-latency,8,fence,,8,533,1,0",
+                "put-latency,1024,fence,,1024,533,1,0",
+                "put-latency,1024,fence,,1024,1066,1,0",
+                "put-latency,1024,fence,,1024,1599,1,1",
+                "put-latency,8,pscw,,8,1066,1,0",
+            ]
+        );
+        assert_eq!(s.samples_file(), "put-latency-samples.csv");
+
         let names: Vec<&str> = s.svgs.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,
@@ -1074,8 +1286,13 @@ mod tests {
             ]
         );
         assert!(s.svgs[0].1.contains(">epoch=fence<") && s.svgs[0].1.contains(">epoch=pscw<"));
-        // The bandwidth plot takes only fence rows: one series named after the experiment.
-        assert!(s.svgs[1].1.contains(">put-latency<") && !s.svgs[1].1.contains("pscw"));
+        // The bandwidth plot takes only fence rows and the baseline without
+        // an epoch: fence's series is named after the experiment.
+        let bw = &s.svgs[1].1;
+        assert!(bw.contains(">put-latency<") && bw.contains(">variant=two-sided<"));
+        assert!(!bw.contains("pscw"));
+        assert!(!s.svgs[0].1.contains(">ideal<"));
+        assert!(s.svgs[2].1.contains(">ideal<"));
 
         let info = report::RunInfo {
             command: "cargo xtask bench put-latency".into(),
@@ -1088,14 +1305,147 @@ mod tests {
         let md = report::markdown(&info, std::slice::from_ref(&s), "");
         assert!(md.contains("## Put latency (`put-latency`)"), "{md}");
         assert!(md.contains("![put-latency.svg](put-latency.svg)"), "{md}");
-        assert!(md.contains("| 8 | fence | 1 | 1 | 533 |"), "{md}");
+        assert!(md.contains("| 8 | fence | - | 1 | 1 | 533 |"), "{md}");
+        assert!(
+            md.contains("[put-latency-samples.csv](put-latency-samples.csv) (every sample)"),
+            "{md}"
+        );
         assert!(md.contains("Synthetic."));
+    }
+
+    /// One table of OSU output as a reader of it sees it: its `#` lines
+    /// and its rows of numbers.
+    #[derive(Debug, PartialEq)]
+    struct OsuTable {
+        comments: Vec<String>,
+        rows: Vec<(u64, f64)>,
+    }
+
+    /// Reads OSU output: tables apart at blank lines, `#` lines, then rows
+    /// of a whole number and a decimal one.
+    fn parse_osu(text: &str) -> Vec<OsuTable> {
+        text.split("\n\n")
+            .map(|block| {
+                let mut t = OsuTable {
+                    comments: vec![],
+                    rows: vec![],
+                };
+                for line in block.lines() {
+                    if line.starts_with('#') {
+                        assert!(t.rows.is_empty(), "a # line after the rows: {line}");
+                        t.comments.push(line.to_owned());
+                    } else {
+                        let cells: Vec<&str> = line.split_whitespace().collect();
+                        assert_eq!(cells.len(), 2, "{line}");
+                        t.rows
+                            .push((cells[0].parse().unwrap(), cells[1].parse().unwrap()));
+                    }
+                }
+                t
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_text_is_one_osu_table_per_setting() {
+        let mut pool = Pool::default();
+        pool.add_serial(
+            1,
+            0,
+            &[
+                "BENCH put-latency size=1024 epoch=fence type=mpbt-wt bytes=1024 cycles=1066".into(),
+                "BENCH put-latency size=1 epoch=fence type=mpbt-wt bytes=1 cycles=533".into(),
+                "BENCH put-latency size=1048576 epoch=fence type=mpbt-wt bytes=1048576 cycles=533000".into(),
+                "BENCH put-latency size=1 variant=two-sided bytes=1 cycles=1599".into(),
+            ],
+        );
+        let s = lines_section(&SYNTHETIC, &VIEW, &pool, 533.0);
+        let text = s.text();
+        let tables = parse_osu(&text);
+        assert_eq!(tables.len(), 2, "{text}");
+        let header = format!("{:<10}{:>20}", "# Size", "Latency (us)");
+        // The baseline without an epoch sorts first.
+        assert_eq!(tables[0].comments[1], "# variant: two-sided");
+        assert_eq!(tables[0].comments[3], header);
+        assert_eq!(tables[0].rows, [(1, 3.0)]);
+        assert_eq!(
+            tables[1],
+            OsuTable {
+                comments: vec![
+                    "# OSU MPI-style Put latency Test (put-latency)".into(),
+                    "# epoch: fence".into(),
+                    "# type: mpbt-wt".into(),
+                    "# median of the samples pooled over lines and cores; modelled SCC time at 533 MHz"
+                        .into(),
+                    header,
+                ],
+                rows: vec![(1, 1.0), (1024, 2.0), (1_048_576, 1000.0)],
+            }
+        );
+        // As OSU prints its rows: `%-10d%20.2f`.
+        assert!(
+            text.contains(&format!("\n{:<10}{:>20.2}\n", 1024, 2.0)),
+            "{text}"
+        );
+
+        // A non-size experiment: its own first column.
+        const PROCS: View = View {
+            x: "procs",
+            table: Measure::Speedup,
+            x_label: "processes",
+            x_scale: Scale::Linear,
+            plots: &[],
+        };
+        let mut pool = Pool::default();
+        pool.add_serial(1, 0, &["BENCH put-latency procs=1 cycles=4264".into()]);
+        pool.add_serial(2, 0, &["BENCH put-latency procs=4 cycles=1066".into()]);
+        let s = lines_section(&SYNTHETIC, &PROCS, &pool, 533.0);
+        let tables = parse_osu(&s.text());
+        assert_eq!(tables.len(), 1);
+        assert_eq!(
+            tables[0].comments.last().unwrap(),
+            &format!("{:<10}{:>20}", "# Procs", "Speedup")
+        );
+        assert_eq!(tables[0].rows, [(1, 1.0), (4, 4.0)]);
+    }
+
+    #[test]
+    fn a_speedup_plot_has_the_ideal_line() {
+        let mut pool = Pool::default();
+        pool.add_serial(1, 0, &["BENCH put-latency procs=1 cycles=8528".into()]);
+        pool.add_serial(2, 0, &["BENCH put-latency procs=2 cycles=5330".into()]);
+        pool.add_serial(3, 0, &["BENCH put-latency procs=8 cycles=2132".into()]);
+        let rows = pool.rows("put-latency");
+        let plot = Plot {
+            suffix: "",
+            measure: Measure::Speedup,
+            y_scale: Scale::Linear,
+            only: &[],
+        };
+        let view = View { x: "procs", ..VIEW };
+        let p = line_plot(&SYNTHETIC, &view, &plot, &rows, 533.0);
+        let ideal = p.reference.expect("an ideal line");
+        assert_eq!(ideal.name, "ideal");
+        let line: Vec<(f64, f64)> = ideal.points.iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(line, [(1.0, 1.0), (2.0, 2.0), (8.0, 8.0)]);
+        let measured: Vec<f64> = p.series[0].points.iter().map(|p| p.y).collect();
+        assert_eq!(measured, [1.0, 1.6, 4.0]);
+        let latency = Plot {
+            measure: Measure::Latency,
+            ..plot
+        };
+        assert!(
+            line_plot(&SYNTHETIC, &view, &latency, &rows, 533.0)
+                .reference
+                .is_none()
+        );
     }
 
     #[test]
     fn the_total_rate_counts_every_core_that_gave_samples() {
         const VIEW: View = View {
-            x: Some("procs"),
+            x: "procs",
+            table: Measure::TotalRate,
             x_label: "processes",
             x_scale: Scale::Linear,
             plots: &[Plot {
@@ -1118,14 +1468,17 @@ mod tests {
         // Two processes of 1066 updates each, in 1066 and 3198 cycles at
         // 533 MHz: the median is 2132 cycles, 4 µs, so 533 Mops/s for both.
         pool.add_serial(
+            1,
             0,
             &["BENCH random-access procs=2 ops=1066 cycles=1066".into()],
         );
         pool.add_serial(
             1,
+            1,
             &["BENCH random-access procs=2 ops=1066 cycles=3198".into()],
         );
         pool.add_serial(
+            2,
             0,
             &["BENCH random-access procs=1 ops=1066 cycles=1066".into()],
         );
@@ -1148,7 +1501,11 @@ mod tests {
             experiment: "overlap".into(),
             keys: vec![("origins".into(), k.into())],
             extras: vec![],
-            samples: vec![cycles],
+            samples: vec![protocol::Sample {
+                cycles,
+                run: 1,
+                core: 0,
+            }],
             cores: vec![0],
         };
         let rows = [row("0", 1066), row("8", 4264)];
@@ -1160,7 +1517,11 @@ mod tests {
                 y_scale: Scale::Linear,
                 only: &[],
             };
-            line_plot(&SYNTHETIC, &VIEW, "origins", &plot, &rows, 533.0).series[0]
+            let view = View {
+                x: "origins",
+                ..VIEW
+            };
+            line_plot(&SYNTHETIC, &view, &plot, &rows, 533.0).series[0]
                 .points
                 .iter()
                 .map(|p| p.y)
@@ -1174,7 +1535,7 @@ mod tests {
     #[test]
     fn failures_are_kept_and_no_lines_is_one() {
         let mut pool = Pool::default();
-        pool.add_serial(4, &["BENCH put-latency size=1 cycles=".into()]);
+        pool.add_serial(1, 4, &["BENCH put-latency size=1 cycles=".into()]);
         let s = lines_section(&SYNTHETIC, &VIEW, &pool, 533.0);
         assert_eq!(s.failures.len(), 2);
         assert!(s.failures[0].starts_with("core 4, serial line 1: "));

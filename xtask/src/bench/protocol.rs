@@ -92,6 +92,18 @@ pub fn parse_line(line: &str) -> Result<Option<BenchLine>, String> {
     }))
 }
 
+/// One sample and where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    /// The sample, in modelled core cycles.
+    pub cycles: u64,
+    /// The run that printed it: its number among the experiment's runs,
+    /// from 1, as the report lists them.
+    pub run: usize,
+    /// The core that printed it.
+    pub core: u32,
+}
+
 /// The samples of one measurement: every line of one experiment with the
 /// same keys, from any core.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,7 +115,7 @@ pub struct Row {
     /// `bytes=`/`ops=`: the same on every pooled line.
     pub extras: Vec<(String, u64)>,
     /// Every sample, in the order the lines came (core by core).
-    pub samples: Vec<u64>,
+    pub samples: Vec<Sample>,
     /// The cores that gave samples, ascending.
     pub cores: Vec<u32>,
 }
@@ -121,6 +133,11 @@ impl Row {
     pub fn extra(&self, name: &str) -> Option<u64> {
         self.extras.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
     }
+
+    /// The samples' cycles, in order.
+    pub fn cycles(&self) -> Vec<u64> {
+        self.samples.iter().map(|s| s.cycles).collect()
+    }
 }
 
 /// Pooled rows, each keyed by experiment and sorted keys.
@@ -134,14 +151,15 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// Adds every `BENCH` line of core `core`'s serial output.
-    pub fn add_serial(&mut self, core: u32, serial: &[String]) {
+    /// Adds every `BENCH` line of core `core`'s serial output in run `run`
+    /// (numbered from 1).
+    pub fn add_serial(&mut self, run: usize, core: u32, serial: &[String]) {
         for (n, text) in serial.iter().enumerate() {
             let error = |e: String| format!("core {core}, serial line {}: {e}: `{text}`", n + 1);
             match parse_line(text) {
                 Ok(None) => {}
                 Ok(Some(line)) => {
-                    if let Err(e) = self.add(core, line) {
+                    if let Err(e) = self.add(run, core, line) {
                         self.errors.push(error(e));
                     }
                 }
@@ -150,8 +168,8 @@ impl Pool {
         }
     }
 
-    /// Adds one parsed line of core `core`.
-    pub fn add(&mut self, core: u32, line: BenchLine) -> Result<(), String> {
+    /// Adds one parsed line of core `core` in run `run`.
+    pub fn add(&mut self, run: usize, core: u32, line: BenchLine) -> Result<(), String> {
         let mut sorted = line.keys.clone();
         sorted.sort();
         let row = self
@@ -173,7 +191,11 @@ impl Pool {
                 "its bytes=/ops= differ from an earlier line of the same measurement ({theirs:?})"
             ));
         }
-        row.samples.extend(line.cycles);
+        row.samples.extend(
+            line.cycles
+                .iter()
+                .map(|&cycles| Sample { cycles, run, core }),
+        );
         if let Err(at) = row.cores.binary_search(&core) {
             row.cores.insert(at, core);
         }
@@ -257,6 +279,7 @@ mod tests {
     fn samples_pool_across_lines_and_cores_whatever_the_key_order() {
         let mut pool = Pool::default();
         pool.add_serial(
+            1,
             3,
             &[
                 "boot".into(),
@@ -265,8 +288,9 @@ mod tests {
                 "BENCH lock-unlock procs=8 mix=0.5 cycles=9".into(),
             ],
         );
-        pool.add_serial(1, &["BENCH lock-unlock mix=0.5 procs=4 cycles=4".into()]);
+        pool.add_serial(2, 1, &["BENCH lock-unlock mix=0.5 procs=4 cycles=4".into()]);
         pool.add_serial(
+            2,
             2,
             &[
                 "BENCH lock-unlock procs=4 cycles=x".into(),
@@ -276,10 +300,18 @@ mod tests {
         );
         let rows = pool.rows("lock-unlock");
         assert_eq!(rows.len(), 2);
-        assert_eq!(rows[0].samples, [1, 2, 3, 4]);
+        assert_eq!(rows[0].cycles(), [1, 2, 3, 4]);
+        assert_eq!(
+            rows[0].samples[3],
+            Sample {
+                cycles: 4,
+                run: 2,
+                core: 1
+            }
+        );
         assert_eq!(rows[0].cores, [1, 3]);
         assert_eq!(rows[0].key("procs"), Some("4"));
-        assert_eq!(rows[1].samples, [9]);
+        assert_eq!(rows[1].cycles(), [9]);
         assert_eq!(pool.experiments(), ["barrier", "lock-unlock"]);
         assert_eq!(pool.errors.len(), 2);
         assert_eq!(

@@ -206,22 +206,25 @@ pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
         for n in &s.notes {
             let _ = writeln!(out, "{n}\n");
         }
-        let file = |extension: &str| {
-            let name = format!("{}.{extension}", s.name);
-            format!("[{name}]({links}{})", link_target(name.as_bytes()))
+        let file = |name: String, what: &str| {
+            format!("[{name}]({links}{}) ({what})", link_target(name.as_bytes()))
         };
-        let mut files = vec![file("txt")];
+        let mut files = vec![file(format!("{}.txt", s.name), "text tables")];
         if s.csv.is_some() {
-            files.push(file("csv"));
+            files.push(file(format!("{}.csv", s.name), "summary"));
+        }
+        if !s.samples.is_empty() {
+            files.push(file(s.samples_file(), "every sample"));
         }
         let _ = writeln!(out, "Files: {}\n", files.join(", "));
         if !s.runs.is_empty() {
             let _ = writeln!(
                 out,
-                "Runs (each command repeats its run; host time, build excluded):\n"
+                "Runs, numbered as in the `run` column of the samples (each command repeats its run; \
+                 host time, build excluded):\n"
             );
-            for r in &s.runs {
-                let _ = writeln!(out, "- {r}");
+            for (i, r) in s.runs.iter().enumerate() {
+                let _ = writeln!(out, "{}. {r}", i + 1);
             }
             out.push('\n');
         }
@@ -306,8 +309,8 @@ mod tests {
         );
         assert!(
             md.contains(
-                "Files: [overhead.txt](my%20results/overhead.txt), \
-                 [overhead.csv](my%20results/overhead.csv)"
+                "Files: [overhead.txt](my%20results/overhead.txt) (text tables), \
+                 [overhead.csv](my%20results/overhead.csv) (summary)\n"
             ),
             "{md}"
         );
@@ -340,7 +343,7 @@ mod tests {
         );
         assert!(md.contains("- parameters: full"));
         assert!(
-            md.contains("Files: [mesh-heatmap.txt](results/mesh-heatmap.txt)"),
+            md.contains("Files: [mesh-heatmap.txt](results/mesh-heatmap.txt) (text tables)\n"),
             "{md}"
         );
     }
