@@ -59,8 +59,10 @@ enum Cli {
     /// experiment runs kernel programs (whose `BENCH` result lines are
     /// pooled into tables and plots in modelled SCC time) or measures the
     /// emulator in host time. Each experiment's tables are printed in the
-    /// OSU text format and written to DIR/<experiment>.txt, with
-    /// <experiment>.csv and <experiment>*.svg beside them; the report
+    /// OSU text format (one two-column table per setting) and written to
+    /// DIR/<experiment>.txt, with <experiment>.csv (the summary),
+    /// <experiment>-samples.csv (every raw sample, with its run and core)
+    /// and <experiment>*.svg beside them; the report
     /// (DIR/report.md unless --report says otherwise) ties
     /// them together. A failed run, a malformed BENCH line or an experiment
     /// without results is listed in the report and makes the exit status 1,
