@@ -65,7 +65,8 @@ use crate::datatype::{Counted, Layout, zip_runs};
 use crate::hal::RmaHal;
 use crate::hal::Span;
 use crate::ops::{
-    Call, Kind, Vector, byte_at, bytes, call, check_buffer, check_elements, check_overlap, len_u32,
+    Call, Kind, PROC_NULL, Vector, byte_at, bytes, call, check_buffer, check_elements,
+    check_overlap, len_u32,
 };
 use crate::window::{Rma, Window};
 
@@ -228,6 +229,11 @@ macro_rules! float {
 }
 
 float!(f32, f64);
+
+/// The element type's zero.
+fn zero<T: Element>() -> T {
+    T::read_le(&[0; 8][..T::BYTES])
+}
 
 /// `Err(Op)` unless `call` may apply `op` to `T`; `no_op` says whether
 /// the call accepts `MPI_NO_OP`.
@@ -594,6 +600,9 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         op: AccumulateOp,
     ) -> Result<T, RmaError> {
         let id = window.id();
+        if target == PROC_NULL {
+            return self.window(id).map(|_| zero::<T>());
+        }
         let _span = Span::begin(self.hal, Op::FetchAndOp, id, Some(target), T::BYTES as u64);
         self.window(id)?;
         check_op::<T>(&FETCH_AND_OP, id, op, true)?;
@@ -621,6 +630,9 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         compare: T,
     ) -> Result<T, RmaError> {
         let id = window.id();
+        if target == PROC_NULL {
+            return self.window(id).map(|_| zero::<T>());
+        }
         let _span = Span::begin(
             self.hal,
             Op::CompareAndSwap,
@@ -663,6 +675,9 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         result: Option<(&mut [T], Layout<'_>)>,
     ) -> Result<(), RmaError> {
         let id = window.id();
+        if target == PROC_NULL {
+            return self.window(id).map(|_| ());
+        }
         let moved = match &result {
             Some((_, places)) if op == AccumulateOp::NoOp => bytes::<T>(places),
             _ => bytes::<T>(&origin),
@@ -695,7 +710,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         };
         let offset = self.begin::<T>(call, id, target, disp, buffer, origin, target_layout)?;
         let (hal, owner) = (self.hal, self.hal.participant(target));
-        let zero = T::read_le(&[0; 8][..T::BYTES]);
+        let zero = zero::<T>();
         let mut scratch = [zero; CHUNK];
         let mut through = self.through(id, target);
         for ([o, r, t], n) in zip_runs([origin, places, target_layout]) {

@@ -54,7 +54,7 @@ pub use coherence::Coherence;
 pub use datatype::{Block, Committed, Counted, Datatype, Run, Shape, StructBlock};
 pub use epoch::{Assert, LockType};
 pub use error::{ErrorClass, RmaError};
-pub use ops::Vector;
+pub use ops::{PROC_NULL, Vector};
 pub use passive::LockScheme;
 pub use request::Request;
 pub use stats::WindowStats;

@@ -83,6 +83,13 @@ impl Vector {
     }
 }
 
+/// The target rank of an operation that does nothing (`MPI_PROC_NULL`):
+/// put, get, the accumulate family and their request forms return at once,
+/// touching no buffer (fetch_and_op and compare_and_swap return the
+/// element type's zero), and check only the window handle. The epoch must
+/// still be ended as it was opened.
+pub const PROC_NULL: u32 = u32::MAX;
+
 /// What kind of operation [`Rma::finish`] counts.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -284,6 +291,9 @@ impl<H: RmaHal> Rma<'_, H> {
         target_layout: Layout<'_>,
     ) -> Result<(), RmaError> {
         let id = window.id();
+        if target == PROC_NULL {
+            return self.window(id).map(|_| ());
+        }
         let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes::<T>(&origin));
         let offset = self.begin::<T>(call, id, target, disp, data.len(), origin, target_layout)?;
         let ty = self.window(id)?.options.remote_type;
@@ -361,6 +371,9 @@ impl<H: RmaHal> Rma<'_, H> {
         target_layout: Layout<'_>,
     ) -> Result<(), RmaError> {
         let id = window.id();
+        if target == PROC_NULL {
+            return self.window(id).map(|_| ());
+        }
         let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes::<T>(&origin));
         let offset = self.begin::<T>(call, id, target, disp, buf.len(), origin, target_layout)?;
         let ty = self.fresh_get(id);

@@ -275,6 +275,51 @@ impl<H: RmaHal> Rma<'_, H> {
         Ok(true)
     }
 
+    /// Completes and retires every request of `requests`, of any windows
+    /// (`MPI_Waitall`). Each is complete when its call returns, so this
+    /// never waits. Either all are retired or, if one of them is not
+    /// pending, none.
+    ///
+    /// Return values: `Err(UnknownWindow)` for a request whose window is
+    /// gone; `Err(Request)` naming the first request that was retired
+    /// already or is given twice.
+    pub fn wait_all(&mut self, requests: &[Request]) -> Result<(), RmaError> {
+        self.retire_all("wait_all", requests)
+    }
+
+    /// Whether every request of `requests` is complete (`MPI_Testall`);
+    /// if so they are retired. Always `Ok(true)` for pending requests: see
+    /// [`Rma::wait_all`].
+    ///
+    /// Return values: as [`Rma::wait_all`].
+    pub fn test_all(&mut self, requests: &[Request]) -> Result<bool, RmaError> {
+        self.retire_all("test_all", requests)?;
+        Ok(true)
+    }
+
+    fn retire_all(&mut self, call: &'static str, requests: &[Request]) -> Result<(), RmaError> {
+        for (i, r) in requests.iter().enumerate() {
+            let w = self.window(r.window)?;
+            let twice = requests[..i].contains(r);
+            if twice || !w.requests.pending.contains(&r.id) {
+                return Err(RmaError::Request {
+                    call,
+                    window: r.window,
+                    request: r.id,
+                    problem: if twice {
+                        "is given twice"
+                    } else {
+                        "is not pending (a wait or test completed it already)"
+                    },
+                });
+            }
+        }
+        for &r in requests {
+            self.retire(call, r.window, r)?;
+        }
+        Ok(())
+    }
+
     fn retire(&mut self, call: &'static str, id: u32, request: Request) -> Result<(), RmaError> {
         let error = |problem| RmaError::Request {
             call,

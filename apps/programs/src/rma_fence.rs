@@ -20,7 +20,7 @@ use alloc::string::String;
 use alloc::vec;
 
 use chip::{EntryRange, MemoryType};
-use rma::{Assert, Flavor, MemoryModel, Rma, WindowOptions};
+use rma::{AccumulateOp, Assert, Flavor, MemoryModel, PROC_NULL, Rma, WindowOptions};
 
 use crate::support::osc::{Checks, conclude, fail, open, value, values};
 use kernel::Scc;
@@ -51,12 +51,37 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     small_puts(&mut rma, &mut checks)?;
     empty_epochs(&mut rma, &mut checks)?;
     one_lut_entry(&mut rma, &mut checks)?;
+    proc_null(&mut rma, &mut checks)?;
     conclude(
         &mut rma,
         &checks,
         "rma-fence",
-        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs, one LUT entry for all mappings",
+        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs, one LUT entry for all mappings, operations on PROC_NULL",
     )
+}
+
+/// Puts, gets and accumulates to `PROC_NULL` in a fence epoch: they return
+/// at once and touch no window or buffer.
+fn proc_null(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> Result<(), String> {
+    let win = rma
+        .allocate::<u32>(4, WindowOptions::new())
+        .map_err(fail("allocating a window"))?;
+    rma.local_write(win, 0, &[7; 4])
+        .map_err(fail("local write"))?;
+    rma.fence(win, Assert::NOPRECEDE).map_err(fail("fence"))?;
+    rma.put(win, PROC_NULL, 0, &[1; 4]).map_err(fail("put"))?;
+    let mut got = [9; 4];
+    rma.get(win, PROC_NULL, 0, &mut got).map_err(fail("get"))?;
+    rma.accumulate(win, PROC_NULL, 0, &[1; 4], AccumulateOp::Sum)
+        .map_err(fail("accumulate"))?;
+    rma.fence(win, Assert::NOSUCCEED).map_err(fail("fence"))?;
+    let mut mine = [0; 4];
+    rma.local_read(win, 0, &mut mine)
+        .map_err(fail("local read"))?;
+    checks.check(got == [9; 4] && mine == [7; 4], || {
+        format!("operations on PROC_NULL changed something: got {got:?}, window {mine:?}")
+    });
+    rma.free(win).map_err(fail("freeing a window"))
 }
 
 /// Puts, then gets, to and from both neighbours, one epoch per size.

@@ -702,3 +702,60 @@ fn every_misuse_is_refused_with_its_class_and_a_message_naming_it() {
         );
     });
 }
+
+#[test]
+fn proc_null_targets_do_nothing_and_requests_complete_all_at_once() {
+    use crate::PROC_NULL;
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let other = 1 - rma.rank();
+        let win = rma.allocate::<u32>(4, WindowOptions::new()).unwrap();
+        let second = rma.allocate::<u32>(4, WindowOptions::new()).unwrap();
+        rma.local_write(win, 0, &[7; 4]).unwrap();
+        rma.fence(win, Assert::NOPRECEDE).unwrap();
+        // Every operation to PROC_NULL returns at once, touching nothing.
+        rma.put(win, PROC_NULL, 0, &[1; 4]).unwrap();
+        let mut got = [9; 4];
+        rma.get(win, PROC_NULL, 0, &mut got).unwrap();
+        assert_eq!(got, [9; 4]);
+        rma.accumulate(win, PROC_NULL, 0, &[1; 4], AccumulateOp::Sum)
+            .unwrap();
+        let mut old = [5; 4];
+        rma.get_accumulate(win, PROC_NULL, 0, &[1; 4], &mut old, AccumulateOp::Sum)
+            .unwrap();
+        assert_eq!(old, [5; 4]);
+        assert_eq!(
+            rma.fetch_and_op(win, PROC_NULL, 0, 1, AccumulateOp::Sum)
+                .unwrap(),
+            0
+        );
+        assert_eq!(rma.compare_and_swap(win, PROC_NULL, 0, 1, 7).unwrap(), 0);
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        let mut mine = [0; 4];
+        rma.local_read(win, 0, &mut mine).unwrap();
+        assert_eq!(mine, [7; 4], "nothing reached the window");
+        assert_eq!(rma.stats(win).unwrap().puts, 0);
+        rma.comm().barrier();
+
+        // Requests of two windows, completed together.
+        rma.lock_all(win, Assert::NONE).unwrap();
+        rma.lock_all(second, Assert::NONE).unwrap();
+        let requests = [
+            rma.rput(win, other, 0, &[1]).unwrap(),
+            rma.rget(second, other, 0, &mut got[..1]).unwrap(),
+            rma.rput(win, PROC_NULL, 0, &[1]).unwrap(),
+        ];
+        let twice = [requests[0], requests[0]];
+        let e = rma.wait_all(&twice).unwrap_err();
+        assert_eq!(e.class(), ErrorClass::Request, "{e}");
+        assert!(e.to_string().contains("is given twice"), "{e}");
+        assert!(rma.test_all(&requests).unwrap());
+        let e = rma.wait_all(&requests[1..]).unwrap_err();
+        assert!(e.to_string().contains("is not pending"), "{e}");
+        rma.unlock_all(second).unwrap();
+        rma.unlock_all(win).unwrap();
+        rma.comm().barrier();
+        rma.free(second).unwrap();
+        rma.free(win).unwrap();
+    });
+}
