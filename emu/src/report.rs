@@ -768,21 +768,50 @@ fn add(total: &mut CoreStats, s: &CoreStats) {
 }
 
 /// What the coherence checker found in a run: the count with a break-down
-/// by core, then each stale read the cores kept, one line each:
+/// by core, then each stale read the cores kept, one line each, identical
+/// ones once with their count ([`collapse`]):
 ///
 /// ```text
 /// coherence checker: 3 stale reads (core 1: 1, core 5: 2)
-/// core 5 read 0x00000000 at 0xc0000040 (MPB of tile 0 + 0x40), instruction 0x00102345; memory holds 0x00000007, written by core 3
+/// core 5 read 0x00000000 at 0xc0000040 (MPB of tile 0 + 0x40), instruction 0x00102345; memory holds 0x00000007, written by core 3 (2 times)
 /// ```
 pub fn coherence_summary(reports: &[CoreReport]) -> impl fmt::Display + '_ {
-    CoherenceSummary(reports)
+    coherence_summary_with(reports, &|_| Vec::new())
 }
 
-struct CoherenceSummary<'a>(&'a [CoreReport]);
+/// [`coherence_summary`] with lines about each stale read's instruction
+/// under it, indented by two spaces: `code` gives them for an instruction
+/// address (where it lies in the program, say), or none.
+pub fn coherence_summary_with<'a>(
+    reports: &'a [CoreReport],
+    code: &'a dyn Fn(u32) -> Vec<String>,
+) -> impl fmt::Display + 'a {
+    CoherenceSummary { reports, code }
+}
+
+/// The distinct stale reads of `stale`, each with how many times it
+/// occurs there, in the order of first occurrence. Reads are identical
+/// when every field is: reader, address, target, instruction, length,
+/// value read, value in memory and writer (the line each prints).
+pub fn collapse(stale: &[StaleRead]) -> Vec<(&StaleRead, usize)> {
+    let mut distinct: Vec<(&StaleRead, usize)> = Vec::new();
+    for read in stale {
+        match distinct.iter_mut().find(|(seen, _)| *seen == read) {
+            Some((_, count)) => *count += 1,
+            None => distinct.push((read, 1)),
+        }
+    }
+    distinct
+}
+
+struct CoherenceSummary<'a> {
+    reports: &'a [CoreReport],
+    code: &'a dyn Fn(u32) -> Vec<String>,
+}
 
 impl fmt::Display for CoherenceSummary<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let checked: Vec<&CoreReport> = self.0.iter().filter(|r| r.checker).collect();
+        let checked: Vec<&CoreReport> = self.reports.iter().filter(|r| r.checker).collect();
         if checked.is_empty() {
             return writeln!(f, "coherence checker: off (no core report had it on)");
         }
@@ -799,8 +828,15 @@ impl fmt::Display for CoherenceSummary<'_> {
         }
         writeln!(f)?;
         for r in &checked {
-            for s in &r.stale {
-                writeln!(f, "{s}")?;
+            for (s, count) in collapse(&r.stale) {
+                write!(f, "{s}")?;
+                if count > 1 {
+                    write!(f, " ({count} times)")?;
+                }
+                writeln!(f)?;
+                for line in (self.code)(s.insn) {
+                    writeln!(f, "  {line}")?;
+                }
             }
             let untold = r.stale_reads - r.stale.len() as u64;
             if untold > 0 {
@@ -1126,6 +1162,73 @@ mod tests {
         assert_eq!(clean, "coherence checker: 0 stale reads\n");
         let off = coherence_summary(&[CoreReport::new(0, false)]).to_string();
         assert!(off.starts_with("coherence checker: off"), "{off}");
+    }
+
+    #[test]
+    fn identical_stale_reads_collapse_in_order_of_first_occurrence() {
+        let a = stale(1, 4, Some(0));
+        let other_writer = stale(1, 4, Some(2));
+        let other_insn = StaleRead {
+            insn: 0x0010_2400,
+            ..a.clone()
+        };
+        let other_value = StaleRead {
+            read: 5,
+            ..a.clone()
+        };
+        let kept = [
+            a.clone(),
+            other_writer.clone(),
+            a.clone(),
+            other_insn.clone(),
+            a.clone(),
+            other_writer.clone(),
+            other_value.clone(),
+        ];
+        assert_eq!(
+            collapse(&kept),
+            [
+                (&a, 3),
+                (&other_writer, 2),
+                (&other_insn, 1),
+                (&other_value, 1)
+            ]
+        );
+        assert_eq!(collapse(&[]), []);
+    }
+
+    #[test]
+    fn the_coherence_summary_counts_identical_reads_and_shows_where_they_were() {
+        let mut r = CoreReport::new(1, true);
+        r.stale = vec![stale(1, 4, Some(0)); STALE_KEPT];
+        r.stale.push(stale(1, 4, Some(2)));
+        r.stale_reads = 925;
+        let code = |insn: u32| match insn {
+            0x0010_2345 => vec![
+                "at read_u32 (kernel/src/platform/scc.rs:69)".to_owned(),
+                "  inlined into run (apps/programs/src/ring_stale.rs:57)".to_owned(),
+            ],
+            _ => Vec::new(),
+        };
+        let text = coherence_summary_with(std::slice::from_ref(&r), &code).to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "coherence checker: 925 stale reads (core 1: 925)",
+                "core 1 read 0x00000000 at 0xc0000040 (MPB of tile 0 + 0x40), instruction 0x00102345; memory holds 0x00000007, written by core 0 (16 times)",
+                "  at read_u32 (kernel/src/platform/scc.rs:69)",
+                "    inlined into run (apps/programs/src/ring_stale.rs:57)",
+                "core 1 read 0x00000000 at 0xc0000040 (MPB of tile 0 + 0x40), instruction 0x00102345; memory holds 0x00000007, written by core 2",
+                "  at read_u32 (kernel/src/platform/scc.rs:69)",
+                "    inlined into run (apps/programs/src/ring_stale.rs:57)",
+                "core 1: 908 more not kept",
+            ]
+        );
+        // Without code lines, the same reads and counts.
+        let plain = coherence_summary(std::slice::from_ref(&r)).to_string();
+        assert_eq!(plain.lines().count(), 4, "{plain}");
+        assert!(plain.contains("written by core 0 (16 times)\n"), "{plain}");
     }
 
     /// The rows of the table that follows the line starting with `title`,

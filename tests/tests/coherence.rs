@@ -63,6 +63,30 @@ fn stale_reads(report: &RunReport, core: u32) -> (u64, Vec<Stale>) {
     (model.stale_reads, listed)
 }
 
+/// Where the checker's stale reads in these programs are: the load in the
+/// kernel's shared-memory accessor, named by the debug information whether
+/// or not it was inlined into the program.
+const READ_U32: &str = "kernel::platform::scc::SharedBytes::read_u32 (kernel/src/platform/scc.rs:";
+
+/// The lines of the coherence summary that list core `core`'s stale reads
+/// (each distinct read once), each with the lines under it that say where
+/// its instruction lies.
+fn listed_reads(summary: &str, core: u32) -> Vec<(String, Vec<String>)> {
+    let mut reads: Vec<(String, Vec<String>)> = Vec::new();
+    for line in summary.lines() {
+        if line.starts_with(&format!("core {core} read ")) {
+            reads.push((line.to_owned(), Vec::new()));
+        } else if let (Some(indented), Some((_, place))) =
+            (line.strip_prefix("  "), reads.last_mut())
+        {
+            place.push(indented.to_owned());
+        } else if !reads.is_empty() {
+            break;
+        }
+    }
+    reads
+}
+
 /// Core-physical address of `offset` in core 1's MPB half through the
 /// own-MPB entry, where core 1 reads it.
 fn own_mpb_of_core_1(offset: u32) -> u32 {
@@ -98,6 +122,17 @@ fn an_mpbt_line_stays_stale_until_cl1invmb() {
         report.coherence_summary()
     );
     assert_eq!(report.stale_reads(), 1, "{}", report.coherence_summary());
+    // The summary names where the read was, under its instruction.
+    let summary = report.coherence_summary();
+    let reads = listed_reads(&summary, 1);
+    assert_eq!(reads.len(), 1, "{summary}");
+    let (line, place) = &reads[0];
+    assert!(!line.ends_with(" times)"), "{summary}");
+    assert!(place[0].starts_with("at "), "{summary}");
+    assert!(
+        place.iter().any(|frame| frame.contains(READ_U32)),
+        "{summary}"
+    );
 }
 
 #[test]
@@ -179,14 +214,30 @@ fn a_ring_polling_without_cl1invmb_fails_on_a_stale_line() {
         "{}",
         report.coherence_summary()
     );
-    for read in listed {
+    for read in &listed {
         assert_eq!(
-            read,
+            *read,
             (1, own_mpb_of_core_1(0), 0, 1, Some(0)),
             "{}",
             report.coherence_summary()
         );
     }
+    // Every kept read was the same poll of the same word: one line with
+    // their count, and where the poll read.
+    let summary = report.coherence_summary();
+    let reads = listed_reads(&summary, 1);
+    assert_eq!(reads.len(), 1, "{summary}");
+    let (line, place) = &reads[0];
+    if listed.len() > 1 {
+        assert!(
+            line.ends_with(&format!(" ({} times)", listed.len())),
+            "{summary}"
+        );
+    }
+    assert!(
+        place.iter().any(|frame| frame.contains(READ_U32)),
+        "{summary}"
+    );
 }
 
 #[test]

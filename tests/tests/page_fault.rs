@@ -50,6 +50,29 @@ fn a_page_fault_on_core_7_of_8_fails_the_run_naming_it() {
         .filter_map(|line| page_fault(line, 7))
         .collect();
     assert_eq!(faults.len(), 1, "{all}");
-    let (_, _, cr2) = faults[0];
+    let (_, eip, cr2) = faults[0];
     assert_eq!(cr2, 0xBF00_0000, "{all}");
+    // Under the exception line, the report says where EIP is: in the
+    // program's function (the read itself may be inlined from core).
+    let text = report.to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|line| line.starts_with("  [core 07] EXCEPTION on core 7: page fault"))
+        .unwrap_or_else(|| panic!("no exception line in the report:\n{text}"));
+    assert!(
+        lines[at + 1].starts_with(&format!("            {eip:#010x} at ")),
+        "{text}"
+    );
+    let place: Vec<&str> = lines[at + 1..]
+        .iter()
+        .take_while(|line| !line.starts_with("  [core"))
+        .copied()
+        .collect();
+    assert!(
+        place.iter().any(
+            |line| line.contains("programs::page_fault::run (apps/programs/src/page_fault.rs:")
+        ),
+        "{text}"
+    );
 }

@@ -131,6 +131,23 @@ fn a_looping_core_is_named_as_the_one_the_others_wait_for() {
     let text = report.to_string();
     assert!(text.contains("core 3 holds the others back"), "{text}");
     assert!(text.contains("core(s) 0, 1, 2 wait for it"), "{text}");
+    // Under it, where its EIP is: in the program's loop.
+    let place: Vec<&str> = text
+        .lines()
+        .skip_while(|line| !line.starts_with("core 3 holds the others back"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .collect();
+    assert!(
+        place.first().is_some_and(|line| line.starts_with("  at ")),
+        "{text}"
+    );
+    assert!(
+        place
+            .iter()
+            .any(|line| line.contains("programs::hang::run (apps/programs/src/hang.rs:")),
+        "{text}"
+    );
 }
 
 /// A QEMU stopped with SIGSTOP stalls the others at the quantum: the
@@ -175,7 +192,17 @@ fn a_stopped_core_is_named_as_the_one_holding_the_others_back() {
         stall.holding[0].still_for >= Duration::from_secs(5),
         "{all}"
     );
-    assert!(report.to_string().contains("core 1 holds the others back"));
+    let text = report.to_string();
+    assert!(text.contains("core 1 holds the others back"), "{text}");
+    // Its EIP at its last sync point is in the image: the report says where.
+    let under = text
+        .lines()
+        .skip_while(|line| !line.starts_with("core 1 holds the others back"))
+        .nth(1);
+    assert!(
+        under.is_some_and(|line| line.starts_with("  at ")),
+        "{text}"
+    );
 }
 
 /// The checkout and the run directory may have spaces, commas and `=` in

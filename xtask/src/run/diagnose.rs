@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 
 use emu::timing::{self, CoreTime, State};
 
+use super::symbols::CodeMap;
+
 /// What the watcher knows of one core's modelled time.
 #[derive(Debug, Clone, Copy)]
 struct Seen {
@@ -150,19 +152,39 @@ pub struct Stall {
     pub waiting: Vec<u32>,
 }
 
+impl Stall {
+    /// The stall as [`Stall`]'s `Display` has it, with where each holding
+    /// core's EIP lies in the image, under its line.
+    pub fn with_code<'a>(&'a self, code: &'a CodeMap) -> impl fmt::Display + 'a {
+        StallText { stall: self, code }
+    }
+}
+
 impl fmt::Display for Stall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.with_code(&CodeMap::default()).fmt(f)
+    }
+}
+
+struct StallText<'a> {
+    stall: &'a Stall,
+    code: &'a CodeMap,
+}
+
+impl fmt::Display for StallText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let stall = self.stall;
         let list = |cores: &mut dyn Iterator<Item = u32>| {
             cores.map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
         };
-        if self.holding.is_empty() {
+        if stall.holding.is_empty() {
             return write!(
                 f,
                 "no core was stuck or kept running: core(s) {} were all halted, waiting for each other",
-                list(&mut self.waiting.iter().copied())
+                list(&mut stall.waiting.iter().copied())
             );
         }
-        for h in &self.holding {
+        for h in &stall.holding {
             writeln!(
                 f,
                 "core {} holds the others back: at modelled cycle {}, its clock last moved \
@@ -172,14 +194,17 @@ impl fmt::Display for Stall {
                 h.still_for.as_secs_f64(),
                 h.pc
             )?;
+            for line in self.code.lines(u64::from(h.pc)) {
+                writeln!(f, "  {line}")?;
+            }
         }
-        if self.waiting.is_empty() {
+        if stall.waiting.is_empty() {
             return Ok(());
         }
         write!(
             f,
             "core(s) {} wait for it (halted, waiting in modelled time, or a quantum ahead of it)",
-            list(&mut self.waiting.iter().copied())
+            list(&mut stall.waiting.iter().copied())
         )
     }
 }

@@ -17,7 +17,8 @@
 //! One file per concern: [`config`] (what to run), [`dir`] (the run
 //! directory), [`fleet`] (the instances and their output), [`exit`] (what
 //! an exit status means), [`diagnose`] (why a run stalled or was killed),
-//! [`report`] (how the run ended, as text).
+//! [`report`] (how the run ended, as text), [`symbols`] (where the code
+//! addresses the report prints lie in the image).
 
 mod config;
 mod diagnose;
@@ -25,6 +26,7 @@ mod dir;
 mod exit;
 mod fleet;
 mod report;
+mod symbols;
 pub mod trace;
 
 use std::path::{Path, PathBuf};
@@ -46,7 +48,8 @@ use crate::qemu::Qemu;
 use crate::{CHIP, build, qemu};
 use dir::RunDir;
 use fleet::Fleet;
-use report::{read_reports, require_reports};
+use report::{printed_code_addresses, read_reports, require_reports};
+use symbols::CodeMap;
 
 /// Checks `config`, builds, finds QEMU, and boots the chip. An interrupt
 /// that comes during the build stops the run before it boots.
@@ -253,10 +256,13 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     } else {
         None
     };
+    let cores = fleet.reports();
+    let addresses = printed_code_addresses(&cores, &reports, stall.as_ref());
+    let code = code_map(&artifacts.kernel, addresses, config.echo);
     Ok(RunReport {
         kept,
         outcome,
-        cores: fleet.reports(),
+        cores,
         elapsed,
         chip_memory,
         mode,
@@ -264,5 +270,21 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         report_errors,
         stall,
         notes,
+        code,
+    })
+}
+
+/// Where `addresses` lie in `image`, loaded only if there are any. An
+/// image whose symbols cannot be read leaves them raw, with a warning when
+/// the run `echo`es.
+fn code_map(image: &Path, addresses: Vec<u64>, echo: bool) -> CodeMap {
+    if addresses.is_empty() {
+        return CodeMap::default();
+    }
+    CodeMap::load(image, crate::workspace_root(), addresses).unwrap_or_else(|e| {
+        if echo {
+            eprintln!("warning: code addresses are printed without their place: {e:#}");
+        }
+        CodeMap::default()
     })
 }

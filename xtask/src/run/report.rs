@@ -10,6 +10,7 @@ use emu::report::{self, CoreReport as ModelReport};
 
 use super::CoreExit;
 use super::diagnose::Stall;
+use super::symbols::{CodeMap, code_addresses};
 use crate::CHIP;
 
 /// Serial lines of a failed core shown in its report.
@@ -87,6 +88,10 @@ pub struct RunReport {
     /// What the host says of a failure (memory or room that ran out),
     /// printed after it.
     pub notes: Vec<String>,
+    /// Where the code addresses this report prints lie in the image: the
+    /// instructions of stale reads, the EIP of exceptions and of stalled
+    /// cores, the instructions the chip model names when it stops a core.
+    pub code: CodeMap,
 }
 
 impl RunReport {
@@ -124,10 +129,12 @@ impl RunReport {
     }
 
     /// What the coherence checker found ([`report::coherence_summary`]),
-    /// with a line naming the cores that did not report.
+    /// with where each stale read's instruction lies in the image, and a
+    /// line naming the cores that did not report.
     pub fn coherence_summary(&self) -> String {
         let reports: Vec<ModelReport> = self.reports.iter().flatten().cloned().collect();
-        let mut text = report::coherence_summary(&reports).to_string();
+        let code = |insn: u32| self.code.lines(u64::from(insn));
+        let mut text = report::coherence_summary_with(&reports, &code).to_string();
         text += &self.missing_line();
         text
     }
@@ -177,11 +184,13 @@ impl fmt::Display for RunReport {
                 }
                 for line in &report.serial[first..] {
                     writeln!(f, "  [core {core:02}] {line}")?;
+                    write_places(f, &self.code, SERIAL_INDENT, line)?;
                 }
                 if !report.stderr.is_empty() {
                     writeln!(f, "QEMU's messages for core {core}:")?;
                     for line in &report.stderr {
                         writeln!(f, "  {line}")?;
+                        write_places(f, &self.code, "    ", line)?;
                     }
                 }
                 for note in &self.notes {
@@ -204,9 +213,10 @@ impl fmt::Display for RunReport {
                     let last = self.cores[core as usize].serial.last();
                     let last = last.map_or("(no output)", String::as_str);
                     writeln!(f, "  [core {core:02}] last line: {last}")?;
+                    write_places(f, &self.code, SERIAL_INDENT, last)?;
                 }
                 if let Some(stall) = &self.stall {
-                    writeln!(f, "{stall}")?;
+                    writeln!(f, "{}", stall.with_code(&self.code))?;
                 }
                 write!(f, "all cores were stopped")
             }
@@ -229,6 +239,56 @@ impl fmt::Display for RunReport {
             }
         }
     }
+}
+
+/// Indent of the lines under a serial line `  [core NN] ...`: under its text.
+const SERIAL_INDENT: &str = "            ";
+
+/// Writes, under a printed `line` of guest or QEMU output, where each code
+/// address in it lies ([`code_addresses`]), indented by `indent`: the
+/// address, then the lines of its place. An address the image does not
+/// know gets nothing: the line shows it raw.
+fn write_places(
+    f: &mut fmt::Formatter<'_>,
+    code: &CodeMap,
+    indent: &str,
+    line: &str,
+) -> fmt::Result {
+    for address in code_addresses(line) {
+        for (i, text) in code.lines(address).iter().enumerate() {
+            if i == 0 {
+                writeln!(f, "{indent}{address:#010x} {text}")?;
+            } else {
+                writeln!(f, "{indent}{text}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every code address the report of a run prints: the instructions of the
+/// kept stale reads, the EIP of the cores holding a stalled run back, and
+/// the addresses in the cores' output ([`code_addresses`]), each once.
+pub(super) fn printed_code_addresses(
+    cores: &[CoreReport],
+    reports: &[Option<ModelReport>],
+    stall: Option<&Stall>,
+) -> Vec<u64> {
+    let stale = reports.iter().flatten().flat_map(|r| &r.stale);
+    let output = cores.iter().flat_map(|c| c.serial.iter().chain(&c.stderr));
+    let mut addresses: Vec<u64> = stale
+        .map(|s| u64::from(s.insn))
+        .chain(
+            stall
+                .iter()
+                .flat_map(|s| &s.holding)
+                .map(|h| u64::from(h.pc)),
+        )
+        .chain(output.flat_map(|line| code_addresses(line)))
+        .collect();
+    addresses.sort_unstable();
+    addresses.dedup();
+    addresses
 }
 
 /// The cores whose report is missing from `reports` (in core order).
@@ -283,7 +343,10 @@ mod tests {
     use std::path::Path;
 
     use chip::Model;
+    use emu::report::StaleRead;
 
+    use super::super::Holder;
+    use super::super::symbols::{Frame, Place};
     use super::*;
 
     /// The chip model with its coherence checker.
@@ -313,6 +376,7 @@ mod tests {
             report_errors: Vec::new(),
             stall: None,
             notes: Vec::new(),
+            code: CodeMap::default(),
         }
     }
 
@@ -359,6 +423,173 @@ mod tests {
         let interrupted = report(Outcome::Interrupted, &[&[]]);
         assert!(interrupted.to_string().starts_with("interrupted"));
         assert_eq!(interrupted.exit_code(), 130);
+    }
+
+    /// A place of one function without inlining, or of `read_u32`
+    /// inlined into `run`.
+    fn place(inlined: bool) -> Place {
+        let frame = |function: &str, file: &str, line| Frame {
+            function: Some(function.to_owned()),
+            file: Some(file.to_owned()),
+            line: Some(line),
+        };
+        let mut frames = vec![frame(
+            "programs::page_fault::run",
+            "apps/programs/src/page_fault.rs",
+            17,
+        )];
+        if inlined {
+            frames.insert(
+                0,
+                frame(
+                    "kernel::SharedBytes::read_u32",
+                    "kernel/src/platform/scc.rs",
+                    69,
+                ),
+            );
+        }
+        Place { frames }
+    }
+
+    #[test]
+    fn code_addresses_in_a_failure_are_followed_by_where_they_lie() {
+        let mut failed = report(
+            Outcome::CoreFailed {
+                core: 1,
+                exit: CoreExit::GuestFailure,
+            },
+            &[
+                &[],
+                &[
+                    "EXCEPTION on core 1: page fault (vector 14), error code 0x0, EIP 0x13fa01, CR2 0xbf000000",
+                    "  eax 0x00000000",
+                    "EXCEPTION on core 1: page fault (vector 14), error code 0x0, EIP 0x99, CR2 0x0",
+                ],
+            ],
+        );
+        failed.cores[1].stderr =
+            vec!["emu: core 1: Load at 0x96000000 (instruction 0x00102345): LUT entry 150".into()];
+        failed.code = [(0x13fa01, place(false)), (0x102345, place(true))]
+            .into_iter()
+            .collect();
+        let text = failed.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[1..8],
+            [
+                "last serial lines of core 1:",
+                "  [core 01] EXCEPTION on core 1: page fault (vector 14), error code 0x0, EIP 0x13fa01, CR2 0xbf000000",
+                "            0x0013fa01 at programs::page_fault::run (apps/programs/src/page_fault.rs:17)",
+                "  [core 01]   eax 0x00000000",
+                // Unknown to the image: raw, as the guest printed it.
+                "  [core 01] EXCEPTION on core 1: page fault (vector 14), error code 0x0, EIP 0x99, CR2 0x0",
+                "QEMU's messages for core 1:",
+                "  emu: core 1: Load at 0x96000000 (instruction 0x00102345): LUT entry 150",
+            ],
+            "{text}"
+        );
+        assert_eq!(
+            lines[8..10],
+            [
+                "    0x00102345 at kernel::SharedBytes::read_u32 (kernel/src/platform/scc.rs:69)",
+                "      inlined into programs::page_fault::run (apps/programs/src/page_fault.rs:17)",
+            ],
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_timeout_shows_where_the_holding_core_was() {
+        let mut timed_out = report(
+            Outcome::TimedOut {
+                unfinished: vec![0, 1],
+            },
+            &[&[], &["looping"]],
+        );
+        timed_out.stall = Some(Stall {
+            holding: vec![Holder {
+                core: 1,
+                clock: 100,
+                still_for: Duration::from_secs(3),
+                pc: 0x13fa01,
+            }],
+            waiting: vec![0],
+        });
+        timed_out.code = [(0x13fa01, place(false))].into_iter().collect();
+        let text = timed_out.to_string();
+        assert!(
+            text.contains(
+                "at EIP 0x0013fa01 at its last sync point\n  at programs::page_fault::run (apps/programs/src/page_fault.rs:17)\ncore(s) 0 wait for it"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn every_printed_code_address_is_looked_up_once() {
+        let mut run = report(Outcome::Success, &[&["EIP 0x30 and EIP 0x10"], &[]]);
+        run.cores[1].stderr = vec!["(instruction 0x20)".into()];
+        let mut model = ModelReport::new(1, true);
+        let stale = StaleRead {
+            reader: 1,
+            paddr: 0xC000_0040,
+            target: "MPB of tile 0 + 0x40".into(),
+            insn: 0x20,
+            len: 4,
+            read: 0,
+            memory: 7,
+            writer: Some(0),
+        };
+        model.stale = vec![
+            stale.clone(),
+            StaleRead {
+                insn: 0x40,
+                ..stale
+            },
+        ];
+        model.stale_reads = 2;
+        let stall = Stall {
+            holding: vec![Holder {
+                core: 0,
+                clock: 1,
+                still_for: Duration::ZERO,
+                pc: 0x50,
+            }],
+            waiting: vec![1],
+        };
+        assert_eq!(
+            printed_code_addresses(&run.cores, &[None, Some(model)], Some(&stall)),
+            [0x10, 0x20, 0x30, 0x40, 0x50]
+        );
+        assert_eq!(printed_code_addresses(&run.cores[1..], &[], None), [0x20]);
+    }
+
+    #[test]
+    fn the_coherence_summary_shows_where_each_stale_read_was() {
+        let mut model = ModelReport::new(1, true);
+        let stale = StaleRead {
+            reader: 1,
+            paddr: 0xC000_0040,
+            target: "MPB of tile 0 + 0x40".into(),
+            insn: 0x0010_2345,
+            len: 4,
+            read: 0,
+            memory: 7,
+            writer: Some(0),
+        };
+        model.stale = vec![stale; 3];
+        model.stale_reads = 3;
+        let mut run = report(Outcome::Success, &[&[], &[]]);
+        run.mode = CHECKED;
+        run.reports = vec![Some(ModelReport::new(0, true)), Some(model)];
+        run.code = [(0x0010_2345, place(true))].into_iter().collect();
+        assert_eq!(
+            run.coherence_summary(),
+            "coherence checker: 3 stale reads (core 1: 3)\n\
+             core 1 read 0x00000000 at 0xc0000040 (MPB of tile 0 + 0x40), instruction 0x00102345; memory holds 0x00000007, written by core 0 (3 times)\n\
+             \x20 at kernel::SharedBytes::read_u32 (kernel/src/platform/scc.rs:69)\n\
+             \x20   inlined into programs::page_fault::run (apps/programs/src/page_fault.rs:17)\n"
+        );
     }
 
     fn errors_again(dir: &Path) -> Vec<String> {
