@@ -115,3 +115,38 @@ fn cores_contending_for_one_tsr_queue_at_its_register_block() {
         report.stats_table()
     );
 }
+
+#[test]
+fn stats_json_holds_every_cores_report_as_the_run_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stats.json");
+    let config = RunConfig {
+        stats_json: Some(file.clone()),
+        ..RunConfig::new(2, "tsr-counter")
+    };
+    let report = xtask::run(&config).expect("the run starts");
+    assert!(report.success(), "{}", transcript(&report));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(json["program"], "tsr-counter");
+    assert_eq!(json["cores"], 2);
+    assert_eq!(json["success"], true);
+    assert!(json["host_seconds"].as_f64().unwrap() > 0.0);
+    let reports = json["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 2);
+    for (core, (written, read)) in reports.iter().zip(&report.reports).enumerate() {
+        let read = read.as_ref().expect("every core reported");
+        assert_eq!(written["core"], core);
+        assert_eq!(written["stats"]["tsr_ops"], read.stats.tsr_ops);
+        assert_eq!(written["stats"]["cycles"], read.stats.cycles);
+        // Every core took core 0's register 1000 times (and once more
+        // for the barrier), and says so.
+        let acquires: u64 = written["tsr"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t[1]["acquires"].as_u64().unwrap())
+            .sum();
+        assert!(acquires >= 1000, "{written}");
+    }
+}

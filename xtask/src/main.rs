@@ -147,6 +147,11 @@ struct RunArgs {
     /// Print every core's QEMU command line before it starts.
     #[arg(long)]
     print_qemu: bool,
+    /// Write the run's statistics to FILE as JSON: every core's chip-model
+    /// report (the counters --stats tables, per-resource waits, TSR
+    /// operations, stale reads), the outcome and the host time.
+    #[arg(long, value_name = "FILE", conflicts_with = "plain")]
+    stats_json: Option<PathBuf>,
     /// Trace rma's calls (put, get, accumulate, fence, PSCW, lock, flush,
     /// ... with window, target and bytes) and the chip's CL1INVMB, WBINVD
     /// and modelled waits, one track per core in modelled time, and write
@@ -280,6 +285,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 interrupt: Some(Arc::clone(interrupt)),
                 mode,
                 stats: args.stats,
+                stats_json: args.stats_json,
                 gdb: args.gdb,
                 print_qemu: args.print_qemu,
                 keep_run_dir: args.keep_run_dir,

@@ -19,11 +19,13 @@ pub const MAX_TILES: usize = 64;
 pub const MAX_CONTROLLERS: usize = 8;
 
 /// Counters of one core.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CoreStats {
     /// Loads, by memory type (index as in [`MemoryType::ALL`]).
+    #[serde(with = "crate::model::stats::array")]
     pub loads: [u64; 5],
     /// Stores, by memory type.
+    #[serde(with = "crate::model::stats::array")]
     pub stores: [u64; 5],
     /// Lines found in L1 (an access crossing a line counts twice).
     pub l1_hits: u64,
@@ -52,9 +54,11 @@ pub struct CoreStats {
     /// Test-and-set register operations (reads, exchanges, writes).
     pub tsr_ops: u64,
     /// Bytes this core loaded from or stored to each tile's MPB.
+    #[serde(with = "crate::model::stats::array")]
     pub mpb_bytes: [u64; MAX_TILES],
     /// Bytes this core loaded from or stored to the shared DRAM behind
     /// each memory controller.
+    #[serde(with = "crate::model::stats::array")]
     pub mc_bytes: [u64; MAX_CONTROLLERS],
     /// Bytes of this core's mesh traffic each router forwarded, by tile
     /// index (`x + mesh_x * y`): every line or word that left the core for
@@ -63,13 +67,17 @@ pub struct CoreStats {
     /// (`super::mesh::route`), both ends included. Data travels on the
     /// request for stores and write-backs (core to target) and on the reply
     /// for loads and fills (target to core), whose XY routes differ.
+    #[serde(with = "crate::model::stats::array")]
     pub router_bytes: [u64; MAX_TILES],
     /// Cycles this core waited for each tile's MPB, busy with other
     /// accesses (modelled time).
+    #[serde(with = "crate::model::stats::array")]
     pub mpb_wait: [u64; MAX_TILES],
     /// Cycles this core waited for each tile's register block.
+    #[serde(with = "crate::model::stats::array")]
     pub crb_wait: [u64; MAX_TILES],
     /// Cycles this core waited for each memory controller.
+    #[serde(with = "crate::model::stats::array")]
     pub mc_wait: [u64; MAX_CONTROLLERS],
     /// Modelled core cycles at exit (0 with timing off).
     pub cycles: u64,
@@ -80,8 +88,10 @@ pub struct CoreStats {
     pub idle_cycles: u64,
     /// Stall cycles beyond an L1 hit, per latency class
     /// ([`super::latency::Class`]).
+    #[serde(with = "crate::model::stats::array")]
     pub class_cycles: [u64; CLASSES],
     /// Accesses or operations per latency class.
+    #[serde(with = "crate::model::stats::array")]
     pub class_count: [u64; CLASSES],
     /// Times the core slept because it was a quantum ahead of the slowest.
     pub quantum_sleeps: u64,
@@ -302,5 +312,28 @@ mod tests {
         assert_eq!(&row[1..3], &[2, 0]); // DCM loads, stores
         assert_eq!(*row.last().unwrap(), 2); // TSR ops
         assert_eq!(lines[0].len(), lines[1].len(), "columns line up");
+    }
+}
+
+/// Arrays of counters as JSON lists, whatever their length (serde's own
+/// arrays stop at 32 elements); a list of another length is refused.
+pub(crate) mod array {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub(crate) fn serialize<S: Serializer, const N: usize>(
+        values: &[u64; N],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(values)
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+        d: D,
+    ) -> Result<[u64; N], D::Error> {
+        let values = Vec::<u64>::deserialize(d)?;
+        let len = values.len();
+        values
+            .try_into()
+            .map_err(|_| D::Error::invalid_length(len, &format!("{N} values").as_str()))
     }
 }

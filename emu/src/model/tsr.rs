@@ -18,7 +18,7 @@ use std::fmt;
 use chip::{Chip, TsrProtocol};
 
 /// Counters of one register.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TsrStats {
     /// Attempts that found the register free and took it.
     pub acquires: u64,

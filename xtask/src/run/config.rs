@@ -42,6 +42,9 @@ pub struct RunConfig {
     /// Have every core report the chip model's statistics
     /// ([`RunReport::stats_table`]); needs the chip model.
     pub stats: bool,
+    /// Write the run's statistics (every core's chip-model report, the
+    /// outcome, the host time) to this file as JSON; needs the chip model.
+    pub stats_json: Option<PathBuf>,
     /// Start this core paused, with QEMU's gdb stub on a unix socket in the
     /// run directory, and print the `gdb` command that attaches to it. The
     /// run then has no timeout: a debugger decides how long it takes.
@@ -74,6 +77,7 @@ impl Default for RunConfig {
             interrupt: None,
             mode: Mode::default(),
             stats: false,
+            stats_json: None,
             gdb: None,
             print_qemu: false,
             keep_run_dir: false,
@@ -113,10 +117,10 @@ impl RunConfig {
                 self.cores - 1
             );
         }
-        if self.mode == Mode::Plain && self.stats {
+        if self.mode == Mode::Plain && (self.stats || self.stats_json.is_some()) {
             bail!(
                 "a plain run has no chip model, so it has no statistics: --plain cannot be \
-                 combined with --stats"
+                 combined with --stats or --stats-json"
             );
         }
         Ok(())

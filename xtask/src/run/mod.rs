@@ -72,6 +72,40 @@ pub fn room_needed(cores: u32, mode: Mode) -> u64 {
     u64::from(cores) * (ram + SHARED_PER_CORE)
 }
 
+/// The run's statistics as JSON (`--stats-json`): what ran, how it
+/// ended, the host time, and each core's chip-model report (the fields of
+/// `emu::report::CoreReport`, `null` for a core that wrote none).
+fn stats_json(
+    config: &RunConfig,
+    program: &str,
+    outcome: &Outcome,
+    elapsed: std::time::Duration,
+    reports: &[Option<emu::report::CoreReport>],
+) -> String {
+    #[derive(serde::Serialize)]
+    struct Stats<'a> {
+        program: &'a str,
+        cores: u32,
+        mode: String,
+        outcome: String,
+        success: bool,
+        host_seconds: f64,
+        core_mhz: u32,
+        reports: &'a [Option<emu::report::CoreReport>],
+    }
+    let stats = Stats {
+        program,
+        cores: config.cores,
+        mode: format!("{:?}", config.mode),
+        outcome: format!("{outcome:?}"),
+        success: *outcome == Outcome::Success,
+        host_seconds: elapsed.as_secs_f64(),
+        core_mhz: CHIP.timing.core_mhz,
+        reports,
+    };
+    serde_json::to_string_pretty(&stats).expect("statistics are plain data")
+}
+
 /// The `gdb` command that attaches to the stub on `socket` with the
 /// symbols of `image`.
 pub fn gdb_command(socket: &Path, image: &Path) -> String {
@@ -249,7 +283,14 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
             Err(e) => report_errors.push(format!("{e:#}")),
         }
     }
-    let outcome = require_reports(outcome, &reports, config.stats || config.checks_coherence());
+    let wanted = config.stats || config.stats_json.is_some() || config.checks_coherence();
+    let outcome = require_reports(outcome, &reports, wanted);
+    if let Some(file) = &config.stats_json {
+        let json = stats_json(config, &program, &outcome, elapsed, &reports);
+        if let Err(e) = std::fs::write(file, json) {
+            report_errors.push(format!("cannot write {}: {e}", file.display()));
+        }
+    }
     let kept = if config.keep_run_dir {
         drop(memory);
         Some(dir.keep()?)
