@@ -40,6 +40,8 @@ pub enum ErrorClass {
     Type,
     /// `MPI_ERR_REQUEST`: a request handle that is not pending.
     Request,
+    /// `MPI_ERR_RMA_FLAVOR`: a call the window's flavor does not allow.
+    RmaFlavor,
 }
 
 impl ErrorClass {
@@ -62,6 +64,7 @@ impl ErrorClass {
             Self::Op => "MPI_ERR_OP",
             Self::Type => "MPI_ERR_TYPE",
             Self::Request => "MPI_ERR_REQUEST",
+            Self::RmaFlavor => "MPI_ERR_RMA_FLAVOR",
         }
     }
 }
@@ -139,6 +142,13 @@ pub enum RmaError {
     UnknownMemory {
         /// The handle's number.
         memory: u32,
+    },
+    /// A call for shared windows (`allocate_shared`) on another flavor.
+    Flavor {
+        /// The call.
+        call: &'static str,
+        /// The window.
+        window: u32,
     },
     /// Memory from `alloc_mem` cannot be freed or given to a second window
     /// while a window uses it.
@@ -350,6 +360,7 @@ impl RmaError {
             Self::Op { .. } => ErrorClass::Op,
             Self::Type { .. } => ErrorClass::Type,
             Self::Request { .. } => ErrorClass::Request,
+            Self::Flavor { .. } => ErrorClass::RmaFlavor,
         }
     }
 }
@@ -400,6 +411,10 @@ impl fmt::Display for RmaError {
                     "memory {memory} does not exist (freed or never allocated)"
                 )
             }
+            Self::Flavor { call, window } => write!(
+                f,
+                "{call} on window {window}: only a window made by allocate_shared allows it"
+            ),
             Self::MemoryInUse { memory, window } => {
                 write!(f, "memory {memory} is in use by window {window}")
             }

@@ -59,4 +59,6 @@ pub use passive::LockScheme;
 pub use request::Request;
 pub use stats::WindowStats;
 pub use window::database::Database;
-pub use window::{Flavor, Memory, MemoryModel, Rma, Window, WindowAttributes, WindowOptions};
+pub use window::{
+    Flavor, Memory, MemoryModel, Rma, SharedPart, Window, WindowAttributes, WindowOptions,
+};

@@ -616,7 +616,9 @@ impl<H: RmaHal> Rma<'_, H> {
 
     /// Synchronises the private and public copies of this core's window
     /// (`MPI_Win_sync`): releases local stores, then drops stale lines of
-    /// the local mapping so loads see what others put.
+    /// the local mapping so loads see what others put; for a shared window
+    /// ([`Rma::allocate_shared`]) the same for every part this core loads
+    /// and stores.
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Sync)` without a
     /// passive-target epoch.
@@ -624,11 +626,18 @@ impl<H: RmaHal> Rma<'_, H> {
         let _span = Span::begin(self.hal, Op::Sync, window.id(), None, 0);
         let id = window.id();
         self.check_passive("sync", id)?;
-        let local = self.window(id)?.options.local_type;
-        let actions = guard_invalidation(
-            release_actions(local).union(acquire_actions(local)),
-            &self.types(id),
-        );
+        let w = self.window(id)?;
+        let local = w.options.local_type;
+        let mut actions = release_actions(local).union(acquire_actions(local));
+        if w.shared {
+            // Loads and stores reach other processes' parts through the
+            // remote mapping: its lines and buffered stores too.
+            let remote = w.options.remote_type;
+            actions = actions
+                .union(release_actions(remote))
+                .union(acquire_actions(remote));
+        }
+        let actions = guard_invalidation(actions, &self.types(id));
         self.coherence(id, actions);
         self.count_flush(id)
     }

@@ -402,3 +402,26 @@ fn stencil_without_puts_on_a_centralized_database_on_8_cores() {
         0,
     );
 }
+
+/// Per memory type: the flavor and the values found; the refusal on an
+/// allocated window.
+const SHARED_CHECKS: u32 = 4 * 2 + 1;
+
+fn shared_on(cores: u32) {
+    checked_run(
+        cores,
+        "rma-shared",
+        SHARED_CHECKS,
+        "shared windows on MPBT-WT, MPBT-WB, NCM and NCM+WCB: stores into every part, sync, loads",
+    );
+}
+
+#[test]
+fn shared_windows_on_4_cores() {
+    shared_on(4);
+}
+
+#[test]
+fn shared_windows_on_16_cores() {
+    shared_on(16);
+}

@@ -33,6 +33,7 @@ mod rma_errors;
 mod rma_fence;
 mod rma_passive;
 mod rma_pscw;
+mod rma_shared;
 mod rma_transpose;
 mod selftest;
 mod shared_dram;
@@ -101,6 +102,9 @@ kernel::programs! {
     /// a compare_and_swap mutex and lock-free list, accumulate from every core, misuse errors;
     /// every value checked
     "rma-passive" => rma_passive::run,
+    /// a shared window (allocate_shared) on every memory type: every core stores into every
+    /// core's part directly, syncs, and finds what the others stored in its own; every value checked
+    "rma-shared" => rma_shared::run,
     /// a 2D cellular automaton (9-point stencil, a 480x256 torus whatever the core count) with halo
     /// rows exchanged by put under PSCW, verified against a serial run on core 0, with per-window
     /// statistics; benchmark lines: each generation's time on the slowest core

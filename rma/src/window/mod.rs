@@ -189,6 +189,22 @@ pub enum Flavor {
     Allocate,
     /// [`Rma::create`] was given it (`MPI_WIN_FLAVOR_CREATE`).
     Create,
+    /// [`Rma::allocate_shared`] took it, and every process loads and
+    /// stores every part directly (`MPI_WIN_FLAVOR_SHARED`).
+    Shared,
+}
+
+/// A process's part of a shared window, as [`Rma::shared_query`] gives it
+/// (`MPI_Win_shared_query`): reached with [`Rma::shared_load`] and
+/// [`Rma::shared_store`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SharedPart {
+    /// Whose part.
+    pub rank: u32,
+    /// Its bytes.
+    pub size: u32,
+    /// Its displacement unit.
+    pub disp_unit: u32,
 }
 
 /// How a window's public and private copies relate (`MPI_WIN_MODEL`).
@@ -232,6 +248,8 @@ pub(crate) struct Remote {
 pub(crate) struct WindowState {
     pub memory: u32,
     pub owns_memory: bool,
+    /// Made by [`Rma::allocate_shared`]: loads and stores reach every part.
+    pub shared: bool,
     pub options: WindowOptions,
     /// Every rank's part, this core's included.
     pub remotes: Vec<Remote>,
@@ -547,6 +565,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         self.windows.push(Some(WindowState {
             memory: memory.id,
             owns_memory,
+            shared: false,
             options,
             remotes,
             access: AccessEpoch::None,
@@ -660,10 +679,10 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         Ok(WindowAttributes {
             size: info.size,
             disp_unit: info.disp_unit,
-            flavor: if w.owns_memory {
-                Flavor::Allocate
-            } else {
-                Flavor::Create
+            flavor: match (w.shared, w.owns_memory) {
+                (true, _) => Flavor::Shared,
+                (false, true) => Flavor::Allocate,
+                (false, false) => Flavor::Create,
             },
             model: if unified {
                 MemoryModel::Unified
@@ -708,6 +727,106 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         self.check_range("local_read", window.id, me, start as i64, len)?;
         let ty = self.window(window.id)?.options.local_type;
         self.read_elements(window.id, me, ty, start, buf)
+    }
+
+    /// Allocates `len` elements of this core's POPSHM as a shared window,
+    /// collectively (`MPI_Win_allocate_shared`): every process then loads
+    /// and stores any process's part directly ([`Rma::shared_load`],
+    /// [`Rma::shared_store`]), outside epochs as MPI allows, and makes what
+    /// it stored visible with [`Rma::sync`] (and a barrier or another
+    /// synchronisation to order it). On the SCC every core reaches every
+    /// POPSHM through a LUT entry, so any process group can share one.
+    ///
+    /// Return values: as [`Rma::allocate`].
+    pub fn allocate_shared<T: Element>(
+        &mut self,
+        len: u32,
+        options: WindowOptions,
+    ) -> Result<Window<T>, RmaError> {
+        let window = self.allocate::<T>(len, options)?;
+        self.window_mut(window.id)?.shared = true;
+        Ok(window)
+    }
+
+    /// Where `rank`'s part of a shared window is (`MPI_Win_shared_query`).
+    ///
+    /// Return values: `Err(UnknownWindow)`; `Err(Rank)`; `Err(Flavor)` for
+    /// a window not made by [`Rma::allocate_shared`].
+    pub fn shared_query<T>(&self, window: Window<T>, rank: u32) -> Result<SharedPart, RmaError> {
+        let w = self.shared_window("shared_query", window.id)?;
+        crate::comm::check_rank("shared_query rank", rank, self.size())?;
+        let info = w.remotes[rank as usize].info;
+        Ok(SharedPart {
+            rank,
+            size: info.size,
+            disp_unit: info.disp_unit,
+        })
+    }
+
+    /// Loads elements of `part` from element `index` on: plain loads
+    /// through this core's mapping of it (its own part with the window's
+    /// local memory type, another's with the remote type). What another
+    /// process stored shows after its [`Rma::sync`] and this core's.
+    ///
+    /// Return values: `Err(UnknownWindow)`; `Err(Flavor)` unless the
+    /// window is shared; `Err(Range)` past the part's end.
+    pub fn shared_load<T: Element>(
+        &mut self,
+        window: Window<T>,
+        part: SharedPart,
+        index: u32,
+        buf: &mut [T],
+    ) -> Result<(), RmaError> {
+        let ty = self.shared_access("shared_load", window.id, part.rank)?;
+        let start = u64::from(index) * T::BYTES as u64;
+        let len = (buf.len() * T::BYTES) as u64;
+        self.check_range("shared_load", window.id, part.rank, start as i64, len)?;
+        self.read_elements(window.id, part.rank, ty, start, buf)
+    }
+
+    /// Stores elements into `part` from element `index` on, as
+    /// [`Rma::shared_load`] loads.
+    ///
+    /// Return values: as [`Rma::shared_load`].
+    pub fn shared_store<T: Element>(
+        &mut self,
+        window: Window<T>,
+        part: SharedPart,
+        index: u32,
+        data: &[T],
+    ) -> Result<(), RmaError> {
+        let ty = self.shared_access("shared_store", window.id, part.rank)?;
+        let start = u64::from(index) * T::BYTES as u64;
+        let len = (data.len() * T::BYTES) as u64;
+        self.check_range("shared_store", window.id, part.rank, start as i64, len)?;
+        self.write_elements(window.id, part.rank, ty, start, data)
+    }
+
+    /// Window `id` if it is shared, else `Err(Flavor)` naming `call`.
+    fn shared_window(&self, call: &'static str, id: u32) -> Result<&WindowState, RmaError> {
+        let w = self.window(id)?;
+        if w.shared {
+            Ok(w)
+        } else {
+            Err(RmaError::Flavor { call, window: id })
+        }
+    }
+
+    /// The memory type `call` reaches `rank`'s part of shared window `id`
+    /// with.
+    fn shared_access(
+        &self,
+        call: &'static str,
+        id: u32,
+        rank: u32,
+    ) -> Result<MemoryType, RmaError> {
+        let w = self.shared_window(call, id)?;
+        crate::comm::check_rank("shared part rank", rank, self.size())?;
+        Ok(if rank == self.rank() {
+            w.options.local_type
+        } else {
+            w.options.remote_type
+        })
     }
 
     /// Writes elements into this core's own part of the window, from

@@ -868,3 +868,43 @@ fn attributes_say_size_unit_flavor_model_and_group() {
         rma.free_mem(memory).unwrap();
     });
 }
+
+#[test]
+fn a_shared_window_is_loaded_and_stored_directly_and_synced() {
+    Mock::run(3, |hal| {
+        let mut rma = rma(hal);
+        let (me, n) = (rma.rank(), rma.size());
+        let win = rma.allocate_shared::<u32>(4, WindowOptions::new()).unwrap();
+        assert_eq!(rma.attributes(win).unwrap().flavor, Flavor::Shared);
+        let right = rma.shared_query(win, (me + 1) % n).unwrap();
+        assert_eq!((right.size, right.disp_unit), (16, 4));
+        rma.lock_all(win, Assert::NOCHECK).unwrap();
+        // Each stores into its right neighbour's part, then all sync.
+        rma.shared_store(win, right, 1, &[100 + me]).unwrap();
+        rma.sync(win).unwrap();
+        rma.comm().barrier();
+        rma.sync(win).unwrap();
+        let mine = rma.shared_query(win, me).unwrap();
+        let mut got = [0; 4];
+        rma.shared_load(win, mine, 0, &mut got).unwrap();
+        assert_eq!(got, [0, 100 + (me + n - 1) % n, 0, 0]);
+        let past = rma.shared_load(win, right, 4, &mut got[..1]).unwrap_err();
+        assert_eq!(past.class(), ErrorClass::RmaRange);
+        rma.unlock_all(win).unwrap();
+        // Other flavors have no shared parts.
+        let plain = rma.allocate::<u32>(1, WindowOptions::new()).unwrap();
+        let e = rma.shared_query(plain, 0).unwrap_err();
+        assert_eq!(e.class(), ErrorClass::RmaFlavor);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "MPI_ERR_RMA_FLAVOR: shared_query on window {}: only a window made by \
+                 allocate_shared allows it",
+                plain.id()
+            )
+        );
+        rma.comm().barrier();
+        rma.free(plain).unwrap();
+        rma.free(win).unwrap();
+    });
+}
