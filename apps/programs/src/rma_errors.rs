@@ -359,13 +359,20 @@ fn memory(rma: &mut Rma<'_, Scc>, c: &mut Checks, win: Window<u32>) -> Result<()
         Arg,
         &in_use,
     );
-    // Refused on every rank alike, so no rank makes the window.
-    c.error(
-        "create on a window's memory",
-        rma.create::<u32>(mem, WindowOptions::new()),
-        Arg,
-        &in_use,
+    // Windows may overlap: a second window over the same memory is
+    // another view of the same bytes, and the memory stays in use until
+    // both are freed.
+    let overlap = rma
+        .create::<u32>(mem, WindowOptions::new())
+        .map_err(fail("create over a window's memory"))?;
+    let (a, b) = (
+        rma.attributes(made).map_err(fail("attributes"))?,
+        rma.attributes(overlap).map_err(fail("attributes"))?,
     );
+    rma.free(overlap).map_err(fail("free"))?;
+    c.check(a.offset == b.offset && rma.free_mem(mem).is_err(), || {
+        format!("overlapping windows: {a:?} and {b:?}, or the memory freed under one")
+    });
     rma.free(made).map_err(fail("free"))?;
     rma.free_mem(mem).map_err(fail("free_mem"))?;
     c.error(

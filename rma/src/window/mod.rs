@@ -465,7 +465,11 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// rank's record offset is exchanged, and each reads the others'
     /// window descriptions from the database.
     ///
-    /// Return values: `Err(UnknownMemory)`, `Err(MemoryInUse)`,
+    /// Windows may overlap: memory already given to a window may be given
+    /// to another (MPI lets them overlap; accessing the same bytes through
+    /// both in one epoch is the program's race).
+    ///
+    /// Return values: `Err(UnknownMemory)`,
     /// `Err(DispUnit)` for a displacement unit of 0, `Err(NoMemory)` if the
     /// window database is full; `Err(PeerFailed)` on the ranks whose own
     /// part succeeded when another rank's failed (nothing is created on
@@ -493,13 +497,9 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let id = self.windows.len() as u32;
         let given = memory.as_ref().ok().copied();
         let local = memory.and_then(|memory| {
+            // Windows may overlap, as MPI allows: a second window over the
+            // same memory is another view of it.
             let state = self.memory(memory.id)?;
-            if let Some(window) = state.window {
-                return Err(RmaError::MemoryInUse {
-                    memory: memory.id,
-                    window,
-                });
-            }
             let disp_unit = options.disp_unit.unwrap_or(element);
             if disp_unit == 0 {
                 return Err(RmaError::DispUnit { disp_unit });
@@ -618,8 +618,13 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let record = w.remotes[self.rank() as usize].record;
         database::clear_record(self.hal, record);
         self.free_records.push(record);
+        // Another window over the same memory still uses it.
+        let other = (0u32..)
+            .zip(&self.windows)
+            .find(|(_, other)| other.as_ref().is_some_and(|o| o.memory == w.memory))
+            .map(|(id, _)| id);
         if let Some(m) = &mut self.memories[w.memory as usize] {
-            m.window = None;
+            m.window = other;
         }
         if w.owns_memory {
             let len = self.memories[w.memory as usize].map_or(0, |m| m.size);

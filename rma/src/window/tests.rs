@@ -280,15 +280,21 @@ fn windows_on_alloc_mem_and_memory_reuse() {
         let win = rma.create::<u8>(b, options).unwrap();
         assert_eq!(rma.options(win).unwrap(), options);
         assert_eq!(rma.size_of(win, other).unwrap(), 5000);
-        let e = rma.create::<u8>(b, WindowOptions::new()).unwrap_err();
+        // A second window over the same memory: they overlap, as MPI allows.
+        let view = rma.create::<u32>(b, WindowOptions::new()).unwrap();
         assert_eq!(
-            e,
-            RmaError::MemoryInUse {
-                memory: b.id(),
-                window: win.id()
-            }
+            rma.attributes(view).unwrap().offset,
+            rma.attributes(win).unwrap().offset
         );
-        // Memory in use cannot be freed or given to a second window.
+        // Memory in use cannot be freed, until every window over it is.
+        assert_eq!(
+            rma.free_mem(b),
+            Err(RmaError::MemoryInUse {
+                memory: b.id(),
+                window: view.id()
+            })
+        );
+        rma.free(view).unwrap();
         assert_eq!(
             rma.free_mem(b),
             Err(RmaError::MemoryInUse {
