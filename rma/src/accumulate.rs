@@ -111,11 +111,17 @@ pub enum AccumulateOp {
     /// `MPI_NO_OP`: the target element stays (an atomic get); only in
     /// get_accumulate and fetch_and_op.
     NoOp,
+    /// `MPI_MAXLOC`: the pair with the larger value, the smaller index on
+    /// a tie (value-index pairs, [`Loc`], only).
+    MaxLoc,
+    /// `MPI_MINLOC`: the pair with the smaller value, the smaller index on
+    /// a tie (value-index pairs only).
+    MinLoc,
 }
 
 impl AccumulateOp {
     /// Every operation.
-    pub const ALL: [AccumulateOp; 12] = [
+    pub const ALL: [AccumulateOp; 14] = [
         Self::Sum,
         Self::Prod,
         Self::Min,
@@ -128,6 +134,8 @@ impl AccumulateOp {
         Self::Lxor,
         Self::Replace,
         Self::NoOp,
+        Self::MaxLoc,
+        Self::MinLoc,
     ];
 
     /// The MPI name.
@@ -145,7 +153,22 @@ impl AccumulateOp {
             Self::Lxor => "MPI_LXOR",
             Self::Replace => "MPI_REPLACE",
             Self::NoOp => "MPI_NO_OP",
+            Self::MaxLoc => "MPI_MAXLOC",
+            Self::MinLoc => "MPI_MINLOC",
         }
+    }
+
+    /// Whether MPI defines the operation on value-index pairs only.
+    pub const fn pair_only(self) -> bool {
+        matches!(self, Self::MaxLoc | Self::MinLoc)
+    }
+
+    /// Whether the operation applies to value-index pairs.
+    pub const fn for_pairs(self) -> bool {
+        matches!(
+            self,
+            Self::MaxLoc | Self::MinLoc | Self::Replace | Self::NoOp
+        )
     }
 
     /// Whether MPI defines the operation on integer types only.
@@ -162,14 +185,20 @@ mod sealed {
 }
 
 /// An element type accumulates apply to: `u8`, `i8`, `u16`, `i16`, `u32`,
-/// `i32`, `u64`, `i64`, `f32` and `f64`. Sealed: the operations and
-/// their checks are defined for these only.
+/// `i32`, `u64`, `i64`, `f32` and `f64`, and the value-index pairs
+/// [`Loc`] of `i32`, `i64`, `f32` and `f64` (MPI's `MPI_2INT`,
+/// `MPI_LONG_INT`, `MPI_FLOAT_INT`, `MPI_DOUBLE_INT`) for MAXLOC and
+/// MINLOC. Sealed: the operations and their checks are defined for these
+/// only.
 pub trait Accumulable: Element + PartialEq + sealed::Sealed {
     /// The type's name, for messages.
     const NAME: &'static str;
     /// Whether it is an integer type (bitwise and logical operations,
     /// compare_and_swap).
     const INTEGER: bool;
+    /// Whether it is a value-index pair (MAXLOC and MINLOC, and only
+    /// those with REPLACE and NO_OP).
+    const PAIR: bool = false;
 
     /// `target op origin`: the target's new value. An operation the type
     /// does not support (callers refuse it first) leaves `target`.
@@ -198,7 +227,7 @@ macro_rules! integer {
                     AccumulateOp::Lor => Self::from(t || o),
                     AccumulateOp::Lxor => Self::from(t != o),
                     AccumulateOp::Replace => origin,
-                    AccumulateOp::NoOp => target,
+                    AccumulateOp::NoOp | AccumulateOp::MaxLoc | AccumulateOp::MinLoc => target,
                 }
             }
         }
@@ -230,9 +259,67 @@ macro_rules! float {
 
 float!(f32, f64);
 
+/// A value and its index, as MPI's MAXLOC and MINLOC combine them
+/// (`MPI_2INT`, `MPI_LONG_INT`, `MPI_FLOAT_INT`, `MPI_DOUBLE_INT`): stored
+/// as the value then the index, little-endian, without padding.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Loc<V> {
+    /// The value compared.
+    pub value: V,
+    /// Where it came from (a rank, an element's position).
+    pub index: i32,
+}
+
+macro_rules! loc {
+    ($($t:ty),*) => {$(
+        impl Element for Loc<$t> {
+            const BYTES: usize = <$t as Element>::BYTES + 4;
+            fn write_le(self, out: &mut [u8]) {
+                let (value, index) = out.split_at_mut(<$t as Element>::BYTES);
+                self.value.write_le(value);
+                self.index.write_le(index);
+            }
+            fn read_le(bytes: &[u8]) -> Self {
+                let (value, index) = bytes.split_at(<$t as Element>::BYTES);
+                Self {
+                    value: <$t as Element>::read_le(value),
+                    index: i32::read_le(index),
+                }
+            }
+        }
+        impl sealed::Sealed for Loc<$t> {}
+        impl Accumulable for Loc<$t> {
+            const NAME: &'static str = concat!("Loc<", stringify!($t), ">");
+            const INTEGER: bool = false;
+            const PAIR: bool = true;
+            fn combine(op: AccumulateOp, target: Self, origin: Self) -> Self {
+                let tie = target.value == origin.value;
+                let origin_wins = match op {
+                    AccumulateOp::MaxLoc => origin.value > target.value,
+                    AccumulateOp::MinLoc => origin.value < target.value,
+                    AccumulateOp::Replace => return origin,
+                    _ => return target,
+                };
+                if origin_wins {
+                    origin
+                } else if tie {
+                    Self {
+                        index: target.index.min(origin.index),
+                        ..target
+                    }
+                } else {
+                    target
+                }
+            }
+        }
+    )*};
+}
+
+loc!(i32, i64, f32, f64);
+
 /// The element type's zero.
 fn zero<T: Element>() -> T {
-    T::read_le(&[0; 8][..T::BYTES])
+    T::read_le(&[0; 16][..T::BYTES])
 }
 
 /// `Err(Op)` unless `call` may apply `op` to `T`; `no_op` says whether
@@ -247,6 +334,10 @@ fn check_op<T: Accumulable>(
         "is allowed only in get_accumulate, rget_accumulate and fetch_and_op"
     } else if op.integer_only() && !T::INTEGER {
         "is defined for integer types only"
+    } else if op.pair_only() && !T::PAIR {
+        "is defined for value-index pairs (Loc) only"
+    } else if T::PAIR && !op.for_pairs() {
+        "is not defined for value-index pairs (MAXLOC, MINLOC, REPLACE and NO_OP are)"
     } else {
         return Ok(());
     };

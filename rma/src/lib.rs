@@ -48,7 +48,7 @@ pub mod request;
 pub mod stats;
 pub mod window;
 
-pub use accumulate::{Accumulable, AccumulateOp};
+pub use accumulate::{Accumulable, AccumulateOp, Loc};
 pub use chip;
 pub use coherence::Coherence;
 pub use datatype::{Block, Committed, Counted, Datatype, Run, Shape, StructBlock};

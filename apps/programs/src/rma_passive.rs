@@ -17,6 +17,8 @@
 //! 4. **accumulate**: every core adds to every rank's elements (SUM on u64
 //!    and f64, MAX on u64) in a lock_all epoch; each target's elements are
 //!    exact.
+//!    MAXLOC of value-index pairs from every core onto rank 0 keeps the
+//!    largest value and, on ties, the lowest rank.
 //! 5. **Misuse**: passive-target, request and atomics errors, each checked
 //!    for its MPI class and message start.
 //! 6. **A polled flag** (3 cores or more), for each memory type a window
@@ -30,7 +32,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use rma::{AccumulateOp, Assert, ErrorClass, LockScheme, LockType, Rma, WindowOptions};
+use rma::{AccumulateOp, Assert, ErrorClass, Loc, LockScheme, LockType, Rma, WindowOptions};
 
 use crate::bench::Rng;
 use crate::support::osc::{Checks, conclude, fail, open};
@@ -69,6 +71,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     mutex(&mut rma, &mut checks, options)?;
     list(&mut rma, &mut checks, options)?;
     accumulate(&mut rma, &mut checks, options)?;
+    maxloc(&mut rma, &mut checks, options)?;
     misuse(&mut rma, &mut checks, options)?;
     polled_flag(scc, &mut rma, &mut checks, options)?;
     conclude(
@@ -80,6 +83,56 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
             name_of(settings.scheme)
         ),
     )
+}
+
+/// MAXLOC from every core onto rank 0's pair: the largest value, and the
+/// lowest rank among those that hold it.
+fn maxloc(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
+    let (n, me) = (rma.size(), rma.rank());
+    // Values repeat, so ties happen: rank r offers (3 r) mod 4.
+    let offer = |r: u32| Loc {
+        value: f64::from((3 * r) % 4),
+        index: r as i32,
+    };
+    let win = rma
+        .allocate::<Loc<f64>>(1, options)
+        .map_err(fail("allocating the pair"))?;
+    rma.local_write(
+        win,
+        0,
+        &[Loc {
+            value: f64::MIN,
+            index: -1,
+        }],
+    )
+    .map_err(fail("local write"))?;
+    rma.fence(win, Assert::NOSUCCEED).map_err(fail("fence"))?;
+    rma.lock_all(win, Assert::NONE).map_err(fail("lock_all"))?;
+    rma.accumulate(win, 0, 0, &[offer(me)], AccumulateOp::MaxLoc)
+        .map_err(fail("MAXLOC accumulate"))?;
+    rma.unlock_all(win).map_err(fail("unlock_all"))?;
+    rma.comm().barrier();
+    if me == 0 {
+        let best = (0..n)
+            .map(offer)
+            .fold(None::<Loc<f64>>, |best, o| match best {
+                Some(b) if b.value >= o.value => Some(b),
+                _ => Some(o),
+            });
+        let mut got = [Loc {
+            value: 0.0,
+            index: 0,
+        }];
+        rma.lock(win, LockType::Shared, 0, Assert::NONE)
+            .map_err(fail("lock"))?;
+        rma.get(win, 0, 0, &mut got).map_err(fail("get"))?;
+        rma.unlock(win, 0).map_err(fail("unlock"))?;
+        c.check(Some(got[0]) == best, || {
+            format!("MAXLOC: rank 0 holds {:?}, expected {best:?}", got[0])
+        });
+    }
+    rma.comm().barrier();
+    rma.free(win).map_err(fail("freeing the pair"))
 }
 
 /// Polls section 6's poller makes before it gives up on seeing the put.

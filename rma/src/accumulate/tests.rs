@@ -70,7 +70,7 @@ fn operations_combine_as_mpi_defines_them() {
     assert_eq!(f64::combine(Prod, 1.5, -2.0), -3.0);
     assert_eq!(f32::combine(Max, f32::NAN, 1.0), 1.0);
     assert_eq!(f64::combine(Replace, 1.0, 2.0), 2.0);
-    assert_eq!(AccumulateOp::ALL.len(), 12);
+    assert_eq!(AccumulateOp::ALL.len(), 14);
     assert_eq!(Lxor.mpi_name(), "MPI_LXOR");
     assert!(Band.integer_only() && !Sum.integer_only() && !NoOp.integer_only());
 }
@@ -93,7 +93,7 @@ fn every_operation<T: Sample>(rma: &mut Rma<'_, Mock>, ty: MemoryType) {
     };
     let mut got = vec![T::sample(0); LEN as usize];
     for (k, op) in AccumulateOp::ALL.into_iter().enumerate() {
-        if op.integer_only() && !T::INTEGER {
+        if (op.integer_only() && !T::INTEGER) || op.pair_only() {
             continue;
         }
         let k = k as u32;
@@ -756,6 +756,81 @@ fn proc_null_targets_do_nothing_and_requests_complete_all_at_once() {
         rma.unlock_all(win).unwrap();
         rma.comm().barrier();
         rma.free(second).unwrap();
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
+fn maxloc_and_minloc_keep_the_best_pair_and_the_lowest_index_on_ties() {
+    use crate::Loc;
+    fn at<V>(value: V, index: i32) -> Loc<V> {
+        Loc { value, index }
+    }
+    let max = |t, o| Loc::<f64>::combine(AccumulateOp::MaxLoc, t, o);
+    assert_eq!(max(at(1.0, 3), at(2.0, 7)), at(2.0, 7));
+    assert_eq!(max(at(2.0, 3), at(1.0, 7)), at(2.0, 3));
+    assert_eq!(max(at(2.0, 7), at(2.0, 3)), at(2.0, 3));
+    let min = |t, o| Loc::<i32>::combine(AccumulateOp::MinLoc, t, o);
+    assert_eq!(min(at(5, 1), at(-5, 9)), at(-5, 9));
+    assert_eq!(min(at(5, 9), at(5, 1)), at(5, 1));
+    assert_eq!(Loc::<f64>::BYTES, 12);
+    let mut bytes = [0; 12];
+    at(1.5f64, -2).write_le(&mut bytes);
+    assert_eq!(Loc::<f64>::read_le(&bytes), at(1.5, -2));
+
+    // From every rank into rank 0: the maximum, and on ties the lowest rank.
+    Mock::run(4, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        let win = rma.allocate::<Loc<i64>>(2, WindowOptions::new()).unwrap();
+        rma.lock_all(win, Assert::NONE).unwrap();
+        if me == 0 {
+            rma.put(win, 0, 0, &[at(i64::MIN, -1), at(i64::MAX, -1)])
+                .unwrap();
+        }
+        rma.unlock_all(win).unwrap();
+        rma.comm().barrier();
+        rma.lock_all(win, Assert::NONE).unwrap();
+        // Values 10, 20, 20, 10: the maximum 20 first comes from rank 1.
+        let value = if me == 1 || me == 2 { 20 } else { 10 };
+        rma.accumulate(win, 0, 0, &[at(value, me as i32)], AccumulateOp::MaxLoc)
+            .unwrap();
+        rma.accumulate(win, 0, 1, &[at(value, me as i32)], AccumulateOp::MinLoc)
+            .unwrap();
+        rma.unlock_all(win).unwrap();
+        rma.comm().barrier();
+        if me == 0 {
+            let mut got = [at(0, 0); 2];
+            rma.lock(win, LockType::Shared, 0, Assert::NONE).unwrap();
+            rma.get(win, 0, 0, &mut got).unwrap();
+            rma.unlock(win, 0).unwrap();
+            assert_eq!(got, [at(20, 1), at(10, 0)]);
+            // A pair takes no arithmetic, and a number no MAXLOC.
+            rma.lock(win, LockType::Exclusive, 0, Assert::NONE).unwrap();
+            let e = rma
+                .accumulate(win, 0, 0, &[at(1, 1)], AccumulateOp::Sum)
+                .unwrap_err();
+            assert_eq!(e.class(), ErrorClass::Op);
+            assert!(
+                e.to_string()
+                    .contains("is not defined for value-index pairs"),
+                "{e}"
+            );
+            rma.unlock(win, 0).unwrap();
+        }
+        let numbers = rma.allocate::<u32>(1, WindowOptions::new()).unwrap();
+        rma.lock_all(numbers, Assert::NONE).unwrap();
+        let e = rma
+            .accumulate(numbers, 0, 0, &[1], AccumulateOp::MaxLoc)
+            .unwrap_err();
+        assert!(e.to_string().contains("MPI_MAXLOC"), "{e}");
+        assert!(
+            e.to_string().contains("value-index pairs (Loc) only"),
+            "{e}"
+        );
+        rma.unlock_all(numbers).unwrap();
+        rma.comm().barrier();
+        rma.free(numbers).unwrap();
         rma.free(win).unwrap();
     });
 }
