@@ -405,6 +405,13 @@ impl<H: RmaHal> Rma<'_, H> {
         let id = window.id();
         assert.check("lock", Assert::NOCHECK)?;
         let w = self.window(id)?;
+        if w.options.no_locks {
+            return Err(RmaError::Sync {
+                call: "lock",
+                window: id,
+                problem: "the window was made with no_locks, so it has no locks",
+            });
+        }
         check_rank("lock target", target, self.size())?;
         Check {
             call: "lock",
@@ -491,6 +498,13 @@ impl<H: RmaHal> Rma<'_, H> {
         let id = window.id();
         assert.check("lock_all", Assert::NOCHECK)?;
         let w = self.window(id)?;
+        if w.options.no_locks {
+            return Err(RmaError::Sync {
+                call: "lock_all",
+                window: id,
+                problem: "the window was made with no_locks, so it has no locks",
+            });
+        }
         Check {
             call: "lock_all",
             window: id,

@@ -106,15 +106,16 @@ fn shared_dram_on_48_cores() {
 /// Per memory type: the window's attributes and group, 3 put epochs and 3
 /// get epochs with 2 checks each, and the statistics; 1000 small puts,
 /// their count, the bytes; empty epochs and their statistics; puts through
-/// one LUT entry and its evictions; operations on PROC_NULL.
-const FENCE_CHECKS: u32 = 4 * (2 + 6 + 6 + 1) + 3 + 2 + 2 + 1;
+/// one LUT entry and its evictions; operations on PROC_NULL, and lock_all
+/// refused on a no_locks window.
+const FENCE_CHECKS: u32 = 4 * (2 + 6 + 6 + 1) + 3 + 2 + 2 + 1 + 1;
 
 fn fence_on(cores: u32) {
     checked_run(
         cores,
         "rma-fence",
         FENCE_CHECKS,
-        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs, one LUT entry for all mappings, operations on PROC_NULL",
+        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs, one LUT entry for all mappings, operations on PROC_NULL, no_locks",
     );
 }
 

@@ -56,16 +56,22 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
         &mut rma,
         &checks,
         "rma-fence",
-        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs, one LUT entry for all mappings, operations on PROC_NULL",
+        "neighbour puts and gets in consecutive epochs (MPBT-WT, MPBT-WB, NCM, NCM+WCB), many small puts, empty epochs, one LUT entry for all mappings, operations on PROC_NULL, no_locks",
     )
 }
 
 /// Puts, gets and accumulates to `PROC_NULL` in a fence epoch: they return
-/// at once and touch no window or buffer.
+/// at once and touch no window or buffer; the window is made with
+/// `no_locks`, which refuses lock_all.
 fn proc_null(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> Result<(), String> {
+    // A window that is never locked (MPI's no_locks): fence epochs only.
     let win = rma
-        .allocate::<u32>(4, WindowOptions::new())
+        .allocate::<u32>(4, WindowOptions::new().no_locks(true))
         .map_err(fail("allocating a window"))?;
+    let refused = rma.lock_all(win, Assert::NONE);
+    checks.check(refused.is_err(), || {
+        format!("lock_all on a no_locks window: {refused:?}")
+    });
     rma.local_write(win, 0, &[7; 4])
         .map_err(fail("local write"))?;
     rma.fence(win, Assert::NOPRECEDE).map_err(fail("fence"))?;

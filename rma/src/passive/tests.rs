@@ -533,3 +533,49 @@ fn a_random_mix_of_shared_and_exclusive_locks_never_shows_a_torn_block() {
         });
     }
 }
+
+#[test]
+fn a_window_made_with_no_locks_refuses_locks_and_leaves_its_lock_words_alone() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        // A record freed with a mark in its lock word, which the next
+        // window reuses.
+        let first = rma.allocate::<u32>(1, WindowOptions::new()).unwrap();
+        let record = rma.record(first.id(), me);
+        rma.hal
+            .lsm_write_u32(record.controller, record.lock(), 0xBEEF);
+        rma.free(first).unwrap();
+        let options = WindowOptions::new().no_locks(true);
+        let win = rma.allocate::<u32>(1, options).unwrap();
+        assert!(rma.options(win).unwrap().no_locks);
+        assert_eq!(rma.record(win.id(), me), record, "the record is reused");
+        // Its lock word was not set up: the mark is still there.
+        let before = rma.hal.lsm_read_u32(record.controller, record.lock());
+        assert_eq!(before, 0xBEEF);
+        for e in [
+            rma.lock(win, LockType::Shared, 0, Assert::NONE)
+                .unwrap_err(),
+            rma.lock_all(win, Assert::NOCHECK).unwrap_err(),
+        ] {
+            assert_eq!(e.class(), ErrorClass::RmaSync, "{e}");
+            assert!(
+                e.to_string()
+                    .ends_with("the window was made with no_locks, so it has no locks"),
+                "{e}"
+            );
+        }
+        assert_eq!(
+            rma.hal.lsm_read_u32(record.controller, record.lock()),
+            before
+        );
+        // Fence epochs work as ever.
+        rma.fence(win, Assert::NOPRECEDE).unwrap();
+        rma.put(win, 1 - me, 0, &[me + 1]).unwrap();
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        let mut got = [0];
+        rma.local_read(win, 0, &mut got).unwrap();
+        assert_eq!(got, [2 - me]);
+        rma.free(win).unwrap();
+    });
+}

@@ -291,17 +291,21 @@ pub fn allocate_record<H: Topology + Lsm + Tsr>(
 }
 
 /// Fills `record` for a new window: its description, an empty match
-/// vector, a zero completion counter and free locks.
-pub fn write_record<H: Lsm>(hal: &H, record: Record, info: WindowInfo) {
+/// vector, a zero completion counter and, with `locks`, free locks.
+pub fn write_record<H: Lsm>(hal: &H, record: Record, info: WindowInfo, locks: bool) {
     let mc = record.controller;
     for word in 0..MATCH_BITS / 32 {
         hal.lsm_write_u32(mc, record.offset + MATCH + 4 * word, 0);
     }
     hal.lsm_write_u32(mc, record.counter(), 0);
-    hal.lsm_write_u32(mc, record.lock(), 0);
-    hal.lsm_write_u32(mc, record.global(), 0);
-    for word in 0..4 {
-        hal.lsm_write_u32(mc, record.mcs_lock() + 4 * word, 0);
+    // A window made with no_locks is never locked: its lock words stay as
+    // they are.
+    if locks {
+        hal.lsm_write_u32(mc, record.lock(), 0);
+        hal.lsm_write_u32(mc, record.global(), 0);
+        for word in 0..4 {
+            hal.lsm_write_u32(mc, record.mcs_lock() + 4 * word, 0);
+        }
     }
     hal.lsm_write_u32(mc, record.offset + 4, info.offset);
     hal.lsm_write_u32(mc, record.offset + 8, info.size);
@@ -363,7 +367,7 @@ mod tests {
                     size: hal.rank() * 100 + i as u32,
                     disp_unit: 4,
                 };
-                write_record(hal, r, info);
+                write_record(hal, r, info, true);
                 assert_eq!(read_record(hal, hal.core(), r), Ok(info));
             }
             publish_popshm(hal, hal.popshm());
@@ -394,7 +398,7 @@ mod tests {
                     size: hal.rank() * 100 + i as u32,
                     disp_unit: 1,
                 };
-                write_record(hal, r, info);
+                write_record(hal, r, info, true);
                 assert_eq!(read_record(hal, hal.core(), r), Ok(info));
             }
             (central, own)

@@ -124,6 +124,9 @@ pub struct WindowOptions {
     pub lock_scheme: LockScheme,
     /// Where the window's records (description, PSCW and lock data) lie.
     pub database: Database,
+    /// MPI's `no_locks` info key: the window is never locked, so its lock
+    /// words are not set up, and lock and lock_all are refused.
+    pub no_locks: bool,
 }
 
 impl Default for WindowOptions {
@@ -135,6 +138,7 @@ impl Default for WindowOptions {
             coherence: Coherence::Enabled,
             lock_scheme: LockScheme::GbhBackoff,
             database: Database::Distributed,
+            no_locks: false,
         }
     }
 }
@@ -179,6 +183,13 @@ impl WindowOptions {
     /// Sets where the window's records lie.
     pub fn database(self, database: Database) -> Self {
         Self { database, ..self }
+    }
+
+    /// Sets MPI's `no_locks` info key: with `true` the window is never
+    /// locked (passive-target epochs are refused) and its lock words are
+    /// not set up.
+    pub fn no_locks(self, no_locks: bool) -> Self {
+        Self { no_locks, ..self }
     }
 }
 
@@ -510,7 +521,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                 size: state.size,
                 disp_unit,
             };
-            database::write_record(self.hal, record, info);
+            database::write_record(self.hal, record, info, !options.no_locks);
             Ok((memory, record))
         });
         // Exchange where each record lies; 0 says "failed here".
