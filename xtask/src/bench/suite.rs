@@ -606,3 +606,135 @@ fn write(path: &Path, content: &str) -> Result<()> {
     }
     std::fs::write(path, content).with_context(|| format!("cannot write {}", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(host: &str) -> RunInfo {
+        RunInfo {
+            command: "cargo xtask bench --run-one".into(),
+            quick: true,
+            date: format!("2026-01-0{} 00:00:00 UTC", host.len() % 9),
+            host: host.into(),
+            commit: "abc".into(),
+            qemu: "10.0.0".into(),
+        }
+    }
+
+    /// A result of job `id` at the quick scale whose core 0 printed
+    /// `lines`.
+    fn lines_result(id: &str, lines: &[&str], host: &str) -> RunResult {
+        let job = jobs::find(id, true).unwrap();
+        let serial: Vec<String> = std::iter::once("boot".to_owned())
+            .chain(lines.iter().map(|l| (*l).to_owned()))
+            .collect();
+        RunResult::new(
+            &job,
+            true,
+            info(host),
+            2.0,
+            None,
+            Produced::Lines(vec![CoreLines::of(0, &serial)]),
+        )
+    }
+
+    #[test]
+    fn collect_makes_the_tables_a_suite_run_makes() {
+        let results = [
+            lines_result(
+                "barrier-1",
+                &["BENCH barrier procs=2 algo=central cycles=533,1066,1599"],
+                "a",
+            ),
+            lines_result(
+                "barrier-2",
+                &["BENCH barrier procs=8 algo=central cycles=2132,2665"],
+                "bb",
+            ),
+        ];
+        let quick = true;
+        let all = jobs::all(quick);
+        let barrier = select(&["barrier".into()]).unwrap()[0];
+        let in_memory: BTreeMap<String, RunResult> =
+            results.iter().map(|r| (r.id.clone(), r.clone())).collect();
+        // As a suite run makes it once every run has ended; barrier-3 did
+        // not run.
+        let absent = BTreeMap::from([("barrier-3".to_owned(), "not run yet".to_owned())]);
+        let suite = section_of(barrier, quick, &all, &in_memory, &absent);
+        assert_eq!(
+            suite.failures,
+            ["run barrier-3 (bench-barrier on 16 core(s)): not run yet"]
+        );
+        assert_eq!(suite.seconds, 4.0);
+        assert!(suite.runs[0].ends_with("(run barrier-1): 2.00 s host"));
+        assert!(suite.runs[2].ends_with("(run barrier-3): no result"));
+
+        // The same results as --run-one leaves them, collected.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("out");
+        for r in &results {
+            results::write(&dir, r).unwrap();
+        }
+        let output = Output::new(Some(dir.clone()), None).unwrap();
+        let outcome = collect(&[], &output, "cargo xtask bench --collect out").unwrap();
+        // Only the experiment with results.
+        assert_eq!(outcome.sections.len(), 1);
+        let collected = &outcome.sections[0];
+        assert_eq!(collected.modeled, suite.modeled);
+        assert_eq!(collected.osu, suite.osu);
+        assert_eq!(collected.csv, suite.csv);
+        assert_eq!(collected.samples, suite.samples);
+        assert_eq!(collected.svgs, suite.svgs);
+        assert_eq!(collected.runs, suite.runs);
+        assert_eq!(
+            collected.failures,
+            ["run barrier-3 (bench-barrier on 16 core(s)): no result file"]
+        );
+        assert_eq!(collected.modeled[0].rows.len(), 2);
+        // And its files and report are written.
+        assert_eq!(
+            std::fs::read_to_string(dir.join("barrier.csv")).unwrap(),
+            suite.csv.clone().unwrap()
+        );
+        let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert!(md.contains("cargo xtask bench --collect out"), "{md}");
+        assert!(md.contains("a; bb"), "both hosts named: {md}");
+    }
+
+    #[test]
+    fn collect_refuses_mixed_or_foreign_results() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_owned();
+        let output = Output::new(Some(dir.clone()), None).unwrap();
+        let e = collect(&[], &output, "c").unwrap_err().to_string();
+        assert!(e.starts_with("cannot read"), "{e}");
+
+        results::write(&dir, &lines_result("barrier-1", &[], "a")).unwrap();
+        let mut full = lines_result("barrier-2", &[], "a");
+        full.quick = false;
+        full.work = jobs::find("barrier-2", false).unwrap().work;
+        results::write(&dir, &full).unwrap();
+        let e = collect(&[], &output, "c").unwrap_err().to_string();
+        assert!(e.contains("holds results with and without --quick"), "{e}");
+
+        let mut foreign = lines_result("barrier-2", &[], "a");
+        foreign.id = "barrier-99".into();
+        results::forget(&dir, "barrier-2").unwrap();
+        results::write(&dir, &foreign).unwrap();
+        let e = collect(&[], &output, "c").unwrap_err().to_string();
+        assert!(
+            e.contains("run barrier-99 (bench-barrier on 8 core(s)) is not a run of this registry"),
+            "{e}"
+        );
+
+        // A file cut short is an error too, naming it.
+        results::forget(&dir, "barrier-99").unwrap();
+        std::fs::write(results::path(&dir, "barrier-2"), "{\"format\":").unwrap();
+        let e = format!("{:#}", collect(&[], &output, "c").unwrap_err());
+        assert!(
+            e.contains("barrier-2.json is not a whole result file"),
+            "{e}"
+        );
+    }
+}
