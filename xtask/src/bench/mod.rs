@@ -31,6 +31,11 @@
 //! - `report.md`: everything tied together: command line, date, host, git
 //!   commit, and per experiment its summary tables, plots, what it shows,
 //!   its numbered runs and what failed.
+//! - `runs/<ID>.json` and `logs/<ID>.log`: each run's result and serial
+//!   log ([`jobs`] names the runs, [`results`] says when a result is
+//!   complete); the tables are made from these files ([`suite`]), so
+//!   `--resume`, `--only-failed` and `--collect` make the same tables as
+//!   one whole run.
 //!
 //! Modelled SCC time (core cycles of the chip, shown in µs at
 //! `chip.timing.core_mhz`, 533 MHz on the SCC) and host time (seconds on
