@@ -205,7 +205,7 @@ struct BenchArgs {
     /// Make only the run ID (as --list-runs prints it; give --quick as it
     /// does) and leave its result and log in DIR, without tables or report.
     /// The exit status is 1 if the run failed.
-    #[arg(long, value_name = "ID", conflicts_with_all = ["collect", "report"])]
+    #[arg(long, value_name = "ID", conflicts_with_all = ["collect", "report", "sets"])]
     run_one: Option<String>,
     /// Make the tables, files and report from the results in DIR/runs
     /// (left by --run-one), for the SETs given or else every experiment
