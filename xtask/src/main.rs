@@ -174,6 +174,8 @@ struct BenchArgs {
     #[arg(long)]
     quick: bool,
     /// Directory for the tables, CSV files and plots [default: target/bench].
+    /// Each run also leaves its result in DIR/runs/<ID>.json and its serial
+    /// log in DIR/logs/<ID>.log.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Where the Markdown report goes [default: DIR/report.md]. It links to
@@ -181,6 +183,35 @@ struct BenchArgs {
     /// Both are checked before anything is built or run.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Skip the runs whose results are complete in DIR (a whole
+    /// DIR/runs/<ID>.json of the same run and scale, recording no failure,
+    /// written when the run ended) and make the others; the tables are
+    /// made from every result.
+    #[arg(long, conflicts_with_all = ["only_failed", "run_one", "collect", "list_runs"])]
+    resume: bool,
+    /// Make again only the runs whose result in DIR records a failure; the
+    /// tables are made from every result.
+    #[arg(long, conflicts_with_all = ["run_one", "collect", "list_runs"])]
+    only_failed: bool,
+    /// Make N runs at once (at most the host's hardware threads). Host-time
+    /// experiments still run alone, after the others.
+    #[arg(long, value_name = "N", default_value_t = 1, conflicts_with_all = ["run_one", "collect", "list_runs"])]
+    jobs: usize,
+    /// Print one command per run the SETs need, each `cargo xtask bench
+    /// --run-one ID ... --out DIR`, for GNU parallel or a Slurm job array;
+    /// then `--collect DIR` makes the report. Runs nothing.
+    #[arg(long, conflicts_with_all = ["run_one", "collect", "report"])]
+    list_runs: bool,
+    /// Make only the run ID (as --list-runs prints it; give --quick as it
+    /// does) and leave its result and log in DIR, without tables or report.
+    /// The exit status is 1 if the run failed.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["collect", "report", "sets"])]
+    run_one: Option<String>,
+    /// Make the tables, files and report from the results in DIR/runs
+    /// (left by --run-one), for the SETs given or else every experiment
+    /// with a result; a run without a result is a failure. Runs nothing.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "quick"])]
+    collect: Option<PathBuf>,
 }
 
 fn parse_set(value: &str) -> Result<String> {
@@ -255,6 +286,71 @@ fn mode_of(args: &RunArgs) -> Mode {
     })
 }
 
+/// `cargo xtask bench`, whichever way it is asked to run.
+fn bench(args: BenchArgs, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
+    let interrupt = Some(Arc::clone(interrupt));
+    let command = std::iter::once("cargo xtask".to_owned())
+        .chain(std::env::args().skip(1))
+        .collect::<Vec<_>>()
+        .join(" ");
+    if args.list_runs {
+        let out = args
+            .out
+            .unwrap_or_else(|| xtask::build::target_dir().join("bench"));
+        for line in xtask::bench::list_runs(&args.sets, args.quick, &out)? {
+            println!("{line}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(id) = &args.run_one {
+        let output = xtask::bench::Output::new(args.out, None)?;
+        let result = xtask::bench::run_one(id, args.quick, &output.dir, interrupt, &command)?;
+        println!(
+            "result written to {}",
+            xtask::bench::results::path(&output.dir, id).display()
+        );
+        return Ok(match &result.failure {
+            None => ExitCode::SUCCESS,
+            Some(f) => {
+                eprintln!("failed: {id}: {f}");
+                ExitCode::FAILURE
+            }
+        });
+    }
+    let outcome = if let Some(dir) = args.collect {
+        let output = xtask::bench::Output::new(Some(dir), args.report)?;
+        xtask::bench::collect(&args.sets, &output, &command)?
+    } else {
+        let available = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let parallel = xtask::bench::jobs::check_parallel(args.jobs, available)?;
+        let rerun = if args.resume {
+            xtask::bench::Rerun::Resume
+        } else if args.only_failed {
+            xtask::bench::Rerun::OnlyFailed
+        } else {
+            xtask::bench::Rerun::All
+        };
+        let options = xtask::bench::Options {
+            quick: args.quick,
+            rerun,
+            parallel,
+        };
+        let output = xtask::bench::Output::new(args.out, args.report)?;
+        xtask::bench::run_suite(&args.sets, options, &output, interrupt, &command)?
+    };
+    println!("report written to {}", outcome.report.display());
+    let failures = outcome.failures();
+    if failures.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for f in &failures {
+            eprintln!("failed: {f}");
+        }
+        eprintln!("error: {} failure(s), see the report", failures.len());
+        Ok(ExitCode::FAILURE)
+    }
+}
+
 fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> Result<ExitCode> {
     // SIGINT, SIGTERM and SIGHUP only raise a flag (and record which came): the run
     // then stops its QEMU instances and removes the chip memory on its
@@ -316,27 +412,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 _ => report.exit_code(),
             }))
         }
-        Cli::Bench(args) => {
-            let interrupt = Some(Arc::clone(interrupt));
-            let command = std::iter::once("cargo xtask".to_owned())
-                .chain(std::env::args().skip(1))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let output = xtask::bench::Output::new(args.out, args.report)?;
-            let outcome =
-                xtask::bench::run_suite(&args.sets, args.quick, &output, interrupt, &command)?;
-            println!("report written to {}", outcome.report.display());
-            let failures = outcome.failures();
-            if failures.is_empty() {
-                Ok(ExitCode::SUCCESS)
-            } else {
-                for f in &failures {
-                    eprintln!("failed: {f}");
-                }
-                eprintln!("error: {} failure(s), see the report", failures.len());
-                Ok(ExitCode::FAILURE)
-            }
-        }
+        Cli::Bench(args) => bench(args, interrupt),
         Cli::Programs { app } => {
             let app = app.map_or(xtask::App::Builtin, xtask::App::Dir);
             let artifacts = xtask::build_app(&app, true)?;

@@ -31,6 +31,11 @@
 //! - `report.md`: everything tied together: command line, date, host, git
 //!   commit, and per experiment its summary tables, plots, what it shows,
 //!   its numbered runs and what failed.
+//! - `runs/<ID>.json` and `logs/<ID>.log`: each run's result and serial
+//!   log ([`jobs`] names the runs, [`results`] says when a result is
+//!   complete); the tables are made from these files ([`suite`]), so
+//!   `--resume`, `--only-failed` and `--collect` make the same tables as
+//!   one whole run.
 //!
 //! Modelled SCC time (core cycles of the chip, shown in µs at
 //! `chip.timing.core_mhz`, 533 MHz on the SCC) and host time (seconds on
@@ -119,31 +124,34 @@ pub mod calibrate;
 pub mod csv;
 pub mod experiments;
 pub mod host;
+pub mod jobs;
+pub mod progress;
 pub mod protocol;
 pub mod report;
+pub mod results;
 pub mod samples;
 pub mod stats;
+pub mod suite;
 pub mod svg;
 pub mod table;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
 use crate::build::{self, Artifacts};
 use crate::programs::Catalog;
-use crate::qemu::{self, Qemu};
+use crate::qemu::Qemu;
 use crate::run::{Outcome, RunConfig, RunReport, boot};
 pub use experiments::REGISTRY;
 pub use host::{Overhead, Suite};
 use protocol::{Pool, Row};
 use samples::RawSample;
 use stats::Summary;
+pub use suite::{Options, Rerun, collect, list_runs, run_one, run_suite};
 pub use svg::Scale;
 use table::{Table, num};
 
@@ -268,7 +276,7 @@ impl Measure {
 }
 
 /// What an experiment produced.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Section {
     /// Its experiment's name.
     pub name: String,
@@ -357,28 +365,19 @@ pub struct Ctx<'a> {
     artifacts: &'a Artifacts,
     qemu: &'a Qemu,
     interrupt: Option<Arc<AtomicBool>>,
-    /// Runs of result-line programs already made in this command, by
-    /// program, cores and settings: experiments that read the lines of the
-    /// same run (put latency and bandwidth, say) share it.
-    lines_runs: HashMap<String, Rc<LinesRun>>,
-}
-
-/// What a result-line program's run left: its host time, why it failed
-/// (if it did) and every core's serial lines.
-#[derive(Debug)]
-struct LinesRun {
-    seconds: f64,
-    failure: Option<String>,
-    serial: Vec<(u32, Vec<String>)>,
+    /// The job's serial log, to which every run appends.
+    log: Option<PathBuf>,
+    progress: &'a progress::Progress,
 }
 
 impl Ctx<'_> {
-    /// Boots `config` (its interrupt flag set to the suite's); an
-    /// interrupted run is an error.
+    /// Boots `config` (its interrupt flag set to the suite's) and appends
+    /// every core's serial lines and how the run ended to the job's log;
+    /// an interrupted run is an error.
     pub fn boot(&self, mut config: RunConfig) -> Result<RunReport> {
         config.interrupt = self.interrupt.clone();
-        eprintln!(
-            "bench: {} on {} core(s){}",
+        let what = format!(
+            "{} on {} core(s){}",
             config.program_name(),
             config.cores,
             if config.mode == chip::Mode::Plain {
@@ -387,7 +386,11 @@ impl Ctx<'_> {
                 ""
             }
         );
+        self.progress.note(&format!("bench: {what}"));
         let report = boot(&config, self.artifacts, self.qemu)?;
+        if let Some(log) = &self.log {
+            append_log(log, &what, &report)?;
+        }
         if report.outcome == Outcome::Interrupted {
             bail!(
                 "{} on {} cores: {report}",
@@ -415,6 +418,25 @@ pub fn failure(what: &str, report: &RunReport) -> String {
     };
     let reason = reason.map_or(String::new(), |r| format!(" ({r})"));
     format!("{what}: {first}{reason}")
+}
+
+/// Appends run `what`'s serial lines, `[core NN] <line>`, and how it
+/// ended to the log `log`.
+fn append_log(log: &Path, what: &str, report: &RunReport) -> Result<()> {
+    use std::io::Write as _;
+    let mut text = format!("=== {what}\n");
+    for c in &report.cores {
+        for line in &c.serial {
+            text += &format!("[core {:02}] {line}\n", c.core);
+        }
+    }
+    text += &format!("{report}\n\n");
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(log)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {}", log.display()))
 }
 
 /// The experiments `names` stand for, in registry order; `all` is every
@@ -634,161 +656,9 @@ pub fn check_programs(catalog: &Catalog) -> Result<()> {
     Ok(())
 }
 
-/// Runs the experiments named `names`, printing each one's tables as it
-/// finishes, and writes every file as `output` says. `command` is the
-/// command line for the report. An interrupted run ends it with an error.
-pub fn run_suite(
-    names: &[String],
-    quick: bool,
-    output: &Output,
-    interrupt: Option<Arc<AtomicBool>>,
-    command: &str,
-) -> Result<SuiteOutcome> {
-    let chosen = select(names)?;
-    let started = std::time::SystemTime::now();
-    let artifacts = build::build(false)?;
-    check_programs(&Catalog::read(&artifacts.kernel)?)?;
-    let qemu = qemu::ensure()?;
-    // Before any file is written, so the commit is not `-dirty` from them.
-    let info = report::RunInfo::gather(command, quick, started, &qemu);
-    let dir = &output.dir;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let write = |path: &Path, content: &str| {
-        std::fs::write(path, content).with_context(|| format!("cannot write {}", path.display()))
-    };
-    let mut ctx = Ctx {
-        quick,
-        out: dir,
-        artifacts: &artifacts,
-        qemu: &qemu,
-        interrupt: interrupt.clone(),
-        lines_runs: HashMap::new(),
-    };
-    let mut sections = Vec::new();
-    for e in chosen {
-        let clock = Instant::now();
-        let mut section = match &e.kind {
-            Kind::Lines { runs, view } => lines_experiment(&mut ctx, e, runs, view)?,
-            Kind::Host(f) => match f(&mut ctx) {
-                Ok(s) => s,
-                Err(err) if interrupted(&interrupt) => return Err(err),
-                Err(err) => {
-                    let mut s = Section::new(e);
-                    s.failures.push(format!("{err:#}"));
-                    s
-                }
-            },
-        };
-        section.seconds = clock.elapsed().as_secs_f64();
-        let text = section.text();
-        println!("{text}");
-        for f in &section.failures {
-            eprintln!("{}: failed: {f}", section.name);
-        }
-        write(&dir.join(format!("{}.txt", section.name)), &text)?;
-        if let Some(csv) = &section.csv {
-            write(&dir.join(format!("{}.csv", section.name)), csv)?;
-        }
-        if !section.samples.is_empty() {
-            write(
-                &dir.join(section.samples_file()),
-                &samples::write(&section.name, &section.samples),
-            )?;
-        }
-        for (file, svg) in &section.svgs {
-            write(&dir.join(file), svg)?;
-        }
-        sections.push(section);
-    }
-    if let Some(parent) = output.report.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    let links = output.link_prefix()?;
-    write(&output.report, &report::markdown(&info, &sections, &links))?;
-    Ok(SuiteOutcome {
-        sections,
-        report: output.report.clone(),
-    })
-}
-
 fn interrupted(flag: &Option<Arc<AtomicBool>>) -> bool {
     flag.as_ref()
         .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
-}
-
-/// Runs a [`Kind::Lines`] experiment and turns its lines into a section.
-fn lines_experiment(
-    ctx: &mut Ctx<'_>,
-    e: &Experiment,
-    runs: &[Run],
-    view: &View,
-) -> Result<Section> {
-    let mut pool = Pool::default();
-    let mut done = Vec::new();
-    let mut failures = Vec::new();
-    for run in runs {
-        let (cores, params) = if ctx.quick {
-            (run.quick_cores, run.quick_params)
-        } else {
-            (run.cores, run.params)
-        };
-        for &n in cores {
-            let mut config = RunConfig::new(n, run.program);
-            config.timeout = TIMEOUT;
-            config.params = params
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect();
-            let what = format!("{} on {n} core(s)", run.program);
-            let command = run_command(&config);
-            let key = format!("{} {n} {:?}", run.program, config.params);
-            let done_run = match ctx.lines_runs.get(&key) {
-                Some(r) => {
-                    done.push(format!("`{command}`: the lines of an earlier run"));
-                    Rc::clone(r)
-                }
-                None => {
-                    let report = ctx.boot(config)?;
-                    let r = Rc::new(LinesRun {
-                        seconds: report.elapsed.as_secs_f64(),
-                        failure: (!report.success()).then(|| failure(&what, &report)),
-                        serial: report
-                            .cores
-                            .iter()
-                            .map(|c| (c.core, c.serial.clone()))
-                            .collect(),
-                    });
-                    done.push(format!("`{command}`: {:.2} s host", r.seconds));
-                    ctx.lines_runs.insert(key, Rc::clone(&r));
-                    r
-                }
-            };
-            failures.extend(done_run.failure.clone());
-            for (core, serial) in &done_run.serial {
-                pool.add_serial(done.len(), *core, serial);
-            }
-        }
-    }
-    let mut section = lines_section(e, view, &pool, f64::from(crate::CHIP.timing.core_mhz));
-    section.runs = done;
-    failures.append(&mut section.failures);
-    section.failures = failures;
-    Ok(section)
-}
-
-/// The `cargo xtask run` command that repeats a benchmark run.
-fn run_command(config: &RunConfig) -> String {
-    let mut command = format!(
-        "cargo xtask run --cores {} --program {} --timeout {}",
-        config.cores,
-        config.program_name(),
-        config.timeout.as_secs()
-    );
-    for (k, v) in &config.params {
-        command.push_str(&format!(" --param {k}={v}"));
-    }
-    command
 }
 
 /// A key's value as a sort key: numbers by value, before words.

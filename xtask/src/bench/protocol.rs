@@ -155,16 +155,23 @@ impl Pool {
     /// (numbered from 1).
     pub fn add_serial(&mut self, run: usize, core: u32, serial: &[String]) {
         for (n, text) in serial.iter().enumerate() {
-            let error = |e: String| format!("core {core}, serial line {}: {e}: `{text}`", n + 1);
-            match parse_line(text) {
-                Ok(None) => {}
-                Ok(Some(line)) => {
-                    if let Err(e) = self.add(run, core, line) {
-                        self.errors.push(error(e));
-                    }
+            self.add_numbered(run, core, n + 1, text);
+        }
+    }
+
+    /// Adds serial line `number` (from 1) of core `core` in run `run`, if
+    /// it is a `BENCH` line; one that does not parse or pool is an error
+    /// naming the core and the line.
+    pub fn add_numbered(&mut self, run: usize, core: u32, number: usize, text: &str) {
+        let error = |e: String| format!("core {core}, serial line {number}: {e}: `{text}`");
+        match parse_line(text) {
+            Ok(None) => {}
+            Ok(Some(line)) => {
+                if let Err(e) = self.add(run, core, line) {
+                    self.errors.push(error(e));
                 }
-                Err(e) => self.errors.push(error(e)),
             }
+            Err(e) => self.errors.push(error(e)),
         }
     }
 

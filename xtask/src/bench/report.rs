@@ -12,7 +12,7 @@ use super::Section;
 use crate::qemu::Qemu;
 
 /// What the report says about the run as a whole.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunInfo {
     /// The command line.
     pub command: String,

@@ -13,7 +13,7 @@
 use super::csv;
 
 /// One sample as measured.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RawSample {
     /// The dimensions of its measurement, `key=value`; an empty value is
     /// one the measurement does not have.

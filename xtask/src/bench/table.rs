@@ -26,7 +26,7 @@ fn shown(cell: &str) -> &str {
 }
 
 /// One table.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Table {
     /// What it measures: the first line, `# OSU MPI-style <title>`.
     pub title: String,
