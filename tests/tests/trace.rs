@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! `--trace FILE`: a run's rma calls and the chip's cache actions and
-//! waits, one track per core in modelled time, as trace-event JSON that
-//! Perfetto opens.
+//! waits, one track per core in modelled time, and counter tracks per MPB
+//! and memory controller, as trace-event JSON that Perfetto opens.
 
 use std::collections::BTreeMap;
 
@@ -36,7 +36,9 @@ fn a_fence_program_traces_its_puts_gets_and_fences_on_every_core() {
             e["name"].as_str().unwrap().to_owned(),
             e["ph"].as_str().unwrap().to_owned(),
         );
-        if let Some(ts) = e["ts"].as_f64() {
+        if let Some(ts) = e["ts"].as_f64()
+            && ph != "C"
+        {
             let before = last.insert(tid, ts).unwrap_or(0.0);
             assert!(ts >= before, "core {tid}: {name} at {ts} after {before}");
         }
@@ -61,6 +63,24 @@ fn a_fence_program_traces_its_puts_gets_and_fences_on_every_core() {
         }
         assert!(count(core, "CL1INVMB", "i") > 0, "core {core}");
     }
+    // Counter tracks: the MPBs the cores' messages went through moved
+    // bytes, and the totals only grow.
+    let mut tracks: BTreeMap<String, u64> = BTreeMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "C") {
+        let value = e["args"]["value"].as_u64().unwrap();
+        let last = tracks
+            .entry(e["name"].as_str().unwrap().to_owned())
+            .or_insert(0);
+        assert!(value >= *last, "{e}");
+        *last = value;
+    }
+    assert!(
+        tracks
+            .keys()
+            .any(|name| name.starts_with("MPB tile ") && name.ends_with(" bytes")),
+        "{:?}",
+        tracks.keys().collect::<Vec<_>>()
+    );
     // A put names its window, target and bytes.
     let put = events
         .iter()

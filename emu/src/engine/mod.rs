@@ -276,6 +276,7 @@ impl Engine {
                     ordered_at: None,
                     trace: None,
                     trace_arg: 0,
+                    counters: Vec::new(),
                 })
             }
         };
@@ -443,6 +444,49 @@ impl Engine {
         if let Some(time) = &mut self.time {
             time.pc = pc;
             time.sync();
+        }
+        self.sample_counters();
+    }
+
+    /// A traced core's sample of the chip's counters at a sync point: for
+    /// each MPB and memory controller, the bytes it moved for this core
+    /// and the cycles this core queued for it since the last sample, as
+    /// [`chip::trace::Op::Counter`] records (only those that moved).
+    fn sample_counters(&mut self) {
+        use chip::trace::{Counter, Event, Op, Phase, Record};
+        let Some(time) = &mut self.time else { return };
+        let Some(trace) = &mut time.trace else { return };
+        let stats = self.memory.stats();
+        let tiles = self.chip.tiles() as usize;
+        let controllers = self.chip.memory_controllers.len();
+        let now: Vec<(Counter, usize, u64)> = [
+            (Counter::MpbBytes, &stats.mpb_bytes[..tiles]),
+            (Counter::McBytes, &stats.mc_bytes[..controllers]),
+            (Counter::MpbWait, &time.waits.mpb_wait[..tiles]),
+            (Counter::McWait, &time.waits.mc_wait[..controllers]),
+        ]
+        .into_iter()
+        .flat_map(|(c, values)| values.iter().enumerate().map(move |(i, &v)| (c, i, v)))
+        .collect();
+        if time.counters.len() != now.len() {
+            time.counters = vec![0; now.len()];
+        }
+        let cycles = time.clock.now();
+        for ((counter, index, value), last) in now.into_iter().zip(&mut time.counters) {
+            if value != *last {
+                let event = Event {
+                    op: Op::Counter,
+                    phase: Phase::Instant,
+                    window: counter as u8,
+                    target: index as u16,
+                };
+                trace.push(Record {
+                    cycles,
+                    word: event.word(),
+                    arg: u32::try_from(value - *last).unwrap_or(u32::MAX),
+                });
+                *last = value;
+            }
         }
     }
 

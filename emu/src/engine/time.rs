@@ -66,6 +66,9 @@ pub(super) struct Time {
     pub(super) trace: Option<Vec<Record>>,
     /// The argument of the next trace event ([`EmuCall::TraceArg`]).
     pub(super) trace_arg: u32,
+    /// The counters at the last sample a traced core took, in the order
+    /// of [`trace::Counter::ALL`], each over its resources.
+    pub(super) counters: Vec<u64>,
 }
 
 impl Time {

@@ -56,11 +56,57 @@ pub enum Op {
     /// A wait in modelled time for a polled value to change (recorded by
     /// the emulator): a TSR, a lock word, a flag.
     Waiting = 34,
+    /// A counter of the chip moved since the core's last sample (recorded
+    /// by the emulator at sync points): [`Event::window`] holds the
+    /// [`Counter`], [`Event::target`] the tile or controller, the record's
+    /// argument how much it moved.
+    Counter = 35,
+}
+
+/// What an [`Op::Counter`] event counts, for one core: the run tool sums
+/// the cores into one track per resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Counter {
+    /// Bytes to and from a tile's MPB.
+    MpbBytes = 0,
+    /// Bytes to and from a memory controller's DRAM.
+    McBytes = 1,
+    /// Cycles queued for a tile's MPB.
+    MpbWait = 2,
+    /// Cycles queued for a memory controller.
+    McWait = 3,
+}
+
+impl Counter {
+    /// Every counter.
+    pub const ALL: [Counter; 4] = [Self::MpbBytes, Self::McBytes, Self::MpbWait, Self::McWait];
+
+    /// What the resource is called in a track's name (then its index).
+    pub const fn resource(self) -> &'static str {
+        match self {
+            Self::MpbBytes | Self::MpbWait => "MPB tile",
+            Self::McBytes | Self::McWait => "MC",
+        }
+    }
+
+    /// What the track counts.
+    pub const fn unit(self) -> &'static str {
+        match self {
+            Self::MpbBytes | Self::McBytes => "bytes",
+            Self::MpbWait | Self::McWait => "queueing cycles",
+        }
+    }
+
+    /// The counter `code` names, if one.
+    pub fn from_code(code: u8) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| *c as u8 == code)
+    }
 }
 
 impl Op {
     /// Every op, for decoding.
-    pub const ALL: [Op; 21] = [
+    pub const ALL: [Op; 22] = [
         Self::Tracing,
         Self::Put,
         Self::Get,
@@ -82,6 +128,7 @@ impl Op {
         Self::Cl1invmb,
         Self::Wbinvd,
         Self::Waiting,
+        Self::Counter,
     ];
 
     /// The name a trace shows.
@@ -108,6 +155,7 @@ impl Op {
             Self::Cl1invmb => "CL1INVMB",
             Self::Wbinvd => "WBINVD",
             Self::Waiting => "waiting",
+            Self::Counter => "counter",
         }
     }
 }

@@ -3,13 +3,15 @@
 //! trace-event JSON file (the Chrome trace format, which Perfetto opens):
 //! one track per core, rma's calls as spans with their window, target and
 //! bytes, the emulator's CL1INVMB and WBINVD as moments and its modelled
-//! waits as spans, all in modelled time (microseconds at the chip's core
-//! clock).
+//! waits as spans, and one counter track per MPB and memory controller
+//! for the bytes it moved and the cycles cores queued for it (every
+//! core's samples summed), all in modelled time (microseconds at the
+//! chip's core clock).
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use chip::trace::{Event, Phase, Record};
+use chip::trace::{Counter, Event, Op, Phase, Record};
 use serde::Serialize;
 
 /// One entry of `traceEvents`.
@@ -78,6 +80,7 @@ pub fn to_json(cores: &[Vec<Record>], mhz: u32) -> Result<String> {
             .into_iter()
             .collect(),
     }];
+    let mut counters = Vec::new();
     for (core, records) in cores.iter().enumerate() {
         let tid = core as u32;
         events.push(TraceEvent {
@@ -96,6 +99,10 @@ pub fn to_json(cores: &[Vec<Record>], mhz: u32) -> Result<String> {
             let Some(event) = Event::from_word(r.word) else {
                 continue;
             };
+            if event.op == Op::Counter {
+                counters.push((r.cycles, event, r.arg));
+                continue;
+            }
             let mut args = serde_json::Map::new();
             if event.window != Event::NONE8 {
                 args.insert("window".into(), event.window.into());
@@ -122,6 +129,29 @@ pub fn to_json(cores: &[Vec<Record>], mhz: u32) -> Result<String> {
                 args,
             });
         }
+    }
+    // Counter tracks: each core's samples are what moved since its last;
+    // summed over the cores in time order, they are the resource's total.
+    counters.sort_by_key(|&(cycles, _, _)| cycles);
+    let mut totals = std::collections::BTreeMap::new();
+    for (cycles, event, moved) in counters {
+        let Some(counter) = Counter::from_code(event.window) else {
+            continue;
+        };
+        let total = totals.entry((counter as u8, event.target)).or_insert(0u64);
+        *total += u64::from(moved);
+        events.push(TraceEvent {
+            name: format!("{} {} {}", counter.resource(), event.target, counter.unit()),
+            cat: Some("chip"),
+            ph: "C",
+            ts: Some(cycles as f64 / f64::from(mhz)),
+            pid: 0,
+            tid: 0,
+            s: None,
+            args: [("value".to_owned(), (*total).into())]
+                .into_iter()
+                .collect(),
+        });
     }
     serde_json::to_string(&TraceFile {
         trace_events: events,
@@ -188,6 +218,42 @@ mod tests {
         assert_eq!(events[4]["ts"], 3.0);
         assert_eq!(events[5]["name"], "thread_name");
         assert_eq!(events[5]["args"]["name"], "core 01");
+    }
+
+    #[test]
+    fn counter_samples_of_every_core_sum_into_one_track_per_resource() {
+        let sample = |cycles, counter: Counter, index, moved| Record {
+            cycles,
+            word: Event {
+                op: Op::Counter,
+                phase: Phase::Instant,
+                window: counter as u8,
+                target: index,
+            }
+            .word(),
+            arg: moved,
+        };
+        let core0 = vec![
+            sample(533, Counter::McBytes, 1, 64),
+            sample(1599, Counter::McBytes, 1, 32),
+        ];
+        let core1 = vec![sample(1066, Counter::McBytes, 1, 128)];
+        let json = to_json(&[core0, core1], 533).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let track: Vec<(f64, u64)> = v["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "C")
+            .map(|e| {
+                assert_eq!(e["name"], "MC 1 bytes");
+                (
+                    e["ts"].as_f64().unwrap(),
+                    e["args"]["value"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(track, [(1.0, 64), (2.0, 192), (3.0, 224)]);
     }
 
     #[test]
