@@ -35,7 +35,10 @@
 //! MPI makes accumulates atomic per element only, so a long accumulate is
 //! split into chunks of at most [`CHUNK`] elements, and the guard is given
 //! up between chunks: a lock or another origin's accumulate on the same
-//! target waits for one chunk, not the whole call. Chunks run in order and
+//! target waits for one chunk, not the whole call. A chunk is made of the
+//! pieces the layouts leave contiguous, in order, up to [`CHUNK`] elements
+//! in all (one hold covers many short runs of a strided type, not one hold
+//! per run); each piece is read, combined and written before the next. Chunks run in order and
 //! each is written and released before the next is taken, and every call
 //! has finished at the target when it returns, so accumulates from one
 //! origin to one target are ordered as MPI requires by default (a REPLACE
@@ -70,8 +73,8 @@ use crate::ops::{
 };
 use crate::window::{Rma, Window};
 
-/// Elements read, combined and written per hold of the guard: up to 512
-/// bytes (64 `f64`), so a lock on the same target waits for little.
+/// Most elements read, combined and written per hold of the guard: up to
+/// 512 bytes (64 `f64`), so a lock on the same target waits for little.
 pub const CHUNK: usize = 64;
 
 pub(crate) const ACCUMULATE: Call = call!("accumulate");
@@ -268,39 +271,65 @@ pub mod guard {
     use crate::RmaError;
     use crate::hal::Tsr;
 
-    /// Target memory as the guard's holder reaches it.
-    pub trait Target<T> {
+    /// Target memory's coherence actions, as the guard's holder runs them.
+    pub trait Coherent {
         /// Drops what may be stale, before the first read.
         fn acquire(&mut self);
-        /// Reads `buf.len()` elements from byte `at`.
-        fn read(&mut self, at: u64, buf: &mut [T]) -> Result<(), RmaError>;
-        /// Writes `data` at byte `at`.
-        fn write(&mut self, at: u64, data: &[T]) -> Result<(), RmaError>;
         /// Makes the writes visible, before the guard is given up.
         fn release(&mut self);
     }
 
-    /// Under `owner`'s TSR: acquires, reads `buf.len()` elements at `at`
-    /// into `buf`, lets `modify` turn them into the new values (it returns
-    /// whether to write them), writes, releases. The TSR is given up on
-    /// errors too.
+    /// Target memory as the guard's holder reaches it.
+    pub trait Target<T>: Coherent {
+        /// Reads `buf.len()` elements from byte `at`.
+        fn read(&mut self, at: u64, buf: &mut [T]) -> Result<(), RmaError>;
+        /// Writes `data` at byte `at`.
+        fn write(&mut self, at: u64, data: &[T]) -> Result<(), RmaError>;
+    }
+
+    /// Under `owner`'s TSR: acquires, runs `body` (the read-modify-writes
+    /// of one hold, [`modify`]), releases. The TSR is given up on errors
+    /// too.
+    pub fn hold<H: Tsr, M: Coherent, R>(
+        hal: &H,
+        owner: CoreId,
+        memory: &mut M,
+        body: impl FnOnce(&mut M) -> Result<R, RmaError>,
+    ) -> Result<R, RmaError> {
+        hal.tsr_acquire(owner);
+        memory.acquire();
+        let done = body(memory);
+        memory.release();
+        hal.tsr_release(owner);
+        done
+    }
+
+    /// Inside a [`hold`]: reads `buf.len()` elements at `at` into `buf`,
+    /// lets `modify` turn them into the new values (it returns whether to
+    /// write them), writes.
+    pub fn modify<T, M: Target<T>>(
+        memory: &mut M,
+        at: u64,
+        buf: &mut [T],
+        modify: impl FnOnce(&mut [T]) -> bool,
+    ) -> Result<(), RmaError> {
+        memory.read(at, buf)?;
+        if modify(buf) {
+            memory.write(at, buf)?;
+        }
+        Ok(())
+    }
+
+    /// [`modify`] in a [`hold`] of its own.
     pub fn read_modify_write<H: Tsr, T, M: Target<T>>(
         hal: &H,
         owner: CoreId,
         memory: &mut M,
         at: u64,
         buf: &mut [T],
-        modify: impl FnOnce(&mut [T]) -> bool,
+        change: impl FnOnce(&mut [T]) -> bool,
     ) -> Result<(), RmaError> {
-        hal.tsr_acquire(owner);
-        memory.acquire();
-        let mut done = memory.read(at, buf);
-        if done.is_ok() && modify(buf) {
-            done = memory.write(at, buf);
-        }
-        memory.release();
-        hal.tsr_release(owner);
-        done
+        hold(hal, owner, memory, |m| modify(m, at, buf, change))
     }
 
     /// Replaces the element at `at` with `old op value`; returns `old`.
@@ -357,11 +386,17 @@ struct Through<'r, 'h, H: RmaHal> {
     release: Actions,
 }
 
-impl<T: Element, H: RmaHal> guard::Target<T> for Through<'_, '_, H> {
+impl<H: RmaHal> guard::Coherent for Through<'_, '_, H> {
     fn acquire(&mut self) {
         self.rma.coherence(self.id, self.acquire);
     }
 
+    fn release(&mut self) {
+        self.rma.coherence(self.id, self.release);
+    }
+}
+
+impl<T: Element, H: RmaHal> guard::Target<T> for Through<'_, '_, H> {
     fn read(&mut self, at: u64, buf: &mut [T]) -> Result<(), RmaError> {
         // What it reads may stay in L1 after the guard: a later get drops it.
         if self.acquire.invalidate {
@@ -374,10 +409,6 @@ impl<T: Element, H: RmaHal> guard::Target<T> for Through<'_, '_, H> {
     fn write(&mut self, at: u64, data: &[T]) -> Result<(), RmaError> {
         self.rma
             .write_elements(self.id, self.target, self.ty, at, data)
-    }
-
-    fn release(&mut self) {
-        self.rma.coherence(self.id, self.release);
     }
 }
 
@@ -713,27 +744,44 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let zero = zero::<T>();
         let mut scratch = [zero; CHUNK];
         let mut through = self.through(id, target);
-        for ([o, r, t], n) in zip_runs([origin, places, target_layout]) {
-            let mut done = 0;
-            while done < n {
-                let m = (n - done).min(CHUNK as u64) as usize;
-                let (o, r) = ((o as u64 + done) as usize, (r as u64 + done) as usize);
-                let at = byte_at::<T>(offset, t + done as i64);
-                let result = result.as_deref_mut();
-                guard::read_modify_write(hal, owner, &mut through, at, &mut scratch[..m], |v| {
-                    if let Some(result) = result {
-                        result[r..r + m].copy_from_slice(v);
-                    }
-                    if op == AccumulateOp::NoOp {
-                        return false;
-                    }
-                    for (v, &x) in v.iter_mut().zip(&data[o..o + m]) {
-                        *v = T::combine(op, *v, x);
-                    }
-                    true
-                })?;
-                done += m as u64;
-            }
+        // What is left of the current piece contiguous in all three
+        // layouts: where it starts in each, and its length.
+        let mut runs = zip_runs([origin, places, target_layout]);
+        let mut left = runs.next();
+        while left.is_some() {
+            // One hold: pieces in order, cut where they reach CHUNK elements.
+            guard::hold(hal, owner, &mut through, |memory| {
+                let mut held = 0;
+                while let Some(([o, r, t], n)) = left
+                    && held < CHUNK
+                {
+                    let m = n.min((CHUNK - held) as u64) as usize;
+                    let (o, r) = (o as usize, r as usize);
+                    let at = byte_at::<T>(offset, t);
+                    let result = result.as_deref_mut();
+                    let buf = &mut scratch[..m];
+                    guard::modify(memory, at, buf, |v| {
+                        if let Some(result) = result {
+                            result[r..r + m].copy_from_slice(v);
+                        }
+                        if op == AccumulateOp::NoOp {
+                            return false;
+                        }
+                        for (v, &x) in v.iter_mut().zip(&data[o..o + m]) {
+                            *v = T::combine(op, *v, x);
+                        }
+                        true
+                    })?;
+                    held += m;
+                    left = if m as u64 == n {
+                        runs.next()
+                    } else {
+                        let d = m as i64;
+                        Some(([o as i64 + d, r as i64 + d, t + d], n - m as u64))
+                    };
+                }
+                Ok(())
+            })?;
         }
         self.finish(id, Kind::Accumulate, bytes::<T>(&origin));
         Ok(())

@@ -448,6 +448,13 @@ fn the_guard_does_the_coherence_actions_of_the_memory_type() {
         assert_eq!(delta(counts(&rma, ncm), before[1]), (0, 0, 0));
         // MPBT-WB: write back + flush + CL1INVMB before, both after.
         assert_eq!(delta(counts(&rma, wb), before[2]), (8, 8, 4));
+        // 70 runs of one element: the first 64 share one hold, the rest
+        // another, not one hold per run.
+        let before = counts(&rma, wt);
+        let (origin, strided) = (Vector::contiguous(70), Vector::new(70, 1, 2));
+        rma.accumulate_vector(wt, other, 0, &[1; 70], origin, strided, AccumulateOp::Sum)
+            .unwrap();
+        assert_eq!(delta(counts(&rma, wt), before), (0, 4, 2));
         for win in [wt, ncm, wb] {
             rma.unlock(win, other).unwrap();
         }
