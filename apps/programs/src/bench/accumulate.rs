@@ -58,9 +58,9 @@ impl Call {
     }
 }
 
-/// Elements per accumulate and get_accumulate: one, and four of rma's
-/// chunks ([`rma::accumulate::CHUNK`] elements each), so a call holds the
-/// guard more than once.
+/// Elements per accumulate and get_accumulate: one, and four times the
+/// elements rma reads, combines and writes at a time under the guard
+/// ([`rma::accumulate::CHUNK`]).
 const SIZES: [u32; 2] = [1, 4 * rma::accumulate::CHUNK as u32];
 
 /// Sweeps over all ranks per origin and round.
