@@ -376,7 +376,7 @@ pub static REGISTRY: &[Experiment] = &[
         title: "Accumulate family against the process count",
         about: "Each of p processes calls accumulate or get_accumulate (MPI_SUM of 1 u64 and of 256, \
                 four of rma's 64-element chunks) or fetch_and_op once on every rank, itself \
-                included, in 4 sweeps (1 with --quick), all under one lock_all epoch, each origin \
+                included, in 2 sweeps (1 with --quick), all under one lock_all epoch, each origin \
                 starting its sweep at its own rank; every call timed. Every target's elements are \
                 checked exact after each round, and the old values get_accumulate and fetch_and_op \
                 returned for an element are checked to be 0..p*sweeps once each (their sums over \
