@@ -12,12 +12,13 @@
 //! TS_release"). A lock word in memory would need the TSR anyway to be
 //! taken atomically, so the register itself is the cheaper guard. It is
 //! the register GBH's counters of `t`'s part and PSCW's match and
-//! completion words of `t` use too; all of those hold it for a few
-//! uncached accesses and never while holding another TSR, and so does
-//! the guard: inside it run only the coherence actions, the copies
-//! through the window mapping (which may remap a LUT entry, touching no
-//! TSR) and the operation itself. No TSR is ever taken while one is held,
-//! so no cycle of waiters can form.
+//! completion words of `t` use too; those hold it for a few uncached
+//! accesses, the guard for one call's elements (so a lock or PSCW call on
+//! `t` may wait for a whole accumulate, see below), and none of them
+//! while holding another TSR: inside the guard run only the coherence
+//! actions, the copies through the window mapping (which may remap a LUT
+//! entry, touching no TSR) and the operation itself. No TSR is ever taken
+//! while one is held, so no cycle of waiters can form.
 //!
 //! Inside the guard, for the memory type the target is reached with (the
 //! window's remote type, or its local type when the target is this core,
