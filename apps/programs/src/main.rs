@@ -150,4 +150,7 @@ kernel::programs! {
     /// benchmark: HPCC RandomAccess, XOR updates of random words of a table spread over 1..N
     /// processes' windows, per update variant; every table word checked exact after every round
     "bench-random-access" => bench::random_access::run,
+    /// benchmark: accumulate, get_accumulate and fetch_and_op from 1..N processes onto every rank,
+    /// each call timed; every value and every returned old value checked
+    "bench-accumulate" => bench::accumulate::run,
 }

@@ -697,15 +697,19 @@ mod accumulate {
     use super::*;
     use crate::RmaError;
     use crate::accumulate::AccumulateOp;
-    use crate::accumulate::guard::{self, Target};
+    use crate::accumulate::guard::{self, Coherent, Target};
 
     /// One element of target memory. The coherence actions do nothing:
     /// loom checks the guard's exclusion and ordering, not the caches.
     struct Element<'a>(&'a AtomicU32);
 
-    impl Target<u32> for Element<'_> {
+    impl Coherent for Element<'_> {
         fn acquire(&mut self) {}
 
+        fn release(&mut self) {}
+    }
+
+    impl Target<u32> for Element<'_> {
         fn read(&mut self, at: u64, buf: &mut [u32]) -> Result<(), RmaError> {
             assert_eq!((at, buf.len()), (0, 1));
             buf[0] = self.0.load(Ordering::Relaxed);
@@ -717,8 +721,6 @@ mod accumulate {
             self.0.store(data[0], Ordering::Relaxed);
             Ok(())
         }
-
-        fn release(&mut self) {}
     }
 
     /// `hals` each add 1 to a counter guarded by core 0's TSR; every

@@ -372,6 +372,52 @@ pub static REGISTRY: &[Experiment] = &[
         },
     },
     Experiment {
+        name: "accumulate",
+        title: "Accumulate family against the process count",
+        about: "Each of p processes calls accumulate or get_accumulate (MPI_SUM of 1 u64 and of 256, \
+                four of rma's 64-element chunks) or fetch_and_op once on every rank, itself \
+                included, in 2 sweeps (1 with --quick), all under one lock_all epoch, each origin \
+                starting its sweep at its own rank; every call timed. Every target's elements are \
+                checked exact after each round, and the old values get_accumulate and fetch_and_op \
+                returned for an element are checked to be 0..p*sweeps once each (their sums over \
+                all origins, and each origin's increasing).",
+        kind: Kind::Lines {
+            runs: &[Run {
+                program: "bench-accumulate",
+                cores: &[48],
+                quick_cores: &[16],
+                params: FULL,
+                quick_params: QUICK,
+            }],
+            view: View {
+                x: "procs",
+                table: Measure::Latency,
+                x_label: "processes",
+                x_scale: Scale::Linear,
+                plots: &[
+                    Plot {
+                        suffix: "-accumulate",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("op", "accumulate")],
+                    },
+                    Plot {
+                        suffix: "-get-accumulate",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("op", "get-accumulate")],
+                    },
+                    Plot {
+                        suffix: "-fetch-and-op",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Log(10.0),
+                        only: &[("op", "fetch-and-op")],
+                    },
+                ],
+            },
+        },
+    },
+    Experiment {
         name: "emulator-speed",
         title: "Emulator speed",
         about: "How fast the emulator runs on this host: the host time until all 48 cores have booted \

@@ -29,6 +29,7 @@
 //! `cargo xtask bench --quick` (fewer sizes, counts and iterations, same
 //! code).
 
+pub mod accumulate;
 pub mod barrier;
 pub mod load_store;
 pub mod lock;
