@@ -643,7 +643,7 @@ impl<H: RmaHal> Rma<'_, H> {
         let w = self.window(id)?;
         let local = w.options.local_type;
         let mut actions = release_actions(local).union(acquire_actions(local));
-        if w.shared {
+        if w.flavor == crate::window::Flavor::Shared {
             // Loads and stores reach other processes' parts through the
             // remote mapping: its lines and buffered stores too.
             let remote = w.options.remote_type;

@@ -205,6 +205,13 @@ pub enum Flavor {
     Shared,
 }
 
+impl Flavor {
+    /// Whether the window took its memory, and frees it with itself.
+    pub const fn owns_memory(self) -> bool {
+        !matches!(self, Self::Create)
+    }
+}
+
 /// A process's part of a shared window, as [`Rma::shared_query`] gives it
 /// (`MPI_Win_shared_query`): reached with [`Rma::shared_load`] and
 /// [`Rma::shared_store`].
@@ -258,9 +265,8 @@ pub(crate) struct Remote {
 #[derive(Debug)]
 pub(crate) struct WindowState {
     pub memory: u32,
-    pub owns_memory: bool,
-    /// Made by [`Rma::allocate_shared`]: loads and stores reach every part.
-    pub shared: bool,
+    /// How its memory came to be: it owns it unless it was given it.
+    pub flavor: Flavor,
     pub options: WindowOptions,
     /// Every rank's part, this core's included.
     pub remotes: Vec<Remote>,
@@ -457,6 +463,16 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         len: u32,
         options: WindowOptions,
     ) -> Result<Window<T>, RmaError> {
+        self.allocate_as(len, options, Flavor::Allocate)
+    }
+
+    /// [`Rma::allocate`] or [`Rma::allocate_shared`], as `flavor` says.
+    fn allocate_as<T: Element>(
+        &mut self,
+        len: u32,
+        options: WindowOptions,
+        flavor: Flavor,
+    ) -> Result<Window<T>, RmaError> {
         let bytes = u64::from(len) * T::BYTES as u64;
         let memory = u32::try_from(bytes)
             .map_err(|_| RmaError::NoMemory {
@@ -465,7 +481,11 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                 available: self.popshm_left(),
             })
             .and_then(|bytes| self.alloc_mem(bytes));
-        let id = self.create_window("allocate", memory, true, T::BYTES as u32, options)?;
+        let call = match flavor {
+            Flavor::Shared => "allocate_shared",
+            Flavor::Allocate | Flavor::Create => "allocate",
+        };
+        let id = self.create_window(call, memory, flavor, T::BYTES as u32, options)?;
         Ok(Window {
             id,
             _element: PhantomData,
@@ -490,7 +510,13 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         memory: Memory,
         options: WindowOptions,
     ) -> Result<Window<T>, RmaError> {
-        let id = self.create_window("create", Ok(memory), false, T::BYTES as u32, options)?;
+        let id = self.create_window(
+            "create",
+            Ok(memory),
+            Flavor::Create,
+            T::BYTES as u32,
+            options,
+        )?;
         Ok(Window {
             id,
             _element: PhantomData,
@@ -501,7 +527,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         &mut self,
         call: &'static str,
         memory: Result<Memory, RmaError>,
-        owns_memory: bool,
+        flavor: Flavor,
         element: u32,
         options: WindowOptions,
     ) -> Result<u32, RmaError> {
@@ -544,13 +570,13 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let failed = records.iter().position(Option::is_none);
         let (memory, record) = match (local, failed) {
             (Err(e), _) => {
-                self.undo_memory(owns_memory, given);
+                self.undo_memory(flavor, given);
                 return Err(e);
             }
             (Ok((memory, record)), Some(rank)) => {
                 database::clear_record(self.hal, record);
                 self.free_records.push(record);
-                self.undo_memory(owns_memory, Some(memory));
+                self.undo_memory(flavor, Some(memory));
                 return Err(RmaError::PeerFailed {
                     call,
                     rank: rank as u32,
@@ -575,8 +601,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let words = self.size().div_ceil(32) as usize;
         self.windows.push(Some(WindowState {
             memory: memory.id,
-            owns_memory,
-            shared: false,
+            flavor,
             options,
             remotes,
             access: AccessEpoch::None,
@@ -602,8 +627,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         }
     }
 
-    fn undo_memory(&mut self, owns_memory: bool, memory: Option<Memory>) {
-        if let (true, Some(memory)) = (owns_memory, memory) {
+    fn undo_memory(&mut self, flavor: Flavor, memory: Option<Memory>) {
+        if let (true, Some(memory)) = (flavor.owns_memory(), memory) {
             let _ = self.free_mem(memory);
         }
     }
@@ -637,7 +662,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         if let Some(m) = &mut self.memories[w.memory as usize] {
             m.window = other;
         }
-        if w.owns_memory {
+        if w.flavor.owns_memory() {
             let len = self.memories[w.memory as usize].map_or(0, |m| m.size);
             self.free_mem(Memory { id: w.memory, len })?;
         }
@@ -695,11 +720,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         Ok(WindowAttributes {
             size: info.size,
             disp_unit: info.disp_unit,
-            flavor: match (w.shared, w.owns_memory) {
-                (true, _) => Flavor::Shared,
-                (false, true) => Flavor::Allocate,
-                (false, false) => Flavor::Create,
-            },
+            flavor: w.flavor,
             model: if unified {
                 MemoryModel::Unified
             } else {
@@ -759,9 +780,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         len: u32,
         options: WindowOptions,
     ) -> Result<Window<T>, RmaError> {
-        let window = self.allocate::<T>(len, options)?;
-        self.window_mut(window.id)?.shared = true;
-        Ok(window)
+        self.allocate_as(len, options, Flavor::Shared)
     }
 
     /// Where `rank`'s part of a shared window is (`MPI_Win_shared_query`).
@@ -793,10 +812,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         index: u32,
         buf: &mut [T],
     ) -> Result<(), RmaError> {
-        let ty = self.shared_access("shared_load", window.id, part.rank)?;
-        let start = u64::from(index) * T::BYTES as u64;
-        let len = (buf.len() * T::BYTES) as u64;
-        self.check_range("shared_load", window.id, part.rank, start as i64, len)?;
+        let (ty, start) =
+            self.shared_access::<T>("shared_load", window.id, part, index, buf.len())?;
         self.read_elements(window.id, part.rank, ty, start, buf)
     }
 
@@ -811,38 +828,43 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         index: u32,
         data: &[T],
     ) -> Result<(), RmaError> {
-        let ty = self.shared_access("shared_store", window.id, part.rank)?;
-        let start = u64::from(index) * T::BYTES as u64;
-        let len = (data.len() * T::BYTES) as u64;
-        self.check_range("shared_store", window.id, part.rank, start as i64, len)?;
+        let (ty, start) =
+            self.shared_access::<T>("shared_store", window.id, part, index, data.len())?;
         self.write_elements(window.id, part.rank, ty, start, data)
     }
 
     /// Window `id` if it is shared, else `Err(Flavor)` naming `call`.
     fn shared_window(&self, call: &'static str, id: u32) -> Result<&WindowState, RmaError> {
         let w = self.window(id)?;
-        if w.shared {
+        if w.flavor == Flavor::Shared {
             Ok(w)
         } else {
             Err(RmaError::Flavor { call, window: id })
         }
     }
 
-    /// The memory type `call` reaches `rank`'s part of shared window `id`
-    /// with.
-    fn shared_access(
+    /// Where `call` reaches `elements` elements of `part` of shared window
+    /// `id` from element `index` on: the memory type of the mapping and
+    /// the byte offset, once the range is checked.
+    fn shared_access<T: Element>(
         &self,
         call: &'static str,
         id: u32,
-        rank: u32,
-    ) -> Result<MemoryType, RmaError> {
+        part: SharedPart,
+        index: u32,
+        elements: usize,
+    ) -> Result<(MemoryType, u64), RmaError> {
         let w = self.shared_window(call, id)?;
-        crate::comm::check_rank("shared part rank", rank, self.size())?;
-        Ok(if rank == self.rank() {
+        crate::comm::check_rank("shared part rank", part.rank, self.size())?;
+        let ty = if part.rank == self.rank() {
             w.options.local_type
         } else {
             w.options.remote_type
-        })
+        };
+        let start = u64::from(index) * T::BYTES as u64;
+        let len = (elements * T::BYTES) as u64;
+        self.check_range(call, id, part.rank, start as i64, len)?;
+        Ok((ty, start))
     }
 
     /// Writes elements into this core's own part of the window, from
