@@ -214,47 +214,46 @@ impl CoreReport {
     }
 }
 
-/// Number of entries [`stat_fields`] returns.
+/// Number of entries [`counters`] returns.
 const STAT_FIELDS: usize = 30;
 
-/// Every counter of [`CoreStats`] with its name; single counters as
-/// one-element slices, so arrays and scalars are summed the same way. A
-/// field added to `CoreStats` must be added here: the round-trip test
-/// builds a `CoreStats` naming every field, so it stops compiling until it
-/// is.
-fn stat_fields(s: &mut CoreStats) -> [(&'static str, &mut [u64]); STAT_FIELDS] {
+/// Every counter of [`CoreStats`]; single counters as one-element slices,
+/// so arrays and scalars are summed the same way. A field added to
+/// `CoreStats` must be added here: the round-trip test builds a
+/// `CoreStats` naming every field, so it stops compiling until it is.
+fn counters(s: &mut CoreStats) -> [&mut [u64]; STAT_FIELDS] {
     use std::slice::from_mut;
     [
-        ("loads", &mut s.loads),
-        ("stores", &mut s.stores),
-        ("l1_hits", from_mut(&mut s.l1_hits)),
-        ("l1_misses", from_mut(&mut s.l1_misses)),
-        ("l2_hits", from_mut(&mut s.l2_hits)),
-        ("l2_misses", from_mut(&mut s.l2_misses)),
-        ("fills", from_mut(&mut s.fills)),
-        ("write_backs", from_mut(&mut s.write_backs)),
-        ("drops", from_mut(&mut s.drops)),
-        ("write_throughs", from_mut(&mut s.write_throughs)),
-        ("wcb_flushes", from_mut(&mut s.wcb_flushes)),
-        ("cl1invmb", from_mut(&mut s.cl1invmb)),
-        ("wbinvd", from_mut(&mut s.wbinvd)),
-        ("invd", from_mut(&mut s.invd)),
-        ("tsr_ops", from_mut(&mut s.tsr_ops)),
-        ("mpb_bytes", &mut s.mpb_bytes),
-        ("mc_bytes", &mut s.mc_bytes),
-        ("router_bytes", &mut s.router_bytes),
-        ("mpb_wait", &mut s.mpb_wait),
-        ("crb_wait", &mut s.crb_wait),
-        ("mc_wait", &mut s.mc_wait),
-        ("cycles", from_mut(&mut s.cycles)),
-        ("insns", from_mut(&mut s.insns)),
-        ("idle_cycles", from_mut(&mut s.idle_cycles)),
-        ("class_cycles", &mut s.class_cycles),
-        ("class_count", &mut s.class_count),
-        ("quantum_sleeps", from_mut(&mut s.quantum_sleeps)),
-        ("order_waits", from_mut(&mut s.order_waits)),
-        ("modelled_polls", from_mut(&mut s.modelled_polls)),
-        ("future_reads", from_mut(&mut s.future_reads)),
+        &mut s.loads,
+        &mut s.stores,
+        from_mut(&mut s.l1_hits),
+        from_mut(&mut s.l1_misses),
+        from_mut(&mut s.l2_hits),
+        from_mut(&mut s.l2_misses),
+        from_mut(&mut s.fills),
+        from_mut(&mut s.write_backs),
+        from_mut(&mut s.drops),
+        from_mut(&mut s.write_throughs),
+        from_mut(&mut s.wcb_flushes),
+        from_mut(&mut s.cl1invmb),
+        from_mut(&mut s.wbinvd),
+        from_mut(&mut s.invd),
+        from_mut(&mut s.tsr_ops),
+        &mut s.mpb_bytes,
+        &mut s.mc_bytes,
+        &mut s.router_bytes,
+        &mut s.mpb_wait,
+        &mut s.crb_wait,
+        &mut s.mc_wait,
+        from_mut(&mut s.cycles),
+        from_mut(&mut s.insns),
+        from_mut(&mut s.idle_cycles),
+        &mut s.class_cycles,
+        &mut s.class_count,
+        from_mut(&mut s.quantum_sleeps),
+        from_mut(&mut s.order_waits),
+        from_mut(&mut s.modelled_polls),
+        from_mut(&mut s.future_reads),
     ]
 }
 
@@ -531,7 +530,7 @@ fn rows_of<'a>(
 /// Adds every counter of `s` to `total`.
 fn add(total: &mut CoreStats, s: &CoreStats) {
     let mut s = *s;
-    for ((_, sum), (_, v)) in stat_fields(total).into_iter().zip(stat_fields(&mut s)) {
+    for (sum, v) in counters(total).into_iter().zip(counters(&mut s)) {
         for (a, b) in sum.iter_mut().zip(v.iter()) {
             *a += b;
         }

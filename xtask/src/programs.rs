@@ -13,7 +13,6 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use chip::args::BootArgs;
 use chip::settings::{Decoded, SECTION, check, decode, position};
 use object::{Object, ObjectSection};
 
@@ -113,10 +112,9 @@ impl Catalog {
 }
 
 /// `cores` if that many cores of the chip can run, or an error naming the
-/// range ([`BootArgs::new`], where the count is checked).
+/// range ([`chip::Chip::run_cores`], the one check of a core count).
 pub fn check_cores(cores: u32) -> Result<u32> {
-    BootArgs::new(&CHIP, cores, None, Vec::new()).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(cores)
+    Ok(CHIP.run_cores(cores)?)
 }
 
 /// Parses `NAME=VALUE` as given to `--param`.
