@@ -32,6 +32,23 @@ struct TraceEvent {
     args: serde_json::Map<String, serde_json::Value>,
 }
 
+impl TraceEvent {
+    /// The metadata event `what` (`process_name` or `thread_name`) giving
+    /// track `tid` the name `name`.
+    fn name(what: &str, tid: u32, name: &str) -> Self {
+        Self {
+            name: what.into(),
+            cat: None,
+            ph: "M",
+            ts: None,
+            pid: 0,
+            tid,
+            s: None,
+            args: [("name".to_owned(), name.into())].into_iter().collect(),
+        }
+    }
+}
+
 /// The whole file.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -68,33 +85,19 @@ pub fn read_core(dir: &Path, core: usize) -> Result<Vec<Record>> {
 /// The trace-event JSON of `cores` (each core's records, in core order),
 /// with times at `mhz` core cycles per microsecond.
 pub fn to_json(cores: &[Vec<Record>], mhz: u32) -> Result<String> {
-    let mut events = vec![TraceEvent {
-        name: "process_name".into(),
-        cat: None,
-        ph: "M",
-        ts: None,
-        pid: 0,
-        tid: 0,
-        s: None,
-        args: [("name".to_owned(), "SCC cores, modelled time".into())]
-            .into_iter()
-            .collect(),
-    }];
+    let mut events = vec![TraceEvent::name(
+        "process_name",
+        0,
+        "SCC cores, modelled time",
+    )];
     let mut counters = Vec::new();
     for (core, records) in cores.iter().enumerate() {
         let tid = core as u32;
-        events.push(TraceEvent {
-            name: "thread_name".into(),
-            cat: None,
-            ph: "M",
-            ts: None,
-            pid: 0,
+        events.push(TraceEvent::name(
+            "thread_name",
             tid,
-            s: None,
-            args: [("name".to_owned(), format!("core {core:02}").into())]
-                .into_iter()
-                .collect(),
-        });
+            &format!("core {core:02}"),
+        ));
         for r in records {
             let Some(event) = Event::from_word(r.word) else {
                 continue;
