@@ -328,6 +328,31 @@ pub enum RmaError {
         /// The core whose entry it is.
         core: u32,
     },
+    /// A process named where only members of a communicator (or of a
+    /// window's communicator) may be: a group for `Comm::create` that is
+    /// not a subgroup of the parent, or a post or start group with a
+    /// process outside the window.
+    NotMember {
+        /// The call (e.g. "comm_create").
+        call: &'static str,
+        /// What it must be a member of (e.g. "the parent communicator").
+        of: &'static str,
+        /// The process, by world rank (its core index).
+        process: u32,
+    },
+    /// The ranks of a collective call that must pass the same group did not.
+    DifferentGroups {
+        /// The call (e.g. "comm_create").
+        call: &'static str,
+        /// The lowest rank (of the communicator the call ran on) whose
+        /// group differs from rank 0's.
+        rank: u32,
+    },
+    /// A communicator could not be made: every context number is taken.
+    NoContext {
+        /// The call (e.g. "comm_split").
+        call: &'static str,
+    },
 }
 
 impl RmaError {
@@ -357,6 +382,8 @@ impl RmaError {
             Self::GroupTooLarge { .. } => ErrorClass::Group,
             Self::NoMemory { .. } | Self::Map(MapError::NoMemory) => ErrorClass::NoMem,
             Self::Map(_) | Self::Database { .. } => ErrorClass::Intern,
+            Self::NotMember { .. } | Self::DifferentGroups { .. } => ErrorClass::Group,
+            Self::NoContext { .. } => ErrorClass::Intern,
             Self::Op { .. } => ErrorClass::Op,
             Self::Type { .. } => ErrorClass::Type,
             Self::Request { .. } => ErrorClass::Request,
@@ -510,6 +537,17 @@ impl fmt::Display for RmaError {
                     f,
                     "the window database holds no valid {what} of core {core}"
                 )
+            }
+            Self::NotMember { call, of, process } => write!(
+                f,
+                "{call}: process {process} of the run is not a member of {of}"
+            ),
+            Self::DifferentGroups { call, rank } => write!(
+                f,
+                "{call}: rank {rank} passed a different group than rank 0"
+            ),
+            Self::NoContext { call } => {
+                write!(f, "{call}: every communicator context number is taken")
             }
         }
     }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Barriers: a central counter under a test-and-set register, and a
-//! dissemination barrier on MPB flags.
+//! dissemination barrier on MPB flags, for the communicator of every core;
+//! on any other communicator the same two algorithms with empty messages
+//! of its context, which need no MPB line of their own.
 
 use super::Comm;
+use super::channel::Plane;
 use super::layout::{CENTRAL_COUNT, CENTRAL_SENSE, DISSEMINATION, LINE};
 use crate::hal::{Hal, MpbHalf};
 
@@ -30,17 +33,49 @@ impl<H: Hal> Comm<'_, H> {
 
     /// A barrier with the given algorithm. All ranks must use the same
     /// algorithm for the same barrier; consecutive barriers may differ.
+    /// On a communicator made from another, the algorithm's flags are
+    /// empty messages: the central barrier's arrivals go to rank 0, which
+    /// then releases every rank; the dissemination barrier's round `k`
+    /// sends to rank `me + 2^k` and receives from `me - 2^k`.
     pub fn barrier_with(&mut self, algorithm: BarrierAlgorithm) {
-        match algorithm {
-            BarrierAlgorithm::Central => self.central_barrier(),
-            BarrierAlgorithm::Dissemination => self.dissemination_barrier(),
+        match (algorithm, self.is_world()) {
+            (BarrierAlgorithm::Central, true) => self.central_barrier(),
+            (BarrierAlgorithm::Dissemination, true) => self.dissemination_barrier(),
+            (BarrierAlgorithm::Central, false) => self.central_message_barrier(),
+            (BarrierAlgorithm::Dissemination, false) => self.dissemination_message_barrier(),
         }
         self.stats.barriers += 1;
     }
 
+    fn central_message_barrier(&mut self) {
+        let ranks = "a communicator's own ranks";
+        if self.rank == 0 {
+            for rank in 1..self.size {
+                self.recv_in(Plane::Collective, rank, &mut []).expect(ranks);
+            }
+            for rank in 1..self.size {
+                self.send_in(Plane::Collective, rank, &[]).expect(ranks);
+            }
+        } else {
+            self.send_in(Plane::Collective, 0, &[]).expect(ranks);
+            self.recv_in(Plane::Collective, 0, &mut []).expect(ranks);
+        }
+    }
+
+    fn dissemination_message_barrier(&mut self) {
+        let (n, me) = (self.size, self.rank);
+        let mut distance = 1;
+        while distance < n {
+            let (to, from) = ((me + distance) % n, (me + n - distance) % n);
+            self.sendrecv_in(Plane::Collective, to, &[], from, &mut [])
+                .expect("a communicator's own ranks, empty messages");
+            distance *= 2;
+        }
+    }
+
     fn central_barrier(&mut self) {
         let hal = self.hal;
-        let root = hal.participant(0);
+        let root = self.cores[0];
         let count = MpbHalf::Of(root);
         self.sense = !self.sense;
         let sense = u32::from(self.sense);
@@ -59,7 +94,7 @@ impl<H: Hal> Comm<'_, H> {
             // that races ahead into the next barrier counts from scratch.
             hal.invalidate_mpbt();
             for rank in 0..self.size {
-                hal.mpb_write_u32(MpbHalf::Of(hal.participant(rank)), CENTRAL_SENSE, sense);
+                hal.mpb_write_u32(MpbHalf::Of(self.cores[rank as usize]), CENTRAL_SENSE, sense);
             }
             hal.flush_wcb();
         } else {
@@ -79,7 +114,7 @@ impl<H: Hal> Comm<'_, H> {
         let mut round = 0;
         while distance < n {
             let flag = DISSEMINATION + round * LINE;
-            let to = hal.participant((me + distance) % n);
+            let to = self.cores[((me + distance) % n) as usize];
             hal.invalidate_mpbt();
             hal.mpb_write_u32(MpbHalf::Of(to), flag, episode);
             hal.flush_wcb();

@@ -1,16 +1,116 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The two-sided MPB channel (protocol in the [module doc](super)).
+//!
+//! The per-pair counts and the messages taken early belong to the core,
+//! not to one communicator: [`Channel`] holds them, indexed by world rank,
+//! and every communicator of the core shares it. A communicator's calls
+//! name ranks of that communicator and match only messages of its context.
 
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 use super::group::check_rank;
-use super::layout::{PEER_ACKED, PEER_LENGTH, PEER_SENT};
-use super::{Comm, Partial};
+use super::layout::{Layout, PEER_ACKED, PEER_CONTEXT, PEER_LENGTH, PEER_SENT};
+use super::{Comm, CommStats};
 use crate::RmaError;
 use crate::hal::{Hal, MpbHalf};
 
+/// A message from another core whose chunks are being taken one at a
+/// time outside a receive that wants it.
+#[derive(Debug)]
+struct Partial {
+    /// The context it was sent in.
+    context: u32,
+    /// Length of the whole message.
+    length: usize,
+    /// Bytes of it taken so far.
+    offset: usize,
+    /// The message, `length` bytes, valid up to `offset`.
+    data: Vec<u8>,
+}
+
+/// A whole message taken from the MPB before a receive asked for it.
+#[derive(Debug)]
+struct Early {
+    /// World rank of the sender.
+    source: u32,
+    /// The context it was sent in.
+    context: u32,
+    data: Vec<u8>,
+}
+
+/// One core's end of every channel to the other cores, shared by all its
+/// communicators.
+#[derive(Debug)]
+pub(super) struct Channel {
+    /// This core's world rank.
+    me: u32,
+    /// Chunks sent to each world rank since boot (word 0 of our peer line there).
+    sent: Vec<u32>,
+    /// Chunks received from each world rank since boot (word 1 of our peer line there).
+    received: Vec<u32>,
+    /// The world rank whose chunk is in our data buffer and not yet acknowledged.
+    buffer_holds_chunk_for: Option<u32>,
+    /// Messages sent to self, with their context, not yet received.
+    to_self: VecDeque<(u32, Vec<u8>)>,
+    /// Whole messages taken from the MPB before anyone asked for them,
+    /// oldest first.
+    inbox: VecDeque<Early>,
+    /// Per world source, a message begun outside a receive that wants it.
+    partial: Vec<Option<Partial>>,
+    /// Where the next poll of every source for a draining send starts, so
+    /// none starves.
+    next_drain: u32,
+    /// The highest context this core has taken part in (kept in the MPB
+    /// too, so a new channel never reuses one).
+    pub(super) last_context: u32,
+}
+
+impl Channel {
+    /// The channel of this core, continuing from the counts in the MPB.
+    pub(super) fn new<H: Hal>(hal: &H, layout: Layout) -> Self {
+        let me = hal.rank();
+        let world = hal.cores();
+        hal.invalidate_mpbt();
+        let mut sent = alloc::vec![0; world as usize];
+        let mut received = alloc::vec![0; world as usize];
+        let mut buffer_holds_chunk_for = None;
+        for peer in (0..world).filter(|&p| p != me) {
+            let there = MpbHalf::Of(hal.participant(peer));
+            let ours = layout.peer(me);
+            sent[peer as usize] = hal.mpb_read_u32(there, ours + PEER_SENT);
+            received[peer as usize] = hal.mpb_read_u32(there, ours + PEER_ACKED);
+            let acked = hal.mpb_read_u32(MpbHalf::Own, layout.peer(peer) + PEER_ACKED);
+            if acked != sent[peer as usize] {
+                buffer_holds_chunk_for = Some(peer);
+            }
+        }
+        let last_context = hal.mpb_read_u32(MpbHalf::Own, layout.last_context(me));
+        Self {
+            me,
+            sent,
+            received,
+            buffer_holds_chunk_for,
+            to_self: VecDeque::new(),
+            inbox: VecDeque::new(),
+            partial: (0..world).map(|_| None).collect(),
+            next_drain: 0,
+            last_context,
+        }
+    }
+
+    /// Records `context` as the highest this core has taken part in.
+    pub(super) fn set_last_context<H: Hal>(&mut self, hal: &H, layout: Layout, context: u32) {
+        self.last_context = context;
+        hal.invalidate_mpbt();
+        hal.mpb_write_u32(MpbHalf::Own, layout.last_context(self.me), context);
+        hal.flush_wcb();
+    }
+}
+
 /// A message on its way out through the data buffer.
 struct Outgoing<'d> {
+    /// World rank.
     dest: u32,
     data: &'d [u8],
     /// Bytes already published.
@@ -20,37 +120,123 @@ struct Outgoing<'d> {
 
 /// A message on its way in from another core's data buffer.
 struct Incoming<'b> {
+    /// World rank.
     src: u32,
+    /// Rank in the receiving communicator, as errors name it.
+    rank: u32,
     buf: &'b mut [u8],
     /// Length of the message, known from its first chunk.
     length: usize,
     /// Bytes of it consumed.
     offset: usize,
+    /// Whether its first chunk (or a partial message) was taken.
+    started: bool,
     done: bool,
 }
 
+/// Which of a communicator's two streams a message travels in: the
+/// program's point-to-point messages, or the collectives' (so a
+/// collective never takes a message the program sent, as in MPICH).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Plane {
+    /// `send`, `recv` and the rest of the channel's public calls.
+    Point,
+    /// Barriers and the other collectives.
+    Collective,
+}
+
+/// When a transfer that waits takes messages from other sources into the
+/// inbox, so the senders' data buffers free up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Drain {
+    /// Never: the receive and send make progress on their own.
+    Never,
+    /// While the send waits for its data buffer ([`Comm::send_progressing`]).
+    WhileSendWaits,
+    /// Whenever neither the send nor the receive moved: the collectives of
+    /// a communicator made from another, whose messages may queue behind
+    /// the program's (a rank that sent to `X` and then entered a barrier
+    /// whose partner is not `X` waits until `X` takes that message, so
+    /// `X` must take it even while it waits for another rank).
+    WhileWaiting,
+}
+
+/// The channel as one communicator's call uses it: the shared state, the
+/// platform, the context to match and the statistics to count in.
+struct Link<'a, H: Hal> {
+    hal: &'a H,
+    layout: Layout,
+    context: u32,
+    ch: &'a mut Channel,
+    stats: &'a mut CommStats,
+}
+
 impl<H: Hal> Comm<'_, H> {
+    /// Whether a message from world rank `src` is half taken.
+    #[cfg(test)]
+    pub(super) fn partial_from(&self, src: u32) -> bool {
+        self.channel.borrow().partial[src as usize].is_some()
+    }
+
+    /// How transfers in `plane` drain while they wait: the collectives of
+    /// a communicator made from another drain whenever they wait; the
+    /// rest as the channel always did.
+    fn drain(&self, plane: Plane) -> Drain {
+        if plane == Plane::Collective && !self.is_world() {
+            Drain::WhileWaiting
+        } else {
+            Drain::Never
+        }
+    }
+
+    /// Runs `f` on the channel, for this communicator's `plane`.
+    fn link<R>(&mut self, plane: Plane, f: impl FnOnce(&mut Link<'_, H>) -> R) -> R {
+        let channel = self.channel.clone();
+        let mut ch = channel.borrow_mut();
+        let mut link = Link {
+            hal: self.hal,
+            layout: self.layout,
+            context: self.context << 1 | u32::from(plane == Plane::Collective),
+            ch: &mut ch,
+            stats: &mut self.stats,
+        };
+        f(&mut link)
+    }
+
     /// Sends `data` to rank `dest`; returns once the last chunk is
     /// published (for messages up to one data buffer: without waiting for
     /// `dest`).
     ///
     /// Return values: `Err(Rank)` if `dest` is not a rank.
     pub fn send(&mut self, dest: u32, data: &[u8]) -> Result<(), RmaError> {
+        self.send_in(Plane::Point, dest, data)
+    }
+
+    /// [`send`](Self::send) in `plane`.
+    pub(super) fn send_in(&mut self, plane: Plane, dest: u32, data: &[u8]) -> Result<(), RmaError> {
         check_rank("send destination", dest, self.size)?;
-        self.transfer(Some((dest, data)), None, false).map(drop)
+        let dest = self.members[dest as usize];
+        let drain = self.drain(plane);
+        self.link(plane, |l| l.transfer(Some((dest, data)), None, drain))
+            .map(drop)
     }
 
     /// Sends `data` to rank `dest` like [`send`](Self::send), but while the
     /// data buffer waits for a receiver, takes messages from any source
-    /// into the inbox: two ranks that send to each other (or a cycle of
-    /// ranks) without receiving in between then never wait for each other.
-    /// [`recv`](Self::recv) and [`try_recv_any`](Self::try_recv_any) return
-    /// those messages first, in their order per source.
+    /// (of any communicator) into the inbox: two ranks that send to each
+    /// other (or a cycle of ranks) without receiving in between then never
+    /// wait for each other. [`recv`](Self::recv) and
+    /// [`try_recv_any`](Self::try_recv_any) return those messages first,
+    /// in their order per source.
     ///
     /// Return values: `Err(Rank)` if `dest` is not a rank.
     pub fn send_progressing(&mut self, dest: u32, data: &[u8]) -> Result<(), RmaError> {
         check_rank("send destination", dest, self.size)?;
-        self.transfer(Some((dest, data)), None, true).map(drop)
+        let dest = self.members[dest as usize];
+        self.link(Plane::Point, |l| {
+            l.transfer(Some((dest, data)), None, Drain::WhileSendWaits)
+        })
+        .map(drop)
     }
 
     /// Publishes `data` (at most one data buffer long) to `dest` if the
@@ -71,49 +257,66 @@ impl<H: Hal> Comm<'_, H> {
                 expected: capacity,
             });
         }
-        let sent = if dest == self.rank {
-            self.to_self.push_back(data.to_vec());
-            true
-        } else {
-            let mut out = Outgoing {
-                dest,
-                data,
-                offset: 0,
-                done: false,
+        let dest = self.members[dest as usize];
+        Ok(self.link(Plane::Point, |l| {
+            let sent = if dest == l.ch.me {
+                l.ch.to_self.push_back((l.context, data.to_vec()));
+                true
+            } else {
+                let mut out = Outgoing {
+                    dest,
+                    data,
+                    offset: 0,
+                    done: false,
+                };
+                l.try_send_chunk(&mut out)
             };
-            self.try_send_chunk(&mut out)
-        };
-        if sent {
-            self.stats.messages_sent += 1;
-            self.stats.bytes_sent += data.len() as u64;
-        }
-        Ok(sent)
+            if sent {
+                l.stats.messages_sent += 1;
+                l.stats.bytes_sent += data.len() as u64;
+            }
+            sent
+        }))
     }
 
     /// The next message from any source, if one has fully arrived; never
     /// waits. Messages from one source come in the order they were sent;
     /// the inbox comes first, then messages to self, then one poll of
-    /// every other source, starting after the one that delivered last so
+    /// every other member, starting after the one that delivered last so
     /// none starves. A message of several chunks is assembled over several
     /// calls (one chunk per source and call: the next chunk needs the
-    /// sender to see the acknowledgement first).
+    /// sender to see the acknowledgement first). Messages of other
+    /// communicators met on the way are kept for them.
     ///
-    /// Return values: `Some((source, message))`, or `None` if no message
-    /// is complete yet.
+    /// Return values: `Some((source, message))`, the source as a rank of
+    /// this communicator, or `None` if no message is complete yet.
     pub fn try_recv_any(&mut self) -> Option<(u32, Vec<u8>)> {
-        let me = self.rank;
-        let message = match self.inbox.pop_front() {
-            Some(early) => Some(early),
-            None => match self.to_self.pop_front() {
-                Some(own) => Some((me, own)),
-                None => self.poll_any(),
-            },
-        };
-        if let Some((_, data)) = &message {
-            self.stats.messages_received += 1;
-            self.stats.bytes_received += data.len() as u64;
-        }
-        message
+        let members = core::mem::take(&mut self.members);
+        let start = self.next_any;
+        let got = self.link(Plane::Point, |l| {
+            let context = l.context;
+            if let Some(at) = l.ch.inbox.iter().position(|e| e.context == context) {
+                let early = l.ch.inbox.remove(at).expect("the position is in the inbox");
+                return Some((early.source, early.data));
+            }
+            if let Some(at) = l.ch.to_self.iter().position(|(c, _)| *c == context) {
+                let (_, own) =
+                    l.ch.to_self
+                        .remove(at)
+                        .expect("the position is in the queue");
+                return Some((l.ch.me, own));
+            }
+            l.poll_any(&members, start)
+        });
+        self.members = members;
+        let (source, data) = got?;
+        let rank = self
+            .rank_of_world(source)
+            .expect("a message of this context");
+        self.next_any = (rank + 1) % self.size;
+        self.stats.messages_received += 1;
+        self.stats.bytes_received += data.len() as u64;
+        Some((rank, data))
     }
 
     /// Receives the next message from rank `src` into `buf`.
@@ -123,8 +326,20 @@ impl<H: Hal> Comm<'_, H> {
     /// consumed, and `buf` holds its beginning); `Err(RecvFromSelfWithoutMessage)`
     /// for a receive from self with nothing sent to self.
     pub fn recv(&mut self, src: u32, buf: &mut [u8]) -> Result<usize, RmaError> {
+        self.recv_in(Plane::Point, src, buf)
+    }
+
+    /// [`recv`](Self::recv) in `plane`.
+    pub(super) fn recv_in(
+        &mut self,
+        plane: Plane,
+        src: u32,
+        buf: &mut [u8],
+    ) -> Result<usize, RmaError> {
         check_rank("receive source", src, self.size)?;
-        self.transfer(None, Some((src, buf)), false)
+        let world = self.members[src as usize];
+        let drain = self.drain(plane);
+        self.link(plane, |l| l.transfer(None, Some((world, src, buf)), drain))
     }
 
     /// Sends `data` to `dest` and receives from `src` into `buf` at the
@@ -140,20 +355,51 @@ impl<H: Hal> Comm<'_, H> {
         src: u32,
         buf: &mut [u8],
     ) -> Result<usize, RmaError> {
-        check_rank("send destination", dest, self.size)?;
-        check_rank("receive source", src, self.size)?;
-        self.transfer(Some((dest, data)), Some((src, buf)), false)
+        self.sendrecv_in(Plane::Point, dest, data, src, buf)
     }
 
-    /// Moves a send and a receive forward together; with `drain`, a send
-    /// that cannot publish takes messages from any source into the inbox.
+    /// [`sendrecv`](Self::sendrecv) in `plane`.
+    pub(super) fn sendrecv_in(
+        &mut self,
+        plane: Plane,
+        dest: u32,
+        data: &[u8],
+        src: u32,
+        buf: &mut [u8],
+    ) -> Result<usize, RmaError> {
+        check_rank("send destination", dest, self.size)?;
+        check_rank("receive source", src, self.size)?;
+        let (dest, world) = (self.members[dest as usize], self.members[src as usize]);
+        let drain = self.drain(plane);
+        self.link(plane, |l| {
+            l.transfer(Some((dest, data)), Some((world, src, buf)), drain)
+        })
+    }
+}
+
+impl<H: Hal> Link<'_, H> {
+    /// Waits through the platform until `ready` returns a value, counting
+    /// the cycles.
+    fn wait<T>(&mut self, ready: impl FnMut(&mut Self) -> Option<T>) -> T {
+        let hal = self.hal;
+        let start = hal.cycles();
+        let mut ready = ready;
+        let value = hal.wait_for(|| ready(self));
+        self.stats.wait_cycles += hal.cycles().saturating_sub(start);
+        value
+    }
+
+    /// Moves a send and a receive forward together; `drain` says when
+    /// waiting takes messages from other sources into the inbox.
+    /// Ranks are world ranks; the receive also carries the source's rank
+    /// in the communicator, for errors.
     fn transfer(
         &mut self,
         send: Option<(u32, &[u8])>,
-        recv: Option<(u32, &mut [u8])>,
-        drain: bool,
+        recv: Option<(u32, u32, &mut [u8])>,
+        drain: Drain,
     ) -> Result<usize, RmaError> {
-        let me = self.rank;
+        let (me, context) = (self.ch.me, self.context);
         let mut out = None;
         if let Some((dest, data)) = send {
             u32::try_from(data.len()).map_err(|_| RmaError::BufferLength {
@@ -164,7 +410,7 @@ impl<H: Hal> Comm<'_, H> {
             self.stats.messages_sent += 1;
             self.stats.bytes_sent += data.len() as u64;
             if dest == me {
-                self.to_self.push_back(data.to_vec());
+                self.ch.to_self.push_back((context, data.to_vec()));
             } else {
                 out = Some(Outgoing {
                     dest,
@@ -175,48 +421,59 @@ impl<H: Hal> Comm<'_, H> {
             }
         }
         let mut inc = None;
-        let mut from_self = None;
-        if let Some((src, buf)) = recv {
-            if let Some(at) = self.inbox.iter().position(|(from, _)| *from == src) {
-                let (_, message) = self.inbox.remove(at).expect("the position is in the inbox");
-                from_self = Some(self.deliver(src, message, buf));
+        let mut delivered = None;
+        if let Some((src, rank, buf)) = recv {
+            let early = self
+                .ch
+                .inbox
+                .iter()
+                .position(|e| e.source == src && e.context == context);
+            if let Some(at) = early {
+                let early = self
+                    .ch
+                    .inbox
+                    .remove(at)
+                    .expect("the position is in the inbox");
+                delivered = Some(self.deliver(rank, early.data, buf));
             } else if src == me {
-                from_self = Some(self.recv_from_self(buf));
+                delivered = Some(self.recv_from_self(rank, buf));
             } else {
-                let mut incoming = Incoming {
+                inc = Some(Incoming {
                     src,
+                    rank,
                     buf,
                     length: 0,
                     offset: 0,
+                    started: false,
                     done: false,
-                };
-                // A message try_recv_any has begun to take continues here.
-                if let Some(partial) = self.partial[src as usize].take() {
-                    let keep = partial.offset.min(incoming.buf.len());
-                    incoming.buf[..keep].copy_from_slice(&partial.data[..keep]);
-                    incoming.length = partial.length;
-                    incoming.offset = partial.offset;
-                }
-                inc = Some(incoming);
+                });
             }
         }
         let finished = |out: &Option<Outgoing<'_>>, inc: &Option<Incoming<'_>>| {
             out.as_ref().is_none_or(|o| o.done) && inc.as_ref().is_none_or(|i| i.done)
         };
+        let world = self.ch.sent.len() as u32;
         while !finished(&out, &inc) {
-            self.wait(|comm| {
-                let sent = out.as_mut().is_some_and(|o| comm.try_send_chunk(o));
-                let received = inc.as_mut().is_some_and(|i| comm.try_recv_chunk(i));
-                let drained = drain && !sent && out.as_ref().is_some_and(|o| !o.done) && {
-                    let early = comm.poll_any();
+            self.wait(|link| {
+                let sent = out.as_mut().is_some_and(|o| link.try_send_chunk(o));
+                let received = inc.as_mut().is_some_and(|i| link.try_recv_chunk(i));
+                let waiting = match drain {
+                    Drain::Never => false,
+                    Drain::WhileSendWaits => !sent && out.as_ref().is_some_and(|o| !o.done),
+                    Drain::WhileWaiting => !sent && !received,
+                };
+                // The receive's own source is left to the receive.
+                let skip = inc.as_ref().map(|i| i.src);
+                let drained = waiting && {
+                    let early = link.poll_all(world, skip);
                     let any = early.is_some();
-                    comm.inbox.extend(early);
+                    link.ch.inbox.extend(early);
                     any
                 };
                 (sent || received || drained).then_some(())
             });
         }
-        if let Some(result) = from_self {
+        if let Some(result) = delivered {
             return result;
         }
         match inc {
@@ -226,7 +483,7 @@ impl<H: Hal> Comm<'_, H> {
                 self.stats.bytes_received += inc.length as u64;
                 if inc.length > inc.buf.len() {
                     Err(RmaError::Truncate {
-                        source: inc.src,
+                        source: inc.rank,
                         sent: inc.length,
                         capacity: inc.buf.len(),
                     })
@@ -237,16 +494,24 @@ impl<H: Hal> Comm<'_, H> {
         }
     }
 
-    fn recv_from_self(&mut self, buf: &mut [u8]) -> Result<usize, RmaError> {
-        let message: Vec<u8> = self
+    fn recv_from_self(&mut self, rank: u32, buf: &mut [u8]) -> Result<usize, RmaError> {
+        let context = self.context;
+        let at = self
+            .ch
             .to_self
-            .pop_front()
+            .iter()
+            .position(|(c, _)| *c == context)
             .ok_or(RmaError::RecvFromSelfWithoutMessage)?;
-        let me = self.rank;
-        self.deliver(me, message, buf)
+        let (_, message) = self
+            .ch
+            .to_self
+            .remove(at)
+            .expect("the position is in the queue");
+        self.deliver(rank, message, buf)
     }
 
-    /// Hands a message that is already here to a receive.
+    /// Hands a message that is already here to a receive; `source` is
+    /// the sender's rank in the communicator.
     fn deliver(
         &mut self,
         source: u32,
@@ -273,33 +538,34 @@ impl<H: Hal> Comm<'_, H> {
         if out.done {
             return false;
         }
-        let hal = self.hal;
-        if let Some(previous) = self.buffer_holds_chunk_for {
+        let (hal, layout) = (self.hal, self.layout);
+        if let Some(previous) = self.ch.buffer_holds_chunk_for {
             hal.invalidate_mpbt();
-            let acked = hal.mpb_read_u32(MpbHalf::Own, self.layout.peer(previous) + PEER_ACKED);
-            if acked != self.sent[previous as usize] {
+            let acked = hal.mpb_read_u32(MpbHalf::Own, layout.peer(previous) + PEER_ACKED);
+            if acked != self.ch.sent[previous as usize] {
                 return false;
             }
-            self.buffer_holds_chunk_for = None;
+            self.ch.buffer_holds_chunk_for = None;
         }
-        let chunk = (self.layout.data_bytes as usize).min(out.data.len() - out.offset);
+        let chunk = (layout.data_bytes as usize).min(out.data.len() - out.offset);
         let dest = MpbHalf::Of(hal.participant(out.dest));
-        let line = self.layout.peer(self.rank);
-        let count = self.sent[out.dest as usize].wrapping_add(1);
+        let line = layout.peer(self.ch.me);
+        let count = self.ch.sent[out.dest as usize].wrapping_add(1);
 
         hal.invalidate_mpbt();
         hal.mpb_write(
             MpbHalf::Own,
-            self.layout.data,
+            layout.data,
             &out.data[out.offset..out.offset + chunk],
         );
         hal.flush_wcb();
         hal.mpb_write_u32(dest, line + PEER_LENGTH, out.data.len() as u32);
+        hal.mpb_write_u32(dest, line + PEER_CONTEXT, self.context);
         hal.mpb_write_u32(dest, line + PEER_SENT, count);
         hal.flush_wcb();
 
-        self.sent[out.dest as usize] = count;
-        self.buffer_holds_chunk_for = Some(out.dest);
+        self.ch.sent[out.dest as usize] = count;
+        self.ch.buffer_holds_chunk_for = Some(out.dest);
         self.stats.chunks_sent += 1;
         out.offset += chunk;
         out.done = out.offset == out.data.len();
@@ -307,73 +573,147 @@ impl<H: Hal> Comm<'_, H> {
     }
 
     /// Consumes the next chunk of `inc` if its sender published one.
-    /// Returns whether it did.
+    /// A message of another context that comes first is taken into the
+    /// inbox instead, a chunk at a time. Returns whether a chunk was taken.
     fn try_recv_chunk(&mut self, inc: &mut Incoming<'_>) -> bool {
         if inc.done {
             return false;
         }
-        let hal = self.hal;
-        let line = self.layout.peer(inc.src);
+        let (hal, layout, src) = (self.hal, self.layout, inc.src);
+        let line = layout.peer(src);
+        if !inc.started {
+            let ours = match &self.ch.partial[src as usize] {
+                Some(partial) => Some(partial.context == self.context),
+                None => None,
+            };
+            match ours {
+                // A message begun elsewhere: ours continues into `buf`,
+                // another communicator's is finished into the inbox first.
+                Some(true) => {
+                    let partial = self.ch.partial[src as usize].take().expect("seen above");
+                    let keep = partial.offset.min(inc.buf.len());
+                    inc.buf[..keep].copy_from_slice(&partial.data[..keep]);
+                    inc.length = partial.length;
+                    inc.offset = partial.offset;
+                    inc.started = true;
+                }
+                Some(false) => return self.divert(src),
+                None => {
+                    hal.invalidate_mpbt();
+                    let published = hal.mpb_read_u32(MpbHalf::Own, line + PEER_SENT);
+                    if published == self.ch.received[src as usize] {
+                        return false;
+                    }
+                    if hal.mpb_read_u32(MpbHalf::Own, line + PEER_CONTEXT) != self.context {
+                        return self.divert(src);
+                    }
+                    inc.length = hal.mpb_read_u32(MpbHalf::Own, line + PEER_LENGTH) as usize;
+                    inc.started = true;
+                }
+            }
+        }
         hal.invalidate_mpbt();
         let published = hal.mpb_read_u32(MpbHalf::Own, line + PEER_SENT);
-        if published == self.received[inc.src as usize] {
+        if published == self.ch.received[src as usize] {
             return false;
         }
-        let length = hal.mpb_read_u32(MpbHalf::Own, line + PEER_LENGTH) as usize;
-        if inc.offset == 0 {
-            inc.length = length;
-        }
-        let src = MpbHalf::Of(hal.participant(inc.src));
-        let chunk = (self.layout.data_bytes as usize).min(inc.length - inc.offset);
+        let there = MpbHalf::Of(hal.participant(src));
+        let chunk = (layout.data_bytes as usize).min(inc.length - inc.offset);
         // A message longer than the buffer is consumed whole; what fits is kept.
         let start = inc.offset.min(inc.buf.len());
         let keep = chunk.min(inc.buf.len() - start);
-        hal.mpb_read(src, self.layout.data, &mut inc.buf[start..start + keep]);
-        let count = self.received[inc.src as usize].wrapping_add(1);
-
-        hal.invalidate_mpbt();
-        hal.mpb_write_u32(src, self.layout.peer(self.rank) + PEER_ACKED, count);
-        hal.flush_wcb();
-
-        self.received[inc.src as usize] = count;
+        hal.mpb_read(there, layout.data, &mut inc.buf[start..start + keep]);
+        self.acknowledge(src);
         inc.offset += chunk;
         inc.done = inc.offset == inc.length;
         true
     }
 
-    /// One poll of every other source, from `next_any` on, taking at most
-    /// one chunk from each; the first message that completes is returned.
-    fn poll_any(&mut self) -> Option<(u32, Vec<u8>)> {
-        let (me, size) = (self.rank, self.size);
-        for step in 0..size {
-            let src = (self.next_any + step) % size;
-            if src == me {
+    /// Takes a chunk of another context's message from `src` towards the
+    /// inbox. Returns whether it took one.
+    fn divert(&mut self, src: u32) -> bool {
+        match self.try_recv_partial_chunk(src) {
+            None => false,
+            Some(None) => true,
+            Some(Some(early)) => {
+                self.ch.inbox.push_back(early);
+                true
+            }
+        }
+    }
+
+    /// Tells `src` its chunk was consumed.
+    fn acknowledge(&mut self, src: u32) {
+        let hal = self.hal;
+        let count = self.ch.received[src as usize].wrapping_add(1);
+        hal.invalidate_mpbt();
+        hal.mpb_write_u32(
+            MpbHalf::Of(hal.participant(src)),
+            self.layout.peer(self.ch.me) + PEER_ACKED,
+            count,
+        );
+        hal.flush_wcb();
+        self.ch.received[src as usize] = count;
+    }
+
+    /// One poll of `members` (world ranks) but this core, from position
+    /// `start` on, taking at most one chunk from each; the first message
+    /// of this context that completes is returned, others go to the inbox.
+    fn poll_any(&mut self, members: &[u32], start: u32) -> Option<(u32, Vec<u8>)> {
+        let n = members.len() as u32;
+        for step in 0..n {
+            let src = members[((start + step) % n) as usize];
+            if src == self.ch.me {
                 continue;
             }
-            if let Some(message) = self.try_recv_partial_chunk(src) {
-                self.next_any = (src + 1) % size;
-                return Some((src, message));
+            if let Some(Some(early)) = self.try_recv_partial_chunk(src) {
+                if early.context == self.context {
+                    return Some((early.source, early.data));
+                }
+                self.ch.inbox.push_back(early);
+            }
+        }
+        None
+    }
+
+    /// One poll of every core of the run (`world` of them) but `skip`,
+    /// taking at most one chunk from each; the first message that completes, whatever
+    /// its context, is returned.
+    fn poll_all(&mut self, world: u32, skip: Option<u32>) -> Option<Early> {
+        for step in 0..world {
+            let src = (self.ch.next_drain + step) % world;
+            if src == self.ch.me || Some(src) == skip {
+                continue;
+            }
+            if let Some(Some(early)) = self.try_recv_partial_chunk(src) {
+                self.ch.next_drain = (src + 1) % world;
+                return Some(early);
             }
         }
         None
     }
 
     /// Takes the next chunk from `src` into its partial message if `src`
-    /// published one (the receiver steps of the protocol); returns the
-    /// message once its last chunk is in.
-    fn try_recv_partial_chunk(&mut self, src: u32) -> Option<Vec<u8>> {
-        let hal = self.hal;
-        let line = self.layout.peer(src);
+    /// published one (the receiver steps of the protocol).
+    ///
+    /// Return values: `None` if nothing was published; `Some(None)` if a
+    /// chunk was taken and the message is not complete; `Some(Some(_))`
+    /// with the message once its last chunk is in.
+    fn try_recv_partial_chunk(&mut self, src: u32) -> Option<Option<Early>> {
+        let (hal, layout) = (self.hal, self.layout);
+        let line = layout.peer(src);
         hal.invalidate_mpbt();
         let published = hal.mpb_read_u32(MpbHalf::Own, line + PEER_SENT);
-        if published == self.received[src as usize] {
+        if published == self.ch.received[src as usize] {
             return None;
         }
-        let mut partial = match self.partial[src as usize].take() {
+        let mut partial = match self.ch.partial[src as usize].take() {
             Some(partial) => partial,
             None => {
                 let length = hal.mpb_read_u32(MpbHalf::Own, line + PEER_LENGTH) as usize;
+                let context = hal.mpb_read_u32(MpbHalf::Own, line + PEER_CONTEXT);
                 Partial {
+                    context,
                     length,
                     offset: 0,
                     data: alloc::vec![0; length],
@@ -381,22 +721,20 @@ impl<H: Hal> Comm<'_, H> {
             }
         };
         let there = MpbHalf::Of(hal.participant(src));
-        let chunk = (self.layout.data_bytes as usize).min(partial.length - partial.offset);
+        let chunk = (layout.data_bytes as usize).min(partial.length - partial.offset);
         let at = partial.offset;
-        hal.mpb_read(there, self.layout.data, &mut partial.data[at..at + chunk]);
-        let count = self.received[src as usize].wrapping_add(1);
-
-        hal.invalidate_mpbt();
-        hal.mpb_write_u32(there, self.layout.peer(self.rank) + PEER_ACKED, count);
-        hal.flush_wcb();
-
-        self.received[src as usize] = count;
+        hal.mpb_read(there, layout.data, &mut partial.data[at..at + chunk]);
+        self.acknowledge(src);
         partial.offset += chunk;
         if partial.offset == partial.length {
-            Some(partial.data)
+            Some(Some(Early {
+                source: src,
+                context: partial.context,
+                data: partial.data,
+            }))
         } else {
-            self.partial[src as usize] = Some(partial);
-            None
+            self.ch.partial[src as usize] = Some(partial);
+            Some(None)
         }
     }
 }

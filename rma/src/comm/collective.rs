@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Collectives on the channel: binomial-tree broadcast and reduction, ring
-//! allgather. Every rank of the run takes part, in the same order of calls.
+//! allgather. Every rank of the communicator takes part, in the same order
+//! of calls; their messages travel apart from the program's
+//! (the collective plane of `channel.rs`).
 
 use alloc::vec;
 
 use super::Comm;
+use super::channel::Plane;
 use super::reduce::{ReduceOp, Reducible};
 use crate::RmaError;
 use crate::hal::Hal;
@@ -32,7 +35,7 @@ impl<H: Hal> Comm<'_, H> {
         while mask < n {
             if relative & mask != 0 {
                 let parent = (relative - mask + root) % n;
-                result = match self.recv(parent, buf) {
+                result = match self.recv_in(Plane::Collective, parent, buf) {
                     Ok(len) if len == buf.len() => Ok(()),
                     Ok(len) | Err(RmaError::Truncate { sent: len, .. }) => {
                         Err(RmaError::BufferLength {
@@ -52,7 +55,7 @@ impl<H: Hal> Comm<'_, H> {
         while mask > 0 {
             if relative + mask < n {
                 let child = (relative + mask + root) % n;
-                self.send(child, buf)?;
+                self.send_in(Plane::Collective, child, buf)?;
             }
             mask >>= 1;
         }
@@ -84,7 +87,13 @@ impl<H: Hal> Comm<'_, H> {
             let send = (me + n - step) % n;
             let recv = (me + 2 * n - step - 1) % n;
             outgoing.copy_from_slice(&all[send * block..][..block]);
-            let got = self.sendrecv(right, &outgoing, left, &mut all[recv * block..][..block]);
+            let got = self.sendrecv_in(
+                Plane::Collective,
+                right,
+                &outgoing,
+                left,
+                &mut all[recv * block..][..block],
+            );
             match got {
                 Ok(len) if len == block => {}
                 Ok(len) | Err(RmaError::Truncate { sent: len, .. }) => {
@@ -124,11 +133,11 @@ impl<H: Hal> Comm<'_, H> {
         // one's partial result, which covers higher ranks, and appends it.
         while mask < n {
             if me & mask != 0 {
-                self.send(me - mask, &acc)?;
+                self.send_in(Plane::Collective, me - mask, &acc)?;
                 break;
             }
             if me + mask < n {
-                match self.recv(me + mask, &mut other) {
+                match self.recv_in(Plane::Collective, me + mask, &mut other) {
                     Ok(len) if len == other.len() => {
                         for (a, b) in acc.chunks_exact_mut(width).zip(other.chunks_exact(width)) {
                             T::reduce(op, T::read_le(a), T::read_le(b)).write_le(a);

@@ -34,6 +34,17 @@ impl Group {
         })
     }
 
+    /// The group of `members` (distinct world ranks below `world`, in
+    /// group-rank order), seen from `caller`.
+    pub(crate) fn of(world: u32, caller: u32, members: Vec<u32>) -> Self {
+        debug_assert!(members.iter().all(|&m| m < world));
+        Self {
+            members,
+            world,
+            caller,
+        }
+    }
+
     /// Processes in the run the members are drawn from.
     pub fn world_size(&self) -> u32 {
         self.world

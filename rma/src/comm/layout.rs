@@ -13,12 +13,19 @@
 //! | 5 | 0x0a0-0x0bf | central barrier: release sense (word 0) | the last core to arrive |
 //! | 6-15 | 0x0c0-0x1ff | dissemination barrier: episode of round `k` in line `6 + k` (word 0) | rank `(me - 2^k) mod n` |
 //! | 16 + p | 0x200 + 32p | peer line of rank `p`: channel words, see below | rank `p` |
+//! | 16 + me | 0x200 + 32me | this core's own peer line: word 0 is the highest communicator context it took part in | this core |
 //! | 16 + cores.. | 0x800-0x1fff | channel data buffer: this core's outgoing chunk | this core |
 //!
 //! A peer line of rank `p` in core `c`'s half holds:
 //! - word 0: chunks `p` has put in its data buffer for `c`, counted since boot;
 //! - word 1: chunks of `c`'s that `p` has consumed, counted since boot;
-//! - word 2: byte length of the message the latest chunk from `p` belongs to.
+//! - word 2: byte length of the message the latest chunk from `p` belongs to;
+//! - word 3: context of that message, shifted left by one, with bit 0 set
+//!   for a collective's message: context 0 is the communicator of every
+//!   core, each communicator made from another has a fresh number.
+//!
+//! Ranks here are world ranks (core indices): a communicator of a subset
+//! of the cores uses the same lines, and its messages carry its context.
 //!
 //! The MPB starts zeroed, so all counts start at 0. Ten dissemination
 //! rounds cover 1024 cores; the peer lines and the data buffer scale with
@@ -50,10 +57,12 @@ pub const PEER_SENT: u32 = 0;
 pub const PEER_ACKED: u32 = 4;
 /// Length of the message being sent.
 pub const PEER_LENGTH: u32 = 8;
+/// Context of the message being sent.
+pub const PEER_CONTEXT: u32 = 12;
 
 // Every cross-core flag sits on its own line.
 const _: () = assert!(PROGRAM_LINES + PROGRAM_LINE_COUNT * LINE <= CENTRAL_COUNT);
-const _: () = assert!(PEER_LENGTH + 4 <= LINE);
+const _: () = assert!(PEER_CONTEXT + 4 <= LINE);
 const _: () = assert!(PEER_LINES.is_multiple_of(LINE));
 
 /// The layout for one chip: where the data buffer starts and how large it is.
@@ -87,6 +96,12 @@ impl Layout {
     /// Offset of the peer line of rank `peer`.
     pub const fn peer(&self, peer: u32) -> u32 {
         PEER_LINES + peer * LINE
+    }
+
+    /// Offset of the word in core `me`'s own half (its own peer line, which
+    /// the channel never uses) holding the highest context it took part in.
+    pub const fn last_context(&self, me: u32) -> u32 {
+        self.peer(me)
     }
 }
 

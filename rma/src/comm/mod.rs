@@ -2,12 +2,34 @@
 //! Two-sided communication and collectives over the MPBs: what the
 //! one-sided layers build on.
 //!
-//! A [`Comm`] is one core's end of the communicator of all cores of the
-//! run (ranks `0..cores`). It offers a message channel ([`Comm::send`],
+//! A [`Comm`] is one core's end of a communicator: [`Comm::new`] gives
+//! the communicator of all cores of the run (ranks `0..cores`), and
+//! [`Comm::split`], [`Comm::create`] and [`Comm::dup`] make communicators
+//! of some of its ranks, as MPI's `MPI_Comm_split`, `MPI_Comm_create` and
+//! `MPI_Comm_dup` do. Each offers a message channel ([`Comm::send`],
 //! [`Comm::recv`], [`Comm::sendrecv`]), two barriers
 //! ([`BarrierAlgorithm`]), [`Comm::bcast`], [`Comm::allgather`] and
-//! [`Comm::allreduce`]. [`Group`] gives MPI's process groups. Which MPB
-//! lines hold what is in `layout.rs`.
+//! [`Comm::allreduce`], all on its own ranks: ranks outside take no part.
+//! [`Group`] gives MPI's process groups. Which MPB lines hold what is in
+//! `layout.rs`.
+//!
+//! # Communicators and contexts
+//! A communicator is its members' world ranks, in rank order, translated
+//! once to core ids, and a context: 0 for the communicator of every core,
+//! and for each communicator made from another one more than the highest
+//! context any rank of the parent took part in (so two communicators
+//! that share a core never share a context; disjoint ones made by one
+//! split do, and never meet). Every message carries its context, and
+//! whether a collective sent it (collectives and the program's
+//! point-to-point messages travel apart, as in MPICH); a receive matches
+//! only its own: a message of another communicator that
+//! arrives first is taken into the inbox and kept for that one, so
+//! traffic on one communicator never disturbs another. All communicators
+//! of a core share its channel state (the counts and the inbox).
+//! Barriers of the communicator of every core use the flag lines of
+//! `layout.rs`; a barrier of any other communicator runs the same
+//! algorithm with empty messages of its context, so concurrent barriers
+//! on disjoint (or overlapping) communicators never share an MPB line.
 //!
 //! # Coherence discipline
 //! MPB lines may sit in L1 (memory type MPBT) and writes pass through the
@@ -53,7 +75,8 @@
 //! other without posting receives still progress. Per source, messages
 //! keep their order: [`Comm::recv`] and [`Comm::try_recv_any`] return the
 //! inbox and any half-assembled message from that source first. Both live
-//! in the `Comm`, not the MPB: a new `Comm` on the core does not see them.
+//! in the core's channel state, not the MPB: a new `Comm::new` on the core
+//! does not see them.
 //!
 //! A send returns once its last chunk is published; the buffer is
 //! reclaimed when the next send needs it, so a rank can send and then
@@ -67,19 +90,24 @@
 mod barrier;
 mod channel;
 mod collective;
+mod communicator;
 mod group;
 pub(crate) mod layout;
 mod reduce;
 #[cfg(test)]
 mod tests;
 
-use alloc::collections::VecDeque;
+use alloc::rc::Rc;
 use alloc::vec::Vec;
+use core::cell::RefCell;
 
 pub use barrier::BarrierAlgorithm;
+use channel::Channel;
+use chip::CoreId;
+pub use communicator::UNDEFINED;
 pub use group::Group;
 pub(crate) use group::check_rank;
-use layout::{CENTRAL_SENSE, DISSEMINATION, Layout, PEER_ACKED, PEER_SENT};
+use layout::{CENTRAL_SENSE, DISSEMINATION, Layout};
 /// The lines of each core's MPB half that rma leaves to programs: their own
 /// flags go there; the rest of the half is rma's.
 pub use layout::{PROGRAM_LINE_COUNT, PROGRAM_LINES};
@@ -108,39 +136,24 @@ pub struct CommStats {
     pub wait_cycles: u64,
 }
 
-/// A message from another rank whose chunks are being taken one at a
-/// time by [`Comm::try_recv_any`].
-#[derive(Debug)]
-struct Partial {
-    /// Length of the whole message.
-    length: usize,
-    /// Bytes of it taken so far.
-    offset: usize,
-    /// The message, `length` bytes, valid up to `offset`.
-    data: Vec<u8>,
-}
-
-/// One core's end of the communicator of every core of the run.
+/// One core's end of a communicator: the communicator of every core of
+/// the run ([`Comm::new`]) or one made from another ([`Comm::split`],
+/// [`Comm::create`], [`Comm::dup`]).
 #[derive(Debug)]
 pub struct Comm<'h, H: Hal> {
     hal: &'h H,
     layout: Layout,
+    /// The core's channel state, shared by all its communicators.
+    channel: Rc<RefCell<Channel>>,
+    /// What this communicator's messages carry (0: every core's).
+    context: u32,
+    /// World rank of each rank, in rank order.
+    members: Vec<u32>,
+    /// Core of each rank: the translation, made once.
+    cores: Vec<CoreId>,
     rank: u32,
     size: u32,
-    /// Chunks sent to each rank since boot (word 0 of our peer line there).
-    sent: Vec<u32>,
-    /// Chunks received from each rank since boot (word 1 of our peer line there).
-    received: Vec<u32>,
-    /// The rank whose chunk is in our data buffer and not yet acknowledged.
-    buffer_holds_chunk_for: Option<u32>,
-    /// Messages sent to self, not yet received.
-    to_self: VecDeque<Vec<u8>>,
-    /// Whole messages taken from the MPB before anyone asked for them (by
-    /// [`Comm::send_progressing`]), oldest first.
-    inbox: VecDeque<(u32, Vec<u8>)>,
-    /// Per source, a message [`Comm::try_recv_any`] has begun to take.
-    partial: Vec<Option<Partial>>,
-    /// Where the next any-source poll starts, so no source starves.
+    /// Where the next any-source poll starts (a rank), so no source starves.
     next_any: u32,
     /// Sense of the last central barrier this core passed.
     sense: bool,
@@ -150,8 +163,9 @@ pub struct Comm<'h, H: Hal> {
 }
 
 impl<'h, H: Hal> Comm<'h, H> {
-    /// This core's communicator, continuing from whatever earlier
-    /// communicators on this core did (the counts are read back from the MPB).
+    /// This core's end of the communicator of every core of the run,
+    /// continuing from whatever earlier communicators on this core did
+    /// (the counts are read back from the MPB).
     ///
     /// Return values: `Err(MpbTooSmall)` if the chip's MPB cannot hold the
     /// `layout.rs`.
@@ -159,20 +173,7 @@ impl<'h, H: Hal> Comm<'h, H> {
         let layout = Layout::for_chip(hal.chip())?;
         let rank = hal.rank();
         let size = hal.cores();
-        hal.invalidate_mpbt();
-        let mut sent = alloc::vec![0; size as usize];
-        let mut received = alloc::vec![0; size as usize];
-        let mut buffer_holds_chunk_for = None;
-        for peer in (0..size).filter(|&p| p != rank) {
-            let there = MpbHalf::Of(hal.participant(peer));
-            let ours = layout.peer(rank);
-            sent[peer as usize] = hal.mpb_read_u32(there, ours + PEER_SENT);
-            received[peer as usize] = hal.mpb_read_u32(there, ours + PEER_ACKED);
-            let acked = hal.mpb_read_u32(MpbHalf::Own, layout.peer(peer) + PEER_ACKED);
-            if acked != sent[peer as usize] {
-                buffer_holds_chunk_for = Some(peer);
-            }
-        }
+        let channel = Channel::new(hal, layout);
         let sense = hal.mpb_read_u32(MpbHalf::Own, CENTRAL_SENSE) != 0;
         let episode = if size > 1 {
             let next = hal.participant((rank + 1) % size);
@@ -180,17 +181,16 @@ impl<'h, H: Hal> Comm<'h, H> {
         } else {
             0
         };
+        let members: Vec<u32> = (0..size).collect();
         Ok(Self {
             hal,
             layout,
+            channel: Rc::new(RefCell::new(channel)),
+            context: 0,
+            cores: members.iter().map(|&m| hal.participant(m)).collect(),
+            members,
             rank,
             size,
-            sent,
-            received,
-            buffer_holds_chunk_for,
-            to_self: VecDeque::new(),
-            inbox: VecDeque::new(),
-            partial: (0..size).map(|_| None).collect(),
             next_any: 0,
             sense,
             episode,
@@ -208,9 +208,52 @@ impl<'h, H: Hal> Comm<'h, H> {
         self.size
     }
 
-    /// The group of all ranks, seen from this one.
+    /// The context this communicator's messages carry: 0 for the
+    /// communicator of every core.
+    pub fn context(&self) -> u32 {
+        self.context
+    }
+
+    /// Whether this is the communicator of every core of the run, as
+    /// [`Comm::new`] made it.
+    pub fn is_world(&self) -> bool {
+        self.context == 0
+    }
+
+    /// The group of this communicator's ranks, seen from this one
+    /// (`MPI_Comm_group`): its members are world ranks in rank order.
     pub fn group(&self) -> Group {
-        Group::world(self.size, self.rank).expect("own rank is below the size")
+        Group::of(self.hal.cores(), self.hal.rank(), self.members.clone())
+    }
+
+    /// World rank of each rank, in rank order.
+    pub fn members(&self) -> &[u32] {
+        &self.members
+    }
+
+    /// World rank of rank `rank`.
+    ///
+    /// Return values: `Err(Rank)` if `rank` is not below the size.
+    pub fn world_rank(&self, rank: u32) -> Result<u32, RmaError> {
+        check_rank("communicator rank", rank, self.size)?;
+        Ok(self.members[rank as usize])
+    }
+
+    /// The core of rank `rank`, from the translation made when the
+    /// communicator was.
+    ///
+    /// Return values: `Err(Rank)` if `rank` is not below the size.
+    pub fn core(&self, rank: u32) -> Result<CoreId, RmaError> {
+        check_rank("communicator rank", rank, self.size)?;
+        Ok(self.cores[rank as usize])
+    }
+
+    /// The rank of the process with world rank `world`, if a member.
+    pub fn rank_of_world(&self, world: u32) -> Option<u32> {
+        self.members
+            .iter()
+            .position(|&m| m == world)
+            .map(|p| p as u32)
     }
 
     /// The MPB layout in use.

@@ -476,7 +476,7 @@ fn a_receive_finishes_a_message_try_recv_any_began() {
             c.send(1, &payload(7, 1, 10)).unwrap();
         } else {
             // Take the first chunk only, then hand over to recv.
-            while c.partial[0].is_none() {
+            while !c.partial_from(0) {
                 assert_eq!(c.try_recv_any(), None);
             }
             let mut buf = std::vec![0; len];
