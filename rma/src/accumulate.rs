@@ -519,7 +519,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// through the local mapping if it is this core's.
     fn through(&mut self, id: u32, target: u32) -> Through<'_, 'h, H> {
         let o = self.window(id).expect("begin checked the window").options;
-        let ty = if target == self.rank() {
+        let ty = if target == self.window_rank(id) {
             o.local_type
         } else {
             o.remote_type
@@ -741,7 +741,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         check_op::<T>(&FETCH_AND_OP, id, op, true)?;
         let one = Vector::contiguous(1).layout();
         let at = self.begin::<T>(&FETCH_AND_OP, id, target, disp, 1, one, one)?;
-        let (hal, owner) = (self.hal, self.hal.participant(target));
+        let (hal, owner) = (self.hal, self.core_of(id, target));
         let old = guard::fetch_and_op(hal, owner, &mut self.through(id, target), at, value, op)?;
         self.finish(id, Kind::Atomic, T::BYTES as u64);
         Ok(old)
@@ -784,7 +784,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         }
         let one = Vector::contiguous(1).layout();
         let at = self.begin::<T>(&COMPARE_AND_SWAP, id, target, disp, 1, one, one)?;
-        let (hal, owner) = (self.hal, self.hal.participant(target));
+        let (hal, owner) = (self.hal, self.core_of(id, target));
         let mut through = self.through(id, target);
         let old = guard::compare_and_swap(hal, owner, &mut through, at, value, compare)?;
         self.finish(id, Kind::Atomic, T::BYTES as u64);
@@ -842,7 +842,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             _ => (origin, data.len()),
         };
         let offset = self.begin::<T>(call, id, target, disp, buffer, origin, target_layout)?;
-        let (hal, owner) = (self.hal, self.hal.participant(target));
+        let (hal, owner) = (self.hal, self.core_of(id, target));
         let zero = zero::<T>();
         let mut scratch = [zero; CHUNK];
         let mut through = self.through(id, target);

@@ -174,24 +174,46 @@ impl<H: RmaHal> Rma<'_, H> {
         [o.local_type, o.remote_type]
     }
 
-    /// `Err` unless `group` is drawn from this run; its members' world ranks.
-    fn members(&self, group: &Group) -> Result<Vec<u32>, RmaError> {
-        if group.world_size() != self.size() {
+    /// The ranks in window `id` of `group`'s members, in the group's
+    /// order: `group` names processes of the run (as MPI's groups do), and
+    /// each is translated to its rank in the window.
+    ///
+    /// Return values: `Err(GroupMismatch)` unless `group` is drawn from
+    /// this run; `Err(NotMember)` for a member outside the window.
+    fn members(&self, call: &'static str, id: u32, group: &Group) -> Result<Vec<u32>, RmaError> {
+        let cores = self.hal.cores();
+        if group.world_size() != cores {
             return Err(RmaError::GroupMismatch {
                 first: group.world_size(),
-                second: self.size(),
+                second: cores,
             });
         }
-        Ok(group.members().to_vec())
+        let world = &self.ranks(id).world;
+        group
+            .members()
+            .iter()
+            .map(|&process| {
+                world
+                    .iter()
+                    .position(|&w| w == process)
+                    .map(|r| r as u32)
+                    .ok_or(RmaError::NotMember {
+                        call,
+                        of: "the window",
+                        process,
+                    })
+            })
+            .collect()
     }
 
     pub(crate) fn record(&self, id: u32, rank: u32) -> Record {
         self.window(id).expect("callers checked the window").remotes[rank as usize].record
     }
 
-    /// Ends one epoch and opens the next on every rank
+    /// Ends one epoch and opens the next on every rank of the window
     /// (`MPI_Win_fence`): releases this core's writes, waits for every
-    /// rank, drops what may be stale. Assertions skip work: `NOSTORE` the
+    /// rank of the window (a barrier of its communicator), drops what may
+    /// be stale. Assertions skip work: `NOSTORE` the
     /// release of local stores, `NOPRECEDE` that of this core's puts,
     /// `NOPUT` the invalidation of the local window, `NOSUCCEED` that of
     /// remote lines; with both `NOPRECEDE` and `NOSUCCEED` the barrier too
@@ -233,7 +255,7 @@ impl<H: RmaHal> Rma<'_, H> {
         self.coherence(id, release);
         if !assert.contains(Assert::NOPRECEDE | Assert::NOSUCCEED) {
             let start = self.hal.cycles();
-            self.comm.barrier();
+            self.window_comm(id).barrier();
             let cycles = self.hal.cycles().saturating_sub(start);
             self.window_mut(id)?.stats.wait_cycles += cycles;
         }
@@ -267,8 +289,10 @@ impl<H: RmaHal> Rma<'_, H> {
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Assert)` for `NOPRECEDE`
     /// or `NOSUCCEED`; `Err(Sync)` while an exposure epoch is open;
-    /// `Err(GroupMismatch)` for a group of another run; `Err(GroupTooLarge)`
-    /// beyond [`MAX_POST_GROUP`] origins.
+    /// `Err(GroupMismatch)` for a group of another run; `Err(NotMember)`
+    /// for a group with a process outside the window; `Err(GroupTooLarge)`
+    /// beyond [`MAX_POST_GROUP`] origins. Groups name processes of the
+    /// run; each is translated to its rank in the window.
     pub fn post<T>(
         &mut self,
         window: Window<T>,
@@ -285,7 +309,7 @@ impl<H: RmaHal> Rma<'_, H> {
         }
         .post(&w.exposure)?;
         let local = w.options.local_type;
-        let origins = self.members(group)?;
+        let origins = self.members("post", id, group)?;
         if origins.len() as u32 > MAX_POST_GROUP {
             return Err(RmaError::GroupTooLarge {
                 call: "post",
@@ -297,10 +321,10 @@ impl<H: RmaHal> Rma<'_, H> {
             self.coherence(id, release_actions(local));
         }
         let hal = self.hal;
-        let me = self.rank();
+        let me = self.window_rank(id);
         let cores: Vec<(CoreId, Record)> = origins
             .iter()
-            .map(|&o| (hal.participant(o), self.record(id, o)))
+            .map(|&o| (self.core_of(id, o), self.record(id, o)))
             .collect();
         let start = hal.cycles();
         pscw::post(hal, me, self.record(id, me), &cores);
@@ -321,7 +345,8 @@ impl<H: RmaHal> Rma<'_, H> {
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Assert)` for anything but
     /// `NOCHECK`; `Err(Sync)` while an access epoch is open (but a fence's
-    /// without operations); `Err(GroupMismatch)`.
+    /// without operations); `Err(GroupMismatch)`; `Err(NotMember)`, as for
+    /// [`Rma::post`].
     pub fn start<T>(
         &mut self,
         window: Window<T>,
@@ -338,7 +363,7 @@ impl<H: RmaHal> Rma<'_, H> {
         }
         .start(&w.access)?;
         let remote = w.options.remote_type;
-        let targets = self.members(group)?;
+        let targets = self.members("start", id, group)?;
         let acquire = guard_invalidation(acquire_actions(remote), &self.types(id));
         self.coherence(id, acquire);
         let w = self.window_mut(id)?;
@@ -367,11 +392,11 @@ impl<H: RmaHal> Rma<'_, H> {
         let remote = w.options.remote_type;
         self.coherence(id, release_actions(remote));
         let hal = self.hal;
-        let me = self.rank();
+        let me = self.window_rank(id);
         let mine = self.record(id, me);
         let cores: Vec<(u32, CoreId, Record)> = targets
             .iter()
-            .map(|&t| (t, hal.participant(t), self.record(id, t)))
+            .map(|&t| (t, self.core_of(id, t), self.record(id, t)))
             .collect();
         let w = self.window_mut(id)?;
         let start = hal.cycles();
@@ -393,7 +418,7 @@ impl<H: RmaHal> Rma<'_, H> {
         let id = window.id();
         self.check_wait("wait", id)?;
         let hal = self.hal;
-        let mine = self.record(id, self.rank());
+        let mine = self.record(id, self.window_rank(id));
         let start = hal.cycles();
         let polls = pscw::wait(hal, mine);
         let w = self.window_mut(id)?;
@@ -412,7 +437,7 @@ impl<H: RmaHal> Rma<'_, H> {
     pub fn test<T>(&mut self, window: Window<T>) -> Result<bool, RmaError> {
         let id = window.id();
         self.check_wait("test", id)?;
-        if !pscw::test(self.hal, self.record(id, self.rank())) {
+        if !pscw::test(self.hal, self.record(id, self.window_rank(id))) {
             self.window_mut(id)?.stats.polls += 1;
             return Ok(false);
         }

@@ -163,7 +163,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// (`MPI_Put` with contiguous types).
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Rank)` for a target
-    /// outside the run; `Err(Sync)` without an access epoch;
+    /// outside the window (not a rank of its communicator); `Err(Sync)` without an access epoch;
     /// `Err(NotInGroup)` for a target outside the start group;
     /// `Err(Range)` for bytes outside the target's window.
     pub fn put<T: Element>(
@@ -424,9 +424,8 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Layout<'_>,
         target_layout: Layout<'_>,
     ) -> Result<u64, RmaError> {
-        let size = self.size();
         let w = self.window(id)?;
-        check_rank(call.target, target, size)?;
+        check_rank(call.target, target, w.ranks.size())?;
         Check {
             call: call.name,
             window: id,
@@ -438,8 +437,7 @@ impl<H: RmaHal> Rma<'_, H> {
         let (start, len) = target_bytes::<T>(offset, &target_layout);
         self.check_range(call.name, id, target, start, len)?;
         if matches!(w.access, AccessEpoch::Start { .. }) {
-            let me = self.comm.rank();
-            let record = w.remotes[me as usize].record;
+            let record = w.remotes[w.ranks.rank as usize].record;
             let hal = self.hal;
             let w = self.window_mut(id)?;
             let start = hal.cycles();

@@ -288,11 +288,11 @@ pub mod gbh {
 
 impl<H: RmaHal> Rma<'_, H> {
     fn global_counter(&self, id: u32) -> gbh::Counter {
-        gbh::Counter::global(self.hal.participant(0), self.record(id, 0))
+        gbh::Counter::global(self.core_of(id, 0), self.record(id, 0))
     }
 
     fn local_counter(&self, id: u32, rank: u32) -> gbh::Counter {
-        gbh::Counter::local(self.hal.participant(rank), self.record(id, rank))
+        gbh::Counter::local(self.core_of(id, rank), self.record(id, rank))
     }
 
     /// GBH's back-off of the window's scheme (`None` for MCS-WP).
@@ -316,13 +316,14 @@ impl<H: RmaHal> Rma<'_, H> {
 
     /// This core's view of the MCS-WP lock of `target`'s part.
     fn mcs(&self, id: u32, target: u32) -> mcs::Mcs<impl Fn(u32) -> mcs::Node + '_> {
-        let remotes = &self.window(id).expect("callers checked the window").remotes;
+        let w = self.window(id).expect("callers checked the window");
+        let remotes = &w.remotes;
         mcs::Mcs {
             lock: mcs::Lock::of(
-                self.hal.participant(target),
+                w.ranks.cores[target as usize],
                 remotes[target as usize].record,
             ),
-            rank: self.rank(),
+            rank: w.ranks.rank,
             node_of: move |rank: u32| mcs::Node::of(remotes[rank as usize].record, target),
         }
     }
@@ -378,7 +379,7 @@ impl<H: RmaHal> Rma<'_, H> {
     ) -> Actions {
         let o = self.window(id).expect("callers checked the window").options;
         let mut actions = of(o.remote_type);
-        if target.is_none_or(|t| t == self.rank()) {
+        if target.is_none_or(|t| t == self.window_rank(id)) {
             actions = actions.union(of(o.local_type));
         }
         guard_invalidation(actions, &self.types(id))
@@ -391,7 +392,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// `Assert::NOCHECK` promises no conflicting lock and skips the lock.
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Assert)` for anything but
-    /// `NOCHECK`; `Err(Rank)` for a target outside the run; `Err(Lock)` if
+    /// `NOCHECK`; `Err(Rank)` for a target outside the window; `Err(Lock)` if
     /// this core holds `target` locked already; `Err(Sync)` in a fence epoch
     /// with operations, a start epoch or a lock_all epoch.
     pub fn lock<T>(
@@ -412,7 +413,7 @@ impl<H: RmaHal> Rma<'_, H> {
                 problem: "the window was made with no_locks, so it has no locks",
             });
         }
-        check_rank("lock target", target, self.size())?;
+        check_rank("lock target", target, w.ranks.size())?;
         Check {
             call: "lock",
             window: id,
@@ -460,7 +461,7 @@ impl<H: RmaHal> Rma<'_, H> {
         let _span = Span::begin(self.hal, Op::Unlock, window.id(), Some(target), 0);
         let id = window.id();
         let w = self.window(id)?;
-        check_rank("unlock target", target, self.size())?;
+        check_rank("unlock target", target, w.ranks.size())?;
         let check = Check {
             call: "unlock",
             window: id,
@@ -514,7 +515,7 @@ impl<H: RmaHal> Rma<'_, H> {
         let start = self.hal.cycles();
         let mut polls = 0;
         if taken && self.scheme(id) == LockScheme::McsWp {
-            for target in 0..self.size() {
+            for target in 0..self.window_size(id) {
                 polls += self.mcs(id, target).lock_shared(self.hal);
             }
         } else if taken {
@@ -549,7 +550,7 @@ impl<H: RmaHal> Rma<'_, H> {
         let release = self.passive_actions(id, None, release_actions);
         self.coherence(id, release);
         if taken && self.scheme(id) == LockScheme::McsWp {
-            for target in 0..self.size() {
+            for target in 0..self.window_size(id) {
                 self.mcs(id, target).unlock_shared(self.hal);
             }
         } else if taken {
@@ -563,7 +564,7 @@ impl<H: RmaHal> Rma<'_, H> {
 
     fn check_flush(&self, call: &'static str, id: u32, target: u32) -> Result<(), RmaError> {
         let w = self.window(id)?;
-        check_rank(call, target, self.size())?;
+        check_rank(call, target, w.ranks.size())?;
         Check { call, window: id }.flush(&w.access, target)
     }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Windows: memory of each core that the others may put into and get
-//! from, created collectively by every rank of the run.
+//! from, created collectively by every rank of a communicator.
 //!
 //! [`Rma`] is one core's one-sided state: the communicator it synchronises
 //! with, its POPSHM (the shareable DRAM pages it owns, thesis 4.5), the
@@ -24,8 +24,21 @@
 //!   Creating a window exchanges only where each core's record lies.
 //! - Remote windows are mapped on first use through the free LUT entries,
 //!   one 16 MiB page per entry, with least-used eviction ([`slots`]).
+//! - Communicators: [`Rma::allocate`], [`Rma::create`] and
+//!   [`Rma::allocate_shared`] make a window over the communicator `Rma`
+//!   was made with; [`Rma::allocate_on`], [`Rma::create_on`] and
+//!   [`Rma::allocate_shared_on`] over any communicator of this core
+//!   ([`Comm::split`], [`Comm::create`]). Such a window spans that
+//!   communicator's ranks only: its target ranks are ranks of the
+//!   communicator, translated once, at creation, to core ids and POPSHM
+//!   locations; its fences and its free synchronise those ranks only,
+//!   through a duplicate of the communicator the window keeps (as MPI
+//!   implementations do), so the program's own messages and collectives on
+//!   the communicator never meet the window's.
 #![forbid(unsafe_code)]
 
+#[cfg(test)]
+mod comm_tests;
 pub mod database;
 pub mod slots;
 #[cfg(test)]
@@ -35,7 +48,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
 
-use chip::{EntryRange, LUT_PAGE_SIZE, MemoryType};
+use chip::{CoreId, EntryRange, LUT_PAGE_SIZE, MemoryType};
 use database::{Database, Record, WindowInfo};
 use slots::Slots;
 
@@ -261,9 +274,32 @@ pub(crate) struct Remote {
     pub info: WindowInfo,
 }
 
+/// The ranks of a window: its communicator's, translated once, when the
+/// window is made.
+#[derive(Debug, Clone)]
+pub(crate) struct Ranks {
+    /// This core's rank in the window.
+    pub rank: u32,
+    /// World rank of each rank.
+    pub world: Vec<u32>,
+    /// Core of each rank.
+    pub cores: Vec<CoreId>,
+    /// POPSHM of each rank.
+    pub popshm: Vec<DramPages>,
+}
+
+impl Ranks {
+    /// Number of ranks.
+    pub fn size(&self) -> u32 {
+        self.cores.len() as u32
+    }
+}
+
 /// One window, as this core keeps it.
 #[derive(Debug)]
 pub(crate) struct WindowState {
+    /// Its ranks.
+    pub ranks: Ranks,
     pub memory: u32,
     /// How its memory came to be: it owns it unless it was given it.
     pub flavor: Flavor,
@@ -294,8 +330,9 @@ pub struct Rma<'h, H: RmaHal> {
     pub(crate) hal: &'h H,
     pub(crate) comm: Comm<'h, H>,
     popshm: DramPages,
-    /// Every rank's POPSHM, as published in the database.
-    peers: Vec<DramPages>,
+    /// Per window, the communicator it synchronises over when it is not
+    /// `comm`: its own duplicate of the one it was made on.
+    window_comms: Vec<Option<Comm<'h, H>>>,
     next_free: u32,
     memories: Vec<Option<MemoryState>>,
     pub(crate) windows: Vec<Option<WindowState>>,
@@ -312,27 +349,30 @@ pub struct Rma<'h, H: RmaHal> {
 }
 
 impl<'h, H: RmaHal> Rma<'h, H> {
-    /// One-sided communication over `comm`, collectively on every rank:
-    /// publishes this core's POPSHM in the window database and reads every
-    /// other's after a barrier.
+    /// One-sided communication over `comm`, collectively on its ranks:
+    /// publishes this core's POPSHM in the window database and checks
+    /// every other rank's after a barrier. `comm` is the communicator of
+    /// [`Rma::allocate`] and the other calls without a communicator; any
+    /// communicator of this core whose ranks all made an `Rma` serves
+    /// [`Rma::allocate_on`] and its kin.
     ///
     /// Return values: `Err(NoMemory)` if the chip has more cores than the
-    /// database has room for; `Err(Database)` if a core's POPSHM entry is
+    /// database has room for; `Err(Database)` if a rank's POPSHM entry is
     /// missing (it did not call `new`).
     pub fn new(mut comm: Comm<'h, H>) -> Result<Self, RmaError> {
         let hal = comm.hal();
-        database::check_fits(hal.chip(), comm.size())?;
+        database::check_fits(hal.chip(), hal.cores())?;
         let popshm = hal.popshm();
         database::publish_popshm(hal, popshm);
         comm.barrier();
-        let peers = (0..comm.size())
-            .map(|rank| database::read_popshm(hal, hal.participant(rank)))
-            .collect::<Result<Vec<_>, _>>()?;
+        for rank in 0..comm.size() {
+            database::read_popshm(hal, comm.core(rank)?)?;
+        }
         Ok(Self {
             hal,
             comm,
             popshm,
-            peers,
+            window_comms: Vec::new(),
             next_free: 0,
             memories: Vec::new(),
             windows: Vec::new(),
@@ -348,14 +388,46 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         &mut self.comm
     }
 
-    /// This core's rank.
+    /// This core's rank in the communicator `Rma` was made with.
     pub fn rank(&self) -> u32 {
         self.comm.rank()
     }
 
-    /// Number of ranks.
+    /// Number of ranks of the communicator `Rma` was made with.
     pub fn size(&self) -> u32 {
         self.comm.size()
+    }
+
+    /// The communicator window `id` synchronises over.
+    pub(crate) fn window_comm(&mut self, id: u32) -> &mut Comm<'h, H> {
+        match self
+            .window_comms
+            .get_mut(id as usize)
+            .and_then(Option::as_mut)
+        {
+            Some(comm) => comm,
+            None => &mut self.comm,
+        }
+    }
+
+    /// Window `id`'s ranks.
+    pub(crate) fn ranks(&self, id: u32) -> &Ranks {
+        &self.window(id).expect("callers checked the window").ranks
+    }
+
+    /// This core's rank in window `id`.
+    pub(crate) fn window_rank(&self, id: u32) -> u32 {
+        self.ranks(id).rank
+    }
+
+    /// Number of ranks of window `id`.
+    pub(crate) fn window_size(&self, id: u32) -> u32 {
+        self.ranks(id).size()
+    }
+
+    /// The core of rank `rank` of window `id`.
+    pub(crate) fn core_of(&self, id: u32, rank: u32) -> CoreId {
+        self.ranks(id).cores[rank as usize]
     }
 
     /// The platform.
@@ -463,12 +535,70 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         len: u32,
         options: WindowOptions,
     ) -> Result<Window<T>, RmaError> {
-        self.allocate_as(len, options, Flavor::Allocate)
+        self.allocate_as(None, len, options, Flavor::Allocate)
     }
 
-    /// [`Rma::allocate`] or [`Rma::allocate_shared`], as `flavor` says.
+    /// [`Rma::allocate`] over `comm`, collectively on its ranks: the
+    /// window spans them only, its target ranks are `comm`'s ranks, and
+    /// its fences and free synchronise them only (through a duplicate of
+    /// `comm` the window keeps, so `comm` may be used and freed as before).
+    /// Ranks outside `comm` take no part. Windows on disjoint
+    /// communicators may be made and used at the same time.
+    ///
+    /// Return values: as [`Rma::allocate`]; `Err(Database)` if a rank of
+    /// `comm` has made no `Rma`; `Err(NoContext)` if `comm` cannot be
+    /// duplicated.
+    pub fn allocate_on<T: Element>(
+        &mut self,
+        comm: &mut Comm<'h, H>,
+        len: u32,
+        options: WindowOptions,
+    ) -> Result<Window<T>, RmaError> {
+        self.allocate_as(Some(comm), len, options, Flavor::Allocate)
+    }
+
+    /// [`Rma::allocate_shared`] over `comm`, as [`Rma::allocate_on`] is
+    /// [`Rma::allocate`] over it: the processes of `comm` share the window.
+    ///
+    /// Return values: as [`Rma::allocate_on`].
+    pub fn allocate_shared_on<T: Element>(
+        &mut self,
+        comm: &mut Comm<'h, H>,
+        len: u32,
+        options: WindowOptions,
+    ) -> Result<Window<T>, RmaError> {
+        self.allocate_as(Some(comm), len, options, Flavor::Shared)
+    }
+
+    /// [`Rma::create`] over `comm`, as [`Rma::allocate_on`] is
+    /// [`Rma::allocate`] over it.
+    ///
+    /// Return values: as [`Rma::create`] and [`Rma::allocate_on`].
+    pub fn create_on<T: Element>(
+        &mut self,
+        comm: &mut Comm<'h, H>,
+        memory: Memory,
+        options: WindowOptions,
+    ) -> Result<Window<T>, RmaError> {
+        let id = self.create_window(
+            "create",
+            Some(comm),
+            Ok(memory),
+            Flavor::Create,
+            T::BYTES as u32,
+            options,
+        )?;
+        Ok(Window {
+            id,
+            _element: PhantomData,
+        })
+    }
+
+    /// [`Rma::allocate`] or [`Rma::allocate_shared`], as `flavor` says,
+    /// over `comm` or the communicator `Rma` was made with.
     fn allocate_as<T: Element>(
         &mut self,
+        comm: Option<&mut Comm<'h, H>>,
         len: u32,
         options: WindowOptions,
         flavor: Flavor,
@@ -485,7 +615,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             Flavor::Shared => "allocate_shared",
             Flavor::Allocate | Flavor::Create => "allocate",
         };
-        let id = self.create_window(call, memory, flavor, T::BYTES as u32, options)?;
+        let id = self.create_window(call, comm, memory, flavor, T::BYTES as u32, options)?;
         Ok(Window {
             id,
             _element: PhantomData,
@@ -512,6 +642,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     ) -> Result<Window<T>, RmaError> {
         let id = self.create_window(
             "create",
+            None,
             Ok(memory),
             Flavor::Create,
             T::BYTES as u32,
@@ -523,9 +654,12 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         })
     }
 
+    /// Makes a window, collectively over `comm` (a duplicate of it the
+    /// window keeps) or over the communicator `Rma` was made with.
     fn create_window(
         &mut self,
         call: &'static str,
+        comm: Option<&mut Comm<'h, H>>,
         memory: Result<Memory, RmaError>,
         flavor: Flavor,
         element: u32,
@@ -533,6 +667,13 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     ) -> Result<u32, RmaError> {
         let id = self.windows.len() as u32;
         let given = memory.as_ref().ok().copied();
+        let mut own = match comm.map(Comm::dup).transpose() {
+            Ok(own) => own,
+            Err(e) => {
+                self.undo_memory(flavor, given);
+                return Err(e);
+            }
+        };
         let local = memory.and_then(|memory| {
             // Windows may overlap, as MPI allows: a second window over the
             // same memory is another view of it.
@@ -555,8 +696,14 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             Ok((_, r)) => [(r.controller as u32).to_le_bytes(), r.offset.to_le_bytes()].concat(),
             Err(_) => alloc::vec![0; 8],
         };
-        let mut all = alloc::vec![0; 8 * self.size() as usize];
-        self.comm.allgather(&mine, &mut all)?;
+        let comm = own.as_ref().unwrap_or(&self.comm);
+        let (rank, size) = (comm.rank(), comm.size());
+        let mut all = alloc::vec![0; 8 * size as usize];
+        let gathered = match own.as_mut() {
+            Some(own) => own.allgather(&mine, &mut all),
+            None => self.comm.allgather(&mine, &mut all),
+        };
+        gathered?;
         let records: Vec<Option<Record>> = all
             .chunks_exact(8)
             .map(|c| {
@@ -584,22 +731,33 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             }
             (Ok(local), None) => local,
         };
+        let comm = own.as_ref().unwrap_or(&self.comm);
+        let ranks = Ranks {
+            rank,
+            world: comm.members().to_vec(),
+            cores: (0..size).map(|r| comm.core(r)).collect::<Result<_, _>>()?,
+            popshm: (0..size)
+                .map(|r| database::read_popshm(self.hal, comm.core(r)?))
+                .collect::<Result<_, _>>()?,
+        };
         let remotes = records
             .iter()
-            .enumerate()
-            .map(|(rank, r)| {
+            .zip(&ranks.cores)
+            .map(|(r, &core)| {
                 let record = r.expect("every rank succeeded");
-                let core = self.hal.participant(rank as u32);
                 let info = database::read_record(self.hal, core, record)?;
                 Ok(Remote { record, info })
             })
             .collect::<Result<Vec<_>, RmaError>>()?;
-        debug_assert_eq!(remotes[self.rank() as usize].record, record);
+        debug_assert_eq!(remotes[rank as usize].record, record);
         if let Some(m) = &mut self.memories[memory.id as usize] {
             m.window = Some(id);
         }
-        let words = self.size().div_ceil(32) as usize;
+        let words = size.div_ceil(32) as usize;
+        self.window_comms.resize_with(id as usize, || None);
+        self.window_comms.push(own);
         self.windows.push(Some(WindowState {
+            ranks,
             memory: memory.id,
             flavor,
             options,
@@ -647,11 +805,15 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             window: window.id,
         }
         .free(&w.access, &w.exposure)?;
-        self.comm.barrier();
+        self.window_comm(window.id).barrier();
+        if let Some(own) = self.window_comms.get_mut(window.id as usize) {
+            // Every rank passed the barrier: nothing of it is under way.
+            drop(own.take());
+        }
         let w = self.windows[window.id as usize]
             .take()
             .expect("checked above");
-        let record = w.remotes[self.rank() as usize].record;
+        let record = w.remotes[w.ranks.rank as usize].record;
         database::clear_record(self.hal, record);
         self.free_records.push(record);
         // Another window over the same memory still uses it.
@@ -688,7 +850,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// Return values: `Err(UnknownWindow)`, `Err(Rank)`.
     pub fn size_of<T>(&self, window: Window<T>, rank: u32) -> Result<u32, RmaError> {
         let w = self.window(window.id)?;
-        crate::comm::check_rank("window rank", rank, self.size())?;
+        crate::comm::check_rank("window rank", rank, w.ranks.size())?;
         Ok(w.remotes[rank as usize].info.size)
     }
 
@@ -697,7 +859,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// Return values: `Err(UnknownWindow)`, `Err(Rank)`.
     pub fn disp_unit_of<T>(&self, window: Window<T>, rank: u32) -> Result<u32, RmaError> {
         let w = self.window(window.id)?;
-        crate::comm::check_rank("window rank", rank, self.size())?;
+        crate::comm::check_rank("window rank", rank, w.ranks.size())?;
         Ok(w.remotes[rank as usize].info.disp_unit)
     }
 
@@ -714,7 +876,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// Return values: `Err(UnknownWindow)`.
     pub fn attributes<T>(&self, window: Window<T>) -> Result<WindowAttributes, RmaError> {
         let w = self.window(window.id)?;
-        let info = w.remotes[self.rank() as usize].info;
+        let info = w.remotes[w.ranks.rank as usize].info;
         let unified =
             w.options.local_type == MemoryType::Ncm && w.options.remote_type == MemoryType::Ncm;
         Ok(WindowAttributes {
@@ -731,12 +893,31 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     }
 
     /// The group of the processes that share the window
-    /// (`MPI_Win_get_group`), with this core's rank in it.
+    /// (`MPI_Win_get_group`), with this core's rank in it: the group of
+    /// the communicator it was made on.
     ///
     /// Return values: `Err(UnknownWindow)`.
     pub fn group<T>(&self, window: Window<T>) -> Result<Group, RmaError> {
         let w = self.window(window.id)?;
-        Group::world(w.remotes.len() as u32, self.rank())
+        Ok(Group::of(
+            self.hal.cores(),
+            self.hal.rank(),
+            w.ranks.world.clone(),
+        ))
+    }
+
+    /// This core's rank in the window (the rank of its communicator).
+    ///
+    /// Return values: `Err(UnknownWindow)`.
+    pub fn rank_in<T>(&self, window: Window<T>) -> Result<u32, RmaError> {
+        Ok(self.window(window.id)?.ranks.rank)
+    }
+
+    /// Number of ranks of the window (of its communicator).
+    ///
+    /// Return values: `Err(UnknownWindow)`.
+    pub fn size_in<T>(&self, window: Window<T>) -> Result<u32, RmaError> {
+        Ok(self.window(window.id)?.ranks.size())
     }
 
     /// The options the window was made with.
@@ -758,7 +939,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         index: u32,
         buf: &mut [T],
     ) -> Result<(), RmaError> {
-        let me = self.rank();
+        let me = self.window(window.id)?.ranks.rank;
         let start = u64::from(index) * T::BYTES as u64;
         let len = (buf.len() * T::BYTES) as u64;
         self.check_range("local_read", window.id, me, start as i64, len)?;
@@ -780,7 +961,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         len: u32,
         options: WindowOptions,
     ) -> Result<Window<T>, RmaError> {
-        self.allocate_as(len, options, Flavor::Shared)
+        self.allocate_as(None, len, options, Flavor::Shared)
     }
 
     /// Where `rank`'s part of a shared window is (`MPI_Win_shared_query`).
@@ -789,7 +970,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// a window not made by [`Rma::allocate_shared`].
     pub fn shared_query<T>(&self, window: Window<T>, rank: u32) -> Result<SharedPart, RmaError> {
         let w = self.shared_window("shared_query", window.id)?;
-        crate::comm::check_rank("shared_query rank", rank, self.size())?;
+        crate::comm::check_rank("shared_query rank", rank, w.ranks.size())?;
         let info = w.remotes[rank as usize].info;
         Ok(SharedPart {
             rank,
@@ -855,8 +1036,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         elements: usize,
     ) -> Result<(MemoryType, u64), RmaError> {
         let w = self.shared_window(call, id)?;
-        crate::comm::check_rank("shared part rank", part.rank, self.size())?;
-        let ty = if part.rank == self.rank() {
+        crate::comm::check_rank("shared part rank", part.rank, w.ranks.size())?;
+        let ty = if part.rank == w.ranks.rank {
             w.options.local_type
         } else {
             w.options.remote_type
@@ -878,7 +1059,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         index: u32,
         data: &[T],
     ) -> Result<(), RmaError> {
-        let me = self.rank();
+        let me = self.window(window.id)?.ranks.rank;
         let start = u64::from(index) * T::BYTES as u64;
         let len = (data.len() * T::BYTES) as u64;
         self.check_range("local_write", window.id, me, start as i64, len)?;
@@ -921,10 +1102,10 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         len: usize,
         mut visit: impl FnMut(&H, u8, u32, usize, usize),
     ) -> Result<(), RmaError> {
-        let popshm = self.peers[target as usize];
         let w = self.windows[id as usize]
             .as_mut()
             .expect("callers checked the window");
+        let popshm = w.ranks.popshm[target as usize];
         let base = u64::from(w.remotes[target as usize].info.offset) + offset;
         let mut done = 0;
         while done < len {
