@@ -28,6 +28,7 @@ mod ncm_fresh;
 mod page_fault;
 mod ring;
 mod ring_stale;
+mod rma_comm;
 mod rma_datatypes;
 mod rma_errors;
 mod rma_fence;
@@ -105,6 +106,10 @@ kernel::programs! {
     /// a shared window (allocate_shared) on every memory type: every core stores into every
     /// core's part directly, syncs, and finds what the others stored in its own; every value checked
     "rma-shared" => rma_shared::run,
+    /// the cores as a 2D grid split into row and column communicators: collectives on each,
+    /// fence epochs on row and column windows at once, lock epochs, a PSCW epoch, misuse
+    /// refused, create, dup and free; every value checked
+    "rma-comm" => rma_comm::run,
     /// a 2D cellular automaton (9-point stencil, a 480x256 torus whatever the core count) with halo
     /// rows exchanged by put under PSCW, verified against a serial run on core 0, with per-window
     /// statistics; benchmark lines: each generation's time on the slowest core
