@@ -4,9 +4,11 @@
 //! rma consumes the hardware through the traits in [`hal`], which the
 //! kernel implements for the SCC and [`hal::mock`] (feature `mock`)
 //! implements with host threads. On top of them, [`comm`] provides ranks
-//! and groups, a two-sided channel through the message passing buffers and
-//! the collectives the one-sided layers need. The one-sided layer follows
-//! MPI's OSC split: [`window`] (creation; the window database, distributed
+//! and groups, communicators (the run's, and `split`, `create` and `dup`
+//! of it, each with a context of its own), a two-sided channel through the
+//! message passing buffers and the collectives the one-sided layers need.
+//! The one-sided layer follows MPI's OSC split: [`window`] (creation, on
+//! any communicator; the window database, distributed
 //! or centralized as [`WindowOptions`] say ([`Database`]); remote mappings
 //! through free LUT entries), [`ops`] (put and get), [`datatype`]
 //! (MPI's derived datatypes over one element type, committed into runs
