@@ -177,6 +177,13 @@ impl Mapping {
         unsafe { AtomicU64::from_ptr(self.word(offset)) }.fetch_min(value, Ordering::SeqCst)
     }
 
+    /// Atomically raises the word at `offset` to `value` if it is lower;
+    /// returns the word before.
+    pub fn fetch_max(&self, offset: u64, value: u64) -> u64 {
+        // SAFETY: as in `fetch_or`.
+        unsafe { AtomicU64::from_ptr(self.word(offset)) }.fetch_max(value, Ordering::SeqCst)
+    }
+
     /// Atomically replaces the word at `offset` with `value`; returns the
     /// word before.
     pub fn swap(&self, offset: u64, value: u64) -> u64 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //! Modelled time across cores: the run's clocks file, lax synchronisation
-//! within a quantum, and the memory controllers' queues.
+//! within a quantum, and the calendars of the resources' queues.
 //!
 //! Each core's clock ([`crate::model::latency::CoreClock`]) advances with
 //! its own instructions and accesses, at whatever speed its QEMU gets host
@@ -32,8 +32,24 @@
 //!   wait ([`chip::EmuCall::Wait`]): the core watches the lines the poll
 //!   read and blocks, holding nobody back, until a store to one of them
 //!   sets its wake time: the first repetition of the poll, at the poll's
-//!   own period, at or after the store. The polls it would have made in
-//!   between are charged to the resources they would have reached.
+//!   own period, at or after the store. The polls it makes in between are
+//!   booked in the calendars of the resources they reach, ahead of time, a
+//!   chunk at a time: a core that needs them further asks the waiter to
+//!   book more ([`Clocks::await_booked`], [`Woken::Book`]), and the waiter
+//!   takes back those after its wake.
+//! - **Queues are charged once they are known.** A request to a resource
+//!   that serves one at a time (a controller, an MPB, a register block)
+//!   adds itself to the bucket of its arrival in that resource's calendar
+//!   ([`crate::model::queue`]); the bucket's contents are sums, the same
+//!   whatever order cores add to them. Its wait is computed and charged to
+//!   its core once every other core has booked its requests up to the end
+//!   of the bucket ([`Clocks::booked_through`]): at the core's next ordered
+//!   access or clock read (which charge everything before them), every
+//!   65,536 cycles of its clock for what every core passed 65,536 cycles
+//!   earlier. A sample between two clock reads so holds its own queueing,
+//!   but for that of its last bucket. The waits of a core's requests after
+//!   its last such point are never charged: its cycles at exit leave them
+//!   out (a core that finishes does not wait for the others to pass it).
 //! - **Data carries its time.** Every write that reaches memory (a store
 //!   written through, a WCB flush, a write-back, a register write) stamps
 //!   its line with the writer's clock (`stamps.mem`, one word per line of
@@ -60,28 +76,24 @@
 //! |---|---|
 //! | 0 | how many cores sleep (32 bits) |
 //! | 4 | 1 once the run stops its cores ([`stop_waiting`]; 32 bits) |
-//! | 256 + 64·c | core c's clock |
-//! | 264 + 64·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting |
-//! | 272 + 64·c | core c's last instruction address at its last sync point |
-//! | 280 + 64·c | waiting: when core c resumes (`u64::MAX`: not known yet) |
-//! | 288 + 64·c | waiting: when its last poll began |
-//! | 296 + 64·c | waiting: its poll period |
-//! | 304 + 64·c | sleeping: the time it waits for the others to reach (`u64::MAX`: an explicit wake) |
-//! | 312 + 64·c | its futex word (32 bits): bumped to wake it |
-//! | 316 + 64·c | 1 while it sleeps (32 bits) |
-//! | 8192 + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::memctl`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
+//! | 256 + 128·c | core c's clock |
+//! | 264 + 128·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting |
+//! | 272 + 128·c | core c's last instruction address at its last sync point |
+//! | 280 + 128·c | waiting: when core c resumes (`u64::MAX`: not known yet) |
+//! | 288 + 128·c | waiting: when its last poll began |
+//! | 296 + 128·c | waiting: its poll period |
+//! | 304 + 128·c | sleeping: the time it waits for the others to reach (`u64::MAX`: an explicit wake) |
+//! | 312 + 128·c | its futex word (32 bits): bumped to wake it |
+//! | 316 + 128·c | 1 while it sleeps (32 bits) |
+//! | 320 + 128·c | waiting: every request it will make before this time is in the calendars |
+//! | 328 + 128·c | waiting: the time another core needs its requests booked up to |
+//! | 32768 + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::queue`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
 //!
 //! Every core starts running at time 0, as on silicon after reset: a core
 //! whose QEMU starts late holds the others back until it catches up.
 //!
 //! # What stays nondeterministic
 //!
-//! - Queues: requests book a resource's calendar in host order, so which
-//!   of two requests close in modelled time waits for the other depends
-//!   on host scheduling (bounded by the quantum). The polls a wait skips
-//!   are booked when it ends, after requests the others made meanwhile.
-//!   A run without queues (`queues=off`: every resource serves at once)
-//!   leaves this out, and with it the contention the queues model.
 //! - Lines nobody polls: a plain read of data another core writes
 //!   without synchronisation sees it or not by host order; such reads of
 //!   data from the modelled future are counted.
@@ -90,12 +102,14 @@
 //!   start, or miss it and wait for it.
 //! - A poll, or an ordered access, not over within half a quantum stops
 //!   holding the others back, and is not ordered from then on.
+//! - A core resuming from a halt (not a wait) books its requests in
+//!   buckets the others may have charged already.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::model::latency::Resource;
-use crate::model::memctl;
+use crate::model::queue::{self, Load};
 use crate::model::stats::{MAX_CONTROLLERS, MAX_TILES};
 use crate::shm::Mapping;
 
@@ -106,8 +120,8 @@ const SLEEPERS: u64 = 0;
 /// that every QEMU can exit and write its report.
 const STOPPING: u64 = 4;
 const CORES: u64 = 256;
-const PER_CORE: u64 = 64;
-const CALENDARS: u64 = 8192;
+const PER_CORE: u64 = 128;
+const CALENDARS: u64 = 32768;
 /// A wake time not known yet, or no sleeper's wanted time.
 const NEVER: u64 = u64::MAX;
 
@@ -115,7 +129,7 @@ const NEVER: u64 = u64::MAX;
 pub const MAX_CORES: u32 = 64;
 
 /// Bytes of the clocks file.
-pub const FILE_SIZE: u64 = CALENDARS + QUEUES * memctl::SLOTS * 8;
+pub const FILE_SIZE: u64 = CALENDARS + QUEUES * queue::SLOTS * 8;
 
 /// Calendars in the clocks file: one per memory controller, then one per
 /// tile's MPB, then one per tile's register block.
@@ -202,6 +216,8 @@ enum Word {
     Wanted = 48,
     Futex = 56,
     Sleeping = 60,
+    Booked = 64,
+    Extend = 72,
 }
 
 /// Tells the cores of the run in `dir` that the run is stopping them: a
@@ -259,6 +275,11 @@ impl Clocks {
     /// The quantum.
     pub fn quantum(&self) -> u64 {
         self.quantum
+    }
+
+    /// Whether requests queue at the resources.
+    pub fn queues(&self) -> bool {
+        self.queues
     }
 
     /// This core's number.
@@ -357,6 +378,8 @@ impl Clocks {
         self.map
             .store(Self::at(self.core, Word::Period), period.max(1));
         self.map.store(Self::at(self.core, Word::Wake), NEVER);
+        self.map.store(Self::at(self.core, Word::Booked), start);
+        self.map.store(Self::at(self.core, Word::Extend), 0);
     }
 
     /// This core waits, watching its lines ([`Clocks::prepare_wait`]):
@@ -384,15 +407,31 @@ impl Clocks {
     }
 
     /// Blocks this core, waiting, until its wake time is set and every
-    /// other core is past it; returns the wake time, or `None` if the run
-    /// stops its cores first.
-    pub fn wait_until_woken(&self) -> Option<u64> {
+    /// other core is past it, or until another core needs its polls booked
+    /// further, or the run stops its cores.
+    pub fn wait_until_woken(&self) -> Woken {
         let wake = |s: &Self| s.map.load(Self::at(s.core, Word::Wake));
-        self.sleep_until(|s| match wake(s) {
-            NEVER => Some(NEVER),
-            w => (!s.ordered(w)).then_some(w),
+        self.sleep_until(|s| {
+            if s.extension_wanted().is_some() {
+                return None;
+            }
+            match wake(s) {
+                NEVER => Some(NEVER),
+                w => (!s.ordered(w)).then_some(w),
+            }
         });
-        Some(wake(self)).filter(|&w| w != NEVER && !self.stopping())
+        if self.stopping() {
+            Woken::Stopping
+        } else if let Some(t) = self.extension_wanted() {
+            Woken::Book(t)
+        } else {
+            Woken::At(wake(self))
+        }
+    }
+
+    /// The wake time set for this waiting core, if any yet.
+    pub fn wake_time(&self) -> Option<u64> {
+        Some(self.map.load(Self::at(self.core, Word::Wake))).filter(|&w| w != NEVER)
     }
 
     /// Whether the run is stopping its cores ([`stop_waiting`]).
@@ -450,20 +489,109 @@ impl Clocks {
         self.sleep_until(|s| ahead(s).then_some(wanted));
     }
 
-    /// Books one request on `resource`, arriving at `arrival` and served
-    /// in `service` cycles: returns the cycles it waits for the resource
-    /// (in its calendar, [`memctl::book_in`]); none if requests do not
-    /// queue.
-    pub fn book(&self, resource: Resource, arrival: u64, service: u64) -> u64 {
-        if !self.queues {
-            return 0;
+    /// Adds `requests` requests from `cores` more cores (negative: takes
+    /// them back) to bucket `k` of `resource`'s calendar
+    /// ([`queue::add`]); nothing if requests do not queue.
+    pub fn book(&self, resource: Resource, k: u64, requests: i64, cores: i64) {
+        if self.queues {
+            queue::add(&self.calendar(resource), k, requests, cores);
         }
-        let calendar = SharedCalendar {
-            map: &self.map,
-            base: CALENDARS + resource.calendar() as u64 * memctl::SLOTS * 8,
-        };
-        memctl::book_in(&calendar, arrival, service, resource.bucket())
     }
+
+    /// The loads of bucket `k` of `resource`'s calendar and of the
+    /// [`queue::HISTORY`] buckets before it, oldest first: final once
+    /// [`Clocks::booked_through`] the end of bucket `k`.
+    pub fn loads(&self, resource: Resource, k: u64) -> [Load; queue::HISTORY + 1] {
+        let calendar = self.calendar(resource);
+        let mut loads = [Load::default(); queue::HISTORY + 1];
+        for (i, load) in loads.iter_mut().enumerate() {
+            if let Some(b) = (k + i as u64).checked_sub(queue::HISTORY as u64) {
+                *load = queue::load(&calendar, b);
+            }
+        }
+        loads
+    }
+
+    fn calendar(&self, resource: Resource) -> SharedCalendar<'_> {
+        SharedCalendar {
+            map: &self.map,
+            base: CALENDARS + resource.calendar() as u64 * queue::SLOTS * 8,
+        }
+    }
+
+    /// Whether core `c` has booked every request it will make that arrives
+    /// before `t`: running, its clock has reached `t`; waiting, the polls
+    /// it books ahead reach `t` and it does not resume before; halted or
+    /// finished, it books nothing more (a halted core's requests after it
+    /// resumes go to buckets as they are then).
+    fn booked_by(&self, c: u32, t: u64) -> bool {
+        match State::from_word(self.map.load(Self::at(c, Word::State))) {
+            Some(State::Running) => self.map.load(Self::at(c, Word::Clock)) >= t,
+            Some(State::Waiting) => {
+                self.map.load(Self::at(c, Word::Booked)) >= t
+                    && self.map.load(Self::at(c, Word::Wake)) >= t
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether every other core has booked its requests arriving before
+    /// `t` ([`Clocks::booked_by`]): the buckets before `t` are final.
+    pub fn booked_through(&self, t: u64) -> bool {
+        (0..self.cores)
+            .filter(|&c| c != self.core)
+            .all(|c| self.booked_by(c, t))
+    }
+
+    /// Publishes `now` and blocks until the buckets before `t` are final
+    /// ([`Clocks::booked_through`]), asking each waiting core whose polls
+    /// are not booked that far to book them. Returns at once if the run
+    /// is stopping its cores.
+    pub fn await_booked(&mut self, now: u64, t: u64) {
+        self.publish(now);
+        if self.booked_through(t) {
+            return;
+        }
+        self.order_waits += 1;
+        self.sleep_until(|s| {
+            if s.booked_through(t) {
+                return None;
+            }
+            for c in (0..s.cores).filter(|&c| c != s.core) {
+                let waiting = s.map.load(Self::at(c, Word::State)) == State::Waiting as u64;
+                if waiting && s.map.load(Self::at(c, Word::Booked)) < t {
+                    s.map.fetch_max(Self::at(c, Word::Extend), t);
+                    s.wake_core(c);
+                }
+            }
+            Some(t)
+        });
+    }
+
+    /// This core, waiting, has booked every poll it will make before `t`.
+    pub fn set_booked(&self, t: u64) {
+        self.map.store(Self::at(self.core, Word::Booked), t);
+        self.wake_sleepers(t);
+    }
+
+    /// How far another core needs this waiting core's polls booked, if
+    /// further than they are.
+    fn extension_wanted(&self) -> Option<u64> {
+        let wanted = self.map.load(Self::at(self.core, Word::Extend));
+        (wanted > self.map.load(Self::at(self.core, Word::Booked))).then_some(wanted)
+    }
+}
+
+/// What ends a wait's sleep ([`Clocks::wait_until_woken`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Woken {
+    /// The wake time is set and every other core is past it.
+    At(u64),
+    /// Another core needs this core's polls booked up to this time
+    /// ([`Clocks::set_booked`]); the wait goes on afterwards.
+    Book(u64),
+    /// The run stops its cores.
+    Stopping,
 }
 
 /// One resource's calendar in the clocks file.
@@ -472,9 +600,13 @@ struct SharedCalendar<'a> {
     base: u64,
 }
 
-impl memctl::Calendar for SharedCalendar<'_> {
+impl queue::Calendar for SharedCalendar<'_> {
     fn update(&self, i: u64, f: &mut dyn FnMut(u64) -> Option<u64>) -> Result<u64, u64> {
         self.map.try_update(self.base + 8 * i, f)
+    }
+
+    fn load(&self, i: u64) -> u64 {
+        self.map.load(self.base + 8 * i)
     }
 }
 
@@ -552,7 +684,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(50));
         assert!(!sleeper.is_finished(), "nobody set its wake time");
         stop_waiting(dir.path()).unwrap();
-        assert_eq!(sleeper.join().unwrap(), None);
+        assert_eq!(sleeper.join().unwrap(), Woken::Stopping);
     }
 
     #[test]
@@ -604,30 +736,93 @@ mod tests {
     }
 
     #[test]
-    fn controllers_queue_requests_from_every_core() {
+    fn every_core_books_the_same_calendars_and_each_resource_has_its_own() {
         let dir = tempfile::tempdir().unwrap();
         let a = clocks(dir.path(), 0, 2, 10);
         let b = clocks(dir.path(), 1, 2, 10);
         let mc = Resource::Controller;
-        assert_eq!(a.book(mc(2), 100, 31), 0);
-        assert_eq!(b.book(mc(2), 110, 31), 21);
-        assert_eq!(b.book(mc(1), 110, 31), 0, "another controller");
-        assert_eq!(a.book(mc(2), 1000, 31), 0);
-        // Each tile's MPB and register block has a calendar of its own.
-        assert_eq!(a.book(Resource::Mpb(2), 100, 3), 0);
-        assert_eq!(b.book(Resource::Mpb(2), 101, 3), 2);
-        assert_eq!(b.book(Resource::Crb(2), 101, 3), 0, "the register block");
-        assert_eq!(b.book(Resource::Mpb(3), 101, 3), 0, "another tile");
+        a.book(mc(2), 7, 1, 1);
+        b.book(mc(2), 7, 2, 1);
+        b.book(mc(1), 7, 1, 1);
+        a.book(Resource::Mpb(2), 7, 1, 1);
+        let loads = b.loads(mc(2), 7);
+        assert_eq!(
+            loads[queue::HISTORY],
+            Load {
+                requests: 3,
+                cores: 2
+            }
+        );
+        assert!(
+            loads[..queue::HISTORY]
+                .iter()
+                .all(|l| *l == Load::default())
+        );
+        assert_eq!(a.loads(mc(1), 7)[queue::HISTORY].requests, 1);
+        assert_eq!(a.loads(Resource::Mpb(2), 7)[queue::HISTORY].requests, 1);
+        assert_eq!(a.loads(Resource::Crb(2), 7)[queue::HISTORY].requests, 0);
+        // Bucket 7 seen as history of bucket 9.
+        assert_eq!(a.loads(mc(2), 9)[queue::HISTORY - 2].requests, 3);
     }
 
     #[test]
-    fn without_queues_every_resource_serves_at_once() {
+    fn without_queues_nothing_is_booked() {
         let dir = tempfile::tempdir().unwrap();
         let a = clocks_queuing(dir.path(), 0, 2, 10, false);
-        let b = clocks_queuing(dir.path(), 1, 2, 10, false);
         for resource in [Resource::Controller(2), Resource::Mpb(2), Resource::Crb(2)] {
-            assert_eq!(a.book(resource, 100, 31), 0);
-            assert_eq!(b.book(resource, 101, 31), 0, "{resource:?}");
+            a.book(resource, 3, 1, 1);
+            assert_eq!(a.loads(resource, 3)[queue::HISTORY], Load::default());
         }
+    }
+
+    #[test]
+    fn buckets_are_final_once_running_cores_pass_them_and_waiting_ones_booked_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = clocks(dir.path(), 0, 3, 1000);
+        let b = clocks(dir.path(), 1, 3, 1000);
+        let c = clocks(dir.path(), 2, 3, 1000);
+        b.publish(500);
+        c.publish(800);
+        assert!(a.booked_through(500));
+        assert!(!a.booked_through(501), "core 1 may still book at 500");
+        // Core 1 waits from a poll at 500, its polls booked up to 900.
+        b.prepare_wait(500, 100);
+        b.set_booked(900);
+        b.begin_wait();
+        assert!(a.booked_through(800));
+        assert!(!a.booked_through(801), "core 2 runs at 800");
+        c.publish(2000);
+        assert!(a.booked_through(900));
+        assert!(!a.booked_through(901), "core 1's polls are booked to 900");
+        // Woken at 600, it books nothing from then on but its polls.
+        b.wake_waiter(1, 550, 0);
+        assert!(a.booked_through(600));
+        assert!(!a.booked_through(601), "core 1 runs again from 600");
+        c.set_state(State::Finished, 2000);
+        b.set_state(State::Halted, 600);
+        assert!(
+            a.booked_through(u64::MAX),
+            "halted and finished cores book nothing"
+        );
+    }
+
+    #[test]
+    fn a_core_that_needs_a_waiters_polls_asks_it_to_book_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = clocks(dir.path(), 0, 2, 1000);
+        let b = clocks(dir.path(), 1, 2, 1000);
+        b.prepare_wait(100, 10);
+        b.set_booked(200);
+        b.begin_wait();
+        let asker = std::thread::spawn(move || {
+            a.await_booked(5000, 4000);
+            a
+        });
+        // The waiter wakes to book, not to resume.
+        assert_eq!(b.wait_until_woken(), Woken::Book(4000));
+        b.set_booked(4100);
+        let a = asker.join().unwrap();
+        assert!(a.booked_through(4000));
+        assert_eq!(a.order_waits, 1);
     }
 }

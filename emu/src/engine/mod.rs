@@ -277,6 +277,8 @@ impl Engine {
                     trace: None,
                     trace_arg: 0,
                     counters: Vec::new(),
+                    pending: Vec::new(),
+                    next_resolve: 0,
                 })
             }
         };

@@ -8,7 +8,10 @@ use chip::trace::{self, Op, Phase, Record};
 use chip::{EMU_SIGNATURE, EmuCall};
 
 use super::*;
+use crate::model::latency::{Queue, Resource};
+use crate::model::queue;
 use crate::model::stats::CoreStats;
+use crate::timing::Woken;
 
 /// Most lines one poll watches; a poll reading more watches its first.
 const MAX_WATCHED: usize = 64;
@@ -17,6 +20,20 @@ const MAX_WATCHED: usize = 64;
 /// longer wait costs no more host time (a bound on the emulator's own
 /// work, not a model parameter).
 const MAX_CHARGED_POLLS: u64 = 4096;
+
+/// Modelled cycles between two points at which a core charges the waits
+/// of its requests that every core has passed by [`RESOLVE_LAG`] cycles
+/// (besides every ordered access and clock read, which charge all they
+/// can): a bound on how long a wait goes uncharged, and so on the drift
+/// between cores. Not a model parameter: any value gives deterministic
+/// results; smaller ones charge sooner and cost more host time.
+const RESOLVE_PERIOD: u64 = 1 << 16;
+/// See [`RESOLVE_PERIOD`].
+const RESOLVE_LAG: u64 = 1 << 16;
+
+/// Modelled cycles of polls a waiting core books at a time, ahead of the
+/// others needing them ([`Clocks::set_booked`]).
+const WAIT_CHUNK: u64 = 1 << 14;
 
 /// Watcher word bit marking a line some poll read: stores to it are
 /// ordered from then on (the bits below name the cores waiting on it).
@@ -36,6 +53,34 @@ struct Watched {
     s: u64,
     seen: u64,
     target: Target,
+}
+
+/// Requests of this core in one bucket of a resource's calendar whose
+/// wait is not charged yet ([`crate::model::queue`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pending {
+    resource: Resource,
+    k: u64,
+    requests: u64,
+    service: u64,
+}
+
+impl Pending {
+    /// When its bucket ends.
+    fn end(&self) -> u64 {
+        (self.k + 1) * self.resource.bucket()
+    }
+}
+
+/// The polls a waiting core books in the calendars, in order, so that it
+/// can take back those it does not make.
+#[derive(Debug, Default)]
+struct PollBookings {
+    /// Polls booked: those at `start + j·period` for `j` in `1..=polls`.
+    polls: u64,
+    /// Per poll and queue, the bucket booked and whether the poll was the
+    /// first of the wait in that bucket (it counted the core).
+    entries: Vec<(u64, Resource, u64, bool)>,
 }
 
 /// The modelled clock and what it needs (timing on).
@@ -69,6 +114,12 @@ pub(super) struct Time {
     /// The counters at the last sample a traced core took, in the order
     /// of [`trace::Counter::ALL`], each over its resources.
     pub(super) counters: Vec<u64>,
+    /// This core's requests whose queueing is not charged yet, in the
+    /// order they were made.
+    pub(super) pending: Vec<Pending>,
+    /// Clock at which the next periodic charge of waits is due
+    /// ([`RESOLVE_PERIOD`]).
+    pub(super) next_resolve: u64,
 }
 
 impl Time {
@@ -90,16 +141,85 @@ impl Time {
             return;
         };
         let l1 = u64::from(self.latencies.timing().l1_hit);
-        let now = self.clock.now();
         if let Some(q) = cost.queue {
-            let wait = self.clocks.book(q.resource, now + q.arrival, q.service);
-            if wait > 0 {
-                self.clock.stall(q.resource.wait_class(), wait);
-                *self.waits.wait_mut(q.resource) += wait;
-            }
+            self.book(q);
         }
         self.clock
             .stall(class.unwrap_or(cost.class), cost.cycles.saturating_sub(l1));
+    }
+
+    /// Books one request to `q` issued now in its resource's calendar; its
+    /// wait is charged once the calendar is final around it
+    /// ([`Time::resolve`]).
+    fn book(&mut self, q: Queue) {
+        if !self.clocks.queues() {
+            return;
+        }
+        let k = (self.clock.now() + q.arrival) / q.resource.bucket();
+        // Requests of one core come in time order: a bucket it booked is
+        // among its last few.
+        let mine = self
+            .pending
+            .iter_mut()
+            .rev()
+            .take(4)
+            .find(|p| p.resource == q.resource && p.k == k);
+        if let Some(p) = mine {
+            p.requests += 1;
+            self.clocks.book(q.resource, k, 1, 0);
+        } else {
+            self.pending.push(Pending {
+                resource: q.resource,
+                k,
+                requests: 1,
+                service: q.service,
+            });
+            self.clocks.book(q.resource, k, 1, 1);
+        }
+    }
+
+    /// Charges the waits of this core's requests in buckets that end by
+    /// `t`, once every other core has booked its requests before `t`
+    /// (blocking until then): each from the final loads of its bucket and
+    /// those before ([`queue::wait`]), whatever order the host ran the
+    /// cores in. Only while this core shows its own clock: one that holds
+    /// the others back at an earlier time must not wait for them.
+    fn resolve(&mut self, t: u64) {
+        let now = self.clock.now();
+        if self.shown() != now || !self.pending.iter().any(|p| p.end() <= t) {
+            return;
+        }
+        self.clocks.publish_pc(self.pc);
+        self.clocks.await_booked(now, t);
+        let Time {
+            pending,
+            clocks,
+            clock,
+            waits,
+            ..
+        } = self;
+        pending.retain(|p| {
+            if p.end() > t {
+                return true;
+            }
+            let loads = clocks.loads(p.resource, p.k);
+            let wait = queue::wait(&loads, p.requests, p.service, p.resource.bucket()) * p.requests;
+            if wait > 0 {
+                clock.stall(p.resource.wait_class(), wait);
+                *waits.wait_mut(p.resource) += wait;
+            }
+            false
+        });
+    }
+
+    /// Charges the waits that every core passed by [`RESOLVE_LAG`] cycles,
+    /// every [`RESOLVE_PERIOD`] cycles of this core's clock.
+    fn resolve_due(&mut self) {
+        let now = self.clock.now();
+        if now >= self.next_resolve && self.shown() == now {
+            self.next_resolve = (now / RESOLVE_PERIOD + 1) * RESOLVE_PERIOD;
+            self.resolve(now.saturating_sub(RESOLVE_LAG));
+        }
     }
 
     /// A load read line `s` of G, reached through `target`: it completes
@@ -157,10 +277,18 @@ impl Time {
         if self.poll_start().is_some() {
             return false;
         }
-        let now = self.clock.now();
-        self.clocks.publish_pc(self.pc);
-        self.clocks.order(now);
-        true
+        // Ordered, every other core is past this one: the waits of its
+        // requests in buckets before now are final. Charged, they move the
+        // clock: the access is made later, and orders again.
+        loop {
+            let now = self.clock.now();
+            self.clocks.publish_pc(self.pc);
+            self.clocks.order(now);
+            self.resolve(now);
+            if self.clock.now() == now {
+                return true;
+            }
+        }
     }
 
     /// The guest orders its next register access ([`EmuCall::Order`]):
@@ -254,8 +382,34 @@ impl Time {
                 self.clocks.wake_waiter(me, written, me);
             }
         }
+        // The polls it makes meanwhile reach what the first reached: booked
+        // ahead, a chunk at a time, so that the others find them in the
+        // calendars whenever they need them (the last poll is the one the
+        // guest makes once it resumes).
+        let queues: Vec<Queue> = poll
+            .lines
+            .iter()
+            .filter_map(|l| self.latencies.target(l.target).and_then(|c| c.queue))
+            .collect();
+        let mut booked = PollBookings::default();
+        self.book_polls(
+            &mut booked,
+            &queues,
+            poll.start,
+            period,
+            poll.start + WAIT_CHUNK,
+        );
         self.clocks.begin_wait();
-        let woken = self.clocks.wait_until_woken();
+        let woken = loop {
+            match self.clocks.wait_until_woken() {
+                Woken::Book(t) => {
+                    let until = t.max(poll.start + (booked.polls + 1) * period + WAIT_CHUNK);
+                    self.book_polls(&mut booked, &queues, poll.start, period, until);
+                }
+                Woken::At(wake) => break Some(wake),
+                Woken::Stopping => break None,
+            }
+        };
         for l in &poll.lines {
             self.watchers.fetch_and_not(dir_word(l.s), bit);
         }
@@ -264,20 +418,12 @@ impl Time {
             self.clocks.end_wait(self.clock.now());
             return;
         };
-        // The polls made meanwhile (the last is the one the guest makes
-        // next), each reaching what the first reached.
+        // The polls made meanwhile, before the one the guest makes next.
         // (A writer that saw this core's watch of its previous wait may set
         // a wake time before this poll: then no poll passed.)
         let polls = wake.saturating_sub(poll.start) / period;
-        let charged = polls.saturating_sub(1).min(MAX_CHARGED_POLLS);
-        for k in 1..=charged {
-            let at = poll.start + k * period;
-            for l in &poll.lines {
-                if let Some(q) = self.latencies.target(l.target).and_then(|c| c.queue) {
-                    self.clocks.book(q.resource, at + q.arrival, q.service);
-                }
-            }
-        }
+        self.book_polls(&mut booked, &queues, poll.start, period, wake);
+        self.unbook_polls(&mut booked, polls.saturating_sub(1));
         self.waits.modelled_polls += polls.saturating_sub(1);
         self.clock.idle_until(wake);
         self.clocks.end_wait(self.clock.now());
@@ -285,7 +431,55 @@ impl Time {
         self.trace(self.clock.now(), Op::Waiting, Phase::End);
     }
 
+    /// Books the polls of a wait that began at `start` and repeats every
+    /// `period` cycles up to those issued before `until` (at most
+    /// [`MAX_CHARGED_POLLS`]), and tells the others how far they are
+    /// booked.
+    fn book_polls(
+        &mut self,
+        booked: &mut PollBookings,
+        queues: &[Queue],
+        start: u64,
+        period: u64,
+        until: u64,
+    ) {
+        while booked.polls < MAX_CHARGED_POLLS && start + (booked.polls + 1) * period < until {
+            booked.polls += 1;
+            let at = start + booked.polls * period;
+            for q in queues {
+                let k = (at + q.arrival) / q.resource.bucket();
+                let first = !booked
+                    .entries
+                    .iter()
+                    .rev()
+                    .take(queues.len())
+                    .any(|&(_, r, b, _)| r == q.resource && b == k);
+                self.clocks.book(q.resource, k, 1, i64::from(first));
+                booked.entries.push((booked.polls, q.resource, k, first));
+            }
+        }
+        let reach = if booked.polls == MAX_CHARGED_POLLS {
+            u64::MAX
+        } else {
+            start + (booked.polls + 1) * period
+        };
+        self.clocks.set_booked(reach);
+    }
+
+    /// Takes back the booked polls after the first `made` (the wait ended
+    /// before them).
+    fn unbook_polls(&mut self, booked: &mut PollBookings, made: u64) {
+        while let Some(&(j, resource, k, first)) = booked.entries.last()
+            && j > made
+        {
+            self.clocks.book(resource, k, -1, -i64::from(first));
+            booked.entries.pop();
+        }
+        booked.polls = booked.polls.min(made);
+    }
+
     pub(super) fn sync(&mut self) {
+        self.resolve_due();
         let now = self.clock.now();
         self.clocks.publish_pc(self.pc);
         self.clocks.keep_within_quantum(now, self.shown());
@@ -326,6 +520,11 @@ impl Engine {
                 time.clocks.publish(time.shown());
             }
             EmuCall::ClockLatch => {
+                // A clock read orders: the waits of the core's requests
+                // before it are charged by then, so that a sample between
+                // two reads holds its own queueing (all but that of its
+                // last bucket).
+                time.order();
                 let now = time.clock.now();
                 self.g.store_u32(
                     bank + u64::from(fpga.emu_call(EmuCall::ClockLo)),
@@ -419,10 +618,12 @@ impl Engine {
 
     /// Syncs with the other cores once the clock passed the next point.
     pub(super) fn after_timed_access(&mut self) {
-        if let Some(time) = &mut self.time
-            && time.clock.now() >= time.next_sync
-        {
-            time.sync();
+        if let Some(time) = &mut self.time {
+            if time.clock.now() >= time.next_sync {
+                time.sync();
+            } else {
+                time.resolve_due();
+            }
         }
     }
 }

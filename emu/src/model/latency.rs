@@ -19,7 +19,7 @@
 //! | L2 | `l2_hit` |
 //! | MPB, CRB or TSR of a tile `n-1` hops away | `miu_mpb` + 2·n·`router_mesh_cycles` mesh cycles |
 //! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for the controller |
-//! | waiting for a busy MPB, register block or controller | until it has served the requests booked before (one at a time: `mpb_port_mesh_cycles`, `crb_mesh_cycles`, `memctl_mesh_cycles` each) |
+//! | waiting for a busy MPB, register block or controller | from the requests of all cores around its arrival ([`super::queue`]; one at a time: `mpb_port_mesh_cycles`, `crb_mesh_cycles`, `memctl_mesh_cycles` each), charged once those are known |
 //! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
 //! | write-back of a victim line, WCB flush | a store of the line to its target |
 //! | WBINVD, INVD, CL1INVMB | `wbinvd`, `invd`, `cl1invmb` (the instruction's own cycle included) |
@@ -124,9 +124,14 @@ pub enum Resource {
     Crb(usize),
 }
 
+/// Cycles per calendar bucket of a memory controller: about four of its
+/// 31-cycle services (a stated assumption: small enough that a bucket is
+/// one moment of contention, large enough that `SLOTS` buckets cover far
+/// more than cores drift apart; see [`super::queue`]).
+const CONTROLLER_BUCKET: u64 = 128;
+
 /// Cycles per calendar bucket of an MPB or register block: a few of their
-/// 3-cycle services, and still `SLOTS` buckets cover a million cycles, as
-/// far as cores drift apart at the largest quantum `cargo xtask bench` uses.
+/// 3-cycle services (the same stated assumption).
 const SMALL_BUCKET: u64 = 32;
 
 impl Resource {
@@ -150,11 +155,10 @@ impl Resource {
         }
     }
 
-    /// Cycles per bucket of its calendar: within a bucket, requests queue
-    /// in the order they were booked ([`super::memctl::book_in`]).
+    /// Cycles per bucket of its calendar ([`super::queue`]).
     pub fn bucket(self) -> u64 {
         match self {
-            Resource::Controller(_) => super::memctl::BUCKET,
+            Resource::Controller(_) => CONTROLLER_BUCKET,
             Resource::Mpb(_) | Resource::Crb(_) => SMALL_BUCKET,
         }
     }

@@ -17,7 +17,8 @@
 //! - [`tsr`]: the test-and-set registers and their statistics;
 //! - [`stats`]: per-core counters and their table;
 //! - [`mesh`]: XY routes and the routers a request crosses;
-//! - [`memctl`]: a memory controller serving one request at a time;
+//! - [`queue`]: resources serving one request at a time, queued the same
+//!   whatever order the host runs the cores in;
 //! - [`latency`]: the cost of each access class and one core's modelled
 //!   clock (parameters from [`chip::Timing`]).
 //!
@@ -30,9 +31,9 @@ pub mod cache;
 pub mod hierarchy;
 pub mod latency;
 pub mod lut;
-pub mod memctl;
 pub mod mesh;
 pub mod paging;
+pub mod queue;
 pub mod stats;
 pub mod tsr;
 pub mod wcb;
