@@ -33,10 +33,10 @@
 //!   read and blocks, holding nobody back, until a store to one of them
 //!   sets its wake time: the first repetition of the poll, at the poll's
 //!   own period, at or after the store. The polls it makes in between are
-//!   booked in the calendars of the resources they reach, ahead of time, a
-//!   chunk at a time: a core that needs them further asks the waiter to
-//!   book more ([`Clocks::await_booked`], [`Woken::Book`]), and the waiter
-//!   takes back those after its wake.
+//!   booked in the calendars of the resources they reach: by a core that
+//!   needs them booked up to a time no core can wake the waiter before
+//!   ([`Clocks::await_booked`]), and by the waiter when it resumes. It
+//!   publishes what its polls reach for that.
 //! - **Queues are charged once they are known.** A request to a resource
 //!   that serves one at a time (a controller, an MPB, a register block)
 //!   adds itself to the bucket of its arrival in that resource's calendar
@@ -44,11 +44,13 @@
 //!   whatever order cores add to them. Its wait is computed and charged to
 //!   its core once every other core has booked its requests up to the end
 //!   of the bucket ([`Clocks::booked_through`]): at the core's next ordered
-//!   access or clock read (which charge everything before them), every
-//!   65,536 cycles of its clock for what every core passed 65,536 cycles
-//!   earlier. A sample between two clock reads so holds its own queueing,
-//!   but for that of its last bucket. The waits of a core's requests after
-//!   its last such point are never charged: its cycles at exit leave them
+//!   access (which charges everything before it), and every 65,536 cycles
+//!   of its clock for what every core passed 262,144 cycles earlier. A
+//!   sample between two clock reads so holds the queueing of its requests
+//!   up to its last ordered access (a lock's test-and-set, a poll's start);
+//!   the rest falls into the next sample. The waits of a core's requests
+//!   after its last ordered access are never charged: its cycles at exit
+//!   leave them
 //!   out (a core that finishes does not wait for the others to pass it).
 //! - **Data carries its time.** Every write that reaches memory (a store
 //!   written through, a WCB flush, a write-back, a register write) stamps
@@ -85,8 +87,10 @@
 //! | 304 + 128·c | sleeping: the time it waits for the others to reach (`u64::MAX`: an explicit wake) |
 //! | 312 + 128·c | its futex word (32 bits): bumped to wake it |
 //! | 316 + 128·c | 1 while it sleeps (32 bits) |
-//! | 320 + 128·c | waiting: every request it will make before this time is in the calendars |
-//! | 328 + 128·c | waiting: the time another core needs its requests booked up to |
+//! | 320 + 128·c | waiting: its polls issued before this time are in the calendars (`u64::MAX`: all it books) |
+//! | 328 + 128·c | 1 while a core books its polls |
+//! | 336 + 128·c | waiting: how many resources its polls reach (at most [`POLL_QUEUES`]) |
+//! | 344 + 128·c | waiting: each of them, its calendar above its arrival cycles |
 //! | 32768 + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::queue`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
 //!
 //! Every core starts running at time 0, as on silicon after reset: a core
@@ -108,7 +112,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::model::latency::Resource;
+use crate::model::latency::{Queue, Resource};
 use crate::model::queue::{self, Load};
 use crate::model::stats::{MAX_CONTROLLERS, MAX_TILES};
 use crate::shm::Mapping;
@@ -217,8 +221,21 @@ enum Word {
     Futex = 56,
     Sleeping = 60,
     Booked = 64,
-    Extend = 72,
+    BookingLock = 72,
+    PollQueues = 80,
+    PollQueue = 88,
 }
+
+/// Most resources a waiting core's polls reach that are booked (the first
+/// lines a poll read).
+pub const POLL_QUEUES: usize = 4;
+
+/// Most polls of one wait booked in the calendars: beyond, a longer wait
+/// loads no resource and costs no more host time (a bound on the
+/// emulator's own work, not a model parameter).
+pub const MAX_BOOKED_POLLS: u64 = 4096;
+
+const _: () = assert!(Word::PollQueue as u64 + 8 * POLL_QUEUES as u64 <= PER_CORE);
 
 /// Tells the cores of the run in `dir` that the run is stopping them: a
 /// core asleep or waiting in modelled time goes on at once, so that its
@@ -373,13 +390,25 @@ impl Clocks {
     /// not known yet. Called before it watches its lines, while it still
     /// holds the others back, so that the first store after its poll is
     /// the first to see it watching ([`Clocks::wake_waiter`]).
-    pub fn prepare_wait(&self, start: u64, period: u64) {
-        self.map.store(Self::at(self.core, Word::PollStart), start);
+    /// Each poll reaches `queues` (the first [`POLL_QUEUES`] are booked).
+    pub fn prepare_wait(&self, start: u64, period: u64, queues: &[Queue]) {
+        let me = self.core;
+        let period = period.max(1);
+        self.map.store(Self::at(me, Word::PollStart), start);
+        self.map.store(Self::at(me, Word::Period), period);
+        self.map.store(Self::at(me, Word::Wake), NEVER);
+        let queues = &queues[..queues.len().min(POLL_QUEUES)];
+        for (i, q) in queues.iter().enumerate() {
+            let word = (q.resource.calendar() as u64) << 32 | q.arrival.min(u64::from(u32::MAX));
+            self.map
+                .store(Self::at(me, Word::PollQueue) + 8 * i as u64, word);
+        }
         self.map
-            .store(Self::at(self.core, Word::Period), period.max(1));
-        self.map.store(Self::at(self.core, Word::Wake), NEVER);
-        self.map.store(Self::at(self.core, Word::Booked), start);
-        self.map.store(Self::at(self.core, Word::Extend), 0);
+            .store(Self::at(me, Word::PollQueues), queues.len() as u64);
+        // The poll at `start` is made: the next one is not booked yet
+        // (nothing is, without queues).
+        let booked = if self.queues { start + period } else { NEVER };
+        self.map.store(Self::at(me, Word::Booked), booked);
     }
 
     /// This core waits, watching its lines ([`Clocks::prepare_wait`]):
@@ -407,31 +436,15 @@ impl Clocks {
     }
 
     /// Blocks this core, waiting, until its wake time is set and every
-    /// other core is past it, or until another core needs its polls booked
-    /// further, or the run stops its cores.
-    pub fn wait_until_woken(&self) -> Woken {
+    /// other core is past it; returns the wake time, or `None` if the run
+    /// stops its cores first.
+    pub fn wait_until_woken(&self) -> Option<u64> {
         let wake = |s: &Self| s.map.load(Self::at(s.core, Word::Wake));
-        self.sleep_until(|s| {
-            if s.extension_wanted().is_some() {
-                return None;
-            }
-            match wake(s) {
-                NEVER => Some(NEVER),
-                w => (!s.ordered(w)).then_some(w),
-            }
+        self.sleep_until(|s| match wake(s) {
+            NEVER => Some(NEVER),
+            w => (!s.ordered(w)).then_some(w),
         });
-        if self.stopping() {
-            Woken::Stopping
-        } else if let Some(t) = self.extension_wanted() {
-            Woken::Book(t)
-        } else {
-            Woken::At(wake(self))
-        }
-    }
-
-    /// The wake time set for this waiting core, if any yet.
-    pub fn wake_time(&self) -> Option<u64> {
-        Some(self.map.load(Self::at(self.core, Word::Wake))).filter(|&w| w != NEVER)
+        Some(wake(self)).filter(|&w| w != NEVER && !self.stopping())
     }
 
     /// Whether the run is stopping its cores ([`stop_waiting`]).
@@ -544,54 +557,89 @@ impl Clocks {
     }
 
     /// Publishes `now` and blocks until the buckets before `t` are final
-    /// ([`Clocks::booked_through`]), asking each waiting core whose polls
-    /// are not booked that far to book them. Returns at once if the run
-    /// is stopping its cores.
+    /// ([`Clocks::booked_through`]), booking the polls of waiting cores
+    /// that no core can wake before `t` ([`Clocks::book_polls`]). Returns at
+    /// once if the run is stopping its cores.
     pub fn await_booked(&mut self, now: u64, t: u64) {
         self.publish(now);
-        if self.booked_through(t) {
-            return;
-        }
-        self.order_waits += 1;
-        self.sleep_until(|s| {
+        let unbooked = |s: &Self| {
             if s.booked_through(t) {
                 return None;
             }
+            // A waiting core that no core can wake before `t` makes its
+            // polls until then: they are booked for it.
             for c in (0..s.cores).filter(|&c| c != s.core) {
                 let waiting = s.map.load(Self::at(c, Word::State)) == State::Waiting as u64;
-                if waiting && s.map.load(Self::at(c, Word::Booked)) < t {
-                    s.map.fetch_max(Self::at(c, Word::Extend), t);
-                    s.wake_core(c);
+                if waiting
+                    && s.map.load(Self::at(c, Word::Booked)) < t
+                    && (0..s.cores).filter(|&o| o != c).all(|o| s.horizon(o) >= t)
+                {
+                    s.book_polls(c, t);
                 }
             }
-            Some(t)
-        });
+            (!s.booked_through(t)).then_some(t)
+        };
+        if unbooked(self).is_some() {
+            self.order_waits += 1;
+            self.sleep_until(unbooked);
+        }
     }
 
-    /// This core, waiting, has booked every poll it will make before `t`.
-    pub fn set_booked(&self, t: u64) {
-        self.map.store(Self::at(self.core, Word::Booked), t);
-        self.wake_sleepers(t);
+    /// Books the polls waiting core `c` issues before `t`, up to
+    /// [`MAX_BOOKED_POLLS`] in all, if it still waits at `t`: each at the
+    /// resources the core published, in the bucket of its arrival (counting
+    /// the core once per bucket). One core at a time books a core's polls.
+    pub fn book_polls(&self, c: u32, t: u64) {
+        let lock = Self::at(c, Word::BookingLock);
+        while self
+            .map
+            .try_update(lock, &mut |w| (w == 0).then_some(1))
+            .is_err()
+        {
+            std::thread::yield_now();
+        }
+        let booked = self.map.load(Self::at(c, Word::Booked));
+        let waits_past = self.map.load(Self::at(c, Word::State)) == State::Waiting as u64
+            && self.map.load(Self::at(c, Word::Wake)) >= t;
+        if waits_past && booked < t {
+            let start = self.map.load(Self::at(c, Word::PollStart));
+            let period = self.map.load(Self::at(c, Word::Period)).max(1);
+            let queues: Vec<(Resource, u64)> = (0..self.map.load(Self::at(c, Word::PollQueues)))
+                .map(|i| {
+                    let word = self.map.load(Self::at(c, Word::PollQueue) + 8 * i);
+                    (
+                        Resource::from_calendar((word >> 32) as usize),
+                        word & u64::from(u32::MAX),
+                    )
+                })
+                .collect();
+            // Poll j is issued at start + j·period; those before `booked`
+            // are in.
+            let first = (booked - start) / period;
+            let last = t
+                .saturating_sub(start)
+                .div_ceil(period)
+                .min(MAX_BOOKED_POLLS + 1);
+            for j in first..last {
+                let at = start + j * period;
+                for &(resource, arrival) in &queues {
+                    let k = (at + arrival) / resource.bucket();
+                    let new_core = (at - period + arrival) / resource.bucket() != k;
+                    self.book(resource, k, 1, i64::from(new_core));
+                }
+            }
+            let reach = if last > MAX_BOOKED_POLLS {
+                NEVER
+            } else {
+                start + last.max(first) * period
+            };
+            self.map.store(Self::at(c, Word::Booked), reach);
+        }
+        self.map.store(lock, 0);
+        // No sleeper needs waking: one that waits for these polls either
+        // books them itself or waits for a core behind `t`, whose clock
+        // wakes it when it moves.
     }
-
-    /// How far another core needs this waiting core's polls booked, if
-    /// further than they are.
-    fn extension_wanted(&self) -> Option<u64> {
-        let wanted = self.map.load(Self::at(self.core, Word::Extend));
-        (wanted > self.map.load(Self::at(self.core, Word::Booked))).then_some(wanted)
-    }
-}
-
-/// What ends a wait's sleep ([`Clocks::wait_until_woken`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Woken {
-    /// The wake time is set and every other core is past it.
-    At(u64),
-    /// Another core needs this core's polls booked up to this time
-    /// ([`Clocks::set_booked`]); the wait goes on afterwards.
-    Book(u64),
-    /// The run stops its cores.
-    Stopping,
 }
 
 /// One resource's calendar in the clocks file.
@@ -678,13 +726,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let waiter = clocks(dir.path(), 0, 2, 10);
         let _other = clocks(dir.path(), 1, 2, 10);
-        waiter.prepare_wait(100, 10);
+        waiter.prepare_wait(100, 10, &[]);
         waiter.begin_wait();
         let sleeper = std::thread::spawn(move || waiter.wait_until_woken());
         std::thread::sleep(Duration::from_millis(50));
         assert!(!sleeper.is_finished(), "nobody set its wake time");
         stop_waiting(dir.path()).unwrap();
-        assert_eq!(sleeper.join().unwrap(), Woken::Stopping);
+        assert_eq!(sleeper.join().unwrap(), None);
     }
 
     #[test]
@@ -785,10 +833,11 @@ mod tests {
         c.publish(800);
         assert!(a.booked_through(500));
         assert!(!a.booked_through(501), "core 1 may still book at 500");
-        // Core 1 waits from a poll at 500, its polls booked up to 900.
-        b.prepare_wait(500, 100);
-        b.set_booked(900);
+        // Core 1 waits from a poll at 500, every 100 cycles: its polls
+        // before 900 booked.
+        b.prepare_wait(500, 100, &[]);
         b.begin_wait();
+        b.book_polls(1, 900);
         assert!(a.booked_through(800));
         assert!(!a.booked_through(801), "core 2 runs at 800");
         c.publish(2000);
@@ -807,22 +856,73 @@ mod tests {
     }
 
     #[test]
-    fn a_core_that_needs_a_waiters_polls_asks_it_to_book_them() {
+    fn a_waiters_polls_are_booked_by_the_core_that_needs_them_each_once() {
         let dir = tempfile::tempdir().unwrap();
         let mut a = clocks(dir.path(), 0, 2, 1000);
         let b = clocks(dir.path(), 1, 2, 1000);
-        b.prepare_wait(100, 10);
-        b.set_booked(200);
+        let mpb = Resource::Mpb(3);
+        // Core 1 polls tile 3's MPB every 40 cycles from 1000, its request
+        // arriving 10 cycles after issue; it waits.
+        let queue = Queue {
+            resource: mpb,
+            arrival: 10,
+            service: 3,
+        };
+        b.prepare_wait(1000, 40, &[queue]);
         b.begin_wait();
-        let asker = std::thread::spawn(move || {
-            a.await_booked(5000, 4000);
-            a
-        });
-        // The waiter wakes to book, not to resume.
-        assert_eq!(b.wait_until_woken(), Woken::Book(4000));
-        b.set_booked(4100);
-        let a = asker.join().unwrap();
-        assert!(a.booked_through(4000));
-        assert_eq!(a.order_waits, 1);
+        // Core 0 needs the buckets before 1200: polls at 1040..=1160 are
+        // booked for core 1, which goes on waiting.
+        a.await_booked(1200, 1200);
+        assert!(a.booked_through(1200));
+        let requests = |k: u64| a.loads(mpb, k)[queue::HISTORY];
+        // Buckets of 32 cycles: arrivals 1050, 1090, 1130, 1170.
+        assert_eq!(
+            requests(1050 / 32),
+            Load {
+                requests: 1,
+                cores: 1
+            }
+        );
+        assert_eq!(
+            requests(1090 / 32),
+            Load {
+                requests: 1,
+                cores: 1
+            }
+        );
+        assert_eq!(
+            requests(1170 / 32),
+            Load {
+                requests: 1,
+                cores: 1
+            }
+        );
+        assert_eq!(requests(1210 / 32), Load::default(), "not yet");
+        // Woken at 1320, it books the rest itself: 1200..=1280, not again
+        // those before.
+        b.wake_waiter(1, 1300, 0);
+        a.publish(5000);
+        assert_eq!(b.wait_until_woken(), Some(1320));
+        b.book_polls(1, 1320);
+        assert_eq!(
+            requests(1090 / 32),
+            Load {
+                requests: 1,
+                cores: 1
+            }
+        );
+        assert_eq!(
+            requests(1290 / 32),
+            Load {
+                requests: 1,
+                cores: 1
+            }
+        );
+        assert_eq!(
+            requests(1330 / 32),
+            Load::default(),
+            "the poll it makes itself"
+        );
+        assert_eq!(a.order_waits, 0, "nothing to wait for: core 0 booked them");
     }
 }

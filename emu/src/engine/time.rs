@@ -11,29 +11,25 @@ use super::*;
 use crate::model::latency::{Queue, Resource};
 use crate::model::queue;
 use crate::model::stats::CoreStats;
-use crate::timing::Woken;
 
 /// Most lines one poll watches; a poll reading more watches its first.
 const MAX_WATCHED: usize = 64;
 
-/// Most polls of one wait charged to the resources they reach: beyond, a
-/// longer wait costs no more host time (a bound on the emulator's own
-/// work, not a model parameter).
-const MAX_CHARGED_POLLS: u64 = 4096;
-
 /// Modelled cycles between two points at which a core charges the waits
 /// of its requests that every core has passed by [`RESOLVE_LAG`] cycles
-/// (besides every ordered access and clock read, which charge all they
-/// can): a bound on how long a wait goes uncharged, and so on the drift
-/// between cores. Not a model parameter: any value gives deterministic
-/// results; smaller ones charge sooner and cost more host time.
+/// (besides every ordered access, which charges all it can): a bound on
+/// how long a wait goes uncharged, and so on the drift between cores. Not
+/// a model parameter: any value gives deterministic results; smaller ones
+/// charge sooner, larger ones let cores drift further apart.
 const RESOLVE_PERIOD: u64 = 1 << 16;
 /// See [`RESOLVE_PERIOD`].
-const RESOLVE_LAG: u64 = 1 << 16;
+const RESOLVE_LAG: u64 = 1 << 18;
 
-/// Modelled cycles of polls a waiting core books at a time, ahead of the
-/// others needing them ([`Clocks::set_booked`]).
-const WAIT_CHUNK: u64 = 1 << 14;
+/// Most cycles an ordered access or a poll counts as made at the time it
+/// ordered, holding the others back there (a bound independent of the
+/// quantum, so that results are; the core does not sleep for the quantum
+/// meanwhile, see [`Time::sync`]).
+const MAX_HOLD: u64 = 1 << 16;
 
 /// Watcher word bit marking a line some poll read: stores to it are
 /// ordered from then on (the bits below name the cores waiting on it).
@@ -70,17 +66,6 @@ impl Pending {
     fn end(&self) -> u64 {
         (self.k + 1) * self.resource.bucket()
     }
-}
-
-/// The polls a waiting core books in the calendars, in order, so that it
-/// can take back those it does not make.
-#[derive(Debug, Default)]
-struct PollBookings {
-    /// Polls booked: those at `start + j·period` for `j` in `1..=polls`.
-    polls: u64,
-    /// Per poll and queue, the bucket booked and whether the poll was the
-    /// first of the wait in that bucket (it counted the core).
-    entries: Vec<(u64, Resource, u64, bool)>,
 }
 
 /// The modelled clock and what it needs (timing on).
@@ -270,23 +255,25 @@ impl Time {
         }
     }
 
-    /// Goes on only once every other core is past this core's clock;
-    /// inside a poll that still counts as made at its start, at once (the
-    /// poll was ordered as a whole). Returns whether it ordered.
-    pub(super) fn order(&mut self) -> bool {
+    /// Goes on only once every other core is past this core's clock, and
+    /// returns the time it ordered at; inside a poll that still counts as
+    /// made at its start, at once (the poll was ordered as a whole), with
+    /// `None`.
+    ///
+    /// Ordered, every other core is past this one: the waits of its
+    /// requests in buckets before then are final, and are charged. They
+    /// move the clock: the access is made later, and orders again.
+    pub(super) fn order(&mut self) -> Option<u64> {
         if self.poll_start().is_some() {
-            return false;
+            return None;
         }
-        // Ordered, every other core is past this one: the waits of its
-        // requests in buckets before now are final. Charged, they move the
-        // clock: the access is made later, and orders again.
         loop {
             let now = self.clock.now();
             self.clocks.publish_pc(self.pc);
             self.clocks.order(now);
             self.resolve(now);
             if self.clock.now() == now {
-                return true;
+                return Some(now);
             }
         }
     }
@@ -294,8 +281,8 @@ impl Time {
     /// The guest orders its next register access ([`EmuCall::Order`]):
     /// until it is made, the others see this core at the time it ordered.
     fn order_next(&mut self) {
-        if self.order() {
-            self.ordered_at = Some(self.clock.now());
+        if let Some(at) = self.order() {
+            self.ordered_at = Some(at);
         }
     }
 
@@ -314,10 +301,10 @@ impl Time {
     }
 
     /// `since`, while this core's accesses still count as made then: not
-    /// for longer than half a quantum, so that no core waits on it for
+    /// for longer than [`MAX_HOLD`] cycles, so that no core waits on it for
     /// longer (what it does after that is not ordered).
     fn held(&self, since: u64) -> Option<u64> {
-        (self.clock.now() - since <= self.clocks.quantum() / 2).then_some(since)
+        (self.clock.now() - since <= MAX_HOLD).then_some(since)
     }
 
     /// The clock this core shows the others: its own, or the time of the
@@ -362,10 +349,16 @@ impl Time {
         let began = self.clock.now();
         let period = (began - poll.start).max(1);
         self.clocks.publish_pc(self.pc);
+        // What each poll reaches, for whoever books the polls it makes.
+        let queues: Vec<Queue> = poll
+            .lines
+            .iter()
+            .filter_map(|l| self.latencies.target(l.target).and_then(|c| c.queue))
+            .collect();
         // Watching before it stops holding the others back: a store
         // ordered after the poll lands only once the core waits, and then
         // sees it watching.
-        self.clocks.prepare_wait(poll.start, period);
+        self.clocks.prepare_wait(poll.start, period, &queues);
         for l in &poll.lines {
             self.watchers.fetch_or(dir_word(l.s), bit);
         }
@@ -382,34 +375,8 @@ impl Time {
                 self.clocks.wake_waiter(me, written, me);
             }
         }
-        // The polls it makes meanwhile reach what the first reached: booked
-        // ahead, a chunk at a time, so that the others find them in the
-        // calendars whenever they need them (the last poll is the one the
-        // guest makes once it resumes).
-        let queues: Vec<Queue> = poll
-            .lines
-            .iter()
-            .filter_map(|l| self.latencies.target(l.target).and_then(|c| c.queue))
-            .collect();
-        let mut booked = PollBookings::default();
-        self.book_polls(
-            &mut booked,
-            &queues,
-            poll.start,
-            period,
-            poll.start + WAIT_CHUNK,
-        );
         self.clocks.begin_wait();
-        let woken = loop {
-            match self.clocks.wait_until_woken() {
-                Woken::Book(t) => {
-                    let until = t.max(poll.start + (booked.polls + 1) * period + WAIT_CHUNK);
-                    self.book_polls(&mut booked, &queues, poll.start, period, until);
-                }
-                Woken::At(wake) => break Some(wake),
-                Woken::Stopping => break None,
-            }
-        };
+        let woken = self.clocks.wait_until_woken();
         for l in &poll.lines {
             self.watchers.fetch_and_not(dir_word(l.s), bit);
         }
@@ -418,12 +385,13 @@ impl Time {
             self.clocks.end_wait(self.clock.now());
             return;
         };
-        // The polls made meanwhile, before the one the guest makes next.
+        // The polls made meanwhile, before the one the guest makes next,
+        // each reaching what the first reached: those the others did not
+        // need booked yet are booked now.
         // (A writer that saw this core's watch of its previous wait may set
         // a wake time before this poll: then no poll passed.)
         let polls = wake.saturating_sub(poll.start) / period;
-        self.book_polls(&mut booked, &queues, poll.start, period, wake);
-        self.unbook_polls(&mut booked, polls.saturating_sub(1));
+        self.clocks.book_polls(me, wake);
         self.waits.modelled_polls += polls.saturating_sub(1);
         self.clock.idle_until(wake);
         self.clocks.end_wait(self.clock.now());
@@ -431,58 +399,18 @@ impl Time {
         self.trace(self.clock.now(), Op::Waiting, Phase::End);
     }
 
-    /// Books the polls of a wait that began at `start` and repeats every
-    /// `period` cycles up to those issued before `until` (at most
-    /// [`MAX_CHARGED_POLLS`]), and tells the others how far they are
-    /// booked.
-    fn book_polls(
-        &mut self,
-        booked: &mut PollBookings,
-        queues: &[Queue],
-        start: u64,
-        period: u64,
-        until: u64,
-    ) {
-        while booked.polls < MAX_CHARGED_POLLS && start + (booked.polls + 1) * period < until {
-            booked.polls += 1;
-            let at = start + booked.polls * period;
-            for q in queues {
-                let k = (at + q.arrival) / q.resource.bucket();
-                let first = !booked
-                    .entries
-                    .iter()
-                    .rev()
-                    .take(queues.len())
-                    .any(|&(_, r, b, _)| r == q.resource && b == k);
-                self.clocks.book(q.resource, k, 1, i64::from(first));
-                booked.entries.push((booked.polls, q.resource, k, first));
-            }
-        }
-        let reach = if booked.polls == MAX_CHARGED_POLLS {
-            u64::MAX
-        } else {
-            start + (booked.polls + 1) * period
-        };
-        self.clocks.set_booked(reach);
-    }
-
-    /// Takes back the booked polls after the first `made` (the wait ended
-    /// before them).
-    fn unbook_polls(&mut self, booked: &mut PollBookings, made: u64) {
-        while let Some(&(j, resource, k, first)) = booked.entries.last()
-            && j > made
-        {
-            self.clocks.book(resource, k, -1, -i64::from(first));
-            booked.entries.pop();
-        }
-        booked.polls = booked.polls.min(made);
-    }
-
     pub(super) fn sync(&mut self) {
         self.resolve_due();
         let now = self.clock.now();
         self.clocks.publish_pc(self.pc);
-        self.clocks.keep_within_quantum(now, self.shown());
+        let shown = self.shown();
+        if shown < now {
+            // Holding the others back at `shown`: a core waiting on it may
+            // be the slowest, which a sleep would wait for in turn.
+            self.clocks.publish(shown);
+        } else {
+            self.clocks.keep_within_quantum(now, shown);
+        }
         self.next_sync = now + self.clocks.quantum() / 2;
     }
 }
@@ -520,11 +448,6 @@ impl Engine {
                 time.clocks.publish(time.shown());
             }
             EmuCall::ClockLatch => {
-                // A clock read orders: the waits of the core's requests
-                // before it are charged by then, so that a sample between
-                // two reads holds its own queueing (all but that of its
-                // last bucket).
-                time.order();
                 let now = time.clock.now();
                 self.g.store_u32(
                     bank + u64::from(fpga.emu_call(EmuCall::ClockLo)),

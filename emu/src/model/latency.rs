@@ -155,6 +155,15 @@ impl Resource {
         }
     }
 
+    /// The resource of calendar `i` (the inverse of [`Resource::calendar`]).
+    pub fn from_calendar(i: usize) -> Self {
+        match i {
+            i if i < MAX_CONTROLLERS => Resource::Controller(i),
+            i if i < MAX_CONTROLLERS + MAX_TILES => Resource::Mpb(i - MAX_CONTROLLERS),
+            i => Resource::Crb(i - MAX_CONTROLLERS - MAX_TILES),
+        }
+    }
+
     /// Cycles per bucket of its calendar ([`super::queue`]).
     pub fn bucket(self) -> u64 {
         match self {
