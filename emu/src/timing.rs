@@ -98,6 +98,13 @@
 //!
 //! # What stays nondeterministic
 //!
+//! - With queues, runs beside busy host processes still differ now and
+//!   then by a few cycles in some samples (2-core `bench-lock`: 2 or 3
+//!   variants in 5 loaded runs, medians within 0.1 %, some within 7 %),
+//!   and MCS-WP's samples on 8 and 16 cores move by a few per cent between
+//!   runs. The calendars are the same whatever the host did; what the
+//!   host still decides is which of the unordered reads below see their
+//!   data, and the queues move the cores' timing enough to expose them.
 //! - Lines nobody polls: a plain read of data another core writes
 //!   without synchronisation sees it or not by host order; such reads of
 //!   data from the modelled future are counted.
