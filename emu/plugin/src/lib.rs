@@ -287,6 +287,12 @@ unsafe extern "C" fn on_sync(vcpu: c_uint, data: *mut c_void) {
     // SAFETY: as above.
     unsafe { qemu_plugin_u64_set(budget.0, vcpu, 0) };
     let insns = INSNS_BEFORE.fetch_add(since, Ordering::Relaxed) + since;
+    if TRAP.in_handler(insns) {
+        // The handler's instructions are taken off the clock when it
+        // returns: a clock published now would run ahead of the core's,
+        // and another core could go past a time this core still acts at.
+        return;
+    }
     with_engine(|engine| {
         engine.set_insns(insns);
         engine.sync_point(data as usize as u32);
@@ -572,6 +578,13 @@ impl Trap {
     fn enter(&self, resume: u64, insns: u64) {
         self.from.store(insns, Ordering::Relaxed);
         self.resume.store(resume, Ordering::Relaxed);
+    }
+
+    /// Whether, with `insns` counted, the guest is in the handler of a
+    /// pending trap (at most [`MAX_TRAP_INSNS`] after it was raised).
+    fn in_handler(&self, insns: u64) -> bool {
+        self.resume.load(Ordering::Relaxed) != NONE
+            && insns.saturating_sub(self.from.load(Ordering::Relaxed)) <= MAX_TRAP_INSNS
     }
 
     /// Back at `at` with `insns` counted: the handler's instruction count,
