@@ -45,7 +45,7 @@ pub use report::{CoreReport, Outcome, RunReport};
 use crate::build::Artifacts;
 use crate::programs::Catalog;
 use crate::qemu::Qemu;
-use crate::{CHIP, build, qemu};
+use crate::{build, qemu};
 use dir::RunDir;
 use fleet::Fleet;
 use report::{printed_code_addresses, read_reports, require_reports};
@@ -84,6 +84,7 @@ fn stats_json(
 ) -> String {
     #[derive(serde::Serialize)]
     struct Stats<'a> {
+        chip: &'a str,
         program: &'a str,
         cores: u32,
         mode: String,
@@ -94,13 +95,14 @@ fn stats_json(
         reports: &'a [Option<emu::report::CoreReport>],
     }
     let stats = Stats {
+        chip: config.chip.name,
         program,
         cores: config.cores,
         mode: format!("{:?}", config.mode),
         outcome: format!("{outcome:?}"),
         success: *outcome == Outcome::Success,
         host_seconds: elapsed.as_secs_f64(),
-        core_mhz: CHIP.timing.core_mhz,
+        core_mhz: config.chip.timing.core_mhz,
         reports,
     };
     serde_json::to_string_pretty(&stats).expect("statistics are plain data")
@@ -178,15 +180,15 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // Declared before the instances so that it is dropped (removed) after
     // they are killed.
     let dir = RunDir::create_in(parent)?;
-    let memory = ChipMemory::create(dir.path(), &CHIP, config.cores)?;
+    let memory = ChipMemory::create(dir.path(), config.chip, config.cores)?;
     let chip_memory = memory.path().to_owned();
     let socket = dir.path().join("gdb.sock");
     let gdb = config
         .gdb
-        .map(|n| CHIP.core(n).map(|core| (core, socket.as_path())))
+        .map(|n| config.chip.core(n).map(|core| (core, socket.as_path())))
         .transpose()?;
     let launch = Launch {
-        chip: &CHIP,
+        chip: config.chip,
         boot: &boot_args,
         gdb,
         kernel: &artifacts.kernel,
@@ -211,7 +213,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     }
 
     if config.print_qemu {
-        for core in CHIP.all_cores().take(config.cores as usize) {
+        for core in config.chip.all_cores().take(config.cores as usize) {
             println!(
                 "core {:02}: {}",
                 core.index(),
@@ -229,7 +231,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
 
     let oom_before = diagnose::oom_kills();
     let mut fleet = Fleet::new(start);
-    for core in CHIP.all_cores().take(config.cores as usize) {
+    for core in config.chip.all_cores().take(config.cores as usize) {
         fleet.spawn(qemu, &launch, core)?;
     }
     let timed = mode.quantum().is_some();
@@ -271,7 +273,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // the directory is still there.
     let (reports, mut report_errors) = read_reports(dir.path(), config.cores, mode);
     if let Some(file) = &config.trace {
-        let mhz = CHIP.timing.core_mhz;
+        let mhz = config.chip.timing.core_mhz;
         match trace::write(dir.path(), config.cores, mhz, file) {
             Ok(events) if config.echo => {
                 println!(
@@ -301,6 +303,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     let addresses = printed_code_addresses(&cores, &reports, stall.as_ref());
     let code = code_map(&artifacts.kernel, addresses, config.echo);
     Ok(RunReport {
+        chip: config.chip,
         kept,
         outcome,
         cores,
