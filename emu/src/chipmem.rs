@@ -256,30 +256,41 @@ pub fn ram_path(dir: &Path, core: CoreId) -> PathBuf {
     dir.join(format!("ram-{:02}.mem", core.index()))
 }
 
-/// The directory of cached lines: one 64-bit word per 32-byte line of the
-/// chip memory, naming the cores whose caches hold the line and the last
-/// core that wrote it.
+/// The directory of cached lines: one record per 32-byte line of the chip
+/// memory ([`record_words`] words), naming the cores whose caches hold the
+/// line, its lock and the last core that wrote it.
 pub fn directory_path(dir: &Path) -> PathBuf {
     dir.join("directory.mem")
 }
 
 /// When each 32-byte line of the chip memory was last written, in
-/// modelled core cycles (one 64-bit word per line, as the directory): a
+/// modelled core cycles (one 64-bit word per line, [`stamps_size`]): a
 /// core that reads the line cannot have read it earlier (`crate::timing`).
 pub fn stamps_path(dir: &Path) -> PathBuf {
     dir.join("stamps.mem")
 }
 
 /// Which cores wait on each 32-byte line of the chip memory, one bit per
-/// core (one 64-bit word per line, as the directory): a store to a watched
+/// core (one record per line, as the directory): a store to a watched
 /// line is ordered and wakes them (`crate::timing`).
 pub fn watchers_path(dir: &Path) -> PathBuf {
     dir.join("watchers.mem")
 }
 
-/// Bytes of the directory for a chip memory of `size` bytes.
-pub fn directory_size(size: u64) -> u64 {
+/// Bytes of the stamps file for a chip memory of `size` bytes: a word per line.
+pub fn stamps_size(size: u64) -> u64 {
     size / chip::CACHE_LINE as u64 * 8
+}
+
+/// Words of a line's record in the directory and the watchers file: one
+/// of flags, then one bit per core of `chip`.
+pub fn record_words(chip: &Chip) -> u64 {
+    1 + u64::from(chip.cores().div_ceil(64))
+}
+
+/// Bytes of the directory (and of the watchers file) for `layout`.
+pub fn records_size(layout: &Layout) -> u64 {
+    stamps_size(layout.size()) * record_words(layout.chip())
 }
 
 /// The chip memory file of one run.
@@ -307,10 +318,10 @@ impl ChipMemory {
             // Empty: QEMU gives it the RAM's size.
             create_sparse(&ram_path(dir, core), 0)?;
         }
-        create_sparse(&directory_path(dir), directory_size(layout.size))?;
+        create_sparse(&directory_path(dir), records_size(&layout))?;
         create_sparse(&crate::timing::clocks_path(dir), crate::timing::FILE_SIZE)?;
-        create_sparse(&stamps_path(dir), directory_size(layout.size))?;
-        create_sparse(&watchers_path(dir), directory_size(layout.size))?;
+        create_sparse(&stamps_path(dir), stamps_size(layout.size))?;
+        create_sparse(&watchers_path(dir), records_size(&layout))?;
         let memory = Self { path, layout, file };
         memory.write_registers()?;
         Ok(memory)

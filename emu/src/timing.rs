@@ -107,12 +107,12 @@ const SLEEPERS: u64 = 0;
 const STOPPING: u64 = 4;
 const CORES: u64 = 256;
 const PER_CORE: u64 = 64;
-const CALENDARS: u64 = 8192;
+const CALENDARS: u64 = CORES + PER_CORE * MAX_CORES as u64;
 /// A wake time not known yet, or no sleeper's wanted time.
 const NEVER: u64 = u64::MAX;
 
-/// Most cores the clocks file holds.
-pub const MAX_CORES: u32 = 64;
+/// Most cores the clocks file holds: as many as a chip may have.
+pub const MAX_CORES: u32 = chip::MAX_CORES;
 
 /// Bytes of the clocks file.
 pub const FILE_SIZE: u64 = CALENDARS + QUEUES * memctl::SLOTS * 8;
