@@ -1029,6 +1029,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_heatmap_draws_an_8x8_mesh_with_its_controllers() {
+        let chip = &chip::MESH8X8;
+        let mut a = CoreStats::default();
+        a.router_bytes[63] = 7;
+        let totals = router_totals(chip, [&a]);
+        assert_eq!(totals.len(), 64);
+        let (table, rows, svg) = heatmap_outputs(chip, "comm", 128, &totals);
+        assert_eq!(table.header.len(), 1 + 8);
+        assert_eq!(table.rows.len(), 8);
+        assert_eq!(table.rows[0][0], "y=7");
+        // Tile (7,7) holds the bytes; controllers 4-7 hang off the top row.
+        assert_eq!(table.rows[0][8], "7");
+        assert_eq!(table.rows[0][1], "0 (MC4)");
+        assert_eq!(table.rows[7][2], "0 (MC0)");
+        assert_eq!(table.rows[7][1], "0 (SIF)");
+        assert_eq!(rows.len(), 64);
+        assert!(svg.contains(">MC7<") && svg.contains(">y=7<"));
+    }
+
+    #[test]
     fn the_heatmap_follows_the_chip_and_sums_the_cores() {
         let mut a = CoreStats::default();
         let mut b = CoreStats::default();

@@ -273,8 +273,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // the directory is still there.
     let (reports, mut report_errors) = read_reports(dir.path(), config.cores, mode);
     if let Some(file) = &config.trace {
-        let mhz = config.chip.timing.core_mhz;
-        match trace::write(dir.path(), config.cores, mhz, file) {
+        match trace::write(dir.path(), config.chip, config.cores, file) {
             Ok(events) if config.echo => {
                 println!(
                     "trace: {events} events in {} (open it in https://ui.perfetto.dev)",
