@@ -147,6 +147,44 @@ fn quote(word: &str) -> String {
 /// that write more shared memory than these.
 const SHARED_PER_CORE: u64 = 8 << 20;
 
+/// Host memory per core of a run with the chip model, its run directory
+/// in `/dev/shm` included: while `cargo xtask run --chip mesh8x8 --cores
+/// 128 --program comm` ran, the memory in use rose by 8884 MiB and the
+/// run directory held 1521 MiB, 81 MiB per core (README, "Requirements").
+const MEMORY_PER_CORE: u64 = 81 << 20;
+
+/// Host memory a run of `cores` cores may take (with the chip model; a
+/// plain run is not checked).
+pub fn memory_needed(cores: u32, mode: Mode) -> u64 {
+    match mode {
+        Mode::Plain => 0,
+        Mode::Modelled(_) => u64::from(cores) * MEMORY_PER_CORE,
+    }
+}
+
+/// Refuses a run that needs `need` bytes of memory on a host with
+/// `available` (`MemAvailable`; `None`: unknown, not checked).
+fn check_memory(cores: u32, need: u64, available: Option<u64>) -> Result<()> {
+    match available {
+        Some(available) if available < need => bail!(
+            "not enough memory for {cores} cores: the run may need {} MiB ({} MiB per core), \
+             but the host has {} MiB available; boot fewer cores",
+            need.div_ceil(1 << 20),
+            MEMORY_PER_CORE >> 20,
+            available >> 20
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes, if it can be read.
+fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib << 10)
+}
+
 /// Boots `config.cores` cores from already built `artifacts`.
 pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<RunReport> {
     config.check()?;
@@ -163,6 +201,11 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     let program = catalog.check(config.program.as_deref(), &config.params)?;
     let boot_args = config.boot_args(Some(&program))?;
     let mode = config.mode;
+    check_memory(
+        config.cores,
+        memory_needed(config.cores, mode),
+        available_memory(),
+    )?;
     let need = room_needed(config.cores, mode);
     let free: Vec<(PathBuf, Option<u64>)> = parents
         .iter()
@@ -330,4 +373,26 @@ fn code_map(image: &Path, addresses: Vec<u64>, echo: bool) -> CodeMap {
         }
         CodeMap::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_the_host_cannot_hold_is_refused_before_booting() {
+        let need = memory_needed(128, Mode::default());
+        assert_eq!(need, 128 * 81 << 20);
+        assert_eq!(memory_needed(128, Mode::Plain), 0);
+        assert!(check_memory(128, need, Some(need)).is_ok());
+        assert!(check_memory(128, need, None).is_ok());
+        assert_eq!(
+            check_memory(128, need, Some(4 << 30))
+                .unwrap_err()
+                .to_string(),
+            "not enough memory for 128 cores: the run may need 10368 MiB (81 MiB per core), \
+             but the host has 4096 MiB available; boot fewer cores"
+        );
+        assert!(available_memory().is_some_and(|a| a > 0));
+    }
 }
