@@ -552,7 +552,7 @@ fn the_channel_and_collectives_run_on_the_8x8_chip() {
         // ranks send first and odd ranks receive first (n is even).
         let len = 20 * 1024 + me as usize;
         let mut buf = std::vec![0; 20 * 1024 + n as usize];
-        if me % 2 == 0 {
+        if me.is_multiple_of(2) {
             c.send(next, &payload(me, next, len)).unwrap();
         }
         let got = c.recv(prev, &mut buf).unwrap();
