@@ -382,7 +382,7 @@ mod tests {
     #[test]
     fn a_run_the_host_cannot_hold_is_refused_before_booting() {
         let need = memory_needed(128, Mode::default());
-        assert_eq!(need, 128 * 81 << 20);
+        assert_eq!(need, (128 * 81) << 20);
         assert_eq!(memory_needed(128, Mode::Plain), 0);
         assert!(check_memory(128, need, Some(need)).is_ok());
         assert!(check_memory(128, need, None).is_ok());
