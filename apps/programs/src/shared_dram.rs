@@ -31,10 +31,10 @@ fn slots(chip: &chip::Chip) -> (u8, u8) {
     (first, first + 8)
 }
 /// Offsets of the pattern: the first page, across a 4 KiB page boundary,
-/// the end of the first 16 MiB page, and inside the fourth.
+/// the end of the first 16 MiB page (and inside the last, [`places`]).
 const PATTERN_AT: [u32; 3] = [0x40, 0x1FF0, LUT_PAGE_SIZE - 0x20];
-/// Offset of the pattern in the fourth page.
-const FOURTH_AT: u32 = 3 * LUT_PAGE_SIZE + 0x1234;
+/// Offset of the pattern in the last of a core's POPSHM pages.
+const LAST_AT: u32 = 0x1234;
 /// Bytes of each pattern piece.
 const PIECE: usize = 100;
 /// Where the left neighbour's reply goes.
@@ -56,12 +56,16 @@ fn pattern(owner: u32, offset: u32, len: usize) -> alloc::vec::Vec<u8> {
 }
 
 /// Every checked place of a pattern.
-fn places() -> impl Iterator<Item = u32> {
-    PATTERN_AT.into_iter().chain([FOURTH_AT])
+/// Where the pattern goes in POPSHM of `pages` 16 MiB pages.
+fn places(pages: u32) -> impl Iterator<Item = u32> {
+    PATTERN_AT
+        .into_iter()
+        .chain([(pages - 1) * LUT_PAGE_SIZE + LAST_AT])
 }
 
 pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     let (own, remote) = slots(scc.chip());
+    let pages = scc.popshm().count;
     let mut comm = communicator(scc)?;
     let (n, me) = (comm.size(), comm.rank());
     let right = (me + 1) % n;
@@ -80,7 +84,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
         .map_err(|e| format!("mapping own POPSHM: {e}"))?;
     // Write-through: no dirty line stays in L1; the WCB flush pushes the rest.
     scc.invalidate_mpbt();
-    for at in places() {
+    for at in places(pages) {
         scc.shared_write(own, at, &pattern(me, at, PIECE));
     }
     scc.flush_wcb();
@@ -92,7 +96,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     scc.map_shared(remote, theirs, MemoryType::MpbtWt)
         .map_err(|e| format!("mapping core {right}'s POPSHM: {e}"))?;
     scc.invalidate_mpbt();
-    for at in places() {
+    for at in places(pages) {
         let mut got = alloc::vec![0; PIECE];
         scc.shared_read(remote, at, &mut got);
         check(
@@ -105,7 +109,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
         (PATTERN_AT[1], Some(MemoryType::MpbtWt)),
         (PATTERN_AT[1] + 0x1000, Some(MemoryType::MpbtWt)),
         (0x5000, None),
-        (2 * LUT_PAGE_SIZE, None),
+        (LUT_PAGE_SIZE + 0x8000, None),
     ] {
         let ty = scc.shared_dram_page_type(remote, at);
         check(
@@ -132,7 +136,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     scc.unmap_shared(remote);
     scc.map_shared(remote, theirs, MemoryType::Ncm)
         .map_err(|e| format!("mapping core {right}'s POPSHM uncached: {e}"))?;
-    for at in places() {
+    for at in places(pages) {
         let mut got = alloc::vec![0; PIECE];
         scc.shared_read(remote, at, &mut got);
         check(
@@ -271,13 +275,16 @@ fn refusals(scc: &Scc) -> Result<(), String> {
     in_use(own, mine, own)?;
     scc.map_shared(own + 1, mine, MemoryType::MpbtWt)
         .map_err(|e| format!("mapping at the free entry {}: {e}", own + 1))?;
-    in_use(own + 4, DramPages { count: 1, ..mine }, own + 4)?;
+    // The mapping at own + 1 holds entries up to own + count.
+    let held = own + count as u8;
+    in_use(held, DramPages { count: 1, ..mine }, held)?;
     scc.unmap_shared(own + 1);
     scc.unmap_shared(own);
     let by_hand = own + 8;
     let port = chip.memory_controllers[mine.controller].port;
     scc.set_lut_entry(by_hand.into(), chip::LutEntry::new(port, lsm_page));
-    let refused = in_use(by_hand - 2, mine, by_hand);
+    // A run of `count` entries whose last one is the entry set by hand.
+    let refused = in_use(by_hand + 1 - count as u8, mine, by_hand);
     scc.set_lut_entry(by_hand.into(), chip::LutEntry::UNUSED);
     refused?;
     Ok(())
