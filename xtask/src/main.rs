@@ -13,7 +13,7 @@ use clap::{Args, Parser};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use xtask::{Mode, Model, RunConfig, RunReport, Time, WtReads};
 
-/// Build, boot and test the emulated Intel SCC: 48 P54C cores, one QEMU each.
+/// Build, boot and test the emulated Intel SCC (48 P54C cores) or another chip of the chip crate, one QEMU per core.
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask", version, after_help = ENVIRONMENT)]
 enum Cli {
