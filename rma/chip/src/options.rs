@@ -272,7 +272,7 @@ pub enum OptionsError {
     ZeroQuantum,
     /// `queues=` is given without modelled time, which has the queues.
     QueuesWithoutTime(String),
-    /// `chip=` names none of [`CHIPS`](crate::CHIPS)(crate::CHIPS).
+    /// `chip=` names none of [`CHIPS`](crate::CHIPS).
     UnknownChip(String),
     /// `cores=` is 0 or larger than the chip.
     CoreCount(CoreCount),
