@@ -9,7 +9,7 @@
 //!   c's loads return. QEMU shows the core its view for every cacheable
 //!   region (LSM, MPBs), so guest loads and stores run at full speed on it.
 //! - **The directory** (`directory.mem`): per 32-byte line of G, a record
-//!   ([`lines`]): a word with a lock (bit 63) and the last core that wrote
+//!   (`lines.rs`): a word with a lock (bit 63) and the last core that wrote
 //!   the line to memory, plus one (bits 0-31), then one bit per core of the
 //!   chip naming the cores whose caches or write-combine buffer hold it.
 //!
