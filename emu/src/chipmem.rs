@@ -256,30 +256,41 @@ pub fn ram_path(dir: &Path, core: CoreId) -> PathBuf {
     dir.join(format!("ram-{:02}.mem", core.index()))
 }
 
-/// The directory of cached lines: one 64-bit word per 32-byte line of the
-/// chip memory, naming the cores whose caches hold the line and the last
-/// core that wrote it.
+/// The directory of cached lines: one record per 32-byte line of the chip
+/// memory ([`record_words`] words), naming the cores whose caches hold the
+/// line, its lock and the last core that wrote it.
 pub fn directory_path(dir: &Path) -> PathBuf {
     dir.join("directory.mem")
 }
 
 /// When each 32-byte line of the chip memory was last written, in
-/// modelled core cycles (one 64-bit word per line, as the directory): a
+/// modelled core cycles (one 64-bit word per line, [`stamps_size`]): a
 /// core that reads the line cannot have read it earlier (`crate::timing`).
 pub fn stamps_path(dir: &Path) -> PathBuf {
     dir.join("stamps.mem")
 }
 
 /// Which cores wait on each 32-byte line of the chip memory, one bit per
-/// core (one 64-bit word per line, as the directory): a store to a watched
+/// core (one record per line, as the directory): a store to a watched
 /// line is ordered and wakes them (`crate::timing`).
 pub fn watchers_path(dir: &Path) -> PathBuf {
     dir.join("watchers.mem")
 }
 
-/// Bytes of the directory for a chip memory of `size` bytes.
-pub fn directory_size(size: u64) -> u64 {
+/// Bytes of the stamps file for a chip memory of `size` bytes: a word per line.
+pub fn stamps_size(size: u64) -> u64 {
     size / chip::CACHE_LINE as u64 * 8
+}
+
+/// Words of a line's record in the directory and the watchers file: one
+/// of flags, then one bit per core of `chip`.
+pub fn record_words(chip: &Chip) -> u64 {
+    1 + u64::from(chip.cores().div_ceil(64))
+}
+
+/// Bytes of the directory (and of the watchers file) for `layout`.
+pub fn records_size(layout: &Layout) -> u64 {
+    stamps_size(layout.size()) * record_words(layout.chip())
 }
 
 /// The chip memory file of one run.
@@ -307,10 +318,10 @@ impl ChipMemory {
             // Empty: QEMU gives it the RAM's size.
             create_sparse(&ram_path(dir, core), 0)?;
         }
-        create_sparse(&directory_path(dir), directory_size(layout.size))?;
+        create_sparse(&directory_path(dir), records_size(&layout))?;
         create_sparse(&crate::timing::clocks_path(dir), crate::timing::FILE_SIZE)?;
-        create_sparse(&stamps_path(dir), directory_size(layout.size))?;
-        create_sparse(&watchers_path(dir), directory_size(layout.size))?;
+        create_sparse(&stamps_path(dir), stamps_size(layout.size))?;
+        create_sparse(&watchers_path(dir), records_size(&layout))?;
         let memory = Self { path, layout, file };
         memory.write_registers()?;
         Ok(memory)
@@ -417,34 +428,41 @@ mod tests {
         u32::from_le_bytes(word)
     }
 
-    #[test]
-    fn parts_are_page_aligned_and_do_not_overlap() {
-        let layout = Layout::new(&SCC);
-        let mut parts: Vec<(u64, u64)> = (0..SCC.memory_controllers.len())
+    /// The parts of `chip`'s layout, sorted, once checked to be page
+    /// aligned, apart and inside the file.
+    fn checked_parts(chip: &Chip) -> (Layout, Vec<(u64, u64)>) {
+        let layout = Layout::new(chip);
+        let mut parts: Vec<(u64, u64)> = (0..chip.memory_controllers.len())
             .map(|mc| (layout.lsm(mc), u64::from(chip::LUT_PAGE_SIZE)))
-            .chain(SCC.all_tiles().flat_map(|t| {
+            .chain(chip.all_tiles().flat_map(|t| {
                 [
-                    (layout.mpb(t), u64::from(SCC.mpb_bytes_per_tile)),
-                    (layout.crb(t), u64::from(SCC.crb.size)),
+                    (layout.mpb(t), u64::from(chip.mpb_bytes_per_tile)),
+                    (layout.crb(t), u64::from(chip.crb.size)),
                 ]
             }))
             .chain(
-                SCC.all_cores()
-                    .map(|c| (layout.own_crb(c), u64::from(SCC.crb.size))),
+                chip.all_cores()
+                    .map(|c| (layout.own_crb(c), u64::from(chip.crb.size))),
             )
             .chain(
-                SCC.all_cores()
-                    .map(|c| (layout.fpga(c), u64::from(SCC.fpga.size))),
+                chip.all_cores()
+                    .map(|c| (layout.fpga(c), u64::from(chip.fpga.size))),
             )
             .collect();
         parts.sort();
-        assert_eq!(parts.len(), 4 + 24 + 24 + 48 + 48);
         for pair in parts.windows(2) {
             assert!(pair[0].0 + pair[0].1 <= pair[1].0, "{pair:?}");
         }
         assert!(parts.iter().all(|(offset, _)| offset % PAGE == 0));
         let (last, len) = parts[parts.len() - 1];
         assert!(layout.size() >= last + len);
+        (layout, parts)
+    }
+
+    #[test]
+    fn parts_are_page_aligned_and_do_not_overlap() {
+        let (layout, parts) = checked_parts(&SCC);
+        assert_eq!(parts.len(), 4 + 24 + 24 + 48 + 48);
         // 4 LSM pages, 24 MPB and 24 CRB pages, 48 own CRBs of 8 KiB and 48
         // FPGA banks of 64 KiB fit in the 59 pages the free-entry devices span;
         // the 4 POPSHM pages of each of the 48 cores follow.
@@ -452,17 +470,44 @@ mod tests {
     }
 
     #[test]
+    fn the_8x8_chips_parts_are_apart_too() {
+        let chip = &chip::MESH8X8;
+        let (layout, parts) = checked_parts(chip);
+        assert_eq!(parts.len(), 8 + 64 + 64 + 192 + 192);
+        // Its 192 cores' two POPSHM pages each follow the parts.
+        assert!(layout.size() >= (192 * 2) << 24);
+        // A line's record: a word of flags and three of cores (the SCC's
+        // 48 cores need one).
+        assert_eq!((record_words(chip), record_words(&SCC)), (4, 2));
+        assert_eq!(records_size(&layout), layout.size() / 32 * 8 * 4);
+        every_region_of_every_core_has_its_bytes_on(chip);
+    }
+
+    #[test]
     fn every_region_of_every_core_has_its_bytes_in_the_file() {
+        every_region_of_every_core_has_its_bytes_on(&SCC);
+        // Both cores of a tile share its MPB but not their own-CRB views.
         let layout = Layout::new(&SCC);
-        for core in SCC.all_cores() {
-            let tile = SCC.tile_of(core);
-            for region in SCC.shared_regions() {
+        let (c0, c1) = (SCC.core(6).unwrap(), SCC.core(7).unwrap());
+        let own_mpb = SharedRegionKind::OwnMpb;
+        assert_eq!(layout.offset(own_mpb, c0), layout.offset(own_mpb, c1));
+        let own_crb = SharedRegionKind::OwnCrb;
+        assert_ne!(layout.offset(own_crb, c0), layout.offset(own_crb, c1));
+    }
+
+    /// Every part of every region each core of `chip` maps lands on the
+    /// bytes of what it shows.
+    fn every_region_of_every_core_has_its_bytes_on(chip: &Chip) {
+        let layout = Layout::new(chip);
+        for core in chip.all_cores() {
+            let tile = chip.tile_of(core);
+            for region in chip.shared_regions() {
                 let offset = layout.offset(region.kind, core);
                 assert_eq!(offset % PAGE, 0);
                 assert!(offset + u64::from(region.size) <= layout.size());
                 // Every part the guest maps lands on the bytes of what it shows.
                 let parts: Vec<_> = region
-                    .parts(&SCC)
+                    .parts(chip)
                     .map(|p| offset + u64::from(p.base - region.base))
                     .collect();
                 let expected: Vec<_> = match region.kind {
@@ -471,11 +516,11 @@ mod tests {
                         .map(|mc| layout.lsm(mc as usize))
                         .collect(),
                     SharedRegionKind::Mpb { first, count } => (first..first + count)
-                        .map(|t| layout.mpb(SCC.tile(t).unwrap()))
+                        .map(|t| layout.mpb(chip.tile(t).unwrap()))
                         .collect(),
                     SharedRegionKind::OwnMpb => vec![layout.mpb(tile)],
                     SharedRegionKind::Crb { first, count } => (first..first + count)
-                        .map(|t| layout.crb(SCC.tile(t).unwrap()))
+                        .map(|t| layout.crb(chip.tile(t).unwrap()))
                         .collect(),
                     SharedRegionKind::OwnCrb => vec![layout.own_crb(core)],
                     SharedRegionKind::Fpga => vec![layout.fpga(core)],
@@ -483,12 +528,6 @@ mod tests {
                 assert_eq!(parts, expected, "{core} {region:?}");
             }
         }
-        // Both cores of a tile share its MPB but not their own-CRB views.
-        let (c0, c1) = (SCC.core(6).unwrap(), SCC.core(7).unwrap());
-        let own_mpb = SharedRegionKind::OwnMpb;
-        assert_eq!(layout.offset(own_mpb, c0), layout.offset(own_mpb, c1));
-        let own_crb = SharedRegionKind::OwnCrb;
-        assert_ne!(layout.offset(own_crb, c0), layout.offset(own_crb, c1));
     }
 
     /// Checks every register [`ChipMemory::create`] initialises in the CRB

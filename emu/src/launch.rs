@@ -253,7 +253,10 @@ mod tests {
                     -bios /usr/share/qemu/qboot.rom -display none -no-reboot -serial stdio \
                     -device isa-debug-exit,iobase=0xf4,iosize=1 -kernel /k/kernel";
         assert_eq!(args[..20].join(" "), head);
-        assert_eq!(value_of(&args, "-append"), "-- cores=48 program=ring");
+        assert_eq!(
+            value_of(&args, "-append"),
+            "-- chip=scc cores=48 program=ring"
+        );
         assert_eq!(
             value_of(&args, "-plugin"),
             "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=100000,queues=on,wt-reads=silicon,mem=/run/chip.mem"
@@ -324,7 +327,7 @@ mod tests {
         let args = strings(run.args(SCC.core(0).unwrap()));
         assert_eq!(
             value_of(&args, "-append"),
-            "-- cores=48 program=ring scheme=mcs-wp"
+            "-- chip=scc cores=48 program=ring scheme=mcs-wp"
         );
     }
 

@@ -297,11 +297,6 @@ impl fmt::Display for Grid {
     }
 }
 
-/// The statistics tables of a run on the SCC (see [`stats_table_for`]).
-pub fn stats_table(reports: &[CoreReport]) -> impl fmt::Display + '_ {
-    stats_table_for(&chip::SCC, reports)
-}
-
 /// The statistics tables of a run on `chip`, from the reports the cores
 /// wrote (a core without a report has no row):
 ///
@@ -332,6 +327,7 @@ impl fmt::Display for StatsTables<'_> {
         if self.reports.is_empty() {
             return writeln!(f, "statistics: no core wrote a report");
         }
+        // Every chip fits the tables (`model::stats`' test of the chips).
         let tiles = (self.chip.tiles() as usize).min(MAX_TILES);
         let controllers = self.chip.memory_controllers.len().min(MAX_CONTROLLERS);
 
@@ -990,7 +986,7 @@ mod tests {
 
     #[test]
     fn modelled_time_is_tabled_only_when_a_core_has_a_clock() {
-        let untimed = stats_table(&[CoreReport::new(0, false)]).to_string();
+        let untimed = stats_table_for(&chip::SCC, &[CoreReport::new(0, false)]).to_string();
         assert!(!untimed.contains("modelled time"), "{untimed}");
         let mut a = CoreReport::new(0, false);
         a.stats.cycles = 5330;
@@ -999,7 +995,7 @@ mod tests {
         a.stats.class_count[Class::L2 as usize] = 1;
         let mut b = CoreReport::new(1, false);
         b.stats.cycles = 1066;
-        let text = stats_table(&[a, b]).to_string();
+        let text = stats_table_for(&chip::SCC, &[a, b]).to_string();
         let time = table(&text, "modelled time per core");
         assert_eq!(
             time[0][..6],
@@ -1023,7 +1019,7 @@ mod tests {
         b.stats.cycles = 100;
         b.stats.crb_wait[0] = 2;
         b.stats.mc_wait[3] = 9;
-        let text = stats_table(&[a, b]).to_string();
+        let text = stats_table_for(&chip::SCC, &[a, b]).to_string();
         let waits = table(&text, "cycles per core waiting for each busy resource");
         assert_eq!(waits[0], ["core", "MPB5", "CRB0", "MC3"]);
         assert_eq!(waits[1], ["0", "7", "40", "0"]);
@@ -1067,7 +1063,7 @@ mod tests {
                 },
             ),
         ];
-        let text = stats_table(&[a, b]).to_string();
+        let text = stats_table_for(&chip::SCC, &[a, b]).to_string();
 
         let accesses = table(&text, "memory accesses per core");
         assert_eq!(accesses.len(), 4, "{text}");
@@ -1136,8 +1132,33 @@ mod tests {
             "{text}"
         );
         assert_eq!(
-            stats_table(&[]).to_string(),
+            stats_table_for(&chip::SCC, &[]).to_string(),
             "statistics: no core wrote a report\n"
         );
+    }
+
+    #[test]
+    fn the_stats_tables_draw_an_8x8_mesh() {
+        let chip = &chip::MESH8X8;
+        let mut a = CoreReport::new(100, false);
+        a.stats.mpb_bytes[63] = 96;
+        a.stats.mc_bytes[7] = 32;
+        // Tile 57 is (1,7), on the top row; tile 6 is (6,0), on the bottom.
+        a.stats.router_bytes[57] = 5;
+        a.stats.router_bytes[6] = 3;
+        let text = stats_table_for(chip, &[a]).to_string();
+        let bytes = table(&text, "bytes per core");
+        assert_eq!(bytes[0].len(), 1 + 64 + 8, "{text}");
+        assert_eq!((bytes[0][64], bytes[0][72]), ("MPB63", "MC7"));
+        assert_eq!((bytes[1][64], bytes[1][72]), ("96", "32"));
+        let mesh = table(&text, "bytes forwarded by the router");
+        assert_eq!(mesh.len(), 1 + 8, "{text}");
+        assert_eq!(
+            mesh[0],
+            ["y", "\\", "x", "0", "1", "2", "3", "4", "5", "6", "7"]
+        );
+        assert_eq!(mesh[1][..3], ["7", "0", "5"]);
+        assert_eq!(mesh[8][..1], ["0"]);
+        assert_eq!(mesh[8][7], "3");
     }
 }

@@ -91,7 +91,7 @@
 //! | 328 + 128·c | 1 while a core books its polls |
 //! | 336 + 128·c | waiting: how many resources its polls reach (at most [`POLL_QUEUES`]) |
 //! | 344 + 128·c | waiting: each of them, its calendar above its arrival cycles |
-//! | 32768 + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::queue`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
+//! | 256 + 128·`MAX_CORES` + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::queue`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
 //!
 //! Every core starts running at time 0, as on silicon after reset: a core
 //! whose QEMU starts late holds the others back until it catches up.
@@ -132,12 +132,12 @@ const SLEEPERS: u64 = 0;
 const STOPPING: u64 = 4;
 const CORES: u64 = 256;
 const PER_CORE: u64 = 128;
-const CALENDARS: u64 = 32768;
+const CALENDARS: u64 = CORES + PER_CORE * MAX_CORES as u64;
 /// A wake time not known yet, or no sleeper's wanted time.
 const NEVER: u64 = u64::MAX;
 
-/// Most cores the clocks file holds.
-pub const MAX_CORES: u32 = 64;
+/// Most cores the clocks file holds: as many as a chip may have.
+pub const MAX_CORES: u32 = chip::MAX_CORES;
 
 /// Bytes of the clocks file.
 pub const FILE_SIZE: u64 = CALENDARS + QUEUES * queue::SLOTS * 8;

@@ -22,7 +22,11 @@
 //! instructions of its own, touches devices or writes memory through raw
 //! pointers is `#[cfg(target_arch = "x86")]`.
 //!
-//! Modules depend on each other one way: `target`, `console` and `exit`
+//! The chip is not built in: the run names it on the command line
+//! (`chip::args::BootArgs`), so one image boots on every chip of
+//! `chip::CHIPS`, and every number of the hardware comes from that chip.
+//!
+//! Modules depend on each other one way: `console` and `exit`
 //! at the bottom (they use no other module of the kernel), then `arch`,
 //! `mm`, `platform`, `app` and `start`, each using only those before it.
 //!
@@ -49,7 +53,6 @@ pub mod mm;
 pub mod platform;
 #[cfg(target_arch = "x86")]
 mod start;
-pub mod target;
 
 pub use app::{AppError, AppResult, Program};
 /// The chip crate the kernel is built on, for apps and [`programs!`].

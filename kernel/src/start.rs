@@ -15,7 +15,6 @@ use crate::arch::x86::{gdt, idt, timer};
 use crate::exit::{ExitCode, exit};
 use crate::mm::FrameAllocator;
 use crate::platform::{self, Scc};
-use crate::target::CHIP;
 use crate::{console, mm};
 
 // SAFETY: `programs!`, which every app uses once, defines this function
@@ -45,8 +44,9 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     let mut frames = FrameAllocator::new(kernel_end, boot.ram_bytes);
     // The heap comes first: reporting a bad command line needs it.
     mm::init_heap(&mut frames).unwrap_or_else(|e| fail(format_args!("heap: {e}")));
-    let args = BootArgs::parse(&boot.cmdline, CHIP)
-        .unwrap_or_else(|e| fail(format_args!("command line: {e}")));
+    let args =
+        BootArgs::parse(&boot.cmdline).unwrap_or_else(|e| fail(format_args!("command line: {e}")));
+    let chip = args.chip();
     let programs = __scc_app_programs();
     let program = app::find(programs, args.program())
         .unwrap_or_else(|unknown| fail(format_args!("command line: unknown program {unknown}")));
@@ -58,13 +58,13 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
         ))
     });
 
-    let mut space = build_address_space(&mut frames, boot.ram_bytes)
+    let mut space = build_address_space(chip, &mut frames, boot.ram_bytes)
         .unwrap_or_else(|e| fail(format_args!("platform: {e}")));
     // SAFETY: private RAM (code, stack, data, page tables, heap frames) and all
     // shared regions are identity-mapped by `build_address_space`.
     unsafe { space.activate() };
 
-    let core = platform::identify(CHIP).unwrap_or_else(|e| fail(format_args!("platform: {e}")));
+    let core = platform::identify(chip).unwrap_or_else(|e| fail(format_args!("platform: {e}")));
     idt::set_core_for_reports(core.index() as u32);
     if core.index() as u32 >= args.cores() {
         fail(format_args!(
@@ -73,7 +73,7 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
         ));
     }
     // The program may map more at run time: it gets the space and the frames left.
-    let scc = Scc::new(CHIP, core, args.cores(), space, frames, args.trace());
+    let scc = Scc::new(chip, core, args.cores(), space, frames, args.trace());
     if core.index() == 0 {
         announce(declaration, args.settings());
     }
@@ -97,15 +97,18 @@ fn announce(declaration: &Declaration<'_>, given: &[(&str, &str)]) {
 
 /// Identity-maps private RAM (except page 0, so null pointers fault) as
 /// DCM, the local APIC uncached, and every shared region with its SCC
-/// memory type.
+/// memory type, once the chip's address map leaves the platform what it
+/// needs.
 fn build_address_space(
+    chip: &'static chip::Chip,
     frames: &mut FrameAllocator,
     ram_bytes: u32,
 ) -> Result<AddressSpace, platform::PlatformError> {
+    platform::check_chip(chip)?;
     let mut space = AddressSpace::new(frames)?;
     space.map_identity(frames, PAGE_SIZE, ram_bytes - PAGE_SIZE, MemoryType::Dcm)?;
     space.map_identity(frames, timer::LOCAL_APIC_BASE, PAGE_SIZE, MemoryType::Ncm)?;
-    platform::attach_shared_regions(CHIP, &mut space, frames)?;
+    platform::attach_shared_regions(chip, &mut space, frames)?;
     Ok(space)
 }
 

@@ -7,8 +7,15 @@
 
 use std::path::Path;
 
-use chip::CoreId;
-pub use xtask::{CHIP, CoreExit, Mode, Model, Outcome, RunConfig, RunReport, Time, WtReads};
+use chip::{Chip, CoreId};
+pub use xtask::{CoreExit, Mode, Model, Outcome, RunConfig, RunReport, Time, WtReads};
+
+/// The chip the tests boot unless they name one ([`boot_on`]).
+pub const CHIP: &Chip = chip::DEFAULT_CHIP;
+
+/// The chips every test of the layers runs on: the default one, and one
+/// that differs from it in every dimension the layers depend on.
+pub const CHIPS: [&Chip; 2] = [chip::DEFAULT_CHIP, &chip::MESH8X8];
 
 /// The chip model, as a run has it by default, with its coherence checker.
 pub const CHECKED: Mode = Mode::Modelled(Model {
@@ -20,10 +27,15 @@ pub const CHECKED: Mode = Mode::Modelled(Model {
 /// checker, and returns what happened; panics if the run could not even
 /// start (build failure, no QEMU).
 pub fn boot(cores: u32, program: &str) -> RunReport {
+    boot_on(CHIP, cores, program)
+}
+
+/// As [`boot`], on `chip`.
+pub fn boot_on(chip: &'static Chip, cores: u32, program: &str) -> RunReport {
     boot_with(&RunConfig {
         mode: CHECKED,
         timeout: timeout_for(cores),
-        ..RunConfig::new(cores, program)
+        ..RunConfig::new(cores, program).on(chip)
     })
 }
 
@@ -39,9 +51,10 @@ pub fn timeout_for(cores: u32) -> std::time::Duration {
 pub fn boot_with(config: &RunConfig) -> RunReport {
     xtask::run(config).unwrap_or_else(|e| {
         panic!(
-            "cannot run {} on {} cores: {e:#}",
+            "cannot run {} on {} cores of the {}: {e:#}",
             config.program_name(),
-            config.cores
+            config.cores,
+            config.chip.name
         )
     })
 }
@@ -49,7 +62,12 @@ pub fn boot_with(config: &RunConfig) -> RunReport {
 /// Boots `program` on `cores` cores and expects every core to succeed
 /// without a single stale read.
 pub fn boot_ok(cores: u32, program: &str) -> RunReport {
-    let report = boot(cores, program);
+    boot_ok_on(CHIP, cores, program)
+}
+
+/// As [`boot_ok`], on `chip`.
+pub fn boot_ok_on(chip: &'static Chip, cores: u32, program: &str) -> RunReport {
+    let report = boot_on(chip, cores, program);
     assert_clean_success(&report, cores);
     report
 }
@@ -95,17 +113,17 @@ pub fn transcript(report: &RunReport) -> String {
     out + &report.to_string()
 }
 
-/// The line core `core` prints about itself, from the chip definition.
-pub fn identity_line(core: CoreId) -> String {
-    let tile = CHIP.tile_of(core);
-    let coord = CHIP.tile_coord(tile);
+/// The line core `core` of `chip` prints about itself, from the chip definition.
+pub fn identity_line(chip: &Chip, core: CoreId) -> String {
+    let tile = chip.tile_of(core);
+    let coord = chip.tile_coord(tile);
     format!(
         "identity core={} tile={} x={} y={} z={}",
         core.index(),
         tile.index(),
         coord.x,
         coord.y,
-        CHIP.z_of(core)
+        chip.z_of(core)
     )
 }
 
@@ -121,11 +139,11 @@ pub fn lines_starting<'r>(report: &'r RunReport, core: u32, prefix: &str) -> Vec
 
 /// Checks that every core printed its own identity line, and only once.
 pub fn assert_identities(report: &RunReport) {
-    for core in CHIP.all_cores().take(report.cores.len()) {
+    for core in report.chip.all_cores().take(report.cores.len()) {
         let n = core.index() as u32;
         assert_eq!(
             lines_starting(report, n, "identity "),
-            [identity_line(core)],
+            [identity_line(report.chip, core)],
             "core {n}:\n{}",
             transcript(report)
         );
@@ -198,10 +216,13 @@ mod tests {
 
     #[test]
     fn identity_lines_follow_the_chip() {
-        let line = |n| identity_line(CHIP.core(n).unwrap());
+        let line = |n| identity_line(&chip::SCC, chip::SCC.core(n).unwrap());
         assert_eq!(line(0), "identity core=0 tile=0 x=0 y=0 z=0");
         assert_eq!(line(29), "identity core=29 tile=14 x=2 y=2 z=1");
         assert_eq!(line(47), "identity core=47 tile=23 x=5 y=3 z=1");
+        let mesh = &chip::MESH8X8;
+        let line = |n| identity_line(mesh, mesh.core(n).unwrap());
+        assert_eq!(line(100), "identity core=100 tile=33 x=1 y=4 z=1");
     }
 
     #[test]

@@ -11,16 +11,18 @@
 //! model with its coherence checker, which lists every read that returned
 //! data other than memory held and whose write the reader missed: the
 //! stale-line programs must show exactly such reads, the correct ones none.
+//! Each runs on the SCC and on the 8x8 chip (`chip::MESH8X8`).
 
+use chip::{Chip, MESH8X8, SCC};
 use system_tests::{
-    CoreExit, RunReport, assert_failed_because_of, assert_no_stale_reads, boot, lines_starting,
+    CoreExit, RunReport, assert_failed_because_of, assert_no_stale_reads, boot_on, lines_starting,
     transcript,
 };
 
 /// Boots `program` with the chip model and its checker, and expects every
 /// core to succeed (stale reads are each test's to judge).
-fn boot_checked_ok(cores: u32, program: &str) -> RunReport {
-    let report = boot(cores, program);
+fn boot_checked_ok(chip: &'static Chip, cores: u32, program: &str) -> RunReport {
+    let report = boot_on(chip, cores, program);
     assert!(report.success(), "{}", transcript(&report));
     assert_eq!(report.cores.len(), cores as usize);
     report
@@ -89,16 +91,13 @@ fn listed_reads(summary: &str, core: u32) -> Vec<(String, Vec<String>)> {
 
 /// Core-physical address of `offset` in core 1's MPB half through the
 /// own-MPB entry, where core 1 reads it.
-fn own_mpb_of_core_1(offset: u32) -> u32 {
-    let core = system_tests::CHIP.core(1).unwrap();
-    system_tests::CHIP.own_mpb_base()
-        + u32::from(system_tests::CHIP.z_of(core)) * system_tests::CHIP.mpb_bytes_per_core()
-        + offset
+fn own_mpb_of_core_1(chip: &Chip, offset: u32) -> u32 {
+    let core = chip.core(1).unwrap();
+    chip.own_mpb_base() + u32::from(chip.z_of(core)) * chip.mpb_bytes_per_core() + offset
 }
 
-#[test]
-fn an_mpbt_line_stays_stale_until_cl1invmb() {
-    let report = boot_checked_ok(2, "stale-mpbt");
+fn an_mpbt_line_stays_stale_until_cl1invmb_on(chip: &'static Chip) {
+    let report = boot_checked_ok(chip, 2, "stale-mpbt");
     assert_eq!(
         summary(&report, 1, "stale-mpbt:"),
         "stale-mpbt: core 1 read 0x11111111 from its cached MPB line after core 0 wrote 0x22222222 (stale), and 0x22222222 after CL1INVMB",
@@ -112,7 +111,7 @@ fn an_mpbt_line_stays_stale_until_cl1invmb() {
             1,
             vec![(
                 1,
-                own_mpb_of_core_1(0x20),
+                own_mpb_of_core_1(chip, 0x20),
                 0x1111_1111,
                 0x2222_2222,
                 Some(0)
@@ -135,9 +134,8 @@ fn an_mpbt_line_stays_stale_until_cl1invmb() {
     );
 }
 
-#[test]
-fn a_store_waits_in_the_write_combine_buffer_until_flushed() {
-    let report = boot_checked_ok(2, "wcb");
+fn a_store_waits_in_the_write_combine_buffer_until_flushed_on(chip: &'static Chip) {
+    let report = boot_checked_ok(chip, 2, "wcb");
     assert_eq!(
         summary(&report, 1, "wcb:"),
         "wcb: core 1 read 0x33333333 while core 0's write of 0x44444444 sat in its write-combine buffer, and 0x44444444 after the flush",
@@ -148,9 +146,8 @@ fn a_store_waits_in_the_write_combine_buffer_until_flushed() {
     assert_no_stale_reads(&report);
 }
 
-#[test]
-fn a_cached_store_is_unseen_until_written_back_or_evicted() {
-    let report = boot_checked_ok(2, "write-back");
+fn a_cached_store_is_unseen_until_written_back_or_evicted_on(chip: &'static Chip) {
+    let report = boot_checked_ok(chip, 2, "write-back");
     assert_eq!(
         summary(&report, 1, "write-back:"),
         "write-back: MPBT-WB line: core 1 read 0x55555555 while core 0's L1 held 0x66666666 modified, 0x66666666 after its WBINVD; \
@@ -162,9 +159,8 @@ fn a_cached_store_is_unseen_until_written_back_or_evicted() {
     assert_no_stale_reads(&report);
 }
 
-#[test]
-fn uncached_stores_are_seen_at_once() {
-    let report = boot_checked_ok(2, "ncm-fresh");
+fn uncached_stores_are_seen_at_once_on(chip: &'static Chip) {
+    let report = boot_checked_ok(chip, 2, "ncm-fresh");
     assert_eq!(
         summary(&report, 0, "ncm-fresh:"),
         "ncm-fresh: 1000 round trips of 8-word messages, every value seen at once, no cache maintenance",
@@ -174,22 +170,23 @@ fn uncached_stores_are_seen_at_once() {
     assert_no_stale_reads(&report);
 }
 
-#[test]
-fn a_lut_write_reroutes_the_next_access() {
-    let report = boot_checked_ok(2, "lut-remap");
+fn a_lut_write_reroutes_the_next_access_on(chip: &'static Chip) {
+    let report = boot_checked_ok(chip, 2, "lut-remap");
     assert_eq!(
         summary(&report, 0, "lut-remap:"),
-        "lut-remap: entry 140 to tile 0's MPB: core 1 read 0x99999999 written through it; \
+        format!(
+            "lut-remap: entry {} to tile 0's MPB: core 1 read 0x99999999 written through it; \
          remapped to tile 1's MPB: the next read returned 0xaaaaaaaa, the write of 0xbbbbbbbb landed there, tile 0 kept 0x99999999",
+            chip.address_map.shareable.first + 8
+        ),
         "{}",
         transcript(&report)
     );
     assert_no_stale_reads(&report);
 }
 
-#[test]
-fn a_ring_polling_without_cl1invmb_fails_on_a_stale_line() {
-    let report = boot(8, "ring-stale");
+fn a_ring_polling_without_cl1invmb_fails_on_a_stale_line_on(chip: &'static Chip) {
+    let report = boot_on(chip, 8, "ring-stale");
     // Core 1 is the first core whose predecessor (core 0) passed the token
     // it cannot see; the others wait longer for tokens never passed.
     assert_failed_because_of(
@@ -217,7 +214,7 @@ fn a_ring_polling_without_cl1invmb_fails_on_a_stale_line() {
     for read in &listed {
         assert_eq!(
             *read,
-            (1, own_mpb_of_core_1(0), 0, 1, Some(0)),
+            (1, own_mpb_of_core_1(chip, 0), 0, 1, Some(0)),
             "{}",
             report.coherence_summary()
         );
@@ -240,8 +237,83 @@ fn a_ring_polling_without_cl1invmb_fails_on_a_stale_line() {
     );
 }
 
+fn the_ring_reads_nothing_stale_on(chip: &'static Chip) {
+    let report = boot_checked_ok(chip, 8, "ring");
+    assert_no_stale_reads(&report);
+}
+
+#[test]
+fn an_mpbt_line_stays_stale_until_cl1invmb() {
+    an_mpbt_line_stays_stale_until_cl1invmb_on(&SCC);
+}
+
+#[test]
+fn a_store_waits_in_the_write_combine_buffer_until_flushed() {
+    a_store_waits_in_the_write_combine_buffer_until_flushed_on(&SCC);
+}
+
+#[test]
+fn a_cached_store_is_unseen_until_written_back_or_evicted() {
+    a_cached_store_is_unseen_until_written_back_or_evicted_on(&SCC);
+}
+
+#[test]
+fn uncached_stores_are_seen_at_once() {
+    uncached_stores_are_seen_at_once_on(&SCC);
+}
+
+#[test]
+fn a_lut_write_reroutes_the_next_access() {
+    a_lut_write_reroutes_the_next_access_on(&SCC);
+}
+
+#[test]
+fn a_ring_polling_without_cl1invmb_fails_on_a_stale_line() {
+    a_ring_polling_without_cl1invmb_fails_on_a_stale_line_on(&SCC);
+}
+
 #[test]
 fn the_ring_reads_nothing_stale() {
-    let report = boot_checked_ok(8, "ring");
-    assert_no_stale_reads(&report);
+    the_ring_reads_nothing_stale_on(&SCC);
+}
+
+/// The same on the 8x8 chip: three cores per tile (cores 0 and 1 share
+/// tile 0's MPB, whose halves are 16 KiB), its own LUT entries.
+mod mesh8x8 {
+    use super::*;
+
+    #[test]
+    fn an_mpbt_line_stays_stale_until_cl1invmb() {
+        an_mpbt_line_stays_stale_until_cl1invmb_on(&MESH8X8);
+    }
+
+    #[test]
+    fn a_store_waits_in_the_write_combine_buffer_until_flushed() {
+        a_store_waits_in_the_write_combine_buffer_until_flushed_on(&MESH8X8);
+    }
+
+    #[test]
+    fn a_cached_store_is_unseen_until_written_back_or_evicted() {
+        a_cached_store_is_unseen_until_written_back_or_evicted_on(&MESH8X8);
+    }
+
+    #[test]
+    fn uncached_stores_are_seen_at_once() {
+        uncached_stores_are_seen_at_once_on(&MESH8X8);
+    }
+
+    #[test]
+    fn a_lut_write_reroutes_the_next_access() {
+        a_lut_write_reroutes_the_next_access_on(&MESH8X8);
+    }
+
+    #[test]
+    fn a_ring_polling_without_cl1invmb_fails_on_a_stale_line() {
+        a_ring_polling_without_cl1invmb_fails_on_a_stale_line_on(&MESH8X8);
+    }
+
+    #[test]
+    fn the_ring_reads_nothing_stale() {
+        the_ring_reads_nothing_stale_on(&MESH8X8);
+    }
 }

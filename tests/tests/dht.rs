@@ -10,9 +10,11 @@
 //! - `mode=bench` on 8 cores with one reader, close and distant, each
 //!   scheme: core 0 prints one well-formed `BENCH dht-writer` line of 101
 //!   samples, and every value the reader read was whole.
+//! - both again on the 8x8 chip (`chip::MESH8X8`), at 24 and 8 cores.
 
 use std::time::Duration;
 
+use chip::{Chip, MESH8X8, SCC};
 use system_tests::{
     RunConfig, RunReport, assert_clean_success, boot_with, lines_starting, transcript,
 };
@@ -25,7 +27,7 @@ const RUNS: usize = 101;
 /// Boots `dht` on `cores` cores with `params`, the chip model (its timing
 /// included) and the coherence checker, and expects every core to succeed
 /// without a stale read and no core to print a failed check.
-fn dht_ok(cores: u32, params: &[(&str, &str)]) -> RunReport {
+fn dht_ok(chip: &'static Chip, cores: u32, params: &[(&str, &str)]) -> RunReport {
     let report = boot_with(&RunConfig {
         mode: system_tests::CHECKED,
         timeout: Duration::from_secs(if cores > 8 { 300 } else { 120 }),
@@ -33,7 +35,7 @@ fn dht_ok(cores: u32, params: &[(&str, &str)]) -> RunReport {
             .iter()
             .map(|&(n, v)| (n.to_owned(), v.to_owned()))
             .collect(),
-        ..RunConfig::new(cores, "dht")
+        ..RunConfig::new(cores, "dht").on(chip)
     });
     assert_clean_success(&report, cores);
     for core in 0..cores {
@@ -46,8 +48,8 @@ fn dht_ok(cores: u32, params: &[(&str, &str)]) -> RunReport {
     report
 }
 
-fn verify_on(cores: u32, scheme: &str) {
-    let report = dht_ok(cores, &[("scheme", scheme)]);
+fn verify_on(chip: &'static Chip, cores: u32, scheme: &str) {
+    let report = dht_ok(chip, cores, &[("scheme", scheme)]);
     // Twice every other core's keys, then this core's absent keys.
     let checks = cores * (2 * (cores - 1) * KEYS_PER_CORE + KEYS_PER_CORE);
     assert_eq!(
@@ -74,19 +76,19 @@ fn verify_on(cores: u32, scheme: &str) {
 
 #[test]
 fn verify_with_gbh_backoff_on_48_cores() {
-    verify_on(48, "gbh-backoff");
+    verify_on(&SCC, 48, "gbh-backoff");
 }
 
 /// A 48-core run takes about 40 s of host time, so the second scheme
 /// runs on 16 cores (both passed on 48).
 #[test]
 fn verify_with_gbh_on_16_cores() {
-    verify_on(16, "gbh");
+    verify_on(&SCC, 16, "gbh");
 }
 
 #[test]
 fn verify_with_mcs_wp_on_48_cores() {
-    verify_on(48, "mcs-wp");
+    verify_on(&SCC, 48, "mcs-wp");
 }
 
 /// The samples of core 0's one `BENCH dht-writer` line, checked against
@@ -105,8 +107,9 @@ fn bench_samples(report: &RunReport, settings: &str) -> Vec<u64> {
         .collect()
 }
 
-fn bench_on_8_cores(scheme: &str, size: &str, placement: &str) {
+fn bench_on_8_cores(chip: &'static Chip, scheme: &str, size: &str, placement: &str) {
     let report = dht_ok(
+        chip,
         8,
         &[
             ("mode", "bench"),
@@ -137,15 +140,35 @@ fn bench_on_8_cores(scheme: &str, size: &str, placement: &str) {
 
 #[test]
 fn bench_with_one_close_reader_prints_101_samples() {
-    bench_on_8_cores("gbh-backoff", "32", "close");
+    bench_on_8_cores(&SCC, "gbh-backoff", "32", "close");
 }
 
 #[test]
 fn bench_with_one_distant_reader_prints_101_samples() {
-    bench_on_8_cores("gbh", "1024", "distant");
+    bench_on_8_cores(&SCC, "gbh", "1024", "distant");
 }
 
 #[test]
 fn bench_with_mcs_wp_prints_101_samples() {
-    bench_on_8_cores("mcs-wp", "512", "close");
+    bench_on_8_cores(&SCC, "mcs-wp", "512", "close");
+}
+
+/// On the 8x8 chip: 24 cores span four memory controllers' POPSHM.
+mod mesh8x8 {
+    use super::*;
+
+    #[test]
+    fn verify_with_gbh_backoff_on_24_cores() {
+        verify_on(&MESH8X8, 24, "gbh-backoff");
+    }
+
+    #[test]
+    fn verify_with_mcs_wp_on_8_cores() {
+        verify_on(&MESH8X8, 8, "mcs-wp");
+    }
+
+    #[test]
+    fn bench_with_one_distant_reader_prints_101_samples() {
+        bench_on_8_cores(&MESH8X8, "gbh", "1024", "distant");
+    }
 }

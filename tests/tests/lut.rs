@@ -2,14 +2,15 @@
 //! Every core's LUT, read back through its tile's CRB, holds the default
 //! layout the chip definition gives.
 
+use chip::Chip;
 use system_tests::{
-    CHIP, CoreExit, assert_failed_because_of, boot, boot_ok, lines_starting, transcript,
+    CHIP, CoreExit, assert_failed_because_of, boot_ok_on, boot_on, lines_starting, transcript,
 };
 
-#[test]
-fn lut_on_48_cores_reads_back_the_default_layout() {
-    let report = boot_ok(48, "lut");
-    for core in 0..CHIP.cores() {
+/// Boots `lut` on `cores` cores of `chip`: each finds its default layout.
+fn lut_on(chip: &'static Chip, cores: u32) {
+    let report = boot_ok_on(chip, cores, "lut");
+    for core in 0..cores {
         assert_eq!(
             lines_starting(&report, core, "lut: "),
             ["lut: 256 entries match the default layout"],
@@ -20,8 +21,19 @@ fn lut_on_48_cores_reads_back_the_default_layout() {
 }
 
 #[test]
-fn a_read_through_a_lut_entry_that_reaches_nothing_stops_the_core_naming_it() {
-    let report = boot(1, "lut-unset");
+fn lut_on_48_cores_reads_back_the_default_layout() {
+    lut_on(CHIP, CHIP.cores());
+}
+
+#[test]
+fn lut_on_24_cores_of_the_8x8_chip_reads_back_its_layout() {
+    lut_on(&chip::MESH8X8, 24);
+}
+
+/// Boots `lut-unset` on one core of `chip`: the model stops it at its
+/// read through free entry `entry` (the chip's 19th), which it names.
+fn unset_on(chip: &'static Chip, entry: u8) {
+    let report = boot_on(chip, 1, "lut-unset");
     assert_failed_because_of(
         &report,
         0,
@@ -30,11 +42,22 @@ fn a_read_through_a_lut_entry_that_reaches_nothing_stops_the_core_naming_it() {
     );
     assert_eq!(
         report.cores[0].stderr,
-        [
-            "emu: core 0: core-physical 0x96000000: LUT entry 150 (0x000000) names core port \
-          Core0 of router (0, 0), which has no memory behind it (an unused entry)"
-        ],
+        [format!(
+            "emu: core 0: core-physical {:#010x}: LUT entry {entry} (0x000000) names core port \
+          Core0 of router (0, 0), which has no memory behind it (an unused entry)",
+            u32::from(entry) << 24
+        )],
         "{}",
         transcript(&report)
     );
+}
+
+#[test]
+fn a_read_through_a_lut_entry_that_reaches_nothing_stops_the_core_naming_it() {
+    unset_on(CHIP, 150);
+}
+
+#[test]
+fn the_8x8_chip_stops_a_read_through_its_unused_entry_too() {
+    unset_on(&chip::MESH8X8, 42);
 }

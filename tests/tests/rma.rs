@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! rma's one-sided layer on 2, 8 and 48 cores, with the chip model and its
+//! rma's one-sided layer on 2, 8 and 48 cores of the SCC, and on 8 and 24
+//! cores of the 8x8 chip (`chip::MESH8X8`: three cores per tile, 24 cores
+//! span four of its memory controllers), with the chip model and its
 //! coherence checker: a correct program must read nothing stale, and every
 //! value a program reads is checked on the target, which prints each
 //! failed check and makes the run fail.
@@ -21,6 +23,7 @@
 
 use std::time::Duration;
 
+use chip::{Chip, MESH8X8, SCC};
 use system_tests::{
     CoreExit, Outcome, RunConfig, RunReport, assert_clean_success, boot_with, lines_starting,
     transcript,
@@ -29,18 +32,18 @@ use system_tests::{
 /// Boots `program` on `cores` cores with the chip model (its timing
 /// included) and the coherence checker. With modelled time, 48 cores
 /// synchronising often take minutes of host time, hence the long timeout.
-fn boot(cores: u32, program: &str) -> RunReport {
+fn boot(chip: &'static Chip, cores: u32, program: &str) -> RunReport {
     boot_with(&RunConfig {
         mode: system_tests::CHECKED,
         timeout: Duration::from_secs(if cores > 8 { 600 } else { 120 }),
-        ..RunConfig::new(cores, program)
+        ..RunConfig::new(cores, program).on(chip)
     })
 }
 
 /// As [`boot`], and expects every core to succeed without a single stale
 /// read.
-fn boot_ok(cores: u32, program: &str) -> RunReport {
-    let report = boot(cores, program);
+fn boot_ok(chip: &'static Chip, cores: u32, program: &str) -> RunReport {
+    let report = boot(chip, cores, program);
     assert_clean_success(&report, cores);
     report
 }
@@ -66,8 +69,14 @@ fn assert_summary(report: &RunReport, summary: &str) {
 
 /// Boots `program` on `cores` cores, expects success without a stale
 /// read, and core 0's summary of `checks_per_core` checks on every core.
-fn checked_run(cores: u32, program: &str, checks_per_core: u32, what: &str) -> RunReport {
-    let report = boot_ok(cores, program);
+fn checked_run(
+    chip: &'static Chip,
+    cores: u32,
+    program: &str,
+    checks_per_core: u32,
+    what: &str,
+) -> RunReport {
+    let report = boot_ok(chip, cores, program);
     assert_summary(
         &report,
         &format!(
@@ -78,8 +87,8 @@ fn checked_run(cores: u32, program: &str, checks_per_core: u32, what: &str) -> R
     report
 }
 
-fn shared_dram_on(cores: u32) {
-    let report = boot_ok(cores, "shared-dram");
+fn shared_dram_on(chip: &'static Chip, cores: u32) {
+    let report = boot_ok(chip, cores, "shared-dram");
     assert_summary(
         &report,
         &format!(
@@ -90,17 +99,17 @@ fn shared_dram_on(cores: u32) {
 
 #[test]
 fn shared_dram_on_2_cores() {
-    shared_dram_on(2);
+    shared_dram_on(&SCC, 2);
 }
 
 #[test]
 fn shared_dram_on_8_cores() {
-    shared_dram_on(8);
+    shared_dram_on(&SCC, 8);
 }
 
 #[test]
 fn shared_dram_on_48_cores() {
-    shared_dram_on(48);
+    shared_dram_on(&SCC, 48);
 }
 
 /// Per memory type: the window's attributes and group, 3 put epochs and 3
@@ -110,8 +119,9 @@ fn shared_dram_on_48_cores() {
 /// refused on a no_locks window.
 const FENCE_CHECKS: u32 = 4 * (2 + 6 + 6 + 1) + 3 + 2 + 2 + 1 + 1;
 
-fn fence_on(cores: u32) {
+fn fence_on(chip: &'static Chip, cores: u32) {
     checked_run(
+        chip,
         cores,
         "rma-fence",
         FENCE_CHECKS,
@@ -121,17 +131,17 @@ fn fence_on(cores: u32) {
 
 #[test]
 fn fence_on_2_cores() {
-    fence_on(2);
+    fence_on(&SCC, 2);
 }
 
 #[test]
 fn fence_on_8_cores() {
-    fence_on(8);
+    fence_on(&SCC, 8);
 }
 
 #[test]
 fn fence_on_48_cores() {
-    fence_on(48);
+    fence_on(&SCC, 48);
 }
 
 /// Six epochs, one without operations: each checks every origin's slot
@@ -142,8 +152,9 @@ fn pscw_checks(cores: u32) -> u32 {
     6 * 3 * peers - peers + 2
 }
 
-fn pscw_on(cores: u32) {
+fn pscw_on(chip: &'static Chip, cores: u32) {
     checked_run(
+        chip,
         cores,
         "rma-pscw",
         pscw_checks(cores),
@@ -153,17 +164,17 @@ fn pscw_on(cores: u32) {
 
 #[test]
 fn pscw_on_2_cores() {
-    pscw_on(2);
+    pscw_on(&SCC, 2);
 }
 
 #[test]
 fn pscw_on_8_cores() {
-    pscw_on(8);
+    pscw_on(&SCC, 8);
 }
 
 #[test]
 fn pscw_on_48_cores() {
-    pscw_on(48);
+    pscw_on(&SCC, 48);
 }
 
 /// The PSCW program without coherence actions: targets keep the lines of
@@ -171,8 +182,8 @@ fn pscw_on_48_cores() {
 /// again instead of what the origins put. The run fails on the program's
 /// own data checks, and the checker names the origins whose writes the
 /// readers missed.
-fn pscw_stale_on(cores: u32) {
-    let report = boot(cores, "rma-pscw-stale");
+fn pscw_stale_on(chip: &'static Chip, cores: u32) {
+    let report = boot(chip, cores, "rma-pscw-stale");
     let all = transcript(&report);
     assert!(
         matches!(
@@ -230,16 +241,17 @@ fn pscw_stale_on(cores: u32) {
 
 #[test]
 fn pscw_without_coherence_reads_stale_data_on_2_cores() {
-    pscw_stale_on(2);
+    pscw_stale_on(&SCC, 2);
 }
 
 #[test]
 fn pscw_without_coherence_reads_stale_data_on_8_cores() {
-    pscw_stale_on(8);
+    pscw_stale_on(&SCC, 8);
 }
 
-fn transpose_on(cores: u32) {
+fn transpose_on(chip: &'static Chip, cores: u32) {
     checked_run(
+        chip,
         cores,
         "rma-transpose",
         3,
@@ -252,17 +264,17 @@ fn transpose_on(cores: u32) {
 
 #[test]
 fn transpose_on_2_cores() {
-    transpose_on(2);
+    transpose_on(&SCC, 2);
 }
 
 #[test]
 fn transpose_on_8_cores() {
-    transpose_on(8);
+    transpose_on(&SCC, 8);
 }
 
 #[test]
 fn transpose_on_48_cores() {
-    transpose_on(48);
+    transpose_on(&SCC, 48);
 }
 
 /// Refusals checked on every core: 13 outside epochs, 14 in PSCW epochs
@@ -270,8 +282,9 @@ fn transpose_on_48_cores() {
 /// memory, then the working epoch.
 const ERROR_CHECKS: u32 = 13 + 14 + 6 + 11 + 1;
 
-fn errors_on(cores: u32) {
+fn errors_on(chip: &'static Chip, cores: u32) {
     checked_run(
+        chip,
         cores,
         "rma-errors",
         ERROR_CHECKS,
@@ -281,21 +294,21 @@ fn errors_on(cores: u32) {
 
 #[test]
 fn errors_on_2_cores() {
-    errors_on(2);
+    errors_on(&SCC, 2);
 }
 
 #[test]
 fn errors_on_8_cores() {
-    errors_on(8);
+    errors_on(&SCC, 8);
 }
 
 #[test]
 fn errors_on_48_cores() {
-    errors_on(48);
+    errors_on(&SCC, 48);
 }
 
 /// Boots `stencil` with `params` as [`boot_ok`] does.
-fn stencil_ok(cores: u32, params: &[(&str, &str)]) -> RunReport {
+fn stencil_ok(chip: &'static Chip, cores: u32, params: &[(&str, &str)]) -> RunReport {
     let report = boot_with(&RunConfig {
         mode: system_tests::CHECKED,
         timeout: Duration::from_secs(if cores > 8 { 600 } else { 120 }),
@@ -303,7 +316,7 @@ fn stencil_ok(cores: u32, params: &[(&str, &str)]) -> RunReport {
             .iter()
             .map(|&(k, v)| (k.to_owned(), v.to_owned()))
             .collect(),
-        ..RunConfig::new(cores, "stencil")
+        ..RunConfig::new(cores, "stencil").on(chip)
     });
     assert_clean_success(&report, cores);
     report
@@ -366,8 +379,8 @@ fn assert_stencil(
     );
 }
 
-fn stencil_on(cores: u32) {
-    let report = stencil_ok(cores, &[]);
+fn stencil_on(chip: &'static Chip, cores: u32) {
+    let report = stencil_ok(chip, cores, &[]);
     assert_stencil(
         &report,
         cores,
@@ -379,22 +392,22 @@ fn stencil_on(cores: u32) {
 
 #[test]
 fn stencil_on_2_cores() {
-    stencil_on(2);
+    stencil_on(&SCC, 2);
 }
 
 #[test]
 fn stencil_on_8_cores() {
-    stencil_on(8);
+    stencil_on(&SCC, 8);
 }
 
 #[test]
 fn stencil_on_48_cores() {
-    stencil_on(48);
+    stencil_on(&SCC, 48);
 }
 
 #[test]
 fn stencil_without_puts_on_a_centralized_database_on_8_cores() {
-    let report = stencil_ok(8, &[("database", "centralized"), ("puts", "off")]);
+    let report = stencil_ok(&SCC, 8, &[("database", "centralized"), ("puts", "off")]);
     assert_stencil(
         &report,
         8,
@@ -408,8 +421,9 @@ fn stencil_without_puts_on_a_centralized_database_on_8_cores() {
 /// allocated window.
 const SHARED_CHECKS: u32 = 4 * 2 + 1;
 
-fn shared_on(cores: u32) {
+fn shared_on(chip: &'static Chip, cores: u32) {
     checked_run(
+        chip,
         cores,
         "rma-shared",
         SHARED_CHECKS,
@@ -419,10 +433,67 @@ fn shared_on(cores: u32) {
 
 #[test]
 fn shared_windows_on_4_cores() {
-    shared_on(4);
+    shared_on(&SCC, 4);
 }
 
 #[test]
 fn shared_windows_on_16_cores() {
-    shared_on(16);
+    shared_on(&SCC, 16);
+}
+
+/// The same programs on the 8x8 chip: three cores per tile, 16 KiB of MPB
+/// per core, its own address map and LUT entries, two POPSHM pages per
+/// core; 8 cores span two memory controllers, 24 span four.
+mod mesh8x8 {
+    use super::*;
+
+    #[test]
+    fn shared_dram_on_8_cores() {
+        shared_dram_on(&MESH8X8, 8);
+    }
+
+    #[test]
+    fn fence_on_8_cores() {
+        fence_on(&MESH8X8, 8);
+    }
+
+    #[test]
+    fn fence_on_24_cores() {
+        fence_on(&MESH8X8, 24);
+    }
+
+    #[test]
+    fn pscw_on_8_cores() {
+        pscw_on(&MESH8X8, 8);
+    }
+
+    #[test]
+    fn pscw_on_24_cores() {
+        pscw_on(&MESH8X8, 24);
+    }
+
+    #[test]
+    fn pscw_without_coherence_reads_stale_data_on_8_cores() {
+        pscw_stale_on(&MESH8X8, 8);
+    }
+
+    #[test]
+    fn transpose_on_8_cores() {
+        transpose_on(&MESH8X8, 8);
+    }
+
+    #[test]
+    fn errors_on_8_cores() {
+        errors_on(&MESH8X8, 8);
+    }
+
+    #[test]
+    fn stencil_on_8_cores() {
+        stencil_on(&MESH8X8, 8);
+    }
+
+    #[test]
+    fn shared_windows_on_4_cores() {
+        shared_on(&MESH8X8, 4);
+    }
 }

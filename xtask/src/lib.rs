@@ -13,17 +13,13 @@ pub mod qemu;
 mod run;
 
 use anyhow::Result;
-use chip::Chip;
 
 pub use build::{App, Artifacts, build, build_app, cargo, workspace_root};
 pub use chip::{Mode, Model, Time, WtReads};
-pub use programs::{Catalog, check_cores, parse_param};
+pub use programs::{Catalog, check_cores, parse_chip, parse_param};
 pub use run::{
     CoreExit, CoreReport, Holder, Outcome, RunConfig, RunReport, Stall, boot, room_needed, run,
 };
-
-/// The chip every run emulates.
-pub const CHIP: Chip = chip::SCC;
 
 /// `cargo xtask test`: the host tests of every default member, then a
 /// release build, then the system tests booted on QEMU, stopping at the

@@ -13,7 +13,7 @@ use clap::{Args, Parser};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use xtask::{Mode, Model, RunConfig, RunReport, Time, WtReads};
 
-/// Build, boot and test the emulated Intel SCC: 48 P54C cores, one QEMU each.
+/// Build, boot and test the emulated Intel SCC (48 P54C cores) or another chip of the chip crate, one QEMU per core.
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask", version, after_help = ENVIRONMENT)]
 enum Cli {
@@ -82,9 +82,14 @@ const ENVIRONMENT: &str = "Environment:
 
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// Cores to boot (1..=48): cores 0..N of the chip.
-    #[arg(long, value_name = "N", default_value_t = 48, value_parser = parse_cores)]
-    cores: u32,
+    /// The chip to emulate (`scc`, the Intel SCC, or `mesh8x8`, an 8x8
+    /// mesh of 192 cores: `chip::CHIPS`); the same image boots on each.
+    #[arg(long, value_name = "NAME", default_value = chip::DEFAULT_CHIP.name, value_parser = xtask::parse_chip)]
+    chip: &'static chip::Chip,
+    /// Cores to boot: cores 0..N of the chip [default: all of them, 48 on
+    /// the SCC].
+    #[arg(long, value_name = "N", value_parser = parse_cores)]
+    cores: Option<u32>,
     /// Program every core runs [default: the app's first; the built-in
     /// image's is ring]. `cargo xtask programs` lists them.
     #[arg(long, value_name = "NAME")]
@@ -228,11 +233,12 @@ fn bench_list() -> String {
     text
 }
 
+/// A number of cores; whether the chip has that many is checked with the
+/// chip ([`RunConfig::check`]).
 fn parse_cores(value: &str) -> Result<u32> {
-    let cores = value
+    value
         .parse()
-        .with_context(|| format!("`{value}` is not a number of cores"))?;
-    xtask::check_cores(cores)
+        .with_context(|| format!("`{value}` is not a number of cores"))
 }
 
 fn main() -> ExitCode {
@@ -372,7 +378,8 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
         Cli::Run(args) => {
             let mode = mode_of(&args);
             let config = RunConfig {
-                cores: args.cores,
+                chip: args.chip,
+                cores: args.cores.unwrap_or(args.chip.cores()),
                 app: args.app.map_or(xtask::App::Builtin, xtask::App::Dir),
                 program: args.program,
                 params: args.params,

@@ -13,10 +13,9 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use chip::Chip;
 use chip::settings::{Decoded, SECTION, check, decode, position};
 use object::{Object, ObjectSection};
-
-use crate::CHIP;
 
 /// The declarations of an image's programs.
 #[derive(Debug, Clone)]
@@ -111,10 +110,21 @@ impl Catalog {
     }
 }
 
-/// `cores` if that many cores of the chip can run, or an error naming the
+/// `cores` if that many cores of `chip` can run, or an error naming the
 /// range ([`chip::Chip::run_cores`], the one check of a core count).
-pub fn check_cores(cores: u32) -> Result<u32> {
-    Ok(CHIP.run_cores(cores)?)
+pub fn check_cores(chip: &Chip, cores: u32) -> Result<u32> {
+    Ok(chip.run_cores(cores)?)
+}
+
+/// The chip of [`chip::CHIPS`] called `name`, or an error listing them.
+pub fn parse_chip(name: &str) -> Result<&'static Chip> {
+    match chip::find_chip(name) {
+        Some(chip) => Ok(chip),
+        None => bail!(
+            "unknown chip `{name}` (known chips: {})",
+            chip::chip_names()
+        ),
+    }
 }
 
 /// Parses `NAME=VALUE` as given to `--param`.
@@ -149,15 +159,30 @@ mod tests {
 
     #[test]
     fn core_counts_outside_the_chip_are_refused() {
-        assert_eq!(check_cores(1).unwrap(), 1);
-        assert_eq!(check_cores(48).unwrap(), 48);
+        assert_eq!(check_cores(&chip::SCC, 1).unwrap(), 1);
+        assert_eq!(check_cores(&chip::SCC, 48).unwrap(), 48);
         for bad in [0, 49] {
-            let message = check_cores(bad).unwrap_err().to_string();
+            let message = check_cores(&chip::SCC, bad).unwrap_err().to_string();
             assert_eq!(
                 message,
                 format!("{bad} cores: the SCC has 48, so choose 1..=48")
             );
         }
+        assert_eq!(check_cores(&chip::MESH8X8, 128).unwrap(), 128);
+        assert_eq!(
+            check_cores(&chip::MESH8X8, 193).unwrap_err().to_string(),
+            "193 cores: the MESH8X8 has 192, so choose 1..=192"
+        );
+    }
+
+    #[test]
+    fn chips_are_chosen_by_name() {
+        assert_eq!(parse_chip("mesh8x8").unwrap(), &chip::MESH8X8);
+        assert_eq!(parse_chip("scc").unwrap(), &chip::SCC);
+        assert_eq!(
+            parse_chip("nosuch").unwrap_err().to_string(),
+            "unknown chip `nosuch` (known chips: scc, mesh8x8)"
+        );
     }
 
     #[test]

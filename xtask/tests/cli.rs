@@ -45,6 +45,18 @@ fn more_cores_than_the_chip_are_refused() {
         &["run", "--cores", "many"],
         "`many` is not a number of cores",
     );
+    refused(
+        &["run", "--chip", "mesh8x8", "--cores", "193"],
+        "193 cores: the MESH8X8 has 192, so choose 1..=192",
+    );
+}
+
+#[test]
+fn an_unknown_chip_is_refused_with_the_known_ones() {
+    refused(
+        &["run", "--chip", "nosuch"],
+        "unknown chip `nosuch` (known chips: scc, mesh8x8)",
+    );
 }
 
 #[test]
@@ -126,6 +138,7 @@ fn run_help_names_the_options_and_where_programs_are_listed() {
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(
         [
+            "--chip <NAME>",
             "--cores <N>",
             "--timeout <S>",
             "--stats",

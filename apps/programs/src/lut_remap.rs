@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! A LUT write reroutes a page of core-physical addresses at once.
 //!
-//! Core 0 points a free entry of its own LUT ([`ENTRY`]) at the MPB of
+//! Core 0 points a free entry of its own LUT ([`entry`]) at the MPB of
 //! core 1's tile, maps the entry's addresses uncached and writes a word of
 //! core 1's half through them: core 1 must read it through its own MPB
 //! mapping. Core 0 then points the entry at the next tile's MPB: the very
@@ -18,8 +18,11 @@ use rma::comm::PROGRAM_LINES;
 use crate::support::pair::{Pair, unexpected};
 use kernel::Scc;
 
-/// A LUT entry the SCC's map leaves free (shareable 132-190).
-const ENTRY: u8 = 140;
+/// A LUT entry the chip's map leaves free: the ninth of its free entries
+/// (140 on the SCC, whose free entries are 132-190).
+fn entry(chip: &chip::Chip) -> u8 {
+    chip.address_map.shareable.first + 8
+}
 /// The word: first program line of a core's MPB half.
 const WORD: u32 = PROGRAM_LINES;
 /// What core 0 writes through the entry pointed at core 1's tile.
@@ -39,6 +42,7 @@ fn mpb_entry(scc: &Scc, tile: TileId) -> LutEntry {
 }
 
 pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
+    let entry = entry(scc.chip());
     let Some(mut pair) = Pair::new(scc, "lut-remap")? else {
         return Ok(());
     };
@@ -58,7 +62,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
                 routed,
                 FIRST,
                 &format!(
-                    "core 0 wrote it through its LUT entry {ENTRY} pointed at this tile's MPB"
+                    "core 0 wrote it through its LUT entry {entry} pointed at this tile's MPB"
                 ),
             ));
         }
@@ -81,6 +85,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
 
 fn remap(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
     let chip = scc.chip();
+    let entry = entry(chip);
     let me = scc.core();
     let reader = scc.participant(1);
     let first = chip.tile_of(reader);
@@ -93,29 +98,29 @@ fn remap(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
         .expect("every tile has the reader's position");
     let offset = u32::from(chip.z_of(reader)) * chip.mpb_bytes_per_core() + WORD;
 
-    let original = scc.lut_entry(me, ENTRY.into());
+    let original = scc.lut_entry(me, entry.into());
     if chip.target_of(original) != Target::Nothing {
         return Err(format!(
-            "LUT entry {ENTRY} already reaches {:?}: it must be free",
+            "LUT entry {entry} already reaches {:?}: it must be free",
             chip.target_of(original)
         ));
     }
     scc.mpb(spare).write_u32(WORD, SEED);
     scc.flush_wcb();
 
-    scc.set_lut_entry(ENTRY.into(), mpb_entry(scc, first));
+    scc.set_lut_entry(entry.into(), mpb_entry(scc, first));
     let window = scc
         .map_free_entry(
-            AddressMap::entry_base(ENTRY),
+            AddressMap::entry_base(entry),
             chip.mpb_bytes_per_tile,
             MemoryType::Ncm,
         )
-        .map_err(|e| format!("mapping LUT entry {ENTRY}: {e}"))?;
+        .map_err(|e| format!("mapping LUT entry {entry}: {e}"))?;
     window.write_u32(offset, FIRST);
     let back = window.read_u32(offset);
     if back != FIRST {
         return Err(unexpected(
-            &format!("core 0's read back through LUT entry {ENTRY}"),
+            &format!("core 0's read back through LUT entry {entry}"),
             back,
             FIRST,
             "the entry points at the MPB where the write just went",
@@ -125,7 +130,7 @@ fn remap(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
     // Core 1 reads the word through its own MPB mapping.
     pair.step();
 
-    scc.set_lut_entry(ENTRY.into(), mpb_entry(scc, second));
+    scc.set_lut_entry(entry.into(), mpb_entry(scc, second));
     let next = window.read_u32(offset);
     window.write_u32(offset, SECOND);
     scc.invalidate_mpbt();
@@ -134,10 +139,10 @@ fn remap(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
     pair.step();
     // Core 1 checks its half kept the first value.
     pair.step();
-    scc.set_lut_entry(ENTRY.into(), original);
+    scc.set_lut_entry(entry.into(), original);
     let (first, second) = (first.index(), second.index());
     kernel::println!(
-        "lut-remap: entry {ENTRY} to tile {first}'s MPB: core 1 read {FIRST:#010x} written through it; \
+        "lut-remap: entry {entry} to tile {first}'s MPB: core 1 read {FIRST:#010x} written through it; \
          remapped to tile {second}'s MPB: the next read returned {next:#010x}, the write of {SECOND:#010x} landed there, tile {first} kept {FIRST:#010x}"
     );
     Ok(())

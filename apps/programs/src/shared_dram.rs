@@ -24,15 +24,17 @@ use rma::hal::{DramPages, Lsm, MapError, SharedDram};
 use crate::support::communicator;
 use kernel::Scc;
 
-/// Where a core maps its own POPSHM.
-const OWN: u8 = 132;
-/// Where it maps its neighbour's.
-const REMOTE: u8 = 140;
+/// Where a core maps its own POPSHM (the chip's first free LUT entry) and
+/// its neighbour's (eight entries on): 132 and 140 on the SCC.
+fn slots(chip: &chip::Chip) -> (u8, u8) {
+    let first = chip.address_map.shareable.first;
+    (first, first + 8)
+}
 /// Offsets of the pattern: the first page, across a 4 KiB page boundary,
-/// the end of the first 16 MiB page, and inside the fourth.
+/// the end of the first 16 MiB page (and inside the last, [`places`]).
 const PATTERN_AT: [u32; 3] = [0x40, 0x1FF0, LUT_PAGE_SIZE - 0x20];
-/// Offset of the pattern in the fourth page.
-const FOURTH_AT: u32 = 3 * LUT_PAGE_SIZE + 0x1234;
+/// Offset of the pattern in the last of a core's POPSHM pages.
+const LAST_AT: u32 = 0x1234;
 /// Bytes of each pattern piece.
 const PIECE: usize = 100;
 /// Where the left neighbour's reply goes.
@@ -54,11 +56,16 @@ fn pattern(owner: u32, offset: u32, len: usize) -> alloc::vec::Vec<u8> {
 }
 
 /// Every checked place of a pattern.
-fn places() -> impl Iterator<Item = u32> {
-    PATTERN_AT.into_iter().chain([FOURTH_AT])
+/// Where the pattern goes in POPSHM of `pages` 16 MiB pages.
+fn places(pages: u32) -> impl Iterator<Item = u32> {
+    PATTERN_AT
+        .into_iter()
+        .chain([(pages - 1) * LUT_PAGE_SIZE + LAST_AT])
 }
 
 pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
+    let (own, remote) = slots(scc.chip());
+    let pages = scc.popshm().count;
     let mut comm = communicator(scc)?;
     let (n, me) = (comm.size(), comm.rank());
     let right = (me + 1) % n;
@@ -73,12 +80,12 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     };
 
     let mine = scc.popshm();
-    scc.map_shared(OWN, mine, MemoryType::MpbtWt)
+    scc.map_shared(own, mine, MemoryType::MpbtWt)
         .map_err(|e| format!("mapping own POPSHM: {e}"))?;
     // Write-through: no dirty line stays in L1; the WCB flush pushes the rest.
     scc.invalidate_mpbt();
-    for at in places() {
-        scc.shared_write(OWN, at, &pattern(me, at, PIECE));
+    for at in places(pages) {
+        scc.shared_write(own, at, &pattern(me, at, PIECE));
     }
     scc.flush_wcb();
     let lsm = scc.chip().controller_of(scc.chip().tile_of(scc.core()));
@@ -86,12 +93,12 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     comm.barrier();
 
     let theirs = DramPages::popshm(scc.chip(), scc.participant(right));
-    scc.map_shared(REMOTE, theirs, MemoryType::MpbtWt)
+    scc.map_shared(remote, theirs, MemoryType::MpbtWt)
         .map_err(|e| format!("mapping core {right}'s POPSHM: {e}"))?;
     scc.invalidate_mpbt();
-    for at in places() {
+    for at in places(pages) {
         let mut got = alloc::vec![0; PIECE];
-        scc.shared_read(REMOTE, at, &mut got);
+        scc.shared_read(remote, at, &mut got);
         check(
             got == pattern(right, at, PIECE),
             format!("core {right}'s POPSHM at {at:#x} through MPBT-WT: {got:02x?}"),
@@ -102,21 +109,21 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
         (PATTERN_AT[1], Some(MemoryType::MpbtWt)),
         (PATTERN_AT[1] + 0x1000, Some(MemoryType::MpbtWt)),
         (0x5000, None),
-        (2 * LUT_PAGE_SIZE, None),
+        (LUT_PAGE_SIZE + 0x8000, None),
     ] {
-        let ty = scc.shared_dram_page_type(REMOTE, at);
+        let ty = scc.shared_dram_page_type(remote, at);
         check(
             ty == want,
             format!("page at {at:#x} of the remote mapping has type {ty:?}, expected {want:?}"),
         );
     }
-    scc.shared_write(REMOTE, REPLY_AT, &pattern(n + me, REPLY_AT, PIECE));
+    scc.shared_write(remote, REPLY_AT, &pattern(n + me, REPLY_AT, PIECE));
     scc.flush_wcb();
     comm.barrier();
 
     scc.invalidate_mpbt();
     let mut reply = alloc::vec![0; PIECE];
-    scc.shared_read(OWN, REPLY_AT, &mut reply);
+    scc.shared_read(own, REPLY_AT, &mut reply);
     check(
         reply == pattern(n + left, REPLY_AT, PIECE),
         format!("core {left}'s reply in this core's POPSHM: {reply:02x?}"),
@@ -126,25 +133,25 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     // lines go first: left in L1, they would follow the LUT entry wherever
     // it points next.
     scc.invalidate_mpbt();
-    scc.unmap_shared(REMOTE);
-    scc.map_shared(REMOTE, theirs, MemoryType::Ncm)
+    scc.unmap_shared(remote);
+    scc.map_shared(remote, theirs, MemoryType::Ncm)
         .map_err(|e| format!("mapping core {right}'s POPSHM uncached: {e}"))?;
-    for at in places() {
+    for at in places(pages) {
         let mut got = alloc::vec![0; PIECE];
-        scc.shared_read(REMOTE, at, &mut got);
+        scc.shared_read(remote, at, &mut got);
         check(
             got == pattern(right, at, PIECE),
             format!("core {right}'s POPSHM at {at:#x} through NCM: {got:02x?}"),
         );
     }
-    let ty = scc.shared_dram_page_type(REMOTE, PATTERN_AT[0]);
+    let ty = scc.shared_dram_page_type(remote, PATTERN_AT[0]);
     check(
         ty == Some(MemoryType::Ncm),
         format!("remapped page has type {ty:?}"),
     );
-    scc.unmap_shared(REMOTE);
+    scc.unmap_shared(remote);
     check(
-        scc.shared_dram_page_type(REMOTE, PATTERN_AT[0]).is_none(),
+        scc.shared_dram_page_type(remote, PATTERN_AT[0]).is_none(),
         "an unmapped page is still in the page tables".to_string(),
     );
 
@@ -158,7 +165,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
         );
     }
     scc.invalidate_mpbt();
-    scc.unmap_shared(OWN);
+    scc.unmap_shared(own);
 
     let mut totals = [failed];
     comm.allreduce(&mut totals, ReduceOp::Sum)
@@ -179,6 +186,12 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
 fn refusals(scc: &Scc) -> Result<(), String> {
     let mine = scc.popshm();
     let chip = scc.chip();
+    let (own, _) = slots(chip);
+    // Runs of POPSHM pages that start one entry below the free ones, or
+    // end one past them.
+    let free = chip.address_map.shareable;
+    let count = mine.count;
+    let (below, past) = (free.first - 1, free.last + 2 - count as u8);
     let lsm_page = chip.lsm_page_number(mine.controller) as u16;
     let not_shareable = [
         DramPages { first: 0, ..mine },
@@ -201,22 +214,16 @@ fn refusals(scc: &Scc) -> Result<(), String> {
     ];
     let mut cases: alloc::vec::Vec<(u8, DramPages, MapError, String)> = alloc::vec![
         (
-            131,
+            below,
             mine,
-            MapError::NotFree {
-                slot: 131,
-                count: 4
-            },
-            "LUT entries 131+4 are not all free entries".to_string(),
+            MapError::NotFree { slot: below, count },
+            format!("LUT entries {below}+{count} are not all free entries"),
         ),
         (
-            188,
+            past,
             mine,
-            MapError::NotFree {
-                slot: 188,
-                count: 4
-            },
-            "LUT entries 188+4 are not all free entries".to_string(),
+            MapError::NotFree { slot: past, count },
+            format!("LUT entries {past}+{count} are not all free entries"),
         ),
     ];
     for pages in not_shareable {
@@ -224,7 +231,7 @@ fn refusals(scc: &Scc) -> Result<(), String> {
             "{} pages from page {} of controller {} are not shareable DRAM",
             pages.count, pages.first, pages.controller
         );
-        cases.push((OWN, pages, MapError::NotShareable(pages), message));
+        cases.push((own, pages, MapError::NotShareable(pages), message));
     }
     for (slot, pages, want, message) in &cases {
         match scc.map_shared(*slot, *pages, MemoryType::MpbtWt) {
@@ -242,16 +249,16 @@ fn refusals(scc: &Scc) -> Result<(), String> {
         count: 1,
         ..mine
     };
-    scc.map_shared(OWN, lsm, MemoryType::Ncm)
+    scc.map_shared(own, lsm, MemoryType::Ncm)
         .map_err(|e| format!("mapping the LSM page: {e}"))?;
     let probe = LSM_PROBES + 4 * scc.core().index() as u32;
     let word = 0x5EED_0000 | scc.core().index() as u32;
     scc.lsm_write_u32(mine.controller, probe, word);
     let mut through = [0; 4];
-    scc.shared_read(OWN, probe, &mut through);
+    scc.shared_read(own, probe, &mut through);
     if u32::from_le_bytes(through) != word {
         return Err(format!(
-            "the LSM page through LUT entry {OWN} holds {through:02x?} at {probe:#x}, {word:#x} was written through its own entry"
+            "the LSM page through LUT entry {own} holds {through:02x?} at {probe:#x}, {word:#x} was written through its own entry"
         ));
     }
     // Entries held by a mapping, or pointed somewhere by hand, are in use.
@@ -265,16 +272,19 @@ fn refusals(scc: &Scc) -> Result<(), String> {
             )),
         }
     };
-    in_use(OWN, mine, OWN)?;
-    scc.map_shared(OWN + 1, mine, MemoryType::MpbtWt)
-        .map_err(|e| format!("mapping at the free entry {}: {e}", OWN + 1))?;
-    in_use(OWN + 4, DramPages { count: 1, ..mine }, OWN + 4)?;
-    scc.unmap_shared(OWN + 1);
-    scc.unmap_shared(OWN);
-    let by_hand = OWN + 8;
+    in_use(own, mine, own)?;
+    scc.map_shared(own + 1, mine, MemoryType::MpbtWt)
+        .map_err(|e| format!("mapping at the free entry {}: {e}", own + 1))?;
+    // The mapping at own + 1 holds entries up to own + count.
+    let held = own + count as u8;
+    in_use(held, DramPages { count: 1, ..mine }, held)?;
+    scc.unmap_shared(own + 1);
+    scc.unmap_shared(own);
+    let by_hand = own + 8;
     let port = chip.memory_controllers[mine.controller].port;
     scc.set_lut_entry(by_hand.into(), chip::LutEntry::new(port, lsm_page));
-    let refused = in_use(by_hand - 2, mine, by_hand);
+    // A run of `count` entries whose last one is the entry set by hand.
+    let refused = in_use(by_hand + 1 - count as u8, mine, by_hand);
     scc.set_lut_entry(by_hand.into(), chip::LutEntry::UNUSED);
     refused?;
     Ok(())

@@ -34,7 +34,7 @@ impl Engine {
                 // Memory's bytes where this part was read, the rest as read.
                 let mut held = value;
                 held[from..from + p.len as usize].copy_from_slice(&memory[at..at + p.len as usize]);
-                let writer = (self.directory.load(dir_word(s)) >> WRITER_SHIFT) as u32;
+                let writer = (self.directory.flags(s) & WRITER) as u32;
                 let t = self.lut.translate(a.paddr).map_err(|e| self.stop(e))?;
                 self.stale.push(StaleRead {
                     reader: self.core.index() as u32,

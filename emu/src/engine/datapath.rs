@@ -26,7 +26,7 @@ impl Engine {
                 self.wcb[at..at + p.len as usize]
                     .copy_from_slice(&value[from..from + p.len as usize]);
                 let s = self.system_line(p.addr)?;
-                self.directory.fetch_or(dir_word(s), self.bit());
+                self.directory.insert(s, self.me());
             }
         }
         if a.kind == Kind::Load && self.check {
@@ -57,10 +57,6 @@ impl Engine {
         self.tlb
             .page_type(cr0, cr3, vaddr, read)
             .map_err(|e| Error::Model(format!("core {core}: {e}")))
-    }
-
-    pub(super) fn bit(&self) -> u64 {
-        1 << self.me()
     }
 
     /// The offset in G (and every view) of the line of `paddr`.
@@ -134,7 +130,7 @@ impl Engine {
         match e {
             Event::Fill { line } => {
                 let s = self.system_line(line)?;
-                self.directory.fetch_or(dir_word(s), self.bit());
+                self.directory.insert(s, self.me());
                 self.count_line(line, LINE, true);
             }
             Event::WriteBack { line } => {
@@ -183,30 +179,28 @@ impl Engine {
     }
 
     fn publish_now(&self, s: u64, data: &[u8; CACHE_LINE], mask: u32) {
-        let word = dir_word(s);
-        self.lock_line(word);
+        self.lock_line(s);
         if let Some(time) = &self.time {
             // Before the bytes: whoever sees them sees when they came.
             time.stamp(s);
         }
         self.g.write_masked(s, data, mask);
-        let writer = (self.me() as u64 + 1) << WRITER_SHIFT;
-        self.directory.update(word, !(HOLDERS | LOCKED), writer);
-        let holders = self.directory.load(word) & HOLDERS;
+        self.directory.update_flags(s, WRITER, self.me() as u64 + 1);
+        let holders = self.directory.cores(s);
         for (c, view) in self.views.iter().enumerate() {
-            if holders & (1 << c) == 0 {
+            if !holders.contains(c) {
                 view.write_masked(s, data, mask);
             }
         }
-        self.directory.fetch_and_not(word, LOCKED);
+        self.directory.clear_flags(s, LOCKED);
     }
 
-    /// Takes the lock of the line whose directory word is at `word`. Held
+    /// Takes the lock of line `s` of G. Held
     /// for a few hundred nanoseconds; with more instances than host cores
     /// the holder may be descheduled, so waiting yields.
-    pub(super) fn lock_line(&self, word: u64) {
+    pub(super) fn lock_line(&self, s: u64) {
         let mut spins = 0u32;
-        while self.directory.fetch_or(word, LOCKED) & LOCKED != 0 {
+        while self.directory.set_flags(s, LOCKED) & LOCKED != 0 {
             spins += 1;
             if spins < 64 {
                 std::hint::spin_loop();
@@ -227,13 +221,12 @@ impl Engine {
             return;
         }
         let keep = keep | self.wcb_bytes(s);
-        let word = dir_word(s);
-        self.lock_line(word);
+        self.lock_line(s);
         if keep == 0 {
-            self.directory.fetch_and_not(word, self.bit());
+            self.directory.remove(s, self.me());
         }
         let data = self.g.read_line(s);
         self.views[self.me()].write_masked(s, &data, !keep);
-        self.directory.fetch_and_not(word, LOCKED);
+        self.directory.clear_flags(s, LOCKED);
     }
 }

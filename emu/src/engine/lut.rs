@@ -54,19 +54,18 @@ impl Engine {
             .collect();
         for &(l, _) in &old {
             if let Ok(s) = self.system_line(l) {
-                let word = dir_word(s);
-                self.lock_line(word);
-                self.directory.fetch_and_not(word, self.bit());
+                self.lock_line(s);
+                self.directory.remove(s, self.me());
                 let fresh = self.g.read_line(s);
                 self.views[self.me()].write_masked(s, &fresh, FULL_LINE);
-                self.directory.fetch_and_not(word, LOCKED);
+                self.directory.clear_flags(s, LOCKED);
             }
         }
         self.lut.write_raw(entry, raw);
         self.find_aliases();
         for (l, data) in old {
             if let Ok(s) = self.system_line(l) {
-                self.directory.fetch_or(dir_word(s), self.bit());
+                self.directory.insert(s, self.me());
                 self.views[self.me()].write_masked(s, &data, FULL_LINE);
             }
         }

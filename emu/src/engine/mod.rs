@@ -8,10 +8,10 @@
 //! - **V_c**, one view per core (`view-NN.mem`), laid out like G: what core
 //!   c's loads return. QEMU shows the core its view for every cacheable
 //!   region (LSM, MPBs), so guest loads and stores run at full speed on it.
-//! - **The directory** (`directory.mem`): per 32-byte line of G, the cores
-//!   whose caches or write-combine buffer hold the line (bits 0-54), a lock
-//!   (bit 55) and the last core that wrote it to memory, plus one (bits
-//!   56-63).
+//! - **The directory** (`directory.mem`): per 32-byte line of G, a record
+//!   (`lines.rs`): a word with a lock (bit 63) and the last core that wrote
+//!   the line to memory, plus one (bits 0-31), then one bit per core of the
+//!   chip naming the cores whose caches or write-combine buffer hold it.
 //!
 //! The invariant: a line of V_c that core c does not hold equals G. QEMU
 //! calls the engine after each access of the guest (the bytes are already
@@ -91,6 +91,7 @@
 
 mod checker;
 mod datapath;
+mod lines;
 mod lut;
 mod registers;
 #[cfg(test)]
@@ -115,20 +116,17 @@ use crate::report::{CoreReport, STALE_KEPT, StaleRead};
 use crate::shm::{self, Mapping};
 use crate::timing::{Clocks, State};
 use crate::{Error, Result};
+use lines::{CoreSet, LineRecords};
 use lut::HostPage;
 use time::Time;
 
 const LINE: u64 = CACHE_LINE as u64;
 const FULL_LINE: u32 = u32::MAX;
-/// Directory word bits naming the cores that hold the line.
-const HOLDERS: u64 = (1 << 55) - 1;
-/// Directory word bit locking the line while its bytes move between G and
+/// Directory flag locking the line while its bytes move between G and
 /// the views.
-const LOCKED: u64 = 1 << 55;
-/// Directory word bits naming the last writer, plus one (0: nobody yet).
-const WRITER_SHIFT: u32 = 56;
-/// Most cores a directory word can name.
-pub const MAX_CORES: u32 = 55;
+const LOCKED: u64 = 1 << 63;
+/// Directory flags naming the last writer, plus one (0: nobody yet).
+const WRITER: u64 = u32::MAX as u64;
 
 /// Where core `core`'s trace goes in run directory `dir`
 /// ([`chip::trace::Record`]s, one after the other).
@@ -148,7 +146,7 @@ pub struct Engine {
     g_file: File,
     views: Vec<Mapping>,
     own_view: File,
-    directory: Mapping,
+    directory: LineRecords,
     ram: Option<Mapping>,
     memory: CoreMemory,
     tlb: Tlb,
@@ -217,11 +215,6 @@ impl Engine {
         };
         let layout = *memory.layout();
         let chip = chip::find_chip(layout.chip().name).expect("the memory is of a known chip");
-        if cores > MAX_CORES {
-            return Err(Error::Model(format!(
-                "the line directory names at most {MAX_CORES} cores, not {cores}"
-            )));
-        }
         let dir = memory.path().parent().unwrap_or(Path::new(".")).to_owned();
         let open = |path: &Path| {
             File::options()
@@ -241,28 +234,25 @@ impl Engine {
             views.push(map(&chipmem::view_path(&dir, c), layout.size())?.1);
         }
         let own_view = open(&chipmem::view_path(&dir, core))?;
+        let words = chipmem::record_words(chip);
         let (_, directory) = map(
             &chipmem::directory_path(&dir),
-            chipmem::directory_size(layout.size()),
+            chipmem::records_size(&layout),
         )?;
+        let directory = LineRecords::new(directory, words);
         let tile = chip.tile_of(core);
         let lut_registers = layout.crb(tile) + u64::from(chip.crb.lut_entry(chip.z_of(core), 0));
         let time = match model.time {
             chip::Time::Off => None,
             chip::Time::On { quantum, queues } => {
                 let quantum = quantum.get();
-                if cores > crate::timing::MAX_CORES {
-                    return Err(Error::Model(format!(
-                        "the clocks file holds at most {} cores, not {cores}",
-                        crate::timing::MAX_CORES
-                    )));
-                }
                 let path = crate::timing::clocks_path(&dir);
                 let (_, clocks) = map(&path, crate::timing::FILE_SIZE)?;
                 let path = chipmem::stamps_path(&dir);
-                let (_, stamps) = map(&path, chipmem::directory_size(layout.size()))?;
+                let (_, stamps) = map(&path, chipmem::stamps_size(layout.size()))?;
                 let path = chipmem::watchers_path(&dir);
-                let (_, watchers) = map(&path, chipmem::directory_size(layout.size()))?;
+                let (_, watchers) = map(&path, chipmem::records_size(&layout))?;
+                let watchers = LineRecords::new(watchers, words);
                 Some(Time {
                     latencies: Latencies::new(chip, core),
                     clock: CoreClock::new(chip.timing.insn_cycles),
@@ -386,7 +376,7 @@ impl Engine {
                 if a.kind == Kind::Store && !exchange_half {
                     // The store is already in the register: the guest
                     // ordered it beforehand (EmuCall::Order) if it must be.
-                    self.wake_waiters(s, 0);
+                    self.wake_waiters(s, CoreSet::default());
                 }
                 if a.kind == Kind::Store
                     && let Some(time) = &mut self.time
@@ -683,7 +673,7 @@ impl Engine {
     pub const PAGING_OFF: MemoryType = MemoryType::Dcm;
 }
 
-/// Offset of the directory word of the line at offset `s` of G.
+/// Offset of the stamp of the line at offset `s` of G.
 fn dir_word(s: u64) -> u64 {
     s / LINE * 8
 }

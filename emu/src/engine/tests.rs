@@ -22,6 +22,8 @@ struct Rig {
     views: Vec<Mapping>,
     g: Mapping,
     mpb0: u64,
+    /// Core-physical (and virtual) address of tile 0's MPB.
+    base: u32,
 }
 
 fn core(n: u32) -> CoreId {
@@ -34,11 +36,25 @@ fn rig(flags: u32) -> Rig {
 
 /// As [`rig`], with modelled time kept within `quantum` if given.
 fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
+    rig_on(&SCC, 2, [0, 1], flags, quantum)
+}
+
+/// As [`rig_timed`], in a run of `run` cores of `chip`, the test playing
+/// cores `players` (engines 0 and 1).
+fn rig_on(
+    chip: &'static Chip,
+    run: u32,
+    players: [u32; 2],
+    flags: u32,
+    quantum: Option<u64>,
+) -> Rig {
     let dir = tempfile::tempdir().unwrap();
-    let memory = ChipMemory::create(dir.path(), &SCC, 2).unwrap();
+    let memory = ChipMemory::create(dir.path(), chip, run).unwrap();
+    let base = chip.mpb_base(chip.tile(0).unwrap());
+    let core = |n: u32| chip.core(n).unwrap();
     let mut engines = Vec::new();
     let mut views = Vec::new();
-    for c in 0..2 {
+    for c in players {
         let ram = File::options()
             .read(true)
             .write(true)
@@ -46,10 +62,10 @@ fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
             .unwrap();
         ram.set_len(1 << 20).unwrap();
         let ram = Mapping::new(&ram, 1 << 20).unwrap();
-        let pde = PAGE_DIRECTORY + 4 * (MPB0 >> 22);
+        let pde = PAGE_DIRECTORY + 4 * (base >> 22);
         ram.store_u32(u64::from(pde), PAGE_TABLE | PRESENT_WRITABLE);
-        let pte = PAGE_TABLE + 4 * ((MPB0 >> 12) & 0x3FF);
-        ram.store_u32(u64::from(pte), MPB0 | PRESENT_WRITABLE | flags);
+        let pte = PAGE_TABLE + 4 * ((base >> 12) & 0x3FF);
+        ram.store_u32(u64::from(pte), base | PRESENT_WRITABLE | flags);
         let time = quantum.map_or(chip::Time::Off, |q| chip::Time::On {
             quantum: std::num::NonZeroU64::new(q).unwrap(),
             queues: true,
@@ -59,7 +75,7 @@ fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
             time,
             ..chip::Model::DEFAULT
         };
-        let mut engine = Engine::with_model(&memory, core(c), 2, model).unwrap();
+        let mut engine = Engine::with_model(&memory, core(c), run, model).unwrap();
         engine.write_cr(3, PAGE_DIRECTORY);
         engine.write_cr(0, 1 << 31);
         engines.push(engine);
@@ -76,7 +92,8 @@ fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
         .open(memory.path())
         .unwrap();
     Rig {
-        mpb0: memory.layout().mpb(SCC.tile(0).unwrap()),
+        mpb0: memory.layout().mpb(chip.tile(0).unwrap()),
+        base,
         g: Mapping::new(&g, memory.layout().size()).unwrap(),
         _dir: dir,
         engines,
@@ -87,20 +104,28 @@ fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
 impl Rig {
     fn load(&mut self, c: usize, offset: u32) -> u32 {
         let value = self.views[c].load_u32(self.mpb0 + u64::from(offset));
-        let access = guest(Kind::Load, offset, value);
+        let access = self.guest(Kind::Load, offset, value);
         self.engines[c].access(access).unwrap();
         value
     }
 
     fn store(&mut self, c: usize, offset: u32, value: u32) {
         self.views[c].store_u32(self.mpb0 + u64::from(offset), value);
-        self.engines[c]
-            .access(guest(Kind::Store, offset, value))
-            .unwrap();
+        let access = self.guest(Kind::Store, offset, value);
+        self.engines[c].access(access).unwrap();
     }
 
     fn memory(&self, offset: u32) -> u32 {
         self.g.load_u32(self.mpb0 + u64::from(offset))
+    }
+
+    /// `guest`'s access at `offset` into tile 0's MPB of the rig's chip.
+    fn guest(&self, kind: Kind, offset: u32, value: u32) -> GuestAccess {
+        GuestAccess {
+            vaddr: self.base + offset,
+            paddr: self.base + offset,
+            ..guest(kind, offset, value)
+        }
     }
 }
 
@@ -163,6 +188,29 @@ fn modified_mpbt_data_is_lost_by_cl1invmb_and_published_by_wbinvd() {
     assert_eq!(rig.memory(0x40), 6, "WBINVD wrote the line back");
     rig.engines[1].cl1invmb().unwrap();
     assert_eq!(rig.load(1, 0x40), 6);
+}
+
+#[test]
+fn cores_past_the_first_directory_word_keep_their_stale_lines() {
+    // 130 cores of the 8x8 chip: core 129's holder bit is in the
+    // directory's third word of cores, core 64's in its second.
+    let mut rig = rig_on(&chip::MESH8X8, 130, [129, 64], PTE_PMB, None);
+    assert_eq!(rig.load(0, 0x100), 0); // core 129 caches the line
+    rig.store(1, 0x100, 7);
+    rig.store(1, 0x200, 1); // flushes core 64's write-combine buffer
+    assert_eq!(rig.memory(0x100), 7);
+    assert_eq!(
+        rig.load(0, 0x100),
+        0,
+        "core 129 still reads its cached line"
+    );
+    let report = rig.engines[0].report();
+    assert_eq!(report.stale_reads, 1);
+    assert_eq!(report.stale[0].writer, Some(64));
+    rig.engines[0].cl1invmb().unwrap();
+    assert_eq!(rig.load(0, 0x100), 7, "CL1INVMB dropped the stale line");
+    // Core 64 never cached the line: the store reached its view at once.
+    assert_eq!(rig.load(1, 0x100), 7);
 }
 
 #[test]

@@ -31,8 +31,8 @@ const RESOLVE_LAG: u64 = 1 << 18;
 /// meanwhile, see [`Time::sync`]).
 const MAX_HOLD: u64 = 1 << 16;
 
-/// Watcher word bit marking a line some poll read: stores to it are
-/// ordered from then on (the bits below name the cores waiting on it).
+/// Watcher flag marking a line some poll read: stores to it are ordered
+/// from then on (the record's cores are those waiting on it).
 const POLLED: u64 = 1 << 63;
 
 /// A poll in progress: when it began and the lines its loads reached.
@@ -85,7 +85,7 @@ pub(super) struct Time {
     /// waiting (only those of the statistics are used).
     pub(super) waits: CoreStats,
     /// Per line of G, the cores waiting on it (one bit each).
-    pub(super) watchers: Mapping,
+    pub(super) watchers: LineRecords,
     /// The poll in progress, if the guest began one.
     pub(super) poll: Option<Poll>,
     /// When the guest last ordered ([`EmuCall::Order`]), until the
@@ -221,7 +221,7 @@ impl Time {
             && !poll.lines.iter().any(|l| l.s == s)
         {
             // Polled once, a line stays one whose stores are ordered.
-            self.watchers.fetch_or(dir_word(s), POLLED);
+            self.watchers.set_flags(s, POLLED);
             poll.lines.push(Watched {
                 s,
                 seen: written,
@@ -236,21 +236,21 @@ impl Time {
     }
 
     /// The cores other than this one waiting on line `s`, one bit each.
-    pub(super) fn waiting_on(&self, s: u64) -> u64 {
-        self.watchers.load(dir_word(s)) & !(1 << self.clocks.core()) & !POLLED
+    pub(super) fn waiting_on(&self, s: u64) -> CoreSet {
+        self.watchers.cores(s).without(self.clocks.core() as usize)
     }
 
     /// Whether some core ever polled line `s`: its stores are ordered.
     pub(super) fn polled(&self, s: u64) -> bool {
-        self.watchers.load(dir_word(s)) & POLLED != 0
+        self.watchers.flags(s) & POLLED != 0
     }
 
     /// A store reached line `s`, on which the cores `waiters` wait: each
     /// resumes at its first poll from now.
-    pub(super) fn wake(&self, waiters: u64) {
+    pub(super) fn wake(&self, waiters: CoreSet) {
         let me = self.clocks.core();
         let now = self.clock.now();
-        for c in (0..64).filter(|c| waiters & (1 << c) != 0) {
+        for c in waiters.iter() {
             self.clocks.wake_waiter(c, now, me);
         }
     }
@@ -345,7 +345,6 @@ impl Time {
             return;
         }
         let me = self.clocks.core();
-        let bit = 1u64 << me;
         let began = self.clock.now();
         let period = (began - poll.start).max(1);
         self.clocks.publish_pc(self.pc);
@@ -360,7 +359,7 @@ impl Time {
         // sees it watching.
         self.clocks.prepare_wait(poll.start, period, &queues);
         for l in &poll.lines {
-            self.watchers.fetch_or(dir_word(l.s), bit);
+            self.watchers.insert(l.s, me as usize);
         }
         // A store the poll may have missed: one that came between the
         // poll's read and the watch (the stamp moved), or one made during
@@ -378,7 +377,7 @@ impl Time {
         self.clocks.begin_wait();
         let woken = self.clocks.wait_until_woken();
         for l in &poll.lines {
-            self.watchers.fetch_and_not(dir_word(l.s), bit);
+            self.watchers.remove(l.s, me as usize);
         }
         let Some(wake) = woken else {
             // The run stops the cores: the guest goes on until QEMU exits.
@@ -478,10 +477,12 @@ impl Engine {
     /// Before a store reaches line `s` of G: if a poll ever read the line,
     /// it waits until every other core is past its time. Returns the waiters
     /// to wake once the store is in.
-    pub(super) fn order_store(&mut self, s: u64) -> u64 {
-        let Some(time) = &mut self.time else { return 0 };
+    pub(super) fn order_store(&mut self, s: u64) -> CoreSet {
+        let Some(time) = &mut self.time else {
+            return CoreSet::default();
+        };
         if !time.polled(s) {
-            return 0;
+            return CoreSet::default();
         }
         time.order();
         time.waiting_on(s)
@@ -489,10 +490,10 @@ impl Engine {
 
     /// After a store reached line `s` of G: wakes `waiters` (from
     /// [`Engine::order_store`]) and whoever started waiting on it since.
-    pub(super) fn wake_waiters(&self, s: u64, waiters: u64) {
+    pub(super) fn wake_waiters(&self, s: u64, waiters: CoreSet) {
         if let Some(time) = &self.time {
-            let all = waiters | time.waiting_on(s);
-            if all != 0 {
+            let all = waiters.union(time.waiting_on(s));
+            if !all.is_empty() {
                 time.wake(all);
             }
         }

@@ -109,4 +109,27 @@ mod tests {
         );
         assert_eq!(router_of(&SCC, Target::Nothing), None);
     }
+
+    #[test]
+    fn the_8x8_chip_routes_to_its_own_controllers_and_interface() {
+        let chip = &chip::MESH8X8;
+        // Tile 63 is (7,7): 14 hops from (0,0), 15 routers.
+        let corner = router_of(chip, Target::Mpb(chip.tile(63).unwrap())).unwrap();
+        assert_eq!((corner.x, corner.y), (7, 7));
+        let origin = TileCoord { x: 0, y: 0 };
+        assert_eq!(routers(chip, origin, corner), 15);
+        assert_eq!(route(origin, corner).count(), 15);
+        // Controller 6 hangs off the north port of router (4,7); the
+        // system interface off the west port of (0,0).
+        let mc6 = router_of(
+            chip,
+            Target::Dram {
+                controller: 6,
+                page: 0,
+            },
+        )
+        .unwrap();
+        assert_eq!((mc6.x, mc6.y), (4, 7));
+        assert_eq!(router_of(chip, Target::Fpga), Some(origin));
+    }
 }

@@ -337,3 +337,20 @@ pub(crate) mod array {
             .map_err(|_| D::Error::invalid_length(len, &format!("{N} values").as_str()))
     }
 }
+
+#[cfg(test)]
+mod chip_tests {
+    use super::{MAX_CONTROLLERS, MAX_TILES};
+
+    #[test]
+    fn every_chip_fits_the_per_tile_and_per_controller_tables() {
+        for chip in chip::CHIPS {
+            assert!(chip.tiles() as usize <= MAX_TILES, "{}", chip.name);
+            assert!(
+                chip.memory_controllers.len() <= MAX_CONTROLLERS,
+                "{}",
+                chip.name
+            );
+        }
+    }
+}

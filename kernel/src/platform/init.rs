@@ -19,8 +19,9 @@ const REGISTER_BAR: u8 = 0x10;
 /// Where the unused register BARs are parked, one 4 KiB slot each: the
 /// first of the platform's own LUT entries, which no chip region uses, so
 /// they never overlap a region the firmware may have put there.
-const REGISTER_BAR_PARKING: u32 =
-    AddressMap::entry_base(crate::target::CHIP.address_map.platform.first);
+fn register_bar_parking(chip: &Chip) -> u32 {
+    AddressMap::entry_base(chip.address_map.platform.first)
+}
 
 /// Why the platform could not be brought up.
 #[derive(Debug)]
@@ -45,6 +46,13 @@ pub enum PlatformError {
     Map(MapError),
     /// MYTILEID names no core of the chip.
     Identity(chip::ChipError),
+    /// The chip's address map leaves the platform no room for something it needs.
+    AddressMap {
+        /// The chip.
+        chip: &'static str,
+        /// What needs room.
+        what: &'static str,
+    },
 }
 
 impl core::fmt::Display for PlatformError {
@@ -65,6 +73,12 @@ impl core::fmt::Display for PlatformError {
             ),
             Self::Map(e) => write!(f, "paging: {e}"),
             Self::Identity(e) => write!(f, "identity: {e}"),
+            Self::AddressMap { chip, what } => {
+                write!(
+                    f,
+                    "chip {chip}: its address map leaves no LUT entry for {what}"
+                )
+            }
         }
     }
 }
@@ -73,6 +87,17 @@ impl From<MapError> for PlatformError {
     fn from(e: MapError) -> Self {
         Self::Map(e)
     }
+}
+
+/// Checks that `chip`'s address map leaves the platform the LUT entries
+/// it needs ([`super::alias_entry`]).
+pub fn check_chip(chip: &'static Chip) -> Result<(), PlatformError> {
+    super::alias_entry(chip, crate::arch::x86::timer::LOCAL_APIC_BASE)
+        .map(|_| ())
+        .map_err(|what| PlatformError::AddressMap {
+            chip: chip.name,
+            what,
+        })
 }
 
 /// Moves every shared-memory BAR to its SCC address and maps it.
@@ -111,7 +136,7 @@ pub fn attach_shared_regions(
         device.set_bar64(SHARED_MEMORY_BAR, region.base);
         device.set_bar32(
             REGISTER_BAR,
-            REGISTER_BAR_PARKING + index as u32 * PAGE_SIZE,
+            register_bar_parking(chip) + index as u32 * PAGE_SIZE,
         );
         map_region(chip, space, frames, region)?;
     }

@@ -26,7 +26,7 @@ pub mod scc;
 mod slots;
 
 #[cfg(target_arch = "x86")]
-pub use init::{PlatformError, attach_shared_regions, identify};
-pub use regions::{memory_type, wcb_flush_area_bytes};
+pub use init::{PlatformError, attach_shared_regions, check_chip, identify};
+pub use regions::{alias_entry, memory_type, wcb_flush_area_bytes};
 #[cfg(target_arch = "x86")]
 pub use scc::{ClockRegisters, Scc};

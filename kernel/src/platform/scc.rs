@@ -25,18 +25,6 @@ const FIRST_PAUSE_US: u32 = 20;
 /// Longest pause: bounds how late a waiting core notices the change.
 const LONGEST_PAUSE_US: u32 = 2000;
 
-/// LUT entry whose 16 MiB of virtual addresses hold aliases: pages that
-/// reach shared memory at a core-physical address other than their own.
-/// On the SCC entries 41-127 reach nothing, so no identity mapping uses it.
-const ALIAS_ENTRY: u8 = 112;
-const _: () = {
-    let map = &crate::target::CHIP.address_map;
-    assert!(
-        map.private[0].last < ALIAS_ENTRY && ALIAS_ENTRY < map.lsm.first,
-        "the alias window must lie in entries the chip's map leaves unused"
-    );
-};
-
 /// A range of shared memory (MPB or DRAM), accessed only with volatile
 /// loads and stores through raw pointers: never through Rust references,
 /// because other cores change it behind the compiler's back.
@@ -160,6 +148,8 @@ struct Mappings {
     frames: FrameAllocator,
     /// Next free virtual address of the alias window.
     next_alias: u32,
+    /// One past the alias window's last address.
+    alias_end: u32,
     /// Shareable DRAM mapped through the free LUT entries.
     slots: Slots,
 }
@@ -191,10 +181,13 @@ impl Scc {
         frames: FrameAllocator,
         trace: bool,
     ) -> Self {
+        let alias = super::alias_entry(chip, crate::arch::x86::timer::LOCAL_APIC_BASE)
+            .expect("platform::check_chip passed at boot");
         let mappings = Mappings {
             space,
             frames,
-            next_alias: AddressMap::entry_base(ALIAS_ENTRY),
+            next_alias: AddressMap::entry_base(alias),
+            alias_end: AddressMap::entry_base(alias).saturating_add(LUT_PAGE_SIZE),
             slots: Slots::new(chip.address_map.shareable),
         };
         let modelled = !cfg!(feature = "silicon") && {
@@ -491,7 +484,7 @@ impl Scc {
         );
         let mut m = self.mappings.lock();
         let virt = m.next_alias;
-        let window_end = AddressMap::entry_base(ALIAS_ENTRY) + LUT_PAGE_SIZE;
+        let window_end = m.alias_end;
         let next = virt
             .checked_add(len.next_multiple_of(PAGE_SIZE))
             .filter(|&next| next <= window_end);

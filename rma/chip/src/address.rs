@@ -109,6 +109,12 @@ impl AddressMap {
 
     /// Checks that no entry is claimed twice and tile-indexed ranges fit `tiles` tiles.
     pub(crate) fn check(&self, tiles: u32) -> Result<(), ChipError> {
+        self.claimed(tiles).map(|_| ())
+    }
+
+    /// Which entries some part of the map claims, for a chip of `tiles`
+    /// tiles; an entry claimed twice, or past the last, is an error.
+    fn claimed(&self, tiles: u32) -> Result<[bool; LUT_ENTRIES], ChipError> {
         let mut claimed = [false; LUT_ENTRIES];
         let mut claim = |first: u32, count: u32| -> Result<(), ChipError> {
             for e in first..first + count {
@@ -131,7 +137,8 @@ impl AddressMap {
         claim(self.crb_first as u32, tiles)?;
         claim(self.own_crb as u32, 1)?;
         claim(self.fpga as u32, 1)?;
-        claim(self.platform.first as u32, self.platform.len())
+        claim(self.platform.first as u32, self.platform.len())?;
+        Ok(claimed)
     }
 }
 
@@ -203,6 +210,15 @@ impl Chip {
         (mc, first as u16)
     }
 
+    /// The first LUT entry the address map gives no purpose: it reaches
+    /// nothing, so a platform may use its 16 MiB of virtual addresses for
+    /// mappings of its own (the kernel's aliases). `None` if the map claims
+    /// every entry, or is inconsistent ([`Chip::validate`]).
+    pub fn unused_entry(&self) -> Option<u8> {
+        let claimed = self.address_map.claimed(self.tiles()).ok()?;
+        claimed.iter().position(|c| !c).map(|e| e as u8)
+    }
+
     /// Pages of shared DRAM at controller `mc`: its LSM page and the
     /// POPSHM pages of the cores it serves, from [`Chip::lsm_page_number`].
     pub fn shared_dram_pages(&self, mc: usize) -> u32 {
@@ -244,6 +260,24 @@ mod tests {
         assert_eq!(map.shareable.len(), 59);
         // 12 cores x 42 pages, then the LSM page: 8064 MiB into each controller.
         assert_eq!(SCC.lsm_page_number(0), 504);
+    }
+
+    #[test]
+    fn the_first_entry_without_a_purpose_is_found() {
+        // SCC: private 0-40, then nothing until the LSM at 128.
+        assert_eq!(SCC.unused_entry(), Some(41));
+        // The second chip's tile ranges end at 194; 195-252 reach nothing.
+        assert_eq!(crate::MESH8X8.unused_entry(), Some(195));
+        let mut full = SCC;
+        full.address_map.shareable = EntryRange::new(132, 191);
+        const PRIVATE: &[EntryRange] = &[
+            EntryRange::new(0, 127),
+            EntryRange::new(217, 223),
+            EntryRange::new(250, 252),
+            EntryRange::new(255, 255),
+        ];
+        full.address_map.private = PRIVATE;
+        assert_eq!(full.unused_entry(), None);
     }
 
     #[test]

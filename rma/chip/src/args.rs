@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! What a run asks of each core's kernel, as one typed value: how many
-//! cores take part, which program they run and its settings.
+//! What a run asks of each core's kernel, as one typed value: the chip,
+//! how many cores take part, which program they run and its settings.
+//!
+//! One image boots on every chip of [`CHIPS`](crate::CHIPS): the run
+//! names the chip on the command line (`chip=NAME`), and the kernel takes
+//! every number of the hardware from that chip.
 //!
 //! The run tool makes a [`BootArgs`] and writes it with
 //! [`BootArgs::to_args`] onto the kernel's command line; the kernel reads
@@ -13,11 +17,12 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::{self, Write};
 
-use crate::{ARGS_START, Chip, CoreCount};
+use crate::{ARGS_START, Chip, CoreCount, DEFAULT_CHIP, chip_names, find_chip};
 
 /// A run's arguments to the kernel of each of its cores.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BootArgs<'a> {
+    chip: &'static Chip,
     cores: u32,
     program: Option<&'a str>,
     settings: Vec<(&'a str, &'a str)>,
@@ -30,7 +35,7 @@ impl<'a> BootArgs<'a> {
     /// (name and value pairs, each name once, neither holding blanks,
     /// the name no `=`).
     pub fn new(
-        chip: &Chip,
+        chip: &'static Chip,
         cores: u32,
         program: Option<&'a str>,
         settings: Vec<(&'a str, &'a str)>,
@@ -47,6 +52,7 @@ impl<'a> BootArgs<'a> {
             }
         }
         Ok(Self {
+            chip,
             cores,
             program,
             settings,
@@ -63,6 +69,11 @@ impl<'a> BootArgs<'a> {
     /// Whether rma's calls are traced.
     pub fn trace(&self) -> bool {
         self.trace
+    }
+
+    /// The chip the cores are of.
+    pub fn chip(&self) -> &'static Chip {
+        self.chip
     }
 
     /// Cores taking part: `0..cores`.
@@ -82,12 +93,12 @@ impl<'a> BootArgs<'a> {
 
     /// The command line the kernel reads: [`ARGS_START`] (without its
     /// leading blank, which separates it from the image path QEMU puts
-    /// first), then `cores=N`, `program=NAME` and each setting as
-    /// `NAME=VALUE`.
+    /// first), then `chip=NAME`, `cores=N`, `program=NAME` and each
+    /// setting as `NAME=VALUE`.
     pub fn to_args(&self) -> String {
         let mut line = String::from(ARGS_START.trim_start());
         // Writing into a String cannot fail.
-        let _ = write!(line, "cores={}", self.cores);
+        let _ = write!(line, "chip={} cores={}", self.chip.name, self.cores);
         if let Some(program) = self.program {
             let _ = write!(line, " program={program}");
         }
@@ -105,17 +116,22 @@ impl<'a> BootArgs<'a> {
     /// QEMU puts the image's path first, and a path may hold spaces and
     /// `=`; only what follows the last [`ARGS_START`] is read. Without it
     /// (a kernel booted by hand), words without `=` are skipped. Without
-    /// `cores=`, every core of the chip takes part.
-    pub fn parse(cmdline: &'a str, chip: &Chip) -> Result<Self, ArgsError<'a>> {
+    /// `chip=`, the chip is [`DEFAULT_CHIP`]; without `cores=`, every core
+    /// of the chip takes part.
+    pub fn parse(cmdline: &'a str) -> Result<Self, ArgsError<'a>> {
         let args = cmdline
             .rsplit_once(ARGS_START)
             .map_or(cmdline, |(_, args)| args);
+        let mut chip = None;
         let mut cores = None;
         let mut program = None;
         let mut trace = None;
         let mut settings = Vec::new();
         for (name, value) in args.split_whitespace().filter_map(|w| w.split_once('=')) {
             match name {
+                "chip" if chip.is_none() => {
+                    chip = Some(find_chip(value).ok_or(ArgsError::UnknownChip { value })?);
+                }
                 "cores" if cores.is_none() => {
                     cores = Some(value.parse().map_err(|_| ArgsError::NotCores { value })?);
                 }
@@ -130,6 +146,7 @@ impl<'a> BootArgs<'a> {
                 _ => settings.push((name, value)),
             }
         }
+        let chip = chip.unwrap_or(DEFAULT_CHIP);
         Ok(
             Self::new(chip, cores.unwrap_or(chip.cores()), program, settings)?
                 .traced(trace.unwrap_or(false)),
@@ -138,7 +155,7 @@ impl<'a> BootArgs<'a> {
 }
 
 /// Names the kernel itself reads, which no program setting may take.
-const RESERVED: [&str; 3] = ["cores", "program", "trace"];
+const RESERVED: [&str; 4] = ["chip", "cores", "program", "trace"];
 
 /// Checks that `text` fits in a command line word: not empty, no blank,
 /// and, unless it is a `value`, no `=`.
@@ -155,6 +172,11 @@ fn word(text: &str, value: bool) -> Result<(), ArgsError<'_>> {
 pub enum ArgsError<'a> {
     /// More cores than the chip has, or none.
     Cores(CoreCount),
+    /// `chip=` names none of [`CHIPS`](crate::CHIPS).
+    UnknownChip {
+        /// What was given.
+        value: &'a str,
+    },
     /// `cores=` with something other than a number.
     NotCores {
         /// What was given.
@@ -167,7 +189,7 @@ pub enum ArgsError<'a> {
         /// What was given.
         value: &'a str,
     },
-    /// A name given twice (`cores`, `program` and `trace` count as given).
+    /// A name given twice (`chip`, `cores`, `program` and `trace` count as given).
     Twice {
         /// The name.
         name: &'a str,
@@ -183,6 +205,13 @@ impl fmt::Display for ArgsError<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Cores(count) => write!(f, "{count}"),
+            Self::UnknownChip { value } => {
+                write!(
+                    f,
+                    "chip={value}: unknown chip (known chips: {})",
+                    chip_names()
+                )
+            }
             Self::NotCores { value } => write!(f, "cores={value}: not a number of cores"),
             Self::NotOnOff { name, value } => write!(f, "{name}={value}: must be on or off"),
             Self::Twice { name } => write!(f, "{name} is given twice"),
@@ -200,7 +229,7 @@ mod tests {
     use alloc::vec;
 
     use super::*;
-    use crate::SCC;
+    use crate::{MESH8X8, SCC};
 
     #[test]
     fn arguments_survive_the_command_line() {
@@ -212,34 +241,59 @@ mod tests {
         )
         .unwrap();
         let line = args.to_args();
-        assert_eq!(line, "-- cores=16 program=dht scheme=mcs-wp size=4K");
+        assert_eq!(
+            line,
+            "-- chip=scc cores=16 program=dht scheme=mcs-wp size=4K"
+        );
         // QEMU puts the image path first; it may hold blanks and `=`.
         let cmdline = alloc::format!("/tmp/a b=c/kernel {line}");
-        assert_eq!(BootArgs::parse(&cmdline, &SCC).unwrap(), args);
+        assert_eq!(BootArgs::parse(&cmdline).unwrap(), args);
         let bare = BootArgs::new(&SCC, 1, None, vec![]).unwrap();
-        assert_eq!(BootArgs::parse(&bare.to_args(), &SCC).unwrap(), bare);
+        assert_eq!(BootArgs::parse(&bare.to_args()).unwrap(), bare);
         let traced = bare.traced(true);
-        assert_eq!(traced.to_args(), "-- cores=1 trace=on");
-        assert_eq!(BootArgs::parse(&traced.to_args(), &SCC).unwrap(), traced);
+        assert_eq!(traced.to_args(), "-- chip=scc cores=1 trace=on");
+        assert_eq!(BootArgs::parse(&traced.to_args()).unwrap(), traced);
         assert_eq!(
-            BootArgs::parse("-- trace=yes", &SCC)
-                .unwrap_err()
-                .to_string(),
+            BootArgs::parse("-- trace=yes").unwrap_err().to_string(),
             "trace=yes: must be on or off"
         );
     }
 
     #[test]
     fn a_kernel_booted_by_hand_runs_on_every_core() {
-        let args = BootArgs::parse("kernel quiet program=ring", &SCC).unwrap();
+        let args = BootArgs::parse("kernel quiet program=ring").unwrap();
         assert_eq!(args.cores(), 48);
         assert_eq!(args.program(), Some("ring"));
         assert!(args.settings().is_empty());
     }
 
     #[test]
+    fn the_chip_is_named_on_the_command_line() {
+        let args = BootArgs::new(&MESH8X8, 128, Some("comm"), vec![]).unwrap();
+        assert_eq!(args.to_args(), "-- chip=mesh8x8 cores=128 program=comm");
+        let line = args.to_args();
+        let parsed = BootArgs::parse(&line).unwrap();
+        assert_eq!(parsed.chip(), &MESH8X8);
+        assert_eq!(parsed, args);
+        // Without `chip=`, the default chip; without `cores=`, all of its cores.
+        assert_eq!(BootArgs::parse("-- chip=mesh8x8").unwrap().cores(), 192);
+        let message = |cmdline| BootArgs::parse(cmdline).unwrap_err().to_string();
+        assert_eq!(
+            message("-- chip=nosuch cores=2"),
+            "chip=nosuch: unknown chip (known chips: scc, mesh8x8)"
+        );
+        assert_eq!(
+            message("-- chip=mesh8x8 cores=193"),
+            "193 cores: the MESH8X8 has 192, so choose 1..=192"
+        );
+        assert_eq!(message("-- chip=scc chip=scc"), "chip is given twice");
+        let error = BootArgs::new(&SCC, 2, None, vec![("chip", "scc")]).unwrap_err();
+        assert_eq!(error, ArgsError::Twice { name: "chip" });
+    }
+
+    #[test]
     fn the_core_count_is_checked_against_the_chip() {
-        let message = |cmdline| BootArgs::parse(cmdline, &SCC).unwrap_err().to_string();
+        let message = |cmdline| BootArgs::parse(cmdline).unwrap_err().to_string();
         assert_eq!(
             message("-- cores=49"),
             "49 cores: the SCC has 48, so choose 1..=48"
@@ -253,7 +307,7 @@ mod tests {
 
     #[test]
     fn repeated_and_unwritable_words_are_refused() {
-        let message = |cmdline| BootArgs::parse(cmdline, &SCC).unwrap_err().to_string();
+        let message = |cmdline| BootArgs::parse(cmdline).unwrap_err().to_string();
         assert_eq!(message("-- cores=2 cores=3"), "cores is given twice");
         assert_eq!(message("-- program=a program=b"), "program is given twice");
         assert_eq!(message("-- a=1 a=2"), "a is given twice");

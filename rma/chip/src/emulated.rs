@@ -115,9 +115,9 @@ impl SharedRegion {
             SharedRegionKind::Shareable { .. } => (0, 0),
             SharedRegionKind::Mpb { count, .. } => (count, chip.mpb_bytes_per_tile),
             SharedRegionKind::Crb { count, .. } => (count, chip.crb.size),
-            SharedRegionKind::OwnMpb | SharedRegionKind::OwnCrb | SharedRegionKind::Fpga => {
-                (1, self.size)
-            }
+            SharedRegionKind::OwnMpb => (1, chip.mpb_bytes_per_tile),
+            SharedRegionKind::OwnCrb => (1, chip.crb.size),
+            SharedRegionKind::Fpga => (1, chip.fpga.size),
         };
         let base = self.base;
         (0..count).map(move |i| RegionPart {
@@ -173,17 +173,17 @@ impl Chip {
         let own_mpb = SharedRegion {
             kind: SharedRegionKind::OwnMpb,
             base: self.own_mpb_base(),
-            size: self.mpb_bytes_per_tile,
+            size: self.mpb_bytes_per_tile.next_power_of_two(),
         };
         let own_crb = SharedRegion {
             kind: SharedRegionKind::OwnCrb,
             base: self.own_crb_base(),
-            size: self.crb.size,
+            size: self.crb.size.next_power_of_two(),
         };
         let fpga = SharedRegion {
             kind: SharedRegionKind::Fpga,
             base: self.fpga_base(),
-            size: self.fpga.size,
+            size: self.fpga.size.next_power_of_two(),
         };
         lsm.chain(shareable)
             .chain(mpbs)
@@ -220,6 +220,34 @@ mod tests {
                 assert_eq!(next, count);
             }
         }
+    }
+
+    #[test]
+    fn every_region_is_a_power_of_two_holding_its_parts() {
+        for chip in crate::CHIPS.iter().chain([&MINI, &BIG]) {
+            for region in chip.shared_regions() {
+                assert!(region.size.is_power_of_two(), "{}: {region:?}", chip.name);
+                for part in region.parts(chip) {
+                    assert!(part.base >= region.base, "{}: {region:?}", chip.name);
+                    assert!(part.base + part.bytes <= region.base + (region.size - 1) + 1);
+                }
+            }
+        }
+        // 48 KiB of MPB per tile: the own-MPB device is 64 KiB, of which
+        // the tile's 48 KiB hold something.
+        let own = crate::MESH8X8
+            .shared_regions()
+            .find(|r| r.kind == SharedRegionKind::OwnMpb)
+            .unwrap();
+        assert_eq!(own.size, 64 * 1024);
+        let parts: Vec<_> = own.parts(&crate::MESH8X8).collect();
+        assert_eq!(
+            parts,
+            [RegionPart {
+                base: own.base,
+                bytes: 48 * 1024
+            }]
+        );
     }
 
     #[test]

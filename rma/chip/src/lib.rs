@@ -42,8 +42,7 @@ pub use lut::{LutEntry, Subdest, Target};
 pub use memtype::{MemoryType, PTE_PCD, PTE_PMB, PTE_PWT};
 #[cfg(any(test, feature = "alloc"))]
 pub use options::{
-    CHIPS, DEFAULT_QUANTUM, Mode, Model, OptionKey, OptionsError, PluginOptions, Time, WtReads,
-    find_chip,
+    DEFAULT_QUANTUM, Mode, Model, OptionKey, OptionsError, PluginOptions, Time, WtReads,
 };
 pub use registers::{CrbLayout, EMU_SIGNATURE, EmuCall, FpgaLayout, TsrProtocol};
 pub use timing::Timing;
@@ -51,6 +50,39 @@ pub use topology::{CoreId, MemoryController, Port, TileCoord, TileId, TileIdRegi
 
 /// Size of a cache line and of a write-combine buffer on the SCC (thesis 1.2, 1.5).
 pub const CACHE_LINE: usize = 32;
+
+/// Most cores a chip may have: a [`CoreId`] is one byte. The emulator's
+/// per-core tables (line holders, watchers, clocks) are sized for this many.
+pub const MAX_CORES: u32 = 256;
+
+/// Every chip the layers can run, found by name ([`Chip::name`],
+/// [`find_chip`]); the first is the default.
+pub static CHIPS: &[Chip] = &[SCC, MESH8X8];
+
+/// The chip a run emulates and an image boots on unless told otherwise.
+pub const DEFAULT_CHIP: &Chip = &CHIPS[0];
+
+/// The chip of [`CHIPS`] called `name`.
+pub fn find_chip(name: &str) -> Option<&'static Chip> {
+    CHIPS.iter().find(|c| c.name == name)
+}
+
+/// The names of [`CHIPS`], for messages: "scc, mesh8x8".
+pub fn chip_names() -> impl core::fmt::Display {
+    struct Names;
+    impl core::fmt::Display for Names {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            for (i, chip) in CHIPS.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                f.write_str(chip.name)?;
+            }
+            Ok(())
+        }
+    }
+    Names
+}
 
 /// A whole chip, described as data.
 ///
@@ -123,6 +155,82 @@ pub const SCC: Chip = Chip {
     timing: Timing::SCC,
 };
 
+/// A second chip of the family, differing from the SCC in every dimension
+/// the layers depend on (not a real product; the SCC's clocks and
+/// latencies): 64 tiles on an 8x8 mesh, three cores each (192 cores),
+/// 16 KiB of MPB per core, eight memory controllers on the south and
+/// north edges, each serving a 2x4 block of tiles, the system interface
+/// on the west port of router (0,0), 16 private pages per core, 40 free
+/// LUT entries and two POPSHM pages per core.
+pub const MESH8X8: Chip = Chip {
+    name: "mesh8x8",
+    mesh_x: 8,
+    mesh_y: 8,
+    cores_per_tile: 3,
+    mpb_bytes_per_tile: 3 * 16 * 1024,
+    memory_controllers: &[
+        MemoryController {
+            port: Port::new(1, 0, Subdest::PeriSouth),
+            serves: TileRect::new(0, 0, 2, 4),
+        },
+        MemoryController {
+            port: Port::new(3, 0, Subdest::PeriSouth),
+            serves: TileRect::new(2, 0, 2, 4),
+        },
+        MemoryController {
+            port: Port::new(5, 0, Subdest::PeriSouth),
+            serves: TileRect::new(4, 0, 2, 4),
+        },
+        MemoryController {
+            port: Port::new(7, 0, Subdest::PeriSouth),
+            serves: TileRect::new(6, 0, 2, 4),
+        },
+        MemoryController {
+            port: Port::new(0, 7, Subdest::PeriNorth),
+            serves: TileRect::new(0, 4, 2, 4),
+        },
+        MemoryController {
+            port: Port::new(2, 7, Subdest::PeriNorth),
+            serves: TileRect::new(2, 4, 2, 4),
+        },
+        MemoryController {
+            port: Port::new(4, 7, Subdest::PeriNorth),
+            serves: TileRect::new(4, 4, 2, 4),
+        },
+        MemoryController {
+            port: Port::new(6, 7, Subdest::PeriNorth),
+            serves: TileRect::new(6, 4, 2, 4),
+        },
+    ],
+    system_interface: Port::new(0, 0, Subdest::PeriWest),
+    // Tile-indexed ranges on aligned blocks, so that each is one shared
+    // region of the emulator; entries 195-252 reach nothing.
+    address_map: AddressMap {
+        private: &[EntryRange::new(0, 15), EntryRange::new(255, 255)],
+        lsm: EntryRange::new(16, 23),
+        shareable: EntryRange::new(24, 63),
+        popshm_pages: 2,
+        mpb_first: 64,
+        crb_first: 128,
+        own_mpb: 192,
+        own_crb: 193,
+        fpga: 194,
+        platform: EntryRange::new(253, 254),
+    },
+    // The SCC's block with a third core's registers after the second's.
+    crb: CrbLayout {
+        size: 0x2000,
+        glcfg: &[0x010, 0x018, 0x030],
+        l2cfg: &[0x020, 0x028, 0x038],
+        my_tile_id: 0x100,
+        lock: &[0x200, 0x400, 0x600],
+        lut: &[0x800, 0x1000, 0x1800],
+    },
+    fpga: FpgaLayout::SCC,
+    tsr_protocol: TsrProtocol::SCC,
+    timing: Timing::SCC,
+};
+
 /// What is wrong with a [`Chip`] value or with an argument checked against one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChipError {
@@ -135,6 +243,8 @@ pub enum ChipError {
     },
     /// Cores per tile is 0 or larger than MYTILEID can encode.
     CoresPerTile(u8),
+    /// The chip has more than [`MAX_CORES`] cores.
+    Cores(u32),
     /// The MPB per tile is not a multiple of `cores * CACHE_LINE`, or exceeds a LUT page.
     MpbSize(u32),
     /// There are no memory controllers, or more than the address map has LSM pages for.
@@ -188,6 +298,7 @@ impl core::fmt::Display for ChipError {
         match *self {
             Self::MeshSize { x, y } => write!(f, "mesh {x}x{y}: each side must be 1..=16 tiles"),
             Self::CoresPerTile(n) => write!(f, "{n} cores per tile: must be 1..=8"),
+            Self::Cores(n) => write!(f, "{n} cores: a chip has at most {MAX_CORES}"),
             Self::MpbSize(n) => write!(
                 f,
                 "MPB of {n} bytes per tile: must be a non-zero multiple of cores x {CACHE_LINE} bytes within 16 MiB"
@@ -307,6 +418,9 @@ impl Chip {
         }
         if !(1..=8).contains(&self.cores_per_tile) {
             return Err(ChipError::CoresPerTile(self.cores_per_tile));
+        }
+        if self.cores() > MAX_CORES {
+            return Err(ChipError::Cores(self.cores()));
         }
         let line_per_core = self.cores_per_tile as u32 * CACHE_LINE as u32;
         if self.mpb_bytes_per_tile == 0
@@ -522,6 +636,52 @@ mod tests {
         tsr_protocol: TsrProtocol::SCC,
         timing: Timing::SCC,
     };
+
+    #[test]
+    fn the_second_chip_differs_from_the_scc_in_every_dimension() {
+        let (a, b) = (SCC, MESH8X8);
+        assert_eq!(b.validate(), Ok(()));
+        assert_eq!((b.mesh_x, b.mesh_y, b.tiles(), b.cores()), (8, 8, 64, 192));
+        assert_ne!((a.mesh_x, a.mesh_y), (b.mesh_x, b.mesh_y));
+        assert_ne!(a.cores_per_tile, b.cores_per_tile);
+        assert_ne!(a.mpb_bytes_per_core(), b.mpb_bytes_per_core());
+        assert_eq!(b.mpb_bytes_per_core(), 16 * 1024);
+        assert_ne!(a.memory_controllers, b.memory_controllers);
+        assert_eq!(b.memory_controllers.len(), 8);
+        assert_ne!(a.address_map.shareable.len(), b.address_map.shareable.len());
+        assert_ne!(a.address_map.popshm_pages, b.address_map.popshm_pages);
+        // Each controller serves 8 tiles of 3 cores; core 100 is the fifth
+        // of those (tile 33 = (1,4)) that controller 4 serves.
+        for mc in 0..8 {
+            assert_eq!(b.cores_served(mc), 24);
+        }
+        let core = b.core(100).unwrap();
+        assert_eq!(b.controller_of(b.tile_of(core)), 4);
+        let lsm = b.lsm_page_number(4);
+        assert_eq!(lsm, 24 * 17);
+        let rank = b.rank_at_controller(core);
+        assert_eq!(b.popshm(core), (4, (lsm + 1 + 2 * rank) as u16));
+    }
+
+    #[test]
+    fn chips_are_found_by_name_and_listed() {
+        extern crate std;
+        use std::string::ToString;
+        assert_eq!(find_chip("mesh8x8"), Some(&MESH8X8));
+        assert_eq!(find_chip("nosuch"), None);
+        assert_eq!(DEFAULT_CHIP, &SCC);
+        assert_eq!(chip_names().to_string(), "scc, mesh8x8");
+        for chip in CHIPS {
+            assert_eq!(chip.validate(), Ok(()), "{}", chip.name);
+        }
+    }
+
+    #[test]
+    fn a_chip_of_more_cores_than_a_core_id_names_is_refused() {
+        let mut chip = BIG;
+        chip.cores_per_tile = 6;
+        assert_eq!(chip.validate(), Err(ChipError::Cores(288)));
+    }
 
     #[test]
     fn other_chips_are_expressible_as_data() {

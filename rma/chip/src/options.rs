@@ -21,16 +21,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::num::NonZeroU64;
 
-use crate::{Chip, CoreCount, CoreId, SCC};
-
-/// Every chip the emulator can run, found by name ([`Chip::name`],
-/// [`find_chip`]).
-pub static CHIPS: &[Chip] = &[SCC];
-
-/// The chip of [`CHIPS`] called `name`.
-pub fn find_chip(name: &str) -> Option<&'static Chip> {
-    CHIPS.iter().find(|c| c.name == name)
-}
+use crate::{Chip, CoreCount, CoreId, chip_names, find_chip};
 
 /// The default quantum of modelled time, in core cycles (about 188 µs at
 /// 533 MHz): on the 48-core MPB ring it models the same cycles as quanta a
@@ -189,7 +180,7 @@ pub enum OptionKey {
     Core,
     /// `cores=<N>`: how many cores of the chip run (cores `0..N`).
     Cores,
-    /// `chip=<name>`: the chip, one of [`CHIPS`].
+    /// `chip=<name>`: the chip, one of [`CHIPS`](crate::CHIPS).
     Chip,
     /// `check=on|off`: [`Model::check`]; off if left out.
     Check,
@@ -281,7 +272,7 @@ pub enum OptionsError {
     ZeroQuantum,
     /// `queues=` is given without modelled time, which has the queues.
     QueuesWithoutTime(String),
-    /// `chip=` names none of [`CHIPS`].
+    /// `chip=` names none of [`CHIPS`](crate::CHIPS).
     UnknownChip(String),
     /// `cores=` is 0 or larger than the chip.
     CoreCount(CoreCount),
@@ -343,9 +334,7 @@ impl fmt::Display for OptionsError {
                 OptionKey::Quantum
             ),
             Self::UnknownChip(name) => {
-                write!(f, "unknown chip `{name}` (known chips: ")?;
-                list(f, CHIPS, |c| c.name)?;
-                f.write_str(")")
+                write!(f, "unknown chip `{name}` (known chips: {})", chip_names())
             }
             Self::CoreCount(count) => write!(f, "cores={}: {count}", count.cores),
             Self::CoreOutOfRange { core, cores } => write!(
@@ -372,7 +361,7 @@ pub struct PluginOptions {
 impl PluginOptions {
     /// The options of `core` in a run of `cores` cores of `chip` (cores
     /// `0..cores`), its model doing as `model` says, on the chip memory
-    /// file `mem`. `chip` must be one of [`CHIPS`], as the plugin finds it
+    /// file `mem`. `chip` must be one of [`CHIPS`](crate::CHIPS), as the plugin finds it
     /// by name.
     pub fn new(
         chip: &'static Chip,
@@ -566,6 +555,7 @@ fn number(key: OptionKey, value: String) -> Result<u32, OptionsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{CHIPS, SCC};
 
     const MEM: &str = "/run/chip.mem";
 
@@ -916,7 +906,7 @@ mod tests {
     fn unknown_chip_lists_the_known_ones() {
         assert_eq!(
             message(&["core=0", "cores=2", "chip=scc2", "mem=m"]),
-            "unknown chip `scc2` (known chips: scc)"
+            "unknown chip `scc2` (known chips: scc, mesh8x8)"
         );
         // A chip the plugin could not find by name has no options.
         let mini = &crate::tests::MINI;

@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn core_tile_and_mytileid_agree_for_every_core() {
-        for chip in [SCC, MINI, BIG] {
+        for chip in [SCC, MINI, BIG, crate::MESH8X8] {
             for core in chip.all_cores() {
                 let tile = chip.tile_of(core);
                 let coord = chip.tile_coord(tile);

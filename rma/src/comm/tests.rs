@@ -536,3 +536,39 @@ fn try_send_publishes_only_into_a_free_buffer() {
         }
     });
 }
+
+#[test]
+fn the_channel_and_collectives_run_on_the_8x8_chip() {
+    // 130 ranks of 192, three to a tile, 16 KiB of MPB each: a larger
+    // chunk than the SCC's, and peer lines for every rank.
+    let chip = &chip::MESH8X8;
+    let n = 130;
+    let results = Mock::run_on(chip, n, |hal| {
+        let mut c = comm(hal);
+        assert_eq!(c.layout(), Layout::for_chip(chip).unwrap());
+        let me = c.rank();
+        let (next, prev) = ((me + 1) % n, (me + n - 1) % n);
+        // More than one chunk: a send waits for its receiver, so even
+        // ranks send first and odd ranks receive first (n is even).
+        let len = 20 * 1024 + me as usize;
+        let mut buf = std::vec![0; 20 * 1024 + n as usize];
+        if me.is_multiple_of(2) {
+            c.send(next, &payload(me, next, len)).unwrap();
+        }
+        let got = c.recv(prev, &mut buf).unwrap();
+        if me % 2 == 1 {
+            c.send(next, &payload(me, next, len)).unwrap();
+        }
+        assert_eq!(got, 20 * 1024 + prev as usize);
+        assert!(buf[..got] == payload(prev, me, got), "{prev} -> {me}");
+        c.barrier();
+        let mut v = [u64::from(me)];
+        c.allreduce(&mut v, ReduceOp::Sum).unwrap();
+        v[0]
+    });
+    assert_eq!(results, std::vec![u64::from(n * (n - 1) / 2); n as usize]);
+    assert!(
+        Layout::for_chip(chip).unwrap().data_bytes
+            > Layout::for_chip(&chip::SCC).unwrap().data_bytes
+    );
+}

@@ -51,12 +51,11 @@ const SPIN_POLLS: u32 = 64;
 /// Longest sleep between polls when nothing wakes the thread.
 const SLEEP: Duration = Duration::from_micros(200);
 
-/// The chip the mock pretends to be.
-static CHIP: &Chip = &chip::SCC;
-
 /// What all threads of one run share.
 #[derive(Debug)]
 struct Shared {
+    /// The chip the mock pretends to be.
+    chip: &'static Chip,
     cores: u32,
     /// Words of each core's MPB half, core after core.
     mpb: Vec<AtomicU32>,
@@ -167,30 +166,43 @@ pub struct Mock {
 }
 
 impl Mock {
-    /// Runs `program` on `cores` threads, one per core `0..cores`, and
-    /// returns each one's result in core order.
+    /// Runs `program` on `cores` threads, one per core `0..cores` of
+    /// [`chip::DEFAULT_CHIP`], and returns each one's result in core order.
     ///
     /// # Panics
     /// If `cores` is 0 or more than the chip has, or (with its message)
     /// if any core panicked.
     pub fn run<T: Send>(cores: u32, program: impl Fn(&Mock) -> T + Sync) -> Vec<T> {
+        Self::run_on(chip::DEFAULT_CHIP, cores, program)
+    }
+
+    /// As [`Mock::run`], on cores of `chip`.
+    ///
+    /// # Panics
+    /// As [`Mock::run`].
+    pub fn run_on<T: Send>(
+        chip: &'static Chip,
+        cores: u32,
+        program: impl Fn(&Mock) -> T + Sync,
+    ) -> Vec<T> {
+        let chip_cores = chip.cores();
         assert!(
-            (1..=CHIP.cores()).contains(&cores),
-            "a mock run needs 1..={} cores, not {cores}",
-            CHIP.cores()
+            (1..=chip_cores).contains(&cores),
+            "a mock run needs 1..={chip_cores} cores, not {cores}"
         );
-        let words = (CHIP.mpb_bytes_per_core() / 4) as usize;
+        let words = (chip.mpb_bytes_per_core() / 4) as usize;
         let shared = Arc::new(Shared {
+            chip,
             cores,
-            mpb: (0..words * CHIP.cores() as usize)
+            mpb: (0..words * chip_cores as usize)
                 .map(|_| AtomicU32::new(0))
                 .collect(),
-            tsr: (0..CHIP.cores()).map(|_| AtomicBool::new(false)).collect(),
+            tsr: (0..chip_cores).map(|_| AtomicBool::new(false)).collect(),
             failed: AtomicBool::new(false),
             start: Instant::now(),
             doorbells: (0..cores).map(|_| Doorbell::default()).collect(),
-            dram: (0..CHIP.memory_controllers.len())
-                .map(|mc| Dram::new(CHIP, mc))
+            dram: (0..chip.memory_controllers.len())
+                .map(|mc| Dram::new(chip, mc))
                 .collect(),
             mappings: (0..cores)
                 .map(|_| {
@@ -203,7 +215,7 @@ impl Mock {
         });
         let program = &program;
         std::thread::scope(|scope| {
-            let threads: Vec<_> = CHIP
+            let threads: Vec<_> = chip
                 .all_cores()
                 .take(cores as usize)
                 .map(|core| {
@@ -257,14 +269,14 @@ impl Mock {
     }
 
     fn half_base(&self, half: MpbHalf) -> usize {
-        self.half_core(half) * CHIP.mpb_bytes_per_core() as usize
+        self.half_core(half) * self.shared.chip.mpb_bytes_per_core() as usize
     }
 
-    fn check_range(offset: u32, len: usize) {
+    fn check_range(&self, offset: u32, len: usize) {
+        let bytes = self.shared.chip.mpb_bytes_per_core();
         assert!(
-            offset as usize + len <= CHIP.mpb_bytes_per_core() as usize,
-            "MPB range {offset:#x}+{len} runs past {} bytes",
-            CHIP.mpb_bytes_per_core()
+            offset as usize + len <= bytes as usize,
+            "MPB range {offset:#x}+{len} runs past {bytes} bytes"
         );
     }
 
@@ -312,9 +324,9 @@ impl Mock {
         )
     }
 
-    fn lsm_check(controller: usize, offset: u32, len: usize) {
+    fn lsm_check(&self, controller: usize, offset: u32, len: usize) {
         assert!(
-            controller < CHIP.memory_controllers.len(),
+            controller < self.shared.chip.memory_controllers.len(),
             "there is no memory controller {controller}"
         );
         assert!(
@@ -326,7 +338,7 @@ impl Mock {
 
 impl Topology for Mock {
     fn chip(&self) -> &'static Chip {
-        CHIP
+        self.shared.chip
     }
 
     fn core(&self) -> CoreId {
@@ -344,7 +356,7 @@ impl Mpb for Mock {
             offset.is_multiple_of(4),
             "MPB word at {offset:#x} unaligned"
         );
-        Self::check_range(offset, 4);
+        self.check_range(offset, 4);
         self.word(self.half_base(half) + offset as usize)
             .load(Ordering::Acquire)
     }
@@ -354,20 +366,20 @@ impl Mpb for Mock {
             offset.is_multiple_of(4),
             "MPB word at {offset:#x} unaligned"
         );
-        Self::check_range(offset, 4);
+        self.check_range(offset, 4);
         self.word(self.half_base(half) + offset as usize)
             .store(value, Ordering::Release);
         self.shared.doorbells[self.half_core(half)].ring();
     }
 
     fn mpb_read(&self, half: MpbHalf, offset: u32, buf: &mut [u8]) {
-        Self::check_range(offset, buf.len());
+        self.check_range(offset, buf.len());
         let base = (self.half_base(half) + offset as usize) as u64;
         read_words(base, buf, |byte| self.word(byte as usize));
     }
 
     fn mpb_write(&self, half: MpbHalf, offset: u32, data: &[u8]) {
-        Self::check_range(offset, data.len());
+        self.check_range(offset, data.len());
         let base = (self.half_base(half) + offset as usize) as u64;
         write_words(base, data, |byte| self.word(byte as usize));
         self.shared.doorbells[self.half_core(half)].ring();
@@ -408,7 +420,7 @@ impl CacheControl for Mock {
 
 impl SharedDram for Mock {
     fn map_shared(&self, slot: u8, pages: DramPages, ty: MemoryType) -> Result<(), MapError> {
-        let free = CHIP.address_map.shareable;
+        let free = self.shared.chip.address_map.shareable;
         let last = u32::from(slot) + pages.count.max(1) - 1;
         if !free.contains(slot) || last > u32::from(free.last) {
             return Err(MapError::NotFree {
@@ -463,7 +475,7 @@ impl Lsm for Mock {
             offset.is_multiple_of(4),
             "LSM word at {offset:#x} unaligned"
         );
-        Self::lsm_check(controller, offset, 4);
+        self.lsm_check(controller, offset, 4);
         self.shared.dram[controller]
             .word(u64::from(offset))
             .load(Ordering::SeqCst)
@@ -474,7 +486,7 @@ impl Lsm for Mock {
             offset.is_multiple_of(4),
             "LSM word at {offset:#x} unaligned"
         );
-        Self::lsm_check(controller, offset, 4);
+        self.lsm_check(controller, offset, 4);
         self.shared.dram[controller]
             .word(u64::from(offset))
             .store(value, Ordering::SeqCst);
@@ -482,12 +494,12 @@ impl Lsm for Mock {
     }
 
     fn lsm_read(&self, controller: usize, offset: u32, buf: &mut [u8]) {
-        Self::lsm_check(controller, offset, buf.len());
+        self.lsm_check(controller, offset, buf.len());
         self.shared.dram[controller].read(u64::from(offset), buf);
     }
 
     fn lsm_write(&self, controller: usize, offset: u32, data: &[u8]) {
-        Self::lsm_check(controller, offset, data.len());
+        self.lsm_check(controller, offset, data.len());
         self.shared.dram[controller].write(u64::from(offset), data);
         self.ring_all();
     }
@@ -642,9 +654,9 @@ mod tests {
     fn shareable_dram_is_shared_through_mappings_and_the_lsm() {
         Mock::run(2, |hal| {
             let other = hal.participant(1 - hal.rank());
-            let theirs = DramPages::popshm(CHIP, other);
+            let theirs = DramPages::popshm(hal.chip(), other);
             let mine = hal.popshm();
-            assert_eq!(mine, DramPages::popshm(CHIP, hal.core()));
+            assert_eq!(mine, DramPages::popshm(hal.chip(), hal.core()));
             // Map the second page of the other core's POPSHM at 140, ours at 132.
             let page = DramPages {
                 first: theirs.first + 1,

@@ -66,6 +66,36 @@ fn fence_epochs_move_data_between_all_ranks() {
 }
 
 #[test]
+fn fence_epochs_reach_every_rank_on_the_8x8_chip() {
+    // 50 ranks on 17 tiles of four controllers, each window in two POPSHM
+    // pages, mapped through its 40 free LUT entries (fewer than ranks:
+    // mappings are evicted and made again).
+    let chip = &chip::MESH8X8;
+    let n = 50;
+    Mock::run_on(chip, n, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        assert_eq!(rma.popshm().count, chip.address_map.popshm_pages);
+        let win = rma.allocate::<u32>(16 * n, WindowOptions::new()).unwrap();
+        rma.fence(win, Assert::NOPRECEDE).unwrap();
+        for target in 0..n {
+            let data: Vec<u32> = (0..16).map(|i| value(me, i, target)).collect();
+            rma.put(win, target, me * 16, &data).unwrap();
+        }
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        assert!(rma.lut_entries_in_use() <= chip.address_map.shareable.len() as usize);
+        for origin in 0..n {
+            let mut got = [0u32; 16];
+            rma.local_read(win, origin * 16, &mut got).unwrap();
+            for (i, &v) in got.iter().enumerate() {
+                assert_eq!(v, value(origin, i as u32, me), "put from {origin}");
+            }
+        }
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
 fn element_types_and_displacement_units() {
     Mock::run(2, |hal| {
         let mut rma = rma(hal);

@@ -188,7 +188,7 @@ fn contention(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
     table
         .notes
         .push("median µs per quantum; spread = largest / smallest median - 1".into());
-    let mhz = crate::CHIP.timing.core_mhz as f64;
+    let mhz = chip::DEFAULT_CHIP.timing.core_mhz as f64;
     for (name, m) in medians {
         let mut row = vec![name];
         row.extend(

@@ -15,7 +15,6 @@ use super::stats::Summary;
 use super::svg::Scale;
 use super::table::{Table, num};
 use super::{Ctx, Experiment, Kind, Measure, Plot, Run, Section, View, csv, svg};
-use crate::CHIP;
 use crate::run::RunConfig;
 
 /// Every experiment, in the order `all` runs them.
@@ -690,7 +689,7 @@ const BOOT_EVENTS: [&str; 3] = [
 fn emulator_speed(ctx: &mut Ctx<'_>) -> Result<Section> {
     let mut section = Section::new(experiment("emulator-speed"));
     let runs = if ctx.quick { 1 } else { RUNS };
-    let cores = CHIP.cores();
+    let cores = chip::DEFAULT_CHIP.cores();
 
     // Boot: every core's first serial line, then the end of `identity`.
     let mut all_up = Vec::new();
@@ -957,7 +956,7 @@ pub fn heatmap_outputs(
 
 fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
     let mut section = Section::new(experiment("mesh-heatmap"));
-    let cores = CHIP.cores();
+    let cores = chip::DEFAULT_CHIP.cores();
     let programs = if ctx.quick { HEATMAP_QUICK } else { HEATMAP };
     let mut csv_rows = Vec::new();
     for &(program, params) in programs {
@@ -979,13 +978,16 @@ fn mesh_heatmap(ctx: &mut Ctx<'_>) -> Result<Section> {
                 "{what}: no chip-model report from core(s) {missing:?}"
             ));
         }
-        let totals = router_totals(&CHIP, report.reports.iter().flatten().map(|r| &r.stats));
+        let totals = router_totals(
+            chip::DEFAULT_CHIP,
+            report.reports.iter().flatten().map(|r| &r.stats),
+        );
         if totals.iter().all(|&b| b == 0) {
             section
                 .failures
                 .push(format!("{what}: no router counted any byte"));
         }
-        let (table, rows, svg) = heatmap_outputs(&CHIP, program, cores, &totals);
+        let (table, rows, svg) = heatmap_outputs(chip::DEFAULT_CHIP, program, cores, &totals);
         for row in &rows {
             // Every column a key but the router's bytes, the sample.
             let (mut keys, mut values) = (Vec::new(), Vec::new());
@@ -1025,6 +1027,26 @@ mod tests {
     use emu::model::stats::CoreStats;
 
     use super::*;
+
+    #[test]
+    fn the_heatmap_draws_an_8x8_mesh_with_its_controllers() {
+        let chip = &chip::MESH8X8;
+        let mut a = CoreStats::default();
+        a.router_bytes[63] = 7;
+        let totals = router_totals(chip, [&a]);
+        assert_eq!(totals.len(), 64);
+        let (table, rows, svg) = heatmap_outputs(chip, "comm", 128, &totals);
+        assert_eq!(table.header.len(), 1 + 8);
+        assert_eq!(table.rows.len(), 8);
+        assert_eq!(table.rows[0][0], "y=7");
+        // Tile (7,7) holds the bytes; controllers 4-7 hang off the top row.
+        assert_eq!(table.rows[0][8], "7");
+        assert_eq!(table.rows[0][1], "0 (MC4)");
+        assert_eq!(table.rows[7][2], "0 (MC0)");
+        assert_eq!(table.rows[7][1], "0 (SIF)");
+        assert_eq!(rows.len(), 64);
+        assert!(svg.contains(">MC7<") && svg.contains(">y=7<"));
+    }
 
     #[test]
     fn the_heatmap_follows_the_chip_and_sums_the_cores() {

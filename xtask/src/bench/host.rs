@@ -650,7 +650,7 @@ mod tests {
     #[test]
     fn the_core_counts_fit_the_chip() {
         for (_, cores) in OVERHEAD_CASES {
-            crate::check_cores(cores).unwrap();
+            crate::check_cores(chip::DEFAULT_CHIP, cores).unwrap();
         }
     }
 }

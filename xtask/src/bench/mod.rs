@@ -1441,7 +1441,7 @@ mod tests {
             if let Kind::Lines { runs, .. } = &e.kind {
                 for run in *runs {
                     for &c in run.cores.iter().chain(run.quick_cores) {
-                        crate::check_cores(c).unwrap();
+                        crate::check_cores(chip::DEFAULT_CHIP, c).unwrap();
                     }
                 }
             }

@@ -152,7 +152,7 @@ pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
     let _ = writeln!(out, "- host: {}", info.host);
     let _ = writeln!(out, "- git commit: {}", info.commit);
     let _ = writeln!(out, "- QEMU: {}", info.qemu);
-    let mhz = crate::CHIP.timing.core_mhz;
+    let mhz = chip::DEFAULT_CHIP.timing.core_mhz;
     let _ = writeln!(
         out,
         "\nModelled SCC time is in core cycles of the emulated chip ({mhz} MHz, so µs = cycles / {mhz}); \

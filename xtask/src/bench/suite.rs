@@ -498,7 +498,12 @@ pub fn section_of(
                     }
                 }
             }
-            let mut section = lines_section(e, view, &pool, f64::from(crate::CHIP.timing.core_mhz));
+            let mut section = lines_section(
+                e,
+                view,
+                &pool,
+                f64::from(chip::DEFAULT_CHIP.timing.core_mhz),
+            );
             section.runs = runs;
             section.seconds = seconds;
             failures.append(&mut section.failures);

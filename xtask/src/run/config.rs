@@ -7,15 +7,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use chip::Mode;
 use chip::args::BootArgs;
+use chip::{Chip, Mode};
 
-use crate::CHIP;
 use crate::build::App;
 
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
+    /// The chip emulated, one of [`chip::CHIPS`]: [`chip::DEFAULT_CHIP`]
+    /// unless chosen.
+    pub chip: &'static Chip,
     /// Cores to boot: cores `0..cores` of the chip.
     pub cores: u32,
     /// The app whose image boots: the built-in programs by default.
@@ -68,7 +70,8 @@ pub struct RunConfig {
 impl Default for RunConfig {
     fn default() -> Self {
         Self {
-            cores: CHIP.cores(),
+            chip: chip::DEFAULT_CHIP,
+            cores: chip::DEFAULT_CHIP.cores(),
             app: App::Builtin,
             program: None,
             params: Vec::new(),
@@ -96,6 +99,11 @@ impl RunConfig {
             echo: false,
             ..Self::default()
         }
+    }
+
+    /// The same on `chip`.
+    pub fn on(self, chip: &'static Chip) -> Self {
+        Self { chip, ..self }
     }
 
     /// Checks the core count, the settings' form, and that the flags
@@ -133,7 +141,7 @@ impl RunConfig {
             .iter()
             .map(|(n, v)| (n.as_str(), v.as_str()))
             .collect();
-        BootArgs::new(&CHIP, self.cores, program, settings)
+        BootArgs::new(self.chip, self.cores, program, settings)
             .map(|args| args.traced(self.trace.is_some()))
             .map_err(|e| anyhow::anyhow!("{e}"))
     }

@@ -45,7 +45,7 @@ pub use report::{CoreReport, Outcome, RunReport};
 use crate::build::Artifacts;
 use crate::programs::Catalog;
 use crate::qemu::Qemu;
-use crate::{CHIP, build, qemu};
+use crate::{build, qemu};
 use dir::RunDir;
 use fleet::Fleet;
 use report::{printed_code_addresses, read_reports, require_reports};
@@ -84,6 +84,7 @@ fn stats_json(
 ) -> String {
     #[derive(serde::Serialize)]
     struct Stats<'a> {
+        chip: &'a str,
         program: &'a str,
         cores: u32,
         mode: String,
@@ -94,13 +95,14 @@ fn stats_json(
         reports: &'a [Option<emu::report::CoreReport>],
     }
     let stats = Stats {
+        chip: config.chip.name,
         program,
         cores: config.cores,
         mode: format!("{:?}", config.mode),
         outcome: format!("{outcome:?}"),
         success: *outcome == Outcome::Success,
         host_seconds: elapsed.as_secs_f64(),
-        core_mhz: CHIP.timing.core_mhz,
+        core_mhz: config.chip.timing.core_mhz,
         reports,
     };
     serde_json::to_string_pretty(&stats).expect("statistics are plain data")
@@ -145,6 +147,44 @@ fn quote(word: &str) -> String {
 /// that write more shared memory than these.
 const SHARED_PER_CORE: u64 = 8 << 20;
 
+/// Host memory per core of a run with the chip model, its run directory
+/// in `/dev/shm` included: while `cargo xtask run --chip mesh8x8 --cores
+/// 128 --program comm` ran, the memory in use rose by 8884 MiB and the
+/// run directory held 1521 MiB, 81 MiB per core (README, "Requirements").
+const MEMORY_PER_CORE: u64 = 81 << 20;
+
+/// Host memory a run of `cores` cores may take (with the chip model; a
+/// plain run is not checked).
+pub fn memory_needed(cores: u32, mode: Mode) -> u64 {
+    match mode {
+        Mode::Plain => 0,
+        Mode::Modelled(_) => u64::from(cores) * MEMORY_PER_CORE,
+    }
+}
+
+/// Refuses a run that needs `need` bytes of memory on a host with
+/// `available` (`MemAvailable`; `None`: unknown, not checked).
+fn check_memory(cores: u32, need: u64, available: Option<u64>) -> Result<()> {
+    match available {
+        Some(available) if available < need => bail!(
+            "not enough memory for {cores} cores: the run may need {} MiB ({} MiB per core), \
+             but the host has {} MiB available; boot fewer cores",
+            need.div_ceil(1 << 20),
+            MEMORY_PER_CORE >> 20,
+            available >> 20
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes, if it can be read.
+fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib << 10)
+}
+
 /// Boots `config.cores` cores from already built `artifacts`.
 pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<RunReport> {
     config.check()?;
@@ -161,6 +201,11 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     let program = catalog.check(config.program.as_deref(), &config.params)?;
     let boot_args = config.boot_args(Some(&program))?;
     let mode = config.mode;
+    check_memory(
+        config.cores,
+        memory_needed(config.cores, mode),
+        available_memory(),
+    )?;
     let need = room_needed(config.cores, mode);
     let free: Vec<(PathBuf, Option<u64>)> = parents
         .iter()
@@ -178,15 +223,15 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // Declared before the instances so that it is dropped (removed) after
     // they are killed.
     let dir = RunDir::create_in(parent)?;
-    let memory = ChipMemory::create(dir.path(), &CHIP, config.cores)?;
+    let memory = ChipMemory::create(dir.path(), config.chip, config.cores)?;
     let chip_memory = memory.path().to_owned();
     let socket = dir.path().join("gdb.sock");
     let gdb = config
         .gdb
-        .map(|n| CHIP.core(n).map(|core| (core, socket.as_path())))
+        .map(|n| config.chip.core(n).map(|core| (core, socket.as_path())))
         .transpose()?;
     let launch = Launch {
-        chip: &CHIP,
+        chip: config.chip,
         boot: &boot_args,
         gdb,
         kernel: &artifacts.kernel,
@@ -211,7 +256,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     }
 
     if config.print_qemu {
-        for core in CHIP.all_cores().take(config.cores as usize) {
+        for core in config.chip.all_cores().take(config.cores as usize) {
             println!(
                 "core {:02}: {}",
                 core.index(),
@@ -229,7 +274,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
 
     let oom_before = diagnose::oom_kills();
     let mut fleet = Fleet::new(start);
-    for core in CHIP.all_cores().take(config.cores as usize) {
+    for core in config.chip.all_cores().take(config.cores as usize) {
         fleet.spawn(qemu, &launch, core)?;
     }
     let timed = mode.quantum().is_some();
@@ -271,8 +316,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // the directory is still there.
     let (reports, mut report_errors) = read_reports(dir.path(), config.cores, mode);
     if let Some(file) = &config.trace {
-        let mhz = CHIP.timing.core_mhz;
-        match trace::write(dir.path(), config.cores, mhz, file) {
+        match trace::write(dir.path(), config.chip, config.cores, file) {
             Ok(events) if config.echo => {
                 println!(
                     "trace: {events} events in {} (open it in https://ui.perfetto.dev)",
@@ -301,6 +345,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     let addresses = printed_code_addresses(&cores, &reports, stall.as_ref());
     let code = code_map(&artifacts.kernel, addresses, config.echo);
     Ok(RunReport {
+        chip: config.chip,
         kept,
         outcome,
         cores,
@@ -328,4 +373,26 @@ fn code_map(image: &Path, addresses: Vec<u64>, echo: bool) -> CodeMap {
         }
         CodeMap::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_the_host_cannot_hold_is_refused_before_booting() {
+        let need = memory_needed(128, Mode::default());
+        assert_eq!(need, (128 * 81) << 20);
+        assert_eq!(memory_needed(128, Mode::Plain), 0);
+        assert!(check_memory(128, need, Some(need)).is_ok());
+        assert!(check_memory(128, need, None).is_ok());
+        assert_eq!(
+            check_memory(128, need, Some(4 << 30))
+                .unwrap_err()
+                .to_string(),
+            "not enough memory for 128 cores: the run may need 10368 MiB (81 MiB per core), \
+             but the host has 4096 MiB available; boot fewer cores"
+        );
+        assert!(available_memory().is_some_and(|a| a > 0));
+    }
 }

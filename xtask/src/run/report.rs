@@ -11,7 +11,6 @@ use emu::report::{self, CoreReport as ModelReport};
 use super::CoreExit;
 use super::diagnose::Stall;
 use super::symbols::{CodeMap, code_addresses};
-use crate::CHIP;
 
 /// Serial lines of a failed core shown in its report.
 const LAST_LINES: usize = 12;
@@ -63,6 +62,8 @@ pub struct CoreReport {
 /// What a run did.
 #[derive(Debug, Clone)]
 pub struct RunReport {
+    /// The chip emulated.
+    pub chip: &'static chip::Chip,
     /// How it ended.
     pub outcome: Outcome,
     /// One report per core, in core order.
@@ -123,7 +124,7 @@ impl RunReport {
     /// with a line naming the cores that did not report.
     pub fn stats_table(&self) -> String {
         let reports: Vec<ModelReport> = self.reports.iter().flatten().cloned().collect();
-        let mut text = report::stats_table_for(&CHIP, &reports).to_string();
+        let mut text = report::stats_table_for(self.chip, &reports).to_string();
         text += &self.missing_line();
         text
     }
@@ -357,6 +358,7 @@ mod tests {
 
     fn report(outcome: Outcome, serial: &[&[&str]]) -> RunReport {
         RunReport {
+            chip: &chip::SCC,
             kept: None,
             outcome,
             cores: (0u32..)

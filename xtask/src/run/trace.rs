@@ -11,6 +11,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use chip::Chip;
 use chip::trace::{Counter, Event, Op, Phase, Record};
 use serde::Serialize;
 
@@ -82,13 +83,14 @@ pub fn read_core(dir: &Path, core: usize) -> Result<Vec<Record>> {
     Ok(records)
 }
 
-/// The trace-event JSON of `cores` (each core's records, in core order),
-/// with times at `mhz` core cycles per microsecond.
-pub fn to_json(cores: &[Vec<Record>], mhz: u32) -> Result<String> {
+/// The trace-event JSON of `cores` (each core's records, in core order)
+/// of `chip`, with times at its core clock.
+pub fn to_json(cores: &[Vec<Record>], chip: &Chip) -> Result<String> {
+    let mhz = chip.timing.core_mhz;
     let mut events = vec![TraceEvent::name(
         "process_name",
         0,
-        "SCC cores, modelled time",
+        &format!("{} cores, modelled time", chip.name.to_ascii_uppercase()),
     )];
     let mut counters = Vec::new();
     for (core, records) in cores.iter().enumerate() {
@@ -165,12 +167,12 @@ pub fn to_json(cores: &[Vec<Record>], mhz: u32) -> Result<String> {
 
 /// Reads the traces of `cores` cores from run directory `dir` and writes
 /// them to `file`; returns the number of events.
-pub fn write(dir: &Path, cores: u32, mhz: u32, file: &Path) -> Result<usize> {
+pub fn write(dir: &Path, chip: &Chip, cores: u32, file: &Path) -> Result<usize> {
     let all = (0..cores as usize)
         .map(|core| read_core(dir, core))
         .collect::<Result<Vec<_>>>()?;
     let events = all.iter().map(Vec::len).sum();
-    std::fs::write(file, to_json(&all, mhz)?)
+    std::fs::write(file, to_json(&all, chip)?)
         .with_context(|| format!("cannot write the trace to {}", file.display()))?;
     Ok(events)
 }
@@ -202,7 +204,7 @@ mod tests {
             record(1066, Op::Cl1invmb, Phase::Instant, 0),
             record(1599, Op::Put, Phase::End, 0),
         ];
-        let json = to_json(&[core0, Vec::new()], 533).unwrap();
+        let json = to_json(&[core0, Vec::new()], &chip::SCC).unwrap();
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let events = v["traceEvents"].as_array().unwrap();
         // The process, two threads, three events.
@@ -241,7 +243,7 @@ mod tests {
             sample(1599, Counter::McBytes, 1, 32),
         ];
         let core1 = vec![sample(1066, Counter::McBytes, 1, 128)];
-        let json = to_json(&[core0, core1], 533).unwrap();
+        let json = to_json(&[core0, core1], &chip::SCC).unwrap();
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let track: Vec<(f64, u64)> = v["traceEvents"]
             .as_array()

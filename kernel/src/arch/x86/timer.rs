@@ -17,14 +17,9 @@ use volatile::VolatilePtr;
 use volatile::access::WriteOnly;
 
 /// Physical (and, identity-mapped, virtual) base of the local APIC.
+/// It must lie in a LUT entry the chip leaves to the platform
+/// (`platform::check_chip`).
 pub const LOCAL_APIC_BASE: u32 = 0xFEE0_0000;
-const _: () = assert!(
-    crate::target::CHIP
-        .address_map
-        .platform
-        .contains((LOCAL_APIC_BASE >> chip::LUT_PAGE_SHIFT) as u8),
-    "the local APIC must lie in a LUT entry the chip leaves to the platform"
-);
 
 /// Vector of the timer interrupt (the CPU reserves 0..32 for exceptions).
 pub const TIMER_VECTOR: u8 = 32;
