@@ -102,9 +102,11 @@ struct RunArgs {
     /// shows which programs take which, and their defaults.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = xtask::parse_param)]
     params: Vec<(String, String)>,
-    /// Seconds the run may take, build excluded, before it is stopped.
-    #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
-    timeout: u64,
+    /// Seconds the run may take, build excluded, before it is stopped
+    /// [default: 60 up to 48 cores, growing with the square of the core
+    /// count beyond: 427 for 128 cores].
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
     /// Turn on the chip model's coherence checker and list, at the end, the
     /// reads that returned stale data (they do not change the exit status).
     #[arg(long)]
@@ -377,13 +379,16 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
         }
         Cli::Run(args) => {
             let mode = mode_of(&args);
+            let cores = args.cores.unwrap_or(args.chip.cores());
             let config = RunConfig {
                 chip: args.chip,
-                cores: args.cores.unwrap_or(args.chip.cores()),
+                cores,
                 app: args.app.map_or(xtask::App::Builtin, xtask::App::Dir),
                 program: args.program,
                 params: args.params,
-                timeout: Duration::from_secs(args.timeout),
+                timeout: args
+                    .timeout
+                    .map_or_else(|| RunConfig::default_timeout(cores), Duration::from_secs),
                 echo: true,
                 interrupt: Some(Arc::clone(interrupt)),
                 mode,

@@ -75,7 +75,7 @@ impl Default for RunConfig {
             app: App::Builtin,
             program: None,
             params: Vec::new(),
-            timeout: Duration::from_secs(60),
+            timeout: Self::default_timeout(chip::DEFAULT_CHIP.cores()),
             echo: true,
             interrupt: None,
             mode: Mode::default(),
@@ -91,10 +91,21 @@ impl Default for RunConfig {
 }
 
 impl RunConfig {
+    /// The timeout of a run of `cores` cores unless one is given: a minute
+    /// up to 48 cores, growing beyond with the square of the count (each
+    /// core's share of the host shrinks with the count, and collectives
+    /// do more work per core): 7 minutes 7 s for 128 cores.
+    pub fn default_timeout(cores: u32) -> Duration {
+        const BASE: f64 = 60.0;
+        let scale = (f64::from(cores) / 48.0).max(1.0);
+        Duration::from_secs_f64((BASE * scale * scale).round())
+    }
+
     /// `program` on `cores` cores, with the default timeout and no echo.
     pub fn new(cores: u32, program: &str) -> Self {
         Self {
             cores,
+            timeout: Self::default_timeout(cores),
             program: Some(program.to_owned()),
             echo: false,
             ..Self::default()
@@ -168,6 +179,19 @@ mod tests {
     use chip::Model;
 
     use super::*;
+
+    #[test]
+    fn the_default_timeout_is_a_minute_up_to_48_cores_and_grows_with_the_square_beyond() {
+        for cores in [1, 2, 48] {
+            assert_eq!(RunConfig::default_timeout(cores), Duration::from_secs(60));
+        }
+        assert_eq!(RunConfig::default_timeout(96), Duration::from_secs(240));
+        assert_eq!(RunConfig::default_timeout(128), Duration::from_secs(427));
+        assert_eq!(
+            RunConfig::new(128, "comm").timeout,
+            Duration::from_secs(427)
+        );
+    }
 
     #[test]
     fn configurations_are_checked() {
