@@ -71,20 +71,26 @@ impl Channel {
     pub(super) fn new<H: Hal>(hal: &H, layout: Layout) -> Self {
         let me = hal.rank();
         let world = hal.cores();
-        hal.invalidate_mpbt();
         let mut sent = alloc::vec![0; world as usize];
         let mut received = alloc::vec![0; world as usize];
         let mut buffer_holds_chunk_for = None;
-        for peer in (0..world).filter(|&p| p != me) {
-            let there = MpbHalf::Of(hal.participant(peer));
-            let ours = layout.peer(me);
-            sent[peer as usize] = hal.mpb_read_u32(there, ours + PEER_SENT);
-            received[peer as usize] = hal.mpb_read_u32(there, ours + PEER_ACKED);
-            let acked = hal.mpb_read_u32(MpbHalf::Own, layout.peer(peer) + PEER_ACKED);
-            if acked != sent[peer as usize] {
-                buffer_holds_chunk_for = Some(peer);
+        // One poll that finds what it reads at once: the peers write these
+        // lines (acknowledgements), so the reads take their place among
+        // the peers' writes like any poll's.
+        hal.wait_for(|| {
+            hal.invalidate_mpbt();
+            for peer in (0..world).filter(|&p| p != me) {
+                let there = MpbHalf::Of(hal.participant(peer));
+                let ours = layout.peer(me);
+                sent[peer as usize] = hal.mpb_read_u32(there, ours + PEER_SENT);
+                received[peer as usize] = hal.mpb_read_u32(there, ours + PEER_ACKED);
+                let acked = hal.mpb_read_u32(MpbHalf::Own, layout.peer(peer) + PEER_ACKED);
+                if acked != sent[peer as usize] {
+                    buffer_holds_chunk_for = Some(peer);
+                }
             }
-        }
+            Some(())
+        });
         let last_context = hal.mpb_read_u32(MpbHalf::Own, layout.last_context(me));
         Self {
             me,
