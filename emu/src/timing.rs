@@ -111,7 +111,7 @@
 //! - The first poll of a line: stores to it are not ordered until some
 //!   poll has read it, so the first poll may see a store from after its
 //!   start, or miss it and wait for it.
-//! - A poll, or an ordered access, not over within half a quantum stops
+//! - A poll, or an ordered access, not over within 65,536 cycles stops
 //!   holding the others back, and is not ordered from then on.
 //! - A core resuming from a halt (not a wait) books its requests in
 //!   buckets the others may have charged already.
