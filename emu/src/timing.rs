@@ -630,8 +630,8 @@ impl Clocks {
             for j in first..last {
                 let at = start + j * period;
                 for &(resource, arrival) in &queues {
-                    let k = (at + arrival) / resource.bucket();
-                    let new_core = (at - period + arrival) / resource.bucket() != k;
+                    let k = resource.bucket_of(at + arrival);
+                    let new_core = resource.bucket_of(at - period + arrival) != k;
                     self.book(resource, k, 1, i64::from(new_core));
                 }
             }

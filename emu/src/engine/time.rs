@@ -140,7 +140,7 @@ impl Time {
         if !self.clocks.queues() {
             return;
         }
-        let k = (self.clock.now() + q.arrival) / q.resource.bucket();
+        let k = q.resource.bucket_of(self.clock.now() + q.arrival);
         // Requests of one core come in time order: a bucket it booked is
         // among its last few.
         let mine = self

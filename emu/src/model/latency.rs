@@ -172,6 +172,12 @@ impl Resource {
         }
     }
 
+    /// The bucket of its calendar that a request arriving at `arrival`
+    /// falls in.
+    pub fn bucket_of(self, arrival: u64) -> u64 {
+        arrival / self.bucket()
+    }
+
     /// The class of the cycles spent waiting for it.
     pub const fn wait_class(self) -> Class {
         match self {
