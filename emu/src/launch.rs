@@ -71,6 +71,10 @@ pub struct Launch<'a> {
     pub boot: &'a BootArgs<'a>,
     /// The image (an app on the kernel library), booted through multiboot.
     pub kernel: &'a Path,
+    /// The image's entry point: each core's modelled time starts there
+    /// ([`PluginOptions::entry`]), not at reset, so that the firmware's
+    /// host-timed loops before it move no clock.
+    pub entry: u32,
     /// The plugin shared object.
     pub plugin: &'a Path,
     /// The firmware (`qboot.rom`).
@@ -137,7 +141,8 @@ impl Launch<'_> {
             // strings): a path that is not could never reach it intact.
             let mem = self.mem.to_string_lossy().into_owned();
             let options = PluginOptions::new(self.chip, core, self.boot.cores(), model, mem)
-                .expect("a core of the run, of a known chip");
+                .expect("a core of the run, of a known chip")
+                .with_entry(self.entry);
             let mut plugin = concat([OsStr::new("file="), &opt_value(self.plugin.as_os_str())]);
             for arg in options.to_args() {
                 plugin.push(",");
@@ -227,6 +232,7 @@ mod tests {
             chip: &SCC,
             boot: &RING,
             kernel: Path::new("/k/kernel"),
+            entry: 0x10_0000,
             plugin: Path::new("/p/libemu_plugin.so"),
             bios: Path::new("/usr/share/qemu/qboot.rom"),
             mem,
@@ -259,7 +265,7 @@ mod tests {
         );
         assert_eq!(
             value_of(&args, "-plugin"),
-            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=100000,queues=on,wt-reads=silicon,mem=/run/chip.mem"
+            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=100000,queues=on,wt-reads=silicon,entry=0x100000,mem=/run/chip.mem"
         );
         // Each flag once; the kernel is never told its core id.
         for flag in ["-M", "-m", "-kernel", "-append", "-plugin", "-bios"] {
@@ -294,12 +300,13 @@ mod tests {
             assert_eq!(options.model(), model, "{plugin}");
             assert_eq!(options.core(), SCC.core(3).unwrap());
             assert_eq!((options.cores(), options.mem()), (48, "/run/chip.mem"));
+            assert_eq!(options.entry(), Some(0x10_0000));
         }
         // The last model has no time, so no queues.
         let args = strings(run.args(SCC.core(0).unwrap()));
         let plugin = value_of(&args, "-plugin");
         assert!(
-            plugin.contains(",check=off,quantum=off,wt-reads=silicon,"),
+            plugin.contains(",check=off,quantum=off,wt-reads=silicon,entry=0x100000,"),
             "{plugin}"
         );
     }

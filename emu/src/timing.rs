@@ -54,12 +54,24 @@
 //!   out (a core that finishes does not wait for the others to pass it).
 //! - **Data carries its time.** Every write that reaches memory (a store
 //!   written through, a WCB flush, a write-back, a register write) stamps
-//!   its line with the writer's clock (`stamps.mem`, one word per line of
-//!   the chip memory, written under the line's lock before the bytes). A
-//!   read that reaches memory moves the reader's clock up to the line's
-//!   stamp. For lines nobody watches, reads and writes are not ordered:
-//!   a read that finds a stamp ahead of its clock is counted
+//!   its line with the writer's clock and the 4-byte words it wrote
+//!   (`stamps.mem`, one word per line of the chip memory: the clock above
+//!   eight bits, one per word; written under the line's lock before the
+//!   bytes). A read that reaches memory moves the reader's clock up to
+//!   the stamp if the last write reached a word it reads: a store to
+//!   another word of the line (a lock's word beside the one read) says
+//!   nothing of when the words read got their bytes. For lines nobody
+//!   watches, reads and writes are not ordered: a read that finds a stamp
+//!   of its words ahead of its clock is counted
 //!   ([`Clocks::future_reads`]) as a read the order missed.
+//! - **Reads that race are ordered by the program.** A load cannot be
+//!   ordered by the emulator (QEMU reports it after its bytes were read),
+//!   so a program orders a read that races with other cores' stores
+//!   outside any wait by making it a poll that finds what it reads
+//!   (`Scc::read_ordered`, rma's `Wait::read_ordered`): a flag read once,
+//!   a test for messages, MCS-WP's look at a successor linking in. Reads
+//!   of words written only under the test-and-set register they are read
+//!   under need nothing: the register orders them.
 //!
 //! Between those points, no running core may be more than a quantum Q
 //! ahead of the slowest running core: a core that gets there sleeps on a
@@ -93,21 +105,31 @@
 //! | 344 + 128·c | waiting: each of them, its calendar above its arrival cycles |
 //! | 256 + 128·`MAX_CORES` + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::queue`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
 //!
-//! Every core starts running at time 0, as on silicon after reset: a core
-//! whose QEMU starts late holds the others back until it catches up.
+//! Every core's time starts at 0 when it enters the booted image (the
+//! plugin's `entry=` option): the firmware QEMU runs before (qboot, which
+//! the chip does not have) takes no modelled time, since how many
+//! instructions its timer loops execute depends on the host. Until then a
+//! core holds the others back at 0: a core whose QEMU starts late, or
+//! whose firmware takes long, holds the others back until it catches up.
+//!
+//! The same program and settings give the same modelled cycles whatever
+//! the host load and the quantum: `bench-lock` on 4 cores, alone, beside
+//! two busy host processes and with a tenth of the quantum
+//! (`tests/tests/determinism.rs`), and on 16 cores, three runs beside two
+//! busy processes and runs at quanta of 10,000 and 1,000 cycles, all gave
+//! identical samples.
 //!
 //! # What stays nondeterministic
 //!
-//! - With queues, runs beside busy host processes still differ now and
-//!   then by a few cycles in some samples (2-core `bench-lock`: 2 or 3
-//!   variants in 5 loaded runs, medians within 0.1 %, some within 7 %),
-//!   and MCS-WP's samples on 8 and 16 cores move by a few per cent between
-//!   runs. The calendars are the same whatever the host did; what the
-//!   host still decides is which of the unordered reads below see their
-//!   data, and the queues move the cores' timing enough to expose them.
-//! - Lines nobody polls: a plain read of data another core writes
-//!   without synchronisation sees it or not by host order; such reads of
-//!   data from the modelled future are counted.
+//! What the host still decides:
+//! - Reads that race with another core's stores and are not ordered (a
+//!   plain read outside any wait, of data another core writes without
+//!   synchronisation): they see the data or not by host order; those that
+//!   see data from the modelled future are counted (`future` in
+//!   `--stats`).
+//! - A line's stamp keeps only its last write: a write whose stamp a
+//!   later write to other words of the line replaced no longer moves a
+//!   reader of its words.
 //! - The first poll of a line: stores to it are not ordered until some
 //!   poll has read it, so the first poll may see a store from after its
 //!   start, or miss it and wait for it.

@@ -135,9 +135,8 @@ struct RunArgs {
     #[arg(long, conflicts_with = "plain")]
     ideal_wt_reads: bool,
     /// Modelled time without queues: every memory controller, MPB and
-    /// register block serves each request at once. Contention for them is
-    /// no longer modelled, and in exchange the modelled times no longer
-    /// depend on how the host schedules the cores.
+    /// register block serves each request at once: contention for them is
+    /// no longer modelled.
     #[arg(long, conflicts_with_all = ["plain", "no_timing"])]
     no_queues: bool,
     /// Make the run's directory (its chip memory, private to this user,

@@ -24,6 +24,8 @@ pub struct Catalog {
     image: PathBuf,
     /// Its section, checked by [`decode`] when read.
     section: Vec<u8>,
+    /// Its entry point.
+    entry: u32,
 }
 
 impl Catalog {
@@ -45,9 +47,17 @@ impl Catalog {
             .data()
             .with_context(|| format!("cannot read {SECTION} in {}", image.display()))?
             .to_vec();
+        let entry = u32::try_from(elf.entry()).with_context(|| {
+            format!(
+                "{} is entered at {:#x}, beyond the 32-bit address space of the cores",
+                image.display(),
+                elf.entry()
+            )
+        })?;
         let catalog = Self {
             image: image.to_owned(),
             section,
+            entry,
         };
         let programs = decode(&catalog.section)
             .map_err(|e| anyhow::anyhow!("{SECTION} in {}: {e}", image.display()))?;
@@ -55,6 +65,12 @@ impl Catalog {
             bail!("{} declares no programs", image.display());
         }
         Ok(catalog)
+    }
+
+    /// The image's entry point, where the cores' modelled time starts
+    /// (`emu::launch::Launch::entry`).
+    pub fn entry(&self) -> u32 {
+        self.entry
     }
 
     /// The image's programs, in the order the app lists them.

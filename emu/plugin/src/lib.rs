@@ -23,6 +23,9 @@
 //!   that counter reaches the sync interval, that hands the count to the
 //!   engine and keeps the core within the quantum of the others; idle and
 //!   resume callbacks, so a halted core holds nobody back;
+//! - with `entry=` given, an execution callback on the block at the
+//!   booted image's entry point, where modelled time starts: the
+//!   firmware's instructions before take none;
 //! - an exit callback that writes the core's report into the run's
 //!   directory.
 //!
@@ -82,6 +85,9 @@ struct Plugin {
     budget: Budget,
     /// With timing on: how many instructions make a sync interval.
     interval: Option<u64>,
+    /// The booted image's entry point, where modelled time starts (from
+    /// reset if the options name none).
+    entry: Option<u64>,
 }
 
 /// A scoreboard entry of QEMU's: a handle used only through QEMU's
@@ -196,8 +202,11 @@ unsafe fn install(
     });
     let PluginSetup { options, memory } = PluginSetup::parse(args).map_err(|e| e.to_string())?;
     let model = options.model();
-    let engine = Engine::with_model(&memory, options.core(), options.cores(), model)
+    let mut engine = Engine::with_model(&memory, options.core(), options.cores(), model)
         .map_err(|e| e.to_string())?;
+    if options.entry().is_some() {
+        engine.hold_time();
+    }
     // SAFETY: a new scoreboard of one u64 per vCPU, owned by QEMU.
     let score = unsafe { qemu_plugin_scoreboard_new(std::mem::size_of::<u64>()) };
     let budget = Budget(qemu_plugin_u64 { score, offset: 0 });
@@ -212,6 +221,7 @@ unsafe fn install(
         gprs: OnceLock::new(),
         budget,
         interval,
+        entry: options.entry().map(u64::from),
     })
 }
 
@@ -392,6 +402,19 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
                 );
             }
         }
+        if PLUGIN.get().and_then(|p| p.entry) == Some(start) {
+            // Registered before the block's instruction count is added, so
+            // the callback sees the count of the firmware's instructions.
+            // SAFETY: `tb` is being translated; `on_entry` never unwinds.
+            unsafe {
+                qemu_plugin_register_vcpu_tb_exec_cb(
+                    tb,
+                    Some(on_entry),
+                    qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
+                    std::ptr::null_mut(),
+                );
+            }
+        }
         if let Some(plugin) = PLUGIN.get() {
             // SAFETY: `tb` is being translated; the entry is a live
             // scoreboard's.
@@ -520,6 +543,18 @@ unsafe extern "C" fn on_cl1invmb(vcpu: c_uint, data: *mut c_void) {
     with_engine(|engine| {
         engine.set_insns(insns);
         cache_instruction(engine, Special::Cl1invmb)
+    });
+}
+
+/// The block at the booted image's entry point: modelled time starts, the
+/// firmware's instructions before it taking none.
+unsafe extern "C" fn on_entry(vcpu: c_uint, _data: *mut c_void) {
+    let Some(plugin) = PLUGIN.get() else { return };
+    let insns = insns(plugin, vcpu);
+    with_engine(|engine| {
+        engine.set_insns(insns);
+        engine.start_time();
+        Ok(())
     });
 }
 

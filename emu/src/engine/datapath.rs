@@ -182,7 +182,7 @@ impl Engine {
         self.lock_line(s);
         if let Some(time) = &self.time {
             // Before the bytes: whoever sees them sees when they came.
-            time.stamp(s);
+            time.stamp(s, time::words_of_bytes(mask));
         }
         self.g.write_masked(s, data, mask);
         self.directory.update_flags(s, WRITER, self.me() as u64 + 1);

@@ -359,15 +359,17 @@ impl Engine {
                         .tsr_owner(t.target, offset + u64::from(t.offset))
                         .is_some();
                 self.last_register_load = (a.kind == Kind::Load).then_some((a.insn, a.paddr));
-                let s = (offset + u64::from(t.offset)) & !(LINE - 1);
+                let at = offset + u64::from(t.offset);
+                let s = at & !(LINE - 1);
+                let words = time::words_reached((at - s) as u32, a.len);
                 if let Some(time) = &mut self.time {
                     match a.kind {
-                        Kind::Load => time.observe(s, t.target),
+                        Kind::Load => time.observe(s, words, t.target),
                         // The store half of an exchange changes nothing a
                         // waiter waits for: a failed attempt leaves the
                         // register taken, a successful one takes it.
                         Kind::Store if exchange_half => {}
-                        Kind::Store => time.stamp(s),
+                        Kind::Store => time.stamp(s, words),
                     }
                     if !exchange_half {
                         time.charge(t.target, None);
@@ -412,6 +414,23 @@ impl Engine {
         self.insns = self.insns.max(insns);
         if let Some(time) = &mut self.time {
             time.clock.set_insns(insns);
+        }
+    }
+
+    /// Holds modelled time at 0 until [`Engine::start_time`]: what the
+    /// core executes before (the firmware) takes none. Nothing with timing
+    /// off.
+    pub fn hold_time(&mut self) {
+        if let Some(time) = &mut self.time {
+            time.clock = CoreClock::held(self.chip.timing.insn_cycles);
+        }
+    }
+
+    /// Modelled time starts, if held ([`Engine::hold_time`]): the core
+    /// entered the booted image.
+    pub fn start_time(&mut self) {
+        if let Some(time) = &mut self.time {
+            time.clock.start();
         }
     }
 

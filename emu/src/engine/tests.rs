@@ -308,6 +308,58 @@ fn a_store_between_a_polls_read_and_its_callback_still_ends_the_wait() {
 }
 
 #[test]
+fn a_read_waits_for_a_later_write_to_its_words_only() {
+    let mut rig = rig_timed(PTE_PCD, Some(100_000));
+    // Core 0 is ahead in modelled time; the line is one nobody polls.
+    rig.engines[0].set_insns(5000);
+    rig.engines[1].set_insns(10);
+    rig.store(0, 0x40, 7);
+    let written = rig.engines[0].now().unwrap();
+    // Another word of the line: its bytes are not the later write's.
+    rig.load(1, 0x44);
+    let before = rig.engines[1].now().unwrap();
+    assert!(before < written, "{before} moved to the write at {written}");
+    assert_eq!(rig.engines[1].report().stats.future_reads, 0);
+    // The written word: the read completes no earlier than the write.
+    assert_eq!(rig.load(1, 0x40), 7);
+    let after = rig.engines[1].now().unwrap();
+    assert!(
+        after >= written,
+        "{after} read what was written at {written}"
+    );
+    assert_eq!(rig.engines[1].report().stats.future_reads, 1);
+}
+
+#[test]
+fn the_words_of_a_line_an_access_reaches() {
+    assert_eq!(time::words_reached(0, 4), 0b1);
+    assert_eq!(time::words_reached(4, 4), 0b10);
+    assert_eq!(time::words_reached(2, 4), 0b11);
+    assert_eq!(time::words_reached(0, 32), 0xFF);
+    assert_eq!(time::words_reached(31, 1), 0x80);
+    assert_eq!(time::words_reached(8, 8), 0b1100);
+    assert_eq!(time::words_of_bytes(0), 0);
+    assert_eq!(time::words_of_bytes(0xF), 0b1);
+    assert_eq!(time::words_of_bytes(0x10), 0b10);
+    assert_eq!(time::words_of_bytes(0x8000_0001), 0x81);
+    assert_eq!(time::words_of_bytes(u32::MAX), 0xFF);
+}
+
+#[test]
+fn a_held_clock_starts_at_the_entry() {
+    let mut rig = rig_timed(PTE_PCD, Some(100_000));
+    rig.engines[0].hold_time();
+    rig.engines[0].set_insns(40_000); // the firmware
+    assert_eq!(rig.engines[0].now(), Some(0));
+    rig.engines[0].start_time();
+    rig.engines[0].set_insns(40_100);
+    let insn = u64::from(SCC.timing.insn_cycles);
+    assert_eq!(rig.engines[0].now(), Some(100 * insn));
+    // What the core executed before counts as executed all the same.
+    assert_eq!(rig.engines[0].report().stats.insns, 40_100);
+}
+
+#[test]
 fn mesh_traffic_is_counted_at_every_router_of_its_xy_route() {
     let dir = tempfile::tempdir().unwrap();
     let memory = ChipMemory::create(dir.path(), &SCC, 1).unwrap();

@@ -35,6 +35,37 @@ const MAX_HOLD: u64 = 1 << 16;
 /// from then on (the record's cores are those waiting on it).
 const POLLED: u64 = 1 << 63;
 
+/// A line's stamp ([`Time::stamps`]): when it was last written, above
+/// which of its eight 4-byte words that write reached, one bit each.
+fn stamp_of(time: u64, words: u8) -> u64 {
+    time << 8 | u64::from(words)
+}
+
+/// The time of a stamp ([`stamp_of`]).
+fn stamp_time(stamp: u64) -> u64 {
+    stamp >> 8
+}
+
+/// The words of a line (one bit per 4 bytes) that `len` bytes from byte
+/// `offset` of it reach.
+pub(super) fn words_reached(offset: u32, len: u32) -> u8 {
+    let first = offset / 4;
+    let last = (offset + len.max(1) - 1) / 4;
+    (first..=last.min(7)).fold(0, |words, w| words | 1 << w)
+}
+
+/// The words of a line (one bit per 4 bytes) that byte mask `mask` (bit
+/// i: byte i) reaches.
+pub(super) fn words_of_bytes(mask: u32) -> u8 {
+    (0..8).fold(0, |words, w| {
+        if mask >> (4 * w) & 0xF != 0 {
+            words | 1 << w
+        } else {
+            words
+        }
+    })
+}
+
 /// A poll in progress: when it began and the lines its loads reached.
 #[derive(Debug)]
 pub(super) struct Poll {
@@ -207,15 +238,19 @@ impl Time {
         }
     }
 
-    /// A load read line `s` of G, reached through `target`: it completes
-    /// no earlier than the write it may have read, and a poll in progress
-    /// watches the line.
-    pub(super) fn observe(&mut self, s: u64, target: Target) {
-        let written = self.stamps.load(dir_word(s));
-        if written > self.clock.now() {
+    /// A load read `words` of line `s` of G, reached through `target`: it
+    /// completes no earlier than the write it may have read, and a poll in
+    /// progress watches the line. Only a write to the words read moves the
+    /// reader: a store to another word of the line (a lock's word beside
+    /// the one read) says nothing of when the words read got their bytes,
+    /// and is seen or not in host order.
+    pub(super) fn observe(&mut self, s: u64, words: u8, target: Target) {
+        let stamp = self.stamps.load(dir_word(s));
+        let written = stamp_time(stamp);
+        if stamp as u8 & words != 0 && written > self.clock.now() {
             self.clocks.future_reads += 1;
+            self.clock.idle_until(written);
         }
-        self.clock.idle_until(written);
         if let Some(poll) = &mut self.poll
             && poll.lines.len() < MAX_WATCHED
             && !poll.lines.iter().any(|l| l.s == s)
@@ -230,9 +265,10 @@ impl Time {
         }
     }
 
-    /// A write reaches line `s` of G now.
-    pub(super) fn stamp(&self, s: u64) {
-        self.stamps.store(dir_word(s), self.clock.now());
+    /// A write reaches `words` of line `s` of G now.
+    pub(super) fn stamp(&self, s: u64, words: u8) {
+        self.stamps
+            .store(dir_word(s), stamp_of(self.clock.now(), words));
     }
 
     /// The cores other than this one waiting on line `s`, one bit each.
@@ -369,7 +405,7 @@ impl Time {
         // repeats at its first period after such a store, seen or not,
         // as a spinning core would.
         for l in &poll.lines {
-            let written = self.stamps.load(dir_word(l.s));
+            let written = stamp_time(self.stamps.load(dir_word(l.s)));
             if written != l.seen || written >= poll.start {
                 self.clocks.wake_waiter(me, written, me);
             }
@@ -505,7 +541,8 @@ impl Engine {
         if access.kind == Kind::Load {
             for (slot, p) in read.iter_mut().zip(access.parts()) {
                 if p.outcome == Outcome::Memory {
-                    *slot = self.system_line(p.addr).ok();
+                    let words = words_reached(p.addr % LINE as u32, p.len);
+                    *slot = self.system_line(p.addr).ok().map(|s| (s, words));
                 }
             }
         }
@@ -522,8 +559,8 @@ impl Engine {
         }
         let Some(time) = &mut self.time else { return };
         let t = *time.latencies.timing();
-        for s in read.into_iter().flatten() {
-            time.observe(s, target);
+        for (s, words) in read.into_iter().flatten() {
+            time.observe(s, words, target);
         }
         for p in access.parts() {
             match p.outcome {

@@ -326,6 +326,9 @@ pub struct CoreClock {
     insn_cycles: u64,
     extra: u64,
     idle: u64,
+    /// Whether time runs: a clock [`CoreClock::held`] stays at 0 until
+    /// [`CoreClock::start`].
+    running: bool,
     /// Cycles beyond an L1 hit, per class.
     pub class_cycles: [u64; CLASSES],
     /// Accesses (or operations), per class.
@@ -337,14 +340,33 @@ impl CoreClock {
     pub fn new(insn_cycles: u32) -> Self {
         Self {
             insn_cycles: u64::from(insn_cycles),
+            running: true,
             ..Self::default()
         }
+    }
+
+    /// As [`CoreClock::new`], but held at 0 until [`CoreClock::start`]:
+    /// what the core does before takes no modelled time.
+    pub fn held(insn_cycles: u32) -> Self {
+        Self {
+            running: false,
+            ..Self::new(insn_cycles)
+        }
+    }
+
+    /// Time starts: from here on the clock counts the core's instructions,
+    /// stalls and waits. Nothing if it runs already.
+    pub fn start(&mut self) {
+        self.running = true;
     }
 
     /// The core has executed `insns` instructions in all (never fewer
     /// than before).
     pub fn set_insns(&mut self, insns: u64) {
         self.insns = self.insns.max(insns);
+        if !self.running {
+            self.untimed = self.insns;
+        }
     }
 
     /// Instructions executed.
@@ -364,6 +386,9 @@ impl CoreClock {
 
     /// The core stalls `cycles` (beyond the instruction's own) in `class`.
     pub fn stall(&mut self, class: Class, cycles: u64) {
+        if !self.running {
+            return;
+        }
         self.extra += cycles;
         self.class_cycles[class as usize] += cycles;
         self.class_count[class as usize] += 1;
@@ -372,6 +397,9 @@ impl CoreClock {
     /// The core waited (halted, or for data written at `time`) until
     /// `time`: its clock moves there, never back.
     pub fn idle_until(&mut self, time: u64) {
+        if !self.running {
+            return;
+        }
         self.idle += time.saturating_sub(self.now());
     }
 
@@ -451,5 +479,23 @@ mod tests {
         c.idle_until(10); // already past
         assert_eq!(c.now(), 1000);
         assert_eq!(c.class_count[Class::L2 as usize], 1);
+    }
+
+    #[test]
+    fn a_held_clock_counts_nothing_until_it_starts() {
+        let mut c = CoreClock::held(2);
+        c.set_insns(500);
+        c.stall(Class::Dram, 40);
+        c.idle_until(10_000);
+        assert_eq!((c.now(), c.insns()), (0, 500));
+        assert_eq!(c.class_count[Class::Dram as usize], 0);
+        c.set_insns(700); // still held: the firmware's instructions
+        c.start();
+        assert_eq!(c.now(), 0);
+        c.set_insns(710);
+        c.stall(Class::Dram, 40);
+        assert_eq!((c.now(), c.insn_cycles()), (60, 20));
+        c.start(); // already running
+        assert_eq!(c.now(), 60);
     }
 }

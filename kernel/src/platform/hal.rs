@@ -83,6 +83,10 @@ impl Wait for Scc {
     fn wait_for<T>(&self, ready: impl FnMut() -> Option<T>) -> T {
         Scc::wait_for(self, ready)
     }
+
+    fn read_ordered<T>(&self, read: impl FnOnce() -> T) -> T {
+        Scc::read_ordered(self, read)
+    }
 }
 
 impl Clock for Scc {

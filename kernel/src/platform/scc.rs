@@ -4,6 +4,7 @@
 
 use core::arch::asm;
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use chip::{
     AddressMap, Chip, CoreId, EMU_SIGNATURE, EmuCall, LUT_PAGE_SIZE, LutEntry, MemoryType, Target,
@@ -168,6 +169,9 @@ pub struct Scc {
     /// Whether rma's calls are traced ([`rma::hal::Trace`]): asked for on
     /// the command line, and only under modelled time.
     tracing: bool,
+    /// Waits under way on this core: more than one when a wait's `ready`
+    /// waits in turn ([`Scc::read_ordered`] reads inside them as they are).
+    waits: AtomicU32,
 }
 
 impl Scc {
@@ -203,6 +207,7 @@ impl Scc {
             mappings: Mutex::new(mappings),
             modelled,
             tracing: trace && modelled,
+            waits: AtomicU32::new(0),
         };
         if scc.tracing {
             let first =
@@ -339,18 +344,19 @@ impl Scc {
             // Each poll is ordered among the cores as a whole, and a poll
             // that finds nothing waits in modelled time for what it read
             // to change (EmuCall::Poll, EmuCall::Wait, EmuCall::Done).
+            self.waits.fetch_add(1, Ordering::Relaxed);
+            let mut found = None;
             for poll in 0..polls {
                 self.emu_call(EmuCall::Poll, 0);
-                if let Some(value) = ready() {
-                    self.emu_call(EmuCall::Done, 0);
-                    return Some(value);
+                found = ready();
+                if found.is_some() || poll + 1 == polls {
+                    break;
                 }
-                if poll + 1 < polls {
-                    self.emu_call(EmuCall::Wait, 0);
-                }
+                self.emu_call(EmuCall::Wait, 0);
             }
             self.emu_call(EmuCall::Done, 0);
-            return None;
+            self.waits.fetch_sub(1, Ordering::Relaxed);
+            return found;
         }
         let mut pause = FIRST_PAUSE_US;
         for poll in 0..polls {
@@ -363,6 +369,22 @@ impl Scc {
             }
         }
         None
+    }
+
+    /// Runs `read`, whose loads race with other cores' stores (a flag read
+    /// once, a test for messages), as one poll that finds what it reads:
+    /// under modelled time the loads then take their place among the other
+    /// cores' accesses by modelled time, as on silicon, instead of seeing
+    /// whatever the host had run. Inside a wait's `ready` they are part of
+    /// its poll already. On silicon it only calls `read`.
+    pub fn read_ordered<T>(&self, read: impl FnOnce() -> T) -> T {
+        if !self.modelled || self.waits.load(Ordering::Relaxed) > 0 {
+            return read();
+        }
+        self.emu_call(EmuCall::Poll, 0);
+        let value = read();
+        self.emu_call(EmuCall::Done, 0);
+        value
     }
 
     /// Takes `owner`'s test-and-set register, waiting until it is free.

@@ -9,7 +9,7 @@
 //! quantum, and queues exist only with modelled time.
 //!
 //! QEMU hands the plugin its options as separate `key=value` strings:
-//! `core=<n>,cores=<N>,chip=<name>,check=on|off,quantum=<cycles>|off,queues=on|off,wt-reads=silicon|ideal,mem=<path>`.
+//! `core=<n>,cores=<N>,chip=<name>,check=on|off,quantum=<cycles>|off,queues=on|off,wt-reads=silicon|ideal,entry=<address>,mem=<path>`.
 //! [`PluginOptions::to_args`] writes them and [`PluginOptions::parse`]
 //! reads and checks them, so that a wrong command line stops QEMU with a
 //! reason instead of emulating the wrong chip. Opening the chip memory
@@ -138,9 +138,7 @@ pub enum Time {
         quantum: NonZeroU64,
         /// Whether requests queue at the resources they reach (memory
         /// controllers, MPBs, register blocks). Without queues every
-        /// resource serves at once: contention is not modelled, and the
-        /// modelled times no longer depend on the order in which the host
-        /// runs the cores.
+        /// resource serves at once: contention is not modelled.
         queues: bool,
     },
 }
@@ -191,6 +189,10 @@ pub enum OptionKey {
     Queues,
     /// `wt-reads=silicon|ideal`: [`WtReads`]; silicon if left out.
     WtReads,
+    /// `entry=<address>`: the booted image's entry point, in hexadecimal
+    /// (`0x` first) or decimal ([`PluginOptions::entry`]); modelled time
+    /// starts at reset if left out.
+    Entry,
     /// `mem=<path>`: the run's chip memory file.
     Mem,
 }
@@ -198,7 +200,7 @@ pub enum OptionKey {
 impl OptionKey {
     /// Every key, in the order [`PluginOptions::to_args`] writes them and
     /// messages list them.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Core,
         Self::Cores,
         Self::Chip,
@@ -206,6 +208,7 @@ impl OptionKey {
         Self::Quantum,
         Self::Queues,
         Self::WtReads,
+        Self::Entry,
         Self::Mem,
     ];
 
@@ -219,6 +222,7 @@ impl OptionKey {
             Self::Quantum => "quantum",
             Self::Queues => "queues",
             Self::WtReads => "wt-reads",
+            Self::Entry => "entry",
             Self::Mem => "mem",
         }
     }
@@ -355,6 +359,7 @@ pub struct PluginOptions {
     core: CoreId,
     cores: u32,
     model: Model,
+    entry: Option<u32>,
     mem: String,
 }
 
@@ -379,8 +384,27 @@ impl PluginOptions {
             core,
             cores,
             model,
+            entry: None,
             mem,
         })
+    }
+
+    /// These options, for a core that boots an image entered at `entry`
+    /// ([`PluginOptions::entry`]).
+    pub fn with_entry(self, entry: u32) -> Self {
+        Self {
+            entry: Some(entry),
+            ..self
+        }
+    }
+
+    /// The booted image's entry point, if the options name it. Modelled
+    /// time starts when the core first executes it: the firmware that
+    /// runs before (QEMU's, which the chip does not have) takes none, so
+    /// that how long it takes on the host, which its timer loops depend
+    /// on, cannot move any core's clock. Without it, time starts at reset.
+    pub fn entry(&self) -> Option<u32> {
+        self.entry
     }
 
     /// The chip being emulated.
@@ -409,7 +433,8 @@ impl PluginOptions {
     }
 
     /// The `key=value` strings, one per key in the order of
-    /// [`OptionKey::ALL`]; `queues=` only with modelled time.
+    /// [`OptionKey::ALL`]; `queues=` only with modelled time, `entry=`
+    /// only when the options name one.
     pub fn to_args(&self) -> Vec<String> {
         let on_off = |on: bool| if on { ON } else { OFF };
         let Model {
@@ -434,6 +459,7 @@ impl PluginOptions {
                         Time::On { queues, .. } => on_off(queues).into(),
                     },
                     OptionKey::WtReads => wt_reads.name().into(),
+                    OptionKey::Entry => format!("{:#x}", self.entry?),
                     OptionKey::Mem => self.mem.clone(),
                 };
                 Some(format!("{key}={value}"))
@@ -444,7 +470,7 @@ impl PluginOptions {
     /// Reads and checks the `key=value` strings QEMU passed, in any order.
     /// Only [`OptionKey::is_required`] keys must be given; the others mean,
     /// when left out: no checker, no modelled time, queues (with modelled
-    /// time), MPBT-WT reads as on silicon.
+    /// time), MPBT-WT reads as on silicon, time from reset.
     pub fn parse<I>(args: I) -> Result<Self, OptionsError>
     where
         I: IntoIterator,
@@ -475,11 +501,12 @@ impl PluginOptions {
             required(take(OptionKey::Cores)),
             required(take(OptionKey::Chip)),
         );
-        let (check, quantum, queues, wt_reads, mem) = (
+        let (check, quantum, queues, wt_reads, entry, mem) = (
             take(OptionKey::Check),
             take(OptionKey::Quantum),
             take(OptionKey::Queues),
             take(OptionKey::WtReads),
+            take(OptionKey::Entry),
             required(take(OptionKey::Mem)),
         );
 
@@ -510,6 +537,7 @@ impl PluginOptions {
             None => WtReads::default(),
             Some(v) => WtReads::from_name(&v).ok_or(OptionsError::UnknownWtReads(v))?,
         };
+        let entry = entry.map(|v| address(OptionKey::Entry, v)).transpose()?;
         check_cores(chip, core, cores)?;
         let core = chip
             .core(core)
@@ -524,6 +552,7 @@ impl PluginOptions {
             core,
             cores,
             model,
+            entry,
             mem,
         })
     }
@@ -550,6 +579,15 @@ fn number(key: OptionKey, value: String) -> Result<u32, OptionsError> {
     value
         .parse()
         .map_err(|_| OptionsError::NotANumber { key, value })
+}
+
+/// A 32-bit address, in hexadecimal with `0x` first or in decimal.
+fn address(key: OptionKey, value: String) -> Result<u32, OptionsError> {
+    let parsed = match value.strip_prefix("0x") {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => value.parse(),
+    };
+    parsed.map_err(|_| OptionsError::NotANumber { key, value })
 }
 
 #[cfg(test)]
@@ -652,6 +690,12 @@ mod tests {
                             assert_eq!(parse_strings(&args), Ok(options.clone()), "{args:?}");
                             assert_eq!(options.model(), model);
                             assert_eq!(options.mem(), mem);
+                            assert_eq!(options.entry(), None);
+                            for entry in [0, 0x10_0000, u32::MAX] {
+                                let options = options.clone().with_entry(entry);
+                                let args = options.to_args();
+                                assert_eq!(parse_strings(&args), Ok(options), "{args:?}");
+                            }
                         }
                     }
                 }
@@ -706,6 +750,31 @@ mod tests {
                 "wt-reads=silicon",
                 "mem=/run/chip.mem"
             ]
+        );
+    }
+
+    #[test]
+    fn the_entry_is_an_address_in_hexadecimal_or_decimal() {
+        let entry = |value: &str| {
+            let arg = format!("entry={value}");
+            parse(&with(&[&arg])).map(|o| o.entry())
+        };
+        assert_eq!(entry("0x100000"), Ok(Some(0x10_0000)));
+        assert_eq!(entry("1048576"), Ok(Some(0x10_0000)));
+        assert_eq!(entry("0xffffffff"), Ok(Some(u32::MAX)));
+        assert_eq!(parse(&with(&[])).map(|o| o.entry()), Ok(None));
+        for bad in ["", "0x", "0x100000000", "4294967296", "100000h", "-1"] {
+            assert_eq!(
+                entry(bad),
+                Err(OptionsError::NotANumber {
+                    key: OptionKey::Entry,
+                    value: bad.into()
+                })
+            );
+        }
+        assert_eq!(
+            message(&with(&["entry=main"])),
+            "option `entry=main`: not a number"
         );
     }
 
@@ -806,7 +875,7 @@ mod tests {
     fn unknown_key_lists_the_valid_ones() {
         assert_eq!(
             message(&["core=0", "cpus=4"]),
-            "unknown option `cpus` (valid options: core, cores, chip, check, quantum, queues, wt-reads, mem)"
+            "unknown option `cpus` (valid options: core, cores, chip, check, quantum, queues, wt-reads, entry, mem)"
         );
     }
 

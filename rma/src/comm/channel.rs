@@ -74,10 +74,9 @@ impl Channel {
         let mut sent = alloc::vec![0; world as usize];
         let mut received = alloc::vec![0; world as usize];
         let mut buffer_holds_chunk_for = None;
-        // One poll that finds what it reads at once: the peers write these
-        // lines (acknowledgements), so the reads take their place among
-        // the peers' writes like any poll's.
-        hal.wait_for(|| {
+        // The peers write these lines (acknowledgements): the reads take
+        // their place among the peers' writes.
+        hal.read_ordered(|| {
             hal.invalidate_mpbt();
             for peer in (0..world).filter(|&p| p != me) {
                 let there = MpbHalf::Of(hal.participant(peer));
@@ -89,7 +88,6 @@ impl Channel {
                     buffer_holds_chunk_for = Some(peer);
                 }
             }
-            Some(())
         });
         let last_context = hal.mpb_read_u32(MpbHalf::Own, layout.last_context(me));
         Self {
@@ -312,7 +310,9 @@ impl<H: Hal> Comm<'_, H> {
                         .expect("the position is in the queue");
                 return Some((l.ch.me, own));
             }
-            l.poll_any(&members, start)
+            // The sources' lines race with their sends.
+            let hal = l.hal;
+            hal.read_ordered(|| l.poll_any(&members, start))
         });
         self.members = members;
         let (source, data) = got?;

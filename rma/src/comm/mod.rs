@@ -174,13 +174,18 @@ impl<'h, H: Hal> Comm<'h, H> {
         let rank = hal.rank();
         let size = hal.cores();
         let channel = Channel::new(hal, layout);
-        let sense = hal.mpb_read_u32(MpbHalf::Own, CENTRAL_SENSE) != 0;
-        let episode = if size > 1 {
-            let next = hal.participant((rank + 1) % size);
-            hal.mpb_read_u32(MpbHalf::Of(next), DISSEMINATION)
-        } else {
-            0
-        };
+        // Where the barriers left off; other cores may be in the next
+        // barrier already.
+        let (sense, episode) = hal.read_ordered(|| {
+            let sense = hal.mpb_read_u32(MpbHalf::Own, CENTRAL_SENSE) != 0;
+            let episode = if size > 1 {
+                let next = hal.participant((rank + 1) % size);
+                hal.mpb_read_u32(MpbHalf::Of(next), DISSEMINATION)
+            } else {
+                0
+            };
+            (sense, episode)
+        });
         let members: Vec<u32> = (0..size).collect();
         Ok(Self {
             hal,

@@ -155,6 +155,17 @@ pub trait Wait {
     /// the core for a growing pause, the mock yields its thread). `ready`
     /// does its own coherence actions (e.g. CL1INVMB before reading a flag).
     fn wait_for<T>(&self, ready: impl FnMut() -> Option<T>) -> T;
+
+    /// Runs `read` once, as a wait whose first poll finds what it reads:
+    /// for loads that race with other cores' stores outside any wait (a
+    /// flag read once, a test for messages). Where waits are ordered among
+    /// the cores (the emulator's modelled time), the loads then are too,
+    /// instead of seeing whatever the host had run; inside a wait's
+    /// `ready` they are part of its poll.
+    fn read_ordered<T>(&self, read: impl FnOnce() -> T) -> T {
+        let mut read = Some(read);
+        self.wait_for(|| read.take().map(|read| read()))
+    }
 }
 
 /// A monotonic per-core cycle count.

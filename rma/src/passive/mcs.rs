@@ -299,7 +299,8 @@ impl<F: Fn(u32) -> Node> Mcs<F> {
     /// else to the waiting readers.
     pub fn unlock_exclusive<H: Lsm + Tsr + Wait>(&self, hal: &H) {
         let mine = self.mine();
-        let next = mine.next(hal);
+        // A writer may be linking itself in at this moment.
+        let next = hal.read_ordered(|| mine.next(hal));
         if next != NIL {
             // Writer to writer: the flags stay set, readers keep waiting.
             self.lock.store(hal, Word::WriterHead, next);

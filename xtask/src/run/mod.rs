@@ -235,6 +235,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         boot: &boot_args,
         gdb,
         kernel: &artifacts.kernel,
+        entry: catalog.entry(),
         plugin: &artifacts.plugin,
         bios: &qemu.bios,
         mem: memory.path(),

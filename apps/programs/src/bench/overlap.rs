@@ -277,10 +277,13 @@ fn msg_origin(
     Ok((puts, samples))
 }
 
-/// Whether the target's flag says `round` is over.
+/// Whether the target's flag says `round` is over: a read that races with
+/// the target's store, so ordered ([`Scc::read_ordered`]).
 fn round_over(scc: &Scc, round: u32) -> bool {
-    scc.invalidate_mpbt();
-    scc.mpb(scc.participant(0)).read_u32(DONE) >= round
+    scc.read_ordered(|| {
+        scc.invalidate_mpbt();
+        scc.mpb(scc.participant(0)).read_u32(DONE) >= round
+    })
 }
 
 /// The number of puts `origin` reports having made.
