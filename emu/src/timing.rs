@@ -60,10 +60,12 @@
 //!   bytes). A read that reaches memory moves the reader's clock up to
 //!   the stamp if the last write reached a word it reads: a store to
 //!   another word of the line (a lock's word beside the one read) says
-//!   nothing of when the words read got their bytes. For lines nobody
-//!   watches, reads and writes are not ordered: a read that finds a stamp
-//!   of its words ahead of its clock is counted
-//!   ([`Clocks::future_reads`]) as a read the order missed.
+//!   nothing of when the words read got their bytes. A poll may find such
+//!   a stamp only from a store made inside another core's earlier poll
+//!   (which counts as made at that poll's start). Outside polls, reads
+//!   and writes are not ordered: a read that finds a stamp of its words
+//!   ahead of its clock is counted ([`Clocks::future_reads`]) as a read
+//!   the order missed.
 //! - **Reads that race are ordered by the program.** A load cannot be
 //!   ordered by the emulator (QEMU reports it after its bytes were read),
 //!   so a program orders a read that races with other cores' stores
@@ -118,6 +120,16 @@
 //! (`tests/tests/determinism.rs`), and on 16 cores, three runs beside two
 //! busy processes and runs at quanta of 10,000 and 1,000 cycles, all gave
 //! identical samples.
+//!
+//! Determinism has a price silicon does not pay: modelled time has no
+//! timing noise, so cores that fall into step stay in step. Two cores
+//! spinning on a guarded compare_and_swap without back-off, each attempt
+//! coming just after the other's release, kept the test-and-set register
+//! from the holder of the lock they spun for, forever (`rma-passive` on 8
+//! cores, before its mutex backed off); on silicon the holder's attempts
+//! drift against theirs until one gets in. Spins that retry at once
+//! should back off by a random time, as `rma-passive`'s mutex and GBH's
+//! back-off do.
 //!
 //! # What stays nondeterministic
 //!
@@ -290,8 +302,8 @@ pub struct Clocks {
     pub sleeps: u64,
     /// Times this core blocked to order a synchronising access.
     pub order_waits: u64,
-    /// Reads of a line stamped later than the reader's clock (see the
-    /// module's rules), counted by the engine.
+    /// Reads outside any poll of words stamped later than the reader's
+    /// clock (see the module's rules), counted by the engine.
     pub future_reads: u64,
 }
 

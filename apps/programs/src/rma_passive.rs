@@ -49,6 +49,11 @@ const MIX_ROUNDS: u32 = 40;
 const INCREMENTS: u64 = 25;
 /// Entries of the compare_and_swap mutex per core.
 const MUTEX_ROUNDS: u32 = 5;
+/// The first bound of the mutex's back-off, in core cycles (about a
+/// guarded compare_and_swap).
+const MUTEX_BACKOFF_FIRST: u32 = 1000;
+/// The largest bound of the mutex's back-off, in core cycles.
+const MUTEX_BACKOFF_CAP: u32 = 64_000;
 /// Nodes each core pushes onto the list.
 const NODES: u32 = 4;
 /// Elements each core accumulates into every rank.
@@ -68,7 +73,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     let mut checks = Checks::default();
     lock_mix(&mut rma, &mut checks, options)?;
     counter(&mut rma, &mut checks, options)?;
-    mutex(&mut rma, &mut checks, options)?;
+    mutex(scc, &mut rma, &mut checks, options)?;
     list(&mut rma, &mut checks, options)?;
     accumulate(&mut rma, &mut checks, options)?;
     maxloc(&mut rma, &mut checks, options)?;
@@ -292,8 +297,20 @@ fn counter(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Re
     rma.free(win).map_err(fail("freeing the counter"))
 }
 
-fn mutex(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
+/// A spin lock of compare_and_swap on rank 0's word. A failed attempt
+/// backs off for a random time below a bound that doubles up to
+/// [`MUTEX_BACKOFF_CAP`] cycles: attempts that retry at once hold rank 0's
+/// guard in turn, and two such spinners can fall into step and keep the
+/// holder from ever releasing (modelled time has none of silicon's timing
+/// noise to break the step).
+fn mutex(
+    scc: &Scc,
+    rma: &mut Rma<'_, Scc>,
+    c: &mut Checks,
+    options: WindowOptions,
+) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
+    let mut rng = Rng::new(0x3D7E ^ u64::from(me));
     // Word 0: the mutex (0 free, else holder + 1); word 1: the counter.
     let win = rma
         .allocate::<u32>(2, options)
@@ -303,11 +320,15 @@ fn mutex(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Resu
     rma.fence(win, Assert::NOSUCCEED).map_err(fail("fence"))?;
     rma.lock_all(win, Assert::NONE).map_err(fail("lock_all"))?;
     for _ in 0..MUTEX_ROUNDS {
+        let mut bound = MUTEX_BACKOFF_FIRST;
         while rma
             .compare_and_swap(win, 0, 0, me + 1, 0)
             .map_err(fail("compare_and_swap"))?
             != 0
-        {}
+        {
+            scc.pause(u64::from(rng.below(bound)));
+            bound = (bound * 2).min(MUTEX_BACKOFF_CAP);
+        }
         let mut count = [0u32];
         rma.get(win, 0, 1, &mut count).map_err(fail("get"))?;
         rma.put(win, 0, 1, &[count[0] + 1]).map_err(fail("put"))?;

@@ -101,8 +101,8 @@ pub struct CoreStats {
     /// Polls a waiting core made in modelled time without executing them
     /// (charged to the resources they reach).
     pub modelled_polls: u64,
-    /// Reads of a line written later in modelled time than the read: the
-    /// unordered reads `crate::timing` names.
+    /// Reads outside any poll of words written later in modelled time
+    /// than the read: the unordered reads `crate::timing` names.
     pub future_reads: u64,
 }
 

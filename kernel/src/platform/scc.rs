@@ -4,7 +4,7 @@
 
 use core::arch::asm;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use chip::{
     AddressMap, Chip, CoreId, EMU_SIGNATURE, EmuCall, LUT_PAGE_SIZE, LutEntry, MemoryType, Target,
@@ -169,9 +169,10 @@ pub struct Scc {
     /// Whether rma's calls are traced ([`rma::hal::Trace`]): asked for on
     /// the command line, and only under modelled time.
     tracing: bool,
-    /// Waits under way on this core: more than one when a wait's `ready`
-    /// waits in turn ([`Scc::read_ordered`] reads inside them as they are).
-    waits: AtomicU32,
+    /// Whether a poll of a wait is open in the emulator (between its
+    /// `Poll` and its `Wait` or `Done` call): [`Scc::read_ordered`] reads
+    /// inside it as they are. A wait inside a wait's `ready` closes it.
+    polling: AtomicBool,
 }
 
 impl Scc {
@@ -207,7 +208,7 @@ impl Scc {
             mappings: Mutex::new(mappings),
             modelled,
             tracing: trace && modelled,
-            waits: AtomicU32::new(0),
+            polling: AtomicBool::new(false),
         };
         if scc.tracing {
             let first =
@@ -344,18 +345,16 @@ impl Scc {
             // Each poll is ordered among the cores as a whole, and a poll
             // that finds nothing waits in modelled time for what it read
             // to change (EmuCall::Poll, EmuCall::Wait, EmuCall::Done).
-            self.waits.fetch_add(1, Ordering::Relaxed);
             let mut found = None;
             for poll in 0..polls {
-                self.emu_call(EmuCall::Poll, 0);
+                self.poll_call(EmuCall::Poll);
                 found = ready();
                 if found.is_some() || poll + 1 == polls {
                     break;
                 }
-                self.emu_call(EmuCall::Wait, 0);
+                self.poll_call(EmuCall::Wait);
             }
-            self.emu_call(EmuCall::Done, 0);
-            self.waits.fetch_sub(1, Ordering::Relaxed);
+            self.poll_call(EmuCall::Done);
             return found;
         }
         let mut pause = FIRST_PAUSE_US;
@@ -376,15 +375,23 @@ impl Scc {
     /// under modelled time the loads then take their place among the other
     /// cores' accesses by modelled time, as on silicon, instead of seeing
     /// whatever the host had run. Inside a wait's `ready` they are part of
-    /// its poll already. On silicon it only calls `read`.
+    /// its poll already, unless a wait in `ready` before them ended it. On
+    /// silicon it only calls `read`.
     pub fn read_ordered<T>(&self, read: impl FnOnce() -> T) -> T {
-        if !self.modelled || self.waits.load(Ordering::Relaxed) > 0 {
+        if !self.modelled || self.polling.load(Ordering::Relaxed) {
             return read();
         }
-        self.emu_call(EmuCall::Poll, 0);
+        self.poll_call(EmuCall::Poll);
         let value = read();
-        self.emu_call(EmuCall::Done, 0);
+        self.poll_call(EmuCall::Done);
         value
+    }
+
+    /// Makes the emulator call `call` of a poll (`Poll`, `Wait` or `Done`),
+    /// keeping [`Scc::polling`] up to date.
+    fn poll_call(&self, call: EmuCall) {
+        self.polling.store(call == EmuCall::Poll, Ordering::Relaxed);
+        self.emu_call(call, 0);
     }
 
     /// Takes `owner`'s test-and-set register, waiting until it is free.
@@ -752,7 +759,6 @@ impl ClockRegisters {
     }
     /// The core's own modelled cycles: exactly three instructions (the
     /// latch and two reads), which the emulator charges as one RDTSC.
-    #[inline(always)]
     pub fn read(self) -> u64 {
         let (low, high): (u32, u32);
         // SAFETY: under modelled time (the only case a `ClockRegisters` is

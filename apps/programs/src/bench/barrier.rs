@@ -43,8 +43,12 @@ pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
             samples.push(scc.now() - start);
             if n > 1 {
                 let other = (me + 1 + rng.below(n - 1)) % n;
-                scc.invalidate_mpbt();
-                let seen = scc.mpb(scc.participant(other)).read_u32(mark);
+                // The other core may be marking its next barrier: the
+                // read takes its place among its stores.
+                let seen = scc.read_ordered(|| {
+                    scc.invalidate_mpbt();
+                    scc.mpb(scc.participant(other)).read_u32(mark)
+                });
                 if seen < episode {
                     return Err(format!(
                         "{name} barrier {episode}: core {other} had only reached barrier {seen}"
