@@ -35,18 +35,6 @@ fn bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-/// A fingerprint of a group's members in order (FNV-1a), to see whether
-/// the ranks of a collective passed the same group.
-fn fingerprint(group: &Group) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for &m in group.members() {
-        for b in m.to_le_bytes() {
-            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
-        }
-    }
-    h ^ group.size()
-}
-
 impl<'h, H: Hal> Comm<'h, H> {
     /// Splits this communicator, collectively (`MPI_Comm_split`): the ranks
     /// that pass the same `color` form a new communicator, ordered by
@@ -101,7 +89,7 @@ impl<'h, H: Hal> Comm<'h, H> {
         const CALL: &str = "comm_create";
         let check = self.check_subgroup(CALL, group);
         let last = self.channel.borrow().last_context;
-        let mine = bytes(&[u32::from(check.is_ok()), fingerprint(group), last]);
+        let mine = bytes(&[u32::from(check.is_ok()), group.size(), last]);
         let mut all = alloc::vec![0; mine.len() * self.size as usize];
         self.allgather(&mine, &mut all)?;
         check?;
@@ -112,16 +100,30 @@ impl<'h, H: Hal> Comm<'h, H> {
                 rank: rank as u32,
             });
         }
-        if let Some(rank) = entries
+        let highest = entries.iter().map(|e| word(e, 2)).max().unwrap_or(last);
+        // The same group everywhere: first the same size, then rank 0's
+        // members, compared on every rank.
+        let differs = entries
             .iter()
-            .position(|e| word(e, 1) != word(entries[0], 1))
-        {
+            .position(|e| word(e, 1) != word(entries[0], 1));
+        let differs = match differs {
+            Some(rank) => Some(rank),
+            None => {
+                let ours = bytes(group.members());
+                let mut first = ours.clone();
+                self.bcast(0, &mut first)?;
+                let same = u32::from(first == ours).to_le_bytes();
+                let mut all = alloc::vec![0; same.len() * self.size as usize];
+                self.allgather(&same, &mut all)?;
+                all.chunks_exact(same.len()).position(|s| word(s, 0) == 0)
+            }
+        };
+        if let Some(rank) = differs {
             return Err(RmaError::DifferentGroups {
                 call: CALL,
                 rank: rank as u32,
             });
         }
-        let highest = entries.iter().map(|e| word(e, 2)).max().unwrap_or(last);
         let context = self.adopt_context(CALL, highest)?;
         if group.rank_of_world(self.hal.rank()).is_none() {
             return Ok(None);

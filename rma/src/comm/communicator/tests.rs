@@ -418,6 +418,30 @@ fn bad_groups_are_refused_on_every_rank_and_nothing_is_made() {
                 rank: 2
             }
         );
+        // The same members in another order, and a group of another size:
+        // compared exactly, not by a digest.
+        let group = w
+            .group()
+            .incl(if me == 1 { &[1, 0] } else { &[0, 1] })
+            .unwrap();
+        assert_eq!(
+            w.create(&group).unwrap_err(),
+            RmaError::DifferentGroups {
+                call: "comm_create",
+                rank: 1
+            }
+        );
+        let group = w
+            .group()
+            .incl(if me == 3 { &[0, 1, 3] } else { &[0, 1] })
+            .unwrap();
+        assert_eq!(
+            w.create(&group).unwrap_err(),
+            RmaError::DifferentGroups {
+                call: "comm_create",
+                rank: 3
+            }
+        );
 
         // Ranks out of range of the communicator, not of the run.
         assert_eq!(
