@@ -62,5 +62,6 @@ pub use request::Request;
 pub use stats::WindowStats;
 pub use window::database::Database;
 pub use window::{
-    Flavor, Memory, MemoryModel, Rma, SharedPart, Window, WindowAttributes, WindowOptions,
+    AccumulateOps, AccumulateOrdering, Flavor, Memory, MemoryModel, Rma, SharedPart, Window,
+    WindowAttributes, WindowOptions,
 };

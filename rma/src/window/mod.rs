@@ -140,6 +140,97 @@ pub struct WindowOptions {
     /// MPI's `no_locks` info key: the window is never locked, so its lock
     /// words are not set up, and lock and lock_all are refused.
     pub no_locks: bool,
+    /// MPI's `accumulate_ordering` info key: the orderings of
+    /// accumulate-family calls from one origin to one target location the
+    /// program relies on. rma keeps all four whatever it says: each call
+    /// runs whole under its target's guard, in the order the origin made
+    /// the calls.
+    pub accumulate_ordering: AccumulateOrdering,
+    /// MPI's `accumulate_ops` info key: which operations concurrent
+    /// accumulate-family calls to one target location use. rma makes any
+    /// mix atomic (the guard), so it needs neither promise.
+    pub accumulate_ops: AccumulateOps,
+}
+
+/// MPI's `accumulate_ordering` info key: orderings of accumulate-family
+/// calls from one origin to one target location, as read-after-read,
+/// read-after-write, write-after-read and write-after-write; they combine
+/// with `|`. [`AccumulateOrdering::NONE`] is MPI's `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AccumulateOrdering(u8);
+
+impl AccumulateOrdering {
+    /// `none`: no ordering is relied on.
+    pub const NONE: Self = Self(0);
+    /// `rar`: a read after a read.
+    pub const RAR: Self = Self(1);
+    /// `raw`: a read after a write.
+    pub const RAW: Self = Self(2);
+    /// `war`: a write after a read.
+    pub const WAR: Self = Self(4);
+    /// `waw`: a write after a write.
+    pub const WAW: Self = Self(8);
+    /// `rar,raw,war,waw`, MPI's default.
+    pub const ALL: Self = Self(15);
+
+    /// Whether every ordering of `other` is relied on.
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The key's value as MPI writes it (`rar,raw,war,waw`, or `none`).
+    pub fn value(self) -> alloc::string::String {
+        let names = [
+            (Self::RAR, "rar"),
+            (Self::RAW, "raw"),
+            (Self::WAR, "war"),
+            (Self::WAW, "waw"),
+        ];
+        let kept: Vec<&str> = names
+            .iter()
+            .filter(|(o, _)| self.contains(*o))
+            .map(|(_, name)| *name)
+            .collect();
+        if kept.is_empty() {
+            "none".into()
+        } else {
+            kept.join(",")
+        }
+    }
+}
+
+impl Default for AccumulateOrdering {
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+impl core::ops::BitOr for AccumulateOrdering {
+    type Output = Self;
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
+/// MPI's `accumulate_ops` info key: what concurrent accumulate-family
+/// calls to one target location may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AccumulateOps {
+    /// `same_op_no_op`, MPI's default: the same operation, or `MPI_NO_OP`.
+    #[default]
+    SameOpNoOp,
+    /// `same_op`: the same operation only.
+    SameOp,
+}
+
+impl AccumulateOps {
+    /// The key's value as MPI writes it.
+    pub const fn value(self) -> &'static str {
+        match self {
+            Self::SameOpNoOp => "same_op_no_op",
+            Self::SameOp => "same_op",
+        }
+    }
 }
 
 impl Default for WindowOptions {
@@ -152,6 +243,8 @@ impl Default for WindowOptions {
             lock_scheme: LockScheme::GbhBackoff,
             database: Database::Distributed,
             no_locks: false,
+            accumulate_ordering: AccumulateOrdering::ALL,
+            accumulate_ops: AccumulateOps::SameOpNoOp,
         }
     }
 }
@@ -203,6 +296,24 @@ impl WindowOptions {
     /// not set up.
     pub fn no_locks(self, no_locks: bool) -> Self {
         Self { no_locks, ..self }
+    }
+
+    /// Sets MPI's `accumulate_ordering` info key
+    /// ([`WindowOptions::accumulate_ordering`]).
+    pub fn accumulate_ordering(self, accumulate_ordering: AccumulateOrdering) -> Self {
+        Self {
+            accumulate_ordering,
+            ..self
+        }
+    }
+
+    /// Sets MPI's `accumulate_ops` info key
+    /// ([`WindowOptions::accumulate_ops`]).
+    pub fn accumulate_ops(self, accumulate_ops: AccumulateOps) -> Self {
+        Self {
+            accumulate_ops,
+            ..self
+        }
     }
 }
 
@@ -920,7 +1031,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         Ok(self.window(window.id)?.ranks.size())
     }
 
-    /// The options the window was made with.
+    /// The options the window was made with, its info keys among them
+    /// (`MPI_Win_get_info`).
     ///
     /// Return values: `Err(UnknownWindow)`.
     pub fn options<T>(&self, window: Window<T>) -> Result<WindowOptions, RmaError> {

@@ -906,6 +906,48 @@ fn attributes_say_size_unit_flavor_model_and_group() {
 }
 
 #[test]
+fn the_accumulate_info_keys_are_kept_and_change_no_result() {
+    assert_eq!(AccumulateOrdering::default().value(), "rar,raw,war,waw");
+    assert_eq!(AccumulateOrdering::NONE.value(), "none");
+    assert_eq!(
+        (AccumulateOrdering::RAW | AccumulateOrdering::WAW).value(),
+        "raw,waw"
+    );
+    assert_eq!(AccumulateOps::default().value(), "same_op_no_op");
+    Mock::run(3, |hal| {
+        let mut rma = rma(hal);
+        let n = rma.size();
+        let options = WindowOptions::new()
+            .accumulate_ordering(AccumulateOrdering::NONE)
+            .accumulate_ops(AccumulateOps::SameOp);
+        let win = rma.allocate::<u64>(1, options).unwrap();
+        assert_eq!(rma.options(win).unwrap(), options);
+        let plain = rma.allocate::<u64>(1, WindowOptions::new()).unwrap();
+        let kept = rma.options(plain).unwrap();
+        assert_eq!(
+            (kept.accumulate_ordering, kept.accumulate_ops),
+            (AccumulateOrdering::ALL, AccumulateOps::SameOpNoOp)
+        );
+        // Without ordering promised, every core's sums still all land.
+        rma.lock_all(win, Assert::NONE).unwrap();
+        for _ in 0..10 {
+            rma.accumulate(win, 0, 0, &[1], crate::AccumulateOp::Sum)
+                .unwrap();
+        }
+        rma.unlock_all(win).unwrap();
+        rma.comm().barrier();
+        let mut total = [0];
+        rma.lock_all(win, Assert::NONE).unwrap();
+        rma.get(win, 0, 0, &mut total).unwrap();
+        rma.unlock_all(win).unwrap();
+        assert_eq!(total, [10 * u64::from(n)]);
+        rma.comm().barrier();
+        rma.free(plain).unwrap();
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
 fn a_shared_window_is_loaded_and_stored_directly_and_synced() {
     Mock::run(3, |hal| {
         let mut rma = rma(hal);
