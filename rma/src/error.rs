@@ -225,6 +225,19 @@ pub enum RmaError {
         /// Bytes of the target window.
         size: u64,
     },
+    /// An access reaches outside memory from `alloc_mem`.
+    MemoryRange {
+        /// The call.
+        call: &'static str,
+        /// The memory handle's number.
+        memory: u32,
+        /// First byte of the access.
+        offset: u32,
+        /// Bytes the access spans.
+        len: u64,
+        /// Bytes of the memory.
+        size: u32,
+    },
     /// A layout that cannot be used (e.g. blocks overlap).
     BadLayout {
         /// The call and layout (e.g. "put target layout").
@@ -378,7 +391,7 @@ impl RmaError {
             | Self::NotInGroup { .. }
             | Self::Lock { .. }
             | Self::NoPrecedeViolated { .. } => ErrorClass::RmaSync,
-            Self::Range { .. } => ErrorClass::RmaRange,
+            Self::Range { .. } | Self::MemoryRange { .. } => ErrorClass::RmaRange,
             Self::GroupTooLarge { .. } => ErrorClass::Group,
             Self::NoMemory { .. } | Self::Map(MapError::NoMemory) => ErrorClass::NoMem,
             Self::Map(_) | Self::Database { .. } => ErrorClass::Intern,
@@ -484,6 +497,17 @@ impl fmt::Display for RmaError {
                 f,
                 "{call} on window {window}: bytes {offset}..{} of rank {target}'s window of {size} bytes",
                 i128::from(*offset) + i128::from(*len)
+            ),
+            Self::MemoryRange {
+                call,
+                memory,
+                offset,
+                len,
+                size,
+            } => write!(
+                f,
+                "{call}: bytes {offset}..{} of memory {memory} of {size} bytes",
+                u64::from(*offset) + len
             ),
             Self::BadLayout { what, problem } => write!(f, "{what}: {problem}"),
             Self::Unaligned {

@@ -627,6 +627,85 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         Ok(())
     }
 
+    /// Reads `buf.len()` bytes of `memory` from byte `offset`, as the
+    /// program's loads of memory it allocated (`MPI_Alloc_mem`) and no
+    /// window uses: before a window is made on it, or after the window is
+    /// freed (legal MPI). Uncached (NCM), so it reads what memory holds.
+    ///
+    /// Return values: `Err(UnknownMemory)` once freed; `Err(MemoryInUse)`
+    /// while a window uses it (its calls reach it then, e.g.
+    /// [`Rma::local_read`]); `Err(Range)` past its end.
+    pub fn memory_read(
+        &mut self,
+        memory: Memory,
+        offset: u32,
+        buf: &mut [u8],
+    ) -> Result<(), RmaError> {
+        let base = self.unused_memory("memory_read", memory, offset, buf.len())?;
+        let mut stats = WindowStats::default();
+        pieces_of(
+            self.hal,
+            &mut self.slots,
+            self.popshm,
+            (base, buf.len()),
+            MemoryType::Ncm,
+            &mut stats,
+            |hal, slot, within, pos, n| hal.shared_read(slot, within, &mut buf[pos..pos + n]),
+        )
+    }
+
+    /// Writes `data` into `memory` from byte `offset`, as the program's
+    /// stores (see [`Rma::memory_read`]): uncached, so a window made on it
+    /// afterwards finds them in memory.
+    ///
+    /// Return values: as [`Rma::memory_read`].
+    pub fn memory_write(
+        &mut self,
+        memory: Memory,
+        offset: u32,
+        data: &[u8],
+    ) -> Result<(), RmaError> {
+        let base = self.unused_memory("memory_write", memory, offset, data.len())?;
+        let mut stats = WindowStats::default();
+        pieces_of(
+            self.hal,
+            &mut self.slots,
+            self.popshm,
+            (base, data.len()),
+            MemoryType::Ncm,
+            &mut stats,
+            |hal, slot, within, pos, n| hal.shared_write(slot, within, &data[pos..pos + n]),
+        )
+    }
+
+    /// Where byte `offset` of `memory` lies in the POPSHM, if `len` bytes
+    /// from there are inside it and no window uses it.
+    fn unused_memory(
+        &self,
+        call: &'static str,
+        memory: Memory,
+        offset: u32,
+        len: usize,
+    ) -> Result<u64, RmaError> {
+        let state = self.memory(memory.id)?;
+        if let Some(window) = state.window {
+            return Err(RmaError::MemoryInUse {
+                memory: memory.id,
+                window,
+            });
+        }
+        if u64::from(offset) + len as u64 > u64::from(state.size) {
+            return Err(RmaError::MemoryRange {
+                call,
+                memory: memory.id,
+                offset,
+                len: len as u64,
+                size: state.size,
+            });
+        }
+        Ok(u64::from(state.offset) + u64::from(offset))
+    }
+
     fn memory(&self, id: u32) -> Result<MemoryState, RmaError> {
         self.memories
             .get(id as usize)
@@ -1212,30 +1291,22 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         ty: MemoryType,
         offset: u64,
         len: usize,
-        mut visit: impl FnMut(&H, u8, u32, usize, usize),
+        visit: impl FnMut(&H, u8, u32, usize, usize),
     ) -> Result<(), RmaError> {
         let w = self.windows[id as usize]
             .as_mut()
             .expect("callers checked the window");
         let popshm = w.ranks.popshm[target as usize];
         let base = u64::from(w.remotes[target as usize].info.offset) + offset;
-        let mut done = 0;
-        while done < len {
-            let at = base + done as u64;
-            let page = (at / u64::from(LUT_PAGE_SIZE)) as u16;
-            let within = (at % u64::from(LUT_PAGE_SIZE)) as u32;
-            let n = (len - done).min((LUT_PAGE_SIZE - within) as usize);
-            let slot = self.slots.entry_for(
-                self.hal,
-                popshm.controller,
-                popshm.first + page,
-                ty,
-                &mut w.stats,
-            )?;
-            visit(self.hal, slot, within, done, n);
-            done += n;
-        }
-        Ok(())
+        pieces_of(
+            self.hal,
+            &mut self.slots,
+            popshm,
+            (base, len),
+            ty,
+            &mut w.stats,
+            visit,
+        )
     }
 
     /// Writes `data` as little-endian bytes at `offset` of `target`'s part.
@@ -1289,3 +1360,29 @@ impl<'h, H: RmaHal> Rma<'h, H> {
 
 /// Bytes staged on the stack between elements and window memory.
 const STAGING: usize = 512;
+
+/// Visits the bytes `base..base + len` of the POPSHM `popshm`, mapped
+/// with `ty` (a LUT entry per page, counted in `stats`), a page at a
+/// time: `visit(hal, slot, offset in the slot, position in the bytes,
+/// bytes)`.
+fn pieces_of<H: RmaHal>(
+    hal: &H,
+    slots: &mut Slots,
+    popshm: DramPages,
+    (base, len): (u64, usize),
+    ty: MemoryType,
+    stats: &mut WindowStats,
+    mut visit: impl FnMut(&H, u8, u32, usize, usize),
+) -> Result<(), RmaError> {
+    let mut done = 0;
+    while done < len {
+        let at = base + done as u64;
+        let page = (at / u64::from(LUT_PAGE_SIZE)) as u16;
+        let within = (at % u64::from(LUT_PAGE_SIZE)) as u32;
+        let n = (len - done).min((LUT_PAGE_SIZE - within) as usize);
+        let slot = slots.entry_for(hal, popshm.controller, popshm.first + page, ty, stats)?;
+        visit(hal, slot, within, done, n);
+        done += n;
+    }
+    Ok(())
+}

@@ -299,6 +299,57 @@ fn a_post_for_a_later_epoch_waits_for_it() {
 }
 
 #[test]
+fn memory_is_read_and_written_outside_its_windows() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let (me, other) = (rma.rank() as u8, 1 - rma.rank());
+        let memory = rma.alloc_mem(5000).unwrap();
+        // Stores before the window: the window finds them.
+        rma.memory_write(memory, 4094, &[me + 1, me + 2, me + 3])
+            .unwrap();
+        let options = WindowOptions::new().memory_type(MemoryType::MpbtWb);
+        let win = rma.create::<u8>(memory, options).unwrap();
+        let mut got = [0; 3];
+        rma.local_read(win, 4094, &mut got).unwrap();
+        assert_eq!(got, [me + 1, me + 2, me + 3]);
+        // While a window uses it, the window's calls reach it.
+        assert_eq!(
+            rma.memory_read(memory, 0, &mut got),
+            Err(RmaError::MemoryInUse {
+                memory: memory.id(),
+                window: win.id()
+            })
+        );
+        rma.fence(win, Assert::NONE).unwrap();
+        rma.put(win, other, 10, &[40 + me; 4]).unwrap();
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        rma.free(win).unwrap();
+        // After the window is freed the memory holds what was put (MPI
+        // lets the program read it).
+        let mut after = [0; 6];
+        rma.memory_read(memory, 9, &mut after).unwrap();
+        let theirs = 40 + other as u8;
+        assert_eq!(after, [0, theirs, theirs, theirs, theirs, 0]);
+        let past = rma.memory_read(memory, 4998, &mut after).unwrap_err();
+        assert_eq!(past.class(), ErrorClass::RmaRange);
+        assert_eq!(
+            std::string::ToString::to_string(&past),
+            std::format!(
+                "MPI_ERR_RMA_RANGE: memory_read: bytes 4998..5004 of memory {} of 5000 bytes",
+                memory.id()
+            )
+        );
+        rma.free_mem(memory).unwrap();
+        assert_eq!(
+            rma.memory_write(memory, 0, &[1]),
+            Err(RmaError::UnknownMemory {
+                memory: memory.id()
+            })
+        );
+    });
+}
+
+#[test]
 fn windows_on_alloc_mem_and_memory_reuse() {
     Mock::run(2, |hal| {
         let mut rma = rma(hal);
