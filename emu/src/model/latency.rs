@@ -27,6 +27,7 @@
 //! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
 //! | write-back of a victim line, WCB flush | a store of the line to its target |
 //! | WBINVD, INVD, CL1INVMB | `wbinvd`, `invd`, `cl1invmb` (the instruction's own cycle included) |
+//! | a read of the core's own clock (`chip::EmuCall::ClockLatch`) | `clock_read`, the two cycles its three moves issue in included ([`chip::Timing::clock_read_issue`]) |
 //!
 //! `n` counts routers crossed one way, the core's own included
 //! ([`super::mesh`]). Mesh cycles convert to core cycles rounded up, once
@@ -36,10 +37,10 @@
 //! A refresh is judged at the time the request reaches its controller as
 //! the calendar books it (the core's clock, whose queue waits are charged
 //! later, plus the request's arrival): periodic in modelled time from 0,
-//! the same for every core and every run. It delays the request, which
-//! then queues at the controller from the refresh's end; a controller's
-//! queue is not emptied by it (requests that came during the refresh are
-//! served after it in the order the calendar gives).
+//! the same for every core and every run. It delays the request, which is
+//! booked at the refresh's end: requests that arrive during one refresh
+//! all queue there, with each other, as the calendar says. The wait counts
+//! as the controller's (`Class::MemctlWait`).
 
 use chip::{Chip, CoreId, Target, Timing};
 
