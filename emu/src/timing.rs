@@ -3,8 +3,9 @@
 //! within a quantum, and the calendars of the resources' queues.
 //!
 //! Each core's clock ([`crate::model::latency::CoreClock`]) advances with
-//! its own instructions and accesses, at whatever speed its QEMU gets host
-//! time. To keep cross-core waits meaningful, no running core may be more
+//! its own instructions (the cycles the P54C takes to issue them,
+//! [`crate::model::p54c`]) and accesses (their latencies beyond an L1 hit,
+//! DRAM refresh included), at whatever speed its QEMU gets host time. To keep cross-core waits meaningful, no running core may be more
 //! than a quantum Q ahead of the slowest running core: a core that gets
 //! there sleeps on a futex until the slowest catches up. Halted cores (the
 //! kernel halts between polls) and finished ones hold nobody back. Blocking,
@@ -113,6 +114,9 @@
 //! instructions its timer loops execute depends on the host. Until then a
 //! core holds the others back at 0: a core whose QEMU starts late, or
 //! whose firmware takes long, holds the others back until it catches up.
+//! Time starts from the same 0 on every core, so what depends on absolute
+//! modelled time (the calendars' buckets, the DRAM refresh schedule) is
+//! the same in every run.
 //!
 //! The same program and settings give the same modelled cycles whatever
 //! the host load and the quantum: `bench-lock` on 4 cores, alone, beside
@@ -122,7 +126,8 @@
 //! identical samples.
 //!
 //! Determinism has a price silicon does not pay: modelled time has no
-//! timing noise, so cores that fall into step stay in step. Two cores
+//! timing noise but DRAM refresh (periodic in modelled time, and only for
+//! requests to DRAM), so cores that fall into step stay in step. Two cores
 //! spinning on a guarded compare_and_swap without back-off, each attempt
 //! coming just after the other's release, kept the test-and-set register
 //! from the holder of the lock they spun for, forever (`rma-passive` on 8

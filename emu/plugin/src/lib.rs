@@ -16,16 +16,24 @@
 //! - execution callbacks, chosen at translation by opcode, on CL1INVMB
 //!   (`0F 0A`, before its #UD), WBINVD, INVD, `invlpg` and `mov` to CR0 or
 //!   CR3 (reading the source register: the callback runs before the write);
-//! - an inline add of each translation block's instruction count to a
-//!   per-vCPU counter (no callback), so the report says how many
-//!   instructions the core executed;
+//! - inline adds of each translation block's instruction count, and of
+//!   the cycles the P54C takes to issue the block ([`emu::model::p54c`],
+//!   computed once at translation), to per-vCPU counters (no callback):
+//!   the report says how many instructions the core executed, and the
+//!   cycles are the base of its modelled clock. A REP string instruction,
+//!   which QEMU may run many iterations of in one execution of its block,
+//!   adds each iteration's cycles in its memory callback, on the access
+//!   every iteration makes (`RepAccess`): the count follows the guest's
+//!   accesses, not how QEMU splits the iterations;
 //! - with timing on (`quantum=` given): a conditional callback, run when
-//!   that counter reaches the sync interval, that hands the count to the
-//!   engine and keeps the core within the quantum of the others; idle and
-//!   resume callbacks, so a halted core holds nobody back;
+//!   the issue cycles since the last one reach the sync interval, that
+//!   hands the counts to the engine and keeps the core within the quantum
+//!   of the others; idle and resume callbacks, so a halted core holds
+//!   nobody back;
 //! - with `entry=` given, an execution callback on the block at the
 //!   booted image's entry point, where modelled time starts: the
-//!   firmware's instructions before take none;
+//!   firmware's instructions (their issue cycles, REP iterations
+//!   included) before take none;
 //! - an exit callback that writes the core's report into the run's
 //!   directory.
 //!
@@ -42,6 +50,7 @@ use std::sync::{Mutex, OnceLock};
 
 use emu::engine::{Engine, GuestAccess};
 use emu::model::hierarchy::Kind;
+use emu::model::p54c;
 use emu::options::PluginSetup;
 use qemu_plugin_sys::{
     GArray, GByteArray, QEMU_PLUGIN_VERSION, qemu_info_t, qemu_plugin_cb_flags, qemu_plugin_cond,
@@ -56,7 +65,8 @@ use qemu_plugin_sys::{
     qemu_plugin_register_vcpu_tb_exec_cb, qemu_plugin_register_vcpu_tb_exec_cond_cb,
     qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu, qemu_plugin_register_vcpu_tb_trans_cb,
     qemu_plugin_scoreboard_new, qemu_plugin_tb, qemu_plugin_tb_get_insn, qemu_plugin_tb_n_insns,
-    qemu_plugin_tb_vaddr, qemu_plugin_u64, qemu_plugin_u64_get, qemu_plugin_u64_set,
+    qemu_plugin_tb_vaddr, qemu_plugin_u64, qemu_plugin_u64_add, qemu_plugin_u64_get,
+    qemu_plugin_u64_set,
 };
 
 /// The plugin API version this plugin was built against; QEMU refuses a
@@ -80,10 +90,13 @@ struct Plugin {
     /// QEMU's handles of eax, ecx, edx, ebx, esp, ebp, esi, edi (in the
     /// order of the x86 register encoding), found when the vCPU starts.
     gprs: OnceLock<[usize; 8]>,
-    /// The per-vCPU count of instructions since the last sync point (with
-    /// timing off: since reset).
+    /// The per-vCPU count of instructions since reset.
+    insns: Budget,
+    /// The per-vCPU count of the cycles the core took to issue its
+    /// instructions since the last sync point (with timing off: since
+    /// reset), REP iterations included ([`on_rep_memory`] adds them).
     budget: Budget,
-    /// With timing on: how many instructions make a sync interval.
+    /// With timing on: how many issue cycles make a sync interval.
     interval: Option<u64>,
     /// The booted image's entry point, where modelled time starts (from
     /// reset if the options name none).
@@ -102,16 +115,22 @@ unsafe impl Send for Budget {}
 // SAFETY: as for Send; the handle itself is never written after install.
 unsafe impl Sync for Budget {}
 
-/// Instructions counted before the last sync point (the budget holds the
+/// Issue cycles counted before the last sync point (the budget holds the
 /// ones since). Only the one vCPU thread uses it.
-static INSNS_BEFORE: AtomicU64 = AtomicU64::new(0);
+static CYCLES_BEFORE: AtomicU64 = AtomicU64::new(0);
 
-/// Instructions executed since reset, read in a vCPU callback.
-fn insns(plugin: &Plugin, vcpu: c_uint) -> u64 {
-    // SAFETY: a valid entry of a live scoreboard; `vcpu` is the calling
+/// Instructions executed since reset, and the cycles the core took to
+/// issue them, read in a vCPU callback.
+fn executed(plugin: &Plugin, vcpu: c_uint) -> (u64, u64) {
+    // SAFETY: valid entries of a live scoreboard; `vcpu` is the calling
     // vCPU (or, at exit, the machine's only one).
-    let since = unsafe { qemu_plugin_u64_get(plugin.budget.0, vcpu) };
-    INSNS_BEFORE.load(Ordering::Relaxed) + since
+    let (insns, since) = unsafe {
+        (
+            qemu_plugin_u64_get(plugin.insns.0, vcpu),
+            qemu_plugin_u64_get(plugin.budget.0, vcpu),
+        )
+    };
+    (insns, CYCLES_BEFORE.load(Ordering::Relaxed) + since)
 }
 
 static PLUGIN: OnceLock<Plugin> = OnceLock::new();
@@ -207,18 +226,23 @@ unsafe fn install(
     if options.entry().is_some() {
         engine.hold_time();
     }
-    // SAFETY: a new scoreboard of one u64 per vCPU, owned by QEMU.
-    let score = unsafe { qemu_plugin_scoreboard_new(std::mem::size_of::<u64>()) };
-    let budget = Budget(qemu_plugin_u64 { score, offset: 0 });
-    let interval = model.time.quantum().map(|quantum| {
-        let cycles = u64::from(options.chip().timing.insn_cycles.max(1));
-        (quantum.get() / 2 / cycles).max(MIN_SYNC_INSNS)
+    // SAFETY: a new scoreboard of two u64 per vCPU, owned by QEMU.
+    let score = unsafe { qemu_plugin_scoreboard_new(2 * std::mem::size_of::<u64>()) };
+    let insns = Budget(qemu_plugin_u64 { score, offset: 0 });
+    let budget = Budget(qemu_plugin_u64 {
+        score,
+        offset: std::mem::size_of::<u64>(),
     });
+    let interval = model
+        .time
+        .quantum()
+        .map(|quantum| (quantum.get() / 2).max(MIN_SYNC_CYCLES));
     Ok(Plugin {
         engine: Mutex::new(engine),
         low: Engine::shared_low(options.chip()),
         high: Engine::shared_high(options.chip()),
         gprs: OnceLock::new(),
+        insns,
         budget,
         interval,
         entry: options.entry().map(u64::from),
@@ -243,15 +267,15 @@ fn with_engine(f: impl FnOnce(&mut Engine) -> emu::Result<()>) {
     std::process::exit(emu::launch::MODEL_STOP_STATUS);
 }
 
-/// Fewest instructions between two sync points, whatever the quantum: a
+/// Fewest issue cycles between two sync points, whatever the quantum: a
 /// callback per few hundred instructions is the most worth paying.
-const MIN_SYNC_INSNS: u64 = 256;
+const MIN_SYNC_CYCLES: u64 = 256;
 
 fn write_report(plugin: &Plugin) {
     // The machine has one vCPU, number 0.
-    let insns = insns(plugin, 0);
+    let (insns, cycles) = executed(plugin, 0);
     let mut engine = plugin.engine.lock().unwrap_or_else(|p| p.into_inner());
-    engine.set_insns(insns);
+    engine.set_insns(insns, cycles);
     engine.finished();
     if let Err(e) = engine.report().write(engine.dir()) {
         let _ = writeln!(io::stderr(), "emu: writing the report: {e}");
@@ -267,9 +291,9 @@ unsafe extern "C" fn vcpu_idle(_id: qemu_plugin_id_t, vcpu: c_uint) {
     if plugin.interval.is_none() {
         return;
     }
-    let insns = insns(plugin, vcpu);
+    let (insns, cycles) = executed(plugin, vcpu);
     with_engine(|engine| {
-        engine.set_insns(insns);
+        engine.set_insns(insns, cycles);
         engine.halted();
         Ok(())
     });
@@ -287,7 +311,7 @@ unsafe extern "C" fn vcpu_resume(_id: qemu_plugin_id_t, _vcpu: c_uint) {
     });
 }
 
-/// A sync point, every sync interval of instructions (timing on), in the
+/// A sync point, every sync interval of issue cycles (timing on), in the
 /// block whose address is the user data.
 unsafe extern "C" fn on_sync(vcpu: c_uint, data: *mut c_void) {
     let Some(plugin) = PLUGIN.get() else { return };
@@ -296,7 +320,8 @@ unsafe extern "C" fn on_sync(vcpu: c_uint, data: *mut c_void) {
     let since = unsafe { qemu_plugin_u64_get(budget.0, vcpu) };
     // SAFETY: as above.
     unsafe { qemu_plugin_u64_set(budget.0, vcpu, 0) };
-    let insns = INSNS_BEFORE.fetch_add(since, Ordering::Relaxed) + since;
+    CYCLES_BEFORE.fetch_add(since, Ordering::Relaxed);
+    let (insns, cycles) = executed(plugin, vcpu);
     if TRAP.in_handler(insns) {
         // The handler's instructions are taken off the clock when it
         // returns: a clock published now would run ahead of the core's,
@@ -304,7 +329,7 @@ unsafe extern "C" fn on_sync(vcpu: c_uint, data: *mut c_void) {
         return;
     }
     with_engine(|engine| {
-        engine.set_insns(insns);
+        engine.set_insns(insns, cycles);
         engine.sync_point(data as usize as u32);
         Ok(())
     });
@@ -403,8 +428,8 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
             }
         }
         if PLUGIN.get().and_then(|p| p.entry) == Some(start) {
-            // Registered before the block's instruction count is added, so
-            // the callback sees the count of the firmware's instructions.
+            // Registered before the block's counts are added, so the
+            // callback sees the counts of the firmware's instructions.
             // SAFETY: `tb` is being translated; `on_entry` never unwinds.
             unsafe {
                 qemu_plugin_register_vcpu_tb_exec_cb(
@@ -415,15 +440,38 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
                 );
             }
         }
+        let insns: Vec<_> = (0..n)
+            .map(|i| {
+                // SAFETY: `i` is below the block's instruction count.
+                let insn = unsafe { qemu_plugin_tb_get_insn(tb, i) };
+                let mut bytes = [0u8; 16];
+                // SAFETY: `insn` is valid during translation; QEMU writes
+                // at most `bytes.len()` bytes.
+                let len =
+                    unsafe { qemu_plugin_insn_data(insn, bytes.as_mut_ptr().cast(), bytes.len()) };
+                (insn, bytes, len.min(bytes.len()))
+            })
+            .collect();
         if let Some(plugin) = PLUGIN.get() {
-            // SAFETY: `tb` is being translated; the entry is a live
+            let cost = p54c::block_cost(insns.iter().map(|(_, bytes, len)| &bytes[..*len]));
+            // A REP string instruction's iterations are charged per access
+            // (`on_rep_memory`), none here: QEMU runs as many in one
+            // execution of the block as the count says, zero included.
+            let cycles = cost.cycles.saturating_sub(cost.rep_iteration);
+            // SAFETY: `tb` is being translated; the entries are a live
             // scoreboard's.
             unsafe {
                 qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
                     tb,
                     qemu_plugin_op::QEMU_PLUGIN_INLINE_ADD_U64,
-                    plugin.budget.0,
+                    plugin.insns.0,
                     n as u64,
+                );
+                qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+                    tb,
+                    qemu_plugin_op::QEMU_PLUGIN_INLINE_ADD_U64,
+                    plugin.budget.0,
+                    u64::from(cycles),
                 );
             }
         }
@@ -446,38 +494,39 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
                 );
             }
         }
-        for i in 0..n {
-            // SAFETY: `i` is below the block's instruction count.
-            let insn = unsafe { qemu_plugin_tb_get_insn(tb, i) };
-            // SAFETY: `insn` is valid during translation.
-            unsafe { instrument(insn) };
+        for (insn, bytes, len) in &insns {
+            // SAFETY: `insn` is an instruction of the block being
+            // translated.
+            unsafe { instrument(*insn, &bytes[..*len]) };
         }
     });
 }
 
-/// Registers the callbacks of one instruction.
+/// Registers the callbacks of one instruction, whose bytes are `bytes`.
 ///
 /// # Safety
 ///
 /// `insn` is an instruction of the block being translated.
-unsafe fn instrument(insn: *mut qemu_plugin_insn) {
+unsafe fn instrument(insn: *mut qemu_plugin_insn, bytes: &[u8]) {
     // SAFETY: valid during translation (caller).
     let vaddr = unsafe { qemu_plugin_insn_vaddr(insn) };
+    let (callback, data): (MemCallback, usize) = match RepAccess::of(bytes) {
+        Some(rep) => (on_rep_memory, rep.pack(vaddr as u32)),
+        None => (on_memory, vaddr as usize),
+    };
     // SAFETY: as above; the callback never unwinds, and its user data is
-    // the instruction address, not a pointer.
+    // a plain number (the instruction address, and for a REP string
+    // instruction its cycles per access), not a pointer.
     unsafe {
         qemu_plugin_register_vcpu_mem_cb(
             insn,
-            Some(on_memory),
+            Some(callback),
             qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
             qemu_plugin_mem_rw::QEMU_PLUGIN_MEM_RW,
-            vaddr as usize as *mut c_void,
+            data as *mut c_void,
         );
     }
-    let mut bytes = [0u8; 16];
-    // SAFETY: valid during translation; writes at most `bytes.len()` bytes.
-    let len = unsafe { qemu_plugin_insn_data(insn, bytes.as_mut_ptr().cast(), bytes.len()) };
-    let Some(special) = special(&bytes[..len.min(bytes.len())]) else {
+    let Some(special) = special(bytes) else {
         return;
     };
     let (callback, flags, data): (unsafe extern "C" fn(c_uint, *mut c_void), _, usize) =
@@ -538,10 +587,10 @@ impl Special {
 /// the instruction) is timed from here until the guest's handler returns
 /// there.
 unsafe extern "C" fn on_cl1invmb(vcpu: c_uint, data: *mut c_void) {
-    let insns = PLUGIN.get().map_or(0, |p| insns(p, vcpu));
-    TRAP.enter(data as usize as u64, insns);
+    let (insns, cycles) = PLUGIN.get().map_or((0, 0), |p| executed(p, vcpu));
+    TRAP.enter(data as usize as u64, insns, cycles);
     with_engine(|engine| {
-        engine.set_insns(insns);
+        engine.set_insns(insns, cycles);
         cache_instruction(engine, Special::Cl1invmb)
     });
 }
@@ -550,9 +599,9 @@ unsafe extern "C" fn on_cl1invmb(vcpu: c_uint, data: *mut c_void) {
 /// firmware's instructions before it taking none.
 unsafe extern "C" fn on_entry(vcpu: c_uint, _data: *mut c_void) {
     let Some(plugin) = PLUGIN.get() else { return };
-    let insns = insns(plugin, vcpu);
+    let (insns, cycles) = executed(plugin, vcpu);
     with_engine(|engine| {
-        engine.set_insns(insns);
+        engine.set_insns(insns, cycles);
         engine.start_time();
         Ok(())
     });
@@ -562,10 +611,10 @@ unsafe extern "C" fn on_entry(vcpu: c_uint, _data: *mut c_void) {
 /// from the trap, the handler's instructions took no time on silicon.
 unsafe extern "C" fn on_trap_return(vcpu: c_uint, data: *mut c_void) {
     let Some(plugin) = PLUGIN.get() else { return };
-    let insns = insns(plugin, vcpu);
-    if let Some(handler) = TRAP.leave(data as usize as u64, insns) {
+    let (insns, cycles) = executed(plugin, vcpu);
+    if let Some(handler) = TRAP.leave(data as usize as u64, insns, cycles) {
         with_engine(|engine| {
-            engine.set_insns(insns);
+            engine.set_insns(insns, cycles);
             engine.untimed(handler);
             Ok(())
         });
@@ -574,8 +623,8 @@ unsafe extern "C" fn on_trap_return(vcpu: c_uint, data: *mut c_void) {
 
 /// The trap QEMU raises on CL1INVMB, which silicon executes in place: the
 /// instructions of the guest's handler, from the CL1INVMB until the guest
-/// is back at the next instruction, take no modelled time. Only the one
-/// vCPU thread uses it.
+/// is back at the next instruction, take no modelled time (their issue
+/// cycles are taken off). Only the one vCPU thread uses it.
 struct Trap {
     /// Addresses just after a CL1INVMB translated so far.
     resume_sites: Mutex<std::collections::BTreeSet<u64>>,
@@ -583,6 +632,8 @@ struct Trap {
     resume: AtomicU64,
     /// Instructions counted when it was raised.
     from: AtomicU64,
+    /// Issue cycles counted when it was raised.
+    from_cycles: AtomicU64,
 }
 
 const NONE: u64 = u64::MAX;
@@ -595,6 +646,7 @@ static TRAP: Trap = Trap {
     resume_sites: Mutex::new(std::collections::BTreeSet::new()),
     resume: AtomicU64::new(NONE),
     from: AtomicU64::new(0),
+    from_cycles: AtomicU64::new(0),
 };
 
 impl Trap {
@@ -610,8 +662,9 @@ impl Trap {
         self.resume_sites.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn enter(&self, resume: u64, insns: u64) {
+    fn enter(&self, resume: u64, insns: u64, cycles: u64) {
         self.from.store(insns, Ordering::Relaxed);
+        self.from_cycles.store(cycles, Ordering::Relaxed);
         self.resume.store(resume, Ordering::Relaxed);
     }
 
@@ -622,17 +675,19 @@ impl Trap {
             && insns.saturating_sub(self.from.load(Ordering::Relaxed)) <= MAX_TRAP_INSNS
     }
 
-    /// Back at `at` with `insns` counted: the handler's instruction count,
-    /// if a trap was pending there. A count beyond [`MAX_TRAP_INSNS`] is not
-    /// a handler's (the return was missed, and this is a later pass over
-    /// the same address): it is dropped, and the trap's cost stays charged.
-    fn leave(&self, at: u64, insns: u64) -> Option<u64> {
+    /// Back at `at` with `insns` counted, issued in `cycles`: the issue
+    /// cycles of the handler, if a trap was pending there. More than
+    /// [`MAX_TRAP_INSNS`] instructions are not a handler's (the return was
+    /// missed, and this is a later pass over the same address): they are
+    /// dropped, and the trap's cost stays charged.
+    fn leave(&self, at: u64, insns: u64, cycles: u64) -> Option<u64> {
         if self.resume.load(Ordering::Relaxed) != at {
             return None;
         }
         self.resume.store(NONE, Ordering::Relaxed);
         let handler = insns.saturating_sub(self.from.load(Ordering::Relaxed));
-        (handler <= MAX_TRAP_INSNS).then_some(handler)
+        (handler <= MAX_TRAP_INSNS)
+            .then(|| cycles.saturating_sub(self.from_cycles.load(Ordering::Relaxed)))
     }
 }
 
@@ -640,9 +695,9 @@ unsafe extern "C" fn on_cache_instruction(vcpu: c_uint, data: *mut c_void) {
     let Some(special) = Special::from_tag(data as usize) else {
         return;
     };
-    let insns = PLUGIN.get().map_or(0, |p| insns(p, vcpu));
+    let (insns, cycles) = PLUGIN.get().map_or((0, 0), |p| executed(p, vcpu));
     with_engine(|engine| {
-        engine.set_insns(insns);
+        engine.set_insns(insns, cycles);
         cache_instruction(engine, special)
     });
 }
@@ -698,6 +753,88 @@ fn read_register(handle: usize) -> Option<u32> {
     value
 }
 
+/// A memory callback as QEMU calls it.
+type MemCallback = unsafe extern "C" fn(c_uint, qemu_plugin_meminfo_t, u64, *mut c_void);
+
+/// What a REP string instruction's accesses add to the issue cycles: QEMU
+/// may run many of its iterations in one execution of its block, so each
+/// iteration's cycles ([`p54c::BlockCost::rep_iteration`]) are added in its
+/// memory callback, on the accesses one of each iteration makes. The count
+/// so depends only on the guest's accesses, never on how many executions
+/// of the block QEMU split the iterations into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RepAccess {
+    /// Cycles added per counted access.
+    cycles: u16,
+    /// Whether loads count (else stores do).
+    loads: bool,
+}
+
+impl RepAccess {
+    /// The REP string instruction `bytes` is, if it is one the model
+    /// charges per iteration: MOVS and STOS count their stores, LODS and
+    /// SCAS their loads, CMPS its two loads (half an iteration each,
+    /// rounded up).
+    fn of(bytes: &[u8]) -> Option<Self> {
+        const PREFIXES: [u8; 11] = [
+            0x26, 0x2E, 0x36, 0x3E, 0x64, 0x65, 0x66, 0x67, 0xF0, 0xF2, 0xF3,
+        ];
+        let start = bytes.iter().position(|b| !PREFIXES.contains(b))?;
+        let (loads, per_iteration) = match bytes[start] {
+            0xA4 | 0xA5 | 0xAA | 0xAB => (false, 1),
+            0xAC..=0xAF => (true, 1),
+            0xA6 | 0xA7 => (true, 2),
+            _ => return None,
+        };
+        let iteration = p54c::block_cost([bytes]).rep_iteration;
+        (iteration > 0).then(|| Self {
+            cycles: u16::try_from(iteration.div_ceil(per_iteration)).unwrap_or(u16::MAX),
+            loads,
+        })
+    }
+
+    /// The callback's user data: the instruction's address in the low 32
+    /// bits, then the cycles, then whether loads count.
+    fn pack(self, vaddr: u32) -> usize {
+        (u64::from(vaddr) | u64::from(self.cycles) << 32 | u64::from(self.loads) << 48) as usize
+    }
+
+    /// The instruction address and what an access adds, from user data.
+    fn unpack(data: usize) -> (u32, Self) {
+        let data = data as u64;
+        (
+            data as u32,
+            Self {
+                cycles: (data >> 32) as u16,
+                loads: data >> 48 & 1 != 0,
+            },
+        )
+    }
+}
+
+/// A load or store of a REP string instruction: adds its share of the
+/// iteration's issue cycles ([`RepAccess`]), then is an access like any.
+unsafe extern "C" fn on_rep_memory(
+    vcpu: c_uint,
+    info: qemu_plugin_meminfo_t,
+    vaddr: u64,
+    data: *mut c_void,
+) {
+    let (insn, rep) = RepAccess::unpack(data as usize);
+    // SAFETY: `info` is valid during the callback.
+    let store = unsafe { qemu_plugin_mem_is_store(info) };
+    if store != rep.loads
+        && let Some(plugin) = PLUGIN.get()
+    {
+        // SAFETY: a valid entry of a live scoreboard; `vcpu` is the
+        // calling vCPU.
+        unsafe { qemu_plugin_u64_add(plugin.budget.0, vcpu, u64::from(rep.cycles)) };
+    }
+    // SAFETY: as QEMU called this callback; the user data is the plain
+    // instruction address `on_memory` expects.
+    unsafe { on_memory(vcpu, info, vaddr, insn as usize as *mut c_void) };
+}
+
 unsafe extern "C" fn on_memory(
     vcpu: c_uint,
     info: qemu_plugin_meminfo_t,
@@ -747,9 +884,9 @@ unsafe extern "C" fn on_memory(
         value,
         insn: data as usize as u32,
     };
-    let insns = insns(plugin, vcpu);
+    let (insns, cycles) = executed(plugin, vcpu);
     with_engine(|engine| {
-        engine.set_insns(insns);
+        engine.set_insns(insns, cycles);
         engine.access(access)?;
         if store {
             engine.after_store(access.paddr)?;
@@ -786,5 +923,27 @@ mod tests {
         ] {
             assert_eq!(Special::from_tag(s.tag()), Some(s));
         }
+    }
+
+    #[test]
+    fn rep_string_instructions_count_one_access_per_iteration() {
+        // rep movsb: its store, 1 cycle (PSR 3 + n); rep stosd likewise.
+        let movs = RepAccess::of(&[0xF3, 0xA4]).unwrap();
+        assert_eq!((movs.cycles, movs.loads), (1, false));
+        assert!(!RepAccess::of(&[0xF3, 0xAB]).unwrap().loads);
+        // repe cmpsb: two loads per 4-cycle iteration; repne scasb: one.
+        let cmps = RepAccess::of(&[0xF3, 0xA6]).unwrap();
+        assert_eq!((cmps.cycles, cmps.loads), (2, true));
+        let scas = RepAccess::of(&[0xF2, 0xAE]).unwrap();
+        assert_eq!((scas.cycles, scas.loads), (4, true));
+        // Without REP, or not a string instruction: charged with the block.
+        assert_eq!(RepAccess::of(&[0xA4]), None);
+        assert_eq!(RepAccess::of(&[0xF3, 0x90]), None); // pause
+        assert_eq!(RepAccess::of(&[0xF2, 0x0F, 0x10, 0xC1]), None); // SSE2 movsd
+        assert_eq!(RepAccess::of(&[]), None);
+        // The user data carries the address and the charge.
+        let data = movs.pack(0xFFFF_FFF0);
+        assert_eq!(RepAccess::unpack(data), (0xFFFF_FFF0, movs));
+        assert_eq!(RepAccess::unpack(cmps.pack(7)), (7, cmps));
     }
 }

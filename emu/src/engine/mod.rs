@@ -57,13 +57,14 @@
 //!
 //! With timing on (a quantum given), the engine keeps the core's modelled
 //! clock ([`crate::model::latency`]): the plugin tells it how many
-//! instructions ran ([`Engine::set_insns`]), and every access adds its
+//! instructions ran and how many cycles the core took to issue them
+//! ([`Engine::set_insns`], [`crate::model::p54c`]), and every access adds its
 //! latency from where it completed (L1, L2, the WCB or memory, per line
 //! touched) and what it reached through the LUT (a tile's MPB, a memory
 //! controller, whose queue is shared with the other cores, a register
 //! block). Lines a cache or the WCB writes back cost a store each. The
 //! clock is kept within a quantum of the other cores' ([`crate::timing`])
-//! at sync points: every few thousand instructions ([`Engine::sync_point`])
+//! at sync points: every half quantum of issue cycles ([`Engine::sync_point`])
 //! and after accesses once the clock passed the next point. A read of the
 //! FPGA bank's global timestamp (low word) latches the clock into this
 //! core's copy of the bank, where the guest's next reads find it.
@@ -255,7 +256,7 @@ impl Engine {
                 let watchers = LineRecords::new(watchers, words);
                 Some(Time {
                     latencies: Latencies::new(chip, core),
-                    clock: CoreClock::new(chip.timing.insn_cycles),
+                    clock: CoreClock::new(),
                     clocks: Clocks::new(clocks, core.index() as u32, cores, quantum, queues),
                     stamps,
                     next_sync: quantum / 2,
@@ -407,13 +408,14 @@ impl Engine {
         }
     }
 
-    /// The core has executed `insns` instructions since reset (never
-    /// fewer than said before): reported, and with timing on, the clock's
-    /// base.
-    pub fn set_insns(&mut self, insns: u64) {
+    /// The core has executed `insns` instructions since reset, which took
+    /// it `cycles` core cycles to issue ([`crate::model::p54c`]; neither
+    /// fewer than said before): the count is reported, and with timing on,
+    /// the cycles are the clock's base.
+    pub fn set_insns(&mut self, insns: u64, cycles: u64) {
         self.insns = self.insns.max(insns);
         if let Some(time) = &mut self.time {
-            time.clock.set_insns(insns);
+            time.clock.set_issued(cycles);
         }
     }
 
@@ -422,7 +424,7 @@ impl Engine {
     /// off.
     pub fn hold_time(&mut self) {
         if let Some(time) = &mut self.time {
-            time.clock = CoreClock::held(self.chip.timing.insn_cycles);
+            time.clock = CoreClock::held();
         }
     }
 
@@ -434,12 +436,13 @@ impl Engine {
         }
     }
 
-    /// `insns` of the instructions executed were the emulator's own (the
-    /// trap handler of an instruction QEMU does not know): they take no
-    /// modelled time. The report still counts them as executed.
-    pub fn untimed(&mut self, insns: u64) {
+    /// `cycles` of the issue cycles so far were the emulator's own
+    /// instructions' (the trap handler of an instruction QEMU does not
+    /// know): they take no modelled time. The report still counts the
+    /// instructions as executed.
+    pub fn untimed(&mut self, cycles: u64) {
         if let Some(time) = &mut self.time {
-            time.clock.untimed(insns);
+            time.clock.untimed(cycles);
         }
     }
 
@@ -589,7 +592,8 @@ impl Engine {
 
     /// WBINVD, INVD or CL1INVMB: a fixed cost from the timing table
     /// (`cost` of it), write-backs included, the instruction's own cycle
-    /// (already counted) taken off.
+    /// (already counted: the P54C model issues each in one, not paired)
+    /// taken off.
     fn cache_op(&mut self, cost: impl Fn(&chip::Timing) -> u32) {
         if let Some(time) = &mut self.time {
             let timing = time.latencies.timing();

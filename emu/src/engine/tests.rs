@@ -271,7 +271,7 @@ fn emu_call(call: EmuCall) -> GuestAccess {
 fn a_store_between_a_polls_read_and_its_callback_still_ends_the_wait() {
     let mut rig = rig_timed(PTE_PCD, Some(100_000));
     // Core 0 is ahead in modelled time, and halted while core 1 polls.
-    rig.engines[0].set_insns(1000);
+    rig.engines[0].set_insns(1000, 1000);
     rig.engines[0].halted();
     rig.engines[1].emu_call(EmuCall::Poll, emu_call(EmuCall::Poll));
     // Core 1's poll reads the flag; before its engine hears of the load
@@ -311,8 +311,8 @@ fn a_store_between_a_polls_read_and_its_callback_still_ends_the_wait() {
 fn a_read_waits_for_a_later_write_to_its_words_only() {
     let mut rig = rig_timed(PTE_PCD, Some(100_000));
     // Core 0 is ahead in modelled time; the line is one nobody polls.
-    rig.engines[0].set_insns(5000);
-    rig.engines[1].set_insns(10);
+    rig.engines[0].set_insns(5000, 5000);
+    rig.engines[1].set_insns(10, 10);
     rig.store(0, 0x40, 7);
     let written = rig.engines[0].now().unwrap();
     // Another word of the line: its bytes are not the later write's.
@@ -349,12 +349,12 @@ fn the_words_of_a_line_an_access_reaches() {
 fn a_held_clock_starts_at_the_entry() {
     let mut rig = rig_timed(PTE_PCD, Some(100_000));
     rig.engines[0].hold_time();
-    rig.engines[0].set_insns(40_000); // the firmware
+    rig.engines[0].set_insns(40_000, 52_000); // the firmware
     assert_eq!(rig.engines[0].now(), Some(0));
     rig.engines[0].start_time();
-    rig.engines[0].set_insns(40_100);
-    let insn = u64::from(SCC.timing.insn_cycles);
-    assert_eq!(rig.engines[0].now(), Some(100 * insn));
+    // 100 instructions issued in 130 cycles.
+    rig.engines[0].set_insns(40_100, 52_130);
+    assert_eq!(rig.engines[0].now(), Some(130));
     // What the core executed before counts as executed all the same.
     assert_eq!(rig.engines[0].report().stats.insns, 40_100);
 }

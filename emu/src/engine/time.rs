@@ -152,12 +152,24 @@ impl Time {
 
     /// The core stalls for one access to `target` (or a store of a line
     /// there), as `class` if given, else the target's own class.
+    ///
+    /// A request that reaches a memory controller while its DRAM refreshes
+    /// waits for the refresh's end (charged at once, with the controller's
+    /// waits: it depends only on the time the request is booked at), and
+    /// is booked from there.
     pub(super) fn charge(&mut self, target: Target, class: Option<Class>) {
         let Some(cost) = self.latencies.target(target) else {
             return;
         };
         let l1 = u64::from(self.latencies.timing().l1_hit);
         if let Some(q) = cost.queue {
+            let refresh = self
+                .latencies
+                .refresh_wait(q.resource, self.clock.now() + q.arrival);
+            if refresh > 0 {
+                self.clock.stall(q.resource.wait_class(), refresh);
+                *self.waits.wait_mut(q.resource) += refresh;
+            }
             self.book(q);
         }
         self.clock
@@ -497,10 +509,11 @@ impl Engine {
                     bank + u64::from(fpga.emu_call(EmuCall::ClockHi)),
                     (now >> 32) as u32,
                 );
-                // The latch and the two reads are one RDTSC.
+                // The latch and the two reads are one RDTSC: the moves'
+                // issue cycles are counted already.
                 let t = time.latencies.timing();
-                let cost = t.clock_read.saturating_sub(3 * t.insn_cycles);
-                time.clock.stall(Class::Clock, u64::from(cost));
+                let cost = u64::from(t.clock_read).saturating_sub(t.clock_read_issue());
+                time.clock.stall(Class::Clock, cost);
             }
         }
         self.after_timed_access();

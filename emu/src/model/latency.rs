@@ -5,8 +5,12 @@
 //! source of each value); this module turns them into a latency per LUT
 //! target as seen from one core, and keeps the core's clock:
 //!
-//! - every instruction costs [`chip::Timing::insn_cycles`], counted per
-//!   translation block by the plugin (an inline add, not a callback);
+//! - instructions cost what the P54C takes to issue them ([`super::p54c`]:
+//!   U/V pairing, multi-cycle instructions, address generation
+//!   interlocks), computed once per translation block and added by the
+//!   plugin each time the block runs (an inline add, not a callback; a REP
+//!   string instruction adds each iteration's cycles in its memory
+//!   callback);
 //! - every access the memory model classifies adds its latency beyond an
 //!   L1 hit (which the instruction's own cycle covers): the P54C has one
 //!   outstanding access and stalls until it completes, so latencies add up.
@@ -18,16 +22,25 @@
 //! | L1 hit, store absorbed by L1 or the WCB | `l1_hit` |
 //! | L2 | `l2_hit` |
 //! | MPB, CRB or TSR of a tile `n-1` hops away | `miu_mpb` + 2·n·`router_mesh_cycles` mesh cycles |
-//! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for the controller |
+//! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for a refresh ([`refresh_wait`]: `dram_refresh_ns` every `dram_refresh_interval_ns`) and for the controller |
 //! | waiting for a busy MPB, register block or controller | from the requests of all cores around its arrival ([`super::queue`]; one at a time: `mpb_port_mesh_cycles`, `crb_mesh_cycles`, `memctl_mesh_cycles` each), charged once those are known |
 //! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
 //! | write-back of a victim line, WCB flush | a store of the line to its target |
 //! | WBINVD, INVD, CL1INVMB | `wbinvd`, `invd`, `cl1invmb` (the instruction's own cycle included) |
+//! | a read of the core's own clock (`chip::EmuCall::ClockLatch`) | `clock_read`, the two cycles its three moves issue in included ([`chip::Timing::clock_read_issue`]) |
 //!
 //! `n` counts routers crossed one way, the core's own included
 //! ([`super::mesh`]). Mesh cycles convert to core cycles rounded up, once
 //! per access. Private memory is not modelled (see the engine): its
 //! accesses cost an L1 hit.
+//!
+//! A refresh is judged at the time the request reaches its controller as
+//! the calendar books it (the core's clock, whose queue waits are charged
+//! later, plus the request's arrival): periodic in modelled time from 0,
+//! the same for every core and every run. It delays the request, which is
+//! booked at the refresh's end: requests that arrive during one refresh
+//! all queue there, with each other, as the calendar says. The wait counts
+//! as the controller's (`Class::MemctlWait`).
 
 use chip::{Chip, CoreId, Target, Timing};
 
@@ -263,6 +276,19 @@ impl Latencies {
         &self.timing
     }
 
+    /// The cycles a request reaching `resource` at `arrival` waits for a
+    /// DRAM refresh ([`refresh_wait`]): none but at a memory controller.
+    pub fn refresh_wait(&self, resource: Resource, arrival: u64) -> u64 {
+        match resource {
+            Resource::Controller(_) => refresh_wait(
+                arrival,
+                self.timing.dram_refresh_interval(),
+                self.timing.dram_refresh(),
+            ),
+            Resource::Mpb(_) | Resource::Crb(_) => 0,
+        }
+    }
+
     /// What one access (load or store) to `target` costs, or `None` for a
     /// target that is not on the mesh.
     pub fn target(&self, target: Target) -> Option<Cost> {
@@ -316,14 +342,28 @@ impl Latencies {
     }
 }
 
+/// The cycles a request reaching a memory controller at `arrival` waits
+/// for its DRAM's refresh: every `interval` cycles from time 0, the
+/// devices refresh for `duration` cycles and serve nothing (0 `interval`:
+/// no refresh). Periodic in modelled time, the same for every core and
+/// every run; as on silicon, it also shifts cores that spin against each
+/// other with fixed periods out of step now and then.
+pub fn refresh_wait(arrival: u64, interval: u64, duration: u64) -> u64 {
+    if interval == 0 {
+        return 0;
+    }
+    duration.saturating_sub(arrival % interval)
+}
+
 /// One core's modelled clock and where its cycles went.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CoreClock {
-    insns: u64,
-    /// Instructions that take no modelled time: the emulator's own (the
-    /// trap handler QEMU needs for what silicon executes in place).
+    /// Cycles the core took to issue its instructions ([`super::p54c`]).
+    issued: u64,
+    /// Issue cycles that take no modelled time: the firmware's, before
+    /// time starts, and the emulator's own instructions' (the trap handler
+    /// QEMU needs for what silicon executes in place).
     untimed: u64,
-    insn_cycles: u64,
     extra: u64,
     idle: u64,
     /// Whether time runs: a clock [`CoreClock::held`] stays at 0 until
@@ -336,10 +376,9 @@ pub struct CoreClock {
 }
 
 impl CoreClock {
-    /// A clock at 0 whose instructions cost `insn_cycles` each.
-    pub fn new(insn_cycles: u32) -> Self {
+    /// A clock at 0.
+    pub fn new() -> Self {
         Self {
-            insn_cycles: u64::from(insn_cycles),
             running: true,
             ..Self::default()
         }
@@ -347,10 +386,10 @@ impl CoreClock {
 
     /// As [`CoreClock::new`], but held at 0 until [`CoreClock::start`]:
     /// what the core does before takes no modelled time.
-    pub fn held(insn_cycles: u32) -> Self {
+    pub fn held() -> Self {
         Self {
             running: false,
-            ..Self::new(insn_cycles)
+            ..Self::default()
         }
     }
 
@@ -360,23 +399,18 @@ impl CoreClock {
         self.running = true;
     }
 
-    /// The core has executed `insns` instructions in all (never fewer
-    /// than before).
-    pub fn set_insns(&mut self, insns: u64) {
-        self.insns = self.insns.max(insns);
+    /// The core's instructions so far took `cycles` in all to issue (never
+    /// fewer than before).
+    pub fn set_issued(&mut self, cycles: u64) {
+        self.issued = self.issued.max(cycles);
         if !self.running {
-            self.untimed = self.insns;
+            self.untimed = self.issued;
         }
     }
 
-    /// Instructions executed.
-    pub fn insns(&self) -> u64 {
-        self.insns
-    }
-
-    /// `insns` of the instructions executed take no modelled time.
-    pub fn untimed(&mut self, insns: u64) {
-        self.untimed = (self.untimed + insns).min(self.insns);
+    /// `cycles` of the issue cycles so far take no modelled time.
+    pub fn untimed(&mut self, cycles: u64) {
+        self.untimed = (self.untimed + cycles).min(self.issued);
     }
 
     /// Modelled core cycles since reset.
@@ -410,7 +444,7 @@ impl CoreClock {
 
     /// Cycles of instructions (those that take modelled time).
     pub fn insn_cycles(&self) -> u64 {
-        (self.insns - self.untimed) * self.insn_cycles
+        self.issued - self.untimed
     }
 }
 
@@ -468,14 +502,16 @@ mod tests {
 
     #[test]
     fn the_clock_adds_instructions_stalls_and_idle_time() {
-        let mut c = CoreClock::new(1);
-        c.set_insns(100);
+        let mut c = CoreClock::new();
+        c.set_issued(100);
         c.stall(Class::L2, 17);
         assert_eq!(c.now(), 117);
-        c.set_insns(90); // never backwards
+        c.set_issued(90); // never backwards
         assert_eq!(c.now(), 117);
+        c.untimed(30); // a trap handler's
+        assert_eq!(c.now(), 87);
         c.idle_until(1000);
-        assert_eq!((c.now(), c.idle_cycles()), (1000, 883));
+        assert_eq!((c.now(), c.idle_cycles()), (1000, 913));
         c.idle_until(10); // already past
         assert_eq!(c.now(), 1000);
         assert_eq!(c.class_count[Class::L2 as usize], 1);
@@ -483,19 +519,32 @@ mod tests {
 
     #[test]
     fn a_held_clock_counts_nothing_until_it_starts() {
-        let mut c = CoreClock::held(2);
-        c.set_insns(500);
+        let mut c = CoreClock::held();
+        c.set_issued(500);
         c.stall(Class::Dram, 40);
         c.idle_until(10_000);
-        assert_eq!((c.now(), c.insns()), (0, 500));
+        assert_eq!(c.now(), 0);
         assert_eq!(c.class_count[Class::Dram as usize], 0);
-        c.set_insns(700); // still held: the firmware's instructions
+        c.set_issued(700); // still held: the firmware's instructions
         c.start();
         assert_eq!(c.now(), 0);
-        c.set_insns(710);
+        c.set_issued(720);
         c.stall(Class::Dram, 40);
         assert_eq!((c.now(), c.insn_cycles()), (60, 20));
         c.start(); // already running
         assert_eq!(c.now(), 60);
+    }
+
+    #[test]
+    fn a_request_during_a_refresh_waits_for_its_end() {
+        let t = chip::SCC.timing;
+        let (every, lasts) = (t.dram_refresh_interval(), t.dram_refresh());
+        assert_eq!((every, lasts), (4157, 85));
+        assert_eq!(refresh_wait(0, every, lasts), 85);
+        assert_eq!(refresh_wait(84, every, lasts), 1);
+        assert_eq!(refresh_wait(85, every, lasts), 0);
+        assert_eq!(refresh_wait(every - 1, every, lasts), 0);
+        assert_eq!(refresh_wait(2 * every + 10, every, lasts), 75);
+        assert_eq!(refresh_wait(10, 0, lasts), 0, "no refresh");
     }
 }

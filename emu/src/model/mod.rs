@@ -20,7 +20,11 @@
 //! - [`queue`]: resources serving one request at a time, queued the same
 //!   whatever order the host runs the cores in;
 //! - [`latency`]: the cost of each access class and one core's modelled
-//!   clock (parameters from [`chip::Timing`]).
+//!   clock (parameters from [`chip::Timing`]), and the DRAM's refresh;
+//! - [`p54c`]: the cycles a P54C core takes to issue a block of
+//!   instructions (U/V pairing, multi-cycle instructions, address
+//!   generation interlocks), every memory operand an L1 hit: the base of
+//!   the core's clock.
 //!
 //! Everything is allocated at construction; the per-access paths do not
 //! allocate. The tests include a data-carrying reference of the same
@@ -32,6 +36,7 @@ pub mod hierarchy;
 pub mod latency;
 pub mod lut;
 pub mod mesh;
+pub mod p54c;
 pub mod paging;
 pub mod queue;
 pub mod stats;

@@ -758,7 +758,9 @@ impl ClockRegisters {
         (self.latch, self.lo, self.hi)
     }
     /// The core's own modelled cycles: exactly three instructions (the
-    /// latch and two reads), which the emulator charges as one RDTSC.
+    /// latch and two reads, simple moves the P54C issues in two cycles),
+    /// which the emulator charges as one RDTSC
+    /// (`chip::Timing::clock_read_issue`).
     pub fn read(self) -> u64 {
         let (low, high): (u32, u32);
         // SAFETY: under modelled time (the only case a `ClockRegisters` is

@@ -138,7 +138,8 @@ pub enum Time {
         quantum: NonZeroU64,
         /// Whether requests queue at the resources they reach (memory
         /// controllers, MPBs, register blocks). Without queues every
-        /// resource serves at once: contention is not modelled.
+        /// resource serves at once: contention is not modelled (a DRAM
+        /// refresh, which is not contention, still delays a request).
         queues: bool,
     },
 }

@@ -16,7 +16,11 @@
 //! - **\[Pentium\]**: the P54C's own documented behaviour;
 //! - **\[PSR\]**: "Intel Pentium Instruction Set Reference", the clock
 //!   counts of Intel's Pentium manual per instruction (a mirror of
-//!   jsimlo.sk/docs/cpu);
+//!   jsimlo.sk/docs/cpu; the emulator's core model, `emu::model::p54c`,
+//!   takes its instruction costs from the same pages);
+//! - **\[JEDEC\]**: the DDR3 SDRAM standard (JESD79-3), for what every
+//!   DDR3 device does whatever controller drives it (the SCC's four
+//!   memory controllers drive DDR3);
 //! - **none**: no datasheet-level number exists; the value is a stated
 //!   assumption, chosen from the structure of the hardware and never from
 //!   a benchmark result.
@@ -36,10 +40,13 @@ pub struct Timing {
     /// Clock of the routers and memory controllers in MHz. \[thesis\] 1.8:
     /// "the on-chip network routers and memory controllers run at 800 MHz".
     pub mesh_mhz: u32,
-    /// Core cycles per instruction. \[Pentium\]: most integer instructions
-    /// take one clock in either pipe; pairing two per clock is not modelled,
-    /// nor are multi-cycle instructions (none: one is the documented base
-    /// cost, not a fit).
+    /// Core cycles of one simple instruction issued alone. \[Pentium\]:
+    /// most integer instructions take one clock in either pipe. The
+    /// emulator charges instructions from its P54C model instead (pairing,
+    /// multi-cycle instructions: `emu::model::p54c`), which issues WBINVD,
+    /// INVD, CL1INVMB and each of the clock read's three moves in one such
+    /// cycle; the costs of cache operations and clock reads below include
+    /// those cycles, and the emulator charges the rest.
     pub insn_cycles: u32,
     /// Load hitting L1, in core cycles. \[Pentium\]: a data-cache hit
     /// completes in the instruction's own clock, so it adds nothing beyond
@@ -66,7 +73,7 @@ pub struct Timing {
     pub router_mesh_cycles: u32,
     /// Memory controller service time per line, in mesh (controller)
     /// cycles. \[EAS\]: "46 memory cycles". Each controller serves one
-    /// request at a time (see `emu`'s `memctl` model).
+    /// request at a time (see `emu`'s queue model, `emu::model::queue`).
     pub memctl_mesh_cycles: u32,
     /// How long a tile's MPB is busy with one access (a line or less), in
     /// mesh cycles: it serves one request at a time, so requests from
@@ -101,9 +108,20 @@ pub struct Timing {
     pub cl1invmb: u32,
     /// A read of the core's own cycle counter, in core cycles: what RDTSC
     /// costs on the P54C, charged for the emulator's clock latch and its
-    /// two reads (`EmuCall::ClockLatch`). \[PSR\] RDTSC: "6-7" clocks, not
-    /// pairable; the larger is taken.
+    /// two reads (`EmuCall::ClockLatch`; their issue cycles,
+    /// [`Timing::clock_read_issue`], included). \[PSR\] RDTSC: "6-7"
+    /// clocks, not pairable; the larger is taken.
     pub clock_read: u32,
+    /// How often a DRAM device refreshes, in nanoseconds. \[JEDEC\]: the
+    /// average periodic refresh interval tREFI is 7.8 µs at 0-85 °C. Every
+    /// controller's devices refresh on the same schedule, from time 0
+    /// (none: the controllers' refresh phases are not documented).
+    pub dram_refresh_interval_ns: u32,
+    /// How long a refresh keeps a DRAM device from serving requests, in
+    /// nanoseconds. \[JEDEC\]: tRFC is 160 ns for 2 Gb devices (110 ns for
+    /// 1 Gb, 260 ns for 4 Gb); the density of the SCC boards' DIMMs is not
+    /// in the references (none: 2 Gb taken).
+    pub dram_refresh_ns: u32,
 }
 
 impl Timing {
@@ -125,6 +143,8 @@ impl Timing {
         invd: 15,
         cl1invmb: 15,
         clock_read: 7,
+        dram_refresh_interval_ns: 7_800,
+        dram_refresh_ns: 160,
     };
 
     /// `mesh` mesh cycles in core cycles, rounded up (a core waits whole
@@ -149,6 +169,31 @@ impl Timing {
     pub const fn dram_access(&self, routers: u32) -> u64 {
         self.miu_dram as u64
             + self.mesh_to_core(self.round_trip_mesh(routers) + self.memctl_mesh_cycles as u64)
+    }
+
+    /// `ns` nanoseconds in core cycles, rounded to the nearest.
+    pub const fn ns_to_core(&self, ns: u64) -> u64 {
+        (ns * self.core_mhz as u64 + 500) / 1000
+    }
+
+    /// Core cycles between two refreshes of a controller's DRAM.
+    pub const fn dram_refresh_interval(&self) -> u64 {
+        self.ns_to_core(self.dram_refresh_interval_ns as u64)
+    }
+
+    /// Core cycles a refresh keeps a controller's DRAM from serving
+    /// requests.
+    pub const fn dram_refresh(&self) -> u64 {
+        self.ns_to_core(self.dram_refresh_ns as u64)
+    }
+
+    /// Core cycles the P54C takes to issue the emulator's clock read
+    /// (`EmuCall::ClockLatch`): a store and two loads, simple moves, the
+    /// store paired with the first load (\[Pentium\] pairing rules, as
+    /// `emu::model::p54c` applies them), so two cycles. The emulator
+    /// stalls the core for the rest of [`Timing::clock_read`].
+    pub const fn clock_read_issue(&self) -> u64 {
+        2 * self.insn_cycles as u64
     }
 
     /// Core cycles a memory controller is busy with one line.
@@ -191,6 +236,9 @@ mod tests {
         // 8 + 46 = 54 mesh cycles: 35.98 core cycles, 36.
         assert_eq!(t.dram_access(1), 40 + 36);
         assert_eq!(t.memctl_service(), 31);
+        // JEDEC tREFI 7.8 us and tRFC 160 ns at 533 MHz: 4157.4 and 85.28
+        // core cycles.
+        assert_eq!((t.dram_refresh_interval(), t.dram_refresh()), (4157, 85));
         // Every router more costs 8 mesh cycles, about 5.3 core cycles.
         for n in 1..9 {
             let step = t.mpb_access(n + 1) - t.mpb_access(n);
