@@ -641,16 +641,15 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         offset: u32,
         buf: &mut [u8],
     ) -> Result<(), RmaError> {
-        let base = self.unused_memory("memory_read", memory, offset, buf.len())?;
-        let mut stats = WindowStats::default();
-        pieces_of(
-            self.hal,
-            &mut self.slots,
-            self.popshm,
-            (base, buf.len()),
-            MemoryType::Ncm,
-            &mut stats,
-            |hal, slot, within, pos, n| hal.shared_read(slot, within, &mut buf[pos..pos + n]),
+        let len = buf.len();
+        self.memory_pieces(
+            "memory_read",
+            memory,
+            offset,
+            len,
+            |hal, slot, at, pos, n| {
+                hal.shared_read(slot, at, &mut buf[pos..pos + n]);
+            },
         )
     }
 
@@ -665,28 +664,28 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         offset: u32,
         data: &[u8],
     ) -> Result<(), RmaError> {
-        let base = self.unused_memory("memory_write", memory, offset, data.len())?;
-        let mut stats = WindowStats::default();
-        pieces_of(
-            self.hal,
-            &mut self.slots,
-            self.popshm,
-            (base, data.len()),
-            MemoryType::Ncm,
-            &mut stats,
-            |hal, slot, within, pos, n| hal.shared_write(slot, within, &data[pos..pos + n]),
+        let len = data.len();
+        self.memory_pieces(
+            "memory_write",
+            memory,
+            offset,
+            len,
+            |hal, slot, at, pos, n| {
+                hal.shared_write(slot, at, &data[pos..pos + n]);
+            },
         )
     }
 
-    /// Where byte `offset` of `memory` lies in the POPSHM, if `len` bytes
-    /// from there are inside it and no window uses it.
-    fn unused_memory(
-        &self,
+    /// Visits `len` bytes of `memory` from byte `offset`, mapped uncached,
+    /// as [`pieces_of`] does, if they lie inside it and no window uses it.
+    fn memory_pieces(
+        &mut self,
         call: &'static str,
         memory: Memory,
         offset: u32,
         len: usize,
-    ) -> Result<u64, RmaError> {
+        visit: impl FnMut(&H, u8, u32, usize, usize),
+    ) -> Result<(), RmaError> {
         let state = self.memory(memory.id)?;
         if let Some(window) = state.window {
             return Err(RmaError::MemoryInUse {
@@ -703,7 +702,17 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                 size: state.size,
             });
         }
-        Ok(u64::from(state.offset) + u64::from(offset))
+        let base = u64::from(state.offset) + u64::from(offset);
+        let mut stats = WindowStats::default();
+        pieces_of(
+            self.hal,
+            &mut self.slots,
+            self.popshm,
+            (base, len),
+            MemoryType::Ncm,
+            &mut stats,
+            visit,
+        )
     }
 
     fn memory(&self, id: u32) -> Result<MemoryState, RmaError> {
