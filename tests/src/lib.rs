@@ -137,6 +137,31 @@ pub fn lines_starting<'r>(report: &'r RunReport, core: u32, prefix: &str) -> Vec
         .collect()
 }
 
+/// Checks that no core printed a failed check (`check failed: ...`, as
+/// the programs' `Checks` print them).
+pub fn assert_no_failed_checks(report: &RunReport) {
+    for core in 0..report.cores.len() as u32 {
+        assert!(
+            lines_starting(report, core, "check failed").is_empty(),
+            "{}",
+            transcript(report)
+        );
+    }
+}
+
+/// Checks that no core printed a failed check, and that core 0 printed
+/// `summary` once (the only line starting with its first word and a colon).
+pub fn assert_summary(report: &RunReport, summary: &str) {
+    assert_no_failed_checks(report);
+    let prefix = summary.split(':').next().expect("a summary has a name");
+    assert_eq!(
+        lines_starting(report, 0, &format!("{prefix}:")),
+        [summary],
+        "{}",
+        transcript(report)
+    );
+}
+
 /// Checks that every core printed its own identity line, and only once.
 pub fn assert_identities(report: &RunReport) {
     for core in report.chip.all_cores().take(report.cores.len()) {

@@ -4,7 +4,7 @@
 //! the central and the dissemination algorithm, bcast, allgather and
 //! allreduce, every result checked on every core.
 
-use system_tests::{boot_ok, lines_starting, transcript};
+use system_tests::{assert_no_failed_checks, boot_ok, lines_starting, transcript};
 
 /// Checks each core makes in the `comm` program on `cores` cores: 8
 /// exchange sizes, 2 all-to-all sizes per peer, one mark per core and
@@ -24,13 +24,7 @@ fn comm_on(cores: u32) {
         "{}",
         transcript(&report)
     );
-    for core in 0..cores {
-        assert!(
-            lines_starting(&report, core, "check failed").is_empty(),
-            "{}",
-            transcript(&report)
-        );
-    }
+    assert_no_failed_checks(&report);
     // Core 0 reports its own traffic and the barriers it passed.
     let stats = lines_starting(&report, 0, "comm core 0: ");
     assert_eq!(stats.len(), 1, "{}", transcript(&report));

@@ -9,9 +9,7 @@
 
 use std::time::Duration;
 
-use system_tests::{
-    RunConfig, assert_clean_success, boot_with, lines_starting, timeout_for, transcript,
-};
+use system_tests::{RunConfig, assert_clean_success, assert_summary, boot_with, timeout_for};
 
 /// Checks made on every core: the transpose and its way back and the
 /// statistics (3), the halos after puts and after gets (2), packed and
@@ -31,21 +29,12 @@ fn datatypes_on(cores: u32) {
         ..RunConfig::new(cores, "rma-datatypes")
     });
     assert_clean_success(&report, cores);
-    for core in 0..cores {
-        assert!(
-            lines_starting(&report, core, "check failed").is_empty(),
-            "{}",
-            transcript(&report)
-        );
-    }
-    assert_eq!(
-        lines_starting(&report, 0, "rma-datatypes:"),
-        [format!(
+    assert_summary(
+        &report,
+        &format!(
             "rma-datatypes: {cores} cores, {} checks, 0 failed: a transpose through hvectors of vectors, a subarray halo exchange, struct records, SUM accumulates and get_accumulate through nested types, every misuse refused",
             cores * CHECKS
-        )],
-        "{}",
-        transcript(&report)
+        ),
     );
 }
 

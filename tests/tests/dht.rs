@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use chip::{Chip, MESH8X8, SCC};
 use system_tests::{
-    RunConfig, RunReport, assert_clean_success, boot_with, lines_starting, transcript,
+    RunConfig, RunReport, assert_clean_success, assert_no_failed_checks, boot_with, lines_starting,
+    transcript,
 };
 
 /// Keys each core inserts (`KEYS_PER_CORE` in the program).
@@ -38,13 +39,7 @@ fn dht_ok(chip: &'static Chip, cores: u32, params: &[(&str, &str)]) -> RunReport
         ..RunConfig::new(cores, "dht").on(chip)
     });
     assert_clean_success(&report, cores);
-    for core in 0..cores {
-        assert!(
-            lines_starting(&report, core, "check failed").is_empty(),
-            "{}",
-            transcript(&report)
-        );
-    }
+    assert_no_failed_checks(&report);
     report
 }
 

@@ -25,8 +25,8 @@ use std::time::Duration;
 
 use chip::{Chip, MESH8X8, SCC};
 use system_tests::{
-    CoreExit, Outcome, RunConfig, RunReport, assert_clean_success, boot_with, lines_starting,
-    transcript,
+    CoreExit, Outcome, RunConfig, RunReport, assert_clean_success, assert_summary, boot_with,
+    lines_starting, transcript,
 };
 
 /// Boots `program` on `cores` cores with the chip model (its timing
@@ -46,25 +46,6 @@ fn boot_ok(chip: &'static Chip, cores: u32, program: &str) -> RunReport {
     let report = boot(chip, cores, program);
     assert_clean_success(&report, cores);
     report
-}
-
-/// Checks that no core printed a failed check, and that core 0 printed
-/// `summary` once (the only line starting with its first word and a colon).
-fn assert_summary(report: &RunReport, summary: &str) {
-    for core in 0..report.cores.len() as u32 {
-        assert!(
-            lines_starting(report, core, "check failed").is_empty(),
-            "{}",
-            transcript(report)
-        );
-    }
-    let prefix = summary.split(':').next().expect("a summary has a name");
-    assert_eq!(
-        lines_starting(report, 0, &format!("{prefix}:")),
-        [summary],
-        "{}",
-        transcript(report)
-    );
 }
 
 /// Boots `program` on `cores` cores, expects success without a stale
