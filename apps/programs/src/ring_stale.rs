@@ -6,8 +6,8 @@
 //!
 //! So that this is certain rather than a race with the token, every core
 //! reads its empty token line once (its L1 now holds it) and says so in an
-//! uncached word in LSM; core 0 starts the token once all have (a barrier
-//! would invalidate the lines). No core waits forever: after [`POLLS`]
+//! uncached word in LSM; core 0 starts the token once all have, and the
+//! others start waiting for it then (a barrier would invalidate the lines). No core waits forever: after [`POLLS`]
 //! polls it invalidates and looks once more. A token found then was there
 //! all along, and the core fails reporting a stale line. No token means
 //! its predecessor never passed it (stuck the same way), so it keeps
@@ -81,12 +81,16 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
         scc.flush_wcb();
     };
 
+    // Every core waits until all have cached their line, so that the
+    // polls' time limits count from when core 0 can start the token,
+    // however long each core took to boot (cores behind a busier memory
+    // controller take longer).
+    scc.wait_for(|| {
+        (0..cores)
+            .all(|n| lsm.read_u32(CACHED + 4 * n) == 1)
+            .then_some(())
+    });
     if me == 0 {
-        scc.wait_for(|| {
-            (0..cores)
-                .all(|n| lsm.read_u32(CACHED + 4 * n) == 1)
-                .then_some(())
-        });
         pass_token(1, 1);
         let (hops, sum) = wait_for_token()?;
         let expected = cores * (cores + 1) / 2;

@@ -10,9 +10,15 @@
 //! QEMU's C frames, so every entry point catches panics.
 //!
 //! What it registers:
-//! - a memory callback on every load and store; accesses to private memory
-//!   return at once, before any lock is taken, and after the first access
-//!   to a virtual page without even asking QEMU for the physical address;
+//! - a memory callback on every load and store (one for loads, one for
+//!   stores, so neither asks QEMU which it is). Private memory goes through
+//!   the caches' model too ([`Engine::private_access`]), but a load of the
+//!   line L1 used last in its set, or a store to it once modified, changes
+//!   nothing there: such an access is only counted, before any lock is
+//!   taken, by looking the line up in L1's MRU table
+//!   ([`Engine::l1_mru`]). After the first access to a virtual page, the
+//!   callback knows its physical page and how the model treats it without
+//!   asking QEMU or the engine again;
 //! - execution callbacks, chosen at translation by opcode, on CL1INVMB
 //!   (`0F 0A`, before its #UD), WBINVD, INVD, `invlpg` and `mov` to CR0 or
 //!   CR3 (reading the source register: the callback runs before the write);
@@ -45,21 +51,23 @@
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use emu::engine::{Engine, GuestAccess};
+use emu::engine::{Engine, GuestAccess, PrivatePage};
+use emu::model::cache::MruLines;
 use emu::model::hierarchy::Kind;
 use emu::model::p54c;
+use emu::model::paging::PageType;
 use emu::options::PluginSetup;
 use qemu_plugin_sys::{
     GArray, GByteArray, QEMU_PLUGIN_VERSION, qemu_info_t, qemu_plugin_cb_flags, qemu_plugin_cond,
-    qemu_plugin_get_hwaddr, qemu_plugin_get_registers, qemu_plugin_hwaddr_phys_addr,
-    qemu_plugin_id_t, qemu_plugin_insn, qemu_plugin_insn_data, qemu_plugin_insn_size,
-    qemu_plugin_insn_vaddr, qemu_plugin_mem_get_value, qemu_plugin_mem_is_store,
-    qemu_plugin_mem_rw, qemu_plugin_mem_size_shift, qemu_plugin_mem_value_type,
-    qemu_plugin_meminfo_t, qemu_plugin_op, qemu_plugin_read_register, qemu_plugin_reg_descriptor,
-    qemu_plugin_register, qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_idle_cb,
+    qemu_plugin_get_hwaddr, qemu_plugin_get_registers, qemu_plugin_hwaddr_is_io,
+    qemu_plugin_hwaddr_phys_addr, qemu_plugin_id_t, qemu_plugin_insn, qemu_plugin_insn_data,
+    qemu_plugin_insn_size, qemu_plugin_insn_vaddr, qemu_plugin_mem_get_value, qemu_plugin_mem_rw,
+    qemu_plugin_mem_size_shift, qemu_plugin_mem_value_type, qemu_plugin_meminfo_t, qemu_plugin_op,
+    qemu_plugin_read_register, qemu_plugin_reg_descriptor, qemu_plugin_register,
+    qemu_plugin_register_atexit_cb, qemu_plugin_register_vcpu_idle_cb,
     qemu_plugin_register_vcpu_init_cb, qemu_plugin_register_vcpu_insn_exec_cb,
     qemu_plugin_register_vcpu_mem_cb, qemu_plugin_register_vcpu_resume_cb,
     qemu_plugin_register_vcpu_tb_exec_cb, qemu_plugin_register_vcpu_tb_exec_cond_cb,
@@ -83,7 +91,13 @@ unsafe extern "C" {
 
 /// Everything the callbacks share.
 struct Plugin {
-    engine: Mutex<Engine>,
+    /// The engine, used by the vCPU thread's callbacks and, at exit, by
+    /// whichever thread exits. A spin lock: it is never held for long,
+    /// almost never wanted by two threads at once, and taking it costs one
+    /// atomic operation (releasing it, a plain store).
+    engine: spin::Mutex<Engine>,
+    /// The engine's L1 MRU table: private accesses found there skip it.
+    mru: Arc<MruLines>,
     /// Core-physical range of the chip's shared regions: the fast filter.
     low: u32,
     high: u32,
@@ -137,15 +151,82 @@ static PLUGIN: OnceLock<Plugin> = OnceLock::new();
 
 /// Virtual pages known to hold private memory, so that most accesses skip
 /// asking QEMU for their physical address (the plugin's largest cost per
-/// access). Direct-mapped: slot `page % PRIVATE_SLOTS` holds `page + 1`.
-/// Forgotten whenever the guest could change its mappings (CR0 and CR3
-/// writes, `invlpg`), as a TLB is. Only the one vCPU thread uses it.
-static PRIVATE_PAGES: [AtomicU32; PRIVATE_SLOTS] = [const { AtomicU32::new(0) }; PRIVATE_SLOTS];
+/// access) and the engine how to treat them. Direct-mapped: slot
+/// `page % PRIVATE_SLOTS` holds `page + 1` in its high half, and in its
+/// low half the physical page's address with what [`PrivatePage`] the
+/// engine found it to be below it ([`PageFlags`]). Forgotten whenever the guest could change its
+/// mappings (CR0 and CR3 writes, `invlpg`), as a TLB is. Only the one vCPU
+/// thread uses it.
+static PRIVATE_PAGES: [AtomicU64; PRIVATE_SLOTS] = [const { AtomicU64::new(0) }; PRIVATE_SLOTS];
 const PRIVATE_SLOTS: usize = 1024;
+const PAGE_OFFSET: u32 = 0xfff;
+
+/// A [`PrivatePage`] packed below a page's address: bit 0 modelled, bit 1
+/// fast ([`PrivatePage::fast`]), bit 2 PWT, bits 3-5 the memory type's
+/// index in [`MemoryType::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PageFlags(u32);
+
+impl PageFlags {
+    const MODELLED: u32 = 1;
+    const FAST: u32 = 2;
+    const PWT: u32 = 4;
+    const TYPE_SHIFT: u32 = 3;
+
+    fn pack(page: PrivatePage) -> Self {
+        match page {
+            PrivatePage::Unmodelled => Self(0),
+            PrivatePage::Modelled(t) => {
+                let ty = MemoryType::ALL
+                    .iter()
+                    .position(|&m| m == t.memory_type)
+                    .expect("every type is in ALL") as u32;
+                Self(
+                    Self::MODELLED
+                        | if page.fast() { Self::FAST } else { 0 }
+                        | if t.write_through { Self::PWT } else { 0 }
+                        | ty << Self::TYPE_SHIFT,
+                )
+            }
+        }
+    }
+
+    fn modelled(self) -> bool {
+        self.0 & Self::MODELLED != 0
+    }
+
+    fn fast(self) -> bool {
+        self.0 & Self::FAST != 0
+    }
+
+    fn page_type(self) -> PageType {
+        PageType {
+            memory_type: MemoryType::ALL[(self.0 >> Self::TYPE_SHIFT) as usize & 7],
+            write_through: self.0 & Self::PWT != 0,
+        }
+    }
+}
+const CACHE_LINE: u32 = chip::CACHE_LINE as u32;
+use chip::MemoryType;
 
 fn forget_private_pages() {
     for slot in &PRIVATE_PAGES {
         slot.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Loads and stores of private memory that hit L1's MRU table since the
+/// engine last counted them ([`Engine::count_l1_hits`]). Only the one vCPU
+/// thread adds to them.
+static FAST_LOADS: AtomicU64 = AtomicU64::new(0);
+static FAST_STORES: AtomicU64 = AtomicU64::new(0);
+
+/// Hands the fast-path hits counted so far to the engine.
+fn count_fast_hits(engine: &mut Engine) {
+    let loads = FAST_LOADS.swap(0, Ordering::Relaxed);
+    let stores = FAST_STORES.swap(0, Ordering::Relaxed);
+    if loads + stores > 0 {
+        engine.count_l1_hits(loads, stores);
     }
 }
 
@@ -238,7 +319,8 @@ unsafe fn install(
         .quantum()
         .map(|quantum| (quantum.get() / 2).max(MIN_SYNC_CYCLES));
     Ok(Plugin {
-        engine: Mutex::new(engine),
+        mru: engine.l1_mru(),
+        engine: spin::Mutex::new(engine),
         low: Engine::shared_low(options.chip()),
         high: Engine::shared_high(options.chip()),
         gprs: OnceLock::new(),
@@ -254,7 +336,7 @@ unsafe fn install(
 fn with_engine(f: impl FnOnce(&mut Engine) -> emu::Result<()>) {
     let Some(plugin) = PLUGIN.get() else { return };
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut engine = plugin.engine.lock().unwrap_or_else(|p| p.into_inner());
+        let mut engine = plugin.engine.lock();
         f(&mut engine).map_err(|e| e.to_string())
     }));
     let reason = match outcome {
@@ -274,8 +356,16 @@ const MIN_SYNC_CYCLES: u64 = 256;
 fn write_report(plugin: &Plugin) {
     // The machine has one vCPU, number 0.
     let (insns, cycles) = executed(plugin, 0);
-    let mut engine = plugin.engine.lock().unwrap_or_else(|p| p.into_inner());
+    // At exit from another thread the vCPU may still be in a callback
+    // (one waiting for other cores can take long): wait without spinning.
+    let mut engine = loop {
+        match plugin.engine.try_lock() {
+            Some(engine) => break engine,
+            None => std::thread::sleep(std::time::Duration::from_millis(1)),
+        }
+    };
     engine.set_insns(insns, cycles);
+    count_fast_hits(&mut engine);
     engine.finished();
     if let Err(e) = engine.report().write(engine.dir()) {
         let _ = writeln!(io::stderr(), "emu: writing the report: {e}");
@@ -330,6 +420,7 @@ unsafe extern "C" fn on_sync(vcpu: c_uint, data: *mut c_void) {
     }
     with_engine(|engine| {
         engine.set_insns(insns, cycles);
+        count_fast_hits(engine);
         engine.sync_point(data as usize as u32);
         Ok(())
     });
@@ -510,21 +601,26 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
 unsafe fn instrument(insn: *mut qemu_plugin_insn, bytes: &[u8]) {
     // SAFETY: valid during translation (caller).
     let vaddr = unsafe { qemu_plugin_insn_vaddr(insn) };
-    let (callback, data): (MemCallback, usize) = match RepAccess::of(bytes) {
-        Some(rep) => (on_rep_memory, rep.pack(vaddr as u32)),
-        None => (on_memory, vaddr as usize),
+    let (callbacks, data): ([MemCallback; 2], usize) = match RepAccess::of(bytes) {
+        Some(rep) => ([on_rep_load, on_rep_store], rep.pack(vaddr as u32)),
+        None => ([on_load, on_store], vaddr as usize),
     };
-    // SAFETY: as above; the callback never unwinds, and its user data is
-    // a plain number (the instruction address, and for a REP string
-    // instruction its cycles per access), not a pointer.
-    unsafe {
-        qemu_plugin_register_vcpu_mem_cb(
-            insn,
-            Some(callback),
-            qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
-            qemu_plugin_mem_rw::QEMU_PLUGIN_MEM_RW,
-            data as *mut c_void,
-        );
+    for (callback, rw) in callbacks.into_iter().zip([
+        qemu_plugin_mem_rw::QEMU_PLUGIN_MEM_R,
+        qemu_plugin_mem_rw::QEMU_PLUGIN_MEM_W,
+    ]) {
+        // SAFETY: as above; the callback never unwinds, and its user data
+        // is a plain number (the instruction address, and for a REP string
+        // instruction its cycles per access), not a pointer.
+        unsafe {
+            qemu_plugin_register_vcpu_mem_cb(
+                insn,
+                Some(callback),
+                qemu_plugin_cb_flags::QEMU_PLUGIN_CB_NO_REGS,
+                rw,
+                data as *mut c_void,
+            );
+        }
     }
     let Some(special) = special(bytes) else {
         return;
@@ -812,17 +908,40 @@ impl RepAccess {
     }
 }
 
-/// A load or store of a REP string instruction: adds its share of the
-/// iteration's issue cycles ([`RepAccess`]), then is an access like any.
-unsafe extern "C" fn on_rep_memory(
+/// A load of a REP string instruction: adds its share of the iteration's
+/// issue cycles ([`RepAccess`]) if loads count, then is a load like any.
+unsafe extern "C" fn on_rep_load(
     vcpu: c_uint,
     info: qemu_plugin_meminfo_t,
     vaddr: u64,
     data: *mut c_void,
 ) {
-    let (insn, rep) = RepAccess::unpack(data as usize);
-    // SAFETY: `info` is valid during the callback.
-    let store = unsafe { qemu_plugin_mem_is_store(info) };
+    // SAFETY: as QEMU called this callback.
+    unsafe { rep_memory(vcpu, info, vaddr, data as usize, false) }
+}
+
+/// A store of a REP string instruction: as [`on_rep_load`].
+unsafe extern "C" fn on_rep_store(
+    vcpu: c_uint,
+    info: qemu_plugin_meminfo_t,
+    vaddr: u64,
+    data: *mut c_void,
+) {
+    // SAFETY: as QEMU called this callback.
+    unsafe { rep_memory(vcpu, info, vaddr, data as usize, true) }
+}
+
+/// # Safety
+///
+/// As a memory callback's arguments, `data` its user data.
+unsafe fn rep_memory(
+    vcpu: c_uint,
+    info: qemu_plugin_meminfo_t,
+    vaddr: u64,
+    data: usize,
+    store: bool,
+) {
+    let (insn, rep) = RepAccess::unpack(data);
     if store != rep.loads
         && let Some(plugin) = PLUGIN.get()
     {
@@ -830,21 +949,45 @@ unsafe extern "C" fn on_rep_memory(
         // calling vCPU.
         unsafe { qemu_plugin_u64_add(plugin.budget.0, vcpu, u64::from(rep.cycles)) };
     }
-    // SAFETY: as QEMU called this callback; the user data is the plain
-    // instruction address `on_memory` expects.
-    unsafe { on_memory(vcpu, info, vaddr, insn as usize as *mut c_void) };
+    // SAFETY: as the caller's.
+    unsafe { memory(vcpu, info, vaddr, insn, store) };
 }
 
-unsafe extern "C" fn on_memory(
+unsafe extern "C" fn on_load(
     vcpu: c_uint,
     info: qemu_plugin_meminfo_t,
     vaddr: u64,
     data: *mut c_void,
 ) {
+    // SAFETY: as QEMU called this callback; the user data is the
+    // instruction's address.
+    unsafe { memory(vcpu, info, vaddr, data as usize as u32, false) }
+}
+
+unsafe extern "C" fn on_store(
+    vcpu: c_uint,
+    info: qemu_plugin_meminfo_t,
+    vaddr: u64,
+    data: *mut c_void,
+) {
+    // SAFETY: as for `on_load`.
+    unsafe { memory(vcpu, info, vaddr, data as usize as u32, true) }
+}
+
+/// One load or store of the instruction at `insn`, already done by QEMU.
+///
+/// # Safety
+///
+/// `info` and `vaddr` are a memory callback's, during it.
+#[inline(always)]
+unsafe fn memory(vcpu: c_uint, info: qemu_plugin_meminfo_t, vaddr: u64, insn: u32, store: bool) {
     let page = (vaddr >> 12) as u32;
     let slot = &PRIVATE_PAGES[page as usize % PRIVATE_SLOTS];
-    if slot.load(Ordering::Relaxed) == page.wrapping_add(1) {
-        return; // private memory: the common case, kept cheap
+    let known = slot.load(Ordering::Relaxed);
+    if (known >> 32) as u32 == page.wrapping_add(1) {
+        // SAFETY: as the caller's.
+        unsafe { private(vcpu, info, vaddr, insn, store, known as u32) };
+        return;
     }
     let Some(plugin) = PLUGIN.get() else { return };
     // SAFETY: `info` is valid during the callback.
@@ -855,13 +998,25 @@ unsafe extern "C" fn on_memory(
     // SAFETY: `hw` is valid during the callback (checked non-null).
     let paddr = unsafe { qemu_plugin_hwaddr_phys_addr(hw) };
     if paddr < u64::from(plugin.low) || paddr >= u64::from(plugin.high) {
-        slot.store(page.wrapping_add(1), Ordering::Relaxed);
+        let frame = paddr as u32 & !PAGE_OFFSET;
+        let mut kind = PrivatePage::Unmodelled;
+        // SAFETY: `hw` is valid during the callback (checked non-null).
+        if !unsafe { qemu_plugin_hwaddr_is_io(hw) } {
+            with_engine(|engine| {
+                kind = engine.private_page(vaddr as u32, frame)?;
+                Ok(())
+            });
+        }
+        let flags = PageFlags::pack(kind).0;
+        let known = u64::from(page.wrapping_add(1)) << 32 | u64::from(frame | flags);
+        slot.store(known, Ordering::Relaxed);
+        // SAFETY: as the caller's.
+        unsafe { private(vcpu, info, vaddr, insn, store, known as u32) };
         return;
     }
     // SAFETY: `info` is valid during the callback.
-    let (store, shift, value) = unsafe {
+    let (shift, value) = unsafe {
         (
-            qemu_plugin_mem_is_store(info),
             qemu_plugin_mem_size_shift(info),
             qemu_plugin_mem_get_value(info),
         )
@@ -882,7 +1037,7 @@ unsafe extern "C" fn on_memory(
         paddr: paddr as u32,
         len: (1u32 << shift).min(8),
         value,
-        insn: data as usize as u32,
+        insn,
     };
     let (insns, cycles) = executed(plugin, vcpu);
     with_engine(|engine| {
@@ -892,6 +1047,53 @@ unsafe extern "C" fn on_memory(
             engine.after_store(access.paddr)?;
         }
         Ok(())
+    });
+}
+
+/// An access to a private page whose slot in [`PRIVATE_PAGES`] says
+/// `known` (its low half).
+///
+/// # Safety
+///
+/// As [`memory`]'s.
+#[inline(always)]
+unsafe fn private(
+    vcpu: c_uint,
+    info: qemu_plugin_meminfo_t,
+    vaddr: u64,
+    insn: u32,
+    store: bool,
+    known: u32,
+) {
+    let flags = PageFlags(known & PAGE_OFFSET);
+    if !flags.modelled() {
+        return;
+    }
+    let Some(plugin) = PLUGIN.get() else { return };
+    let paddr = known & !PAGE_OFFSET | vaddr as u32 & PAGE_OFFSET;
+    let offset = paddr % CACHE_LINE;
+    // An access of up to 16 bytes that starts in the first half of a line
+    // stays in it; only past there is its size asked for.
+    // SAFETY: `info` is valid during the callback.
+    let len = |info| 1u32 << unsafe { qemu_plugin_mem_size_shift(info) };
+    if flags.fast()
+        && (offset <= CACHE_LINE / 2 || offset + len(info) <= CACHE_LINE)
+        && plugin.mru.hit(paddr, store)
+    {
+        let hits = if store { &FAST_STORES } else { &FAST_LOADS };
+        hits.store(hits.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        return;
+    }
+    let access = GuestAccess {
+        kind: if store { Kind::Store } else { Kind::Load },
+        vaddr: vaddr as u32,
+        paddr,
+        len: len(info).min(8),
+        value: 0,
+        insn,
+    };
+    with_engine(|engine| {
+        engine.private_access(access, flags.page_type(), || executed(plugin, vcpu))
     });
 }
 

@@ -127,6 +127,22 @@ impl Engine {
     }
 
     pub(super) fn apply(&mut self, e: Event, paddr: u32, value: &[u8; 8]) -> Result<()> {
+        let line = match e {
+            Event::Fill { line } | Event::WriteBack { line } | Event::Drop { line, .. } => line,
+            Event::WriteThrough { addr, .. } => addr & !(CACHE_LINE as u32 - 1),
+            Event::WcbFlush(f) => f.line,
+        };
+        if !self.shared(line) {
+            // A private line: its bytes are in QEMU's RAM already, and only
+            // its traffic on the mesh is counted.
+            match e {
+                Event::Fill { .. } => self.count_line(line, LINE, true),
+                Event::WriteBack { .. } => self.count_line(line, LINE, false),
+                Event::WcbFlush(f) => self.count_line(line, u64::from(f.mask.count_ones()), false),
+                Event::Drop { .. } | Event::WriteThrough { .. } => {}
+            }
+            return Ok(());
+        }
         match e {
             Event::Fill { line } => {
                 let s = self.system_line(line)?;

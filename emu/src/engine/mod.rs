@@ -71,9 +71,12 @@
 //!
 //! # Deliberate differences
 //!
-//! - Private memory is not modelled: it cannot be shared, and leaving it
-//!   out keeps private code fast. It does not compete for cache capacity,
-//!   and its accesses cost an L1 hit in modelled time.
+//! - Private memory goes through the caches' model and its misses reach
+//!   the core's memory controller ([`Engine::private_access`]), but its
+//!   lines carry no data in the model: only its core reaches it, so it
+//!   cannot go stale. A load of the line L1 used last in its set, or a
+//!   store to it once modified, changes nothing in the model; the plugin
+//!   counts those without calling the engine ([`Engine::l1_mru`]).
 //! - Two core-physical aliases of one system line (a tile's MPB and the
 //!   own-MPB entry) share the core's one view of it: a store through one is
 //!   seen through the other even while both are cached.
@@ -102,11 +105,13 @@ mod traffic;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chip::{CACHE_LINE, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Model, Target, WtReads};
 
 use crate::chipmem::{self, Backing, ChipMemory, Layout};
-use crate::model::hierarchy::{Access, Config, CoreMemory, Event, Kind, Outcome};
+use crate::model::cache::MruLines;
+use crate::model::hierarchy::{Access, Config, CoreMemory, Event, Kind, Outcome, Part};
 use crate::model::latency::{Class, CoreClock, Latencies};
 use crate::model::lut::Lut;
 use crate::model::mesh;
@@ -174,6 +179,30 @@ pub struct Engine {
     /// load: a store by the same instruction to the same address next is
     /// the second half of a locked exchange.
     last_register_load: Option<(u32, u32)>,
+    /// [`Engine::shared_low`] and [`Engine::shared_high`] of the chip.
+    shared_low: u32,
+    shared_high: u32,
+}
+
+/// What the model does with a page of private memory (outside every
+/// shared region), as [`Engine::private_page`] finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrivatePage {
+    /// Not DRAM behind a LUT entry (the firmware's ROM, a device): the
+    /// chip's caches never see it, and its accesses are not modelled.
+    Unmodelled,
+    /// The core's private DRAM, mapped with this type, through the
+    /// caches' model ([`Engine::private_access`]).
+    Modelled(PageType),
+}
+
+impl PrivatePage {
+    /// A DCM page without PWT: an access found in L1's MRU table
+    /// ([`Engine::l1_mru`]) changes nothing but the counts, so it may skip
+    /// the model ([`Engine::count_l1_hits`]).
+    pub fn fast(self) -> bool {
+        self == PrivatePage::Modelled(PageType::PAGING_OFF)
+    }
 }
 
 /// What the guest did, as a memory callback reports it.
@@ -301,6 +330,8 @@ impl Engine {
             time,
             insns: 0,
             last_register_load: None,
+            shared_low: Self::shared_low(chip),
+            shared_high: Self::shared_high(chip),
         };
         engine.find_aliases();
         engine.sign_fpga_bank();
@@ -406,6 +437,92 @@ impl Engine {
                 Ok(())
             }
         }
+    }
+
+    /// How the model treats the page of `vaddr` (core-physical `paddr`),
+    /// which lies outside every shared region
+    /// ([`Engine::shared_low`]..[`Engine::shared_high`]).
+    pub fn private_page(&mut self, vaddr: u32, paddr: u32) -> Result<PrivatePage> {
+        let dram = self.lut.translate(paddr).is_ok_and(|t| {
+            matches!(t.target, Target::Dram { .. })
+                && self.layout.backing(t.target, self.core) == Backing::Unbacked
+        });
+        if !dram {
+            return Ok(PrivatePage::Unmodelled);
+        }
+        Ok(PrivatePage::Modelled(self.page_type(vaddr)?))
+    }
+
+    /// A load or store to the core's private DRAM, on a page of type
+    /// `page` ([`PrivatePage::Modelled`]), already done in QEMU's RAM. It
+    /// goes through L1 and L2 like a shared one, and what misses reaches
+    /// the core's memory controller, where it queues with everyone's shared
+    /// traffic. Private lines carry no data in the model (no other core
+    /// reaches them), but they take room in the caches from shared lines,
+    /// which then leave as they would on silicon.
+    ///
+    /// `executed` gives the instructions and issue cycles so far
+    /// ([`Engine::set_insns`]); it is asked only if the access reaches
+    /// beyond L2 (an L2 hit's stall does not depend on the clock).
+    pub fn private_access(
+        &mut self,
+        a: GuestAccess,
+        page: PageType,
+        executed: impl FnOnce() -> (u64, u64),
+    ) -> Result<()> {
+        let access = match a.kind {
+            Kind::Load => self.memory.load(a.paddr, a.len, page.memory_type),
+            Kind::Store => self
+                .memory
+                .store(a.paddr, a.len, page.memory_type, page.write_through),
+        };
+        let in_caches = |p: &Part| matches!(p.outcome, Outcome::L1 | Outcome::L2);
+        if access.events.is_empty() && access.parts().iter().all(in_caches) {
+            if let Some(time) = &mut self.time {
+                for p in access.parts() {
+                    time.stall_within(p.outcome);
+                }
+            }
+            return Ok(());
+        }
+        let (insns, cycles) = executed();
+        self.set_insns(insns, cycles);
+        if let Some(time) = &mut self.time {
+            time.pc = a.insn;
+        }
+        let value = a.value.to_le_bytes();
+        for e in access.events.iter() {
+            self.apply(*e, a.paddr, &value)?;
+        }
+        let t = self.lut.translate(a.paddr).map_err(|e| self.stop(e))?;
+        self.count_uncached_parts(&access, t.target);
+        if self.time.is_some() {
+            self.time_access(&access, t.target);
+            self.after_timed_access();
+        }
+        Ok(())
+    }
+
+    /// L1's most recently used line per set, for the plugin's fast path:
+    /// see [`PrivatePage::Modelled`].
+    pub fn l1_mru(&self) -> Arc<MruLines> {
+        self.memory.l1_mru()
+    }
+
+    /// `loads` and `stores` of fast private pages hit L1's most recently
+    /// used line and skipped the model: they count as L1 hits, which cost
+    /// no cycles beyond their instructions'.
+    pub fn count_l1_hits(&mut self, loads: u64, stores: u64) {
+        self.memory.count_l1_hits(loads, stores);
+        if let Some(time) = &mut self.time {
+            time.clock.count(Class::L1, loads + stores);
+        }
+    }
+
+    /// Whether `paddr` lies in the chip's shared regions, as the plugin's
+    /// filter sees them: lines outside are private.
+    fn shared(&self, paddr: u32) -> bool {
+        (self.shared_low..self.shared_high).contains(&paddr)
     }
 
     /// The core has executed `insns` instructions since reset, which took

@@ -150,6 +150,19 @@ impl Time {
         }
     }
 
+    /// The core stalls for a line's part of an access that ended in L1,
+    /// L2 or the WCB (`outcome`), which reaches no resource and costs the
+    /// same whenever it comes.
+    pub(super) fn stall_within(&mut self, outcome: Outcome) {
+        let t = self.latencies.timing();
+        let (class, cycles) = match outcome {
+            Outcome::L2 => (Class::L2, t.l2_hit.saturating_sub(t.l1_hit)),
+            Outcome::Wcb => (Class::Wcb, 0),
+            Outcome::L1 | Outcome::Memory => (Class::L1, 0),
+        };
+        self.clock.stall(class, u64::from(cycles));
+    }
+
     /// The core stalls for one access to `target` (or a store of a line
     /// there), as `class` if given, else the target's own class.
     ///
@@ -558,7 +571,7 @@ impl Engine {
         let mut read = [None; 2];
         if access.kind == Kind::Load {
             for (slot, p) in read.iter_mut().zip(access.parts()) {
-                if p.outcome == Outcome::Memory {
+                if p.outcome == Outcome::Memory && self.shared(p.addr) {
                     let words = words_reached(p.addr % LINE as u32, p.len);
                     *slot = self.system_line(p.addr).ok().map(|s| (s, words));
                 }
@@ -576,18 +589,13 @@ impl Engine {
             *slot = self.lut.translate(e).ok().map(|t| t.target);
         }
         let Some(time) = &mut self.time else { return };
-        let t = *time.latencies.timing();
         for (s, words) in read.into_iter().flatten() {
             time.observe(s, words, target);
         }
         for p in access.parts() {
             match p.outcome {
-                Outcome::L1 => time.clock.stall(Class::L1, 0),
-                Outcome::Wcb => time.clock.stall(Class::Wcb, 0),
-                Outcome::L2 => time
-                    .clock
-                    .stall(Class::L2, u64::from(t.l2_hit.saturating_sub(t.l1_hit))),
                 Outcome::Memory => time.charge(target, None),
+                _ => time.stall_within(p.outcome),
             }
         }
         for target in lines.into_iter().flatten() {

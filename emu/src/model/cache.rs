@@ -16,6 +16,8 @@
 //! addresses (thesis 1.3), before the LUT.
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Size, associativity and line size of one cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,6 +141,106 @@ pub struct Cache {
     set_mask: u32,
     ways: Box<[Way]>,
     tick: u64,
+    mru: Option<Mru>,
+}
+
+/// Per set, the line a cache used last and its state, readable through a
+/// shared handle without the cache ([`Cache::with_mru`]).
+///
+/// A load of that line, or a store to it once it is modified, changes
+/// nothing in the cache: it already is its set's most recently used line
+/// (under FIFO a hit changes nothing anyway), and a hit changes no other
+/// state. So whoever finds an access here may skip the model and count an
+/// L1 hit: the emulator's fast path for private memory. Lines filled from
+/// message-buffer pages are never found (their loads and stores go
+/// through the model). The entries are atomics only so that the handle
+/// can live outside the model's lock; the one thread of a core uses both.
+#[derive(Debug)]
+pub struct MruLines {
+    sets: Box<[AtomicU32]>,
+    line_shift: u32,
+    set_mask: u32,
+}
+
+/// An entry's flags, below the line's base address.
+const MRU_VALID: u32 = 1;
+const MRU_DIRTY: u32 = 2;
+const MRU_MPBT: u32 = 4;
+
+impl MruLines {
+    fn new(geometry: Geometry) -> Self {
+        Self {
+            sets: (0..geometry.sets()).map(|_| AtomicU32::new(0)).collect(),
+            line_shift: geometry.line.trailing_zeros(),
+            set_mask: (geometry.sets() - 1) as u32,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, addr: u32) -> &AtomicU32 {
+        &self.sets[((addr >> self.line_shift) & self.set_mask) as usize]
+    }
+
+    #[inline]
+    fn line_of(&self, addr: u32) -> u32 {
+        addr & !((1u32 << self.line_shift) - 1)
+    }
+
+    /// Whether a load (or with `store`, a store) at `addr`, within one
+    /// line, would hit the set's most recently used line and change
+    /// nothing: for a store, the line must be modified already.
+    #[inline]
+    pub fn hit(&self, addr: u32, store: bool) -> bool {
+        let entry = self.slot(addr).load(Ordering::Relaxed);
+        let line = self.line_of(addr) | MRU_VALID;
+        if store {
+            entry == line | MRU_DIRTY
+        } else {
+            entry & !MRU_DIRTY == line
+        }
+    }
+
+    /// `line` is now its set's most recently used line, in `state`.
+    #[inline]
+    fn note(&self, line: u32, state: LineState) {
+        let flags = MRU_VALID
+            | if state.dirty { MRU_DIRTY } else { 0 }
+            | if state.mpbt { MRU_MPBT } else { 0 };
+        self.slot(line).store(line | flags, Ordering::Relaxed);
+    }
+
+    /// Whether `line`'s set has it as its most recently used line.
+    #[inline]
+    fn names(&self, line: u32) -> bool {
+        let entry = self.slot(line).load(Ordering::Relaxed);
+        entry & MRU_VALID != 0 && self.line_of(entry) == line
+    }
+
+    /// `line` left the cache.
+    fn forget(&self, line: u32) {
+        if self.names(line) {
+            self.slot(line).store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A cache's MRU table: a clone of the cache gets a copy of its own.
+#[derive(Debug)]
+struct Mru(Arc<MruLines>);
+
+impl Clone for Mru {
+    fn clone(&self) -> Self {
+        Self(Arc::new(MruLines {
+            sets: self
+                .0
+                .sets
+                .iter()
+                .map(|e| AtomicU32::new(e.load(Ordering::Relaxed)))
+                .collect(),
+            line_shift: self.0.line_shift,
+            set_mask: self.0.set_mask,
+        }))
+    }
 }
 
 impl Cache {
@@ -152,7 +254,25 @@ impl Cache {
             set_mask: (geometry.sets() - 1) as u32,
             ways: vec![Way::default(); geometry.lines()].into_boxed_slice(),
             tick: 0,
+            mru: None,
         })
+    }
+
+    /// The same cache, keeping an [`MruLines`] table of its sets.
+    ///
+    /// # Panics
+    ///
+    /// If lines are shorter than 8 bytes (an entry keeps its flags below
+    /// the line's base address).
+    pub fn with_mru(mut self) -> Self {
+        assert!(self.geometry.line >= 8, "lines of at least 8 bytes");
+        self.mru = Some(Mru(Arc::new(MruLines::new(self.geometry))));
+        self
+    }
+
+    /// The cache's MRU table, if it keeps one ([`Cache::with_mru`]).
+    pub fn mru(&self) -> Option<Arc<MruLines>> {
+        self.mru.as_ref().map(|m| Arc::clone(&m.0))
     }
 
     /// The geometry the cache was built with.
@@ -166,22 +286,26 @@ impl Cache {
     }
 
     /// Base address of the line holding `addr`.
+    #[inline]
     pub fn line_of(&self, addr: u32) -> u32 {
         addr & !((1u32 << self.line_shift) - 1)
     }
 
+    #[inline]
     fn set_range(&self, addr: u32) -> std::ops::Range<usize> {
         let set = ((addr >> self.line_shift) & self.set_mask) as usize;
         let a = self.geometry.assoc;
         set * a..set * a + a
     }
 
+    #[inline]
     fn find(&self, addr: u32) -> Option<usize> {
         let line = self.line_of(addr);
         self.set_range(addr)
             .find(|&i| self.ways[i].valid && self.ways[i].line == line)
     }
 
+    #[inline]
     fn next_tick(&mut self) -> u64 {
         self.tick += 1;
         self.tick
@@ -189,10 +313,14 @@ impl Cache {
 
     /// Looks `addr` up as an access would: on a hit the line becomes the
     /// youngest (under LRU) and its state is returned.
+    #[inline]
     pub fn access(&mut self, addr: u32) -> Option<LineState> {
         let i = self.find(addr)?;
         if self.replacement == Replacement::Lru {
             self.ways[i].stamp = self.next_tick();
+            if let Some(m) = &self.mru {
+                m.0.note(self.ways[i].line, self.ways[i].state);
+            }
         }
         Some(self.ways[i].state)
     }
@@ -203,16 +331,24 @@ impl Cache {
     }
 
     /// Whether the line holding `addr` is cached.
+    #[inline]
     pub fn contains(&self, addr: u32) -> bool {
         self.find(addr).is_some()
     }
 
     /// Marks the cached line holding `addr` modified; false if it is not cached.
     /// Not a use: the replacement order does not change.
+    #[inline]
     pub fn set_dirty(&mut self, addr: u32) -> bool {
         match self.find(addr) {
             Some(i) => {
                 self.ways[i].state.dirty = true;
+                if let Some(m) = &self.mru {
+                    let line = self.ways[i].line;
+                    if m.0.names(line) {
+                        m.0.note(line, self.ways[i].state);
+                    }
+                }
                 true
             }
             None => false,
@@ -239,6 +375,9 @@ impl Cache {
             state,
             stamp: self.next_tick(),
         };
+        if let Some(m) = &self.mru {
+            m.0.note(self.line_of(addr), state);
+        }
         old.valid.then_some(Victim {
             line: old.line,
             state: old.state,
@@ -249,6 +388,9 @@ impl Cache {
     pub fn remove(&mut self, addr: u32) -> Option<LineState> {
         let i = self.find(addr)?;
         self.ways[i].valid = false;
+        if let Some(m) = &self.mru {
+            m.0.forget(self.ways[i].line);
+        }
         Some(self.ways[i].state)
     }
 
@@ -261,6 +403,9 @@ impl Cache {
         for way in self.ways.iter_mut().filter(|w| w.valid) {
             if select(way.line, way.state) {
                 way.valid = false;
+                if let Some(m) = &self.mru {
+                    m.0.forget(way.line);
+                }
                 gone(Victim {
                     line: way.line,
                     state: way.state,

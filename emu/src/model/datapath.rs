@@ -1080,14 +1080,110 @@ fn run_against_reference(p: &Program) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Runs `p` on each core's model twice: once with every access, once
+/// skipping the DCM accesses (without PWT) that L1's MRU table finds, as
+/// the plugin's fast path for private memory does. Every access the second
+/// run makes must give what it gave in the first, and the counts must end
+/// the same once the skipped ones are counted.
+fn run_skipping_mru_hits(p: &Program) -> Result<u64, TestCaseError> {
+    let mut skipped = 0;
+    for (core, types) in p.types.iter().enumerate() {
+        let mut all = CoreMemory::new(p.config).unwrap();
+        let mut fast = CoreMemory::new(p.config).unwrap();
+        let mru = fast.l1_mru();
+        let (mut loads, mut stores) = (0, 0);
+        for (step, op) in p.ops.iter().enumerate() {
+            let (store, addr, len) = match *op {
+                Op::Load { core: c, addr, len } if c == core => (false, addr, len),
+                Op::Store {
+                    core: c, addr, len, ..
+                } if c == core => (true, addr, len),
+                Op::Cl1invmb(c) if c == core => {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    all.cl1invmb(|e| a.push(e));
+                    fast.cl1invmb(|e| b.push(e));
+                    prop_assert_eq!(a, b, "step {}", step);
+                    continue;
+                }
+                Op::Wbinvd(c) if c == core => {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    all.wbinvd(|e| a.push(e));
+                    fast.wbinvd(|e| b.push(e));
+                    prop_assert_eq!(a, b, "step {}", step);
+                    continue;
+                }
+                Op::Invd(c) if c == core => {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    all.invd(|e| a.push(e));
+                    fast.invd(|e| b.push(e));
+                    prop_assert_eq!(a, b, "step {}", step);
+                    continue;
+                }
+                Op::FlushWcb(c) if c == core => {
+                    prop_assert_eq!(all.flush_wcb(), fast.flush_wcb(), "step {}", step);
+                    continue;
+                }
+                _ => continue,
+            };
+            let (ty, pwt) = types[(addr / 32 / PAGE_LINES) as usize];
+            let one_line = addr / 32 == (addr + len - 1) / 32;
+            let run = |m: &mut CoreMemory| {
+                if store {
+                    m.store(addr, len, ty, pwt)
+                } else {
+                    m.load(addr, len, ty)
+                }
+            };
+            let want = run(&mut all);
+            if ty == Dcm && !pwt && one_line && mru.hit(addr, store) {
+                prop_assert!(
+                    want.parts()[0].outcome == Outcome::L1 && want.events.is_empty(),
+                    "step {}: {:?} found in the MRU table did {:?}",
+                    step,
+                    op,
+                    want
+                );
+                if store {
+                    stores += 1;
+                } else {
+                    loads += 1;
+                }
+                skipped += 1;
+                continue;
+            }
+            let got = run(&mut fast);
+            prop_assert_eq!(got, want, "step {}: {:?}", step, op);
+        }
+        fast.count_l1_hits(loads, stores);
+        prop_assert_eq!(fast.stats(), all.stats());
+    }
+    Ok(skipped)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Skipping the accesses L1's MRU table finds changes nothing the
+    /// model shows (the plugin's fast path for private memory).
+    #[test]
+    fn accesses_found_in_the_mru_table_change_nothing(p in program(page_type())) {
+        run_skipping_mru_hits(&p)?;
+    }
 
     /// The tag models plus the plugin's event protocol show every load the
     /// same bytes as the data-carrying reference, and leave memory the same.
     #[test]
     fn the_models_and_the_executor_match_the_reference(p in program(page_type())) {
         run_against_reference(&p)?;
+    }
+
+    /// With DCM pages only, the MRU table finds accesses to skip.
+    #[test]
+    fn the_mru_table_finds_dcm_hits(p in program(Just((Dcm, false)))) {
+        let skipped = run_skipping_mru_hits(&p)?;
+        let accesses = p.ops.iter().filter(|op| matches!(op, Op::Load { .. } | Op::Store { .. })).count();
+        prop_assume!(accesses >= 100);
+        prop_assert!(skipped > 0, "none of {} accesses skipped", accesses);
     }
 
     /// With every page NCM, the chip is coherent: each load returns the

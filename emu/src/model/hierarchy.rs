@@ -98,9 +98,11 @@
 //!   inclusion), not to memory; a modified MPBT line leaving L1 goes to
 //!   memory; a clean MPBT line leaving L1 is dropped.
 
+use std::sync::Arc;
+
 use chip::{CACHE_LINE, MemoryType};
 
-use super::cache::{Cache, Geometry, GeometryError, LineState, Replacement, Victim};
+use super::cache::{Cache, Geometry, GeometryError, LineState, MruLines, Replacement, Victim};
 use super::stats::CoreStats;
 use super::wcb::{Wcb, WcbFlush};
 
@@ -241,6 +243,7 @@ pub struct Events {
 }
 
 impl Events {
+    #[inline]
     const fn new() -> Self {
         Self {
             buf: [Event::Fill { line: 0 }; MAX_EVENTS],
@@ -248,12 +251,14 @@ impl Events {
         }
     }
 
+    #[inline]
     fn push(&mut self, e: Event) {
         self.buf[self.len] = e;
         self.len += 1;
     }
 
     /// The events, in the order the plugin must apply them.
+    #[inline]
     pub fn as_slice(&self) -> &[Event] {
         &self.buf[..self.len]
     }
@@ -261,6 +266,7 @@ impl Events {
 
 impl std::ops::Deref for Events {
     type Target = [Event];
+    #[inline]
     fn deref(&self) -> &[Event] {
         self.as_slice()
     }
@@ -357,6 +363,7 @@ pub struct Access {
 impl Access {
     /// The lines touched, in address order: one, or two for an access
     /// that crosses a line boundary.
+    #[inline]
     pub fn parts(&self) -> &[Part] {
         &self.parts[..self.nparts]
     }
@@ -379,7 +386,7 @@ impl CoreMemory {
         let cache =
             |level, g, r| Cache::new(g, r).map_err(|error| ConfigError::Geometry { level, error });
         Ok(Self {
-            l1: cache("L1", config.l1, config.l1_replacement)?,
+            l1: cache("L1", config.l1, config.l1_replacement)?.with_mru(),
             l2: cache("L2", config.l2, config.l2_replacement)?,
             wcb: Wcb::new(),
             mpbt_wt_reads_uncached: config.mpbt_wt_reads_uncached,
@@ -654,6 +661,22 @@ impl CoreMemory {
     /// The line the write-combine buffer holds and its bytes, if any.
     pub fn wcb_held(&self) -> Option<WcbFlush> {
         self.wcb.held()
+    }
+
+    /// L1's most recently used line per set: a DCM load found there, or a
+    /// DCM store without PWT, changes nothing in the model but the counts
+    /// ([`CoreMemory::count_l1_hits`]), so it may skip the model.
+    pub fn l1_mru(&self) -> Arc<MruLines> {
+        self.l1.mru().expect("L1 keeps its MRU table")
+    }
+
+    /// Counts `loads` and `stores` of DCM pages that hit L1's most
+    /// recently used line ([`CoreMemory::l1_mru`]) without the model.
+    pub fn count_l1_hits(&mut self, loads: u64, stores: u64) {
+        let i = super::stats::type_index(MemoryType::Dcm);
+        self.stats.loads[i] += loads;
+        self.stats.stores[i] += stores;
+        self.stats.l1_hits += loads + stores;
     }
 
     /// L1's tags.

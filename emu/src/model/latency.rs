@@ -31,8 +31,8 @@
 //!
 //! `n` counts routers crossed one way, the core's own included
 //! ([`super::mesh`]). Mesh cycles convert to core cycles rounded up, once
-//! per access. Private memory is not modelled (see the engine): its
-//! accesses cost an L1 hit.
+//! per access. Private memory goes through the same caches, and its misses
+//! to the core's own memory controller cost what shared ones do there.
 //!
 //! A refresh is judged at the time the request reaches its controller as
 //! the calendar books it (the core's clock, whose queue waits are charged
@@ -426,6 +426,14 @@ impl CoreClock {
         self.extra += cycles;
         self.class_cycles[class as usize] += cycles;
         self.class_count[class as usize] += 1;
+    }
+
+    /// `n` accesses of `class` that cost nothing beyond their
+    /// instructions' (L1 hits the model did not see one by one) are counted.
+    pub fn count(&mut self, class: Class, n: u64) {
+        if self.running {
+            self.class_count[class as usize] += n;
+        }
     }
 
     /// The core waited (halted, or for data written at `time`) until

@@ -143,7 +143,8 @@ impl Default for CoreStats {
     }
 }
 
-fn type_index(ty: MemoryType) -> usize {
+/// Index of `ty` in the per-type counters ([`MemoryType::ALL`]'s order).
+pub(crate) fn type_index(ty: MemoryType) -> usize {
     MemoryType::ALL
         .iter()
         .position(|t| *t == ty)
