@@ -3,7 +3,7 @@
 //! every core reads back the latencies of the chip's timing table (L1, L2,
 //! its own and remote MPBs at every distance; core 0 also near and far
 //! DRAM and a test-and-set register round trip) through the global
-//! timestamp, within a few cycles.
+//! timestamp, exactly.
 
 use system_tests::{boot_ok, lines_starting, transcript};
 

@@ -51,7 +51,7 @@
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use emu::engine::{Engine, GuestAccess, PrivatePage};
@@ -215,6 +215,14 @@ fn forget_private_pages() {
     }
 }
 
+/// Whether private memory is modelled yet: from the booted image's entry
+/// point on (from reset if the options name none). The firmware before it
+/// runs a number of instructions that depends on host timing (it waits on
+/// timers): had its private accesses filled the caches, the image would
+/// start from caches that differ run to run. On the SCC there is no such
+/// firmware; the image starts with empty caches.
+static PRIVATE_MODELLED: AtomicBool = AtomicBool::new(false);
+
 /// Loads and stores of private memory that hit L1's MRU table since the
 /// engine last counted them ([`Engine::count_l1_hits`]). Only the one vCPU
 /// thread adds to them.
@@ -306,6 +314,8 @@ unsafe fn install(
         .map_err(|e| e.to_string())?;
     if options.entry().is_some() {
         engine.hold_time();
+    } else {
+        PRIVATE_MODELLED.store(true, Ordering::Relaxed);
     }
     // SAFETY: a new scoreboard of two u64 per vCPU, owned by QEMU.
     let score = unsafe { qemu_plugin_scoreboard_new(2 * std::mem::size_of::<u64>()) };
@@ -543,8 +553,20 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
                 (insn, bytes, len.min(bytes.len()))
             })
             .collect();
+        let (cost, issued) =
+            p54c::block_schedule(insns.iter().map(|(_, bytes, len)| &bytes[..*len]));
+        // What each instruction's clock read takes off the block's cycles,
+        // which the block adds when it starts: those of the instructions
+        // issued after it. None in a block with a REP string instruction,
+        // whose iterations are counted as they run.
+        let rest = |i: usize| {
+            if cost.rep_iteration > 0 {
+                0
+            } else {
+                u16::try_from(cost.cycles - issued[i]).unwrap_or(u16::MAX)
+            }
+        };
         if let Some(plugin) = PLUGIN.get() {
-            let cost = p54c::block_cost(insns.iter().map(|(_, bytes, len)| &bytes[..*len]));
             // A REP string instruction's iterations are charged per access
             // (`on_rep_memory`), none here: QEMU runs as many in one
             // execution of the block as the count says, zero included.
@@ -585,25 +607,26 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
                 );
             }
         }
-        for (insn, bytes, len) in &insns {
+        for (i, (insn, bytes, len)) in insns.iter().enumerate() {
             // SAFETY: `insn` is an instruction of the block being
             // translated.
-            unsafe { instrument(*insn, &bytes[..*len]) };
+            unsafe { instrument(*insn, &bytes[..*len], rest(i)) };
         }
     });
 }
 
-/// Registers the callbacks of one instruction, whose bytes are `bytes`.
+/// Registers the callbacks of one instruction, whose bytes are `bytes`,
+/// and after which its block issues `rest` more cycles.
 ///
 /// # Safety
 ///
 /// `insn` is an instruction of the block being translated.
-unsafe fn instrument(insn: *mut qemu_plugin_insn, bytes: &[u8]) {
+unsafe fn instrument(insn: *mut qemu_plugin_insn, bytes: &[u8], rest: u16) {
     // SAFETY: valid during translation (caller).
     let vaddr = unsafe { qemu_plugin_insn_vaddr(insn) };
     let (callbacks, data): ([MemCallback; 2], usize) = match RepAccess::of(bytes) {
         Some(rep) => ([on_rep_load, on_rep_store], rep.pack(vaddr as u32)),
-        None => ([on_load, on_store], vaddr as usize),
+        None => ([on_load, on_store], Site::pack(vaddr as u32, rest)),
     };
     for (callback, rw) in callbacks.into_iter().zip([
         qemu_plugin_mem_rw::QEMU_PLUGIN_MEM_R,
@@ -701,6 +724,7 @@ unsafe extern "C" fn on_entry(vcpu: c_uint, _data: *mut c_void) {
         engine.start_time();
         Ok(())
     });
+    PRIVATE_MODELLED.store(true, Ordering::Relaxed);
 }
 
 /// A block that starts just after a CL1INVMB: if the guest returns there
@@ -762,6 +786,11 @@ impl Trap {
         self.from.store(insns, Ordering::Relaxed);
         self.from_cycles.store(cycles, Ordering::Relaxed);
         self.resume.store(resume, Ordering::Relaxed);
+    }
+
+    /// Whether a trap is pending (cheap; [`Trap::in_handler`] says more).
+    fn pending(&self) -> bool {
+        self.resume.load(Ordering::Relaxed) != NONE
     }
 
     /// Whether, with `insns` counted, the guest is in the handler of a
@@ -908,6 +937,25 @@ impl RepAccess {
     }
 }
 
+/// Where a memory access is, as a plain instruction's callback gets it in
+/// its user data: the instruction's address in the low 32 bits, and the
+/// issue cycles of the instructions after it in its block above (the
+/// block adds all its cycles when it starts; a clock read by the
+/// instruction must not see those).
+struct Site;
+
+impl Site {
+    fn pack(vaddr: u32, rest: u16) -> usize {
+        (u64::from(vaddr) | u64::from(rest) << 32) as usize
+    }
+
+    /// The instruction's address and the cycles after it.
+    fn unpack(data: usize) -> (u32, u16) {
+        let data = data as u64;
+        (data as u32, (data >> 32) as u16)
+    }
+}
+
 /// A load of a REP string instruction: adds its share of the iteration's
 /// issue cycles ([`RepAccess`]) if loads count, then is a load like any.
 unsafe extern "C" fn on_rep_load(
@@ -950,7 +998,7 @@ unsafe fn rep_memory(
         unsafe { qemu_plugin_u64_add(plugin.budget.0, vcpu, u64::from(rep.cycles)) };
     }
     // SAFETY: as the caller's.
-    unsafe { memory(vcpu, info, vaddr, insn, store) };
+    unsafe { memory(vcpu, info, vaddr, insn, 0, store) };
 }
 
 unsafe extern "C" fn on_load(
@@ -959,9 +1007,9 @@ unsafe extern "C" fn on_load(
     vaddr: u64,
     data: *mut c_void,
 ) {
-    // SAFETY: as QEMU called this callback; the user data is the
-    // instruction's address.
-    unsafe { memory(vcpu, info, vaddr, data as usize as u32, false) }
+    let (insn, rest) = Site::unpack(data as usize);
+    // SAFETY: as QEMU called this callback.
+    unsafe { memory(vcpu, info, vaddr, insn, rest, false) }
 }
 
 unsafe extern "C" fn on_store(
@@ -970,17 +1018,26 @@ unsafe extern "C" fn on_store(
     vaddr: u64,
     data: *mut c_void,
 ) {
-    // SAFETY: as for `on_load`.
-    unsafe { memory(vcpu, info, vaddr, data as usize as u32, true) }
+    let (insn, rest) = Site::unpack(data as usize);
+    // SAFETY: as QEMU called this callback.
+    unsafe { memory(vcpu, info, vaddr, insn, rest, true) }
 }
 
-/// One load or store of the instruction at `insn`, already done by QEMU.
+/// One load or store of the instruction at `insn`, already done by QEMU,
+/// after which its block issues `rest` more cycles ([`Site`]).
 ///
 /// # Safety
 ///
 /// `info` and `vaddr` are a memory callback's, during it.
 #[inline(always)]
-unsafe fn memory(vcpu: c_uint, info: qemu_plugin_meminfo_t, vaddr: u64, insn: u32, store: bool) {
+unsafe fn memory(
+    vcpu: c_uint,
+    info: qemu_plugin_meminfo_t,
+    vaddr: u64,
+    insn: u32,
+    rest: u16,
+    store: bool,
+) {
     let page = (vaddr >> 12) as u32;
     let slot = &PRIVATE_PAGES[page as usize % PRIVATE_SLOTS];
     let known = slot.load(Ordering::Relaxed);
@@ -1038,6 +1095,7 @@ unsafe fn memory(vcpu: c_uint, info: qemu_plugin_meminfo_t, vaddr: u64, insn: u3
         len: (1u32 << shift).min(8),
         value,
         insn,
+        rest: u32::from(rest),
     };
     let (insns, cycles) = executed(plugin, vcpu);
     with_engine(|engine| {
@@ -1066,10 +1124,15 @@ unsafe fn private(
     known: u32,
 ) {
     let flags = PageFlags(known & PAGE_OFFSET);
-    if !flags.modelled() {
+    if !flags.modelled() || !PRIVATE_MODELLED.load(Ordering::Relaxed) {
         return;
     }
     let Some(plugin) = PLUGIN.get() else { return };
+    if TRAP.pending() && TRAP.in_handler(executed(plugin, vcpu).0) {
+        // The CL1INVMB trap handler's stack and data: silicon runs no
+        // handler, so they neither take time nor room in the caches.
+        return;
+    }
     let paddr = known & !PAGE_OFFSET | vaddr as u32 & PAGE_OFFSET;
     let offset = paddr % CACHE_LINE;
     // An access of up to 16 bytes that starts in the first half of a line
@@ -1091,6 +1154,7 @@ unsafe fn private(
         len: len(info).min(8),
         value: 0,
         insn,
+        rest: 0,
     };
     with_engine(|engine| {
         engine.private_access(access, flags.page_type(), || executed(plugin, vcpu))

@@ -220,6 +220,10 @@ pub struct GuestAccess {
     pub value: u64,
     /// Address of the instruction.
     pub insn: u32,
+    /// Issue cycles of the instructions after this one in its block, which
+    /// the clock counts already (the block's cycles are added when it
+    /// starts): a clock read by this access takes them off.
+    pub rest: u32,
 }
 
 impl Engine {
@@ -621,10 +625,16 @@ impl Engine {
         }
     }
 
-    /// The core halts: it holds nobody back until it resumes.
+    /// The core halts: once its time has started, it holds nobody back
+    /// until it resumes.
     pub fn halted(&mut self) {
         if let Some(time) = &mut self.time {
-            time.clocks.set_state(State::Halted, time.clock.now());
+            // Before the image's entry (the firmware waits on timers) the
+            // core still holds the others at 0: from its entry on it books
+            // requests from time 0, and no bucket may be final before.
+            if time.clock.started() {
+                time.clocks.set_state(State::Halted, time.clock.now());
+            }
         }
     }
 

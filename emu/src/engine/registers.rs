@@ -11,7 +11,7 @@ impl Engine {
             let gtsc = u64::from(self.chip.fpga.gtsc_lo);
             if a.kind == Kind::Load
                 && offset == bank + gtsc
-                && let Some(now) = self.now()
+                && let Some(now) = self.now().map(|now| now.saturating_sub(u64::from(a.rest)))
             {
                 // Latched for the guest's next reads of GTSC_HI and GTSC_LO.
                 self.g.store_u32(bank + gtsc, now as u32);

@@ -137,6 +137,7 @@ fn guest(kind: Kind, offset: u32, value: u32) -> GuestAccess {
         len: 4,
         value: u64::from(value),
         insn: 0x0010_0000 + offset,
+        rest: 0,
     }
 }
 
@@ -264,6 +265,7 @@ fn emu_call(call: EmuCall) -> GuestAccess {
         len: 4,
         value: 0,
         insn: 0x0010_1000 + call as u32,
+        rest: 0,
     }
 }
 
@@ -373,6 +375,7 @@ fn mesh_traffic_is_counted_at_every_router_of_its_xy_route() {
         len: 4,
         value: 0,
         insn: 0x0010_0000,
+        rest: 0,
     };
     // Core 0 sits on tile 0 at (0,0); tile 5 is (5,0): routers 0..=5.
     engine

@@ -20,7 +20,11 @@ const MAX_WATCHED: usize = 64;
 /// (besides every ordered access, which charges all it can): a bound on
 /// how long a wait goes uncharged, and so on the drift between cores. Not
 /// a model parameter: any value gives deterministic results; smaller ones
-/// charge sooner, larger ones let cores drift further apart.
+/// charge sooner, larger ones let cores drift further apart. The charge
+/// falls due at the first timed access of the core past each period, a
+/// point of its instruction stream, never at a sync point, whose place
+/// depends on the quantum: a wait charged there would move the clock of
+/// the requests that follow it by an amount that does.
 const RESOLVE_PERIOD: u64 = 1 << 16;
 /// See [`RESOLVE_PERIOD`].
 const RESOLVE_LAG: u64 = 1 << 18;
@@ -465,7 +469,6 @@ impl Time {
     }
 
     pub(super) fn sync(&mut self) {
-        self.resolve_due();
         let now = self.clock.now();
         self.clocks.publish_pc(self.pc);
         let shown = self.shown();
@@ -513,7 +516,7 @@ impl Engine {
                 time.clocks.publish(time.shown());
             }
             EmuCall::ClockLatch => {
-                let now = time.clock.now();
+                let now = time.clock.now().saturating_sub(u64::from(a.rest));
                 self.g.store_u32(
                     bank + u64::from(fpga.emu_call(EmuCall::ClockLo)),
                     now as u32,
@@ -606,10 +609,9 @@ impl Engine {
     /// Syncs with the other cores once the clock passed the next point.
     pub(super) fn after_timed_access(&mut self) {
         if let Some(time) = &mut self.time {
+            time.resolve_due();
             if time.clock.now() >= time.next_sync {
                 time.sync();
-            } else {
-                time.resolve_due();
             }
         }
     }

@@ -393,6 +393,11 @@ impl CoreClock {
         }
     }
 
+    /// Whether time has started ([`CoreClock::start`]).
+    pub fn started(&self) -> bool {
+        self.running
+    }
+
     /// Time starts: from here on the clock counts the core's instructions,
     /// stalls and waits. Nothing if it runs already.
     pub fn start(&mut self) {

@@ -97,8 +97,15 @@ pub struct BlockCost {
 ///
 /// Bytes that are not exactly one instruction the P54C knows count as one
 /// unknown instruction. The register-usage buffers are kept per thread and
-/// only grow, so after a thread's first blocks this does not allocate.
+/// only grow, so after a thread's first blocks decoding does not allocate.
 pub fn block_cost<'a>(insns: impl IntoIterator<Item = &'a [u8]>) -> BlockCost {
+    block_schedule(insns).0
+}
+
+/// As [`block_cost`], with, per instruction, the cycles the block has
+/// issued once that instruction has: what a clock read by it sees of its
+/// block (an instruction paired with the next one issues with it).
+pub fn block_schedule<'a>(insns: impl IntoIterator<Item = &'a [u8]>) -> (BlockCost, Vec<u32>) {
     FACTORY.with(|factory| {
         let mut factory = factory.borrow_mut();
         let mut block = Schedule::default();
@@ -626,7 +633,10 @@ fn agi_writes(insn: &Insn) -> Regs {
 #[derive(Default)]
 struct Schedule {
     cost: BlockCost,
-    waiting: Option<Insn>,
+    /// With its index in the block.
+    waiting: Option<(Insn, usize)>,
+    /// Per instruction so far, the block's cycles once it has issued.
+    issued: Vec<u32>,
     written: Regs,
 }
 
@@ -641,13 +651,20 @@ impl Schedule {
         if let Some(rep) = insn.rep {
             self.cost.rep_iteration = rep;
         }
+        let index = self.issued.len();
+        self.issued.push(0);
         match self.waiting.take() {
-            Some(u) if pairs(&u, &insn) => self.issue(&u, Some(&insn)),
-            Some(u) => {
-                self.issue(&u, None);
-                self.waiting = Some(insn);
+            Some((u, at)) if pairs(&u, &insn) => {
+                self.issue(&u, Some(&insn));
+                self.issued[at] = self.cost.cycles;
+                self.issued[index] = self.cost.cycles;
             }
-            None => self.waiting = Some(insn),
+            Some((u, at)) => {
+                self.issue(&u, None);
+                self.issued[at] = self.cost.cycles;
+                self.waiting = Some((insn, index));
+            }
+            None => self.waiting = Some((insn, index)),
         }
     }
 
@@ -664,11 +681,12 @@ impl Schedule {
         self.written = agi_writes(u) | v.map_or(0, agi_writes);
     }
 
-    fn finish(mut self) -> BlockCost {
-        if let Some(u) = self.waiting.take() {
+    fn finish(mut self) -> (BlockCost, Vec<u32>) {
+        if let Some((u, at)) = self.waiting.take() {
             self.issue(&u, None);
+            self.issued[at] = self.cost.cycles;
         }
-        self.cost
+        (self.cost, self.issued)
     }
 }
 
@@ -706,6 +724,18 @@ mod tests {
         // Write after write does not pair either (AF 10.1 rule 2).
         let waw = cost(&[MOV_EAX_ECX, &[0x89, 0xD0]]); // mov eax, edx
         assert_eq!((waw.cycles, waw.pairs), (2, 0));
+    }
+
+    #[test]
+    fn each_instruction_sees_the_cycles_issued_up_to_its_own_group() {
+        // A pair issues in cycle 1; the dependent move after it in 2.
+        let (cost, issued) =
+            block_schedule([MOV_EAX_ECX, MOV_EDX_ESI, MOV_EBX_EAX].iter().copied());
+        assert_eq!(cost.cycles, 2);
+        assert_eq!(issued, [1, 1, 2]);
+        // A dependent chain: one cycle each.
+        let (_, issued) = block_schedule([MOV_EAX_ECX, MOV_EBX_EAX].iter().copied());
+        assert_eq!(issued, [1, 2]);
     }
 
     #[test]
