@@ -30,7 +30,7 @@ mod symbols;
 pub mod trace;
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use chip::Mode;
@@ -107,6 +107,19 @@ fn stats_json(
     };
     serde_json::to_string_pretty(&stats).expect("statistics are plain data")
 }
+
+/// Waits until `socket` exists (QEMU made its gdb stub's socket), at most
+/// [`GDB_SOCKET_WAIT`]: past that, the run goes on and whatever stopped
+/// QEMU shows in how it ends.
+fn wait_for_socket(socket: &Path) {
+    let until = Instant::now() + GDB_SOCKET_WAIT;
+    while !socket.exists() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Longest wait for QEMU's gdb socket ([`wait_for_socket`]).
+const GDB_SOCKET_WAIT: Duration = Duration::from_secs(60);
 
 /// The `gdb` command that attaches to the stub on `socket` with the
 /// symbols of `image`.
@@ -265,18 +278,20 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
             );
         }
     }
+    let oom_before = diagnose::oom_kills();
+    let mut fleet = Fleet::new(start);
+    for core in config.chip.all_cores().take(config.cores as usize) {
+        fleet.spawn(qemu, &launch, core)?;
+    }
     if let Some((core, socket)) = gdb {
+        // Said once QEMU listens, so that a debugger started on the
+        // message finds the socket (QEMU may take a while on a busy host).
+        wait_for_socket(socket);
         println!(
             "core {} is paused for gdb; the run has no timeout while it is debugged. Attach with:\n  {}",
             core.index(),
             gdb_command(socket, &artifacts.kernel)
         );
-    }
-
-    let oom_before = diagnose::oom_kills();
-    let mut fleet = Fleet::new(start);
-    for core in config.chip.all_cores().take(config.cores as usize) {
-        fleet.spawn(qemu, &launch, core)?;
     }
     let timed = mode.quantum().is_some();
     // A timeout too long for the clock never comes; under a debugger
