@@ -6,9 +6,25 @@
 //! installed.
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use system_tests::xtask_binary;
+
+/// The run under test: stopped if the test fails before it ends (it has
+/// no timeout while a core is debugged), with SIGTERM, so that it stops
+/// its QEMUs and removes its directory.
+struct Run(Child);
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = Command::new("kill")
+                .args(["-TERM", &self.0.id().to_string()])
+                .status();
+            let _ = self.0.wait();
+        }
+    }
+}
 
 #[test]
 fn gdb_stops_a_core_at_a_breakpoint_and_reads_a_variable() {
@@ -16,13 +32,13 @@ fn gdb_stops_a_core_at_a_breakpoint_and_reads_a_variable() {
         eprintln!("skipped: gdb is not installed (the Debian package `gdb` provides it)");
         return;
     }
-    let mut run = Command::new(xtask_binary())
+    let mut run = Run(Command::new(xtask_binary())
         .args(["run", "--cores", "2", "--program", "identity", "--gdb", "1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(run.stdout.take().unwrap());
+        .unwrap());
+    let mut stdout = BufReader::new(run.0.stdout.take().unwrap());
     let mut said = String::new();
     let mut command = None;
     let mut line = String::new();
@@ -58,7 +74,7 @@ fn gdb_stops_a_core_at_a_breakpoint_and_reads_a_variable() {
     assert!(gdb_out.contains("CoreId (1)"), "{gdb_out}");
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
-    let status = run.wait().unwrap();
+    let status = run.0.wait().unwrap();
     assert!(status.success(), "{said}{rest}");
     assert!(
         rest.contains("[core 01] identity core=1") && rest.contains("all 2 cores exited"),
