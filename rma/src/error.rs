@@ -42,6 +42,9 @@ pub enum ErrorClass {
     Request,
     /// `MPI_ERR_RMA_FLAVOR`: a call the window's flavor does not allow.
     RmaFlavor,
+    /// `MPI_ERR_RMA_ATTACH`: memory that cannot be attached to a dynamic
+    /// window, or detached from it.
+    RmaAttach,
 }
 
 impl ErrorClass {
@@ -65,6 +68,7 @@ impl ErrorClass {
             Self::Type => "MPI_ERR_TYPE",
             Self::Request => "MPI_ERR_REQUEST",
             Self::RmaFlavor => "MPI_ERR_RMA_FLAVOR",
+            Self::RmaAttach => "MPI_ERR_RMA_ATTACH",
         }
     }
 }
@@ -143,25 +147,47 @@ pub enum RmaError {
         /// The handle's number.
         memory: u32,
     },
-    /// A call for shared windows (`allocate_shared`) on another flavor.
+    /// A call on a window whose flavor does not allow it (e.g.
+    /// `shared_query` on a window not made by `allocate_shared`, `attach`
+    /// on one not made by `create_dynamic`).
     Flavor {
         /// The call.
         call: &'static str,
         /// The window.
         window: u32,
+        /// The windows that allow it (e.g. "a window made by
+        /// allocate_shared").
+        needs: &'static str,
     },
-    /// Memory from `alloc_mem` cannot be freed or given to a second window
-    /// while a window uses it.
+    /// Memory that cannot be attached to a dynamic window (attached to it
+    /// already, or its attachment table full), or detached from it (not
+    /// attached to it).
+    Attach {
+        /// The call ("attach" or "detach").
+        call: &'static str,
+        /// The window.
+        window: u32,
+        /// The memory handle's number.
+        memory: u32,
+        /// What is wrong (e.g. "is attached to it already").
+        problem: &'static str,
+    },
+    /// Memory from `alloc_mem` cannot be freed while a window uses it or
+    /// it is attached to a dynamic window, nor read or written with
+    /// `memory_read`/`memory_write` while a window made on it uses it.
     MemoryInUse {
         /// The memory handle's number.
         memory: u32,
         /// The window using it.
         window: u32,
     },
-    /// A displacement unit of 0.
+    /// A displacement unit the window cannot have: 0, or another than 1
+    /// for a dynamic window (whose displacements are addresses).
     DispUnit {
         /// The unit given.
         disp_unit: u32,
+        /// What it must be (e.g. "it must be at least 1").
+        allowed: &'static str,
     },
     /// Assertions given to a call that does not accept them.
     Assert {
@@ -209,7 +235,8 @@ pub enum RmaError {
         /// Operations since the last fence.
         operations: u64,
     },
-    /// An access reaches outside the target's window.
+    /// An access reaches outside the target's window (for a dynamic
+    /// window, outside the target's POPSHM: its addresses).
     Range {
         /// The call.
         call: &'static str,
@@ -224,6 +251,21 @@ pub enum RmaError {
         len: u64,
         /// Bytes of the target window.
         size: u64,
+    },
+    /// An access to a dynamic window reaches bytes of the target that lie
+    /// in no memory it attached to the window (as far as the origin can
+    /// tell: see [`crate::window::dynamic`]).
+    Unattached {
+        /// The call.
+        call: &'static str,
+        /// The window.
+        window: u32,
+        /// The target rank.
+        target: u32,
+        /// Address of the first byte (its offset in the target's POPSHM).
+        address: u64,
+        /// Bytes the access spans.
+        len: u64,
     },
     /// An access reaches outside memory from `alloc_mem`.
     MemoryRange {
@@ -391,7 +433,9 @@ impl RmaError {
             | Self::NotInGroup { .. }
             | Self::Lock { .. }
             | Self::NoPrecedeViolated { .. } => ErrorClass::RmaSync,
-            Self::Range { .. } | Self::MemoryRange { .. } => ErrorClass::RmaRange,
+            Self::Range { .. } | Self::Unattached { .. } | Self::MemoryRange { .. } => {
+                ErrorClass::RmaRange
+            }
             Self::GroupTooLarge { .. } => ErrorClass::Group,
             Self::NoMemory { .. } | Self::Map(MapError::NoMemory) => ErrorClass::NoMem,
             Self::Map(_) | Self::Database { .. } => ErrorClass::Intern,
@@ -401,6 +445,7 @@ impl RmaError {
             Self::Type { .. } => ErrorClass::Type,
             Self::Request { .. } => ErrorClass::Request,
             Self::Flavor { .. } => ErrorClass::RmaFlavor,
+            Self::Attach { .. } => ErrorClass::RmaAttach,
         }
     }
 }
@@ -451,15 +496,22 @@ impl fmt::Display for RmaError {
                     "memory {memory} does not exist (freed or never allocated)"
                 )
             }
-            Self::Flavor { call, window } => write!(
-                f,
-                "{call} on window {window}: only a window made by allocate_shared allows it"
-            ),
+            Self::Flavor {
+                call,
+                window,
+                needs,
+            } => write!(f, "{call} on window {window}: only {needs} allows it"),
+            Self::Attach {
+                call,
+                window,
+                memory,
+                problem,
+            } => write!(f, "{call} on window {window}: memory {memory} {problem}"),
             Self::MemoryInUse { memory, window } => {
                 write!(f, "memory {memory} is in use by window {window}")
             }
-            Self::DispUnit { disp_unit } => {
-                write!(f, "displacement unit {disp_unit} (it must be at least 1)")
+            Self::DispUnit { disp_unit, allowed } => {
+                write!(f, "displacement unit {disp_unit} ({allowed})")
             }
             Self::Assert { call, invalid } => write!(f, "{call} does not accept {invalid}"),
             Self::Sync {
@@ -497,6 +549,17 @@ impl fmt::Display for RmaError {
                 f,
                 "{call} on window {window}: bytes {offset}..{} of rank {target}'s window of {size} bytes",
                 i128::from(*offset) + i128::from(*len)
+            ),
+            Self::Unattached {
+                call,
+                window,
+                target,
+                address,
+                len,
+            } => write!(
+                f,
+                "{call} on window {window}: bytes {address}..{} of rank {target} lie in no memory it attached to the window",
+                u128::from(*address) + u128::from(*len)
             ),
             Self::MemoryRange {
                 call,

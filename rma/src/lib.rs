@@ -8,7 +8,8 @@
 //! of it, each with a context of its own), a two-sided channel through the
 //! message passing buffers and the collectives the one-sided layers need.
 //! The one-sided layer follows MPI's OSC split: [`window`] (creation, on
-//! any communicator; the window database, distributed
+//! any communicator; dynamic windows, with memory attached and detached
+//! and reached by address; the window database, distributed
 //! or centralized as [`WindowOptions`] say ([`Database`]); remote mappings
 //! through free LUT entries), [`ops`] (put and get), [`datatype`]
 //! (MPI's derived datatypes over one element type, committed into runs

@@ -165,7 +165,10 @@ impl<H: RmaHal> Rma<'_, H> {
     /// Return values: `Err(UnknownWindow)`; `Err(Rank)` for a target
     /// outside the window (not a rank of its communicator); `Err(Sync)` without an access epoch;
     /// `Err(NotInGroup)` for a target outside the start group;
-    /// `Err(Range)` for bytes outside the target's window.
+    /// `Err(Range)` for bytes outside the target's window (for a dynamic
+    /// window, whose displacements are addresses, outside the target's
+    /// POPSHM) and `Err(Unattached)` for bytes of a dynamic window's
+    /// target in no memory it attached ([`crate::window::dynamic`]).
     pub fn put<T: Element>(
         &mut self,
         window: Window<T>,
@@ -434,8 +437,9 @@ impl<H: RmaHal> Rma<'_, H> {
         check_layouts(call, buffer, &origin, &target_layout)?;
         let remote = w.remotes[target as usize];
         let offset = u64::from(disp) * u64::from(remote.info.disp_unit);
-        let (start, len) = target_bytes::<T>(offset, &target_layout);
-        self.check_range(call.name, id, target, start, len)?;
+        let (first, len) = target_bytes::<T>(offset, &target_layout);
+        self.check_range(call.name, id, target, first, len)?;
+        let dynamic = w.dynamic.is_some();
         if matches!(w.access, AccessEpoch::Start { .. }) {
             let record = w.remotes[w.ranks.rank as usize].record;
             let hal = self.hal;
@@ -446,6 +450,10 @@ impl<H: RmaHal> Rma<'_, H> {
                 w.stats.polls += polls;
                 w.stats.wait_cycles += hal.cycles().saturating_sub(start);
             }
+        }
+        if dynamic {
+            // After the post: what the target attached before it counts.
+            self.check_attached(call.name, id, target, first as u64, len)?;
         }
         Ok(offset)
     }

@@ -104,8 +104,8 @@ kernel::programs! {
     /// a compare_and_swap mutex and lock-free list, accumulate from every core, misuse errors;
     /// every value checked
     "rma-passive" => rma_passive::run,
-    /// the examples of MPI-3.1's chapter 11 (11.1 to 11.22: fence, PSCW, locks, flush, sync, atomics,
-    /// shared windows, requests) translated to rma; every value checked
+    /// the examples of MPI-3.1's chapter 11 (11.1 to 11.23: fence, PSCW, locks, flush, sync, atomics,
+    /// shared windows, requests, dynamic windows) translated to rma; every value checked
     "rma-mpi-examples" => rma_mpi_examples::run,
     /// a shared window (allocate_shared) on every memory type: every core stores into every
     /// core's part directly, syncs, and finds what the others stored in its own; every value checked

@@ -77,10 +77,16 @@
 //!   buffers (rma has no `MPI_Waitany`: the first request `test_request`
 //!   finds complete is taken, in index order).
 //!
-//! Skipped: 11.23, the distributed linked list, which needs dynamic
-//! windows (`MPI_Win_create_dynamic`, `MPI_Win_attach`, `MPI_Get_address`),
-//! which rma does not have. Examples that need two processes are skipped on
-//! one core, each with a printed note.
+//! - 11.23: the distributed linked list on a dynamic window: elements
+//!   from `alloc_mem`, attached as they are made and reached by address
+//!   (`MPI_Get_address`), appended by every core in one `lock_all` epoch
+//!   with compare and swap, `MPI_REPLACE` and `get_accumulate`; then walked
+//!   with gets and checked on every core, detached and freed. `nil`'s
+//!   address is one no memory has rather than `MPI_BOTTOM`, which is an
+//!   address in rma (the POPSHM's first byte).
+//!
+//! Examples that need two processes are skipped on one core, each with a
+//! printed note.
 
 use alloc::format;
 use alloc::string::String;
@@ -172,16 +178,12 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     ex11_20(rma, &mut c)?;
     ex11_21(rma, &mut c)?;
     ex11_22(rma, &mut c)?;
-    if rma.rank() == 0 {
-        kernel::println!(
-            "example 11.23 skipped: it needs dynamic windows (MPI_Win_create_dynamic, MPI_Win_attach), which rma does not have"
-        );
-    }
+    ex11_23(rma, &mut c)?;
     conclude(
         rma,
         &c,
         NAME,
-        "MPI-3.1 chapter 11 examples 11.1 to 11.22 (fence, PSCW, locks, flush, sync, atomics, shared windows, requests; separate and unified models)",
+        "MPI-3.1 chapter 11 examples 11.1 to 11.23 (fence, PSCW, locks, flush, sync, atomics, shared windows, requests, dynamic windows; separate and unified models)",
     )
 }
 
@@ -1672,4 +1674,236 @@ fn ex11_22(rma: R<'_, '_>, c: &mut Checks) -> Result<(), String> {
         format!("example 11.22: chunks core {left} computed and put back")
     });
     rma.free(win).map_err(fail("freeing the window"))
+}
+
+// ---------------------------------------------------------------------
+// 11.23: dynamic windows
+// ---------------------------------------------------------------------
+
+/// Example 11.23's `llist_ptr_t`: where a list element lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ListPtr {
+    /// Its address in its owner's POPSHM (`MPI_Aint disp`).
+    disp: u32,
+    /// Its owner.
+    rank: u32,
+}
+
+/// Example 11.23's `llist_elem_t` as `i32` words of a dynamic window of
+/// `i32`, by byte offset: `value`, then `next` (its `disp`, as the bits of
+/// a `u32` address, and its `rank`).
+const VALUE: u32 = 0;
+const NEXT_DISP: u32 = 4;
+const NEXT_RANK: u32 = 8;
+const ELEM_BYTES: u32 = 12;
+
+/// `nil`'s rank, as the standard's.
+const NIL_RANK: i32 = -1;
+/// `nil`'s address. The standard's is `MPI_BOTTOM`, which no allocated
+/// memory has; rma's addresses count from the POPSHM's first byte, so 0
+/// may be an element's, and `nil` takes one no memory can have instead.
+const NIL_DISP: i32 = -1;
+
+/// Elements each core appends in example 11.23 (the standard's loop runs
+/// `while (!stop_condition)`).
+const LIST_ELEMS: u32 = 4;
+
+/// Example 11.23's `alloc_elem`: memory from `alloc_mem` holding an
+/// element of `value` whose `next` is `nil` (stored before anyone can
+/// reach it), attached to `win`, remembered in `elems` to be freed later;
+/// returns its address (`MPI_Get_address`).
+fn alloc_elem(
+    rma: R<'_, '_>,
+    win: Window<i32>,
+    value: i32,
+    elems: &mut Vec<rma::Memory>,
+) -> Result<u32, String> {
+    let elem = rma.alloc_mem(ELEM_BYTES).map_err(fail("alloc_mem"))?;
+    let words: Vec<u8> = [value, NIL_DISP, NIL_RANK]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    rma.memory_write(elem, VALUE, &words)
+        .map_err(fail("storing an element"))?;
+    rma.attach(win, elem).map_err(fail("attach"))?;
+    elems.push(elem);
+    rma.address(elem).map_err(fail("address"))
+}
+
+/// Example 11.23: a distributed linked list on a dynamic window. Core 0
+/// makes the head (value -1) and broadcasts its address; in one
+/// `lock_all` epoch every core appends [`LIST_ELEMS`] elements of its own
+/// (value: its rank), each attached when it is made, by compare and swap
+/// of the tail's `next.rank` from `nil`, then `MPI_REPLACE` of its
+/// `next.disp`; a core whose tail is stale follows `next` with
+/// `get_accumulate` (`MPI_NO_OP`) until the address arrives. Then, after
+/// a barrier, every core walks the list with gets and checks it: the head
+/// and `nil` at the end of `n * LIST_ELEMS + 1` elements, each element's
+/// value its owner, [`LIST_ELEMS`] of each core, and its own elements in
+/// the order it appended them; then detaches and frees its elements and
+/// the window, as the standard's end does.
+fn ex11_23(rma: R<'_, '_>, c: &mut Checks) -> Result<(), String> {
+    let me = rma.rank();
+    let win = rma
+        .create_dynamic::<i32>(WindowOptions::new())
+        .map_err(fail("create_dynamic"))?;
+    let a = rma.attributes(win).map_err(fail("attributes"))?;
+    c.check(
+        a.flavor == rma::Flavor::Dynamic && a.size == 0 && a.disp_unit == 1,
+        || format!("example 11.23: the dynamic window's attributes are {a:?}"),
+    );
+    let mut elems = Vec::new();
+    // Process 0 creates the head node.
+    let mut head_disp = [0u8; 4];
+    if me == 0 {
+        head_disp = alloc_elem(rma, win, -1, &mut elems)?.to_le_bytes();
+    }
+    // Broadcast the head pointer to everyone.
+    rma.comm().bcast(0, &mut head_disp).map_err(fail("bcast"))?;
+    let head = ListPtr {
+        disp: u32::from_le_bytes(head_disp),
+        rank: 0,
+    };
+    let mut tail = head;
+    let mut appended = Vec::new();
+    // All processes append LIST_ELEMS elements to the list.
+    rma.lock_all(win, Assert::NONE).map_err(fail("lock_all"))?;
+    for _ in 0..LIST_ELEMS {
+        // Create a new list element and register it with the window.
+        let new_elem = ListPtr {
+            disp: alloc_elem(rma, win, me as i32, &mut elems)?,
+            rank: me,
+        };
+        appended.push(new_elem);
+        // Append the new node to the list. This might take multiple
+        // attempts if others have already appended and our tail pointer
+        // is stale.
+        loop {
+            let next_tail_rank = rma
+                .compare_and_swap(
+                    win,
+                    tail.rank,
+                    tail.disp + NEXT_RANK,
+                    new_elem.rank as i32,
+                    NIL_RANK,
+                )
+                .map_err(fail("compare_and_swap"))?;
+            rma.flush(win, tail.rank).map_err(fail("flush"))?;
+            if next_tail_rank == NIL_RANK {
+                rma.accumulate(
+                    win,
+                    tail.rank,
+                    tail.disp + NEXT_DISP,
+                    &[new_elem.disp as i32],
+                    AccumulateOp::Replace,
+                )
+                .map_err(fail("accumulate"))?;
+                rma.flush(win, tail.rank).map_err(fail("flush"))?;
+                tail = new_elem;
+                break;
+            }
+            // Tail pointer is stale, fetch the displacement. May take
+            // multiple tries if it is being updated.
+            let mut polls = 0;
+            let disp = loop {
+                let disp = read(rma, win, tail.rank, tail.disp + NEXT_DISP)?;
+                rma.flush(win, tail.rank).map_err(fail("flush"))?;
+                if disp != NIL_DISP {
+                    break disp;
+                }
+                polls += 1;
+                if polls == MAX_POLLS {
+                    return Err(format!(
+                        "example 11.23: core {}'s element at {:#x} has next.rank {next_tail_rank} but no next.disp after {polls} polls",
+                        tail.rank, tail.disp
+                    ));
+                }
+            };
+            tail = ListPtr {
+                disp: disp as u32,
+                rank: next_tail_rank as u32,
+            };
+        }
+    }
+    rma.unlock_all(win).map_err(fail("unlock_all"))?;
+    rma.comm().barrier();
+    check_list(rma, c, win, head, &appended)?;
+    rma.comm().barrier();
+    // Free all the elements in the list.
+    while let Some(elem) = elems.pop() {
+        rma.detach(win, elem).map_err(fail("detach"))?;
+        rma.free_mem(elem).map_err(fail("free_mem"))?;
+    }
+    rma.free(win).map_err(fail("freeing the window"))
+}
+
+/// Walks example 11.23's list from `head` with gets in a `lock_all`
+/// epoch and checks it (see [`ex11_23`]); `appended` are this core's
+/// elements in the order it appended them.
+fn check_list(
+    rma: R<'_, '_>,
+    c: &mut Checks,
+    win: Window<i32>,
+    head: ListPtr,
+    appended: &[ListPtr],
+) -> Result<(), String> {
+    let (me, n) = (rma.rank(), rma.size());
+    let want = (n * LIST_ELEMS + 1) as usize;
+    let mut list: Vec<(ListPtr, i32)> = Vec::new();
+    let mut at = Some(head);
+    rma.lock_all(win, Assert::NONE).map_err(fail("lock_all"))?;
+    // At most one element more than it should have: a cycle or a lost
+    // nil shows as a list too long.
+    while let Some(ptr) = at.filter(|_| list.len() <= want) {
+        let mut elem = [0i32; 3];
+        rma.get(win, ptr.rank, ptr.disp + VALUE, &mut elem)
+            .map_err(fail("get"))?;
+        rma.flush(win, ptr.rank).map_err(fail("flush"))?;
+        list.push((ptr, elem[0]));
+        let [_, disp, rank] = elem;
+        at = (rank != NIL_RANK).then_some(ListPtr {
+            disp: disp as u32,
+            rank: rank as u32,
+        });
+        if at.is_none() && disp != NIL_DISP {
+            return Err(format!(
+                "example 11.23: the last element has next.rank nil but next.disp {disp:#x}"
+            ));
+        }
+    }
+    rma.unlock_all(win).map_err(fail("unlock_all"))?;
+    c.check(list.len() == want && list[0].1 == -1 && at.is_none(), || {
+        format!(
+            "example 11.23: the list from the head (value {}) has {} elements{}, expected {want} ending in nil",
+            list.first().map_or(0, |e| e.1),
+            list.len(),
+            if at.is_some() { " and goes on" } else { "" }
+        )
+    });
+    let mut per_rank = vec![0u32; n as usize];
+    let mut values_ok = true;
+    for (ptr, value) in &list[1..] {
+        values_ok &= *value == ptr.rank as i32 && ptr.rank < n;
+        if let Some(count) = per_rank.get_mut(ptr.rank as usize) {
+            *count += 1;
+        }
+    }
+    c.check(
+        values_ok && per_rank.iter().all(|&k| k == LIST_ELEMS),
+        || {
+            format!(
+                "example 11.23: elements per core {per_rank:?}, expected {LIST_ELEMS} each, every value its owner's rank: {}",
+                if values_ok { "yes" } else { "no" }
+            )
+        },
+    );
+    let mine: Vec<ListPtr> = list
+        .iter()
+        .map(|(ptr, _)| *ptr)
+        .filter(|ptr| ptr.rank == me && *ptr != head)
+        .collect();
+    c.same(&mine, appended, || {
+        "example 11.23: this core's elements in the list, in the order it appended them".into()
+    });
+    Ok(())
 }

@@ -24,7 +24,9 @@
 //!
 //! A window record of core `c` for one window:
 //! - line 0 (written by `c`): magic, the window's offset in `c`'s POPSHM,
-//!   its size in bytes and its displacement unit;
+//!   its size in bytes, its displacement unit and, for a dynamic window,
+//!   the offset of `c`'s attachment table at the record's controller (0
+//!   for other windows);
 //! - line 1: the match vector: bit `t` of word `t / 32` set means rank `t`
 //!   has posted to `c` (written under `c`'s TSR by `t` and by `c`);
 //! - line 2: byte 0, the 8-bit completion counter (written by `c` at post
@@ -47,12 +49,24 @@
 //!   references are ranks + 1, 0 for nil. `c` writes both words before it
 //!   publishes the node, so they are not cleared with the record.
 //!
+//! An attachment table of core `c` for one dynamic window
+//! ([`TABLE_BYTES`], taken and reused as a record is, at the controller
+//! of `c`'s record of the window) lists the memory `c` attached, written
+//! by `c` only, read by origins to check their accesses:
+//! - line 0: word 0, the sequence number, odd while `c` changes the
+//!   table (a reader that finds it odd, or changed after it read the
+//!   entries, reads again); word 1, the number of entries;
+//! - from line 1, [`TABLE_ENTRIES`] entries of 8 bytes: the attached
+//!   memory's offset in `c`'s POPSHM and its bytes.
+//!
 //! Allocating a record takes the TSR of the even-numbered core next to the
 //! controller that will hold it (core 0 of the tile the controller hangs
 //! off), as in the thesis (3.3). Records are never returned to the shared
 //! allocator; a core reuses the records of its own freed windows, but only
 //! for a window whose placement puts its record at the same controller.
 #![forbid(unsafe_code)]
+
+use alloc::vec::Vec;
 
 use chip::{CACHE_LINE, Chip, CoreId};
 
@@ -86,6 +100,13 @@ pub const LOCK: u32 = 3 * LINE;
 pub const GLOBAL: u32 = 4 * LINE;
 /// Ranks a match vector has bits for.
 pub const MATCH_BITS: u32 = LINE * 8;
+/// Offset of the attachment table's location in a record.
+const TABLE: u32 = 16;
+/// Bytes of an attachment table: a record's, so freed records and tables
+/// serve each other.
+pub const TABLE_BYTES: u32 = RECORD_BYTES;
+/// Memory regions an attachment table lists.
+pub const TABLE_ENTRIES: u32 = (TABLE_BYTES - LINE) / 8;
 
 /// Marks a valid POPSHM entry ("POPS").
 const POPSHM_MAGIC: u32 = 0x504F_5053;
@@ -146,6 +167,9 @@ pub struct WindowInfo {
     pub size: u32,
     /// Displacement unit.
     pub disp_unit: u32,
+    /// Offset of the attachment table of a dynamic window at the record's
+    /// controller; 0 for other windows.
+    pub table: u32,
 }
 
 /// Where a window's records lie.
@@ -310,6 +334,7 @@ pub fn write_record<H: Lsm>(hal: &H, record: Record, info: WindowInfo, locks: bo
     hal.lsm_write_u32(mc, record.offset + 4, info.offset);
     hal.lsm_write_u32(mc, record.offset + 8, info.size);
     hal.lsm_write_u32(mc, record.offset + 12, info.disp_unit);
+    hal.lsm_write_u32(mc, record.offset + TABLE, info.table);
     hal.lsm_write_u32(mc, record.offset, RECORD_MAGIC);
 }
 
@@ -336,7 +361,73 @@ pub fn read_record<H: Lsm>(hal: &H, core: CoreId, record: Record) -> Result<Wind
         offset: hal.lsm_read_u32(mc, record.offset + 4),
         size: hal.lsm_read_u32(mc, record.offset + 8),
         disp_unit: hal.lsm_read_u32(mc, record.offset + 12),
+        table: hal.lsm_read_u32(mc, record.offset + TABLE),
     })
+}
+
+/// A memory region of an attachment table: offset in the owner's POPSHM
+/// and bytes.
+pub type Region = (u32, u32);
+
+/// Empties the attachment table at `table`, sequence number 0.
+pub fn clear_table<H: Lsm>(hal: &H, table: Record) {
+    hal.lsm_write_u32(table.controller, table.offset + 4, 0);
+    hal.lsm_write_u32(table.controller, table.offset, 0);
+}
+
+/// Changes the attachment table at `table`, whose sequence number is
+/// `sequence` (even), to list `regions`, of which those at `changed`
+/// differ from what it lists; returns the new sequence number.
+pub fn write_table<H: Lsm>(
+    hal: &H,
+    table: Record,
+    sequence: u32,
+    regions: &[Region],
+    changed: core::ops::Range<usize>,
+) -> u32 {
+    debug_assert!(sequence.is_multiple_of(2) && regions.len() <= TABLE_ENTRIES as usize);
+    let mc = table.controller;
+    hal.lsm_write_u32(mc, table.offset, sequence.wrapping_add(1));
+    for (k, &(offset, bytes)) in regions
+        .iter()
+        .enumerate()
+        .take(changed.end)
+        .skip(changed.start)
+    {
+        let at = table.offset + LINE + 8 * k as u32;
+        hal.lsm_write_u32(mc, at, offset);
+        hal.lsm_write_u32(mc, at + 4, bytes);
+    }
+    hal.lsm_write_u32(mc, table.offset + 4, regions.len() as u32);
+    let next = sequence.wrapping_add(2);
+    hal.lsm_write_u32(mc, table.offset, next);
+    next
+}
+
+/// Reads the attachment table at `table` once, as a poll: `None` if its
+/// owner was changing it (read again); else its sequence number and, when
+/// that is not `known`, its regions (`None` when it is).
+pub fn read_table<H: Lsm>(
+    hal: &H,
+    table: Record,
+    known: u32,
+) -> Option<(u32, Option<Vec<Region>>)> {
+    let mc = table.controller;
+    let sequence = hal.lsm_read_u32(mc, table.offset);
+    if !sequence.is_multiple_of(2) {
+        return None;
+    }
+    if sequence == known {
+        return Some((sequence, None));
+    }
+    let count = hal.lsm_read_u32(mc, table.offset + 4).min(TABLE_ENTRIES);
+    let regions = (0..count)
+        .map(|k| {
+            let at = table.offset + LINE + 8 * k;
+            (hal.lsm_read_u32(mc, at), hal.lsm_read_u32(mc, at + 4))
+        })
+        .collect();
+    (hal.lsm_read_u32(mc, table.offset) == sequence).then_some((sequence, Some(regions)))
 }
 
 #[cfg(test)]
@@ -366,6 +457,7 @@ mod tests {
                     offset: 4096 * i as u32,
                     size: hal.rank() * 100 + i as u32,
                     disp_unit: 4,
+                    table: RECORDS + i as u32,
                 };
                 write_record(hal, r, info, true);
                 assert_eq!(read_record(hal, hal.core(), r), Ok(info));
@@ -397,6 +489,7 @@ mod tests {
                     offset: 4096 * i as u32,
                     size: hal.rank() * 100 + i as u32,
                     disp_unit: 1,
+                    table: 0,
                 };
                 write_record(hal, r, info, true);
                 assert_eq!(read_record(hal, hal.core(), r), Ok(info));
@@ -458,6 +551,36 @@ mod tests {
                 offset: RECORDS,
             };
             assert!(read_record(hal, hal.core(), r).is_err());
+        });
+    }
+
+    #[test]
+    fn attachment_tables_round_trip_and_a_change_under_way_is_read_again() {
+        Mock::run(1, |hal| {
+            let table = allocate_record(hal, Database::Distributed).unwrap();
+            clear_table(hal, table);
+            assert_eq!(read_table(hal, table, u32::MAX), Some((0, Some(vec![]))));
+            let regions = [(0, 12), (8192, 4096), (65536, 1)];
+            let sequence = write_table(hal, table, 0, &regions, 0..3);
+            assert_eq!(sequence, 2);
+            let read = read_table(hal, table, 0);
+            assert_eq!(read, Some((2, Some(regions.to_vec()))));
+            assert_eq!(read_table(hal, table, 2), Some((2, None)), "known");
+            // The first entry gone, the last moved into its place: only
+            // that entry is written again.
+            let fewer = [(65536, 1), (8192, 4096)];
+            assert_eq!(write_table(hal, table, 2, &fewer, 0..1), 4);
+            assert_eq!(read_table(hal, table, 2), Some((4, Some(fewer.to_vec()))));
+            // A change under way: odd.
+            hal.lsm_write_u32(table.controller, table.offset, 5);
+            assert_eq!(read_table(hal, table, 4), None);
+            // A full table holds TABLE_ENTRIES regions.
+            let full: std::vec::Vec<Region> =
+                (0..TABLE_ENTRIES).map(|k| (4096 * k, k + 1)).collect();
+            let sequence = write_table(hal, table, 6, &full, 0..full.len());
+            let (_, read) = read_table(hal, table, sequence - 2).unwrap();
+            assert_eq!(read.unwrap(), full);
+            assert!(table.offset + TABLE_BYTES <= LSM_RMA.end);
         });
     }
 }

@@ -24,6 +24,11 @@
 //!   Creating a window exchanges only where each core's record lies.
 //! - Remote windows are mapped on first use through the free LUT entries,
 //!   one 16 MiB page per entry, with least-used eviction ([`slots`]).
+//! - Dynamic windows ([`dynamic`]): [`Rma::create_dynamic`] makes a window
+//!   without memory; each rank attaches memory from `alloc_mem` to its
+//!   part and detaches it, locally ([`Rma::attach`], [`Rma::detach`]),
+//!   and others reach it by address ([`Rma::address`]: its offset in the
+//!   rank's POPSHM).
 //! - Communicators: [`Rma::allocate`], [`Rma::create`] and
 //!   [`Rma::allocate_shared`] make a window over the communicator `Rma`
 //!   was made with; [`Rma::allocate_on`], [`Rma::create_on`] and
@@ -40,6 +45,9 @@
 #[cfg(test)]
 mod comm_tests;
 pub mod database;
+pub mod dynamic;
+#[cfg(test)]
+mod dynamic_tests;
 pub mod slots;
 #[cfg(test)]
 mod tests;
@@ -63,7 +71,8 @@ use crate::stats::WindowStats;
 /// Alignment of window memory: a page, the unit memory types apply to.
 pub const MEMORY_ALIGN: u32 = 4096;
 
-/// Memory from [`Rma::alloc_mem`], for [`Rma::create`].
+/// Memory from [`Rma::alloc_mem`], for [`Rma::create`] and
+/// [`Rma::attach`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Memory {
     id: u32,
@@ -327,12 +336,16 @@ pub enum Flavor {
     /// [`Rma::allocate_shared`] took it, and every process loads and
     /// stores every part directly (`MPI_WIN_FLAVOR_SHARED`).
     Shared,
+    /// [`Rma::create_dynamic`] made the window without memory; each
+    /// process attaches memory to its part and detaches it
+    /// (`MPI_WIN_FLAVOR_DYNAMIC`).
+    Dynamic,
 }
 
 impl Flavor {
     /// Whether the window took its memory, and frees it with itself.
     pub const fn owns_memory(self) -> bool {
-        !matches!(self, Self::Create)
+        matches!(self, Self::Allocate | Self::Shared)
     }
 }
 
@@ -364,9 +377,11 @@ pub enum MemoryModel {
 /// core's part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WindowAttributes {
-    /// Bytes of this core's part (`MPI_WIN_SIZE`).
+    /// Bytes of this core's part (`MPI_WIN_SIZE`); 0 for a dynamic window,
+    /// as in MPI, whatever memory is attached.
     pub size: u32,
-    /// Bytes per displacement of this core's part (`MPI_WIN_DISP_UNIT`).
+    /// Bytes per displacement of this core's part (`MPI_WIN_DISP_UNIT`); 1
+    /// for a dynamic window, whose displacements are addresses.
     pub disp_unit: u32,
     /// How the memory came to be (`MPI_WIN_CREATE_FLAVOR`).
     pub flavor: Flavor,
@@ -374,7 +389,9 @@ pub struct WindowAttributes {
     pub model: MemoryModel,
     /// Where this core's part lies in its POPSHM, in bytes (MPI's
     /// `MPI_WIN_BASE` is an address; window memory here is reached through
-    /// rma's calls, so its place is given instead).
+    /// rma's calls, so its place is given instead). 0 for a dynamic window:
+    /// its displacements count from the POPSHM's first byte, as MPI's
+    /// count from `MPI_BOTTOM`, its `MPI_WIN_BASE`.
     pub offset: u32,
 }
 
@@ -411,7 +428,8 @@ impl Ranks {
 pub(crate) struct WindowState {
     /// Its ranks.
     pub ranks: Ranks,
-    pub memory: u32,
+    /// The memory of this core's part; `None` for a dynamic window.
+    pub memory: Option<u32>,
     /// How its memory came to be: it owns it unless it was given it.
     pub flavor: Flavor,
     pub options: WindowOptions,
@@ -425,12 +443,17 @@ pub(crate) struct WindowState {
     pub stats: WindowStats,
     /// Request-based operations not yet waited for.
     pub requests: crate::request::Requests,
+    /// A dynamic window's attachments, this core's and others'.
+    pub dynamic: Option<dynamic::Dynamic>,
 }
 
 #[derive(Debug, Clone, Copy)]
 struct MemoryState {
+    /// Where it lies in the POPSHM.
     offset: u32,
+    /// Bytes asked for.
     size: u32,
+    /// A window made on it.
     window: Option<u32>,
 }
 
@@ -607,10 +630,11 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// allocator reuses it only once everything above it is freed too.
     ///
     /// Return values: `Err(UnknownMemory)` if it was freed already;
-    /// `Err(MemoryInUse)` while a window uses it.
+    /// `Err(MemoryInUse)` while a window uses it or it is attached to a
+    /// dynamic window.
     pub fn free_mem(&mut self, memory: Memory) -> Result<(), RmaError> {
         let state = self.memory(memory.id)?;
-        if let Some(window) = state.window {
+        if let Some(window) = state.window.or_else(|| self.attached_to(memory.id)) {
             return Err(RmaError::MemoryInUse {
                 memory: memory.id,
                 window,
@@ -631,10 +655,14 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// program's loads of memory it allocated (`MPI_Alloc_mem`) and no
     /// window uses: before a window is made on it, or after the window is
     /// freed (legal MPI). Uncached (NCM), so it reads what memory holds.
+    /// Memory attached to a dynamic window is read and written with these
+    /// calls too, as MPI's loads and stores of it (the separate model's
+    /// rules apply: another process's accesses show after the
+    /// synchronisation that completes them).
     ///
     /// Return values: `Err(UnknownMemory)` once freed; `Err(MemoryInUse)`
-    /// while a window uses it (its calls reach it then, e.g.
-    /// [`Rma::local_read`]); `Err(Range)` past its end.
+    /// while a window made on it uses it (its calls reach it then, e.g.
+    /// [`Rma::local_read`]); `Err(MemoryRange)` past its end.
     pub fn memory_read(
         &mut self,
         memory: Memory,
@@ -782,7 +810,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let id = self.create_window(
             "create",
             Some(comm),
-            Ok(memory),
+            Ok(Some(memory)),
             Flavor::Create,
             T::BYTES as u32,
             options,
@@ -809,10 +837,11 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                 requested: bytes,
                 available: self.popshm_left(),
             })
-            .and_then(|bytes| self.alloc_mem(bytes));
+            .and_then(|bytes| self.alloc_mem(bytes))
+            .map(Some);
         let call = match flavor {
             Flavor::Shared => "allocate_shared",
-            Flavor::Allocate | Flavor::Create => "allocate",
+            Flavor::Allocate | Flavor::Create | Flavor::Dynamic => "allocate",
         };
         let id = self.create_window(call, comm, memory, flavor, T::BYTES as u32, options)?;
         Ok(Window {
@@ -842,7 +871,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let id = self.create_window(
             "create",
             None,
-            Ok(memory),
+            Ok(Some(memory)),
             Flavor::Create,
             T::BYTES as u32,
             options,
@@ -854,18 +883,20 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     }
 
     /// Makes a window, collectively over `comm` (a duplicate of it the
-    /// window keeps) or over the communicator `Rma` was made with.
+    /// window keeps) or over the communicator `Rma` was made with: on
+    /// `memory`, or without memory (`None`: a dynamic window, with an
+    /// attachment table next to its record).
     fn create_window(
         &mut self,
         call: &'static str,
         comm: Option<&mut Comm<'h, H>>,
-        memory: Result<Memory, RmaError>,
+        memory: Result<Option<Memory>, RmaError>,
         flavor: Flavor,
         element: u32,
         options: WindowOptions,
     ) -> Result<u32, RmaError> {
         let id = self.windows.len() as u32;
-        let given = memory.as_ref().ok().copied();
+        let given = memory.as_ref().ok().copied().flatten();
         let mut own = match comm.map(Comm::dup).transpose() {
             Ok(own) => own,
             Err(e) => {
@@ -876,23 +907,56 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let local = memory.and_then(|memory| {
             // Windows may overlap, as MPI allows: a second window over the
             // same memory is another view of it.
-            let state = self.memory(memory.id)?;
-            let disp_unit = options.disp_unit.unwrap_or(element);
-            if disp_unit == 0 {
-                return Err(RmaError::DispUnit { disp_unit });
-            }
-            let record = self.take_record(options.database)?;
-            let info = WindowInfo {
-                offset: state.offset,
-                size: state.size,
-                disp_unit,
+            let (info, table) = match memory {
+                Some(memory) => {
+                    let state = self.memory(memory.id)?;
+                    let disp_unit = options.disp_unit.unwrap_or(element);
+                    if disp_unit == 0 {
+                        return Err(RmaError::DispUnit {
+                            disp_unit,
+                            allowed: "it must be at least 1",
+                        });
+                    }
+                    let info = WindowInfo {
+                        offset: state.offset,
+                        size: state.size,
+                        disp_unit,
+                        table: 0,
+                    };
+                    (info, None)
+                }
+                None => {
+                    let disp_unit = options.disp_unit.unwrap_or(1);
+                    if disp_unit != 1 {
+                        return Err(RmaError::DispUnit {
+                            disp_unit,
+                            allowed: "a dynamic window's displacements are addresses: it must be 1",
+                        });
+                    }
+                    let table = self.take_record(options.database)?;
+                    database::clear_table(self.hal, table);
+                    let info = WindowInfo {
+                        offset: 0,
+                        size: 0,
+                        disp_unit,
+                        table: table.offset,
+                    };
+                    (info, Some(table))
+                }
+            };
+            let record = match self.take_record(options.database) {
+                Ok(record) => record,
+                Err(e) => {
+                    self.free_records.extend(table);
+                    return Err(e);
+                }
             };
             database::write_record(self.hal, record, info, !options.no_locks);
-            Ok((memory, record))
+            Ok((memory, record, table))
         });
         // Exchange where each record lies; 0 says "failed here".
         let mine = match &local {
-            Ok((_, r)) => [(r.controller as u32).to_le_bytes(), r.offset.to_le_bytes()].concat(),
+            Ok((_, r, _)) => [(r.controller as u32).to_le_bytes(), r.offset.to_le_bytes()].concat(),
             Err(_) => alloc::vec![0; 8],
         };
         let comm = own.as_ref().unwrap_or(&self.comm);
@@ -914,15 +978,16 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             })
             .collect();
         let failed = records.iter().position(Option::is_none);
-        let (memory, record) = match (local, failed) {
+        let (memory, record, table) = match (local, failed) {
             (Err(e), _) => {
                 self.undo_memory(flavor, given);
                 return Err(e);
             }
-            (Ok((memory, record)), Some(rank)) => {
+            (Ok((memory, record, table)), Some(rank)) => {
                 database::clear_record(self.hal, record);
                 self.free_records.push(record);
-                self.undo_memory(flavor, Some(memory));
+                self.free_records.extend(table);
+                self.undo_memory(flavor, memory);
                 return Err(RmaError::PeerFailed {
                     call,
                     rank: rank as u32,
@@ -949,7 +1014,9 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             })
             .collect::<Result<Vec<_>, RmaError>>()?;
         debug_assert_eq!(remotes[rank as usize].record, record);
-        if let Some(m) = &mut self.memories[memory.id as usize] {
+        if let Some(memory) = memory
+            && let Some(m) = &mut self.memories[memory.id as usize]
+        {
             m.window = Some(id);
         }
         let words = size.div_ceil(32) as usize;
@@ -957,7 +1024,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         self.window_comms.push(own);
         self.windows.push(Some(WindowState {
             ranks,
-            memory: memory.id,
+            memory: memory.map(|m| m.id),
             flavor,
             options,
             remotes,
@@ -966,6 +1033,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             seen: alloc::vec![0; words],
             stats: WindowStats::default(),
             requests: Default::default(),
+            dynamic: table.map(|table| dynamic::Dynamic::new(table, size)),
         }));
         Ok(id)
     }
@@ -992,7 +1060,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
 
     /// Frees a window, collectively (`MPI_Win_free`): after a barrier, so
     /// no rank still accesses it. Memory from [`Rma::allocate`] is freed
-    /// with it; memory given to [`Rma::create`] is the caller's again.
+    /// with it; memory given to [`Rma::create`] is the caller's again, and
+    /// so is memory attached to a dynamic window (detached with it).
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Sync)` while an epoch is
     /// open (a fence epoch without operations may be open, as in MPI).
@@ -1015,17 +1084,22 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let record = w.remotes[w.ranks.rank as usize].record;
         database::clear_record(self.hal, record);
         self.free_records.push(record);
+        // A dynamic window's attachments go with it.
+        self.free_records.extend(w.dynamic.map(|d| d.table()));
+        let Some(memory) = w.memory else {
+            return Ok(());
+        };
         // Another window over the same memory still uses it.
         let other = (0u32..)
             .zip(&self.windows)
             .find(|(_, other)| other.as_ref().is_some_and(|o| o.memory == w.memory))
             .map(|(id, _)| id);
-        if let Some(m) = &mut self.memories[w.memory as usize] {
+        if let Some(m) = &mut self.memories[memory as usize] {
             m.window = other;
         }
         if w.flavor.owns_memory() {
-            let len = self.memories[w.memory as usize].map_or(0, |m| m.size);
-            self.free_mem(Memory { id: w.memory, len })?;
+            let len = self.memories[memory as usize].map_or(0, |m| m.size);
+            self.free_mem(Memory { id: memory, len })?;
         }
         Ok(())
     }
@@ -1044,7 +1118,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             .ok_or(RmaError::UnknownWindow { window: id })
     }
 
-    /// Bytes of `rank`'s part of the window.
+    /// Bytes of `rank`'s part of the window (0 for a dynamic window).
     ///
     /// Return values: `Err(UnknownWindow)`, `Err(Rank)`.
     pub fn size_of<T>(&self, window: Window<T>, rank: u32) -> Result<u32, RmaError> {
@@ -1132,14 +1206,16 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// loads and stores of MPI's window memory). MPI's rules apply: read
     /// what others put only after the epoch that exposed it ended.
     ///
-    /// Return values: `Err(UnknownWindow)`; `Err(Range)` past the end.
+    /// Return values: `Err(UnknownWindow)`; `Err(Flavor)` for a dynamic
+    /// window (its memory is read with [`Rma::memory_read`]);
+    /// `Err(Range)` past the end.
     pub fn local_read<T: Element>(
         &mut self,
         window: Window<T>,
         index: u32,
         buf: &mut [T],
     ) -> Result<(), RmaError> {
-        let me = self.window(window.id)?.ranks.rank;
+        let me = self.window_with_memory("local_read", window.id)?.ranks.rank;
         let start = u64::from(index) * T::BYTES as u64;
         let len = (buf.len() * T::BYTES) as u64;
         self.check_range("local_read", window.id, me, start as i64, len)?;
@@ -1220,7 +1296,27 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         if w.flavor == Flavor::Shared {
             Ok(w)
         } else {
-            Err(RmaError::Flavor { call, window: id })
+            Err(RmaError::Flavor {
+                call,
+                window: id,
+                needs: "a window made by allocate_shared",
+            })
+        }
+    }
+
+    /// Window `id` unless it is dynamic (`Err(Flavor)` naming `call`): a
+    /// window with memory of its own, which its local accesses reach.
+    fn window_with_memory(&self, call: &'static str, id: u32) -> Result<&WindowState, RmaError> {
+        let w = self.window(id)?;
+        if w.flavor == Flavor::Dynamic {
+            Err(RmaError::Flavor {
+                call,
+                window: id,
+                needs: "a window with memory of its own (a dynamic window's attached memory is \
+                        reached by address, or with memory_read and memory_write)",
+            })
+        } else {
+            Ok(w)
         }
     }
 
@@ -1252,14 +1348,19 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// element `index` on, as stores through the local mapping. Others see
     /// them after the next post or fence (which release them).
     ///
-    /// Return values: `Err(UnknownWindow)`; `Err(Range)` past the end.
+    /// Return values: `Err(UnknownWindow)`; `Err(Flavor)` for a dynamic
+    /// window (its memory is written with [`Rma::memory_write`]);
+    /// `Err(Range)` past the end.
     pub fn local_write<T: Element>(
         &mut self,
         window: Window<T>,
         index: u32,
         data: &[T],
     ) -> Result<(), RmaError> {
-        let me = self.window(window.id)?.ranks.rank;
+        let me = self
+            .window_with_memory("local_write", window.id)?
+            .ranks
+            .rank;
         let start = u64::from(index) * T::BYTES as u64;
         let len = (data.len() * T::BYTES) as u64;
         self.check_range("local_write", window.id, me, start as i64, len)?;
@@ -1267,7 +1368,10 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         self.write_elements(window.id, me, ty, start, data)
     }
 
-    /// `Err(Range)` unless `len` bytes at `offset` lie in `target`'s part.
+    /// `Err(Range)` unless `len` bytes at `offset` lie in `target`'s part;
+    /// in a dynamic window, unless `len` bytes at address `offset` lie in
+    /// `target`'s POPSHM (whether they lie in memory it attached is
+    /// [`Rma::check_attached`]'s to say).
     pub(crate) fn check_range(
         &self,
         call: &'static str,
@@ -1276,7 +1380,12 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         offset: i64,
         len: u64,
     ) -> Result<(), RmaError> {
-        let size = u64::from(self.window(id)?.remotes[target as usize].info.size);
+        let w = self.window(id)?;
+        let size = if w.dynamic.is_some() {
+            w.ranks.popshm[target as usize].bytes()
+        } else {
+            u64::from(w.remotes[target as usize].info.size)
+        };
         if offset < 0 || i128::from(offset) + i128::from(len) > i128::from(size) {
             return Err(RmaError::Range {
                 call,

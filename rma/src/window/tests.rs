@@ -749,7 +749,13 @@ fn a_failed_creation_fails_everywhere_and_leaves_nothing() {
             .allocate::<u32>(4, WindowOptions::new().disp_unit(unit))
             .unwrap_err();
         if me == 1 {
-            assert_eq!(e, RmaError::DispUnit { disp_unit: 0 });
+            assert_eq!(
+                e,
+                RmaError::DispUnit {
+                    disp_unit: 0,
+                    allowed: "it must be at least 1"
+                }
+            );
             assert_eq!(e.class(), ErrorClass::Disp);
         } else {
             assert_eq!(
