@@ -48,6 +48,7 @@ pub mod database;
 pub mod dynamic;
 #[cfg(test)]
 mod dynamic_tests;
+mod local;
 pub mod slots;
 #[cfg(test)]
 mod tests;
@@ -59,6 +60,8 @@ use core::marker::PhantomData;
 use chip::{CoreId, EntryRange, LUT_PAGE_SIZE, MemoryType};
 use database::{Database, Record, WindowInfo};
 use slots::Slots;
+
+pub use local::LocalView;
 
 use crate::RmaError;
 use crate::coherence::Coherence;

@@ -1043,3 +1043,87 @@ fn a_shared_window_is_loaded_and_stored_directly_and_synced() {
         rma.free(win).unwrap();
     });
 }
+
+#[test]
+fn a_local_view_initialises_the_part_in_place_and_reads_what_others_put() {
+    for ty in MemoryType::ALL {
+        Mock::run(3, |hal| {
+            let mut rma = rma(hal);
+            let (me, n) = (rma.rank(), rma.size());
+            let win = rma
+                .allocate::<u32>(40, WindowOptions::new().memory_type(ty))
+                .unwrap();
+            // In place, outside any epoch: every element, then a few.
+            let mut view = rma.local(win).unwrap();
+            assert_eq!((view.len(), view.is_empty()), (40, false));
+            view.fill(me * 1000).unwrap();
+            view.set(3, 7).unwrap();
+            assert_eq!(view.update(3, |v| v * 6).unwrap(), 42);
+            assert_eq!(view.get(3).unwrap(), 42);
+            assert_eq!(view.get(39).unwrap(), me * 1000);
+            rma.fence(win, Assert::NONE).unwrap();
+            // What the view stored is what the others get.
+            let right = (me + 1) % n;
+            let mut got = [0; 40];
+            rma.get(win, right, 0, &mut got).unwrap();
+            rma.fence(win, Assert::NONE).unwrap();
+            for (i, &v) in got.iter().enumerate() {
+                let want = if i == 3 { 42 } else { right * 1000 };
+                assert_eq!(v, want, "{ty:?}: element {i} of rank {right}");
+            }
+            // What the others put shows through the view once the epoch
+            // that exposed it ends.
+            let left = (me + n - 1) % n;
+            rma.put(win, right, 10, &[100 + me, 200 + me]).unwrap();
+            rma.fence(win, Assert::NONE).unwrap();
+            let mut view = rma.local(win).unwrap();
+            let mut two = [0; 2];
+            view.read(10, &mut two).unwrap();
+            assert_eq!(two, [100 + left, 200 + left], "{ty:?}");
+            let all = view.to_vec().unwrap();
+            assert_eq!(all.len(), 40);
+            assert_eq!(
+                (all[3], all[10], all[11], all[12]),
+                (42, 100 + left, 200 + left, me * 1000)
+            );
+            view.write(38, &[1, 2]).unwrap();
+            assert_eq!(view.get(38).unwrap() + view.get(39).unwrap(), 3);
+            rma.fence(win, Assert::NONE).unwrap();
+            rma.free(win).unwrap();
+        });
+    }
+}
+
+#[test]
+fn a_local_view_refuses_what_lies_outside_the_part_and_dynamic_windows() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        // 10 bytes: two whole u32 elements, two bytes the view leaves alone.
+        let memory = rma.alloc_mem(10).unwrap();
+        let win = rma.create::<u32>(memory, WindowOptions::new()).unwrap();
+        let mut view = rma.local(win).unwrap();
+        assert_eq!(view.len(), 2);
+        view.write(0, &[5, 6]).unwrap();
+        assert_eq!(view.to_vec().unwrap(), [5, 6]);
+        for e in [
+            view.get(2).unwrap_err(),
+            view.set(2, 1).unwrap_err(),
+            view.write(1, &[1, 2]).unwrap_err(),
+            view.read(3, &mut [0]).unwrap_err(),
+        ] {
+            assert_eq!(e.class(), ErrorClass::RmaRange, "{e}");
+        }
+        let f64s = rma.allocate::<f64>(3, WindowOptions::new()).unwrap();
+        let mut view = rma.local(f64s).unwrap();
+        view.fill(0.5).unwrap();
+        view.set(1, -2.25).unwrap();
+        assert_eq!(view.to_vec().unwrap(), [0.5, -2.25, 0.5]);
+        let dynamic = rma.create_dynamic::<u32>(WindowOptions::new()).unwrap();
+        let e = rma.local(dynamic).unwrap_err();
+        assert_eq!(e.class(), ErrorClass::RmaFlavor, "{e}");
+        rma.free(dynamic).unwrap();
+        rma.free(f64s).unwrap();
+        rma.free(win).unwrap();
+        rma.free_mem(memory).unwrap();
+    });
+}
