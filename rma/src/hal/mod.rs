@@ -3,7 +3,7 @@
 //!
 //! rma defines what it needs and a platform provides it: the kernel
 //! implements these traits for its SCC platform (`kernel/src/platform`),
-//! and [`mock`] implements them with host threads so every algorithm runs
+//! and `mock` implements them with host threads so every algorithm runs
 //! under `cargo test`. [`Hal`] bundles them; algorithms are generic over
 //! `H: Hal`. The one-sided layer needs more: shareable DRAM mapped
 //! through free LUT entries ([`SharedDram`]), uncached legacy shared
