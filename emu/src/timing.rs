@@ -115,13 +115,14 @@
 //! word. It waits for every other core to be past a time of its own (to
 //! order; a wait, once its wake time is set), for every other running
 //! core's clock to reach a time (the quantum), or for any core's horizon
-//! to reach a time (the buckets to be final). The first two name the
-//! core furthest behind: only its moves can release the sleeper, so only
-//! it looks at the sleeper when its horizon moves (a clock published, a
-//! state changed). Once past, it names the next core that holds the
-//! sleeper back instead (a compare-and-swap of the word, then a look at
-//! the core named, in case it passed meanwhile without seeing its name),
-//! and wakes the sleeper only when none is left. A store that moves a
+//! to reach a time (the buckets to be final). The first two name one of
+//! the cores not there yet, the closest to it (the last expected to get
+//! there): until it gets there the sleeper stays, so only it looks at the
+//! sleeper when its horizon moves (a clock published, a state changed).
+//! Once there, it names the next core that holds the sleeper back
+//! instead (a compare-and-swap of the word, then a look at the core
+//! named, in case it passed meanwhile without seeing its name), and wakes
+//! the sleeper only when none is left. A store that moves a
 //! sleeping waiter's wake time earlier registers the cores it now waits
 //! for the same way. So a core sleeps about once per wait however many
 //! cores it waits for; woken by every core that passed its time, as
@@ -305,10 +306,10 @@ enum Word {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Until {
     /// Every other core past time `time` of the sleeper
-    /// ([`Clocks::ordered`]); core `on` is not (the one furthest behind).
+    /// ([`Clocks::ordered`]); core `on` is not ([`Look::past`]).
     Past { time: u64, on: u32 },
     /// Every other running core's clock at `time` at least; core `on`'s
-    /// is not (the slowest).
+    /// is not ([`Look::reached`]).
     Reached { time: u64, on: u32 },
     /// Some other core's horizon at `time` at least ([`NEVER`]: only an
     /// explicit wake releases the sleeper).
@@ -359,6 +360,55 @@ impl Until {
             0 => Self::Past { time, on },
             1 => Self::Reached { time, on },
             _ => Self::Any { time },
+        }
+    }
+}
+
+/// Every core's horizon ([`Clocks::horizon`]) and, while it runs, clock
+/// ([`NEVER`] otherwise), at one look: what holds back each sleeper a core
+/// hands over ([`Clocks::hand_over`]), whichever it is.
+///
+/// Of the cores holding a sleeper back, it names the one closest to its
+/// time, not the one furthest behind: cores behind a time pass it in the
+/// order of their horizons (the furthest behind runs, the others wait for
+/// it in turn), so the closest passes last, and the sleeper is handed over
+/// about once in ten times less often (comm on 48 cores: 0.12 M hand-overs
+/// against 1.7 M, for 0.34 M sleeps).
+struct Look {
+    cores: u32,
+    horizons: [u64; MAX_CORES as usize],
+    clocks: [u64; MAX_CORES as usize],
+}
+
+impl Look {
+    /// What core `c` waits for to have every other core past its time `t`
+    /// ([`Clocks::ordered`]): of those not past, the one closest to it.
+    fn past(&self, c: u32, t: u64) -> Option<Until> {
+        (0..self.cores)
+            .filter(|&o| o != c)
+            .map(|o| (self.horizons[o as usize], o))
+            .filter(|&(h, o)| h < t || (h == t && o < c))
+            .max()
+            .map(|(_, on)| Until::Past { time: t, on })
+    }
+
+    /// What core `c` waits for to have every other running core's clock at
+    /// `t`: of those behind, the one closest to it.
+    fn reached(&self, c: u32, t: u64) -> Option<Until> {
+        (0..self.cores)
+            .filter(|&o| o != c)
+            .map(|o| (self.clocks[o as usize], o))
+            .filter(|&(clock, _)| clock < t)
+            .max()
+            .map(|(_, on)| Until::Reached { time: t, on })
+    }
+
+    /// What holds back sleeping core `c`, which registered `until`.
+    fn holding_back(&self, c: u32, until: Until) -> Option<Until> {
+        match until {
+            Until::Past { time, .. } => self.past(c, time),
+            Until::Reached { time, .. } => self.reached(c, time),
+            Until::Any { .. } => None,
         }
     }
 }
@@ -459,23 +509,37 @@ impl Clocks {
     }
 
     /// What core `me` waits for to have every other core past its time
-    /// `t` ([`Clocks::ordered`]): the one furthest behind (the lowest
-    /// horizon of those not past); `None` if every other core is past.
+    /// `t` ([`Clocks::ordered`], [`Look::past`]); `None` if every other
+    /// core is past.
     fn past(&self, me: u32, t: u64) -> Option<Until> {
-        (0..self.cores)
-            .filter(|&c| c != me)
-            .map(|c| (self.horizon(c), c))
-            .filter(|&(h, c)| h < t || (h == t && c < me))
-            .min()
-            .map(|(_, on)| Until::Past { time: t, on })
+        self.look().past(me, t)
     }
 
     /// What core `me` waits for to have every other running core's clock
-    /// at `t`: the slowest; `None` if none is behind `t`.
+    /// at `t` ([`Look::reached`]); `None` if none is behind `t`.
     fn reached(&self, me: u32, t: u64) -> Option<Until> {
-        self.slowest(me)
-            .filter(|&(clock, _)| clock < t)
-            .map(|(_, on)| Until::Reached { time: t, on })
+        self.look().reached(me, t)
+    }
+
+    /// Every core's horizon and, if it runs, clock, at one look.
+    fn look(&self) -> Look {
+        let mut look = Look {
+            cores: self.cores,
+            horizons: [NEVER; MAX_CORES as usize],
+            clocks: [NEVER; MAX_CORES as usize],
+        };
+        for c in 0..self.cores {
+            let at = c as usize;
+            match State::from_word(self.map.load(Self::at(c, Word::State))) {
+                Some(State::Running) => {
+                    look.clocks[at] = self.map.load(Self::at(c, Word::Clock));
+                    look.horizons[at] = look.clocks[at];
+                }
+                Some(State::Waiting) => look.horizons[at] = self.map.load(Self::at(c, Word::Wake)),
+                _ => {}
+            }
+        }
+        look
     }
 
     /// Publishes `now` and blocks until every other core is past it
@@ -533,6 +597,7 @@ impl Clocks {
         if self.map.load_atomic_u32(SLEEPERS) == 0 {
             return;
         }
+        let mut look = None;
         for c in (0..self.cores).filter(|&c| c != self.core) {
             if self.map.load_atomic_u32(Self::at(c, Word::Sleeping)) == 0 {
                 continue;
@@ -545,7 +610,7 @@ impl Clocks {
             match until {
                 Until::Any { .. } => self.wake_core(c),
                 Until::Past { on, .. } | Until::Reached { on, .. } if on == self.core => {
-                    self.hand_over(c, word);
+                    self.hand_over(c, word, &mut look);
                 }
                 _ => {}
             }
@@ -554,17 +619,16 @@ impl Clocks {
 
     /// Sleeping core `c` registered `word`, naming this core, which may no
     /// longer hold it back: names the core that does instead, or wakes `c`
-    /// if none does. Each core named is looked at again after it is
-    /// named, so that one passing meanwhile (and not seeing its name) is
-    /// not waited for. Gives up if `c` registers anew meanwhile: it looks
-    /// again itself.
-    fn hand_over(&self, c: u32, mut word: u64) {
+    /// if none does, as `look` shows the others (taken once for every
+    /// sleeper this core hands over, and again once it proves stale).
+    /// Each core named is looked at again after it is named, so that one
+    /// passing meanwhile (and not seeing its name) is not waited for.
+    /// Gives up if `c` registers anew meanwhile: it looks again itself.
+    fn hand_over(&self, c: u32, mut word: u64, look: &mut Option<Look>) {
         loop {
-            let next = match Until::of_word(word) {
-                Until::Past { time, .. } => self.past(c, time),
-                Until::Reached { time, .. } => self.reached(c, time),
-                Until::Any { .. } => None,
-            };
+            let next = look
+                .get_or_insert_with(|| self.look())
+                .holding_back(c, Until::of_word(word));
             let Some(next) = next else {
                 self.wake_core(c);
                 return;
@@ -585,6 +649,7 @@ impl Clocks {
             if self.holds_back(c, next) {
                 return;
             }
+            *look = None;
             word = new;
         }
     }
@@ -689,7 +754,7 @@ impl Clocks {
             return self.wake_core(c);
         }
         if !self.holds_back(c, next) {
-            self.hand_over(c, new);
+            self.hand_over(c, new, &mut None);
         }
     }
 
@@ -724,15 +789,10 @@ impl Clocks {
     /// The slowest running core's clock, this core left out; `None` if no
     /// other core runs.
     pub fn slowest_other(&self) -> Option<u64> {
-        self.slowest(self.core).map(|(clock, _)| clock)
-    }
-
-    /// The slowest running core's clock and number, core `me` left out.
-    fn slowest(&self, me: u32) -> Option<(u64, u32)> {
         (0..self.cores)
-            .filter(|&c| c != me)
+            .filter(|&c| c != self.core)
             .filter(|&c| self.map.load(Self::at(c, Word::State)) == State::Running as u64)
-            .map(|c| (self.map.load(Self::at(c, Word::Clock)), c))
+            .map(|c| self.map.load(Self::at(c, Word::Clock)))
             .min()
     }
 
@@ -756,8 +816,8 @@ impl Clocks {
     /// of the slowest other running core.
     pub fn keep_within_quantum(&mut self, now: u64, shown: u64) {
         self.publish(shown);
-        // More than a quantum ahead of the slowest: until it reaches a
-        // quantum behind.
+        // More than a quantum ahead of the slowest: until every other
+        // running core is at most a quantum behind.
         let ahead = |s: &Self| {
             now.checked_sub(s.quantum)
                 .and_then(|t| s.reached(s.core, t))
@@ -1023,6 +1083,36 @@ mod tests {
     }
 
     #[test]
+    fn a_sleeper_waits_on_the_core_closest_to_its_time() {
+        let mut look = Look {
+            cores: 6,
+            horizons: [NEVER; MAX_CORES as usize],
+            clocks: [NEVER; MAX_CORES as usize],
+        };
+        for (c, h) in [(0, 20), (1, 30), (3, 10), (5, 10)] {
+            look.horizons[c] = h;
+        }
+        // Core 3 goes before core 5 at 10.
+        assert_eq!(look.past(5, 10), Some(Until::Past { time: 10, on: 3 }));
+        assert_eq!(look.past(3, 10), None);
+        assert_eq!(look.past(4, 25), Some(Until::Past { time: 25, on: 0 }));
+        assert_eq!(look.past(0, 25), Some(Until::Past { time: 25, on: 5 }));
+        assert_eq!(look.past(2, 31), Some(Until::Past { time: 31, on: 1 }));
+        look.clocks[1] = 30;
+        look.clocks[3] = 10;
+        assert_eq!(
+            look.reached(0, 31),
+            Some(Until::Reached { time: 31, on: 1 })
+        );
+        assert_eq!(
+            look.reached(1, 31),
+            Some(Until::Reached { time: 31, on: 3 })
+        );
+        assert_eq!(look.reached(0, 10), None);
+        assert_eq!(look.holding_back(0, Until::Any { time: 99 }), None);
+    }
+
+    #[test]
     fn an_ordering_core_is_handed_over_to_each_core_behind_it_and_woken_once() {
         let dir = tempfile::tempdir().unwrap();
         let mut a = clocks(dir.path(), 0, 3, 1000);
@@ -1035,21 +1125,24 @@ mod tests {
             assert!(a.order(100));
             a
         });
-        // It waits on the core furthest behind.
-        until_registered(&b, 0, Until::Past { time: 100, on: 1 });
+        // It waits on the core closest to its time.
+        until_registered(&b, 0, Until::Past { time: 100, on: 2 });
         let seq = b.map.load_atomic_u32(futex);
-        // Past it, core 1 names core 2 instead of waking it.
-        b.publish(200);
+        // Core 1 moving does not release it.
+        b.publish(60);
+        assert_eq!(b.map.load_atomic_u32(futex), seq, "core 2 holds it");
+        // Past it, core 2 names core 1 instead of waking it.
+        c.publish(200);
         assert_eq!(
             Until::of_word(b.map.load(Clocks::at(0, Word::Wanted))),
-            Until::Past { time: 100, on: 2 }
+            Until::Past { time: 100, on: 1 }
         );
         assert_eq!(b.map.load_atomic_u32(futex), seq, "not woken");
         assert!(!sleeper.is_finished());
-        c.publish(99);
+        b.publish(99);
         assert_eq!(b.map.load_atomic_u32(futex), seq, "still behind");
         // On a tie, the lower-numbered core goes first.
-        c.publish(100);
+        b.publish(100);
         let a = sleeper.join().unwrap();
         assert_eq!(a.order_waits, 1);
     }
