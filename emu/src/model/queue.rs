@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //! Resources that serve one request at a time (a memory controller, a
-//! tile's MPB port, a tile's register block), with queueing that does not
-//! depend on the order in which cores reach them on the host.
+//! tile's MPB port, a tile's register block, a directed mesh link), with
+//! queueing that does not depend on the order in which cores reach them on
+//! the host.
 //!
 //! # The calendar
 //!
@@ -41,6 +42,13 @@
 //! [`HISTORY`] buckets (a backlog older than that is forgotten). The
 //! wait is charged to the core when the buckets are final, not at the
 //! access: see `crate::timing` for when that is.
+//!
+//! A link counts packets, not flits: the other cores' packets in a bucket
+//! are taken to be as long as the request's own (a stated assumption: the
+//! calendar word has no room for their lengths). Its service is one or two
+//! cycles, so [`wait`] is given its service and bucket in parts of a cycle
+//! (`latency::LINK_WAIT_SCALE`; every step scales with them) and the core
+//! sums the parts before it charges whole cycles.
 
 /// Buckets before a request's own whose loads make its backlog.
 pub const HISTORY: usize = 16;
