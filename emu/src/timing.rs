@@ -864,6 +864,40 @@ impl Clocks {
         loads
     }
 
+    /// Moves `window`, the loads [`Clocks::loads`] gave for bucket `from`
+    /// of `resource`, on to those of bucket `k`, reading only the buckets
+    /// it does not hold yet (all of them if `from` is `None`, after `k`, or
+    /// more than [`queue::HISTORY`] buckets before it). Final buckets stay
+    /// final, so a window read once serves the later requests of the same
+    /// resource.
+    pub fn advance_loads(
+        &self,
+        resource: Resource,
+        k: u64,
+        window: &mut [Load; queue::HISTORY + 1],
+        from: Option<u64>,
+    ) {
+        let Some(shift) = from
+            .and_then(|f| k.checked_sub(f))
+            .filter(|&d| d <= queue::HISTORY as u64)
+        else {
+            *window = self.loads(resource, k);
+            return;
+        };
+        let shift = shift as usize;
+        if shift == 0 {
+            return;
+        }
+        window.copy_within(shift.., 0);
+        let calendar = self.calendar(resource);
+        let fresh = queue::HISTORY + 1 - shift;
+        for (i, load) in window.iter_mut().enumerate().skip(fresh) {
+            *load = (k + i as u64)
+                .checked_sub(queue::HISTORY as u64)
+                .map_or(Load::default(), |b| queue::load(&calendar, b));
+        }
+    }
+
     fn calendar(&self, resource: Resource) -> SharedCalendar<'_> {
         SharedCalendar {
             map: &self.map,
@@ -1286,6 +1320,18 @@ mod tests {
         assert_eq!(a.loads(mc(2), 7)[queue::HISTORY].requests, 3);
         // Bucket 7 seen as history of bucket 9.
         assert_eq!(a.loads(mc(2), 9)[queue::HISTORY - 2].requests, 3);
+        // A window moved on reads what it lacks, and equals one read anew.
+        b.book(mc(2), 12, 4, 1);
+        for from in [None, Some(0), Some(7), Some(9), Some(12), Some(13)] {
+            for k in [9, 12, 20, 30] {
+                let mut window = match from {
+                    Some(f) => a.loads(mc(2), f),
+                    None => [Load::default(); queue::HISTORY + 1],
+                };
+                a.advance_loads(mc(2), k, &mut window, from);
+                assert_eq!(window, a.loads(mc(2), k), "{from:?} to {k}");
+            }
+        }
     }
 
     #[test]

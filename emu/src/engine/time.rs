@@ -9,7 +9,7 @@ use chip::{EMU_SIGNATURE, EmuCall};
 
 use super::*;
 use crate::model::latency::{QUEUES, Queue, Resource};
-use crate::model::queue;
+use crate::model::queue::{self, Load};
 use crate::model::stats::CoreStats;
 use crate::timing::POLL_LINES;
 
@@ -126,6 +126,10 @@ pub(super) struct Bookings {
     /// 1/[`Resource::wait_scale`] cycles: less than a cycle (only links
     /// have parts of cycles).
     carry: Vec<u64>,
+    /// Per calendar, the last loads read to charge a wait there and the
+    /// bucket they were read for: the next request's window overlaps it
+    /// ([`Clocks::advance_loads`]).
+    windows: Vec<(Option<u64>, [Load; queue::HISTORY + 1])>,
 }
 
 impl Bookings {
@@ -134,6 +138,7 @@ impl Bookings {
             pending: Vec::new(),
             latest: vec![NO_REQUEST; QUEUES],
             carry: vec![0; QUEUES],
+            windows: vec![(None, [Load::default(); queue::HISTORY + 1]); QUEUES],
         }
     }
 
@@ -179,6 +184,7 @@ impl Bookings {
             pending,
             latest,
             carry,
+            windows,
         } = self;
         // The requests kept move down: each calendar's latest is the last
         // kept, at its new place.
@@ -190,10 +196,12 @@ impl Bookings {
                 kept += 1;
                 return true;
             }
-            let loads = clocks.loads(p.resource, p.k);
+            let (from, loads) = &mut windows[p.calendar as usize];
+            clocks.advance_loads(p.resource, p.k, loads, *from);
+            *from = Some(p.k);
             let scale = p.resource.wait_scale();
             let scaled = queue::wait(
-                &loads,
+                &loads[..],
                 p.requests,
                 p.service * scale,
                 p.resource.bucket() * scale,

@@ -192,6 +192,7 @@ impl Resource {
     /// Its calendar among the run's ([`crate::timing`]): the memory
     /// controllers' first, then each tile's MPB's, then each tile's
     /// register block's, then each link's ([`Link::index`]).
+    #[inline]
     pub fn calendar(self) -> usize {
         match self {
             Resource::Controller(mc) => {
@@ -226,6 +227,7 @@ impl Resource {
     }
 
     /// Cycles per bucket of its calendar ([`super::queue`]).
+    #[inline]
     pub fn bucket(self) -> u64 {
         match self {
             Resource::Controller(_) => CONTROLLER_BUCKET,
@@ -235,6 +237,7 @@ impl Resource {
 
     /// Parts of a cycle its waits are computed in before they are charged:
     /// [`LINK_WAIT_SCALE`] for a link, whole cycles for the others.
+    #[inline]
     pub fn wait_scale(self) -> u64 {
         match self {
             Resource::Link(_) => LINK_WAIT_SCALE,
@@ -244,6 +247,7 @@ impl Resource {
 
     /// The bucket of its calendar that a request arriving at `arrival`
     /// falls in.
+    #[inline]
     pub fn bucket_of(self, arrival: u64) -> u64 {
         arrival / self.bucket()
     }

@@ -146,6 +146,9 @@ pub fn wait(loads: &[Load], own: u64, service: u64, bucket: u64) -> u64 {
         .max()
         .unwrap_or(0)
         .saturating_sub(1);
+    if others == 0 {
+        return 0; // Step 3: alone in the window.
+    }
     let cap = others * service;
     let backlog = before.iter().fold(0u64, |backlog, l| {
         (backlog + l.requests * service)
