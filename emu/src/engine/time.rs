@@ -7,6 +7,8 @@
 use chip::trace::{self, Op, Phase, Record};
 use chip::{EMU_SIGNATURE, EmuCall};
 
+use std::collections::VecDeque;
+
 use super::*;
 use crate::model::latency::{QUEUES, Queue, Resource};
 use crate::model::queue::{self, Load};
@@ -94,6 +96,8 @@ pub(super) struct Pending {
     resource: Resource,
     /// [`Resource::calendar`] of `resource`.
     calendar: u32,
+    /// When the access that made the first of them was issued.
+    issued: u64,
     k: u64,
     requests: u64,
     service: u64,
@@ -107,21 +111,24 @@ impl Pending {
 }
 
 /// [`Bookings::latest`] of a resource this core has no pending request at.
-const NO_REQUEST: u32 = u32::MAX;
+const NO_REQUEST: u64 = u64::MAX;
 
 /// This core's requests whose queueing is not charged yet.
 #[derive(Debug)]
 pub(super) struct Bookings {
-    /// In the order they were made: each resource's in time order (a core
-    /// makes one access at a time, and every packet of an access reaches
-    /// what it reaches before the access ends).
-    pending: Vec<Pending>,
-    /// Per calendar ([`Resource::calendar`]), the index in `pending` of
-    /// its latest request ([`NO_REQUEST`]: none), the only one a new
-    /// request can share a bucket with. An access books up to some 30
-    /// resources, so the bucket a core booked last at a controller may lie
-    /// far back in `pending`.
-    latest: Vec<u32>,
+    /// In the order they were made, and so in the order of the accesses
+    /// that made them: each resource's in time order (a core makes one
+    /// access at a time, and every packet of an access reaches what it
+    /// reaches before the access ends).
+    pending: VecDeque<Pending>,
+    /// The number of `pending`'s first request, counting every request
+    /// this core put there.
+    first: u64,
+    /// Per calendar ([`Resource::calendar`]), the number of its latest
+    /// request ([`NO_REQUEST`]: none pending), the only one a new request
+    /// can share a bucket with. An access books up to some 30 resources, so
+    /// the bucket a core booked last at a controller may lie far back.
+    latest: Vec<u64>,
     /// Per calendar, the waits computed and not charged yet, in
     /// 1/[`Resource::wait_scale`] cycles: less than a cycle (only links
     /// have parts of cycles).
@@ -130,25 +137,36 @@ pub(super) struct Bookings {
     /// bucket they were read for: the next request's window overlaps it
     /// ([`Clocks::advance_loads`]).
     windows: Vec<(Option<u64>, [Load; queue::HISTORY + 1])>,
+    /// The requests a charge keeps, with their numbers (reused).
+    kept: Vec<(u64, Pending)>,
 }
 
 impl Bookings {
     pub(super) fn new() -> Self {
         Self {
-            pending: Vec::new(),
+            pending: VecDeque::new(),
+            first: 0,
             latest: vec![NO_REQUEST; QUEUES],
             carry: vec![0; QUEUES],
             windows: vec![(None, [Load::default(); queue::HISTORY + 1]); QUEUES],
+            kept: Vec::new(),
         }
     }
 
-    /// Books one request of this core reaching `resource` at `at` (modelled
-    /// time), keeping it busy `service` cycles, in the resource's calendar:
-    /// the core counts once per bucket.
-    fn book(&mut self, clocks: &Clocks, resource: Resource, at: u64, service: u64) {
+    /// Books one request of this core, made by an access issued at
+    /// `issued`, reaching `resource` at `at` (modelled time, not before
+    /// `issued`) and keeping it busy `service` cycles, in the resource's
+    /// calendar: the core counts once per bucket.
+    fn book(&mut self, clocks: &Clocks, resource: Resource, issued: u64, at: u64, service: u64) {
+        debug_assert!(at >= issued);
+        debug_assert!(self.pending.back().is_none_or(|p| p.issued <= issued));
         let k = resource.bucket_of(at);
         let calendar = resource.calendar();
-        if let Some(p) = self.pending.get_mut(self.latest[calendar] as usize) {
+        let latest = self.latest[calendar].wrapping_sub(self.first);
+        if let Some(p) = usize::try_from(latest)
+            .ok()
+            .and_then(|i| self.pending.get_mut(i))
+        {
             debug_assert!(p.k <= k, "{resource:?}: bucket {k} booked after {}", p.k);
             if p.k == k {
                 p.requests += 1;
@@ -157,10 +175,11 @@ impl Bookings {
                 return;
             }
         }
-        self.latest[calendar] = self.pending.len() as u32;
-        self.pending.push(Pending {
+        self.latest[calendar] = self.first + self.pending.len() as u64;
+        self.pending.push_back(Pending {
             resource,
             calendar: calendar as u32,
+            issued,
             k,
             requests: 1,
             service,
@@ -168,9 +187,13 @@ impl Bookings {
         clocks.book(resource, k, 1, 1);
     }
 
-    /// Whether a request's bucket ends by `t`.
+    /// Whether a request's bucket ends by `t`: only one whose access was
+    /// issued before `t` can (its bucket ends after its arrival).
     fn any_due(&self, t: u64) -> bool {
-        self.pending.iter().any(|p| p.end() <= t)
+        self.pending
+            .iter()
+            .take_while(|p| p.issued < t)
+            .any(|p| p.end() <= t)
     }
 
     /// Takes out the requests in buckets that end by `t` and computes their
@@ -178,23 +201,26 @@ impl Bookings {
     /// ([`queue::wait`]): `charge` gets each resource's whole cycles. A
     /// link's waits are computed in parts of a cycle
     /// ([`Resource::wait_scale`]) and summed per link, and charged as the
-    /// sum makes whole cycles.
+    /// sum makes whole cycles. Only the requests of accesses issued before
+    /// `t` are looked at: they come first.
     fn resolve(&mut self, t: u64, clocks: &Clocks, mut charge: impl FnMut(Resource, u64)) {
         let Bookings {
             pending,
+            first,
             latest,
             carry,
             windows,
+            kept,
         } = self;
-        // The requests kept move down: each calendar's latest is the last
-        // kept, at its new place.
-        latest.fill(NO_REQUEST);
-        let mut kept = 0;
-        pending.retain(|p| {
+        let looked = pending.partition_point(|p| p.issued < t);
+        kept.clear();
+        for (id, p) in (*first..).zip(pending.drain(..looked)) {
             if p.end() > t {
-                latest[p.calendar as usize] = kept;
-                kept += 1;
-                return true;
+                kept.push((id, p));
+                continue;
+            }
+            if latest[p.calendar as usize] == id {
+                latest[p.calendar as usize] = NO_REQUEST;
             }
             let (from, loads) = &mut windows[p.calendar as usize];
             clocks.advance_loads(p.resource, p.k, loads, *from);
@@ -218,8 +244,18 @@ impl Bookings {
             if wait > 0 {
                 charge(p.resource, wait);
             }
-            false
-        });
+        }
+        // The requests kept go back in front, numbered just before those
+        // not looked at, whose numbers stay.
+        *first += (looked - kept.len()) as u64;
+        for (new, (old, p)) in (*first..).zip(kept.iter()) {
+            if latest[p.calendar as usize] == *old {
+                latest[p.calendar as usize] = new;
+            }
+        }
+        for (_, p) in kept.iter().rev() {
+            pending.push_front(*p);
+        }
     }
 }
 
@@ -326,9 +362,10 @@ impl Time {
                     } else {
                         (replied, reply)
                     };
-                    bookings.book(clocks, Resource::Link(h.link), at + h.arrival, service);
+                    let link = Resource::Link(h.link);
+                    bookings.book(clocks, link, issued, at + h.arrival, service);
                 }
-                bookings.book(clocks, q.resource, replied + q.arrival, q.service);
+                bookings.book(clocks, q.resource, issued, replied + q.arrival, q.service);
             }
         }
         clock.stall(class.unwrap_or(cost.class), cost.cycles.saturating_sub(l1));
@@ -792,7 +829,7 @@ mod tests {
                 .collect();
             for q in queues {
                 self.bookings
-                    .book(&self.clocks, q.resource, at + q.arrival, q.service);
+                    .book(&self.clocks, q.resource, at, at + q.arrival, q.service);
             }
         }
 
@@ -974,6 +1011,40 @@ mod tests {
                 requests: 2,
                 cores: 1
             }
+        );
+        lone.resolve();
+        assert_eq!(lone.waits, CoreStats::default());
+    }
+
+    #[test]
+    fn a_charge_in_between_keeps_the_latest_request_of_each_resource_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut lone = Core::new(dir.path(), 0, 2);
+        let far = Target::Dram {
+            controller: 3,
+            page: 0,
+        };
+        let cost = lone.latencies.target(far).unwrap();
+        let (arrival, cycles, hops) = (cost.queue.unwrap().arrival, cost.cycles, cost.hops.len());
+        let first = 128 * 20 - arrival;
+        lone.load(mpb(5), first - 200);
+        lone.load(far, first);
+        // Charged up to the second read's issue: the first read's early
+        // links are done with, its controller's bucket is not.
+        let waits = &mut lone.waits;
+        lone.bookings
+            .resolve(first + cycles, &lone.clocks, |r, w| *waits.wait_mut(r) += w);
+        let left = lone.bookings.pending.len();
+        assert!(left > 0 && left < 1 + hops, "{left}");
+        lone.load(far, first + cycles);
+        let loads = lone.clocks.loads(Resource::Controller(3), 20);
+        assert_eq!(
+            loads[queue::HISTORY],
+            queue::Load {
+                requests: 2,
+                cores: 1
+            },
+            "the second read found the first's bucket"
         );
         lone.resolve();
         assert_eq!(lone.waits, CoreStats::default());
