@@ -192,7 +192,7 @@ impl Resource {
     /// Its calendar among the run's ([`crate::timing`]): the memory
     /// controllers' first, then each tile's MPB's, then each tile's
     /// register block's, then each link's ([`Link::index`]).
-    #[inline]
+    #[inline(always)]
     pub fn calendar(self) -> usize {
         match self {
             Resource::Controller(mc) => {
