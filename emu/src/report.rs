@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use chip::{Chip, MemoryType};
 
 use crate::model::latency::{Class, Resource};
+use crate::model::mesh::{DIRECTIONS, Link};
 use crate::model::stats::{CoreStats, MAX_CONTROLLERS, MAX_TILES};
 use crate::model::tsr::TsrStats;
 use crate::{Error, Result};
@@ -43,7 +44,7 @@ pub const STALE_KEPT: usize = 16;
 const FORMAT: &str = "scc-core-report";
 
 /// The version of the file's layout: a reader refuses other versions.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 
 /// A report file: what it is, and the report.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
@@ -215,7 +216,7 @@ impl CoreReport {
 }
 
 /// Number of entries [`counters`] returns.
-const STAT_FIELDS: usize = 30;
+const STAT_FIELDS: usize = 31;
 
 /// Every counter of [`CoreStats`]; single counters as one-element slices,
 /// so arrays and scalars are summed the same way. A field added to
@@ -245,6 +246,7 @@ fn counters(s: &mut CoreStats) -> [&mut [u64]; STAT_FIELDS] {
         &mut s.mpb_wait,
         &mut s.crb_wait,
         &mut s.mc_wait,
+        &mut s.link_wait,
         from_mut(&mut s.cycles),
         from_mut(&mut s.insns),
         from_mut(&mut s.idle_cycles),
@@ -308,7 +310,10 @@ impl fmt::Display for Grid {
 ///   out as the mesh (row `y`, column `x`, the top row the highest y);
 /// - with modelled time: per core, cycles at exit, instructions, cycles
 ///   waiting for other cores, quantum sleeps, and stall cycles and accesses
-///   per latency class;
+///   per latency class; per core, cycles waited for each resource some
+///   core waited for (MPBs, register blocks, controllers, mesh links), and
+///   the links' waits summed over the cores per router they leave, laid out
+///   as the mesh;
 /// - per test-and-set register, summed over the cores: acquires, failed
 ///   attempts, releases, releases of a free register.
 ///
@@ -392,17 +397,7 @@ impl fmt::Display for StatsTables<'_> {
         )?;
         write!(f, "{bytes}")?;
 
-        let width = usize::from(self.chip.mesh_x);
-        let mut routers = Grid::new(
-            std::iter::once("y \\ x".to_owned()).chain((0..width).map(|x| x.to_string())),
-        );
-        for y in (0..usize::from(self.chip.mesh_y)).rev() {
-            let row = (0..width).map(|x| {
-                let i = x + y * width;
-                total.router_bytes.get(i).copied().unwrap_or(0)
-            });
-            routers.row(y.to_string(), row);
-        }
+        let routers = self.mesh(|i| total.router_bytes.get(i).copied().unwrap_or(0));
         writeln!(
             f,
             "\nbytes forwarded by the router of each tile, all cores, as the mesh lies (y up):"
@@ -456,16 +451,23 @@ impl fmt::Display for StatsTables<'_> {
             write!(f, "{counts}")?;
 
             // Queueing per resource: only those some core waited for.
+            let width = usize::from(self.chip.mesh_x).max(1);
+            let links = (0..tiles * DIRECTIONS).map(Link::from_index).map(|l| {
+                let (x, y) = (l.router % width, l.router / width);
+                let name = format!("L({x},{y}){}", l.direction.letter());
+                (name, Resource::Link(l))
+            });
             let resources = (0..tiles)
                 .map(|t| (format!("MPB{t}"), Resource::Mpb(t)))
                 .chain((0..tiles).map(|t| (format!("CRB{t}"), Resource::Crb(t))))
                 .chain((0..controllers).map(|m| (format!("MC{m}"), Resource::Controller(m))))
+                .chain(links)
                 .filter(|(_, r)| total.wait(*r) > 0)
                 .collect::<Vec<_>>();
             if resources.is_empty() {
                 writeln!(
                     f,
-                    "\nno core waited for a busy MPB, register block or memory controller"
+                    "\nno core waited for a busy MPB, register block, memory controller or mesh link"
                 )?;
             } else {
                 let mut waits = Grid::new(
@@ -479,9 +481,24 @@ impl fmt::Display for StatsTables<'_> {
                     f,
                     "\ncycles per core waiting for each busy resource (one access at a time): a tile's \
                      MPB (MPBn) or register block with its test-and-set registers (CRBn), a memory \
-                     controller (MCn); resources nobody waited for are left out:"
+                     controller (MCn), the mesh link out of router (x,y) to the east, west, north \
+                     or south (L(x,y)E, W, N, S); resources nobody waited for are left out:"
                 )?;
                 write!(f, "{waits}")?;
+            }
+            let out_of = |router: usize| {
+                (0..DIRECTIONS)
+                    .map(|d| total.link_wait[router * DIRECTIONS + d])
+                    .sum::<u64>()
+            };
+            if (0..tiles).any(|r| out_of(r) > 0) {
+                let links = self.mesh(|i| if i < tiles { out_of(i) } else { 0 });
+                writeln!(
+                    f,
+                    "\ncycles waited for the links out of the router of each tile, all cores, \
+                     as the mesh lies (y up):"
+                )?;
+                write!(f, "{links}")?;
             }
         }
 
@@ -509,6 +526,21 @@ impl fmt::Display for StatsTables<'_> {
             "\ntest-and-set registers (by owning core), summed over the cores that used them:"
         )?;
         write!(f, "{table}")
+    }
+}
+
+impl StatsTables<'_> {
+    /// A value per router (`value` of its tile index, `x + mesh_x * y`),
+    /// laid out as the mesh: row `y`, column `x`, the top row the highest y.
+    fn mesh(&self, value: impl Fn(usize) -> u64) -> Grid {
+        let width = usize::from(self.chip.mesh_x);
+        let mut grid = Grid::new(
+            std::iter::once("y \\ x".to_owned()).chain((0..width).map(|x| x.to_string())),
+        );
+        for y in (0..usize::from(self.chip.mesh_y)).rev() {
+            grid.row(y.to_string(), (0..width).map(|x| value(x + y * width)));
+        }
+        grid
     }
 }
 
@@ -673,6 +705,7 @@ mod tests {
             mpb_wait: std::array::from_fn(|i| 6000 + i as u64),
             crb_wait: std::array::from_fn(|i| 7000 + i as u64),
             mc_wait: std::array::from_fn(|i| 8000 + i as u64),
+            link_wait: std::array::from_fn(|i| 9000 + i as u64),
             cycles: 23,
             insns: 24,
             idle_cycles: 25,
@@ -783,12 +816,12 @@ mod tests {
         let good = report().to_json();
         let cases: Vec<(String, &str)> = vec![
             (
-                edited(|j| j["version"] = 4.into()),
-                "a scc-core-report version 4 file, not scc-core-report version 5",
+                edited(|j| j["version"] = 5.into()),
+                "a scc-core-report version 5 file, not scc-core-report version 6",
             ),
             (
                 edited(|j| j["format"] = "other".into()),
-                "a other version 5 file",
+                "a other version 6 file",
             ),
             (
                 edited(|j| j["core"] = 6.into()),
@@ -1007,6 +1040,7 @@ mod tests {
         let counts = table(&text, "accesses per core and latency class");
         assert_eq!(counts[1][..3], ["0", "0", "1"], "one L2 access");
         assert!(text.contains("no core waited for a busy MPB"), "{text}");
+        assert!(!text.contains("cycles waited for the links"), "{text}");
     }
 
     #[test]
@@ -1019,12 +1053,27 @@ mod tests {
         b.stats.cycles = 100;
         b.stats.crb_wait[0] = 2;
         b.stats.mc_wait[3] = 9;
+        // Tile 7 is (1,1): its links to the north and the west.
+        let north = Link {
+            router: 7,
+            direction: crate::model::mesh::Direction::North,
+        };
+        b.stats.link_wait[north.index()] = 3;
+        a.stats.link_wait[4 * 7 + 1] = 2;
         let text = stats_table_for(&chip::SCC, &[a, b]).to_string();
         let waits = table(&text, "cycles per core waiting for each busy resource");
-        assert_eq!(waits[0], ["core", "MPB5", "CRB0", "MC3"]);
-        assert_eq!(waits[1], ["0", "7", "40", "0"]);
-        assert_eq!(waits[2], ["1", "0", "2", "9"]);
-        assert_eq!(waits[3], ["all", "7", "42", "9"]);
+        assert_eq!(
+            waits[0],
+            ["core", "MPB5", "CRB0", "MC3", "L(1,1)W", "L(1,1)N"]
+        );
+        assert_eq!(waits[1], ["0", "7", "40", "0", "2", "0"]);
+        assert_eq!(waits[2], ["1", "0", "2", "9", "0", "3"]);
+        assert_eq!(waits[3], ["all", "7", "42", "9", "2", "3"]);
+        let mesh = table(&text, "cycles waited for the links out of the router");
+        assert_eq!(mesh.len(), 1 + 4, "{text}");
+        // Row y = 1 is the third from the top.
+        assert_eq!(mesh[3], ["1", "0", "5", "0", "0", "0", "0"]);
+        assert_eq!(mesh[1][1..], ["0"; 6]);
     }
 
     #[test]

@@ -39,8 +39,9 @@
 //!   ([`Clocks::await_booked`]), and by the waiter when it resumes. It
 //!   publishes what its polls reach for that.
 //! - **Queues are charged once they are known.** A request to a resource
-//!   that serves one at a time (a controller, an MPB, a register block)
-//!   adds itself to the bucket of its arrival in that resource's calendar
+//!   that serves one at a time (a controller, an MPB, a register block, and
+//!   every mesh link the request and its reply cross) adds itself to the
+//!   bucket of its arrival in that resource's calendar
 //!   ([`crate::model::queue`]); the bucket's contents are sums, the same
 //!   whatever order cores add to them. Its wait is computed and charged to
 //!   its core once every other core has booked its requests up to the end
@@ -87,26 +88,31 @@
 //! # The clocks file
 //!
 //! `clocks.mem` in the run's directory, created zeroed with the chip memory
-//! ([`crate::chipmem::ChipMemory::create`]), every word accessed atomically:
+//! ([`crate::chipmem::ChipMemory::create`]), every word accessed atomically.
+//! It holds 392 calendars of 256 KiB (98 MiB with the cores' 256 KiB), of
+//! which a run touches only those of the resources its chip has: on the
+//! SCC 4 controllers, 24 MPBs and register blocks and 76 links, 32
+//! MiB at most (the file is sparse, and a calendar's pages fill as
+//! modelled time goes round its ring).
 //!
 //! | offset | what |
 //! |---|---|
 //! | 0 | how many cores sleep (32 bits) |
 //! | 4 | 1 once the run stops its cores ([`stop_waiting`]; 32 bits) |
-//! | 256 + 128·c | core c's clock |
-//! | 264 + 128·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting |
-//! | 272 + 128·c | core c's last instruction address at its last sync point |
-//! | 280 + 128·c | waiting: when core c resumes (`u64::MAX`: not known yet) |
-//! | 288 + 128·c | waiting: when its last poll began |
-//! | 296 + 128·c | waiting: its poll period |
-//! | 304 + 128·c | sleeping: what it waits for (below): the time above 16 bits (all ones: an explicit wake), then the kind and the core it waits on |
-//! | 312 + 128·c | its futex word (32 bits): bumped to wake it |
-//! | 316 + 128·c | 1 while it sleeps (32 bits) |
-//! | 320 + 128·c | waiting: its polls issued before this time are in the calendars (`u64::MAX`: all it books) |
-//! | 328 + 128·c | 1 while a core books its polls |
-//! | 336 + 128·c | waiting: how many resources its polls reach (at most [`POLL_QUEUES`]) |
-//! | 344 + 128·c | waiting: each of them, its calendar above its arrival cycles |
-//! | 256 + 128·`MAX_CORES` + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::queue`]): memory controller q, then tile q−8's MPB, then tile q−72's register block |
+//! | 256 + 1024·c | core c's clock |
+//! | 264 + 1024·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting |
+//! | 272 + 1024·c | core c's last instruction address at its last sync point |
+//! | 280 + 1024·c | waiting: when core c resumes (`u64::MAX`: not known yet) |
+//! | 288 + 1024·c | waiting: when its last poll began |
+//! | 296 + 1024·c | waiting: its poll period |
+//! | 304 + 1024·c | sleeping: what it waits for (below): the time above 16 bits (all ones: an explicit wake), then the kind and the core it waits on |
+//! | 312 + 1024·c | its futex word (32 bits): bumped to wake it |
+//! | 316 + 1024·c | 1 while it sleeps (32 bits) |
+//! | 320 + 1024·c | waiting: its polls issued before this time are in the calendars (`u64::MAX`: all it books) |
+//! | 328 + 1024·c | 1 while a core books its polls |
+//! | 336 + 1024·c | waiting: how many resources its polls reach (at most [`POLL_QUEUES`]) |
+//! | 344 + 1024·c | waiting: each of them, its calendar above its arrival cycles: the targets of its poll's first [`POLL_LINES`] lines and the links on their ways |
+//! | 256 + 1024·`MAX_CORES` + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::queue`]): memory controller q, then tile q−8's MPB, then tile q−72's register block, then link q−136 ([`crate::model::mesh::Link::index`]: four per router) |
 //!
 //! # Sleeping and waking
 //!
@@ -186,9 +192,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::model::latency::{Queue, Resource};
+use crate::model::latency::{self, Queue, Resource};
 use crate::model::queue::{self, Load};
-use crate::model::stats::{MAX_CONTROLLERS, MAX_TILES};
 use crate::shm::Mapping;
 
 /// How many cores sleep (32 bits): publishing looks for sleepers to wake
@@ -198,7 +203,7 @@ const SLEEPERS: u64 = 0;
 /// that every QEMU can exit and write its report.
 const STOPPING: u64 = 4;
 const CORES: u64 = 256;
-const PER_CORE: u64 = 128;
+const PER_CORE: u64 = 1024;
 const CALENDARS: u64 = CORES + PER_CORE * MAX_CORES as u64;
 /// A wake time not known yet, or no sleeper's wanted time.
 const NEVER: u64 = u64::MAX;
@@ -210,8 +215,9 @@ pub const MAX_CORES: u32 = chip::MAX_CORES;
 pub const FILE_SIZE: u64 = CALENDARS + QUEUES * queue::SLOTS * 8;
 
 /// Calendars in the clocks file: one per memory controller, then one per
-/// tile's MPB, then one per tile's register block.
-const QUEUES: u64 = (MAX_CONTROLLERS + 2 * MAX_TILES) as u64;
+/// tile's MPB, then one per tile's register block, then one per link
+/// ([`latency::QUEUES`]).
+const QUEUES: u64 = latency::QUEUES as u64;
 const _: () = assert!(CORES + PER_CORE * MAX_CORES as u64 <= CALENDARS);
 
 /// The clocks file of the run in `dir`.
@@ -413,9 +419,15 @@ impl Look {
     }
 }
 
-/// Most resources a waiting core's polls reach that are booked (the first
-/// lines a poll read).
-pub const POLL_QUEUES: usize = 4;
+/// Lines of a waiting core's poll whose resources are booked for the polls
+/// it makes while it waits (the first lines the poll read that reach a
+/// resource).
+pub const POLL_LINES: usize = 4;
+
+/// Most resources a waiting core's polls reach that are booked: each of
+/// [`POLL_LINES`] lines' target and the links on its way there and back,
+/// 29 on the 8x8 mesh's longest route (14 hops each way).
+pub const POLL_QUEUES: usize = POLL_LINES * 29;
 
 /// Most polls of one wait booked in the calendars: beyond, a longer wait
 /// loads no resource and costs no more host time (a bound on the
@@ -852,6 +864,40 @@ impl Clocks {
         loads
     }
 
+    /// Moves `window`, the loads [`Clocks::loads`] gave for bucket `from`
+    /// of `resource`, on to those of bucket `k`, reading only the buckets
+    /// it does not hold yet (all of them if `from` is `None`, after `k`, or
+    /// more than [`queue::HISTORY`] buckets before it). Final buckets stay
+    /// final, so a window read once serves the later requests of the same
+    /// resource.
+    pub fn advance_loads(
+        &self,
+        resource: Resource,
+        k: u64,
+        window: &mut [Load; queue::HISTORY + 1],
+        from: Option<u64>,
+    ) {
+        let Some(shift) = from
+            .and_then(|f| k.checked_sub(f))
+            .filter(|&d| d <= queue::HISTORY as u64)
+        else {
+            *window = self.loads(resource, k);
+            return;
+        };
+        let shift = shift as usize;
+        if shift == 0 {
+            return;
+        }
+        window.copy_within(shift.., 0);
+        let calendar = self.calendar(resource);
+        let fresh = queue::HISTORY + 1 - shift;
+        for (i, load) in window.iter_mut().enumerate().skip(fresh) {
+            *load = (k + i as u64)
+                .checked_sub(queue::HISTORY as u64)
+                .map_or(Load::default(), |b| queue::load(&calendar, b));
+        }
+    }
+
     fn calendar(&self, resource: Resource) -> SharedCalendar<'_> {
         SharedCalendar {
             map: &self.map,
@@ -1267,15 +1313,53 @@ mod tests {
         assert_eq!(a.loads(mc(1), 7)[queue::HISTORY].requests, 1);
         assert_eq!(a.loads(Resource::Mpb(2), 7)[queue::HISTORY].requests, 1);
         assert_eq!(a.loads(Resource::Crb(2), 7)[queue::HISTORY].requests, 0);
+        // The last link's calendar ends the file, apart from every other.
+        let last = Resource::from_calendar(latency::QUEUES - 1);
+        b.book(last, 7, 5, 1);
+        assert_eq!(a.loads(last, 7)[queue::HISTORY].requests, 5);
+        assert_eq!(a.loads(mc(2), 7)[queue::HISTORY].requests, 3);
         // Bucket 7 seen as history of bucket 9.
         assert_eq!(a.loads(mc(2), 9)[queue::HISTORY - 2].requests, 3);
+        // A window moved on reads what it lacks, and equals one read anew.
+        b.book(mc(2), 12, 4, 1);
+        for from in [None, Some(0), Some(7), Some(9), Some(12), Some(13)] {
+            for k in [9, 12, 20, 30] {
+                let mut window = match from {
+                    Some(f) => a.loads(mc(2), f),
+                    None => [Load::default(); queue::HISTORY + 1],
+                };
+                a.advance_loads(mc(2), k, &mut window, from);
+                assert_eq!(window, a.loads(mc(2), k), "{from:?} to {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_calendars_fit_every_resource_and_a_poll_every_link_of_its_way() {
+        for i in 0..latency::QUEUES {
+            assert_eq!(Resource::from_calendar(i).calendar(), i);
+        }
+        // 392 calendars of 256 KiB, and 1 KiB per core.
+        assert_eq!(FILE_SIZE, 256 + 1024 * 256 + 392 * (256 << 10));
+        const { assert!(FILE_SIZE < 100 << 20) };
+        for chip in chip::CHIPS {
+            let longest = u32::from(chip.mesh_x) + u32::from(chip.mesh_y) - 2;
+            let per_line = 1 + 2 * longest as usize;
+            assert!(POLL_LINES * per_line <= POLL_QUEUES, "{}", chip.name);
+        }
     }
 
     #[test]
     fn without_queues_nothing_is_booked() {
         let dir = tempfile::tempdir().unwrap();
         let a = clocks_queuing(dir.path(), 0, 2, 10, false);
-        for resource in [Resource::Controller(2), Resource::Mpb(2), Resource::Crb(2)] {
+        let link = Resource::Link(crate::model::mesh::Link::from_index(9));
+        for resource in [
+            Resource::Controller(2),
+            Resource::Mpb(2),
+            Resource::Crb(2),
+            link,
+        ] {
             a.book(resource, 3, 1, 1);
             assert_eq!(a.loads(resource, 3)[queue::HISTORY], Load::default());
         }

@@ -112,7 +112,7 @@ use chip::{CACHE_LINE, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Model,
 use crate::chipmem::{self, Backing, ChipMemory, Layout};
 use crate::model::cache::MruLines;
 use crate::model::hierarchy::{Access, Config, CoreMemory, Event, Kind, Outcome, Part};
-use crate::model::latency::{Class, CoreClock, Latencies};
+use crate::model::latency::{Class, CoreClock, Latencies, Payload};
 use crate::model::lut::Lut;
 use crate::model::mesh;
 use crate::model::paging::{PageType, Tlb};
@@ -301,7 +301,7 @@ impl Engine {
                     trace: None,
                     trace_arg: 0,
                     counters: Vec::new(),
-                    pending: Vec::new(),
+                    bookings: time::Bookings::new(),
                     next_resolve: 0,
                 })
             }
@@ -408,7 +408,11 @@ impl Engine {
                         Kind::Store => time.stamp(s, words),
                     }
                     if !exchange_half {
-                        time.charge(t.target, None);
+                        let payload = match a.kind {
+                            Kind::Load => Payload::load(a.len),
+                            Kind::Store => Payload::store(a.len),
+                        };
+                        time.charge(t.target, None, payload);
                     }
                 }
                 if a.kind == Kind::Store && !exchange_half {
@@ -778,6 +782,7 @@ impl Engine {
             s.mpb_wait = time.waits.mpb_wait;
             s.crb_wait = time.waits.crb_wait;
             s.mc_wait = time.waits.mc_wait;
+            s.link_wait = time.waits.link_wait;
         }
         report.tsr = self
             .tsr

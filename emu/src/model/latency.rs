@@ -24,6 +24,7 @@
 //! | MPB, CRB or TSR of a tile `n-1` hops away | `miu_mpb` + 2·n·`router_mesh_cycles` mesh cycles |
 //! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for a refresh ([`refresh_wait`]: `dram_refresh_ns` every `dram_refresh_interval_ns`) and for the controller |
 //! | waiting for a busy MPB, register block or controller | from the requests of all cores around its arrival ([`super::queue`]; one at a time: `mpb_port_mesh_cycles`, `crb_mesh_cycles`, `memctl_mesh_cycles` each), charged once those are known |
+//! | waiting for a busy mesh link | the same, at every link the request and its reply cross ([`Hop`]), each packet busy for its flits ([`chip::Timing::packet_flits`]) × `link_flit_mesh_cycles`; summed in 1/[`LINK_WAIT_SCALE`] cycles and charged as they make whole cycles |
 //! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
 //! | write-back of a victim line, WCB flush | a store of the line to its target |
 //! | WBINVD, INVD, CL1INVMB | `wbinvd`, `invd`, `cl1invmb` (the instruction's own cycle included) |
@@ -31,8 +32,32 @@
 //!
 //! `n` counts routers crossed one way, the core's own included
 //! ([`super::mesh`]). Mesh cycles convert to core cycles rounded up, once
-//! per access. Private memory goes through the same caches, and its misses
-//! to the core's own memory controller cost what shared ones do there.
+//! per access (and once per packet for a link's service). Private memory
+//! goes through the same caches, and its misses to the core's own memory
+//! controller cost what shared ones do there.
+//!
+//! # Links
+//!
+//! Every access to an MPB, a register block or DRAM crosses the links
+//! between the routers of its XY route: its request the links from the
+//! core's router to the target's, its reply those of the XY route back
+//! ([`super::mesh::links`]). Each directed link serves one packet at a time
+//! and queues like the other resources, in a calendar of its own. A packet
+//! reaches link `i` of its way (counted from 0) when it has crossed `i + 1`
+//! routers: the request `miu` core cycles plus
+//! `(i + 1)·router_mesh_cycles` mesh cycles after issue, the reply `miu`
+//! plus `n·router_mesh_cycles + S + (i + 1)·router_mesh_cycles`, `S` being
+//! the mesh cycles the target's row of the table spends at the target
+//! (`memctl_mesh_cycles` at a controller, none at an MPB or register block,
+//! whose formula has none).
+//! A link's service is its packet's length: the request carries a store's
+//! data, the reply a load's, each in 16-byte flits behind a header flit (a
+//! load's request and a store's acknowledgement: the header alone). These
+//! times only place the packets in the calendars: an access that waits for
+//! nobody costs what the table says, and a core alone never waits for its
+//! own packets. The FPGA's registers are charged as a multiple of a
+//! register access ([`chip::Timing::fpga_factor`]), not as packets, and
+//! book no link.
 //!
 //! A refresh is judged at the time the request reaches its controller as
 //! the calendar books it (the core's clock, whose queue waits are charged
@@ -44,7 +69,7 @@
 
 use chip::{Chip, CoreId, Target, Timing};
 
-use super::mesh;
+use super::mesh::{self, Link, MAX_LINKS};
 use super::stats::{MAX_CONTROLLERS, MAX_TILES};
 
 /// Latency classes, the rows of the timing statistics.
@@ -77,12 +102,14 @@ pub enum Class {
     MpbWait,
     /// Waiting for a tile's register block busy with other cores' accesses.
     CrbWait,
+    /// Waiting for a mesh link busy with other cores' packets.
+    LinkWait,
     /// Reads of the core's own cycle counter (`chip::EmuCall::ClockLatch`).
     Clock,
 }
 
 /// Number of [`Class`]es.
-pub const CLASSES: usize = 14;
+pub const CLASSES: usize = 15;
 
 impl Class {
     /// Every class, in index order.
@@ -100,6 +127,7 @@ impl Class {
         Class::CacheOp,
         Class::MpbWait,
         Class::CrbWait,
+        Class::LinkWait,
         Class::Clock,
     ];
 
@@ -119,6 +147,7 @@ impl Class {
             Class::CacheOp => "cache-op",
             Class::MpbWait => "MPB-wait",
             Class::CrbWait => "CRB-wait",
+            Class::LinkWait => "link-wait",
             Class::Clock => "clock",
         }
     }
@@ -135,6 +164,8 @@ pub enum Resource {
     /// The configuration register block (test-and-set registers, LUTs) of
     /// a tile, by tile index.
     Crb(usize),
+    /// A directed link between two neighbouring routers.
+    Link(Link),
 }
 
 /// Cycles per calendar bucket of a memory controller: about four of its
@@ -143,14 +174,25 @@ pub enum Resource {
 /// more than cores drift apart; see [`super::queue`]).
 const CONTROLLER_BUCKET: u64 = 128;
 
-/// Cycles per calendar bucket of an MPB or register block: a few of their
-/// 3-cycle services (the same stated assumption).
+/// Cycles per calendar bucket of an MPB, register block or link: a few of
+/// their 3-cycle services, and 16 of a link's longest packet (the same
+/// stated assumption; a smaller bucket would need more slots to cover the
+/// same time).
 const SMALL_BUCKET: u64 = 32;
+
+/// Parts of a cycle in which a link's waits are computed and summed before
+/// they are charged: a link's service is one or two cycles, so the mean
+/// wait of a packet among a few others in its bucket is a fraction of a
+/// cycle, which rounding down each time would lose. A core charges the
+/// whole cycles of its sum as they add up (not a model parameter: the
+/// precision of the arithmetic).
+pub const LINK_WAIT_SCALE: u64 = 1024;
 
 impl Resource {
     /// Its calendar among the run's ([`crate::timing`]): the memory
     /// controllers' first, then each tile's MPB's, then each tile's
-    /// register block's.
+    /// register block's, then each link's ([`Link::index`]).
+    #[inline(always)]
     pub fn calendar(self) -> usize {
         match self {
             Resource::Controller(mc) => {
@@ -165,6 +207,10 @@ impl Resource {
                 assert!(tile < MAX_TILES, "tile {tile}");
                 MAX_CONTROLLERS + MAX_TILES + tile
             }
+            Resource::Link(link) => {
+                assert!(link.index() < MAX_LINKS, "{link:?}");
+                MAX_CONTROLLERS + 2 * MAX_TILES + link.index()
+            }
         }
     }
 
@@ -173,20 +219,35 @@ impl Resource {
         match i {
             i if i < MAX_CONTROLLERS => Resource::Controller(i),
             i if i < MAX_CONTROLLERS + MAX_TILES => Resource::Mpb(i - MAX_CONTROLLERS),
-            i => Resource::Crb(i - MAX_CONTROLLERS - MAX_TILES),
+            i if i < MAX_CONTROLLERS + 2 * MAX_TILES => {
+                Resource::Crb(i - MAX_CONTROLLERS - MAX_TILES)
+            }
+            i => Resource::Link(Link::from_index(i - MAX_CONTROLLERS - 2 * MAX_TILES)),
         }
     }
 
     /// Cycles per bucket of its calendar ([`super::queue`]).
+    #[inline]
     pub fn bucket(self) -> u64 {
         match self {
             Resource::Controller(_) => CONTROLLER_BUCKET,
-            Resource::Mpb(_) | Resource::Crb(_) => SMALL_BUCKET,
+            Resource::Mpb(_) | Resource::Crb(_) | Resource::Link(_) => SMALL_BUCKET,
+        }
+    }
+
+    /// Parts of a cycle its waits are computed in before they are charged:
+    /// [`LINK_WAIT_SCALE`] for a link, whole cycles for the others.
+    #[inline]
+    pub fn wait_scale(self) -> u64 {
+        match self {
+            Resource::Link(_) => LINK_WAIT_SCALE,
+            Resource::Controller(_) | Resource::Mpb(_) | Resource::Crb(_) => 1,
         }
     }
 
     /// The bucket of its calendar that a request arriving at `arrival`
     /// falls in.
+    #[inline]
     pub fn bucket_of(self, arrival: u64) -> u64 {
         arrival / self.bucket()
     }
@@ -197,9 +258,14 @@ impl Resource {
             Resource::Controller(_) => Class::MemctlWait,
             Resource::Mpb(_) => Class::MpbWait,
             Resource::Crb(_) => Class::CrbWait,
+            Resource::Link(_) => Class::LinkWait,
         }
     }
 }
+
+/// Calendars the run's clocks file holds: one per [`Resource`] a chip may
+/// have ([`Resource::calendar`] gives each its number).
+pub const QUEUES: usize = MAX_CONTROLLERS + 2 * MAX_TILES + MAX_LINKS;
 
 /// A resource an access queues at: which, when the request reaches it
 /// (core cycles after issue), and how long it keeps it busy.
@@ -213,9 +279,63 @@ pub struct Queue {
     pub service: u64,
 }
 
+/// A link an access's packets cross (the module's docs, "Links").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hop {
+    /// The link.
+    pub link: Link,
+    /// Core cycles from issue until the packet reaches it.
+    pub arrival: u64,
+    /// Whether the request crosses it (else the reply does).
+    pub request: bool,
+}
+
+/// The data an access moves over the mesh, which sets how long its packets
+/// keep each link busy: `bytes` of data, carried by the request (a store,
+/// a write-back) or by the reply (a load, a fill).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Payload {
+    /// Bytes of data.
+    pub bytes: u32,
+    /// Whether the request carries them (else the reply does).
+    pub outbound: bool,
+}
+
+impl Payload {
+    /// A load of `bytes` (a line's 32 for a fill).
+    pub const fn load(bytes: u32) -> Self {
+        Self {
+            bytes,
+            outbound: false,
+        }
+    }
+
+    /// A store of `bytes` (a line's 32 for a write-back or WCB flush).
+    pub const fn store(bytes: u32) -> Self {
+        Self {
+            bytes,
+            outbound: true,
+        }
+    }
+
+    /// Core cycles a link is busy with the request's packet and with the
+    /// reply's ([`Timing::packet_flits`], [`Timing::link_service`]).
+    pub fn services(self, t: &Timing) -> (u64, u64) {
+        let (request, reply) = if self.outbound {
+            (self.bytes, 0)
+        } else {
+            (0, self.bytes)
+        };
+        (
+            t.link_service(t.packet_flits(request)),
+            t.link_service(t.packet_flits(reply)),
+        )
+    }
+}
+
 /// One access to a target, before any queueing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cost {
+pub struct Cost<'a> {
     /// Its class.
     pub class: Class,
     /// Core cycles without waiting for a busy resource.
@@ -223,6 +343,20 @@ pub struct Cost {
     /// Where it queues, if at a resource that serves one access at a time
     /// (an FPGA register does not: the FPGA bank is per core).
     pub queue: Option<Queue>,
+    /// The links its request and its reply cross, the request's first, each
+    /// way in order (none to the core's own tile, nor to the FPGA).
+    pub hops: &'a [Hop],
+}
+
+/// How one core reaches a tile or a controller.
+#[derive(Debug, Clone)]
+struct Way {
+    /// Core cycles until the request reaches the target.
+    arrival: u64,
+    /// Core cycles of the whole access.
+    cycles: u64,
+    /// The links crossed, the request's first.
+    hops: Vec<Hop>,
 }
 
 /// The latencies one core sees, per target.
@@ -230,10 +364,10 @@ pub struct Cost {
 pub struct Latencies {
     timing: Timing,
     tile: usize,
-    /// Per tile: core cycles until the request reaches the tile, and of
-    /// the whole MPB (or CRB) access.
-    mpb: Vec<(u64, u64)>,
-    dram: Vec<(u64, u64)>,
+    /// Per tile: an MPB (or CRB) access.
+    mpb: Vec<Way>,
+    /// Per controller: a DRAM access.
+    dram: Vec<Way>,
     fpga: u64,
 }
 
@@ -245,10 +379,13 @@ impl Latencies {
         let mpb = chip
             .all_tiles()
             .map(|tile| {
-                let n = mesh::routers(chip, here, chip.tile_coord(tile));
-                let arrival = t.miu_mpb as u64
-                    + t.mesh_to_core(u64::from(n) * u64::from(t.router_mesh_cycles));
-                (arrival, t.mpb_access(n))
+                let there = chip.tile_coord(tile);
+                let n = mesh::routers(chip, here, there);
+                Way {
+                    arrival: t.miu_mpb as u64 + t.mesh_to_core(routers_mesh(&t, n)),
+                    cycles: t.mpb_access(n),
+                    hops: hops(chip, here, there, t.miu_mpb as u64, 0),
+                }
             })
             .collect();
         let dram = chip
@@ -256,9 +393,17 @@ impl Latencies {
             .iter()
             .map(|mc| {
                 let n = mesh::routers(chip, here, mc.port.tile);
-                let arrival = t.miu_dram as u64
-                    + t.mesh_to_core(u64::from(n) * u64::from(t.router_mesh_cycles));
-                (arrival, t.dram_access(n))
+                Way {
+                    arrival: t.miu_dram as u64 + t.mesh_to_core(routers_mesh(&t, n)),
+                    cycles: t.dram_access(n),
+                    hops: hops(
+                        chip,
+                        here,
+                        mc.port.tile,
+                        t.miu_dram as u64,
+                        u64::from(t.memctl_mesh_cycles),
+                    ),
+                }
             })
             .collect();
         let sif = mesh::routers(chip, here, chip.system_interface.tile);
@@ -285,23 +430,26 @@ impl Latencies {
                 self.timing.dram_refresh_interval(),
                 self.timing.dram_refresh(),
             ),
-            Resource::Mpb(_) | Resource::Crb(_) => 0,
+            Resource::Mpb(_) | Resource::Crb(_) | Resource::Link(_) => 0,
         }
     }
 
     /// What one access (load or store) to `target` costs, or `None` for a
     /// target that is not on the mesh.
-    pub fn target(&self, target: Target) -> Option<Cost> {
+    pub fn target(&self, target: Target) -> Option<Cost<'_>> {
         let t = &self.timing;
-        let queued = |class, (arrival, cycles): (u64, u64), resource, service| Cost {
-            class,
-            cycles,
-            queue: Some(Queue {
-                resource,
-                arrival,
-                service,
-            }),
-        };
+        fn queued(class: Class, way: &Way, resource: Resource, service: u64) -> Cost<'_> {
+            Cost {
+                class,
+                cycles: way.cycles,
+                queue: Some(Queue {
+                    resource,
+                    arrival: way.arrival,
+                    service,
+                }),
+                hops: &way.hops,
+            }
+        }
         Some(match target {
             Target::Mpb(tile) => {
                 let i = tile.index();
@@ -312,7 +460,7 @@ impl Latencies {
                 };
                 queued(
                     class,
-                    *self.mpb.get(i)?,
+                    self.mpb.get(i)?,
                     Resource::Mpb(i),
                     t.mpb_port_service(),
                 )
@@ -321,14 +469,14 @@ impl Latencies {
                 let i = tile.index();
                 queued(
                     Class::Register,
-                    *self.mpb.get(i)?,
+                    self.mpb.get(i)?,
                     Resource::Crb(i),
                     t.crb_service(),
                 )
             }
             Target::Dram { controller, .. } => queued(
                 Class::Dram,
-                *self.dram.get(controller)?,
+                self.dram.get(controller)?,
                 Resource::Controller(controller),
                 t.memctl_service(),
             ),
@@ -336,10 +484,68 @@ impl Latencies {
                 class: Class::Fpga,
                 cycles: self.fpga,
                 queue: None,
+                hops: &[],
             },
             Target::Nothing => return None,
         })
     }
+
+    /// Every resource an access to `target` moving `payload` queues at,
+    /// with its packets' services: the links of the request's way, the
+    /// target, the links of the reply's way, in that order: what a waiting
+    /// core's polls reach, and what the engine books for an access.
+    pub fn queues(&self, target: Target, payload: Payload) -> impl Iterator<Item = Queue> + '_ {
+        let cost = self.target(target);
+        let (request, reply) = payload.services(&self.timing);
+        let (endpoint, hops) = match cost {
+            Some(c) => (c.queue, c.hops),
+            None => (None, &[][..]),
+        };
+        let link = move |h: &Hop| Queue {
+            resource: Resource::Link(h.link),
+            arrival: h.arrival,
+            service: if h.request { request } else { reply },
+        };
+        let out = hops.iter().filter(|h| h.request).map(link);
+        let back = hops.iter().filter(|h| !h.request).map(link);
+        out.chain(endpoint).chain(back)
+    }
+}
+
+/// Mesh cycles to cross `n` routers.
+fn routers_mesh(t: &Timing, n: u32) -> u64 {
+    u64::from(n) * u64::from(t.router_mesh_cycles)
+}
+
+/// The links an access from router `here` to router `there` crosses and
+/// when its packets reach them, `miu` core cycles leaving the core and
+/// `at_target` mesh cycles spent at the target before the reply leaves
+/// (the module's docs, "Links").
+fn hops(
+    chip: &Chip,
+    here: chip::TileCoord,
+    there: chip::TileCoord,
+    miu: u64,
+    at_target: u64,
+) -> Vec<Hop> {
+    let t = &chip.timing;
+    let n = mesh::routers(chip, here, there);
+    let request = mesh::links(chip, here, there)
+        .enumerate()
+        .map(|(i, link)| Hop {
+            link,
+            arrival: miu + t.mesh_to_core(routers_mesh(t, i as u32 + 1)),
+            request: true,
+        });
+    let reply = mesh::links(chip, there, here)
+        .enumerate()
+        .map(|(i, link)| Hop {
+            link,
+            arrival: miu
+                + t.mesh_to_core(routers_mesh(t, n) + at_target + routers_mesh(t, i as u32 + 1)),
+            request: false,
+        });
+    request.chain(reply).collect()
 }
 
 /// The cycles a request reaching a memory controller at `arrival` waits
@@ -464,8 +670,171 @@ impl CoreClock {
 #[cfg(test)]
 mod tests {
     use chip::SCC;
+    use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn every_calendar_names_one_resource_and_back() {
+        for i in 0..QUEUES {
+            let r = Resource::from_calendar(i);
+            assert_eq!(r.calendar(), i, "{r:?}");
+        }
+        assert_eq!(Resource::from_calendar(0), Resource::Controller(0));
+        assert_eq!(Resource::from_calendar(MAX_CONTROLLERS), Resource::Mpb(0));
+        assert_eq!(
+            Resource::from_calendar(MAX_CONTROLLERS + MAX_TILES),
+            Resource::Crb(0)
+        );
+        let first = Resource::from_calendar(MAX_CONTROLLERS + 2 * MAX_TILES);
+        assert_eq!(first, Resource::Link(Link::from_index(0)));
+        let last = Resource::from_calendar(QUEUES - 1);
+        assert_eq!(last, Resource::Link(Link::from_index(MAX_LINKS - 1)));
+        assert_eq!(last.wait_class(), Class::LinkWait);
+        assert_eq!(
+            (last.bucket(), last.wait_scale()),
+            (SMALL_BUCKET, LINK_WAIT_SCALE)
+        );
+        assert_eq!(Resource::Mpb(3).wait_scale(), 1);
+    }
+
+    fn core_strategy() -> impl Strategy<Value = CoreId> {
+        (0..SCC.cores()).prop_map(|n| SCC.core(n).unwrap())
+    }
+
+    fn target_strategy() -> impl Strategy<Value = Target> {
+        prop_oneof![
+            (0..SCC.tiles()).prop_map(|t| Target::Mpb(SCC.tile(t).unwrap())),
+            (0..SCC.tiles()).prop_map(|t| Target::Crb(SCC.tile(t).unwrap())),
+            (0..SCC.memory_controllers.len()).prop_map(|controller| Target::Dram {
+                controller,
+                page: 0
+            }),
+        ]
+    }
+
+    proptest! {
+        /// A packet reaches each link of its route a router later than the
+        /// one before, the request's all before the target, the reply's
+        /// all after it and before the access ends; what the access costs
+        /// is the table's, links or not.
+        #[test]
+        fn packets_reach_the_links_of_their_way_in_order(
+            core in core_strategy(),
+            target in target_strategy(),
+            bytes in 0u32..=32,
+            store in any::<bool>(),
+        ) {
+            let l = Latencies::new(&SCC, core);
+            let t = SCC.timing;
+            let cost = l.target(target).unwrap();
+            let q = cost.queue.unwrap();
+            let here = SCC.tile_coord(SCC.tile_of(core));
+            let there = mesh::router_of(&SCC, target).unwrap();
+            let n = mesh::routers(&SCC, here, there);
+            let expected = match target {
+                Target::Dram { .. } => t.dram_access(n),
+                _ => t.mpb_access(n),
+            };
+            prop_assert_eq!(cost.cycles, expected);
+            let request: Vec<Hop> = cost.hops.iter().filter(|h| h.request).copied().collect();
+            let reply: Vec<Hop> = cost.hops.iter().filter(|h| !h.request).copied().collect();
+            prop_assert_eq!(cost.hops.len(), request.len() + reply.len());
+            prop_assert!(cost.hops[..request.len()].iter().all(|h| h.request), "the request's first");
+            let want: Vec<Link> = mesh::links(&SCC, here, there).collect();
+            prop_assert_eq!(request.iter().map(|h| h.link).collect::<Vec<_>>(), want);
+            let want: Vec<Link> = mesh::links(&SCC, there, here).collect();
+            prop_assert_eq!(reply.iter().map(|h| h.link).collect::<Vec<_>>(), want);
+            for w in request.windows(2).chain(reply.windows(2)) {
+                // 4 mesh cycles a router: 2.67 core cycles, 2 or 3.
+                let step = w[1].arrival - w[0].arrival;
+                prop_assert!((2..=3).contains(&step), "{:?}", w);
+            }
+            if let Some(last) = request.last() {
+                prop_assert!(last.arrival < q.arrival);
+            }
+            if let Some(first) = reply.first() {
+                prop_assert!(first.arrival > q.arrival);
+            }
+            if let Some(last) = reply.last() {
+                prop_assert!(last.arrival < cost.cycles);
+            }
+            // What a poll books, or an access: the request's links, the
+            // target, the reply's links; the data's packet is the longer.
+            let payload = if store { Payload::store(bytes) } else { Payload::load(bytes) };
+            let queues: Vec<Queue> = l.queues(target, payload).collect();
+            prop_assert_eq!(queues.len(), cost.hops.len() + 1);
+            prop_assert_eq!(queues[request.len()], q);
+            let (out, back) = payload.services(&t);
+            let data = t.link_service(t.packet_flits(bytes));
+            prop_assert_eq!(if store { (out, back) } else { (back, out) }, (data, 1));
+            for (queue, hop) in queues[..request.len()].iter().zip(&request) {
+                prop_assert_eq!(*queue, Queue { resource: Resource::Link(hop.link), arrival: hop.arrival, service: out });
+            }
+            for (queue, hop) in queues[request.len() + 1..].iter().zip(&reply) {
+                prop_assert_eq!(*queue, Queue { resource: Resource::Link(hop.link), arrival: hop.arrival, service: back });
+            }
+        }
+    }
+
+    #[test]
+    fn a_remote_access_crosses_the_links_of_both_ways_at_the_routers_it_reached() {
+        let t = SCC.timing;
+        // Core 0 on tile (0,0) reads tile (2,1)'s MPB: out east, east,
+        // north; back west, west along row 1, then south.
+        let l = Latencies::new(&SCC, SCC.core(0).unwrap());
+        let cost = l.target(Target::Mpb(SCC.tile(8).unwrap())).unwrap();
+        let at = |x, y| chip::TileCoord { x, y };
+        let hops: Vec<(Link, u64, bool)> = cost
+            .hops
+            .iter()
+            .map(|h| (h.link, h.arrival, h.request))
+            .collect();
+        let link = |a, b| Link::between(&SCC, a, b);
+        // 45 core cycles out of the core, then 4 mesh cycles a router:
+        // 1, 2, 3 routers crossed are 2.67, 5.33, 8 core cycles; the MPB
+        // is reached after 4 routers (10.67), the reply's links after
+        // 5, 6, 7 (13.33, 16, 18.67); the access ends after 8 (21.33).
+        assert_eq!(
+            hops,
+            [
+                (link(at(0, 0), at(1, 0)), 45 + 3, true),
+                (link(at(1, 0), at(2, 0)), 45 + 6, true),
+                (link(at(2, 0), at(2, 1)), 45 + 8, true),
+                (link(at(2, 1), at(1, 1)), 45 + 14, false),
+                (link(at(1, 1), at(0, 1)), 45 + 16, false),
+                (link(at(0, 1), at(0, 0)), 45 + 19, false),
+            ]
+        );
+        assert_eq!(cost.queue.unwrap().arrival, 45 + 11);
+        assert_eq!(cost.cycles, 45 + 22);
+        assert_eq!(cost.cycles, t.mpb_access(4));
+        // DRAM: the reply leaves after the controller's 46 mesh cycles.
+        let mc0 = l
+            .target(Target::Dram {
+                controller: 0,
+                page: 0,
+            })
+            .unwrap();
+        // Controller 0 hangs off router (0,0): no link either way.
+        assert!(mc0.hops.is_empty());
+        let mc1 = l
+            .target(Target::Dram {
+                controller: 1,
+                page: 0,
+            })
+            .unwrap();
+        let first_reply = mc1.hops.iter().find(|h| !h.request).unwrap();
+        let n = mesh::routers(&SCC, at(0, 0), SCC.memory_controllers[1].port.tile);
+        assert_eq!(
+            first_reply.arrival,
+            40 + t.mesh_to_core(4 * u64::from(n) + 46 + 4)
+        );
+        // The own tile's MPB is one router away: no link.
+        let own = l.target(Target::Mpb(SCC.tile(0).unwrap())).unwrap();
+        assert!(own.hops.is_empty());
+        assert!(l.target(Target::Fpga).unwrap().hops.is_empty());
+    }
 
     #[test]
     fn latencies_grow_by_one_router_per_hop() {

@@ -9,8 +9,110 @@
 //! crosses `hops + 1` routers. The SCC's tile has no bypass from a core to
 //! its own MPB ("a documented hardware bug prevents a network bypass",
 //! thesis 1.4): the local MPB is one router away, not zero.
+//!
+//! Between two neighbouring routers run two links, one each way
+//! ([`Link`]); a packet crosses one per hop ([`links`]). The reply to a
+//! request is routed XY from the target back to the core, so it crosses
+//! other links than the request did unless the two share a row or a
+//! column.
 
 use chip::{Chip, Target, TileCoord};
+
+use super::stats::MAX_TILES;
+
+/// A way out of a router to a neighbouring one, as the mesh lies (y up).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Towards x + 1.
+    East = 0,
+    /// Towards x − 1.
+    West = 1,
+    /// Towards y + 1.
+    North = 2,
+    /// Towards y − 1.
+    South = 3,
+}
+
+/// Directions out of a router.
+pub const DIRECTIONS: usize = 4;
+
+/// Most links a chip may have, as [`Link::index`] counts them: one per
+/// direction out of each of [`MAX_TILES`] routers (those at the mesh's
+/// edge lead nowhere and are never used).
+pub const MAX_LINKS: usize = DIRECTIONS * MAX_TILES;
+
+impl Direction {
+    /// Every direction, in index order.
+    pub const ALL: [Direction; DIRECTIONS] = [
+        Direction::East,
+        Direction::West,
+        Direction::North,
+        Direction::South,
+    ];
+
+    /// One letter, for tables.
+    pub const fn letter(self) -> char {
+        match self {
+            Direction::East => 'E',
+            Direction::West => 'W',
+            Direction::North => 'N',
+            Direction::South => 'S',
+        }
+    }
+}
+
+/// A directed link between two neighbouring routers: the one out of the
+/// router of tile `router` (`x + mesh_x * y`) towards `direction`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Link {
+    /// The router it leaves, by tile index.
+    pub router: usize,
+    /// Where it goes.
+    pub direction: Direction,
+}
+
+impl Link {
+    /// The link from router `from` to its neighbour `to` of `chip`.
+    ///
+    /// # Panics
+    ///
+    /// If the two are not neighbours.
+    pub fn between(chip: &Chip, from: TileCoord, to: TileCoord) -> Self {
+        let direction = match (to.x.cmp(&from.x), to.y.cmp(&from.y)) {
+            (std::cmp::Ordering::Greater, std::cmp::Ordering::Equal) => Direction::East,
+            (std::cmp::Ordering::Less, std::cmp::Ordering::Equal) => Direction::West,
+            (std::cmp::Ordering::Equal, std::cmp::Ordering::Greater) => Direction::North,
+            (std::cmp::Ordering::Equal, std::cmp::Ordering::Less) => Direction::South,
+            _ => panic!("{from:?} and {to:?} are not neighbours"),
+        };
+        assert_eq!(chip.hops(from, to), 1, "{from:?} and {to:?}");
+        Self {
+            router: usize::from(from.x) + usize::from(from.y) * usize::from(chip.mesh_x),
+            direction,
+        }
+    }
+
+    /// Its number among [`MAX_LINKS`]: `DIRECTIONS * router + direction`.
+    pub const fn index(self) -> usize {
+        DIRECTIONS * self.router + self.direction as usize
+    }
+
+    /// The link of number `i` (the inverse of [`Link::index`]).
+    pub const fn from_index(i: usize) -> Self {
+        Self {
+            router: i / DIRECTIONS,
+            direction: Direction::ALL[i % DIRECTIONS],
+        }
+    }
+}
+
+/// The links an XY-routed packet crosses from router `from` to router
+/// `to` of `chip`, in order: one per hop, none if the two are one.
+pub fn links(chip: &Chip, from: TileCoord, to: TileCoord) -> impl Iterator<Item = Link> + '_ {
+    route(from, to)
+        .zip(route(from, to).skip(1))
+        .map(|(a, b)| Link::between(chip, a, b))
+}
 
 /// The router whose port serves `target`, if the target is on the mesh.
 pub fn router_of(chip: &Chip, target: Target) -> Option<TileCoord> {
@@ -68,6 +170,40 @@ mod tests {
 
     proptest! {
         #[test]
+        fn a_packet_crosses_one_link_per_hop_each_from_where_the_last_ended(
+            from in coord(),
+            to in coord(),
+        ) {
+            let there: Vec<Link> = links(&SCC, from, to).collect();
+            let path: Vec<TileCoord> = route(from, to).collect();
+            prop_assert_eq!(there.len() as u32, SCC.hops(from, to));
+            let width = usize::from(SCC.mesh_x);
+            for (l, w) in there.iter().zip(path.windows(2)) {
+                prop_assert_eq!(l.router, usize::from(w[0].x) + usize::from(w[0].y) * width);
+                prop_assert_eq!(*l, Link::between(&SCC, w[0], w[1]));
+                prop_assert_eq!(Link::from_index(l.index()), *l);
+                prop_assert!(l.index() < MAX_LINKS);
+            }
+            // No link twice, and the way back crosses the opposite
+            // directions' links when it retraces the way there.
+            let mut seen = there.clone();
+            seen.sort_by_key(|l| l.index());
+            seen.dedup();
+            prop_assert_eq!(seen.len(), there.len());
+            let back: Vec<Link> = links(&SCC, to, from).collect();
+            prop_assert!(back.iter().all(|b| !there.contains(b)), "a link is one way");
+            if from.x == to.x || from.y == to.y {
+                // Along one row or column the way back retraces the way
+                // there, router by router.
+                let reversed: Vec<TileCoord> = path.iter().rev().copied().collect();
+                for (b, w) in back.iter().zip(reversed.windows(2)) {
+                    prop_assert_eq!(*b, Link::between(&SCC, w[0], w[1]));
+                }
+                prop_assert_eq!(back.len(), there.len());
+            }
+        }
+
+        #[test]
         fn a_route_goes_x_first_one_router_at_a_time(from in coord(), to in coord()) {
             let path: Vec<TileCoord> = route(from, to).collect();
             prop_assert_eq!(path.len() as u32, routers(&SCC, from, to));
@@ -82,6 +218,31 @@ mod tests {
             prop_assert!(path[turn..].iter().all(|p| p.x == to.x));
             prop_assert!(path[..=turn].iter().all(|p| p.y == from.y));
         }
+    }
+
+    #[test]
+    fn links_are_numbered_by_router_and_direction() {
+        let at = |x, y| TileCoord { x, y };
+        let east = Link::between(&SCC, at(1, 0), at(2, 0));
+        assert_eq!((east.router, east.direction), (1, Direction::East));
+        assert_eq!(east.index(), 4);
+        let south = Link::between(&SCC, at(0, 3), at(0, 2));
+        assert_eq!((south.router, south.direction), (18, Direction::South));
+        assert_eq!(Link::from_index(south.index()), south);
+        // (0,0) to (2,1): east twice, then north; back: west twice from
+        // (2,1), along the other row, then south.
+        let there: Vec<_> = links(&SCC, at(0, 0), at(2, 1)).map(Link::index).collect();
+        assert_eq!(there, [0, 4, 4 * 2 + 2]);
+        let back: Vec<_> = links(&SCC, at(2, 1), at(0, 0)).collect();
+        assert_eq!(
+            back,
+            [
+                Link::between(&SCC, at(2, 1), at(1, 1)),
+                Link::between(&SCC, at(1, 1), at(0, 1)),
+                Link::between(&SCC, at(0, 1), at(0, 0)),
+            ]
+        );
+        assert_eq!(links(&SCC, at(3, 2), at(3, 2)).count(), 0);
     }
 
     #[test]

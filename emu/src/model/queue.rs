@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //! Resources that serve one request at a time (a memory controller, a
-//! tile's MPB port, a tile's register block), with queueing that does not
-//! depend on the order in which cores reach them on the host.
+//! tile's MPB port, a tile's register block, a directed mesh link), with
+//! queueing that does not depend on the order in which cores reach them on
+//! the host.
 //!
 //! # The calendar
 //!
@@ -41,6 +42,13 @@
 //! [`HISTORY`] buckets (a backlog older than that is forgotten). The
 //! wait is charged to the core when the buckets are final, not at the
 //! access: see `crate::timing` for when that is.
+//!
+//! A link counts packets, not flits: the other cores' packets in a bucket
+//! are taken to be as long as the request's own (a stated assumption: the
+//! calendar word has no room for their lengths). Its service is one or two
+//! cycles, so [`wait`] is given its service and bucket in parts of a cycle
+//! (`latency::LINK_WAIT_SCALE`; every step scales with them) and the core
+//! sums the parts before it charges whole cycles.
 
 /// Buckets before a request's own whose loads make its backlog.
 pub const HISTORY: usize = 16;
@@ -138,12 +146,21 @@ pub fn wait(loads: &[Load], own: u64, service: u64, bucket: u64) -> u64 {
         .max()
         .unwrap_or(0)
         .saturating_sub(1);
+    if others == 0 {
+        return 0; // Step 3: alone in the window.
+    }
     let cap = others * service;
-    let backlog = before.iter().fold(0u64, |backlog, l| {
-        (backlog + l.requests * service)
-            .saturating_sub(bucket)
-            .min(cap)
-    });
+    // No bucket brought more work than it serves: nothing was left over.
+    let busiest = before.iter().map(|l| l.requests).max().unwrap_or(0);
+    let backlog = if busiest * service <= bucket {
+        0
+    } else {
+        before.iter().fold(0u64, |backlog, l| {
+            (backlog + l.requests * service)
+                .saturating_sub(bucket)
+                .min(cap)
+        })
+    };
     let work = last.requests.saturating_sub(own) * service;
     let within = if work < bucket {
         // ρ·s / (2(1 − ρ)) with ρ = work / bucket.
@@ -336,6 +353,28 @@ mod tests {
             for k in 0..40 {
                 prop_assert_eq!(load(&forward, k), load(&other, k));
             }
+        }
+
+        #[test]
+        fn a_window_no_bucket_of_which_overflowed_has_no_backlog(
+            loads in proptest::collection::vec((0u64..60, 1u64..8), HISTORY + 1),
+            service in 1u64..4,
+        ) {
+            let loads: Vec<Load> = loads
+                .into_iter()
+                .map(|(requests, cores)| Load { requests, cores })
+                .collect();
+            // The recursion in full, as the module's docs give it.
+            let (last, before) = loads.split_last().unwrap();
+            let others = loads.iter().map(|l| l.cores).max().unwrap() - 1;
+            let cap = others * service;
+            let backlog = before.iter().fold(0u64, |b, l| {
+                (b + l.requests * service).saturating_sub(B).min(cap)
+            });
+            let work = last.requests.saturating_sub(1) * service;
+            let within = if work < B { work * service / (2 * (B - work)) } else { u64::MAX };
+            let full = (backlog + within.min(work / 2)).min(cap);
+            prop_assert_eq!(wait(&loads, 1, service, B), full);
         }
 
         #[test]

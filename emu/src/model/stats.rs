@@ -11,6 +11,7 @@ use chip::MemoryType;
 
 use super::hierarchy::{Access, Event, Kind, Lookup};
 use super::latency::{CLASSES, Resource};
+use super::mesh::MAX_LINKS;
 
 /// Most tiles a chip may have for [`CoreStats::mpb_bytes`].
 pub const MAX_TILES: usize = 64;
@@ -79,6 +80,11 @@ pub struct CoreStats {
     /// Cycles this core waited for each memory controller.
     #[serde(with = "crate::model::stats::array")]
     pub mc_wait: [u64; MAX_CONTROLLERS],
+    /// Cycles this core waited for each mesh link, by
+    /// [`super::mesh::Link::index`] (four per router: east, west, north,
+    /// south).
+    #[serde(with = "crate::model::stats::array")]
+    pub link_wait: [u64; MAX_LINKS],
     /// Modelled core cycles at exit (0 with timing off).
     pub cycles: u64,
     /// Instructions executed (counted by the plugin with or without timing).
@@ -130,6 +136,7 @@ impl Default for CoreStats {
             mpb_wait: [0; MAX_TILES],
             crb_wait: [0; MAX_TILES],
             mc_wait: [0; MAX_CONTROLLERS],
+            link_wait: [0; MAX_LINKS],
             cycles: 0,
             insns: 0,
             idle_cycles: 0,
@@ -158,6 +165,7 @@ impl CoreStats {
             Resource::Mpb(t) => self.mpb_wait[t],
             Resource::Crb(t) => self.crb_wait[t],
             Resource::Controller(m) => self.mc_wait[m],
+            Resource::Link(l) => self.link_wait[l.index()],
         }
     }
 
@@ -167,6 +175,7 @@ impl CoreStats {
             Resource::Mpb(t) => &mut self.mpb_wait[t],
             Resource::Crb(t) => &mut self.crb_wait[t],
             Resource::Controller(m) => &mut self.mc_wait[m],
+            Resource::Link(l) => &mut self.link_wait[l.index()],
         }
     }
 

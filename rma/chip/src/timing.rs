@@ -4,7 +4,10 @@
 //! Sources, strongest first:
 //! - **\[thesis\]**: the SCC one-sided thesis (Christgau 2017), its sections
 //!   as numbered in the project's reference notes;
-//! - **\[JSSC\]**: the SCC mesh paper (JSSC 2011) as the thesis's notes quote it;
+//! - **\[JSSC\]**: the SCC mesh paper (Salihundam et al., "A 2 Tb/s 6×4
+//!   mesh network for a Single-Chip Cloud Computer with DVFS in 45 nm
+//!   CMOS", IEEE JSSC 46(4), 2011), as the thesis's notes quote it, and its
+//!   abstract;
 //! - **\[EAS\]**: the latency formulas of Intel's SCC documentation (External
 //!   Architecture Specification, and "The 48-core SCC processor: the
 //!   programmer's view", SC10): an MPB line costs "45 core cycles + 4·2·n
@@ -75,6 +78,23 @@ pub struct Timing {
     /// cycles. \[EAS\]: "46 memory cycles". Each controller serves one
     /// request at a time (see `emu`'s queue model, `emu::model::queue`).
     pub memctl_mesh_cycles: u32,
+    /// Bytes a mesh link carries at once: one flit. \[JSSC\] abstract: the
+    /// routers are joined by "16B, 5.4 mm wide links".
+    pub flit_bytes: u32,
+    /// Mesh cycles a link takes to carry one flit, each direction on its
+    /// own. \[JSSC\] abstract: "2 Tb/s of bisectional bandwidth" and a
+    /// "1.28 Tb/s router" at the 2 GHz the paper measured: the bisection of
+    /// the 6×4 mesh is 4 links each way, 8 × 16 B × 2 GHz = 2.05 Tb/s, and a
+    /// router's 5 ports give 5 × 16 B × 2 GHz = 1.28 Tb/s, so one flit per
+    /// mesh cycle per link and direction. Each link serves one packet at a
+    /// time (see `emu::model::latency`, "Links").
+    pub link_flit_mesh_cycles: u32,
+    /// Flits of a packet besides its data: the header that carries the
+    /// command and address. None of the documents at hand gives the SCC's
+    /// packet format (none: one header flit taken, ahead of the data in
+    /// [`Timing::flit_bytes`] flits; a request without data, such as a
+    /// load's, and a store's acknowledgement are the header alone).
+    pub header_flits: u32,
     /// How long a tile's MPB is busy with one access (a line or less), in
     /// mesh cycles: it serves one request at a time, so requests from
     /// several cores queue. No document gives an occupancy (none: taken as
@@ -136,6 +156,9 @@ impl Timing {
         miu_dram: 40,
         router_mesh_cycles: 4,
         memctl_mesh_cycles: 46,
+        flit_bytes: 16,
+        link_flit_mesh_cycles: 1,
+        header_flits: 1,
         mpb_port_mesh_cycles: 4,
         crb_mesh_cycles: 4,
         fpga_factor: 4,
@@ -206,6 +229,19 @@ impl Timing {
         self.mesh_to_core(self.mpb_port_mesh_cycles as u64)
     }
 
+    /// Flits of a packet carrying `bytes` bytes of data (0: a request or
+    /// an acknowledgement without data): the header and the data in
+    /// [`Timing::flit_bytes`] pieces. A 32-byte line takes 3.
+    pub const fn packet_flits(&self, bytes: u32) -> u32 {
+        self.header_flits + bytes.div_ceil(self.flit_bytes)
+    }
+
+    /// Core cycles a mesh link is busy with a packet of `flits` flits: one
+    /// after the other, [`Timing::link_flit_mesh_cycles`] each.
+    pub const fn link_service(&self, flits: u32) -> u64 {
+        self.mesh_to_core(flits as u64 * self.link_flit_mesh_cycles as u64)
+    }
+
     /// Core cycles a tile's register block is busy with one access.
     pub const fn crb_service(&self) -> u64 {
         self.mesh_to_core(self.crb_mesh_cycles as u64)
@@ -239,6 +275,17 @@ mod tests {
         // JEDEC tREFI 7.8 us and tRFC 160 ns at 533 MHz: 4157.4 and 85.28
         // core cycles.
         assert_eq!((t.dram_refresh_interval(), t.dram_refresh()), (4157, 85));
+        // A line's packet: a header and two 16-byte flits, 3 mesh cycles
+        // on a link, 1.99 core cycles: 2; a word's, 2 flits; a bare
+        // request's, 1 flit: 0.67 core cycles, 1.
+        assert_eq!(
+            (t.packet_flits(32), t.packet_flits(4), t.packet_flits(0)),
+            (3, 2, 1)
+        );
+        assert_eq!(
+            (t.link_service(3), t.link_service(2), t.link_service(1)),
+            (2, 2, 1)
+        );
         // Every router more costs 8 mesh cycles, about 5.3 core cycles.
         for n in 1..9 {
             let step = t.mpb_access(n + 1) - t.mpb_access(n);
