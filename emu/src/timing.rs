@@ -922,7 +922,7 @@ impl Clocks {
     }
 
     /// Whether every other core has booked its requests arriving before
-    /// `t` ([`Clocks::booked_by`]): the buckets before `t` are final.
+    /// `t` (see `Clocks::booked_by`): the buckets before `t` are final.
     pub fn booked_through(&self, t: u64) -> bool {
         (0..self.cores)
             .filter(|&c| c != self.core)
