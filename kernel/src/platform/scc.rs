@@ -7,7 +7,8 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use chip::{
-    AddressMap, Chip, CoreId, EMU_SIGNATURE, EmuCall, LUT_PAGE_SIZE, LutEntry, MemoryType, Target,
+    AddressMap, CACHE_LINE, Chip, CoreId, EMU_SIGNATURE, EmuCall, LUT_PAGE_SIZE, LutEntry,
+    MemoryType, Target,
 };
 use spin::Mutex;
 use volatile::VolatilePtr;
@@ -19,6 +20,14 @@ use crate::mm::FrameAllocator;
 use rma::hal::{DramPages, MapError as SharedMapError};
 
 use super::regions::wcb_flush_area_bytes;
+
+/// The SCC core's L2: 256 KiB (thesis 1.2).
+const L2_BYTES: usize = 256 * 1024;
+/// What [`Scc::write_back_l2`] loads: twice L2.
+const L2_SWEEP_BYTES: usize = 2 * L2_BYTES;
+/// Private memory [`Scc::write_back_l2`] loads to empty L2 (never written:
+/// `static mut` only so that it lies in `.bss`, not in the image).
+static mut L2_SWEEP: [u8; L2_SWEEP_BYTES] = [0; L2_SWEEP_BYTES];
 use super::slots::Slots;
 
 /// First pause of a waiting core, in microseconds.
@@ -646,6 +655,11 @@ impl Scc {
             .slots
             .remove(slot)
             .unwrap_or_else(|| panic!("{core}: LUT entry {slot} starts no mapping"));
+        if mapping.ty == MemoryType::Dcm {
+            // Its modified lines may sit in L2, which would write them back
+            // through the entry once it points elsewhere (or nowhere).
+            self.write_back_l2();
+        }
         let base = AddressMap::entry_base(slot);
         for page in mapping.mapped_pages() {
             m.space
@@ -663,6 +677,22 @@ impl Scc {
         let m = self.mappings.lock();
         let (_, ty) = m.space.translate(AddressMap::entry_base(slot) + offset)?;
         Some(ty)
+    }
+
+    /// Writes every modified line of L1 and L2 back to memory, through the
+    /// LUT entries in force. The SCC has no instruction that flushes L2:
+    /// after a WBINVD (L1 into L2), this loads private memory of twice L2's
+    /// size a line at a time, which takes every way of every L2 set from
+    /// whatever it held (twice, so that a replacement order other than LRU
+    /// empties it too). Needed before an entry through which DCM lines were
+    /// cached changes.
+    pub fn write_back_l2(&self) {
+        wbinvd();
+        let sweep = core::ptr::addr_of!(L2_SWEEP).cast::<u8>();
+        for line in (0..L2_SWEEP_BYTES).step_by(CACHE_LINE) {
+            // SAFETY: inside the static, which nothing writes.
+            unsafe { sweep.add(line).read_volatile() };
+        }
     }
 
     /// Writes back and invalidates this core's L1 (WBINVD). On the SCC it
