@@ -40,7 +40,6 @@
 #![forbid(unsafe_code)]
 
 use alloc::vec::Vec;
-use core::marker::PhantomData;
 
 use super::database::{self, Record, Region, TABLE_ENTRIES};
 use super::{Flavor, Memory, Rma, Window, WindowOptions, WindowState};
@@ -127,18 +126,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         &mut self,
         options: WindowOptions,
     ) -> Result<Window<T>, RmaError> {
-        let id = self.create_window(
-            "create_dynamic",
-            None,
-            Ok(None),
-            Flavor::Dynamic,
-            T::BYTES as u32,
-            options,
-        )?;
-        Ok(Window {
-            id,
-            _element: PhantomData,
-        })
+        self.create_window("create_dynamic", None, Ok(None), Flavor::Dynamic, options)
     }
 
     /// [`Rma::create_dynamic`] over `comm`, as [`Rma::allocate_on`] is
@@ -150,18 +138,13 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         comm: &mut Comm<'h, H>,
         options: WindowOptions,
     ) -> Result<Window<T>, RmaError> {
-        let id = self.create_window(
+        self.create_window(
             "create_dynamic",
             Some(comm),
             Ok(None),
             Flavor::Dynamic,
-            T::BYTES as u32,
             options,
-        )?;
-        Ok(Window {
-            id,
-            _element: PhantomData,
-        })
+        )
     }
 
     /// The address of `memory`'s first byte (`MPI_Get_address`): its

@@ -810,18 +810,13 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         memory: Memory,
         options: WindowOptions,
     ) -> Result<Window<T>, RmaError> {
-        let id = self.create_window(
+        self.create_window(
             "create",
             Some(comm),
             Ok(Some(memory)),
             Flavor::Create,
-            T::BYTES as u32,
             options,
-        )?;
-        Ok(Window {
-            id,
-            _element: PhantomData,
-        })
+        )
     }
 
     /// [`Rma::allocate`] or [`Rma::allocate_shared`], as `flavor` says,
@@ -846,11 +841,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             Flavor::Shared => "allocate_shared",
             Flavor::Allocate | Flavor::Create | Flavor::Dynamic => "allocate",
         };
-        let id = self.create_window(call, comm, memory, flavor, T::BYTES as u32, options)?;
-        Ok(Window {
-            id,
-            _element: PhantomData,
-        })
+        self.create_window(call, comm, memory, flavor, options)
     }
 
     /// Makes `memory` a window, collectively (`MPI_Win_create`): every
@@ -871,33 +862,22 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         memory: Memory,
         options: WindowOptions,
     ) -> Result<Window<T>, RmaError> {
-        let id = self.create_window(
-            "create",
-            None,
-            Ok(Some(memory)),
-            Flavor::Create,
-            T::BYTES as u32,
-            options,
-        )?;
-        Ok(Window {
-            id,
-            _element: PhantomData,
-        })
+        self.create_window("create", None, Ok(Some(memory)), Flavor::Create, options)
     }
 
     /// Makes a window, collectively over `comm` (a duplicate of it the
     /// window keeps) or over the communicator `Rma` was made with: on
     /// `memory`, or without memory (`None`: a dynamic window, with an
     /// attachment table next to its record).
-    fn create_window(
+    fn create_window<T: Element>(
         &mut self,
         call: &'static str,
         comm: Option<&mut Comm<'h, H>>,
         memory: Result<Option<Memory>, RmaError>,
         flavor: Flavor,
-        element: u32,
         options: WindowOptions,
-    ) -> Result<u32, RmaError> {
+    ) -> Result<Window<T>, RmaError> {
+        let element = T::BYTES as u32;
         let id = self.windows.len() as u32;
         let given = memory.as_ref().ok().copied().flatten();
         let mut own = match comm.map(Comm::dup).transpose() {
@@ -1038,7 +1018,10 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             requests: Default::default(),
             dynamic: table.map(|table| dynamic::Dynamic::new(table, size)),
         }));
-        Ok(id)
+        Ok(Window {
+            id,
+            _element: PhantomData,
+        })
     }
 
     /// A record of this core at the controller `placement` names: a freed
