@@ -9,12 +9,7 @@ use super::*;
 impl Engine {
     pub(super) fn memory_access(&mut self, a: GuestAccess) -> Result<Access> {
         let page = self.page_type(a.vaddr)?;
-        let access = match a.kind {
-            Kind::Load => self.memory.load(a.paddr, a.len, page.memory_type),
-            Kind::Store => self
-                .memory
-                .store(a.paddr, a.len, page.memory_type, page.write_through),
-        };
+        let access = self.through_caches(&a, page);
         let value = a.value.to_le_bytes();
         for e in access.events.iter() {
             self.apply(*e, a.paddr, &value)?;
@@ -33,6 +28,17 @@ impl Engine {
             self.check_load(&a, &access)?;
         }
         Ok(access)
+    }
+
+    /// What the caches' model does with `a` on a page of type `page`
+    /// (the events not yet applied).
+    pub(super) fn through_caches(&mut self, a: &GuestAccess, page: PageType) -> Access {
+        match a.kind {
+            Kind::Load => self.memory.load(a.paddr, a.len, page.memory_type),
+            Kind::Store => self
+                .memory
+                .store(a.paddr, a.len, page.memory_type, page.write_through),
+        }
     }
 
     pub(super) fn page_type(&mut self, vaddr: u32) -> Result<PageType> {

@@ -478,12 +478,7 @@ impl Engine {
         page: PageType,
         executed: impl FnOnce() -> (u64, u64),
     ) -> Result<()> {
-        let access = match a.kind {
-            Kind::Load => self.memory.load(a.paddr, a.len, page.memory_type),
-            Kind::Store => self
-                .memory
-                .store(a.paddr, a.len, page.memory_type, page.write_through),
-        };
+        let access = self.through_caches(&a, page);
         let in_caches = |p: &Part| matches!(p.outcome, Outcome::L1 | Outcome::L2);
         if access.events.is_empty() && access.parts().iter().all(in_caches) {
             if let Some(time) = &mut self.time {

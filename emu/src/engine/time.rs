@@ -852,6 +852,12 @@ mod tests {
         Target::Mpb(SCC.tile(tile).unwrap())
     }
 
+    /// DRAM behind the controller farthest from core 0.
+    const FAR: Target = Target::Dram {
+        controller: 3,
+        page: 0,
+    };
+
     /// Core 0 on tile (0,0) and core 2 on tile (1,0) read tile (2,0)'s MPB
     /// `rounds` times, every `period` cycles, issued so that their
     /// requests reach the link from (1,0) east at the same cycle.
@@ -973,13 +979,9 @@ mod tests {
         let mut lone = Core::new(dir.path(), 0, 2);
         // Back to back: every link and the target see this core's
         // requests only, many in one bucket.
-        let far = Target::Dram {
-            controller: 3,
-            page: 0,
-        };
         let mut at = 1000;
         for _ in 0..500 {
-            for target in [mpb(23), far, mpb(1)] {
+            for target in [mpb(23), FAR, mpb(1)] {
                 lone.load(target, at);
                 at += lone.latencies.target(target).unwrap().cycles;
             }
@@ -992,18 +994,14 @@ mod tests {
     fn a_core_counts_once_in_a_bucket_whatever_it_booked_in_between() {
         let dir = tempfile::tempdir().unwrap();
         let mut lone = Core::new(dir.path(), 0, 2);
-        let far = Target::Dram {
-            controller: 3,
-            page: 0,
-        };
         // Two reads of the far controller back to back fall in one of its
         // 128-cycle buckets, with 14 links booked in between.
-        let cost = lone.latencies.target(far).unwrap();
+        let cost = lone.latencies.target(FAR).unwrap();
         assert_eq!(cost.hops.len(), 14);
         let (arrival, cycles) = (cost.queue.unwrap().arrival, cost.cycles);
         let first = 128 * 20 - arrival;
-        lone.load(far, first);
-        lone.load(far, first + cycles);
+        lone.load(FAR, first);
+        lone.load(FAR, first + cycles);
         let loads = lone.clocks.loads(Resource::Controller(3), 20);
         assert_eq!(
             loads[queue::HISTORY],
@@ -1020,15 +1018,11 @@ mod tests {
     fn a_charge_in_between_keeps_the_latest_request_of_each_resource_found() {
         let dir = tempfile::tempdir().unwrap();
         let mut lone = Core::new(dir.path(), 0, 2);
-        let far = Target::Dram {
-            controller: 3,
-            page: 0,
-        };
-        let cost = lone.latencies.target(far).unwrap();
+        let cost = lone.latencies.target(FAR).unwrap();
         let (arrival, cycles, hops) = (cost.queue.unwrap().arrival, cost.cycles, cost.hops.len());
         let first = 128 * 20 - arrival;
         lone.load(mpb(5), first - 200);
-        lone.load(far, first);
+        lone.load(FAR, first);
         // Charged up to the second read's issue: the first read's early
         // links are done with, its controller's bucket is not.
         let waits = &mut lone.waits;
@@ -1036,7 +1030,7 @@ mod tests {
             .resolve(first + cycles, &lone.clocks, |r, w| *waits.wait_mut(r) += w);
         let left = lone.bookings.pending.len();
         assert!(left > 0 && left < 1 + hops, "{left}");
-        lone.load(far, first + cycles);
+        lone.load(FAR, first + cycles);
         let loads = lone.clocks.loads(Resource::Controller(3), 20);
         assert_eq!(
             loads[queue::HISTORY],
