@@ -288,13 +288,15 @@ fn errors_on_48_cores() {
     errors_on(&SCC, 48);
 }
 
-/// Boots `stencil` with `params` as [`boot_ok`] does.
+/// Boots `stencil` at quick scale (a 192x256 torus, 10 generations) with
+/// `params` as [`boot_ok`] does.
 fn stencil_ok(chip: &'static Chip, cores: u32, params: &[(&str, &str)]) -> RunReport {
     let report = boot_with(&RunConfig {
         mode: system_tests::CHECKED,
         timeout: Duration::from_secs(if cores > 8 { 600 } else { 120 }),
-        params: params
+        params: [("scale", "quick")]
             .iter()
+            .chain(params)
             .map(|&(k, v)| (k.to_owned(), v.to_owned()))
             .collect(),
         ..RunConfig::new(cores, "stencil").on(chip)
@@ -315,15 +317,15 @@ fn assert_stencil(
 ) {
     let summary = lines_starting(report, 0, "stencil: ");
     let expected = format!(
-        "stencil: 480x256 torus, 50 generations on {cores} cores, {database} window database, {checked}"
+        "stencil: 192x256 torus, 10 generations on {cores} cores, {database} window database, {checked}"
     );
     assert!(
         summary.len() == 1 && summary[0].starts_with(&expected),
         "{}",
         transcript(report)
     );
-    // Each window serves every other generation: 25 epochs per core.
-    let epochs = 25 * cores;
+    // Each window serves every other generation: 5 epochs per core.
+    let epochs = 5 * cores;
     let puts = puts_per_epoch * epochs;
     for window in 0..2 {
         let totals = lines_starting(report, 0, &format!("stencil window {window} (all cores): "));
@@ -354,7 +356,7 @@ fn assert_stencil(
         .flat_map(|core| lines_starting(report, core, "BENCH"))
         .collect();
     assert!(
-        bench.len() == 1 && bench[0].starts_with(&head) && bench[0].split(',').count() == 50,
+        bench.len() == 1 && bench[0].starts_with(&head) && bench[0].split(',').count() == 10,
         "{}",
         transcript(report)
     );
@@ -366,7 +368,7 @@ fn stencil_on(chip: &'static Chip, cores: u32) {
         &report,
         cores,
         "distributed",
-        "halo rows by put under post/start/complete/wait: verified against a serial run on core 0 (15409 of 122880 cells alive)",
+        "halo rows by put under post/start/complete/wait: verified against a serial run on core 0 (11218 of 49152 cells alive)",
         2,
     );
 }

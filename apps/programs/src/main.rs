@@ -114,7 +114,7 @@ kernel::programs! {
     /// fence epochs on row and column windows at once, lock epochs, a PSCW epoch, misuse
     /// refused, create, dup and free; every value checked
     "rma-comm" => rma_comm::run,
-    /// a 2D cellular automaton (9-point stencil, a 480x256 torus whatever the core count) with halo
+    /// a 2D cellular automaton (9-point stencil, a 384x8192 torus whatever the core count) with halo
     /// rows exchanged by put under PSCW, verified against a serial run on core 0, with per-window
     /// statistics; benchmark lines: each generation's time on the slowest core
     "stencil" => stencil::run,

@@ -47,32 +47,37 @@ use rma::hal::Clock;
 use rma::{Assert, Database, Rma, Window, WindowOptions, WindowStats};
 
 use crate::bench::{Scale, emit};
-use crate::support::osc::{fail, open, stats_line};
+use crate::support::communicator;
+use crate::support::osc::{fail, stats_line};
 use kernel::Scc;
-use kernel::chip::settings::{choice, name_of};
-
-/// Cells per row.
-const WIDTH: u32 = 256;
+use kernel::chip::settings::{Choice, choice, integer, name_of};
 
 /// The problem: the same on every core count.
 #[derive(Debug, Clone, Copy)]
 struct Size {
     /// Rows of the grid.
     rows: u32,
+    /// Cells per row.
+    width: u32,
     /// Generations computed.
     generations: u32,
 }
 
-/// The report's grid: rows divisible by every core count of the
-/// experiments (1-6, 8, 12, 16, 24, 32, 48), small enough that a core's
-/// two copies of the whole grid and core 0's serial run fit the heap.
+/// The report's grid: the thesis's 8 KiB rows (8192 one-byte cells), and
+/// as many rows and generations as the suite's host time allows (the
+/// thesis ran 2400 rows for 100 generations): rows divisible by every
+/// core count of the experiments (1, 2, 4, 8, 12, 16, 24, 32, 48), and
+/// few enough that a core's two copies of the whole grid and core 0's
+/// serial run fit the kernel's heap.
 const FULL: Size = Size {
-    rows: 480,
-    generations: 50,
+    rows: 384,
+    width: 8192,
+    generations: 10,
 };
 /// `scale=quick`.
 const QUICK: Size = Size {
     rows: 192,
+    width: 256,
     generations: 10,
 };
 
@@ -91,11 +96,11 @@ fn seed(row: u32, col: u32) -> u8 {
 
 /// Rows `first..first + rows` of the first generation, with an empty halo
 /// row above and below.
-fn seeded(first: u32, rows: u32) -> Vec<u8> {
-    let w = WIDTH as usize;
+fn seeded(size: Size, first: u32, rows: u32) -> Vec<u8> {
+    let w = size.width as usize;
     let mut grid = vec![0u8; (rows as usize + 2) * w];
     for r in 0..rows {
-        for c in 0..WIDTH {
+        for c in 0..size.width {
             grid[(r as usize + 1) * w + c as usize] = seed(first + r, c);
         }
     }
@@ -103,10 +108,9 @@ fn seeded(first: u32, rows: u32) -> Vec<u8> {
 }
 
 /// One generation of rows `1..=rows` of `grid` (`rows + 2` rows of
-/// [`WIDTH`] cells; rows 0 and `rows + 1` are the halos), written into
-/// the same rows of `next`. Columns wrap around.
-fn step(grid: &[u8], next: &mut [u8], rows: u32) {
-    let w = WIDTH as usize;
+/// `w` cells; rows 0 and `rows + 1` are the halos), written into the same
+/// rows of `next`. Columns wrap around.
+fn step(grid: &[u8], next: &mut [u8], rows: u32, w: usize) {
     for r in 1..=rows as usize {
         for c in 0..w {
             let (west, east) = ((c + w - 1) % w, (c + 1) % w);
@@ -144,14 +148,72 @@ kernel::chip::settings! {
         database: Database = choice::<Database>("distributed"),
         /// off: the halo puts removed, only the synchronisation left (the thesis's window-database study); each core's rows are then checked against a serial run of them between zero halos
         puts: bool = choice::<bool>("on"),
+        /// processes, 0 for every core; the other cores take no part
+        procs: u32 = integer(0..=255, "0"),
+        /// which cores the processes run on: cores: rank i on core i; controllers: each memory controller's cores (lowest first) before the next controller's, as the thesis placed them
+        placement: Placement = choice::<Placement>("cores"),
     }
+}
+
+/// Where the processes run: setting `placement`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Rank `i` on core `i`.
+    Cores,
+    /// Ranks fill each memory controller's cores, lowest core first,
+    /// before the next controller's.
+    Controllers,
+}
+
+impl Choice for Placement {
+    const ALL: &'static [Self] = &[Self::Cores, Self::Controllers];
+    const NAMES: &'static [&'static str] = &["cores", "controllers"];
+}
+
+/// The booted cores' ranks in the order `placement` fills them: a rank of
+/// the world for each process.
+fn placed(scc: &Scc, placement: Placement) -> Vec<u32> {
+    let chip = scc.chip();
+    let mut ranks: Vec<u32> = (0..scc.cores()).collect();
+    if placement == Placement::Controllers {
+        ranks.sort_by_key(|&r| {
+            let core = scc.participant(r);
+            (chip.controller_of(chip.tile_of(core)), core.index())
+        });
+    }
+    ranks
+}
+
+/// The processes' communicator, as `procs` and `placement` choose them:
+/// `None` on a core that takes no part.
+fn processes(scc: &Scc, procs: u32, placement: Placement) -> Result<Option<Rma<'_, Scc>>, String> {
+    let mut world = communicator(scc)?;
+    let n = world.size();
+    let procs = if procs == 0 { n } else { procs };
+    if procs > n {
+        return Err(format!("procs={procs} but only {n} cores run"));
+    }
+    let order = placed(scc, placement);
+    let me = world.rank();
+    let place = order
+        .iter()
+        .position(|&r| r == me)
+        .expect("every rank is placed");
+    let color = (place < procs as usize).then_some(0);
+    let comm = world
+        .split(color, place as i32)
+        .map_err(fail("splitting off the processes"))?;
+    comm.map(|c| Rma::new(c).map_err(|e| format!("rma: {e}")))
+        .transpose()
 }
 
 pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     let size = settings.scale.pick(QUICK, FULL);
     let database = settings.database;
     let puts = settings.puts;
-    let mut rma = open(scc)?;
+    let Some(mut rma) = processes(scc, settings.procs, settings.placement)? else {
+        return Ok(());
+    };
     let (n, me) = (rma.size(), rma.rank());
     if size.rows < n {
         return Err(format!(
@@ -160,29 +222,27 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         ));
     }
     let (first, rows) = rows_of(size, n, me);
-    let w = WIDTH as usize;
+    let w = size.width as usize;
     let (up, down) = ((me + n - 1) % n, (me + 1) % n);
     let mut neighbours = vec![up];
     if down != up {
         neighbours.push(down);
     }
     let ring = Ring {
-        group: Group::world(n, me)
-            .and_then(|g| g.incl(&neighbours))
-            .map_err(fail("neighbour group"))?,
+        group: (rma.comm().group().incl(&neighbours)).map_err(fail("neighbour group"))?,
         up,
         down,
     };
     let options = WindowOptions::new().database(database);
     let halos = [
-        rma.allocate::<u8>(2 * WIDTH, options)
+        rma.allocate::<u8>(2 * size.width, options)
             .map_err(fail("allocating a halo window"))?,
-        rma.allocate::<u8>(2 * WIDTH, options)
+        rma.allocate::<u8>(2 * size.width, options)
             .map_err(fail("allocating a halo window"))?,
     ];
 
     // This core's rows with a halo row above and below.
-    let mut grid = seeded(first, rows);
+    let mut grid = seeded(size, first, rows);
     let mut next = grid.clone();
     let (mut compute, mut communicate) = (0u64, 0u64);
     let mut generation_cycles = vec![0u64; size.generations as usize];
@@ -190,14 +250,14 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     for (generation, cycles) in generation_cycles.iter_mut().enumerate() {
         let t0 = scc.cycles();
         let win = halos[generation % 2];
-        exchange(&mut rma, win, &ring, &grid, rows, puts)?;
+        exchange(&mut rma, win, &ring, &grid, rows, w, puts)?;
         rma.local_read(win, 0, &mut grid[..w])
             .map_err(fail("reading the top halo"))?;
         let bottom = (rows as usize + 1) * w;
-        rma.local_read(win, WIDTH, &mut grid[bottom..bottom + w])
+        rma.local_read(win, size.width, &mut grid[bottom..bottom + w])
             .map_err(fail("reading the bottom halo"))?;
         let t1 = scc.cycles();
-        step(&grid, &mut next, rows);
+        step(&grid, &mut next, rows, w);
         core::mem::swap(&mut grid, &mut next);
         let t2 = scc.cycles();
         compute += t2 - t1;
@@ -224,8 +284,9 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     let database = name_of(database);
     if me == 0 {
         kernel::println!(
-            "stencil: {}x{WIDTH} torus, {} generations on {n} cores, {database} window database, {checked}",
+            "stencil: {}x{} torus, {} generations on {n} cores, {database} window database, {checked}",
             size.rows,
+            size.width,
             size.generations,
         );
         for (k, total) in totals.iter().enumerate() {
@@ -257,23 +318,24 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
 }
 
 /// One halo exchange on `win`: expose to both neighbours, put the first
-/// row up and the last row down if `puts`, close both epochs.
+/// row up and the last row down (rows of `w` cells) if `puts`, close both
+/// epochs.
 fn exchange(
     rma: &mut Rma<'_, Scc>,
     win: Window<u8>,
     ring: &Ring,
     grid: &[u8],
     rows: u32,
+    w: usize,
     puts: bool,
 ) -> Result<(), String> {
-    let w = WIDTH as usize;
     rma.post(win, &ring.group, Assert::NOSTORE)
         .map_err(fail("post"))?;
     rma.start(win, &ring.group, Assert::NONE)
         .map_err(fail("start"))?;
     if puts {
         // The core above gets this core's first row below its last.
-        rma.put(win, ring.up, WIDTH, &grid[w..2 * w])
+        rma.put(win, ring.up, w as u32, &grid[w..2 * w])
             .map_err(fail("put up"))?;
         let last = rows as usize * w;
         rma.put(win, ring.down, 0, &grid[last..last + w])
@@ -313,10 +375,10 @@ fn agree(rma: &mut Rma<'_, Scc>, wrong: u32, against: &str) -> Result<(), String
     Ok(())
 }
 
-/// The number of cells where `got` and `expected` differ, printing the
-/// first (`first_row`: the grid row of `got`'s first cell).
-fn differences(got: &[u8], expected: &[u8], first_row: u32) -> u32 {
-    let w = WIDTH as usize;
+/// The number of cells where `got` and `expected` (rows of `w` cells)
+/// differ, printing the first (`first_row`: the grid row of `got`'s first
+/// cell).
+fn differences(got: &[u8], expected: &[u8], first_row: u32, w: usize) -> u32 {
     let Some(k) = (0..got.len()).find(|&k| got[k] != expected[k]) else {
         return 0;
     };
@@ -335,7 +397,7 @@ fn differences(got: &[u8], expected: &[u8], first_row: u32) -> u32 {
 /// differs or the automaton did not evolve.
 fn verify_whole(rma: &mut Rma<'_, Scc>, mine: &[u8], size: Size) -> Result<String, String> {
     let (n, me) = (rma.size(), rma.rank());
-    let w = WIDTH as usize;
+    let w = size.width as usize;
     let result = rma
         .allocate::<u8>(mine.len() as u32, WindowOptions::new())
         .map_err(fail("allocating the result window"))?;
@@ -354,11 +416,12 @@ fn verify_whole(rma: &mut Rma<'_, Scc>, mine: &[u8], size: Size) -> Result<Strin
             rma.get(result, core, 0, got)
                 .map_err(fail("getting a core's rows"))?;
             let expected = &serial[first as usize * w..][..got.len()];
-            wrong += differences(got, expected, first);
+            wrong += differences(got, expected, first, w);
         }
         live = population(&serial);
+        let cells = size.rows * size.width;
         let unchanged =
-            (0..size.rows * WIDTH).all(|k| serial[k as usize] == seed(k / WIDTH, k % WIDTH));
+            (0..cells).all(|k| serial[k as usize] == seed(k / size.width, k % size.width));
         if unchanged || live == 0 {
             kernel::println!("check failed: the automaton did not evolve");
             wrong += 1;
@@ -371,7 +434,7 @@ fn verify_whole(rma: &mut Rma<'_, Scc>, mine: &[u8], size: Size) -> Result<Strin
         .map_err(fail("freeing the result window"))?;
     Ok(format!(
         "halo rows by put under post/start/complete/wait: verified against a serial run on core 0 ({live} of {} cells alive)",
-        size.rows * WIDTH
+        size.rows * size.width
     ))
 }
 
@@ -379,7 +442,8 @@ fn verify_whole(rma: &mut Rma<'_, Scc>, mine: &[u8], size: Size) -> Result<Strin
 /// halos, as they stay without puts; returns what was checked.
 fn verify_alone(rma: &mut Rma<'_, Scc>, mine: &[u8], size: Size) -> Result<String, String> {
     let (first, rows) = rows_of(size, rma.size(), rma.rank());
-    let wrong = differences(mine, &serial(size, first, rows, false), first);
+    let w = size.width as usize;
+    let wrong = differences(mine, &serial(size, first, rows, false), first, w);
     agree(rma, wrong, "the serial run of their core's rows")?;
     Ok(String::from(
         "puts removed, only post/start/complete/wait: every core's rows verified against a serial run of them between zero halos",
@@ -390,16 +454,16 @@ fn verify_alone(rma: &mut Rma<'_, Scc>, mine: &[u8], size: Size) -> Result<Strin
 /// core: with `wrap`, the halos are copies of the other end's rows (the
 /// whole torus when the rows are all of them); without, they stay zero.
 fn serial(size: Size, first: u32, rows: u32, wrap: bool) -> Vec<u8> {
-    let w = WIDTH as usize;
+    let w = size.width as usize;
     let r = rows as usize;
-    let mut grid = seeded(first, rows);
+    let mut grid = seeded(size, first, rows);
     let mut next = grid.clone();
     for _ in 0..size.generations {
         if wrap {
             grid.copy_within(r * w..(r + 1) * w, 0);
             grid.copy_within(w..2 * w, (r + 1) * w);
         }
-        step(&grid, &mut next, rows);
+        step(&grid, &mut next, rows, w);
         core::mem::swap(&mut grid, &mut next);
     }
     grid.truncate((r + 1) * w);

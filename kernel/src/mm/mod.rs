@@ -17,9 +17,10 @@ use crate::arch::x86::paging::PAGE_SIZE;
 #[global_allocator]
 static HEAP: LockedHeap = LockedHeap::empty();
 
-/// Bytes given to the heap: enough for the benchmarks' 1 MiB buffers and
-/// the message-based baseline's 1 MiB windows, a quarter of the RAM.
-pub const HEAP_BYTES: u32 = 8 * 1024 * 1024;
+/// Bytes given to the heap: enough for the benchmarks' 1 MiB buffers, the
+/// message-based baseline's 1 MiB windows and the stencil's grids (four
+/// copies of 384 rows of 8 KiB on core 0), half of the RAM.
+pub const HEAP_BYTES: u32 = 16 * 1024 * 1024;
 
 /// Hands out 4 KiB frames of private RAM, lowest first.
 #[derive(Debug)]
@@ -77,7 +78,7 @@ unsafe impl FrameSource for FrameAllocator {
 #[cfg(target_arch = "x86")]
 pub fn init_heap(frames: &mut FrameAllocator) -> Result<(), &'static str> {
     // Not zeroed: the allocator writes what it needs, and `alloc_zeroed`
-    // zeroes what it hands out. Zeroing 8 MiB would be 8 million stores
+    // zeroes what it hands out. Zeroing it would be millions of stores
     // to DRAM (neither cache allocates on a write), several million
     // modelled cycles of every core's boot.
     let start = frames

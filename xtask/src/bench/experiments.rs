@@ -97,10 +97,10 @@ pub static REGISTRY: &[Experiment] = &[
     Experiment {
         name: "lock-unlock",
         title: "Lock/unlock latency",
-        about: "The passive-target paper's micro-benchmark: empty lock/unlock pairs (200 per process, \
-                the paper's 1000 not fitting the time limit; 100 with --quick and with the \
-                message-based baseline) on random targets, self included, with 100 %, 50 % and 0 % shared \
-                locks, against the number of processes, per lock scheme; all processes' samples \
+        about: "The passive-target paper's micro-benchmark: empty lock/unlock pairs (1000 per \
+                process, as in the paper; 100 with --quick) on random targets, self included, with \
+                100 %, 50 % and 0 % shared locks, against the number of processes (each count booted \
+                on that many cores, rank i on core i), per lock scheme; all processes' samples \
                 pooled. The message-based baseline's two lock modes run the same pairs: \
                 msg-default (CH3's deferred lock: an empty pair sends no message at all, so it \
                 measures only bookkeeping) and msg-immediate (request, grant and unlock messages, \
@@ -151,12 +151,26 @@ pub static REGISTRY: &[Experiment] = &[
                 table: Measure::Latency,
                 x_label: "readers n",
                 x_scale: Scale::Linear,
-                plots: &[Plot {
-                    suffix: "",
-                    measure: Measure::Latency,
-                    y_scale: Scale::Linear,
-                    only: &[("size", "512")],
-                }],
+                plots: &[
+                    Plot {
+                        suffix: "",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Linear,
+                        only: &[("size", "512")],
+                    },
+                    Plot {
+                        suffix: "-32",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Linear,
+                        only: &[("size", "32")],
+                    },
+                    Plot {
+                        suffix: "-1024",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Linear,
+                        only: &[("size", "1024")],
+                    },
+                ],
             },
         },
     },
@@ -227,28 +241,16 @@ pub static REGISTRY: &[Experiment] = &[
     Experiment {
         name: "stencil-scaling",
         title: "Stencil strong scaling",
-        about: "The thesis's cellular automaton (SCOSCo version, 4.4.5): a 480x256 torus (192x256 \
-                with --quick) split by rows, halo rows put under post/start/complete/wait on the \
-                distributed window database, 50 generations (10 with --quick), the same grid on \
-                every process count. Each sample is one generation's time on the slowest core; \
+        about: "The thesis's cellular automaton (SCOSCo version, 4.4.5): a torus of 384 rows of \
+                8 KiB (the thesis's row size; it ran 2400 rows for 100 generations, some 10^11 \
+                emulated instructions) split by rows, halo rows put under post/start/complete/wait \
+                on the distributed window database, 10 generations (a 192x256 torus with --quick), \
+                the same grid on every process count, ranks filling memory controllers first \
+                (rank i on core i, as the thesis placed them). Each sample is one generation's time on the slowest core; \
                 speedup is the median at 1 process over the median at p (ideal: p). The result is \
                 checked against a serial run of the whole grid.",
         kind: Kind::Lines {
-            runs: &[Run {
-                program: "stencil",
-                cores: SCALING_CORES,
-                quick_cores: &[1, 8, 16],
-                params: &[
-                    ("scale", "full"),
-                    ("database", "distributed"),
-                    ("puts", "on"),
-                ],
-                quick_params: &[
-                    ("scale", "quick"),
-                    ("database", "distributed"),
-                    ("puts", "on"),
-                ],
-            }],
+            runs: STENCIL_RUNS,
             view: SCALING_VIEW,
         },
     },
@@ -257,43 +259,13 @@ pub static REGISTRY: &[Experiment] = &[
         title: "Centralized against distributed window database",
         about: "The thesis's window-database study (3.4.5, Figures 3.12 and 3.13): the cellular \
                 automaton with its puts removed, so only post/start/complete/wait and the \
-                computation remain, with every core's window records at controller 0 (centralized) \
-                or each at its own controller (distributed). Each sample is one generation's time \
+                computation remain, on the stencil's grid (384 rows of 8 KiB, 10 generations; the \
+                thesis ran 1600 rows for 50), with every core's window records at controller 0 \
+                (centralized) or each at its own controller (distributed). Each sample is one generation's time \
                 on the slowest core; speedup against 1 process. Every core's rows are checked \
                 against a serial run of them between zero halos.",
         kind: Kind::Lines {
-            runs: &[
-                Run {
-                    program: "stencil",
-                    cores: SCALING_CORES,
-                    quick_cores: &[1, 16],
-                    params: &[
-                        ("scale", "full"),
-                        ("database", "centralized"),
-                        ("puts", "off"),
-                    ],
-                    quick_params: &[
-                        ("scale", "quick"),
-                        ("database", "centralized"),
-                        ("puts", "off"),
-                    ],
-                },
-                Run {
-                    program: "stencil",
-                    cores: SCALING_CORES,
-                    quick_cores: &[1, 16],
-                    params: &[
-                        ("scale", "full"),
-                        ("database", "distributed"),
-                        ("puts", "off"),
-                    ],
-                    quick_params: &[
-                        ("scale", "quick"),
-                        ("database", "distributed"),
-                        ("puts", "off"),
-                    ],
-                },
-            ],
+            runs: WINDOW_DATABASE_RUNS,
             view: SCALING_VIEW,
         },
     },
@@ -469,8 +441,61 @@ pub static REGISTRY: &[Experiment] = &[
 const FULL: &[(&str, &str)] = &[("scale", "full")];
 const QUICK: &[(&str, &str)] = &[("scale", "quick")];
 
-/// Process counts of the stencil runs: divisors of its 480 rows.
-const SCALING_CORES: &[u32] = &[1, 2, 4, 8, 12, 16, 24, 32, 48];
+/// One stencil configuration's runs: per process count (divisors of its
+/// 384 rows: 1, 2, 4, 8, 12, 16, 24, 32, 48), a 48-core run whose
+/// processes fill memory controllers first as the thesis placed them; with
+/// `--quick`, one run per core count of `$quick`, rank i on core i.
+macro_rules! stencil_runs {
+    ($database:literal, $puts:literal, $quick:expr) => {
+        [
+            stencil_runs!(@full $database, $puts, "1"),
+            stencil_runs!(@full $database, $puts, "2"),
+            stencil_runs!(@full $database, $puts, "4"),
+            stencil_runs!(@full $database, $puts, "8"),
+            stencil_runs!(@full $database, $puts, "12"),
+            stencil_runs!(@full $database, $puts, "16"),
+            stencil_runs!(@full $database, $puts, "24"),
+            stencil_runs!(@full $database, $puts, "32"),
+            stencil_runs!(@full $database, $puts, "48"),
+            Run {
+                program: "stencil",
+                cores: &[],
+                quick_cores: $quick,
+                params: &[],
+                quick_params: &[
+                    ("scale", "quick"),
+                    ("database", $database),
+                    ("puts", $puts),
+                ],
+            },
+        ]
+    };
+    (@full $database:literal, $puts:literal, $procs:literal) => {
+        Run {
+            program: "stencil",
+            cores: &[48],
+            quick_cores: &[],
+            params: &[
+                ("scale", "full"),
+                ("database", $database),
+                ("puts", $puts),
+                ("procs", $procs),
+                ("placement", "controllers"),
+            ],
+            quick_params: &[],
+        }
+    };
+}
+
+/// The stencil-scaling runs.
+const STENCIL_RUNS: &[Run] = &stencil_runs!("distributed", "on", &[1, 8, 16]);
+
+/// The window-database runs: centralized, then distributed.
+const WINDOW_DATABASE_RUNS: &[Run] = [
+    stencil_runs!("centralized", "off", &[1, 16]),
+    stencil_runs!("distributed", "off", &[1, 16]),
+]
+.as_flattened();
 
 /// Speedup and time per generation against the process count.
 const SCALING_VIEW: View = View {
@@ -572,8 +597,53 @@ macro_rules! runs_per_layer {
     };
 }
 
-/// The lock/unlock runs: rma's schemes, then the baseline's lock modes.
-const LOCK_RUNS: &[Run] = runs_per_layer!("bench-lock", 16, "layer");
+/// The process counts of the lock/unlock benchmark: those the paper names
+/// (2, 6, 8, 24, 32, 48) and the steps between.
+const LOCK_COUNTS: &[u32] = &[2, 4, 6, 8, 12, 16, 24, 32, 40, 48];
+
+/// One lock scheme's runs: one per process count, on that many cores
+/// (`sweep=off`), none with `--quick`.
+macro_rules! lock_run {
+    ($layer:literal, $scheme:literal) => {
+        Run {
+            program: "bench-lock",
+            cores: LOCK_COUNTS,
+            quick_cores: &[],
+            params: &[
+                ("scale", "full"),
+                ("layer", $layer),
+                ("scheme", $scheme),
+                ("sweep", "off"),
+            ],
+            quick_params: &[],
+        }
+    };
+}
+
+/// The lock/unlock runs: per scheme, rma's, then the baseline's lock
+/// modes, each process count a run of its own; with `--quick`, one
+/// 16-core run per layer sweeping 2, 8 and 16 processes.
+const LOCK_RUNS: &[Run] = &[
+    lock_run!("rma", "gbh"),
+    lock_run!("rma", "gbh-backoff"),
+    lock_run!("rma", "mcs-wp"),
+    lock_run!("msg", "msg-default"),
+    lock_run!("msg", "msg-immediate"),
+    Run {
+        program: "bench-lock",
+        cores: &[],
+        quick_cores: &[16],
+        params: &[],
+        quick_params: &[("scale", "quick"), ("layer", "rma")],
+    },
+    Run {
+        program: "bench-lock",
+        cores: &[],
+        quick_cores: &[16],
+        params: &[],
+        quick_params: &[("scale", "quick"), ("layer", "msg")],
+    },
+];
 
 /// The overlap runs: direct access, then the baseline.
 const OVERLAP_RUNS: &[Run] = runs_per_layer!("bench-overlap", 9, "variant");
@@ -599,25 +669,46 @@ macro_rules! dht_run {
     };
 }
 
-/// The DHT writer runs: per scheme, 0/1/11/47 readers close and distant
-/// at 512 bytes, and 47 readers at 32 and 1024 bytes; with `--quick`, 11
-/// distant readers on 24 cores (an empty core list: no run in that mode).
+/// The DHT writer runs: the reference's grid per scheme, entry sizes 32,
+/// 512 and 1024 bytes with 0, 1, 11 and 47 readers, 1 and 11 both close
+/// and distant (0 and 47 have no placement); with `--quick`, 11 distant
+/// readers on 24 cores (an empty core list: no run in that mode).
 const DHT_RUNS: &[Run] = &[
+    dht_run!(&[48], &[], "gbh-backoff", "0", "32", "close"),
+    dht_run!(&[48], &[], "gbh-backoff", "1", "32", "close"),
+    dht_run!(&[48], &[], "gbh-backoff", "1", "32", "distant"),
+    dht_run!(&[48], &[], "gbh-backoff", "11", "32", "close"),
+    dht_run!(&[48], &[], "gbh-backoff", "11", "32", "distant"),
+    dht_run!(&[48], &[], "gbh-backoff", "47", "32", "close"),
     dht_run!(&[48], &[], "gbh-backoff", "0", "512", "close"),
     dht_run!(&[48], &[], "gbh-backoff", "1", "512", "close"),
     dht_run!(&[48], &[], "gbh-backoff", "1", "512", "distant"),
     dht_run!(&[48], &[], "gbh-backoff", "11", "512", "close"),
     dht_run!(&[48], &[], "gbh-backoff", "11", "512", "distant"),
     dht_run!(&[48], &[], "gbh-backoff", "47", "512", "close"),
-    dht_run!(&[48], &[], "gbh-backoff", "47", "32", "close"),
+    dht_run!(&[48], &[], "gbh-backoff", "0", "1024", "close"),
+    dht_run!(&[48], &[], "gbh-backoff", "1", "1024", "close"),
+    dht_run!(&[48], &[], "gbh-backoff", "1", "1024", "distant"),
+    dht_run!(&[48], &[], "gbh-backoff", "11", "1024", "close"),
+    dht_run!(&[48], &[], "gbh-backoff", "11", "1024", "distant"),
     dht_run!(&[48], &[], "gbh-backoff", "47", "1024", "close"),
+    dht_run!(&[48], &[], "mcs-wp", "0", "32", "close"),
+    dht_run!(&[48], &[], "mcs-wp", "1", "32", "close"),
+    dht_run!(&[48], &[], "mcs-wp", "1", "32", "distant"),
+    dht_run!(&[48], &[], "mcs-wp", "11", "32", "close"),
+    dht_run!(&[48], &[], "mcs-wp", "11", "32", "distant"),
+    dht_run!(&[48], &[], "mcs-wp", "47", "32", "close"),
     dht_run!(&[48], &[], "mcs-wp", "0", "512", "close"),
     dht_run!(&[48], &[], "mcs-wp", "1", "512", "close"),
     dht_run!(&[48], &[], "mcs-wp", "1", "512", "distant"),
     dht_run!(&[48], &[], "mcs-wp", "11", "512", "close"),
     dht_run!(&[48], &[], "mcs-wp", "11", "512", "distant"),
     dht_run!(&[48], &[], "mcs-wp", "47", "512", "close"),
-    dht_run!(&[48], &[], "mcs-wp", "47", "32", "close"),
+    dht_run!(&[48], &[], "mcs-wp", "0", "1024", "close"),
+    dht_run!(&[48], &[], "mcs-wp", "1", "1024", "close"),
+    dht_run!(&[48], &[], "mcs-wp", "1", "1024", "distant"),
+    dht_run!(&[48], &[], "mcs-wp", "11", "1024", "close"),
+    dht_run!(&[48], &[], "mcs-wp", "11", "1024", "distant"),
     dht_run!(&[48], &[], "mcs-wp", "47", "1024", "close"),
     dht_run!(&[], &[24], "gbh-backoff", "11", "512", "distant"),
     dht_run!(&[], &[24], "mcs-wp", "11", "512", "distant"),

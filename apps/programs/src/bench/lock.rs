@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The lock/unlock micro-benchmark of the passive-target paper (3.4):
-//! every process takes and gives back empty locks ([`RMA_PAIRS`] per process
-//! where the paper has 1000; setting `layer` picks the schemes), each
+//! every process takes and gives back empty locks (1000 per process at full
+//! scale, as in the paper; settings `layer` and `scheme` pick the schemes), each
 //! on a random target (itself included) and of a random type drawn by the
 //! mix (the share of shared locks: 100 %, 50 %, 0 %), and times each lock +
 //! unlock pair. Process counts 2..48 (rank `i` on core `i`; ranks beyond
 //! the count sit the round out in the barrier between rounds), one window
-//! per lock scheme. Result lines `BENCH lock-unlock procs=<p> mix=<m>
+//! per lock scheme; with `sweep=off`, only the run's core count, so that
+//! a suite can boot one process count per run and no idle core polls a
+//! barrier meanwhile. Result lines `BENCH lock-unlock procs=<p> mix=<m>
 //! scheme=<s>`; the host pools all processes' samples, as the paper does.
 //!
 //! Empty locks move no data, so after each scheme's rounds a check round
@@ -40,7 +42,7 @@ use super::{Layers, Rng, Scale, counts_up_to, emit, msg_layer, timed};
 use crate::support::communicator;
 use crate::support::osc::fail;
 use kernel::Scc;
-use kernel::chip::settings::choice;
+use kernel::chip::settings::{Choice, choice, name_of};
 
 /// The schemes measured, with their names in the keys.
 pub const SCHEMES: [(LockScheme, &str); 3] = [
@@ -55,16 +57,11 @@ pub const MSG_SCHEMES: [(LockMode, &str); 2] = [
     (LockMode::Immediate, "msg-immediate"),
 ];
 
-/// Pairs per process with rma's schemes at full scale: fewer than the
-/// paper's 1000, so a 48-core run of all process counts stays within the
-/// suite's time limit; a point still pools 200 samples per process.
-const RMA_PAIRS: u32 = 200;
+/// Pairs per process at full scale: the paper's 1000.
+const FULL_PAIRS: u32 = 1000;
 
-/// Pairs per process with the message-based baseline, and with every
-/// scheme at quick scale: an immediate-mode pair waits for the target's
-/// progress calls, so it costs a hundred times a memory-based one in host
-/// time.
-const MSG_PAIRS: u32 = 100;
+/// Pairs per process at quick scale.
+const QUICK_PAIRS: u32 = 100;
 
 /// Shares of shared locks, in percent.
 const MIXES: [u32; 3] = [100, 50, 0];
@@ -85,21 +82,80 @@ kernel::chip::settings! {
         scale: Scale = choice::<Scale>("full"),
         /// which schemes run: rma's (GBH, GBH with back-off, MCS-WP), the message-based baseline's two lock modes, or both
         layer: Layers = choice::<Layers>("all"),
+        /// one scheme of the chosen layers, or all of them
+        scheme: Scheme = choice::<Scheme>("all"),
+        /// on: every process count up to the core count; off: the core count only
+        sweep: bool = choice::<bool>("on"),
+    }
+}
+
+/// One lock scheme of either layer, or every one: setting `scheme`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// Every scheme of the chosen layers.
+    All,
+    /// rma's GBH.
+    Gbh,
+    /// rma's GBH with back-off.
+    GbhBackoff,
+    /// rma's MCS-WP.
+    McsWp,
+    /// The message-based baseline's deferred locks.
+    MsgDefault,
+    /// The message-based baseline's immediate locks.
+    MsgImmediate,
+}
+
+impl Choice for Scheme {
+    const ALL: &'static [Self] = &[
+        Self::All,
+        Self::Gbh,
+        Self::GbhBackoff,
+        Self::McsWp,
+        Self::MsgDefault,
+        Self::MsgImmediate,
+    ];
+    const NAMES: &'static [&'static str] = &[
+        "all",
+        "gbh",
+        "gbh-backoff",
+        "mcs-wp",
+        "msg-default",
+        "msg-immediate",
+    ];
+}
+
+impl Scheme {
+    /// Whether the scheme named `name` runs.
+    fn admits(self, name: &str) -> bool {
+        self == Self::All || name_of(self) == name
     }
 }
 
 pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     let mut comm = communicator(scc)?;
     let (n, me) = (comm.size(), comm.rank());
-    let counts = process_counts(settings.scale, n);
-    let msg_schemes: &[_] = if settings.layer.msg() {
-        &MSG_SCHEMES
+    let counts = if settings.sweep {
+        process_counts(settings.scale, n)
     } else {
-        &[]
+        vec![n]
     };
-    let rma_schemes: &[_] = if settings.layer.rma() { &SCHEMES } else { &[] };
-    let pairs = MSG_PAIRS;
-    for &(mode, name) in msg_schemes {
+    let wanted = |layer: bool, name: &str| layer && settings.scheme.admits(name);
+    let msg_schemes: Vec<_> = (MSG_SCHEMES.iter())
+        .filter(|(_, name)| wanted(settings.layer.msg(), name))
+        .collect();
+    let rma_schemes: Vec<_> = (SCHEMES.iter())
+        .filter(|(_, name)| wanted(settings.layer.rma(), name))
+        .collect();
+    if msg_schemes.is_empty() && rma_schemes.is_empty() {
+        return Err(format!(
+            "scheme={} is not a scheme of layer={}",
+            name_of(settings.scheme),
+            name_of(settings.layer)
+        ));
+    }
+    let pairs = settings.scale.pick(QUICK_PAIRS, FULL_PAIRS);
+    for &&(mode, name) in &msg_schemes {
         let mut msg = msg_layer(comm, mode);
         let win = msg
             .create(4)
@@ -126,8 +182,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         comm.barrier();
     }
     let mut rma = Rma::new(comm).map_err(|e| format!("rma: {e}"))?;
-    let pairs = settings.scale.pick(MSG_PAIRS, RMA_PAIRS);
-    for &(scheme, name) in rma_schemes {
+    for &&(scheme, name) in &rma_schemes {
         let win = rma
             .allocate::<u32>(1, WindowOptions::new().lock_scheme(scheme))
             .map_err(fail("allocating a window"))?;
@@ -151,7 +206,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
             .chain(rma_schemes.iter().map(|(_, name)| *name))
             .collect();
         kernel::println!(
-            "bench-lock: {pairs} lock/unlock pairs per process ({MSG_PAIRS} with the message-based baseline), {} process counts, mixes 100/50/0 % shared, schemes {}; counters exact under every scheme",
+            "bench-lock: {pairs} lock/unlock pairs per process, {} process counts, mixes 100/50/0 % shared, schemes {}; counters exact under every scheme",
             counts.len(),
             names.join(", ")
         );
