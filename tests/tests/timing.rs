@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The emulator's modelled time, measured from inside on the whole chip:
 //! every core reads back the latencies of the chip's timing table (L1, L2,
-//! its own and remote MPBs at every distance; core 0 also near and far
-//! DRAM and a test-and-set register round trip) through the global
-//! timestamp, exactly.
+//! loads from and stores to its own and remote MPBs at every distance;
+//! core 0 also DRAM behind each controller and a test-and-set register
+//! round trip) through the global timestamp, exactly, and core 0 times an
+//! uncontended lock/unlock pair.
 
 use system_tests::{boot_ok, lines_starting, transcript};
 
@@ -20,8 +21,12 @@ fn every_core_reads_back_the_timing_table_on_48_cores() {
         "L2 hit",
         "MPB 0 hops",
         "MPB 8 hops",
-        "DRAM near",
-        "DRAM far",
+        "MPB store 0 hops",
+        "MPB store 8 hops",
+        "DRAM controller 0 (0 hops)",
+        "DRAM controller 1 (5 hops)",
+        "DRAM controller 2 (2 hops)",
+        "DRAM controller 3 (7 hops)",
         "TSR round trip",
     ] {
         assert!(
@@ -32,4 +37,6 @@ fn every_core_reads_back_the_timing_table_on_48_cores() {
             transcript(&report)
         );
     }
+    let pair = lines_starting(&report, 0, "lock/unlock pair (GBH, exclusive, uncontended");
+    assert_eq!(pair.len(), 1, "{}", transcript(&report));
 }

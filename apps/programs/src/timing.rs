@@ -4,12 +4,15 @@
 //! the latencies of the chip's timing table (`chip::Timing`).
 //!
 //! Every core measures an L1 hit, an L2 hit, CL1INVMB, WBINVD, a read of
-//! its own cycle counter, its own
+//! its own cycle counter, a load from and a store to its own
 //! tile's MPB and the MPB of one tile at each distance it has (1 to 8 hops
 //! from tile (0,0)).
-//! Core 0 then measures DRAM behind the nearest and the farthest memory
-//! controller and a test-and-set register round trip (acquire, release),
-//! while the others wait: no other core's requests queue at a controller.
+//! Core 0 then measures DRAM behind each memory controller and a
+//! test-and-set register round trip (acquire, release), while the others
+//! wait: no other core's requests queue at a controller. Last, core 0
+//! times `pairs` uncontended lock/unlock pairs (GBH, exclusive) on the
+//! next core's part of a window and prints the last one's cycles, which
+//! `cargo xtask bench calibrate` breaks into its accesses.
 //!
 //! A sample is the time between two timestamp reads around one access,
 //! minus the same around an access to private memory (an L1 hit, which the
@@ -30,7 +33,11 @@ use core::arch::asm;
 
 use chip::{MemoryType, TileCoord};
 
+use kernel::chip::settings::integer;
 use kernel::platform::Scc;
+use rma::{Assert, LockScheme, LockType, Rma, WindowOptions};
+
+use crate::support::osc::fail;
 
 /// Samples per measurement; the smallest counts.
 const SAMPLES: u32 = 16;
@@ -53,6 +60,15 @@ fn timed_load(scc: &Scc, ptr: *const u32) -> u64 {
     let t0 = scc.global_timestamp();
     // SAFETY: callers pass a mapped, aligned word (private or shared).
     unsafe { ptr.read_volatile() };
+    scc.global_timestamp() - t0
+}
+
+/// Core cycles between the two timestamp reads around one store to `ptr`.
+#[inline(never)]
+fn timed_store(scc: &Scc, ptr: *mut u32) -> u64 {
+    let t0 = scc.global_timestamp();
+    // SAFETY: callers pass a mapped, aligned word no one else uses.
+    unsafe { ptr.write_volatile(0x5ca1_ab1e) };
     scc.global_timestamp() - t0
 }
 
@@ -169,7 +185,15 @@ struct Reading {
     expected: u64,
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
+kernel::chip::settings! {
+    /// timing's settings.
+    pub struct Settings {
+        /// uncontended lock/unlock pairs core 0 times last (the last one is printed)
+        pairs: u32 = integer(1..=1000, "8"),
+    }
+}
+
+pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     if scc.global_timestamp() == 0 {
         return Err(
             "the global timestamp reads 0: this program needs the emulator's timing".into(),
@@ -182,9 +206,12 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     let here = chip.tile_coord(chip.tile_of(me));
     let routers = |to: TileCoord| chip.hops(here, to) + 1;
 
-    let private = [0u32; 8];
+    let mut private = [0u32; 8];
     let base_ptr = private.as_ptr();
     let baseline = least(|| {}, || timed_load(scc, base_ptr));
+    let store_ptr = private.as_mut_ptr().wrapping_add(4);
+    let store_baseline = least(|| {}, || timed_store(scc, store_ptr));
+    let store_latency = |m: u64| m.saturating_sub(store_baseline) + l1;
     // An access's latency: its stall beyond the baseline plus the L1 hit
     // the baseline's own access costs.
     let latency = |m: u64| m.saturating_sub(baseline) + l1;
@@ -270,7 +297,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     for (d, tile) in distances {
         let phys = chip.mpb_base(tile);
         let alias = scc
-            .map_alias(phys, 4096, MemoryType::Ncm)
+            .map_alias(phys, chip.mpb_bytes_per_tile, MemoryType::Ncm)
             .map_err(|e| format!("mapping the MPB of tile {}: {e:?}", tile.index()))?;
         let ptr = alias.as_ptr() as *const u32;
         let m = least(|| {}, || timed_load(scc, ptr));
@@ -279,21 +306,35 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
             measured: latency(m),
             expected: t.mpb_access(routers(chip.tile_coord(tile))),
         });
+        // A word of the lines rma leaves to programs (`rma::comm::layout`)
+        // in the half of this core's place on its tile, a word per tile:
+        // uncached, and never read for its value.
+        let half = u32::from(chip.z_of(me)) * chip.mpb_bytes_per_core();
+        let offset = half + 4 * (chip.tile_of(me).index() as u32 % 32);
+        let word = alias
+            .as_ptr()
+            .cast::<u32>()
+            .wrapping_add(offset as usize / 4);
+        let m = least(|| {}, || timed_store(scc, word));
+        readings.push(Reading {
+            what: format!("MPB store {d} hops (tile {})", tile.index()),
+            measured: store_latency(m),
+            expected: t.mpb_access(routers(chip.tile_coord(tile))),
+        });
     }
 
     let mut comm = crate::support::communicator(scc)?;
     comm.barrier();
     if me.index() == 0 {
-        // DRAM, uncached, behind the nearest and the farthest controller.
-        let far = (0..chip.memory_controllers.len())
-            .max_by_key(|&m| routers(chip.memory_controllers[m].port.tile))
-            .unwrap_or(0);
-        for (name, m) in [("near", mc), ("far", far)] {
+        // DRAM, uncached, behind each controller, nearest first.
+        let mut controllers: Vec<usize> = (0..chip.memory_controllers.len()).collect();
+        controllers.sort_by_key(|&m| (routers(chip.memory_controllers[m].port.tile), m));
+        for m in controllers {
             let port = chip.memory_controllers[m].port.tile;
             let ptr = scc.lsm(m).as_ptr() as *const u32;
             let measured = least(|| {}, || timed_load(scc, ptr.wrapping_add(64)));
             readings.push(Reading {
-                what: format!("DRAM {name} (controller {m}, {} hops)", routers(port) - 1),
+                what: format!("DRAM controller {m} ({} hops)", routers(port) - 1),
                 measured: latency(measured),
                 expected: t.dram_access(routers(port)),
             });
@@ -325,6 +366,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     }
     let per_read = (scc.global_timestamp() - t0) / u64::from(LOADED_READS);
     comm.barrier();
+    let pair = lock_pairs(scc, comm, settings.pairs)?;
 
     let mut wrong = Vec::new();
     for r in &readings {
@@ -346,10 +388,47 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
         scc.cores(),
         t.dram_access(routers(chip.memory_controllers[0].port.tile))
     );
+    if let Some((target, cycles)) = pair {
+        kernel::println!(
+            "lock/unlock pair (GBH, exclusive, uncontended, on core {target}'s window): {cycles} cycles, the last of {}",
+            settings.pairs
+        );
+    }
     if wrong.is_empty() {
         kernel::println!("timing self-check passed: {} latencies", readings.len());
         Ok(())
     } else {
         Err(format!("latencies off the table: {}", wrong.join(", ")))
     }
+}
+
+/// Core 0 takes and gives back an exclusive GBH lock on the next core's
+/// part of a window `pairs` times while the others wait in a barrier:
+/// that core and the last pair's cycles on core 0's clock (with one clock
+/// read), `None` on the other cores.
+fn lock_pairs(
+    scc: &Scc,
+    comm: rma::comm::Comm<'_, Scc>,
+    pairs: u32,
+) -> Result<Option<(u32, u64)>, String> {
+    let mut rma = Rma::new(comm).map_err(|e| format!("rma: {e}"))?;
+    let win = rma
+        .allocate::<u32>(1, WindowOptions::new().lock_scheme(LockScheme::Gbh))
+        .map_err(fail("allocating a window"))?;
+    let (n, me) = (rma.size(), rma.rank());
+    let target = (me + 1) % n;
+    let mut last = None;
+    if me == 0 {
+        for _ in 0..pairs {
+            let (result, cycles) = crate::bench::timed(scc, || {
+                rma.lock(win, LockType::Exclusive, target, Assert::NONE)?;
+                rma.unlock(win, target)
+            });
+            result.map_err(fail("lock/unlock"))?;
+            last = Some((target, cycles));
+        }
+    }
+    rma.comm().barrier();
+    rma.free(win).map_err(fail("freeing the window"))?;
+    Ok(last)
 }
