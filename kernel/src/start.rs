@@ -78,7 +78,10 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
         announce(declaration, args.settings());
     }
     match (program.entry)(&scc, args.settings()) {
-        Ok(()) => exit(ExitCode::Success),
+        Ok(()) => {
+            scc.finish();
+            exit(ExitCode::Success)
+        }
         Err(reason) => fail(format_args!("program failed: {}", reason.message())),
     }
 }

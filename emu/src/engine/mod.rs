@@ -173,6 +173,9 @@ pub struct Engine {
     tsr: Vec<TsrStats>,
     host_pages: Option<Vec<Option<HostPage>>>,
     time: Option<Time>,
+    /// The report as it stood when the program said it was over
+    /// ([`chip::EmuCall::Exit`]): what the core runs after is not counted.
+    exited: Option<CoreReport>,
     /// Instructions executed since reset, as the plugin last said.
     insns: u64,
     /// Instruction and address of the last access, if it was a register
@@ -332,6 +335,7 @@ impl Engine {
             tsr: vec![TsrStats::default(); chip.cores() as usize],
             host_pages: None,
             time,
+            exited: None,
             insns: 0,
             last_register_load: None,
             shared_low: Self::shared_low(chip),
@@ -761,6 +765,9 @@ impl Engine {
 
     /// Everything this core's model counted, for the report file.
     pub fn report(&self) -> CoreReport {
+        if let Some(report) = &self.exited {
+            return report.clone();
+        }
         let mut report = CoreReport::new(self.core.index() as u32, self.check);
         report.stats = *self.memory.stats();
         report.stats.insns = self.insns;

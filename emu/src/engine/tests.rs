@@ -418,3 +418,23 @@ fn a_lut_entry_that_reaches_nothing_stops_the_core_with_its_name() {
     assert!(message.starts_with("core 1: "), "{message}");
     assert!(message.contains("LUT entry 140"), "{message}");
 }
+
+#[test]
+fn what_a_core_runs_after_its_exit_call_is_not_counted() {
+    let mut rig = rig_timed(PTE_PCD, Some(100_000));
+    let engine = &mut rig.engines[0];
+    engine.set_insns(1000, 1200);
+    engine.emu_call(EmuCall::Exit, emu_call(EmuCall::Exit));
+    let at_exit = engine.report();
+    assert_eq!((at_exit.stats.insns, at_exit.stats.cycles), (1000, 1200));
+    // QEMU stops the core a little later: the instructions it runs
+    // meanwhile (as many as the host schedules) change nothing.
+    engine.set_insns(1011, 1220);
+    engine.access(guest(Kind::Load, 0x40, 0)).unwrap();
+    assert_eq!(engine.report(), at_exit);
+    // Without the call, they count.
+    let other = &mut rig.engines[1];
+    other.set_insns(1000, 1200);
+    other.set_insns(1011, 1220);
+    assert_eq!(other.report().stats.insns, 1011);
+}

@@ -638,13 +638,17 @@ impl Engine {
     pub(super) fn emu_call(&mut self, call: EmuCall, a: GuestAccess) {
         let bank = self.layout.fpga(self.core);
         let fpga = self.chip.fpga;
+        if call == EmuCall::Exit && a.kind == Kind::Store && self.time.is_some() {
+            self.exited = Some(self.report());
+            return;
+        }
         let Some(time) = &mut self.time else { return };
         time.pc = a.insn;
         if a.kind == Kind::Load {
             return;
         }
         match call {
-            EmuCall::Signature | EmuCall::ClockLo | EmuCall::ClockHi => {}
+            EmuCall::Signature | EmuCall::ClockLo | EmuCall::ClockHi | EmuCall::Exit => {}
             EmuCall::TraceArg => time.trace_arg = a.value as u32,
             EmuCall::Trace => {
                 let record = Record {

@@ -248,6 +248,15 @@ impl Scc {
         unsafe { at.write_volatile(value) };
     }
 
+    /// Under modelled time, tells the emulator that this core's program is
+    /// over ([`EmuCall::Exit`]), so that what the core executes while QEMU
+    /// stops it is not counted; nothing on silicon.
+    pub fn finish(&self) {
+        if self.modelled {
+            self.emu_call(EmuCall::Exit, 0);
+        }
+    }
+
     /// Under modelled time, orders what this core does next after every
     /// other core's earlier accesses ([`EmuCall::Order`]); nothing on
     /// silicon, whose accesses meet in time by themselves.

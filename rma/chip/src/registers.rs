@@ -127,6 +127,11 @@ pub enum EmuCall {
     /// core's modelled time; the first one turns the emulator's own
     /// events on too (CL1INVMB, WBINVD, waits).
     Trace = 0x28,
+    /// The core's program is over and it is about to end its run: its
+    /// counters and clock stand as they are. What it executes until QEMU
+    /// stops it (the instructions after the exit port's write, which run
+    /// or not as the host schedules QEMU's main loop) is not counted.
+    Exit = 0x2C,
 }
 
 /// What [`EmuCall::Signature`] reads under the emulator's modelled time
@@ -135,7 +140,7 @@ pub const EMU_SIGNATURE: u32 = u32::from_le_bytes(*b"SCCE");
 
 impl EmuCall {
     /// Every call register, in offset order.
-    pub const ALL: [EmuCall; 11] = [
+    pub const ALL: [EmuCall; 12] = [
         Self::Signature,
         Self::Order,
         Self::Poll,
@@ -147,6 +152,7 @@ impl EmuCall {
         Self::Done,
         Self::TraceArg,
         Self::Trace,
+        Self::Exit,
     ];
 
     /// The call register at `offset` from [`FpgaLayout::emu_calls`].
