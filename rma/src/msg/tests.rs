@@ -6,9 +6,12 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::vec::Vec;
 
+use super::window::Holders;
+use super::wire::HEADER;
 use super::*;
-use crate::ErrorClass;
+use crate::comm::{Comm, Group};
 use crate::hal::mock::Mock;
+use crate::{ErrorClass, LockType};
 
 const MODES: [LockMode; 2] = [LockMode::Default, LockMode::Immediate];
 
