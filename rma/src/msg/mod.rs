@@ -224,6 +224,11 @@ impl<'h, H: Hal> MsgRma<'h, H> {
         self.comm.size()
     }
 
+    /// The platform.
+    pub fn hal(&self) -> &'h H {
+        self.comm.hal()
+    }
+
     /// The settings.
     pub fn options(&self) -> MsgOptions {
         self.options
