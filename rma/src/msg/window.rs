@@ -243,6 +243,12 @@ impl<'h, H: Hal> MsgRma<'h, H> {
         Ok(self.win(window)?.sizes[rank as usize])
     }
 
+    /// Whether no origin holds this rank's lock of the window.
+    #[cfg(test)]
+    pub(crate) fn unlocked(&self, window: MsgWindow) -> Result<bool, RmaError> {
+        Ok(self.win(window)?.holders == Holders::None)
+    }
+
     /// The window's traffic on this rank so far.
     pub fn stats(&self, window: MsgWindow) -> Result<MsgStats, RmaError> {
         Ok(self.win(window)?.stats)
