@@ -239,34 +239,42 @@ impl<'h, H: RmaHal + 'h> OneSided<'h> for Rma<'h, H> {
     type Window = Window<u8>;
     type Get = ();
 
+    #[inline]
     fn rank(&self) -> u32 {
         Rma::rank(self)
     }
 
+    #[inline]
     fn size(&self) -> u32 {
         Rma::size(self)
     }
 
+    #[inline]
     fn hal(&self) -> &'h H {
         Rma::hal(self)
     }
 
+    #[inline]
     fn comm(&mut self) -> &mut Comm<'h, H> {
         Rma::comm(self)
     }
 
+    #[inline]
     fn allocate_bytes(&mut self, bytes: u32) -> Result<Window<u8>, RmaError> {
         self.allocate(bytes, WindowOptions::new())
     }
 
+    #[inline]
     fn free(&mut self, window: Window<u8>) -> Result<(), RmaError> {
         Rma::free(self, window)
     }
 
+    #[inline]
     fn size_of(&self, window: Window<u8>, rank: u32) -> Result<u32, RmaError> {
         Rma::size_of(self, window, rank)
     }
 
+    #[inline]
     fn local_read(
         &mut self,
         window: Window<u8>,
@@ -276,6 +284,7 @@ impl<'h, H: RmaHal + 'h> OneSided<'h> for Rma<'h, H> {
         Rma::local_read(self, window, offset, buf)
     }
 
+    #[inline]
     fn local_write(
         &mut self,
         window: Window<u8>,
@@ -285,6 +294,7 @@ impl<'h, H: RmaHal + 'h> OneSided<'h> for Rma<'h, H> {
         Rma::local_write(self, window, offset, data)
     }
 
+    #[inline]
     fn put(
         &mut self,
         window: Window<u8>,
@@ -295,6 +305,7 @@ impl<'h, H: RmaHal + 'h> OneSided<'h> for Rma<'h, H> {
         Rma::put(self, window, target, offset, data)
     }
 
+    #[inline]
     fn get(
         &mut self,
         window: Window<u8>,
@@ -305,10 +316,12 @@ impl<'h, H: RmaHal + 'h> OneSided<'h> for Rma<'h, H> {
         Rma::get(self, window, target, offset, buf)
     }
 
+    #[inline]
     fn finish_get(&mut self, (): (), _buf: &mut [u8]) -> Result<(), RmaError> {
         Ok(())
     }
 
+    #[inline]
     fn accumulate_sum<T: AccElement + Accumulable>(
         &mut self,
         window: Window<u8>,
@@ -321,26 +334,32 @@ impl<'h, H: RmaHal + 'h> OneSided<'h> for Rma<'h, H> {
         self.accumulate(window.retype(), target, offset, values, AccumulateOp::Sum)
     }
 
+    #[inline]
     fn fence(&mut self, window: Window<u8>, assert: Assert) -> Result<(), RmaError> {
         Rma::fence(self, window, assert)
     }
 
+    #[inline]
     fn post(&mut self, window: Window<u8>, group: &Group, assert: Assert) -> Result<(), RmaError> {
         Rma::post(self, window, group, assert)
     }
 
+    #[inline]
     fn start(&mut self, window: Window<u8>, group: &Group, assert: Assert) -> Result<(), RmaError> {
         Rma::start(self, window, group, assert)
     }
 
+    #[inline]
     fn complete(&mut self, window: Window<u8>) -> Result<(), RmaError> {
         Rma::complete(self, window)
     }
 
+    #[inline]
     fn wait(&mut self, window: Window<u8>) -> Result<(), RmaError> {
         Rma::wait(self, window)
     }
 
+    #[inline]
     fn lock(
         &mut self,
         window: Window<u8>,
@@ -351,10 +370,12 @@ impl<'h, H: RmaHal + 'h> OneSided<'h> for Rma<'h, H> {
         Rma::lock(self, window, ty, target, assert)
     }
 
+    #[inline]
     fn unlock(&mut self, window: Window<u8>, target: u32) -> Result<(), RmaError> {
         Rma::unlock(self, window, target)
     }
 
+    #[inline]
     fn flush(&mut self, window: Window<u8>, target: u32) -> Result<(), RmaError> {
         Rma::flush(self, window, target)
     }
@@ -370,34 +391,42 @@ impl<'h, H: Hal + 'h> OneSided<'h> for MsgRma<'h, H> {
     type Window = MsgWindow;
     type Get = GetHandle;
 
+    #[inline]
     fn rank(&self) -> u32 {
         MsgRma::rank(self)
     }
 
+    #[inline]
     fn size(&self) -> u32 {
         MsgRma::size(self)
     }
 
+    #[inline]
     fn hal(&self) -> &'h H {
         MsgRma::hal(self)
     }
 
+    #[inline]
     fn comm(&mut self) -> &mut Comm<'h, H> {
         MsgRma::comm(self)
     }
 
+    #[inline]
     fn allocate_bytes(&mut self, bytes: u32) -> Result<MsgWindow, RmaError> {
         self.create(bytes)
     }
 
+    #[inline]
     fn free(&mut self, window: MsgWindow) -> Result<(), RmaError> {
         MsgRma::free(self, window)
     }
 
+    #[inline]
     fn size_of(&self, window: MsgWindow, rank: u32) -> Result<u32, RmaError> {
         MsgRma::size_of(self, window, rank)
     }
 
+    #[inline]
     fn local_read(
         &mut self,
         window: MsgWindow,
@@ -409,12 +438,14 @@ impl<'h, H: Hal + 'h> OneSided<'h> for MsgRma<'h, H> {
         Ok(())
     }
 
+    #[inline]
     fn local_write(&mut self, window: MsgWindow, offset: u32, data: &[u8]) -> Result<(), RmaError> {
         let at = local_range(self, "local_write", window, offset, data.len())?;
         self.local_mut(window)?[at].copy_from_slice(data);
         Ok(())
     }
 
+    #[inline]
     fn put(
         &mut self,
         window: MsgWindow,
@@ -425,6 +456,7 @@ impl<'h, H: Hal + 'h> OneSided<'h> for MsgRma<'h, H> {
         MsgRma::put(self, window, target, offset, data)
     }
 
+    #[inline]
     fn get(
         &mut self,
         window: MsgWindow,
@@ -440,6 +472,7 @@ impl<'h, H: Hal + 'h> OneSided<'h> for MsgRma<'h, H> {
         MsgRma::get(self, window, target, offset, len)
     }
 
+    #[inline]
     fn finish_get(&mut self, get: GetHandle, buf: &mut [u8]) -> Result<(), RmaError> {
         let data = self.take(get)?;
         if data.len() != buf.len() {
@@ -453,6 +486,7 @@ impl<'h, H: Hal + 'h> OneSided<'h> for MsgRma<'h, H> {
         Ok(())
     }
 
+    #[inline]
     fn accumulate_sum<T: AccElement + Accumulable>(
         &mut self,
         window: MsgWindow,
@@ -463,6 +497,7 @@ impl<'h, H: Hal + 'h> OneSided<'h> for MsgRma<'h, H> {
         self.accumulate(window, target, offset, values)
     }
 
+    #[inline]
     fn fence(&mut self, window: MsgWindow, assert: Assert) -> Result<(), RmaError> {
         check_assert(
             assert,
@@ -472,6 +507,7 @@ impl<'h, H: Hal + 'h> OneSided<'h> for MsgRma<'h, H> {
         MsgRma::fence(self, window)
     }
 
+    #[inline]
     fn post(&mut self, window: MsgWindow, group: &Group, assert: Assert) -> Result<(), RmaError> {
         check_assert(
             assert,
@@ -481,19 +517,23 @@ impl<'h, H: Hal + 'h> OneSided<'h> for MsgRma<'h, H> {
         MsgRma::post(self, window, group)
     }
 
+    #[inline]
     fn start(&mut self, window: MsgWindow, group: &Group, assert: Assert) -> Result<(), RmaError> {
         check_assert(assert, "start", Assert::NOCHECK)?;
         MsgRma::start(self, window, group)
     }
 
+    #[inline]
     fn complete(&mut self, window: MsgWindow) -> Result<(), RmaError> {
         MsgRma::complete(self, window)
     }
 
+    #[inline]
     fn wait(&mut self, window: MsgWindow) -> Result<(), RmaError> {
         MsgRma::wait(self, window)
     }
 
+    #[inline]
     fn lock(
         &mut self,
         window: MsgWindow,
@@ -505,10 +545,12 @@ impl<'h, H: Hal + 'h> OneSided<'h> for MsgRma<'h, H> {
         MsgRma::lock(self, window, ty, target)
     }
 
+    #[inline]
     fn unlock(&mut self, window: MsgWindow, target: u32) -> Result<(), RmaError> {
         MsgRma::unlock(self, window, target)
     }
 
+    #[inline]
     fn flush(&mut self, window: MsgWindow, target: u32) -> Result<(), RmaError> {
         MsgRma::flush(self, window, target)
     }
@@ -516,6 +558,7 @@ impl<'h, H: Hal + 'h> OneSided<'h> for MsgRma<'h, H> {
 
 /// Refuses the assertions `call` does not take, as the memory-based layer
 /// does; no assertion, the usual case, costs a comparison.
+#[inline(always)]
 fn check_assert(assert: Assert, call: &'static str, allowed: Assert) -> Result<(), RmaError> {
     if assert == Assert::NONE {
         return Ok(());
