@@ -25,7 +25,9 @@
 //! [`stats`]. [`msg`] is a separate, message-based one-sided layer in the
 //! style of RCKMPI (MPICH CH3): ops and synchronisation travel as MPB
 //! messages and the target applies them while it progresses; it is the
-//! baseline the memory-based layers are compared with. The chip definition every layer
+//! baseline the memory-based layers are compared with. [`OneSided`]
+//! ([`one_sided`]) is the interface both implement, so a program written
+//! once over it runs on either. The chip definition every layer
 //! shares is re-exported as [`chip`].
 //!
 //! The crate is `no_std` with `alloc`; it contains no `unsafe` code.
@@ -45,6 +47,7 @@ pub mod epoch;
 mod error;
 pub mod hal;
 pub mod msg;
+pub mod one_sided;
 pub mod ops;
 pub mod passive;
 pub mod request;
@@ -57,6 +60,7 @@ pub use coherence::Coherence;
 pub use datatype::{Block, Committed, Counted, Datatype, Run, Shape, StructBlock};
 pub use epoch::{Assert, LockType};
 pub use error::{ErrorClass, RmaError};
+pub use one_sided::OneSided;
 pub use ops::{PROC_NULL, Vector};
 pub use passive::LockScheme;
 pub use request::Request;

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The message-based layer on the mock: every put and get checks its
-//! bytes, the lock protocols count their messages, and the immediate
-//! mode's hold-and-wait deadlock is caught by the stall limit.
+//! The message-based layer on the mock: the lock protocols count their
+//! messages, the immediate mode's hold-and-wait deadlock is caught by the
+//! stall limit, and misuse is reported. The scenarios it shares with the
+//! memory-based layer (data moved in fence, PSCW and lock epochs, sums,
+//! an exact counter, untorn reads) run on both, in `one_sided/tests.rs`.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::vec::Vec;
 
+use super::wire::HEADER;
 use super::*;
-use crate::ErrorClass;
+use crate::comm::{Comm, Group};
 use crate::hal::mock::Mock;
+use crate::{ErrorClass, LockType};
 
 const MODES: [LockMode; 2] = [LockMode::Default, LockMode::Immediate];
 
@@ -42,186 +46,6 @@ impl Lcg {
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         (self.0 >> 33) as u32
-    }
-}
-
-#[test]
-fn fence_ring_puts_and_gets_carry_their_bytes() {
-    for n in [1, 4, 8] {
-        Mock::run(n, |hal| {
-            let mut r = rma(hal, LockMode::Default);
-            let (me, n) = (r.rank(), r.size());
-            let (right, left) = ((me + 1) % n, (me + n - 1) % n);
-            // Bytes 0..40 are the owner's, 40..40+len the left neighbour's puts.
-            let len = 40 + 8 * 1024;
-            let win = r.create(40 + len as u32).unwrap();
-            assert_eq!(r.size_of(win, right), Ok(40 + len as u32));
-            r.fence(win).unwrap();
-            for round in 0..3 {
-                r.local_mut(win).unwrap()[..40].copy_from_slice(&pattern(me, me, round, 40));
-                r.fence(win).unwrap();
-                r.put(win, right, 40, &pattern(me, right, round, len))
-                    .unwrap();
-                let got = r.get(win, left, 0, 40).unwrap();
-                assert!(r.take(got).is_err(), "a get has no data before the fence");
-                r.fence(win).unwrap();
-                assert_eq!(r.take(got).unwrap(), pattern(left, left, round, 40));
-                assert!(
-                    r.local(win).unwrap()[40..] == pattern(left, me, round, len),
-                    "{n} cores round {round}: put {left} -> {me}"
-                );
-            }
-            let stats = r.stats(win).unwrap();
-            assert_eq!((stats.puts, stats.gets), (3, 3));
-            assert_eq!(
-                stats.ops_applied, 6,
-                "each rank is the target of 3 puts and 3 gets"
-            );
-            r.free(win).unwrap();
-            assert_eq!(
-                r.local(win).map(drop),
-                Err(RmaError::UnknownWindow { window: win.id() })
-            );
-        });
-    }
-}
-
-#[test]
-fn fence_accumulates_sum_exactly_on_every_type() {
-    Mock::run(6, |hal| {
-        let mut r = rma(hal, LockMode::Default);
-        let (me, n) = (r.rank(), r.size());
-        let win = r.create(4 + 8 + 8).unwrap();
-        r.fence(win).unwrap();
-        for target in 0..n {
-            r.accumulate(win, target, 0, &[me + 1]).unwrap();
-            r.accumulate(win, target, 4, &[u64::from(me) << 40])
-                .unwrap();
-            r.accumulate(win, target, 12, &[f64::from(me) + 0.5])
-                .unwrap();
-        }
-        r.fence(win).unwrap();
-        let bytes = r.local(win).unwrap();
-        let sum: u32 = (1..=n).sum();
-        assert_eq!(u32::from_le_bytes(bytes[..4].try_into().unwrap()), sum);
-        let sum: u64 = (0..u64::from(n)).map(|k| k << 40).sum();
-        assert_eq!(u64::from_le_bytes(bytes[4..12].try_into().unwrap()), sum);
-        let sum: f64 = (0..n).map(|k| f64::from(k) + 0.5).sum();
-        assert_eq!(f64::from_le_bytes(bytes[12..].try_into().unwrap()), sum);
-        r.free(win).unwrap();
-    });
-}
-
-#[test]
-fn pscw_between_neighbours_moves_every_byte() {
-    Mock::run(6, |hal| {
-        let mut r = rma(hal, LockMode::Default);
-        let (me, n) = (r.rank(), r.size());
-        let (right, left) = ((me + 1) % n, (me + n - 1) % n);
-        let neighbours = Group::world(n, me).unwrap().incl(&[left, right]).unwrap();
-        // 0..100 from the left, 100..200 from the right, 200..300 the owner's.
-        let win = r.create(300).unwrap();
-        for round in 0..4 {
-            r.local_mut(win).unwrap()[200..].copy_from_slice(&pattern(me, me, round, 100));
-            r.post(win, &neighbours).unwrap();
-            r.start(win, &neighbours).unwrap();
-            r.put(win, right, 0, &pattern(me, right, round, 100))
-                .unwrap();
-            r.put(win, left, 100, &pattern(me, left, round, 100))
-                .unwrap();
-            let theirs = r.get(win, right, 200, 100).unwrap();
-            r.complete(win).unwrap();
-            assert_eq!(r.take(theirs).unwrap(), pattern(right, right, round, 100));
-            r.wait(win).unwrap();
-            let local = r.local(win).unwrap();
-            assert!(
-                local[..100] == pattern(left, me, round, 100),
-                "round {round}"
-            );
-            assert!(
-                local[100..200] == pattern(right, me, round, 100),
-                "round {round}"
-            );
-        }
-        let stats = r.stats(win).unwrap();
-        // Per round: 2 posts, 3 ops, 2 completes and a get reply.
-        assert_eq!(stats.messages_sent - stats.replies_sent, 4 * 7 + 5);
-        assert_eq!(stats.replies_sent, 4);
-        r.free(win).unwrap();
-    });
-}
-
-/// get, flush, put, unlock under an exclusive lock: no increment is lost.
-fn exclusive_counter(mode: LockMode) {
-    const ROUNDS: u32 = 2;
-    Mock::run(8, |hal| {
-        let mut r = rma(hal, mode);
-        let (me, n) = (r.rank(), r.size());
-        let win = r.create(4).unwrap();
-        for i in 0..ROUNDS * n {
-            let target = (me + i) % n;
-            r.lock(win, LockType::Exclusive, target).unwrap();
-            let got = r.get(win, target, 0, 4).unwrap();
-            r.flush(win, target).unwrap();
-            let value = u32::from_le_bytes(r.take(got).unwrap().try_into().unwrap());
-            assert!(value < ROUNDS * n, "counter of {target} read as {value}");
-            r.put(win, target, 0, &(value + 1).to_le_bytes()).unwrap();
-            r.unlock(win, target).unwrap();
-        }
-        // The fence keeps every rank serving until all are done.
-        r.fence(win).unwrap();
-        let total = u32::from_le_bytes(r.local(win).unwrap().try_into().unwrap());
-        assert_eq!(total, ROUNDS * n, "{mode:?}: increments on {me}");
-        r.free(win).unwrap();
-    });
-}
-
-#[test]
-fn exclusive_counter_from_8_cores_is_exact_in_the_default_mode() {
-    exclusive_counter(LockMode::Default);
-}
-
-#[test]
-fn exclusive_counter_from_8_cores_is_exact_in_the_immediate_mode() {
-    exclusive_counter(LockMode::Immediate);
-}
-
-#[test]
-fn shared_readers_never_see_a_half_written_block() {
-    for mode in MODES {
-        Mock::run(6, |hal| {
-            let mut r = rma(hal, mode);
-            let me = r.rank();
-            let len = 512;
-            let win = r.create(len as u32).unwrap();
-            if me == 0 {
-                r.local_mut(win).unwrap().fill(1);
-            }
-            r.fence(win).unwrap();
-            for round in 0..10u8 {
-                if me == 1 {
-                    // The writer: a whole block of one value, exclusive.
-                    r.lock(win, LockType::Exclusive, 0).unwrap();
-                    r.put(win, 0, 0, &std::vec![round + 2; len]).unwrap();
-                    r.unlock(win, 0).unwrap();
-                } else if me != 0 {
-                    r.lock(win, LockType::Shared, 0).unwrap();
-                    let a = r.get(win, 0, 0, len as u32 / 2).unwrap();
-                    let b = r.get(win, 0, len as u32 / 2, len as u32 / 2).unwrap();
-                    r.unlock(win, 0).unwrap();
-                    let (a, b) = (r.take(a).unwrap(), r.take(b).unwrap());
-                    assert!(
-                        a.iter().chain(&b).all(|&x| x == a[0]),
-                        "{mode:?}: torn read"
-                    );
-                    assert!((1..12).contains(&a[0]));
-                }
-            }
-            // Rank 0 serves in the fence until the others are done.
-            r.fence(win).unwrap();
-            assert_eq!(r.win(win).unwrap().holders, Holders::None);
-            r.free(win).unwrap();
-        });
     }
 }
 

@@ -110,6 +110,15 @@ impl<T> Window<T> {
     pub fn id(&self) -> u32 {
         self.id
     }
+
+    /// The same window with its memory taken as elements `U` (MPI's
+    /// windows are untyped memory); displacements still count its unit.
+    pub(crate) fn retype<U>(self) -> Window<U> {
+        Window {
+            id: self.id,
+            _element: PhantomData,
+        }
+    }
 }
 
 impl<T> Clone for Window<T> {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Windows, put/get, fence and PSCW on the mock, with every transferred
-//! element checked, and every misuse error.
+//! element checked, and every misuse error (PSCW between neighbours with
+//! every memory type runs on both layers, in `one_sided/tests.rs`).
 
 use std::vec::Vec;
 
@@ -180,39 +181,6 @@ fn strided_puts_and_gets_land_where_the_layouts_say() {
         }
         rma.free(win).unwrap();
     });
-}
-
-#[test]
-fn pscw_rings_repeat_with_every_memory_type() {
-    for ty in MemoryType::ALL {
-        Mock::run(4, |hal| {
-            let mut rma = rma(hal);
-            let (me, n) = (rma.rank(), rma.size());
-            let (left, right) = ((me + n - 1) % n, (me + 1) % n);
-            let win = rma
-                .allocate::<u32>(8, WindowOptions::new().memory_type(ty))
-                .unwrap();
-            let world = rma.comm().group();
-            let from_left = world.incl(&[left]).unwrap();
-            let to_right = world.incl(&[right]).unwrap();
-            for round in 0..5 {
-                rma.post(win, &from_left, Assert::NONE).unwrap();
-                rma.start(win, &to_right, Assert::NONE).unwrap();
-                let data: Vec<u32> = (0..8).map(|i| value(me, i, round)).collect();
-                rma.put(win, right, 0, &data).unwrap();
-                rma.complete(win).unwrap();
-                rma.wait(win).unwrap();
-                let mut got = [0; 8];
-                rma.local_read(win, 0, &mut got).unwrap();
-                for (i, &v) in got.iter().enumerate() {
-                    assert_eq!(v, value(left, i as u32, round), "{ty:?} round {round}");
-                }
-            }
-            let s = rma.stats(win).unwrap();
-            assert_eq!((s.posts, s.starts, s.completes, s.waits), (5, 5, 5, 5));
-            rma.free(win).unwrap();
-        });
-    }
 }
 
 #[test]

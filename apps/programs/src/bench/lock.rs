@@ -13,9 +13,10 @@
 //!
 //! Empty locks move no data, so after each scheme's rounds a check round
 //! runs with the same scheme on every core: each process adds one to a
-//! counter on random targets under exclusive locks (get, add, put), and
-//! every target compares its counter with the increments all processes
-//! aimed at it (summed with an allreduce). Lost updates fail the run.
+//! counter on random targets in exclusive lock epochs (get and flush, add,
+//! put), and every target compares its counter with the increments all
+//! processes aimed at it (summed with an allreduce). Lost updates fail the
+//! run.
 //!
 //! The message-based baseline ([`rma::msg::MsgRma`]) runs first, with the
 //! same pairs, in both lock modes: `scheme=msg-default` (CH3's deferred
@@ -25,9 +26,9 @@
 //! message: a real round trip to the target). A target serves requests
 //! only inside calls into the layer, so a process that is done with its
 //! pairs, and one that sits the round out, waits in a fence, which serves
-//! every request as it arrives, until all are done. Its check round reads
-//! the counter with a get and a flush, then puts it plus one, all in one
-//! exclusive lock epoch, so a lock that does not exclude loses updates.
+//! every request as it arrives, until all are done (on rma's schemes, in a
+//! barrier). The rounds and the check are the same code for both layers,
+//! written once over [`rma::OneSided`].
 
 use alloc::format;
 use alloc::string::String;
@@ -35,8 +36,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use rma::comm::ReduceOp;
-use rma::msg::{LockMode, MsgRma, MsgWindow};
-use rma::{Assert, LockScheme, LockType, Rma, Window, WindowOptions};
+use rma::msg::LockMode;
+use rma::{Assert, LockScheme, LockType, OneSided, Rma, RmaError, WindowOptions};
 
 use super::{Layers, Rng, Scale, counts_up_to, emit, msg_layer, timed};
 use crate::support::communicator;
@@ -160,20 +161,11 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         let win = msg
             .create(4)
             .map_err(fail("creating a message-based window"))?;
-        for &procs in &counts {
-            for mix in MIXES {
-                if me < procs {
-                    let mut rng =
-                        Rng::new(u64::from(me) << 32 | u64::from(procs) << 8 | u64::from(mix));
-                    let samples = msg_pairs_timed(scc, &mut msg, win, procs, mix, pairs, &mut rng)?;
-                    let keys = format!("procs={procs} mix={mix} scheme={name}");
-                    emit("lock-unlock", &keys, None, &samples);
-                }
-                // Serves the requests of the processes still at their pairs.
-                msg.fence(win).map_err(fail("fence"))?;
-            }
-        }
-        msg_check_counter(&mut msg, win, name)?;
+        // A round ends in a fence, which serves the requests of the
+        // processes still at their pairs.
+        rounds(&mut msg, win, name, &counts, pairs, |msg, win| {
+            msg.fence(win)
+        })?;
         msg.free(win)
             .map_err(fail("freeing a message-based window"))?;
         comm = msg.into_comm();
@@ -184,21 +176,12 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     let mut rma = Rma::new(comm).map_err(|e| format!("rma: {e}"))?;
     for &&(scheme, name) in &rma_schemes {
         let win = rma
-            .allocate::<u32>(1, WindowOptions::new().lock_scheme(scheme))
+            .allocate::<u8>(4, WindowOptions::new().lock_scheme(scheme))
             .map_err(fail("allocating a window"))?;
-        for &procs in &counts {
-            for mix in MIXES {
-                if me < procs {
-                    let mut rng =
-                        Rng::new(u64::from(me) << 32 | u64::from(procs) << 8 | u64::from(mix));
-                    let samples = pairs_timed(&mut rma, win, procs, mix, pairs, &mut rng)?;
-                    let keys = format!("procs={procs} mix={mix} scheme={name}");
-                    emit("lock-unlock", &keys, None, &samples);
-                }
-                rma.comm().barrier();
-            }
-        }
-        check_counter(&mut rma, win, name)?;
+        rounds(&mut rma, win, name, &counts, pairs, |rma, _| {
+            rma.comm().barrier();
+            Ok(())
+        })?;
         rma.free(win).map_err(fail("freeing a window"))?;
     }
     if me == 0 {
@@ -214,17 +197,45 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     Ok(())
 }
 
+/// Every process count and mix on one scheme's window: the processes
+/// below the count time their pairs and print them, and every core ends
+/// the round in `settle`, where the processes that are done wait for the
+/// others; then the check round.
+fn rounds<'h, L: OneSided<'h, Hal = Scc>>(
+    layer: &mut L,
+    win: L::Window,
+    scheme: &str,
+    counts: &[u32],
+    pairs: u32,
+    mut settle: impl FnMut(&mut L, L::Window) -> Result<(), RmaError>,
+) -> Result<(), String> {
+    let me = layer.rank();
+    for &procs in counts {
+        for mix in MIXES {
+            if me < procs {
+                let mut rng =
+                    Rng::new(u64::from(me) << 32 | u64::from(procs) << 8 | u64::from(mix));
+                let samples = pairs_timed(layer, win, procs, mix, pairs, &mut rng)?;
+                let keys = format!("procs={procs} mix={mix} scheme={scheme}");
+                emit("lock-unlock", &keys, None, &samples);
+            }
+            settle(layer, win).map_err(fail("ending a round"))?;
+        }
+    }
+    check_counter(layer, win, scheme)
+}
+
 /// `pairs` empty lock/unlock pairs on random targets below `procs`, shared
 /// with probability `mix` %: the time of each pair.
-fn pairs_timed(
-    rma: &mut Rma<'_, Scc>,
-    win: Window<u32>,
+fn pairs_timed<'h, L: OneSided<'h, Hal = Scc>>(
+    layer: &mut L,
+    win: L::Window,
     procs: u32,
     mix: u32,
     pairs: u32,
     rng: &mut Rng,
 ) -> Result<Vec<u64>, String> {
-    let scc = rma.hal();
+    let scc = layer.hal();
     let mut samples = Vec::with_capacity(pairs as usize);
     for _ in 0..pairs {
         let target = rng.below(procs);
@@ -234,8 +245,8 @@ fn pairs_timed(
             LockType::Exclusive
         };
         let (result, cycles) = timed(scc, || {
-            rma.lock(win, kind, target, Assert::NONE)?;
-            rma.unlock(win, target)
+            layer.lock(win, kind, target, Assert::NONE)?;
+            layer.unlock(win, target)
         });
         result.map_err(fail("lock/unlock"))?;
         samples.push(cycles);
@@ -245,121 +256,70 @@ fn pairs_timed(
 
 /// Every core adds one to random targets' counters under exclusive locks;
 /// each target's counter must equal the increments aimed at it.
-fn check_counter(rma: &mut Rma<'_, Scc>, win: Window<u32>, scheme: &str) -> Result<(), String> {
-    let (n, me) = (rma.size(), rma.rank());
-    rma.local_write(win, 0, &[0]).map_err(fail("local write"))?;
-    rma.fence(win, Assert::NOSUCCEED).map_err(fail("fence"))?;
+fn check_counter<'h, L: OneSided<'h>>(
+    layer: &mut L,
+    win: L::Window,
+    scheme: &str,
+) -> Result<(), String> {
+    let (n, me) = (layer.size(), layer.rank());
+    layer
+        .local_write(win, 0, &0u32.to_le_bytes())
+        .map_err(fail("local write"))?;
+    layer.fence(win, Assert::NOSUCCEED).map_err(fail("fence"))?;
     let mut aimed = vec![0u32; n as usize];
     let mut rng = Rng::new(0xC0FFEE ^ u64::from(me));
     for _ in 0..CHECK_INCREMENTS {
         let target = rng.below(n);
-        rma.lock(win, LockType::Exclusive, target, Assert::NONE)
-            .map_err(fail("lock"))?;
-        let mut value = [0u32];
-        rma.get(win, target, 0, &mut value).map_err(fail("get"))?;
-        rma.put(win, target, 0, &[value[0] + 1])
-            .map_err(fail("put"))?;
-        rma.unlock(win, target).map_err(fail("unlock"))?;
+        increment(layer, win, target).map_err(|e| format!("{scheme} increment: {e}"))?;
         aimed[target as usize] += 1;
     }
-    rma.comm()
+    // Serves the others' increments until every process is done (the
+    // message-based target applies them only inside its calls). Once every
+    // core has left it (the barrier, which does not use the channel), no
+    // core takes channel messages as the message-based layer's.
+    layer.fence(win, Assert::NOSUCCEED).map_err(fail("fence"))?;
+    layer.comm().barrier();
+    layer
+        .comm()
         .allreduce(&mut aimed, ReduceOp::Sum)
         .map_err(fail("allreduce"))?;
     // Every increment is done; read this core's counter under its own lock.
-    let mut value = [0u32];
-    rma.lock(win, LockType::Shared, me, Assert::NONE)
+    let mut value = [0u8; 4];
+    layer
+        .lock(win, LockType::Shared, me, Assert::NONE)
         .map_err(fail("lock"))?;
-    rma.local_read(win, 0, &mut value)
+    layer
+        .local_read(win, 0, &mut value)
         .map_err(fail("local read"))?;
-    rma.unlock(win, me).map_err(fail("unlock"))?;
-    if value[0] != aimed[me as usize] {
-        return Err(format!(
-            "{scheme}: core {me}'s counter is {}, but {} increments were aimed at it",
-            value[0], aimed[me as usize]
-        ));
-    }
-    rma.comm().barrier();
-    Ok(())
-}
-
-/// [`pairs_timed`] on the message-based baseline.
-fn msg_pairs_timed(
-    scc: &Scc,
-    msg: &mut MsgRma<'_, Scc>,
-    win: MsgWindow,
-    procs: u32,
-    mix: u32,
-    pairs: u32,
-    rng: &mut Rng,
-) -> Result<Vec<u64>, String> {
-    let mut samples = Vec::with_capacity(pairs as usize);
-    for _ in 0..pairs {
-        let target = rng.below(procs);
-        let kind = if rng.percent(mix) {
-            LockType::Shared
-        } else {
-            LockType::Exclusive
-        };
-        let (result, cycles) = timed(scc, || {
-            msg.lock(win, kind, target)?;
-            msg.unlock(win, target)
-        });
-        result.map_err(fail("message-based lock/unlock"))?;
-        samples.push(cycles);
-    }
-    Ok(samples)
-}
-
-/// [`check_counter`] on the message-based baseline: the read-modify-write
-/// is get, flush, put in one exclusive lock epoch.
-fn msg_check_counter(
-    msg: &mut MsgRma<'_, Scc>,
-    win: MsgWindow,
-    scheme: &str,
-) -> Result<(), String> {
-    let (n, me) = (msg.size(), msg.rank());
-    // The window is fresh (zeroed) and the pairs moved no data.
-    let mut aimed = vec![0u32; n as usize];
-    let mut rng = Rng::new(0xC0FFEE ^ u64::from(me));
-    for _ in 0..CHECK_INCREMENTS {
-        let target = rng.below(n);
-        increment(msg, win, target).map_err(|e| format!("{scheme} increment: {e}"))?;
-        aimed[target as usize] += 1;
-    }
-    // Serves the others' increments until every process is done. Once
-    // every core has left it (the barrier, which does not use the
-    // channel), no core takes channel messages as the layer's.
-    msg.fence(win).map_err(fail("fence"))?;
-    msg.comm().barrier();
-    msg.comm()
-        .allreduce(&mut aimed, ReduceOp::Sum)
-        .map_err(fail("allreduce"))?;
-    let value = counter(msg.local(win).map_err(fail("local window"))?)?;
+    layer.unlock(win, me).map_err(fail("unlock"))?;
+    let value = u32::from_le_bytes(value);
     if value != aimed[me as usize] {
         return Err(format!(
             "{scheme}: core {me}'s counter is {value}, but {} increments were aimed at it",
             aimed[me as usize]
         ));
     }
+    layer.comm().barrier();
     Ok(())
 }
 
-/// Adds one to `target`'s counter under its exclusive lock.
-fn increment(msg: &mut MsgRma<'_, Scc>, win: MsgWindow, target: u32) -> Result<(), String> {
-    msg.lock(win, LockType::Exclusive, target)
+/// Adds one to `target`'s counter in one exclusive lock epoch: get and
+/// flush, then put.
+fn increment<'h, L: OneSided<'h>>(
+    layer: &mut L,
+    win: L::Window,
+    target: u32,
+) -> Result<(), String> {
+    layer
+        .lock(win, LockType::Exclusive, target, Assert::NONE)
         .map_err(fail("lock"))?;
-    let get = msg.get(win, target, 0, 4).map_err(fail("get"))?;
-    msg.flush(win, target).map_err(fail("flush"))?;
-    let value = counter(&msg.take(get).map_err(fail("take"))?)?;
-    msg.put(win, target, 0, &(value + 1).to_le_bytes())
+    let mut value = [0u8; 4];
+    layer
+        .get_flushed(win, target, 0, &mut value)
+        .map_err(fail("get and flush"))?;
+    let value = u32::from_le_bytes(value);
+    layer
+        .put(win, target, 0, &(value + 1).to_le_bytes())
         .map_err(fail("put"))?;
-    msg.unlock(win, target).map_err(fail("unlock"))
-}
-
-/// The counter in the first 4 bytes of `bytes`.
-fn counter(bytes: &[u8]) -> Result<u32, String> {
-    match bytes {
-        [a, b, c, d, ..] => Ok(u32::from_le_bytes([*a, *b, *c, *d])),
-        _ => Err(format!("a counter of {} bytes, not 4", bytes.len())),
-    }
+    layer.unlock(win, target).map_err(fail("unlock"))
 }

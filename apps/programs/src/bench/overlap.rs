@@ -26,7 +26,10 @@
 //! work's result is the same in every repetition and variant, and after
 //! each round every origin's slot in the target's window holds the
 //! pattern of the last put the origin reports (through the channel)
-//! having made.
+//! having made. The origins' loop and the target's check are the same
+//! code for both variants, written once over [`rma::OneSided`]; the
+//! message-based target's polling and the fence that ends its rounds are
+//! its own.
 
 use alloc::format;
 use alloc::string::String;
@@ -35,8 +38,8 @@ use alloc::vec::Vec;
 
 use rma::comm::Comm;
 use rma::comm::PROGRAM_LINES;
-use rma::msg::{LockMode, MsgRma, MsgWindow};
-use rma::{Assert, LockType, Rma, RmaError, Window, WindowOptions};
+use rma::msg::LockMode;
+use rma::{Assert, LockType, OneSided, Rma, RmaError, WindowOptions};
 
 use super::{Layers, Scale, counts_up_to, emit, fill, msg_layer, timed, verify};
 use crate::support::communicator;
@@ -110,7 +113,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
             raise_flag(scc, round);
             emit_target(k, "msg", &samples);
         } else if me <= k {
-            let (made, samples) = msg_origin(scc, &mut msg, msg_win, round)?;
+            let (made, samples) = origin(&mut msg, msg_win, round)?;
             emit_origin(k, "msg", &samples);
             puts = Some(made);
         } else {
@@ -129,7 +132,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
                 .map_err(fail("sending the put count"))?;
         }
         if me == 0 {
-            check_msg_slots(&mut msg, msg_win, k)?;
+            check_slots(&mut msg, msg_win, k)?;
         }
         msg.comm().barrier();
     }
@@ -232,34 +235,13 @@ fn work(
 /// An origin's side: lock, put a pattern into its slot, unlock, until the
 /// target's flag says `round` is over. The number of puts made and the
 /// time of each.
-fn origin(rma: &mut Rma<'_, Scc>, win: Window<u8>, round: u32) -> Result<(u32, Vec<u64>), String> {
-    let me = rma.rank();
-    let scc = rma.hal();
-    let mut buf = vec![0u8; SLOT];
-    let mut puts = 0u32;
-    let mut samples = Vec::new();
-    while !round_over(scc, round) {
-        puts += 1;
-        fill(&mut buf, puts, me);
-        let (result, cycles) = timed(scc, || {
-            rma.lock(win, LockType::Exclusive, 0, Assert::NONE)?;
-            rma.put(win, 0, me * SLOT as u32, &buf)?;
-            rma.unlock(win, 0)
-        });
-        result.map_err(fail("lock, put and unlock"))?;
-        samples.push(cycles);
-    }
-    Ok((puts, samples))
-}
-
-/// [`origin`] on the message-based baseline.
-fn msg_origin(
-    scc: &Scc,
-    msg: &mut MsgRma<'_, Scc>,
-    win: MsgWindow,
+fn origin<'h, L: OneSided<'h, Hal = Scc>>(
+    layer: &mut L,
+    win: L::Window,
     round: u32,
 ) -> Result<(u32, Vec<u64>), String> {
-    let me = msg.rank();
+    let me = layer.rank();
+    let scc = layer.hal();
     let mut buf = vec![0u8; SLOT];
     let mut puts = 0u32;
     let mut samples = Vec::new();
@@ -267,11 +249,11 @@ fn msg_origin(
         puts += 1;
         fill(&mut buf, puts, me);
         let (result, cycles) = timed(scc, || {
-            msg.lock(win, LockType::Exclusive, 0)?;
-            msg.put(win, 0, me * SLOT as u32, &buf)?;
-            msg.unlock(win, 0)
+            layer.lock(win, LockType::Exclusive, 0, Assert::NONE)?;
+            layer.put(win, 0, me * SLOT as u32, &buf)?;
+            layer.unlock(win, 0)
         });
-        result.map_err(fail("message-based lock, put and unlock"))?;
+        result.map_err(fail("lock, put and unlock"))?;
         samples.push(cycles);
     }
     Ok((puts, samples))
@@ -304,35 +286,28 @@ fn check_slot(slot: &[u8], origin: u32, puts: u32) -> Result<(), String> {
     )
 }
 
-/// The target checks each origin's slot against the last put it reports.
-fn check_slots(rma: &mut Rma<'_, Scc>, win: Window<u8>, k: u32) -> Result<(), String> {
+/// The target checks each origin's slot against the last put it reports,
+/// under a lock of its own window (which acquires what the origins'
+/// unlocks released).
+fn check_slots<'h, L: OneSided<'h, Hal = Scc>>(
+    layer: &mut L,
+    win: L::Window,
+    k: u32,
+) -> Result<(), String> {
     for origin in 1..=k {
-        let puts = put_count(rma.comm(), origin)?;
+        let puts = put_count(layer.comm(), origin)?;
         if puts == 0 {
             continue;
         }
         let mut slot = vec![0u8; SLOT];
-        rma.lock(win, LockType::Exclusive, 0, Assert::NONE)
+        layer
+            .lock(win, LockType::Exclusive, 0, Assert::NONE)
             .map_err(fail("lock"))?;
-        rma.local_read(win, origin * SLOT as u32, &mut slot)
+        layer
+            .local_read(win, origin * SLOT as u32, &mut slot)
             .map_err(fail("local read"))?;
-        rma.unlock(win, 0).map_err(fail("unlock"))?;
+        layer.unlock(win, 0).map_err(fail("unlock"))?;
         check_slot(&slot, origin, puts)?;
-    }
-    Ok(())
-}
-
-/// [`check_slots`] on the message-based baseline, whose window is the
-/// target's own memory once every epoch has ended.
-fn check_msg_slots(msg: &mut MsgRma<'_, Scc>, win: MsgWindow, k: u32) -> Result<(), String> {
-    for origin in 1..=k {
-        let puts = put_count(msg.comm(), origin)?;
-        if puts == 0 {
-            continue;
-        }
-        let at = origin as usize * SLOT;
-        let slots = msg.local(win).map_err(fail("local window"))?;
-        check_slot(&slots[at..at + SLOT], origin, puts)?;
     }
     Ok(())
 }

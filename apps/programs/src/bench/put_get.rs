@@ -13,19 +13,19 @@
 //!   of the same size per sample (64 as OSU, fewer for large sizes so a
 //!   sample moves at most 256 KiB); `bytes=` gives what it moved.
 //!
-//! Data: every get's buffer is checked after each sample; after each
-//! series the target checks the last put's bytes in its window.
+//! Data: every get's data is checked after its epoch; after each series
+//! the target checks the last put's bytes in its window.
 //!
 //! The message-based baseline ([`rma::msg::MsgRma`], `variant=msg`, no
 //! `type`: its windows are the target's private memory) runs the same
 //! epochs, operations and sizes, first, on the
-//! same two ranks; the memory-based lines carry `variant=rma`, the
+//! same two ranks, with the same code (written once over
+//! [`rma::OneSided`]); the memory-based lines carry `variant=rma`, the
 //! two-sided ones `variant=two-sided`. Its lock epochs use CH3's default
 //! mode (a single op travels with lock and unlock in one message). Its
 //! target only applies ops inside its own calls into the layer: during
 //! the lock series it waits in a fence, which serves every message as it
-//! arrives, as an MPI target would inside a barrier. Every get's data is
-//! checked after its epoch, and the target checks the last put.
+//! arrives, as an MPI target would inside a barrier.
 //!
 //! Other ranks of the run only create the windows and wait.
 
@@ -36,8 +36,8 @@ use alloc::vec::Vec;
 
 use rma::chip::MemoryType;
 use rma::comm::Group;
-use rma::msg::{GetHandle, LockMode, MsgRma, MsgWindow};
-use rma::{Assert, LockType, Rma, RmaError, Window, WindowOptions};
+use rma::msg::LockMode;
+use rma::{Assert, LockType, OneSided, Rma, RmaError, WindowOptions};
 
 use super::{Scale, Scaled, emit, fill, msg_layer, timed, verify};
 use crate::support::communicator;
@@ -143,20 +143,7 @@ pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
     let win = msg
         .create(MAX_SIZE as u32)
         .map_err(fail("creating a message-based window"))?;
-    for epoch in Epoch::ALL {
-        for op in [Op::Put, Op::Get] {
-            for &size in &plan.sizes {
-                let case = MsgCase {
-                    win,
-                    epoch,
-                    op,
-                    size,
-                    peer: &peer,
-                };
-                case.series(scc, &mut msg, &plan)?;
-            }
-        }
-    }
+    cases(&mut msg, win, "variant=msg", &peer, &plan)?;
     msg.free(win)
         .map_err(fail("freeing a message-based window"))?;
     let mut rma = Rma::new(msg.into_comm()).map_err(|e| format!("rma: {e}"))?;
@@ -164,21 +151,8 @@ pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
         let win = rma
             .allocate::<u8>(MAX_SIZE as u32, WindowOptions::new().memory_type(ty))
             .map_err(fail("allocating a window"))?;
-        for epoch in Epoch::ALL {
-            for op in [Op::Put, Op::Get] {
-                for &size in &plan.sizes {
-                    let case = Case {
-                        win,
-                        epoch,
-                        op,
-                        size,
-                        type_name,
-                        peer: &peer,
-                    };
-                    case.series(&mut rma, &plan)?;
-                }
-            }
-        }
+        let keys = format!("type={type_name} variant=rma");
+        cases(&mut rma, win, &keys, &peer, &plan)?;
         rma.free(win).map_err(fail("freeing a window"))?;
     }
     two_sided(&mut rma, &plan)?;
@@ -193,39 +167,73 @@ pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
     Ok(())
 }
 
-/// One operation, epoch type, memory type and size.
-struct Case<'a> {
-    win: Window<u8>,
+/// Every epoch type, operation and size on `win`, whose lines carry
+/// `layer_keys` after the size and epoch keys.
+fn cases<'h, L: OneSided<'h, Hal = Scc>>(
+    layer: &mut L,
+    win: L::Window,
+    layer_keys: &str,
+    peer: &Group,
+    plan: &Plan,
+) -> Result<(), String> {
+    for epoch in Epoch::ALL {
+        for op in [Op::Put, Op::Get] {
+            for &size in &plan.sizes {
+                let case = Case {
+                    win,
+                    epoch,
+                    op,
+                    size,
+                    layer_keys,
+                    peer,
+                };
+                case.series(layer, plan)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One operation, epoch type and size on a window of either layer.
+struct Case<'a, W> {
+    win: W,
     epoch: Epoch,
     op: Op,
     size: usize,
-    type_name: &'a str,
+    /// The keys that name the layer (and memory type).
+    layer_keys: &'a str,
     /// The other rank, as a group for PSCW.
     peer: &'a Group,
 }
 
-impl Case<'_> {
+impl<W: Copy> Case<'_, W> {
     /// The latency and the bandwidth series, on rank 0 (origin) and rank 1
     /// (target).
-    fn series(&self, rma: &mut Rma<'_, Scc>, plan: &Plan) -> Result<(), String> {
-        let origin = rma.rank() == 0;
-        let scc = rma.hal();
+    fn series<'h, L: OneSided<'h, Hal = Scc, Window = W>>(
+        &self,
+        layer: &mut L,
+        plan: &Plan,
+    ) -> Result<(), String> {
+        let origin = layer.rank() == 0;
+        let scc = layer.hal();
         let (warm, iters) = plan.iterations(self.size);
         let burst = plan.window(self.size);
         let mut buf = vec![0u8; self.size];
         // The target publishes what gets read; a fence makes it visible
-        // and, except for fence epochs, closes at once.
+        // (and keeps the origin's first access behind it) and, except for
+        // fence epochs, closes at once.
         if !origin {
             let mut published = vec![0u8; self.size];
             fill(&mut published, PUBLISHED, 1);
-            rma.local_write(self.win, 0, &published)
+            layer
+                .local_write(self.win, 0, &published)
                 .map_err(fail("local write"))?;
         }
         let opener = match self.epoch {
             Epoch::Fence => Assert::NONE,
             _ => Assert::NOSUCCEED,
         };
-        rma.fence(self.win, opener).map_err(fail("fence"))?;
+        layer.fence(self.win, opener).map_err(fail("fence"))?;
         let mut latency = Vec::new();
         let mut bandwidth = Vec::new();
         let rounds = warm + iters;
@@ -236,9 +244,12 @@ impl Case<'_> {
             if origin && self.op == Op::Put {
                 fill(&mut buf, round, 0);
             }
-            let (result, cycles) = timed(scc, || self.round(rma, &mut buf, ops, origin));
-            result?;
-            if origin && self.op == Op::Get {
+            let (gets, cycles) = timed(scc, || self.round(layer, &mut buf, ops, origin));
+            // Each get's data, once its epoch is over.
+            for get in gets.map_err(fail("epoch"))? {
+                layer
+                    .finish_get(get, &mut buf)
+                    .map_err(fail("taking a get's data"))?;
                 verify(&buf, PUBLISHED, 1, "get")?;
             }
             if origin && round % rounds >= warm {
@@ -249,8 +260,11 @@ impl Case<'_> {
                 }
             }
         }
-        if self.epoch == Epoch::Fence {
-            rma.fence(self.win, Assert::NOSUCCEED)
+        // Ends the fence epochs; in the lock series the target waits here
+        // meanwhile, and the message-based one serves the origin's epochs.
+        if matches!(self.epoch, Epoch::Fence | Epoch::Lock) {
+            layer
+                .fence(self.win, Assert::NOSUCCEED)
                 .map_err(fail("fence"))?;
         }
         let name = match self.op {
@@ -259,10 +273,10 @@ impl Case<'_> {
         };
         if origin {
             let keys = format!(
-                "size={} epoch={} type={} variant=rma",
+                "size={} epoch={} {}",
                 self.size,
                 self.epoch.name(),
-                self.type_name
+                self.layer_keys
             );
             emit(
                 &format!("{name}-latency"),
@@ -276,17 +290,19 @@ impl Case<'_> {
         // Every epoch is over on the origin; the target checks the last
         // put, under a lock of its own part for the lock epochs (which
         // acquires what the origin's unlock released).
-        rma.comm().barrier();
+        layer.comm().barrier();
         if !origin && self.op == Op::Put {
             let mut got = vec![0u8; self.size];
             if self.epoch == Epoch::Lock {
-                rma.lock(self.win, LockType::Exclusive, 1, Assert::NONE)
+                layer
+                    .lock(self.win, LockType::Exclusive, 1, Assert::NONE)
                     .map_err(fail("lock"))?;
             }
-            rma.local_read(self.win, 0, &mut got)
+            layer
+                .local_read(self.win, 0, &mut got)
                 .map_err(fail("local read"))?;
             if self.epoch == Epoch::Lock {
-                rma.unlock(self.win, 1).map_err(fail("unlock"))?;
+                layer.unlock(self.win, 1).map_err(fail("unlock"))?;
             }
             verify(
                 &got,
@@ -295,161 +311,26 @@ impl Case<'_> {
                 "the target's window after the last put",
             )?;
         }
-        rma.comm().barrier();
+        layer.comm().barrier();
         Ok(())
     }
 
     /// One epoch with `ops` operations of `buf`'s size, on the origin or
-    /// the target side.
-    fn round(
+    /// the target side: the handles of its gets, complete now.
+    fn round<'h, L: OneSided<'h, Window = W>>(
         &self,
-        rma: &mut Rma<'_, Scc>,
+        layer: &mut L,
         buf: &mut [u8],
         ops: usize,
         origin: bool,
-    ) -> Result<(), String> {
-        let win = self.win;
-        let operations = |rma: &mut Rma<'_, Scc>, buf: &mut [u8]| -> Result<(), String> {
-            for _ in 0..ops {
-                match self.op {
-                    Op::Put => rma.put(win, 1, 0, buf).map_err(fail("put"))?,
-                    Op::Get => rma.get(win, 1, 0, buf).map_err(fail("get"))?,
-                }
-            }
-            Ok(())
-        };
-        match self.epoch {
-            Epoch::Fence => {
-                if origin {
-                    operations(rma, buf)?;
-                }
-                rma.fence(win, Assert::NONE).map_err(fail("fence"))?;
-            }
-            Epoch::Pscw if origin => {
-                rma.start(win, self.peer, Assert::NONE)
-                    .map_err(fail("start"))?;
-                operations(rma, buf)?;
-                rma.complete(win).map_err(fail("complete"))?;
-            }
-            Epoch::Pscw => {
-                rma.post(win, self.peer, Assert::NONE)
-                    .map_err(fail("post"))?;
-                rma.wait(win).map_err(fail("wait"))?;
-            }
-            Epoch::Lock if origin => {
-                rma.lock(win, LockType::Exclusive, 1, Assert::NONE)
-                    .map_err(fail("lock"))?;
-                operations(rma, buf)?;
-                rma.unlock(win, 1).map_err(fail("unlock"))?;
-            }
-            Epoch::Lock => {}
-        }
-        Ok(())
-    }
-}
-
-/// One operation, epoch type and size on the message-based baseline.
-struct MsgCase<'a> {
-    win: MsgWindow,
-    epoch: Epoch,
-    op: Op,
-    size: usize,
-    /// The other rank, as a group for PSCW.
-    peer: &'a Group,
-}
-
-impl MsgCase<'_> {
-    /// The latency and the bandwidth series, on rank 0 (origin) and rank 1
-    /// (target).
-    fn series(&self, scc: &Scc, msg: &mut MsgRma<'_, Scc>, plan: &Plan) -> Result<(), String> {
-        let origin = msg.rank() == 0;
-        let (warm, iters) = plan.iterations(self.size);
-        let burst = plan.window(self.size);
-        let mut buf = vec![0u8; self.size];
-        if !origin {
-            let window = msg.local_mut(self.win).map_err(fail("local window"))?;
-            fill(&mut window[..self.size], PUBLISHED, 1);
-        }
-        // Opens the fence epochs; for all epoch types it also keeps the
-        // origin's first access behind the publishing above.
-        msg.fence(self.win).map_err(fail("fence"))?;
-        let mut latency = Vec::new();
-        let mut bandwidth = Vec::new();
-        let rounds = warm + iters;
-        for round in 0..2 * rounds {
-            let ops = if round < rounds { 1 } else { burst };
-            if origin && self.op == Op::Put {
-                fill(&mut buf, round, 0);
-            }
-            let (gets, cycles) = timed(scc, || self.round(msg, &buf, ops, origin));
-            for get in gets.map_err(fail("message-based epoch"))? {
-                let data = msg.take(get).map_err(fail("taking a get's data"))?;
-                if data.len() != self.size {
-                    return Err(format!(
-                        "message-based get: {} bytes arrived, {} asked for",
-                        data.len(),
-                        self.size
-                    ));
-                }
-                verify(&data, PUBLISHED, 1, "message-based get")?;
-            }
-            if origin && round % rounds >= warm {
-                if round < rounds {
-                    latency.push(cycles);
-                } else {
-                    bandwidth.push(cycles);
-                }
-            }
-        }
-        // Ends the fence epochs; in the lock series the target serves the
-        // origin's epochs while it waits here.
-        if matches!(self.epoch, Epoch::Fence | Epoch::Lock) {
-            msg.fence(self.win).map_err(fail("fence"))?;
-        }
-        let name = match self.op {
-            Op::Put => "put",
-            Op::Get => "get",
-        };
-        if origin {
-            let keys = format!("size={} epoch={} variant=msg", self.size, self.epoch.name());
-            emit(
-                &format!("{name}-latency"),
-                &keys,
-                Some(self.size as u64),
-                &latency,
-            );
-            let moved = (self.size * burst) as u64;
-            emit(&format!("{name}-bw"), &keys, Some(moved), &bandwidth);
-        } else if self.op == Op::Put {
-            // Every op of the series was applied before the origin's last
-            // epoch ended, and so before the fence or wait above returned.
-            let window = msg.local(self.win).map_err(fail("local window"))?;
-            verify(
-                &window[..self.size],
-                2 * rounds - 1,
-                0,
-                "the message-based target's window after the last put",
-            )?;
-        }
-        Ok(())
-    }
-
-    /// One epoch with `ops` operations of `buf`'s size, on the origin or
-    /// the target side: the handles of its gets, whose data is ready.
-    fn round(
-        &self,
-        msg: &mut MsgRma<'_, Scc>,
-        buf: &[u8],
-        ops: usize,
-        origin: bool,
-    ) -> Result<Vec<GetHandle>, RmaError> {
+    ) -> Result<Vec<L::Get>, RmaError> {
         let win = self.win;
         let mut gets = Vec::new();
-        let mut operations = |msg: &mut MsgRma<'_, Scc>| -> Result<(), RmaError> {
+        let mut operations = |layer: &mut L, buf: &mut [u8]| -> Result<(), RmaError> {
             for _ in 0..ops {
                 match self.op {
-                    Op::Put => msg.put(win, 1, 0, buf)?,
-                    Op::Get => gets.push(msg.get(win, 1, 0, buf.len() as u32)?),
+                    Op::Put => layer.put(win, 1, 0, buf)?,
+                    Op::Get => gets.push(layer.get(win, 1, 0, buf)?),
                 }
             }
             Ok(())
@@ -457,23 +338,23 @@ impl MsgCase<'_> {
         match self.epoch {
             Epoch::Fence => {
                 if origin {
-                    operations(msg)?;
+                    operations(layer, buf)?;
                 }
-                msg.fence(win)?;
+                layer.fence(win, Assert::NONE)?;
             }
             Epoch::Pscw if origin => {
-                msg.start(win, self.peer)?;
-                operations(msg)?;
-                msg.complete(win)?;
+                layer.start(win, self.peer, Assert::NONE)?;
+                operations(layer, buf)?;
+                layer.complete(win)?;
             }
             Epoch::Pscw => {
-                msg.post(win, self.peer)?;
-                msg.wait(win)?;
+                layer.post(win, self.peer, Assert::NONE)?;
+                layer.wait(win)?;
             }
             Epoch::Lock if origin => {
-                msg.lock(win, LockType::Exclusive, 1)?;
-                operations(msg)?;
-                msg.unlock(win, 1)?;
+                layer.lock(win, LockType::Exclusive, 1, Assert::NONE)?;
+                operations(layer, buf)?;
+                layer.unlock(win, 1)?;
             }
             Epoch::Lock => {}
         }
