@@ -210,7 +210,14 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     let base_ptr = private.as_ptr();
     let baseline = least(|| {}, || timed_load(scc, base_ptr));
     let store_ptr = private.as_mut_ptr().wrapping_add(4);
-    let store_baseline = least(|| {}, || timed_store(scc, store_ptr));
+    // Neither cache allocates on a store: the word's line is loaded before
+    // each sample, so that the baseline store hits L1 wherever the line
+    // lies (the word need not share a line with the loaded one).
+    let load = |p: *const u32| {
+        // SAFETY: callers pass a word of this function's private arrays.
+        unsafe { p.read_volatile() };
+    };
+    let store_baseline = least(|| load(store_ptr), || timed_store(scc, store_ptr));
     let store_latency = |m: u64| m.saturating_sub(store_baseline) + l1;
     // An access's latency: its stall beyond the baseline plus the L1 hit
     // the baseline's own access costs.
@@ -277,7 +284,11 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         word.wrapping_add(1) as usize,
         word.wrapping_add(2) as usize,
     );
-    let base = least(|| {}, || timed_clock_read(scc, private));
+    // The words' lines in L1 first, as for the store baseline.
+    let base = least(
+        || (0..3).for_each(|i| load(word.wrapping_add(i))),
+        || timed_clock_read(scc, private),
+    );
     let m = least(|| {}, || timed_clock_read(scc, clock));
     readings.push(Reading {
         what: "clock read (own cycles)".into(),
