@@ -83,13 +83,13 @@ pub fn parse_primitive(line: &str) -> Option<Primitive> {
 /// The experiment.
 pub fn calibrate(ctx: &mut Ctx<'_>) -> Result<Section> {
     let mut section = Section::new(super::experiments::experiment("calibrate"));
-    let first = primitives(ctx, &mut section)?;
-    lock_pair(ctx, &mut section, first)?;
+    primitives(ctx, &mut section)?;
+    lock_pair(ctx, &mut section)?;
     contention(ctx, &mut section)?;
     section.notes.push(format!(
-        "Primitives come from core 0 of `cargo xtask run --cores {TIMING_CORES} --program timing \
-         --param pairs={PAIRS}`, the pair's breakdown from the difference between that run and one \
-         with `--param pairs={}`; contention from `cargo xtask run --cores {LOCK_CORES} --program \
+        "Primitives come from core 0 of `cargo xtask run --cores {TIMING_CORES} --program timing`; \
+         the pair's breakdown from the difference between `cargo xtask run --cores 1 --program \
+         timing --param pairs={PAIRS}` and the same with `--param pairs={}`; contention from `cargo xtask run --cores {LOCK_CORES} --program \
          bench-lock --param scale=quick --param layer=rma --quantum Q` for Q in {QUANTA:?}, and \
          at Q = {LOADED_QUANTUM} beside {BUSY_PROCESSES} busy host processes (`sh -c 'while :; do :; \
          done'`).",
@@ -98,11 +98,12 @@ pub fn calibrate(ctx: &mut Ctx<'_>) -> Result<Section> {
     Ok(section)
 }
 
-/// A `timing` run's configuration with `pairs` lock/unlock pairs.
-fn timing_run(pairs: u32) -> RunConfig {
+/// A `timing` run's configuration on `cores` cores with `pairs`
+/// lock/unlock pairs.
+fn timing_run(cores: u32, pairs: u32) -> RunConfig {
     RunConfig {
         params: vec![("pairs".into(), pairs.to_string())],
-        ..RunConfig::new(TIMING_CORES, "timing")
+        ..RunConfig::new(cores, "timing")
     }
 }
 
@@ -111,13 +112,12 @@ fn core0_stats(report: &crate::run::RunReport) -> Option<CoreStats> {
     report.reports.first()?.as_ref().map(|r| r.stats)
 }
 
-/// Times the primitives; core 0's counters of the run, for the pair's
-/// breakdown.
-fn primitives(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<Option<CoreStats>> {
-    let report = ctx.boot(timing_run(PAIRS))?;
-    let what = format!("timing on {TIMING_CORES} cores, {PAIRS} lock/unlock pairs");
+/// Times the primitives.
+fn primitives(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
+    let report = ctx.boot(timing_run(TIMING_CORES, PAIRS))?;
+    let what = format!("timing on {TIMING_CORES} cores");
     // Failed or not, the lines it printed are tabled.
-    let ok = section.record(&what, &report);
+    section.record(&what, &report);
     let mut table = Table::new(
         "Modelled cost of each primitive against the timing table (modelled time)",
         &[
@@ -163,7 +163,7 @@ fn primitives(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<Option<CoreSta
     }
     section.csv = Some(csv::write(&table.header, &table.rows));
     section.modeled.push(table);
-    Ok(if ok { core0_stats(&report) } else { None })
+    Ok(())
 }
 
 /// The pair's line of a `timing` run: its cycles on core 0's clock.
@@ -233,16 +233,21 @@ pub fn breakdown(chip: &Chip, before: &CoreStats, after: &CoreStats) -> (Vec<Cla
 }
 
 /// The uncontended lock/unlock pair, broken into its accesses.
-fn lock_pair(ctx: &mut Ctx<'_>, section: &mut Section, first: Option<CoreStats>) -> Result<()> {
-    let report = ctx.boot(timing_run(PAIRS + 1))?;
-    let what = format!(
-        "timing on {TIMING_CORES} cores, {} lock/unlock pairs",
-        PAIRS + 1
-    );
-    if !section.record(&what, &report) {
-        return Ok(());
+fn lock_pair(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
+    // One core alone: no other core to wait for, so the two runs differ
+    // by the extra pair only.
+    let mut counters = Vec::new();
+    let mut report = None;
+    for pairs in [PAIRS, PAIRS + 1] {
+        let run = ctx.boot(timing_run(1, pairs))?;
+        let what = format!("timing on 1 core, {pairs} lock/unlock pairs");
+        if !section.record(&what, &run) {
+            return Ok(());
+        }
+        counters.push(core0_stats(&run));
+        report = Some(run);
     }
-    let (Some(before), Some(after)) = (first, core0_stats(&report)) else {
+    let (Some(report), [Some(before), Some(after)]) = (report, counters.as_slice()) else {
         section
             .failures
             .push("lock/unlock breakdown: core 0 reported no chip-model counters".into());
@@ -250,7 +255,7 @@ fn lock_pair(ctx: &mut Ctx<'_>, section: &mut Section, first: Option<CoreStats>)
     };
     let measured = report.serial(0).iter().find_map(|l| parse_pair(l));
     let chip = chip::DEFAULT_CHIP;
-    let (shares, total) = breakdown(chip, &before, &after);
+    let (shares, total) = breakdown(chip, before, after);
     let mut table = Table::new(
         "An uncontended lock/unlock pair broken into its accesses (modelled time)",
         &[
@@ -262,8 +267,8 @@ fn lock_pair(ctx: &mut Ctx<'_>, section: &mut Section, first: Option<CoreStats>)
         ],
     );
     table.notes.push(format!(
-        "core 0 takes and gives back an exclusive GBH lock on core 1's part of a window (same tile); \
-         the counters of one more iteration of its timed loop (the pair, two clock reads, the loop); \
+        "core 0, alone, takes and gives back an exclusive GBH lock on its own part of a window; the \
+         counters of one more iteration of its timed loop (the pair, two clock reads, the loop); \
          stall = core cycles beyond an L1 hit; MC-wait holds DRAM refresh (no other core's requests), \
          not checked. The program's clock gave the pair {} cycles.",
         measured.map_or("no".to_owned(), |c| c.to_string())
@@ -296,10 +301,20 @@ fn lock_pair(ctx: &mut Ctx<'_>, section: &mut Section, first: Option<CoreStats>)
         ]);
     }
     let insns = after.insns.saturating_sub(before.insns);
+    let idle = after.idle_cycles.saturating_sub(before.idle_cycles);
+    if idle > 0 {
+        table.rows.push(vec![
+            "waiting".to_owned(),
+            String::new(),
+            idle.to_string(),
+            String::new(),
+            String::new(),
+        ]);
+    }
     table.rows.push(vec![
         format!("instruction issue ({insns} instructions)"),
         String::new(),
-        total.saturating_sub(stalls).to_string(),
+        total.saturating_sub(stalls + idle).to_string(),
         String::new(),
         String::new(),
     ]);
