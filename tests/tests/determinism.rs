@@ -6,9 +6,9 @@
 //! processes, and with another quantum.
 
 use std::num::NonZeroU64;
-use std::process::{Child, Command};
 
 use system_tests::{Mode, Model, RunConfig, Time, assert_clean_success, boot_with, lines_starting};
+use xtask::bench::calibrate::Busy;
 
 /// Cores that contend.
 const CORES: u32 = 4;
@@ -52,37 +52,10 @@ fn lock_samples(quantum: u64) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Processes that keep host CPUs busy until dropped.
-struct Busy(Vec<Child>);
-
-impl Busy {
-    fn start(n: usize) -> Self {
-        Self(
-            (0..n)
-                .map(|_| {
-                    Command::new("sh")
-                        .args(["-c", "while :; do :; done"])
-                        .spawn()
-                        .expect("sh starts")
-                })
-                .collect(),
-        )
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
 #[test]
 fn contended_locks_take_the_same_modelled_cycles_beside_busy_host_processes_and_in_any_quantum() {
     let alone = lock_samples(chip::DEFAULT_QUANTUM);
-    let busy = Busy::start(2);
+    let busy = Busy::start(2).expect("sh starts");
     let loaded = lock_samples(chip::DEFAULT_QUANTUM);
     drop(busy);
     let finer = lock_samples(chip::DEFAULT_QUANTUM / 10);

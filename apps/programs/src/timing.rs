@@ -214,7 +214,8 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     // each sample, so that the baseline store hits L1 wherever the line
     // lies (the word need not share a line with the loaded one).
     let load = |p: *const u32| {
-        // SAFETY: callers pass a word of this function's private arrays.
+        // SAFETY: callers pass a mapped, aligned word: of this function's
+        // private arrays or of the DCM alias mapped below.
         unsafe { p.read_volatile() };
     };
     let store_baseline = least(|| load(store_ptr), || timed_store(scc, store_ptr));
@@ -231,11 +232,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         .map_alias(dcm_phys, 5 * L1_WAY_STRIDE, MemoryType::Dcm)
         .map_err(|e| format!("mapping DCM lines: {e:?}"))?;
     let line = |i: u32| dcm.as_ptr().wrapping_add((i * L1_WAY_STRIDE) as usize) as *const u32;
-    let touch = |p: *const u32| {
-        // SAFETY: a word of the DCM alias mapped above.
-        unsafe { p.read_volatile() };
-    };
-    let m = least(|| touch(line(0)), || timed_load(scc, line(0)));
+    let m = least(|| load(line(0)), || timed_load(scc, line(0)));
     readings.push(Reading {
         what: "L1 hit".into(),
         measured: latency(m),
@@ -244,7 +241,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     // L2: five lines in one 4-way L1 set: each read evicts from L1 the
     // line read five reads later, which L2 still holds.
     let m = least(
-        || (1..5).for_each(|i| touch(line(i))),
+        || (1..5).for_each(|i| load(line(i))),
         || timed_load(scc, line(0)),
     );
     readings.push(Reading {

@@ -329,11 +329,14 @@ fn lock_pair(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
     Ok(())
 }
 
-/// Processes that keep host CPUs busy until dropped.
-struct Busy(Vec<Child>);
+/// Processes that keep host CPUs busy until dropped: the load beside
+/// which modelled time must not move.
+#[derive(Debug)]
+pub struct Busy(Vec<Child>);
 
 impl Busy {
-    fn start(n: usize) -> Result<Self> {
+    /// Starts `n` busy loops (`sh -c 'while :; do :; done'`).
+    pub fn start(n: usize) -> Result<Self> {
         let mut busy = Self(Vec::new());
         for _ in 0..n {
             busy.0.push(
