@@ -25,6 +25,13 @@
 //!
 //! The kernel is told the number of cores and the program, never its own
 //! core id: it reads that from MYTILEID, as on silicon.
+//!
+//! QEMU runs in the run's directory (the chip memory's), where the image is
+//! linked as [`IMAGE`] ([`Launch::link_image`]): multiboot hands the kernel
+//! the image's path as the start of its command line, which the kernel
+//! reads (in modelled time, as everything from the entry point on). With
+//! the image's own path there, a program's modelled cycles would depend on
+//! where the project was checked out and where the run's directory is.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -34,6 +41,11 @@ use chip::args::BootArgs;
 use chip::{Chip, CoreId, Mode, PluginOptions};
 
 use crate::chipmem::{self, Layout};
+
+/// The name under which the image is linked in the run's directory, and
+/// the path (relative to that directory, QEMU's working directory) every
+/// core's QEMU boots.
+pub const IMAGE: &str = "image";
 
 /// Guest RAM of each core when none is asked for, in MiB.
 pub const DEFAULT_MEMORY_MIB: u32 = 32;
@@ -69,7 +81,8 @@ pub struct Launch<'a> {
     /// What every core's kernel is told: how many cores run (cores
     /// `0..cores`), the program and its settings.
     pub boot: &'a BootArgs<'a>,
-    /// The image (an app on the kernel library), booted through multiboot.
+    /// The image (an app on the kernel library), booted through multiboot
+    /// as [`IMAGE`] in the run's directory ([`Launch::link_image`]).
     pub kernel: &'a Path,
     /// The image's entry point: each core's modelled time starts there
     /// ([`PluginOptions::entry`]), not at reset, so that the firmware's
@@ -91,7 +104,20 @@ pub struct Launch<'a> {
 }
 
 impl Launch<'_> {
-    /// The arguments (without the program name) of `core`'s QEMU.
+    /// The run's directory, which holds the chip memory: every core's QEMU
+    /// runs there.
+    pub fn dir(&self) -> &Path {
+        self.mem.parent().unwrap_or(Path::new("."))
+    }
+
+    /// Links the image into the run's directory as [`IMAGE`], where the
+    /// arguments ([`Launch::args`]) name it.
+    pub fn link_image(&self) -> std::io::Result<()> {
+        std::os::unix::fs::symlink(std::path::absolute(self.kernel)?, self.dir().join(IMAGE))
+    }
+
+    /// The arguments (without the program name) of `core`'s QEMU, which
+    /// runs in the run's directory ([`Launch::dir`]).
     pub fn args(&self, core: CoreId) -> Vec<OsString> {
         let mut args: Vec<OsString> = [
             "-M",
@@ -129,12 +155,12 @@ impl Launch<'_> {
                 OsStr::new(",server=on,wait=off"),
             ]));
         }
-        args.extend(["-kernel".into(), self.kernel.into()]);
+        args.extend(["-kernel".into(), IMAGE.into()]);
         args.push("-append".into());
         // QEMU puts the image path before these words; the kernel reads
         // only what follows the separator's last occurrence.
         args.push(self.boot.to_args().into());
-        let dir = self.mem.parent().unwrap_or(Path::new("."));
+        let dir = self.dir();
         let model = self.mode.model();
         if let Some(model) = model {
             // The plugin reads its options as UTF-8 (QEMU hands it C
@@ -257,7 +283,7 @@ mod tests {
         let args = strings(launch(Path::new("/run/chip.mem")).args(SCC.core(5).unwrap()));
         let head = "-M pc -nodefaults -cpu pentium -smp 1,maxcpus=2 -m 32 \
                     -bios /usr/share/qemu/qboot.rom -display none -no-reboot -serial stdio \
-                    -device isa-debug-exit,iobase=0xf4,iosize=1 -kernel /k/kernel";
+                    -device isa-debug-exit,iobase=0xf4,iosize=1 -kernel image";
         assert_eq!(args[..20].join(" "), head);
         assert_eq!(
             value_of(&args, "-append"),
@@ -428,14 +454,33 @@ mod tests {
     #[test]
     fn commas_in_paths_are_doubled_inside_option_strings() {
         let mem = Path::new("/tmp/a,b/chip.mem");
-        let mut launch = launch(mem);
-        let kernel = Path::new("/k,1/kernel");
-        launch.kernel = kernel;
-        let args = strings(launch.args(SCC.core(0).unwrap()));
+        let args = strings(launch(mem).args(SCC.core(0).unwrap()));
         assert!(value_of(&args, "-plugin").ends_with(",mem=/tmp/a,,b/chip.mem"));
         assert!(value_of(&args, "-object").contains("mem-path=/tmp/a,,b/ram-00.mem,size="));
-        // -kernel takes its value whole.
-        assert_eq!(value_of(&args, "-kernel"), "/k,1/kernel");
+    }
+
+    /// Whatever the image's path and the run's directory, QEMU boots the
+    /// same path, so the kernel reads the same command line.
+    #[test]
+    fn every_run_boots_the_image_under_one_name_in_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("some checkout/target/programs");
+        std::fs::create_dir_all(image.parent().unwrap()).unwrap();
+        std::fs::write(&image, b"ELF").unwrap();
+        let run = dir.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        let mem = run.join("chip.mem");
+        let mut launch = launch(&mem);
+        launch.kernel = &image;
+        assert_eq!(launch.dir(), run);
+        launch.link_image().unwrap();
+        let args = strings(launch.args(SCC.core(0).unwrap()));
+        assert_eq!(value_of(&args, "-kernel"), IMAGE);
+        assert_eq!(std::fs::read(run.join(IMAGE)).unwrap(), b"ELF");
+        assert!(
+            launch.link_image().is_err(),
+            "a run's directory gets its image once"
+        );
     }
 
     #[test]

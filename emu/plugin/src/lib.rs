@@ -13,9 +13,10 @@
 //! - a memory callback on every load and store (one for loads, one for
 //!   stores, so neither asks QEMU which it is). Private memory goes through
 //!   the caches' model too ([`Engine::private_access`]), but a load of the
-//!   line L1 used last in its set, or a store to it once modified, changes
-//!   nothing there: such an access is only counted, before any lock is
-//!   taken, by looking the line up in L1's MRU table
+//!   line L1 used last in its set, or a store to it, only counts as an L1
+//!   hit (a store to a clean line also marks it modified in the table,
+//!   which the cache takes in later): such an access is counted, before any
+//!   lock is taken, by looking the line up in L1's MRU table
 //!   ([`Engine::l1_mru`]). After the first access to a virtual page, the
 //!   callback knows its physical page and how the model treats it without
 //!   asking QEMU or the engine again;
@@ -223,6 +224,20 @@ fn forget_private_pages() {
 /// firmware; the image starts with empty caches.
 static PRIVATE_MODELLED: AtomicBool = AtomicBool::new(false);
 
+/// Whether the fast path ([`fast_hit`]) may count private accesses: once
+/// they are modelled ([`PRIVATE_MODELLED`]) and while no CL1INVMB trap is
+/// pending (whose handler's accesses are not the core's; [`private`] sorts
+/// them out). Kept in one word so that the fast path reads one.
+static FAST_ON: AtomicBool = AtomicBool::new(false);
+
+/// Sets [`FAST_ON`] from what it depends on, after either changed.
+fn update_fast_on() {
+    FAST_ON.store(
+        PRIVATE_MODELLED.load(Ordering::Relaxed) && !TRAP.pending(),
+        Ordering::Relaxed,
+    );
+}
+
 /// Loads and stores of private memory that hit L1's MRU table since the
 /// engine last counted them ([`Engine::count_l1_hits`]). Only the one vCPU
 /// thread adds to them.
@@ -316,6 +331,7 @@ unsafe fn install(
         engine.hold_time();
     } else {
         PRIVATE_MODELLED.store(true, Ordering::Relaxed);
+        update_fast_on();
     }
     // SAFETY: a new scoreboard of two u64 per vCPU, owned by QEMU.
     let score = unsafe { qemu_plugin_scoreboard_new(2 * std::mem::size_of::<u64>()) };
@@ -708,6 +724,7 @@ impl Special {
 unsafe extern "C" fn on_cl1invmb(vcpu: c_uint, data: *mut c_void) {
     let (insns, cycles) = PLUGIN.get().map_or((0, 0), |p| executed(p, vcpu));
     TRAP.enter(data as usize as u64, insns, cycles);
+    update_fast_on();
     with_engine(|engine| {
         engine.set_insns(insns, cycles);
         cache_instruction(engine, Special::Cl1invmb)
@@ -725,6 +742,7 @@ unsafe extern "C" fn on_entry(vcpu: c_uint, _data: *mut c_void) {
         Ok(())
     });
     PRIVATE_MODELLED.store(true, Ordering::Relaxed);
+    update_fast_on();
 }
 
 /// A block that starts just after a CL1INVMB: if the guest returns there
@@ -732,7 +750,9 @@ unsafe extern "C" fn on_entry(vcpu: c_uint, _data: *mut c_void) {
 unsafe extern "C" fn on_trap_return(vcpu: c_uint, data: *mut c_void) {
     let Some(plugin) = PLUGIN.get() else { return };
     let (insns, cycles) = executed(plugin, vcpu);
-    if let Some(handler) = TRAP.leave(data as usize as u64, insns, cycles) {
+    let left = TRAP.leave(data as usize as u64, insns, cycles);
+    update_fast_on();
+    if let Some(handler) = left {
         with_engine(|engine| {
             engine.set_insns(insns, cycles);
             engine.untimed(handler);
@@ -1007,6 +1027,10 @@ unsafe extern "C" fn on_load(
     vaddr: u64,
     data: *mut c_void,
 ) {
+    // SAFETY: as QEMU called this callback.
+    if unsafe { fast_hit(info, vaddr, false) } {
+        return;
+    }
     let (insn, rest) = Site::unpack(data as usize);
     // SAFETY: as QEMU called this callback.
     unsafe { memory(vcpu, info, vaddr, insn, rest, false) }
@@ -1018,18 +1042,74 @@ unsafe extern "C" fn on_store(
     vaddr: u64,
     data: *mut c_void,
 ) {
+    // SAFETY: as QEMU called this callback.
+    if unsafe { fast_hit(info, vaddr, true) } {
+        return;
+    }
     let (insn, rest) = Site::unpack(data as usize);
     // SAFETY: as QEMU called this callback.
     unsafe { memory(vcpu, info, vaddr, insn, rest, true) }
 }
 
+/// The fast path, for most private accesses: whether this load (or with
+/// `store`, store) is to a known fast private page ([`PRIVATE_PAGES`],
+/// [`PrivatePage::fast`]), within one line, and L1's MRU table finds it
+/// ([`MruLines::hit`]). If so it is counted as an L1 hit and the callback
+/// is done, without a lock, the engine or QEMU's address lookup; if not,
+/// [`memory`] takes it.
+///
+/// # Safety
+///
+/// `info` is a memory callback's, during it.
+#[inline(always)]
+unsafe fn fast_hit(info: qemu_plugin_meminfo_t, vaddr: u64, store: bool) -> bool {
+    let page = (vaddr >> 12) as u32;
+    let known = PRIVATE_PAGES[page as usize % PRIVATE_SLOTS].load(Ordering::Relaxed);
+    if (known >> 32) as u32 != page.wrapping_add(1)
+        || !PageFlags(known as u32 & PAGE_OFFSET).fast()
+        || !FAST_ON.load(Ordering::Relaxed)
+    {
+        return false;
+    }
+    let paddr = known as u32 & !PAGE_OFFSET | vaddr as u32 & PAGE_OFFSET;
+    let offset = paddr % CACHE_LINE;
+    let Some(plugin) = PLUGIN.get() else {
+        return false;
+    };
+    // An access of up to 16 bytes that starts in the first half of a line
+    // stays in it; only past there is its size asked for.
+    // SAFETY: `info` is valid during the callback (caller).
+    if (offset <= CACHE_LINE / 2 || unsafe { ends_in_line(info, offset) })
+        && plugin.mru.hit(paddr, store)
+    {
+        let hits = if store { &FAST_STORES } else { &FAST_LOADS };
+        hits.store(hits.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        return true;
+    }
+    false
+}
+
+/// Whether the access `info` describes, starting at `offset` in its line,
+/// ends in it: out of the fast path's way, as it calls QEMU.
+///
+/// # Safety
+///
+/// `info` is a memory callback's, during it.
+#[cold]
+#[inline(never)]
+unsafe fn ends_in_line(info: qemu_plugin_meminfo_t, offset: u32) -> bool {
+    // SAFETY: as the caller's.
+    offset + (1u32 << unsafe { qemu_plugin_mem_size_shift(info) }) <= CACHE_LINE
+}
+
 /// One load or store of the instruction at `insn`, already done by QEMU,
-/// after which its block issues `rest` more cycles ([`Site`]).
+/// after which its block issues `rest` more cycles ([`Site`]), that the
+/// fast path did not take.
 ///
 /// # Safety
 ///
 /// `info` and `vaddr` are a memory callback's, during it.
-#[inline(always)]
+#[inline(never)]
 unsafe fn memory(
     vcpu: c_uint,
     info: qemu_plugin_meminfo_t,
@@ -1100,6 +1180,9 @@ unsafe fn memory(
     let (insns, cycles) = executed(plugin, vcpu);
     with_engine(|engine| {
         engine.set_insns(insns, cycles);
+        // Counted before, so that a report the access makes (the exit
+        // call's) has them.
+        count_fast_hits(engine);
         engine.access(access)?;
         if store {
             engine.after_store(access.paddr)?;
@@ -1109,7 +1192,8 @@ unsafe fn memory(
 }
 
 /// An access to a private page whose slot in [`PRIVATE_PAGES`] says
-/// `known` (its low half).
+/// `known` (its low half), which the fast path did not take: the engine's
+/// model does (an access the MRU table would find gives the same there).
 ///
 /// # Safety
 ///
@@ -1134,24 +1218,13 @@ unsafe fn private(
         return;
     }
     let paddr = known & !PAGE_OFFSET | vaddr as u32 & PAGE_OFFSET;
-    let offset = paddr % CACHE_LINE;
-    // An access of up to 16 bytes that starts in the first half of a line
-    // stays in it; only past there is its size asked for.
     // SAFETY: `info` is valid during the callback.
-    let len = |info| 1u32 << unsafe { qemu_plugin_mem_size_shift(info) };
-    if flags.fast()
-        && (offset <= CACHE_LINE / 2 || offset + len(info) <= CACHE_LINE)
-        && plugin.mru.hit(paddr, store)
-    {
-        let hits = if store { &FAST_STORES } else { &FAST_LOADS };
-        hits.store(hits.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-        return;
-    }
+    let len = 1u32 << unsafe { qemu_plugin_mem_size_shift(info) };
     let access = GuestAccess {
         kind: if store { Kind::Store } else { Kind::Load },
         vaddr: vaddr as u32,
         paddr,
-        len: len(info).min(8),
+        len: len.min(8),
         value: 0,
         insn,
         rest: 0,

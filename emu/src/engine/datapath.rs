@@ -32,6 +32,7 @@ impl Engine {
 
     /// What the caches' model does with `a` on a page of type `page`
     /// (the events not yet applied).
+    #[inline]
     pub(super) fn through_caches(&mut self, a: &GuestAccess, page: PageType) -> Access {
         match a.kind {
             Kind::Load => self.memory.load(a.paddr, a.len, page.memory_type),

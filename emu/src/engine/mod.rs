@@ -75,8 +75,9 @@
 //!   the core's memory controller ([`Engine::private_access`]), but its
 //!   lines carry no data in the model: only its core reaches it, so it
 //!   cannot go stale. A load of the line L1 used last in its set, or a
-//!   store to it once modified, changes nothing in the model; the plugin
-//!   counts those without calling the engine ([`Engine::l1_mru`]).
+//!   store to it, changes nothing in the model but that line's modified
+//!   state; the plugin counts those without calling the engine, and marks
+//!   the line modified in L1's MRU table ([`Engine::l1_mru`]).
 //! - Two core-physical aliases of one system line (a tile's MPB and the
 //!   own-MPB entry) share the core's one view of it: a store through one is
 //!   seen through the other even while both are cached.
@@ -201,8 +202,9 @@ pub enum PrivatePage {
 
 impl PrivatePage {
     /// A DCM page without PWT: an access found in L1's MRU table
-    /// ([`Engine::l1_mru`]) changes nothing but the counts, so it may skip
-    /// the model ([`Engine::count_l1_hits`]).
+    /// ([`Engine::l1_mru`], which marks a store's line modified) changes
+    /// nothing else but the counts, so it may skip the model
+    /// ([`Engine::count_l1_hits`]).
     pub fn fast(self) -> bool {
         self == PrivatePage::Modelled(PageType::PAGING_OFF)
     }

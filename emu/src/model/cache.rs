@@ -147,11 +147,14 @@ pub struct Cache {
 /// Per set, the line a cache used last and its state, readable through a
 /// shared handle without the cache ([`Cache::with_mru`]).
 ///
-/// A load of that line, or a store to it once it is modified, changes
-/// nothing in the cache: it already is its set's most recently used line
-/// (under FIFO a hit changes nothing anyway), and a hit changes no other
-/// state. So whoever finds an access here may skip the model and count an
-/// L1 hit: the emulator's fast path for private memory. Lines filled from
+/// A load of that line, or a store to it, changes nothing in the cache's
+/// order: it already is its set's most recently used line (under FIFO a
+/// hit changes nothing anyway). A load changes no state either; a store
+/// to a clean line makes it modified, which the table records in the
+/// entry itself (marked, [`MruLines::hit`]), and the cache takes that mark
+/// into its line before it next looks at the set ([`Cache::absorb`]). So
+/// whoever finds an access here may skip the model and count an L1 hit:
+/// the emulator's fast path for private memory. Lines filled from
 /// message-buffer pages are never found (their loads and stores go
 /// through the model). The entries are atomics only so that the handle
 /// can live outside the model's lock; the one thread of a core uses both.
@@ -166,6 +169,8 @@ pub struct MruLines {
 const MRU_VALID: u32 = 1;
 const MRU_DIRTY: u32 = 2;
 const MRU_MPBT: u32 = 4;
+/// Made modified by [`MruLines::hit`], not yet taken into the cache's line.
+const MRU_MARKED: u32 = 8;
 
 impl MruLines {
     fn new(geometry: Geometry) -> Self {
@@ -176,28 +181,52 @@ impl MruLines {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn slot(&self, addr: u32) -> &AtomicU32 {
         &self.sets[((addr >> self.line_shift) & self.set_mask) as usize]
     }
 
-    #[inline]
+    #[inline(always)]
     fn line_of(&self, addr: u32) -> u32 {
         addr & !((1u32 << self.line_shift) - 1)
     }
 
     /// Whether a load (or with `store`, a store) at `addr`, within one
-    /// line, would hit the set's most recently used line and change
-    /// nothing: for a store, the line must be modified already.
-    #[inline]
+    /// line, hits the set's most recently used line, which is not a
+    /// message-buffer line. A store that hits a clean line makes it
+    /// modified here, marked for the cache to take in ([`Cache::absorb`]):
+    /// whoever counts the store as an L1 hit has then done all it does.
+    #[inline(always)]
     pub fn hit(&self, addr: u32, store: bool) -> bool {
-        let entry = self.slot(addr).load(Ordering::Relaxed);
+        let slot = self.slot(addr);
+        let entry = slot.load(Ordering::Relaxed);
         let line = self.line_of(addr) | MRU_VALID;
-        if store {
-            entry == line | MRU_DIRTY
-        } else {
-            entry & !MRU_DIRTY == line
+        let found = entry & !(MRU_DIRTY | MRU_MARKED) == line;
+        if store && found && entry & MRU_DIRTY == 0 {
+            slot.store(line | MRU_DIRTY | MRU_MARKED, Ordering::Relaxed);
         }
+        found
+    }
+
+    /// The line of set `set` that [`MruLines::hit`] made modified, if any,
+    /// with the mark taken off.
+    #[inline(always)]
+    fn take_marked(&self, set: usize) -> Option<u32> {
+        let slot = &self.sets[set];
+        let entry = slot.load(Ordering::Relaxed);
+        if entry & MRU_MARKED == 0 {
+            return None;
+        }
+        slot.store(entry & !MRU_MARKED, Ordering::Relaxed);
+        Some(self.line_of(entry))
+    }
+
+    /// The line of set `set` that [`MruLines::hit`] made modified and the
+    /// cache has not taken in yet, if any.
+    #[inline]
+    fn marked(&self, set: usize) -> Option<u32> {
+        let entry = self.sets[set].load(Ordering::Relaxed);
+        (entry & MRU_MARKED != 0).then(|| self.line_of(entry))
     }
 
     /// `line` is now its set's most recently used line, in `state`.
@@ -262,10 +291,10 @@ impl Cache {
     ///
     /// # Panics
     ///
-    /// If lines are shorter than 8 bytes (an entry keeps its flags below
+    /// If lines are shorter than 16 bytes (an entry keeps its flags below
     /// the line's base address).
     pub fn with_mru(mut self) -> Self {
-        assert!(self.geometry.line >= 8, "lines of at least 8 bytes");
+        assert!(self.geometry.line >= 16, "lines of at least 16 bytes");
         self.mru = Some(Mru(Arc::new(MruLines::new(self.geometry))));
         self
     }
@@ -292,10 +321,62 @@ impl Cache {
     }
 
     #[inline]
+    fn set_of(&self, addr: u32) -> usize {
+        ((addr >> self.line_shift) & self.set_mask) as usize
+    }
+
+    #[inline]
     fn set_range(&self, addr: u32) -> std::ops::Range<usize> {
-        let set = ((addr >> self.line_shift) & self.set_mask) as usize;
+        let set = self.set_of(addr);
         let a = self.geometry.assoc;
         set * a..set * a + a
+    }
+
+    /// Takes into the line it names the modified state that a store found
+    /// in the MRU table gave it ([`MruLines::hit`]), for the set of `addr`.
+    /// Every method that looks at or changes a set's lines calls it first.
+    #[inline(always)]
+    fn absorb(&mut self, addr: u32) {
+        self.absorb_set(self.set_of(addr));
+    }
+
+    #[inline(always)]
+    fn absorb_set(&mut self, set: usize) {
+        if let Some(m) = &self.mru
+            && let Some(line) = m.0.take_marked(set)
+        {
+            self.mark_dirty(line);
+        }
+    }
+
+    #[cold]
+    fn mark_dirty(&mut self, line: u32) {
+        if let Some(i) = self.find(line) {
+            self.ways[i].state.dirty = true;
+        }
+    }
+
+    /// [`Cache::absorb`] for every set.
+    fn absorb_all(&mut self) {
+        if self.mru.is_some() {
+            for set in 0..self.geometry.sets() {
+                self.absorb_set(set);
+            }
+        }
+    }
+
+    /// The state of way `i`'s line, with the modified state a store found
+    /// in the MRU table gave it and the cache has not taken in yet.
+    #[inline]
+    fn state(&self, i: usize) -> LineState {
+        let way = &self.ways[i];
+        let mut state = way.state;
+        if let Some(m) = &self.mru
+            && m.0.marked(self.set_of(way.line)) == Some(way.line)
+        {
+            state.dirty = true;
+        }
+        state
     }
 
     #[inline]
@@ -315,6 +396,7 @@ impl Cache {
     /// youngest (under LRU) and its state is returned.
     #[inline]
     pub fn access(&mut self, addr: u32) -> Option<LineState> {
+        self.absorb(addr);
         let i = self.find(addr)?;
         if self.replacement == Replacement::Lru {
             self.ways[i].stamp = self.next_tick();
@@ -327,7 +409,7 @@ impl Cache {
 
     /// The state of the line holding `addr`, without counting as a use.
     pub fn peek(&self, addr: u32) -> Option<LineState> {
-        self.find(addr).map(|i| self.ways[i].state)
+        self.find(addr).map(|i| self.state(i))
     }
 
     /// Whether the line holding `addr` is cached.
@@ -340,6 +422,7 @@ impl Cache {
     /// Not a use: the replacement order does not change.
     #[inline]
     pub fn set_dirty(&mut self, addr: u32) -> bool {
+        self.absorb(addr);
         match self.find(addr) {
             Some(i) => {
                 self.ways[i].state.dirty = true;
@@ -361,13 +444,22 @@ impl Cache {
     /// The line must not be cached already (the caller looked it up first).
     pub fn fill(&mut self, addr: u32, state: LineState) -> Option<Victim> {
         debug_assert!(!self.contains(addr), "{addr:#x} filled twice");
+        self.absorb(addr);
         let range = self.set_range(addr);
-        let slot = match range.clone().find(|&i| !self.ways[i].valid) {
-            Some(free) => free,
-            None => range
-                .min_by_key(|&i| self.ways[i].stamp)
-                .expect("a set has at least one way"),
-        };
+        let first = range.start;
+        let set = &self.ways[range];
+        // The first free way, else the first of the oldest.
+        let slot = first
+            + match set.iter().position(|w| !w.valid) {
+                Some(free) => free,
+                None => (1..set.len()).fold(0, |oldest, i| {
+                    if set[i].stamp < set[oldest].stamp {
+                        i
+                    } else {
+                        oldest
+                    }
+                }),
+            };
         let old = self.ways[slot];
         self.ways[slot] = Way {
             valid: true,
@@ -386,6 +478,7 @@ impl Cache {
 
     /// Removes the line holding `addr`; its state, if it was cached.
     pub fn remove(&mut self, addr: u32) -> Option<LineState> {
+        self.absorb(addr);
         let i = self.find(addr)?;
         self.ways[i].valid = false;
         if let Some(m) = &self.mru {
@@ -400,6 +493,7 @@ impl Cache {
         mut select: impl FnMut(u32, LineState) -> bool,
         mut gone: impl FnMut(Victim),
     ) {
+        self.absorb_all();
         for way in self.ways.iter_mut().filter(|w| w.valid) {
             if select(way.line, way.state) {
                 way.valid = false;
@@ -416,10 +510,12 @@ impl Cache {
 
     /// Every cached line with its state, in no particular order.
     pub fn lines(&self) -> impl Iterator<Item = Victim> + '_ {
-        self.ways.iter().filter(|w| w.valid).map(|w| Victim {
-            line: w.line,
-            state: w.state,
-        })
+        (0..self.ways.len())
+            .filter(|&i| self.ways[i].valid)
+            .map(|i| Victim {
+                line: self.ways[i].line,
+                state: self.state(i),
+            })
     }
 }
 

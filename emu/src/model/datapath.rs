@@ -8,7 +8,7 @@
 use chip::MemoryType::{self, Dcm, MpbtWb, MpbtWt, Ncm, NcmWcb};
 use proptest::prelude::*;
 
-use super::cache::{Geometry, Replacement};
+use super::cache::{Geometry, LineState, Replacement};
 use super::hierarchy::{Access, Config, CoreMemory, Event, Lookup, Outcome};
 
 const LINE: usize = 32;
@@ -1160,9 +1160,10 @@ fn run_skipping_mru_hits(p: &Program) -> Result<u64, TestCaseError> {
     Ok(skipped)
 }
 
-/// The MRU table finds a load of the line L1 used last in its set, and a
-/// store to it once modified; not a store to a clean line, a line another
-/// access to the set followed, or a line that left.
+/// The MRU table finds a load of, or a store to, the line L1 used last in
+/// its set; not a line another access to the set followed, a line that
+/// left, or a message-buffer line. A store it finds makes the line
+/// modified in the cache too: it leaves L1 for L2 modified.
 #[test]
 fn the_mru_table_finds_the_accesses_that_change_nothing() {
     let mut m = CoreMemory::new(Config::SCC).unwrap();
@@ -1171,17 +1172,26 @@ fn the_mru_table_finds_the_accesses_that_change_nothing() {
     assert!(!mru.hit(a, false), "nothing cached yet");
     m.load(a, 4, Dcm);
     assert!(mru.hit(a + 8, false), "a load of the line just filled");
-    assert!(!mru.hit(a, true), "a store would make it modified");
-    m.store(a, 4, Dcm, false);
+    assert_eq!(m.l1().peek(a), Some(LineState::default()));
+    assert!(mru.hit(a, true), "a store to it, clean");
+    assert!(
+        m.l1().peek(a).is_some_and(|s| s.dirty),
+        "the cache sees it modified"
+    );
     assert!(mru.hit(a + 4, true) && mru.hit(a, false), "modified: both");
     m.load(b, 4, Dcm);
     assert!(!mru.hit(a, false), "b is the set's most recent now");
     assert!(mru.hit(b, false));
     m.wbinvd(|_| {});
+    assert!(
+        m.l2().peek(a).is_some_and(|s| s.dirty),
+        "the line the table made modified went to L2 modified"
+    );
     assert!(!mru.hit(b, false), "L1 is empty");
     let c = 0x3000; // the same set, in no cache
     m.load(c, 4, MpbtWb);
     assert!(!mru.hit(c, false), "a message-buffer line is never skipped");
+    assert!(!mru.hit(c, true));
 }
 
 proptest! {

@@ -235,32 +235,28 @@ pub enum Event {
 /// and flushes the WCB at most once.
 pub const MAX_EVENTS: usize = 8;
 
-/// A short list of events, kept inline (no allocation per access).
-#[derive(Clone, Copy)]
-pub struct Events {
-    buf: [Event; MAX_EVENTS],
-    len: usize,
-}
+/// A short list of events, kept inline (no allocation, and no
+/// initialisation of the unused room, per access).
+#[derive(Clone)]
+pub struct Events(heapless::Vec<Event, MAX_EVENTS>);
 
 impl Events {
     #[inline]
     const fn new() -> Self {
-        Self {
-            buf: [Event::Fill { line: 0 }; MAX_EVENTS],
-            len: 0,
-        }
+        Self(heapless::Vec::new())
     }
 
     #[inline]
     fn push(&mut self, e: Event) {
-        self.buf[self.len] = e;
-        self.len += 1;
+        self.0
+            .push(e)
+            .expect("at most MAX_EVENTS events per access");
     }
 
     /// The events, in the order the plugin must apply them.
     #[inline]
     pub fn as_slice(&self) -> &[Event] {
-        &self.buf[..self.len]
+        &self.0
     }
 }
 
@@ -328,16 +324,6 @@ pub struct Part {
     pub outcome: Outcome,
 }
 
-impl Part {
-    const EMPTY: Part = Part {
-        addr: 0,
-        len: 0,
-        l1: Lookup::Skipped,
-        l2: Lookup::Skipped,
-        outcome: Outcome::L1,
-    };
-}
-
 /// Load or store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -348,7 +334,7 @@ pub enum Kind {
 }
 
 /// Everything one load or store did.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Access {
     /// Read or write.
     pub kind: Kind,
@@ -396,42 +382,48 @@ impl CoreMemory {
 
     /// A load of `len` bytes (1..=32) at `paddr` from a page of type `ty`.
     /// PWT does not change a load.
+    #[inline]
     pub fn load(&mut self, paddr: u32, len: u32, ty: MemoryType) -> Access {
         self.access(Kind::Load, paddr, len, ty, false)
     }
 
     /// A store of `len` bytes (1..=32) at `paddr` to a page of type `ty`;
     /// `pwt` is the page's PWT bit, which matters for DCM (L1 write-through).
+    #[inline]
     pub fn store(&mut self, paddr: u32, len: u32, ty: MemoryType, pwt: bool) -> Access {
         self.access(Kind::Store, paddr, len, ty, pwt)
     }
 
+    #[inline]
     fn access(&mut self, kind: Kind, paddr: u32, len: u32, ty: MemoryType, pwt: bool) -> Access {
         assert!(
             (1..=CACHE_LINE as u32).contains(&len),
             "access of {len} bytes: 1..={CACHE_LINE}"
         );
-        let mut a = Access {
+        let mut events = Events::new();
+        let first_len = len.min(CACHE_LINE as u32 - paddr % CACHE_LINE as u32);
+        let mut part = |memory: &mut Self, addr: u32, len: u32| match kind {
+            Kind::Load => memory.load_part(addr, len, ty, &mut events),
+            Kind::Store => memory.store_part(addr, len, ty, pwt, &mut events),
+        };
+        let first = part(self, paddr, first_len);
+        // An access that crosses a line boundary has a second part, in the
+        // next line; otherwise the second entry only repeats the first.
+        let (second, nparts) = if first_len < len {
+            (
+                part(self, paddr.wrapping_add(first_len), len - first_len),
+                2,
+            )
+        } else {
+            (first, 1)
+        };
+        let a = Access {
             kind,
             ty,
-            parts: [Part::EMPTY; 2],
-            nparts: 0,
-            events: Events::new(),
+            parts: [first, second],
+            nparts,
+            events,
         };
-        let first_len = len.min(CACHE_LINE as u32 - paddr % CACHE_LINE as u32);
-        let mut addr = paddr;
-        for part_len in [first_len, len - first_len] {
-            if part_len == 0 {
-                break;
-            }
-            let part = match kind {
-                Kind::Load => self.load_part(addr, part_len, ty, &mut a.events),
-                Kind::Store => self.store_part(addr, part_len, ty, pwt, &mut a.events),
-            };
-            a.parts[a.nparts] = part;
-            a.nparts += 1;
-            addr = addr.wrapping_add(part_len);
-        }
         self.stats.record(&a);
         a
     }
@@ -514,12 +506,18 @@ impl CoreMemory {
 
     /// A line leaving L1 by eviction or WBINVD.
     fn l1_victim(&mut self, v: Victim, ev: &mut Events) {
-        if !v.state.mpbt && self.l2.contains(v.line) {
-            // Inclusion: the line stays in the core, in L2.
-            if v.state.dirty {
-                self.l2.set_dirty(v.line);
-            }
-        } else if v.state.dirty {
+        // Inclusion: a DCM line stays in the core, in L2 (modified there if
+        // it was in L1).
+        let in_l2 = !v.state.mpbt
+            && if v.state.dirty {
+                self.l2.set_dirty(v.line)
+            } else {
+                self.l2.contains(v.line)
+            };
+        if in_l2 {
+            return;
+        }
+        if v.state.dirty {
             ev.push(Event::WriteBack { line: v.line });
         } else {
             ev.push(Event::Drop {

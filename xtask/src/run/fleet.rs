@@ -121,6 +121,7 @@ impl Fleet {
         let mut command = Command::new(&qemu.binary);
         command
             .args(launch.args(core))
+            .current_dir(launch.dir())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

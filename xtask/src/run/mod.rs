@@ -32,7 +32,7 @@ pub mod trace;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use chip::Mode;
 use emu::chipmem::ChipMemory;
 use emu::launch::{self, Launch};
@@ -255,6 +255,13 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         memory_mib: launch::DEFAULT_MEMORY_MIB,
         mode,
     };
+    launch.link_image().with_context(|| {
+        format!(
+            "cannot link the image {} into the run's directory {}",
+            artifacts.kernel.display(),
+            dir.path().display()
+        )
+    })?;
     if config.echo {
         let model = match mode.model() {
             None => "without the chip model",
@@ -272,8 +279,9 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     if config.print_qemu {
         for core in config.chip.all_cores().take(config.cores as usize) {
             println!(
-                "core {:02}: {}",
+                "core {:02}: cd {} && {}",
                 core.index(),
+                quote(&launch.dir().to_string_lossy()),
                 shell_words(&qemu.binary, &launch.args(core))
             );
         }
