@@ -642,7 +642,10 @@ unsafe fn instrument(insn: *mut qemu_plugin_insn, bytes: &[u8], rest: u16) {
     let vaddr = unsafe { qemu_plugin_insn_vaddr(insn) };
     let (callbacks, data): ([MemCallback; 2], usize) = match RepAccess::of(bytes) {
         Some(rep) => ([on_rep_load, on_rep_store], rep.pack(vaddr as u32)),
-        None => ([on_load, on_store], Site::pack(vaddr as u32, rest)),
+        None => (
+            [on_load, on_store],
+            Site::pack(vaddr as u32, rest, p54c::access_bytes(bytes)),
+        ),
     };
     for (callback, rw) in callbacks.into_iter().zip([
         qemu_plugin_mem_rw::QEMU_PLUGIN_MEM_R,
@@ -958,21 +961,27 @@ impl RepAccess {
 }
 
 /// Where a memory access is, as a plain instruction's callback gets it in
-/// its user data: the instruction's address in the low 32 bits, and the
-/// issue cycles of the instructions after it in its block above (the
-/// block adds all its cycles when it starts; a clock read by the
-/// instruction must not see those).
+/// its user data: the instruction's address in the low 32 bits, the issue
+/// cycles of the instructions after it in its block above (the block adds
+/// all its cycles when it starts; a clock read by the instruction must not
+/// see those), and above them the size of its largest access if known at
+/// translation ([`p54c::access_bytes`]; 0: ask QEMU).
 struct Site;
 
 impl Site {
-    fn pack(vaddr: u32, rest: u16) -> usize {
-        (u64::from(vaddr) | u64::from(rest) << 32) as usize
+    fn pack(vaddr: u32, rest: u16, bytes: Option<u8>) -> usize {
+        (u64::from(vaddr) | u64::from(rest) << 32 | u64::from(bytes.unwrap_or(0)) << 48) as usize
     }
 
     /// The instruction's address and the cycles after it.
     fn unpack(data: usize) -> (u32, u16) {
         let data = data as u64;
         (data as u32, (data >> 32) as u16)
+    }
+
+    /// The size of the instruction's largest access, 0 if not known.
+    fn bytes(data: usize) -> u32 {
+        (data as u64 >> 48) as u32 & 0xff
     }
 }
 
@@ -1028,7 +1037,7 @@ unsafe extern "C" fn on_load(
     data: *mut c_void,
 ) {
     // SAFETY: as QEMU called this callback.
-    if unsafe { fast_hit(info, vaddr, false) } {
+    if unsafe { fast_hit(info, vaddr, Site::bytes(data as usize), false) } {
         return;
     }
     let (insn, rest) = Site::unpack(data as usize);
@@ -1043,7 +1052,7 @@ unsafe extern "C" fn on_store(
     data: *mut c_void,
 ) {
     // SAFETY: as QEMU called this callback.
-    if unsafe { fast_hit(info, vaddr, true) } {
+    if unsafe { fast_hit(info, vaddr, Site::bytes(data as usize), true) } {
         return;
     }
     let (insn, rest) = Site::unpack(data as usize);
@@ -1052,8 +1061,9 @@ unsafe extern "C" fn on_store(
 }
 
 /// The fast path, for most private accesses: whether this load (or with
-/// `store`, store) is to a known fast private page ([`PRIVATE_PAGES`],
-/// [`PrivatePage::fast`]), within one line, and L1's MRU table finds it
+/// `store`, store), of at most `bytes` if not 0 ([`Site::bytes`]), is to a
+/// known fast private page ([`PRIVATE_PAGES`], [`PrivatePage::fast`]),
+/// within one line, and L1's MRU table finds it
 /// ([`MruLines::hit`]). If so it is counted as an L1 hit and the callback
 /// is done, without a lock, the engine or QEMU's address lookup; if not,
 /// [`memory`] takes it.
@@ -1062,7 +1072,7 @@ unsafe extern "C" fn on_store(
 ///
 /// `info` is a memory callback's, during it.
 #[inline(always)]
-unsafe fn fast_hit(info: qemu_plugin_meminfo_t, vaddr: u64, store: bool) -> bool {
+unsafe fn fast_hit(info: qemu_plugin_meminfo_t, vaddr: u64, bytes: u32, store: bool) -> bool {
     let page = (vaddr >> 12) as u32;
     let known = PRIVATE_PAGES[page as usize % PRIVATE_SLOTS].load(Ordering::Relaxed);
     if (known >> 32) as u32 != page.wrapping_add(1)
@@ -1076,12 +1086,16 @@ unsafe fn fast_hit(info: qemu_plugin_meminfo_t, vaddr: u64, store: bool) -> bool
     let Some(plugin) = PLUGIN.get() else {
         return false;
     };
-    // An access of up to 16 bytes that starts in the first half of a line
-    // stays in it; only past there is its size asked for.
-    // SAFETY: `info` is valid during the callback (caller).
-    if (offset <= CACHE_LINE / 2 || unsafe { ends_in_line(info, offset) })
-        && plugin.mru.hit(paddr, store)
-    {
+    // Of a size not known at translation: an access of up to 16 bytes that
+    // starts in the first half of a line stays in it; only past there is
+    // its size asked for.
+    let in_line = if bytes > 0 {
+        offset + bytes <= CACHE_LINE
+    } else {
+        // SAFETY: `info` is valid during the callback (caller).
+        offset <= CACHE_LINE / 2 || unsafe { ends_in_line(info, offset) }
+    };
+    if in_line && plugin.mru.hit(paddr, store) {
         let hits = if store { &FAST_STORES } else { &FAST_LOADS };
         hits.store(hits.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         return true;

@@ -117,6 +117,68 @@ pub fn block_schedule<'a>(insns: impl IntoIterator<Item = &'a [u8]>) -> (BlockCo
     })
 }
 
+/// The bytes of the largest of the instruction's memory accesses (its
+/// operands' and its implicit stack accesses'), if each is of 1, 2, 4 or 8
+/// bytes: what each memory callback of the instruction may then be told
+/// without asking QEMU. `None` for bytes that are not one instruction the
+/// decoder knows, an instruction without memory accesses, a string
+/// instruction (its accesses repeat), one with an access of another size
+/// (a far pointer, an 80-bit float, a whole register image), which QEMU
+/// may split into several, or one whose helper reads descriptor tables
+/// beside its operands (a segment register load, a far or interrupt
+/// transfer, a descriptor table instruction).
+pub fn access_bytes(bytes: &[u8]) -> Option<u8> {
+    use Mnemonic::*;
+    let mut decoder = Decoder::new(32, bytes, DecoderOptions::NONE);
+    let i = decoder.decode();
+    let tables = matches!(
+        i.mnemonic(),
+        Int | Int1
+            | Int3
+            | Into
+            | Iret
+            | Iretd
+            | Retf
+            | Lds
+            | Les
+            | Lfs
+            | Lgs
+            | Lss
+            | Lgdt
+            | Lidt
+            | Lldt
+            | Ltr
+            | Lar
+            | Lsl
+            | Verr
+            | Verw
+    ) || i.is_call_far()
+        || i.is_call_far_indirect()
+        || i.is_jmp_far()
+        || i.is_jmp_far_indirect();
+    if i.is_invalid() || i.len() != bytes.len() || i.is_string_instruction() || tables {
+        return None;
+    }
+    FACTORY
+        .with(|factory| {
+            let mut factory = factory.borrow_mut();
+            let info = factory.info(&i);
+            let loads_segment = info
+                .used_registers()
+                .iter()
+                .any(|r| r.register().is_segment_register() && r.access() != OpAccess::Read);
+            if loads_segment {
+                return None;
+            }
+            let mut sizes = info.used_memory().iter().map(|m| m.memory_size().size());
+            sizes.try_fold(0, |largest: u8, size| match size {
+                1 | 2 | 4 | 8 => Some(largest.max(size as u8)),
+                _ => None,
+            })
+        })
+        .filter(|&largest| largest > 0)
+}
+
 thread_local! {
     /// The register-usage decoder, whose buffers are reused from block to
     /// block.
@@ -712,6 +774,41 @@ mod tests {
     const ADD_EDI_4: &[u8] = &[0x83, 0xC7, 0x04];
     const ADD_EAX_1: &[u8] = &[0x83, 0xC0, 0x01];
     const JNZ: &[u8] = &[0x75, 0xF0];
+
+    /// The access sizes a memory callback may take from translation: a
+    /// plain operand's, a stack access's; none for string instructions,
+    /// odd-sized or large operands, or no access at all.
+    #[test]
+    fn instructions_name_their_largest_access_when_it_is_a_plain_size() {
+        let cases: &[(&[u8], Option<u8>)] = &[
+            (MOV_EBX_MEM_EAX, Some(4)),
+            (&[0x8A, 0x18], Some(1)),       // mov bl, [eax]
+            (&[0x66, 0x8B, 0x18], Some(2)), // mov bx, [eax]
+            (&[0x01, 0x18], Some(4)),       // add [eax], ebx
+            (&[0x50], Some(4)),             // push eax
+            (&[0xFF, 0x30], Some(4)),       // push dword [eax]
+            (&[0xE8, 0, 0, 0, 0], Some(4)), // call rel32
+            (&[0xC3], Some(4)),             // ret
+            (&[0xDD, 0x00], Some(8)),       // fld qword [eax]
+            (&[0x0F, 0xC7, 0x08], Some(8)), // cmpxchg8b [eax]
+            (&[0xDB, 0x28], None),          // fld tword [eax]: 10 bytes
+            (&[0xFF, 0x28], None),          // jmp far [eax]: 6 bytes
+            (&[0x60], Some(4)),             // pushad: eight stores of 4
+            (&[0xA5], None),                // movsd: a string instruction
+            (&[0xF3, 0xA5], None),          // rep movsd
+            (MOV_EAX_ECX, None),            // no memory access
+            (&[0x0F, 0x0A], None),          // CL1INVMB
+            (&[0x8B], None),                // truncated
+            (&[0x8E, 0x18], None),          // mov ds, [eax]: and a descriptor
+            (&[0x1F], None),                // pop ds
+            (&[0xCD, 0x80], None),          // int 0x80
+            (&[0xCF], None),                // iretd
+            (&[0xC4, 0x18], None),          // les ebx, [eax]
+        ];
+        for &(bytes, want) in cases {
+            assert_eq!(access_bytes(bytes), want, "{bytes:02x?}");
+        }
+    }
 
     #[test]
     fn independent_moves_pair_and_dependent_ones_do_not() {
