@@ -394,36 +394,45 @@ impl CoreMemory {
         self.access(Kind::Store, paddr, len, ty, pwt)
     }
 
-    #[inline]
+    // Inlined into the caller's frame: returning the access from a call of
+    // its own copies it whole.
+    #[inline(always)]
     fn access(&mut self, kind: Kind, paddr: u32, len: u32, ty: MemoryType, pwt: bool) -> Access {
         assert!(
             (1..=CACHE_LINE as u32).contains(&len),
             "access of {len} bytes: 1..={CACHE_LINE}"
         );
-        let mut events = Events::new();
-        let first_len = len.min(CACHE_LINE as u32 - paddr % CACHE_LINE as u32);
-        let mut part = |memory: &mut Self, addr: u32, len: u32| match kind {
-            Kind::Load => memory.load_part(addr, len, ty, &mut events),
-            Kind::Store => memory.store_part(addr, len, ty, pwt, &mut events),
-        };
-        let first = part(self, paddr, first_len);
-        // An access that crosses a line boundary has a second part, in the
-        // next line; otherwise the second entry only repeats the first.
-        let (second, nparts) = if first_len < len {
-            (
-                part(self, paddr.wrapping_add(first_len), len - first_len),
-                2,
-            )
-        } else {
-            (first, 1)
-        };
-        let a = Access {
+        // Built in place, each part written once: copying a part or the
+        // events after building them field by field costs more than the
+        // rest of an L1 hit.
+        let mut a = Access {
             kind,
             ty,
-            parts: [first, second],
-            nparts,
-            events,
+            parts: [Part {
+                addr: paddr,
+                len,
+                l1: Lookup::Skipped,
+                l2: Lookup::Skipped,
+                outcome: Outcome::L1,
+            }; 2],
+            nparts: 1,
+            events: Events::new(),
         };
+        let first_len = len.min(CACHE_LINE as u32 - paddr % CACHE_LINE as u32);
+        a.parts[0] = match kind {
+            Kind::Load => self.load_part(paddr, first_len, ty, &mut a.events),
+            Kind::Store => self.store_part(paddr, first_len, ty, pwt, &mut a.events),
+        };
+        // An access that crosses a line boundary has a second part, in the
+        // next line; otherwise the second entry is not looked at.
+        if first_len < len {
+            let (addr, rest) = (paddr.wrapping_add(first_len), len - first_len);
+            a.parts[1] = match kind {
+                Kind::Load => self.load_part(addr, rest, ty, &mut a.events),
+                Kind::Store => self.store_part(addr, rest, ty, pwt, &mut a.events),
+            };
+            a.nparts = 2;
+        }
         self.stats.record(&a);
         a
     }
