@@ -178,8 +178,10 @@ fn a_stopped_core_is_named_as_the_one_holding_the_others_back() {
         }
         thread::sleep(Duration::from_millis(20));
     };
-    // Let it boot and start its work, then stop it.
-    thread::sleep(Duration::from_secs(1));
+    // Let it boot and start its work, then stop it: a few seconds, as a
+    // loaded host (other tests' QEMUs beside) can take more than one to
+    // bring it into the image, whose address the report is to name.
+    thread::sleep(Duration::from_secs(3));
     // SAFETY: kill only sends a signal to a QEMU of this test's run.
     assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGSTOP) }, 0);
     let report = run.join().unwrap();
