@@ -65,7 +65,11 @@ fn main() {
             .flag("-march=pentium")
             .flag("-fno-pic");
     } else {
-        build.flag("-include").flag(path_str(&rename));
+        // The tests' own C helpers (long double arguments, va_list, the
+        // assert macro), which Rust cannot express.
+        let helpers = manifest.join("test").join("helpers.c");
+        println!("cargo:rerun-if-changed={}", helpers.display());
+        build.file(helpers).flag("-include").flag(path_str(&rename));
     }
     build.compile("crt");
 }

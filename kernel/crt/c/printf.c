@@ -152,7 +152,8 @@ static void fmt_int(struct sink *s, const struct spec *sp, uintmax_t v, int nega
     if (sp->conv == 'o' && sp->hash && zeros == 0 && (ndig == 0 || *p != '0')) {
         zeros = 1;
     }
-    if (sp->conv == 'd' || sp->conv == 'i') {
+    if (sp->conv == 'd' || sp->conv == 'i' || sp->conv == 'p') {
+        /* glibc gives %p the sign flags too. */
         if (negative) {
             prefix[plen++] = '-';
         } else if (sp->plus) {
