@@ -165,7 +165,8 @@ static uint64_t rounded_integer(const struct decimal *a)
 }
 
 /* The bits of a in the given layout (sign not included); sets *range when
- * the result overflowed, or underflowed (is zero or subnormal and inexact). */
+ * the result overflowed, or underflowed (the exact value is below the
+ * normal range and the result inexact). */
 static uint64_t decimal_bits(struct decimal *a, const struct layout *f, int *range)
 {
     /* Powers of two whose digit count is the index's, so each shift moves
@@ -196,7 +197,10 @@ static uint64_t decimal_bits(struct decimal *a, const struct layout *f, int *ran
     }
     /* a is in [1/2, 1): as 2a * 2^(exp - 1), 2a in [1, 2). */
     exp--;
-    if (exp < f->bias + 1) {
+    /* Below the normal range before rounding: an inexact result underflows
+     * (ERANGE) even if rounding then reaches the smallest normal. */
+    int tiny = exp < f->bias + 1;
+    if (tiny) {
         int n = f->bias + 1 - exp;
         shift(a, -n);
         exp += n;
@@ -216,9 +220,9 @@ static uint64_t decimal_bits(struct decimal *a, const struct layout *f, int *ran
     }
     if ((mant & ((uint64_t)1 << f->mbits)) == 0) {
         exp = f->bias;
-        if (inexact) {
-            *range = 1;
-        }
+    }
+    if (tiny && inexact) {
+        *range = 1;
     }
     return (mant & (((uint64_t)1 << f->mbits) - 1)) | ((uint64_t)(exp - f->bias) & emax)
                                                            << f->mbits;
@@ -434,7 +438,9 @@ static uint64_t parse(const char *nptr, char **endptr, const struct layout *f, i
             }
         }
         if (!any) {
+            /* No conversion: +0, the whole string unread. */
             s = nptr;
+            *negative = 0;
             goto done;
         }
         if ((*s == 'e' || *s == 'E') &&
