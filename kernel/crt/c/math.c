@@ -170,7 +170,14 @@ double fmod(double x, double y)
     if (mx == 0) {
         return from_bits(ux & SIGN);
     }
-    /* Normalise mx * 2^ey; below the normal range it is subnormal. */
+    /* Normalise mx * 2^ey; below the normal range it is subnormal. Both
+     * operands are multiples of 2^-1074, so the remainder is too, and a
+     * shift back to that scale (after a subnormal y was normalised) drops
+     * only zeros. */
+    if (ey < -1074) {
+        mx >>= -1074 - ey;
+        ey = -1074;
+    }
     while (mx < ((uint64_t)1 << FRAC_BITS) && ey > -1074) {
         mx <<= 1;
         ey--;

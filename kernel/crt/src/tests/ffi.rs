@@ -6,7 +6,9 @@
 
 #![allow(dead_code, reason = "declarations the C side has, not all used")]
 
-use core::ffi::{c_char, c_double, c_float, c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong, c_void};
+use core::ffi::{
+    c_char, c_double, c_float, c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong, c_void,
+};
 
 /// The library's opaque stream type.
 #[repr(C)]
@@ -174,11 +176,26 @@ unsafe extern "C" {
     pub fn crt_fmod(x: c_double, y: c_double) -> c_double;
     pub fn crt_copysign(x: c_double, y: c_double) -> c_double;
 
-    pub fn __crt_assert_fail(expr: *const c_char, file: *const c_char, line: c_int, func: *const c_char) -> !;
+    pub fn __crt_assert_fail(
+        expr: *const c_char,
+        file: *const c_char,
+        line: c_int,
+        func: *const c_char,
+    ) -> !;
 
     // test/helpers.c
-    pub fn crt_test_format_long_double(buf: *mut c_char, n: usize, fmt: *const c_char, v: c_double) -> c_int;
-    pub fn host_test_format_long_double(buf: *mut c_char, n: usize, fmt: *const c_char, v: c_double) -> c_int;
+    pub fn crt_test_format_long_double(
+        buf: *mut c_char,
+        n: usize,
+        fmt: *const c_char,
+        v: c_double,
+    ) -> c_int;
+    pub fn host_test_format_long_double(
+        buf: *mut c_char,
+        n: usize,
+        fmt: *const c_char,
+        v: c_double,
+    ) -> c_int;
     pub fn crt_test_vprintf(fmt: *const c_char, ...) -> c_int;
     pub fn crt_test_vsprintf(buf: *mut c_char, fmt: *const c_char, ...) -> c_int;
     pub fn crt_test_assert(v: c_int);

@@ -47,7 +47,10 @@ pub fn take_writes() -> Vec<(c_int, Vec<u8>)> {
 
 /// The allocations not freed yet, as (size, align).
 pub fn live_allocation(addr: usize) -> Option<(usize, usize)> {
-    LIVE.lock().unwrap().as_ref().and_then(|m| m.get(&addr).copied())
+    LIVE.lock()
+        .unwrap()
+        .as_ref()
+        .and_then(|m| m.get(&addr).copied())
 }
 
 /// The number of live allocations.
@@ -85,7 +88,10 @@ extern "C" fn __crt_write(fd: c_int, buf: *const c_char, len: usize) {
         // SAFETY: writing a valid buffer to an open descriptor.
         unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
     }
-    WRITES.lock().unwrap_or_else(|e| e.into_inner()).push((fd, bytes.to_vec()));
+    WRITES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((fd, bytes.to_vec()));
 }
 
 #[unsafe(no_mangle)]
@@ -96,13 +102,20 @@ extern "C" fn __crt_alloc(size: usize, align: usize) -> *mut c_void {
     let layout = Layout::from_size_align(size, align).expect("a valid layout from the library");
     // SAFETY: size is never zero (the library adds its header).
     let p = unsafe { std::alloc::alloc(layout) };
-    LIVE.lock().unwrap().get_or_insert_with(HashMap::new).insert(p as usize, (size, align));
+    LIVE.lock()
+        .unwrap()
+        .get_or_insert_with(HashMap::new)
+        .insert(p as usize, (size, align));
     p.cast()
 }
 
 #[unsafe(no_mangle)]
 extern "C" fn __crt_free(ptr: *mut c_void, size: usize, align: usize) {
-    let known = LIVE.lock().unwrap().get_or_insert_with(HashMap::new).remove(&(ptr as usize));
+    let known = LIVE
+        .lock()
+        .unwrap()
+        .get_or_insert_with(HashMap::new)
+        .remove(&(ptr as usize));
     match known {
         Some((s, a)) if s == size && a == align => {
             let layout = Layout::from_size_align(size, align).expect("checked above");
