@@ -11,10 +11,14 @@ typedef __PTRDIFF_TYPE__ ptrdiff_t;
 typedef __WCHAR_TYPE__ wchar_t;
 #endif
 
-/* The most strictly aligned scalar type, as gcc defines it. */
+/* The most strictly aligned scalar type, as gcc defines it (on i386 that
+ * includes __float128, so it is 16-byte aligned). */
 typedef struct {
     long long __crt_ll __attribute__((__aligned__(__alignof__(long long))));
     long double __crt_ld __attribute__((__aligned__(__alignof__(long double))));
+#ifdef __i386__
+    __float128 __crt_f128 __attribute__((__aligned__(__alignof__(__float128))));
+#endif
 } max_align_t;
 
 #define NULL ((void *)0)

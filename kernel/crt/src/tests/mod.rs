@@ -12,6 +12,7 @@ mod ffi;
 mod format;
 mod getopt;
 mod hooks;
+mod i386;
 mod math;
 mod memory;
 mod misc;

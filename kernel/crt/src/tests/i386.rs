@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The guest build itself: the C sources compiled as for the guest (gcc
+//! -m32 -march=pentium, freestanding, x87 floating point, 64-bit
+//! arithmetic through helper calls), linked with `test/i386/` into a
+//! static 32-bit Linux program, run on this host, and its output checked
+//! against glibc and Rust here. This covers what the renamed host build
+//! cannot: the i386 code generation, x87 `sqrt`, 32-bit `long`.
+
+use std::ffi::{CString, c_char, c_int};
+use std::path::PathBuf;
+use std::process::Command;
+use std::string::{String, ToString};
+use std::vec::Vec;
+use std::{format, vec};
+
+use super::format::text;
+
+/// Builds and runs the program; returns its standard output.
+fn run_guest_build() -> String {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut sources: Vec<PathBuf> = Vec::new();
+    for sub in ["c", "test/i386"] {
+        for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "c") {
+                sources.push(path);
+            }
+        }
+    }
+    let out_dir = std::env::temp_dir().join(format!("crt-i386-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let exe = out_dir.join("check32");
+    // The guest flags of build.rs, plus what a program of its own needs:
+    // static, no C library, and no loop turned into a memcpy call inside
+    // test/i386/runtime.c's memcpy.
+    let status = Command::new("gcc")
+        .args([
+            "-m32",
+            "-march=pentium",
+            "-ffreestanding",
+            "-fno-pic",
+            "-fno-builtin",
+            "-nostdinc",
+        ])
+        .args([
+            "-fno-stack-protector",
+            "-O2",
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+        ])
+        .args([
+            "-no-pie",
+            "-static",
+            "-nostdlib",
+            "-fno-tree-loop-distribute-patterns",
+        ])
+        .arg("-I")
+        .arg(dir.join("include"))
+        .args(&sources)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .expect("gcc runs");
+    assert!(
+        status.success(),
+        "gcc -m32 builds the guest library and its test program"
+    );
+    let out = Command::new(&exe)
+        .output()
+        .expect("this host runs 32-bit x86 Linux programs");
+    std::fs::remove_dir_all(&out_dir).unwrap();
+    assert!(out.status.success(), "the program exits 0: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// glibc's formatting of one double.
+fn glibc(fmt: &str, v: f64) -> String {
+    let c = CString::new(fmt).unwrap();
+    let mut buf = vec![0u8; 512];
+    // SAFETY: 512 bytes of room for the formats used here.
+    unsafe { libc::snprintf(buf.as_mut_ptr().cast::<c_char>(), 512, c.as_ptr(), v) };
+    text(&buf)
+}
+
+/// glibc's strtod of s.
+fn glibc_strtod(s: &str) -> f64 {
+    let c = CString::new(s).unwrap();
+    // SAFETY: a NUL-terminated string.
+    unsafe { libc::strtod(c.as_ptr(), std::ptr::null_mut()) }
+}
+
+/// The double with these hexadecimal bits.
+fn double(hex: &str) -> f64 {
+    f64::from_bits(u64::from_str_radix(hex, 16).unwrap())
+}
+
+/// Same bits, or both NaN.
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+fn check_float(f: &[&str]) {
+    let v = double(f[0]);
+    assert_eq!(f[1], glibc("%.17g", v), "%.17g of {v:e}");
+    assert_eq!(f[2], glibc("%.3e", v), "%.3e of {v:e}");
+    assert_eq!(f[3], glibc("%g", v), "%g of {v:e}");
+    assert_eq!(f[4], glibc("%a", v), "%a of {v:e}");
+    if f[5] != "-" {
+        assert_eq!(f[5], glibc("%.10f", v), "%.10f of {v:e}");
+    }
+    let p: c_int = f[6].parse().unwrap();
+    assert_eq!(f[7], glibc(&format!("%.{p}g"), v), "%.{p}g of {v:e}");
+    assert!(same(double(f[8]), v), "strtod({:?}) reads back {v:e}", f[1]);
+    assert!(same(double(f[9]), glibc_strtod(f[7])), "strtod({:?})", f[7]);
+    assert!(same(double(f[10]), v.sqrt()), "sqrt({v:e})");
+    assert!(same(double(f[11]), v.floor()), "floor({v:e})");
+    assert!(same(double(f[12]), v % 1.5), "fmod({v:e}, 1.5)");
+}
+
+fn check_integer(f: &[&str]) {
+    let v = u64::from_str_radix(f[0], 16).unwrap();
+    let octal = if v == 0 {
+        "0".into()
+    } else {
+        format!("0{v:o}")
+    };
+    let mut plus5 = [0u8; 32];
+    // SAFETY: 32 bytes of room for an int.
+    unsafe { libc::snprintf(plus5.as_mut_ptr().cast(), 32, c"%+.5d".as_ptr(), v as i32) };
+    let expected = [
+        v.to_string(),
+        (v as i64).to_string(),
+        format!("{v:x}"),
+        octal,
+        (v as u32).to_string(),
+        (v as i32).to_string(),
+        text(&plus5),
+        (v as u32).to_string(),
+        (v as i8).to_string(),
+        (v as i64).to_string(),
+    ];
+    assert_eq!(f[1..], expected, "integer record {v:#x}");
+}
+
+#[test]
+fn guest_build_agrees_with_glibc() {
+    let out = run_guest_build();
+    let (mut floats, mut integers) = (0, 0);
+    let mut longs = Vec::new();
+    for line in out.lines() {
+        let (kind, rest) = line.split_at(2);
+        let fields: Vec<&str> = rest.split('|').collect();
+        match kind {
+            "F " => {
+                check_float(&fields);
+                floats += 1;
+            }
+            "I " => {
+                check_integer(&fields);
+                integers += 1;
+            }
+            "L " => longs.push(rest.to_string()),
+            _ => panic!("unexpected line {line:?}"),
+        }
+    }
+    assert_eq!((floats, integers), (3000, 3000));
+    // strtol and strtoul with a 32-bit long, strtoll (base 0); errno after
+    // all three.
+    let expected = [
+        "0|0|0|0|0",
+        "-1|-1|4294967295|-1|0",
+        "2147483647|2147483647|2147483647|2147483647|0",
+        "2147483648|2147483647|2147483648|2147483648|34",
+        "-2147483648|-2147483648|2147483648|-2147483648|0",
+        "-2147483649|-2147483648|2147483647|-2147483649|34",
+        "4294967295|2147483647|4294967295|4294967295|34",
+        "4294967296|2147483647|4294967295|4294967296|34",
+        "0x7fffffff|2147483647|2147483647|2147483647|0",
+        "-0x80000001|-2147483648|2147483647|-2147483649|34",
+        "  +077|63|63|63|0",
+        "9223372036854775808|2147483647|4294967295|9223372036854775807|34",
+        "-9223372036854775809|-2147483648|4294967295|-9223372036854775808|34",
+        "zz|0|0|0|0",
+    ];
+    assert_eq!(longs, expected);
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/* Runs the guest build of the library (32-bit, x87, 64-bit arithmetic in
+ * helper calls) on seeded random values and prints what it computed, one
+ * record per line, for src/tests/i386.rs to check against glibc and Rust
+ * on the host. Records:
+ *   F bits|%.17g|%.3e|%g|%a|%.10f or -|p|%.*g|strtod(%.17g) bits|
+ *     strtod(%.*g) bits|sqrt bits|floor bits|fmod(v, 1.5) bits
+ *   I bits|%llu|%lld|%llx|%#llo|%u|%d|%+.5ld|%zu|%hhd|%jd
+ *   L text|strtol|strtoul|strtoll|errno
+ * with the bits as 16 hex digits. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t state = 0x5eed0100;
+
+/* SplitMix64, as the Rust tests' generator. */
+static uint64_t next(void)
+{
+    state += 0x9e3779b97f4a7c15ULL;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t bits_of(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+static double from_bits(uint64_t u)
+{
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static void float_record(double v)
+{
+    char g17[64];
+    char gp[64];
+    char fixed[512];
+    int p = (int)(next() % 18) + 1;
+    snprintf(g17, sizeof g17, "%.17g", v);
+    snprintf(gp, sizeof gp, "%.*g", p, v);
+    if (fabs(v) < 1e30 || v != v) {
+        snprintf(fixed, sizeof fixed, "%.10f", v);
+    } else {
+        strcpy(fixed, "-");
+    }
+    printf("F %016llx|%s|%.3e|%g|%a|%s|%d|%s|%016llx|%016llx|%016llx|%016llx|%016llx\n",
+           (unsigned long long)bits_of(v), g17, v, v, v, fixed, p, gp,
+           (unsigned long long)bits_of(strtod(g17, NULL)), (unsigned long long)bits_of(strtod(gp, NULL)),
+           (unsigned long long)bits_of(sqrt(v)), (unsigned long long)bits_of(floor(v)),
+           (unsigned long long)bits_of(fmod(v, 1.5)));
+}
+
+int main(void)
+{
+    static const char *const texts[] = {"0",         "-1",          "2147483647", "2147483648",
+                                        "-2147483648", "-2147483649", "4294967295", "4294967296",
+                                        "0x7fffffff",  "-0x80000001", "  +077",     "9223372036854775808",
+                                        "-9223372036854775809", "zz"};
+    for (int i = 0; i < 3000; i++) {
+        uint64_t r = next();
+        double v;
+        switch (i % 3) {
+        case 0:
+            v = from_bits(r);
+            break;
+        case 1:
+            /* Moderate magnitudes: exponents 2^-70 .. 2^70. */
+            v = from_bits((r & 0x800fffffffffffffULL) | ((uint64_t)(953 + next() % 141) << 52));
+            break;
+        default:
+            /* Short decimals, computed on the x87. */
+            v = (double)(int)(r % 2000001 - 1000000) / 1000.0;
+            break;
+        }
+        float_record(v);
+    }
+    for (int i = 0; i < 3000; i++) {
+        uint64_t r = next();
+        uint64_t v = r >> (next() % 64);
+        printf("I %016llx|%llu|%lld|%llx|%#llo|%u|%d|%+.5ld|%zu|%hhd|%jd\n", (unsigned long long)v,
+               (unsigned long long)v, (long long)v, (unsigned long long)v, (unsigned long long)v,
+               (unsigned)v, (int)v, (long)v, (size_t)v, (int)v, (intmax_t)v);
+    }
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        errno = 0;
+        long a = strtol(texts[i], NULL, 0);
+        unsigned long b = strtoul(texts[i], NULL, 0);
+        long long c = strtoll(texts[i], NULL, 0);
+        printf("L %s|%ld|%lu|%lld|%d\n", texts[i], a, b, c, errno);
+    }
+    return 0;
+}
