@@ -13,6 +13,6 @@ __attribute__((__noreturn__)) void __crt_assert_fail(const char *expr, const cha
 #define assert(expr) ((expr) ? (void)0 : __crt_assert_fail(#expr, __FILE__, __LINE__, __func__))
 #endif
 
-#if !defined(__cplusplus) && !defined(static_assert)
+#if !defined(__cplusplus) && !defined(static_assert) && __STDC_VERSION__ >= 201112L
 #define static_assert _Static_assert
 #endif

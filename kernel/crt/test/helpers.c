@@ -19,7 +19,7 @@ int crt_test_format_long_double(char *buf, size_t n, const char *fmt, double v)
 }
 
 /* Formats (long double)v with the host's. */
-int host_test_format_long_double(char *buf, size_t n, const char *fmt, double v)
+int crt_test_glibc_format_long_double(char *buf, size_t n, const char *fmt, double v)
 {
     return host_snprintf(buf, n, fmt, (long double)v);
 }

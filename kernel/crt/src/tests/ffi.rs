@@ -190,7 +190,7 @@ unsafe extern "C" {
         fmt: *const c_char,
         v: c_double,
     ) -> c_int;
-    pub fn host_test_format_long_double(
+    pub fn crt_test_glibc_format_long_double(
         buf: *mut c_char,
         n: usize,
         fmt: *const c_char,

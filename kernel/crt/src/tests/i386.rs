@@ -161,13 +161,13 @@ fn guest_build_agrees_with_glibc() {
                 check_integer(&fields);
                 integers += 1;
             }
-            "L " => longs.push(rest.to_string()),
+            "L " | "T " => longs.push(rest.to_string()),
             _ => panic!("unexpected line {line:?}"),
         }
     }
     assert_eq!((floats, integers), (3000, 3000));
     // strtol and strtoul with a 32-bit long, strtoll (base 0); errno after
-    // all three.
+    // all three. Then the clocks.
     let expected = [
         "0|0|0|0|0",
         "-1|-1|4294967295|-1|0",
@@ -183,6 +183,95 @@ fn guest_build_agrees_with_glibc() {
         "9223372036854775808|2147483647|4294967295|9223372036854775807|34",
         "-9223372036854775809|-2147483648|4294967295|-9223372036854775808|34",
         "zz|0|0|0|0",
+        // clock() in microseconds, (clock_t)-1 once that passes LONG_MAX.
+        "1234567891234|1234567891|1234|1234|567891234",
+        "3000000000000000|-1|3000000|3000000|0",
     ];
     assert_eq!(longs, expected);
+}
+
+/// The public headers.
+const HEADERS: [&str; 18] = [
+    "assert.h",
+    "ctype.h",
+    "errno.h",
+    "float.h",
+    "getopt.h",
+    "inttypes.h",
+    "limits.h",
+    "math.h",
+    "stdarg.h",
+    "stdbool.h",
+    "stddef.h",
+    "stdint.h",
+    "stdio.h",
+    "stdlib.h",
+    "string.h",
+    "strings.h",
+    "time.h",
+    "unistd.h",
+];
+
+/// Compiles source (C, from standard input) as a guest program would be,
+/// with -pedantic -Werror; returns gcc's complaints, or None.
+fn guest_compile_errors(source: &str, std: &str) -> Option<String> {
+    use std::io::Write;
+    let include = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include");
+    let mut child = Command::new("gcc")
+        .args([
+            "-m32",
+            "-march=pentium",
+            "-ffreestanding",
+            "-fno-pic",
+            "-fno-builtin",
+            "-nostdinc",
+        ])
+        .arg(format!("-std={std}"))
+        .args([
+            "-pedantic",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-fsyntax-only",
+            "-x",
+            "c",
+            "-",
+        ])
+        .arg("-I")
+        .arg(include)
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("gcc runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(source.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (!out.status.success()).then(|| String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn headers_are_self_contained_in_every_standard() {
+    for header in HEADERS {
+        let errors = guest_compile_errors(&format!("#include <{header}>\nint x;\n"), "c11");
+        assert_eq!(errors, None, "<{header}> alone");
+    }
+    let all: String = HEADERS
+        .iter()
+        .map(|h| format!("#include <{h}>\n"))
+        .collect();
+    let body = "int f(void);\nint f(void) { max_align_t m = {0}; (void)m; assert(1); \
+                return (int)offsetof(struct timespec, tv_nsec) + isnan(NAN) + (int)INT64_C(1) + (bool)true; }\n";
+    for std in ["c99", "c11", "c17", "gnu99", "gnu11"] {
+        let errors = guest_compile_errors(&format!("{all}{body}"), std);
+        assert_eq!(errors, None, "all headers in {std}");
+    }
+    let broken = "#include <stdio.h>\nint f(void) { return undeclared_name; }\n";
+    assert!(
+        guest_compile_errors(broken, "c11").is_some(),
+        "the check can fail"
+    );
 }

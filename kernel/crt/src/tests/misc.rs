@@ -194,3 +194,31 @@ fn getenv_finds_nothing() {
         assert!(crt_getenv(c"".as_ptr()).is_null());
     }
 }
+
+#[test]
+fn every_public_symbol_is_renamed_on_the_host() {
+    // The host library must define nothing under a C library name: such a
+    // symbol would replace the host's in the whole test process.
+    let archive = std::path::Path::new(env!("OUT_DIR")).join("libcrt.a");
+    let out = std::process::Command::new("nm")
+        .args(["--defined-only", "--extern-only", "--format=posix"])
+        .arg(&archive)
+        .output()
+        .expect("nm runs");
+    assert!(out.status.success());
+    let text = std::string::String::from_utf8(out.stdout).unwrap();
+    let symbols: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.ends_with(':') && !l.is_empty())
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    assert!(
+        symbols.contains(&"crt_printf") && symbols.contains(&"crt_errno"),
+        "{symbols:?}"
+    );
+    let stray: Vec<&&str> = symbols
+        .iter()
+        .filter(|s| !s.starts_with("crt_") && !s.starts_with("__crt_"))
+        .collect();
+    assert!(stray.is_empty(), "not renamed: {stray:?}");
+}

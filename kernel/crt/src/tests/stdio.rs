@@ -38,7 +38,11 @@ fn stdout_is_written_a_line_at_a_time() {
             vec![(1, "abc 1-def\n".into())],
             "up to the newline; the rest waits"
         );
-        crt_putchar(b'!' as c_int);
+        assert_eq!(
+            crt_putchar(0x121),
+            0x21,
+            "the byte written, as unsigned char"
+        );
         crt_fputc(b'?' as c_int, stdout());
         crt_putc(b'\n' as c_int, stdout());
         assert_eq!(writes(), vec![(1, "ghi!?\n".into())]);
@@ -49,6 +53,10 @@ fn stdout_is_written_a_line_at_a_time() {
         assert_eq!(writes(), vec![]);
         assert_eq!(crt_fflush(stdout()), 0);
         assert_eq!(writes(), vec![(1, "no newlinexyz".into())]);
+        set_errno(0);
+        assert_eq!(crt_fwrite(c"x".as_ptr().cast(), usize::MAX, 2, stdout()), 0);
+        assert_eq!(errno(), 75, "size * nmemb overflows");
+        assert_eq!(crt_fwrite(c"x".as_ptr().cast(), 0, 2, stdout()), 0);
         crt_fflush(std::ptr::null_mut());
         assert_eq!(writes(), vec![], "nothing left to flush");
         assert_eq!(

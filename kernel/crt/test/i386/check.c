@@ -7,13 +7,30 @@
  *     strtod(%.*g) bits|sqrt bits|floor bits|fmod(v, 1.5) bits
  *   I bits|%llu|%lld|%llx|%#llo|%u|%d|%+.5ld|%zu|%hhd|%jd
  *   L text|strtol|strtoul|strtoll|errno
- * with the bits as 16 hex digits. */
+ *   T clock hook ns|clock()|time()|tv_sec|tv_nsec
+ * with the bits as 16 hex digits. Every public header is included, so
+ * they are checked together in the guest configuration too. */
+#include <assert.h>
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The clock hook's value (test/i386/runtime.c). */
+extern unsigned long long crt_test_clock_ns;
 
 static uint64_t state = 0x5eed0100;
 
@@ -98,6 +115,15 @@ int main(void)
         unsigned long b = strtoul(texts[i], NULL, 0);
         long long c = strtoll(texts[i], NULL, 0);
         printf("L %s|%ld|%lu|%lld|%d\n", texts[i], a, b, c, errno);
+    }
+    /* A clock that fits a 32-bit clock_t, and one that does not. */
+    static const unsigned long long clocks[] = {1234567891234ULL, 3000000000000000ULL};
+    for (size_t i = 0; i < 2; i++) {
+        struct timespec ts;
+        crt_test_clock_ns = clocks[i];
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        printf("T %llu|%ld|%ld|%ld|%ld\n", clocks[i], (long)clock(), (long)time(NULL), (long)ts.tv_sec,
+               ts.tv_nsec);
     }
     return 0;
 }

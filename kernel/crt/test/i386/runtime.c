@@ -57,9 +57,12 @@ void __crt_exit(int status)
     }
 }
 
+/* What the clock hook returns; check.c sets it. */
+unsigned long long crt_test_clock_ns;
+
 unsigned long long __crt_clock_ns(void)
 {
-    return 1234567891234ULL;
+    return crt_test_clock_ns;
 }
 
 void *memcpy(void *restrict d, const void *restrict s, size_t n);
