@@ -147,7 +147,7 @@ fn check_integer(f: &[&str]) {
 #[test]
 fn guest_build_agrees_with_glibc() {
     let out = run_guest_build();
-    let (mut floats, mut integers) = (0, 0);
+    let (mut floats, mut integers, mut divisions) = (0, 0, 0);
     let mut longs = Vec::new();
     for line in out.lines() {
         let (kind, rest) = line.split_at(2);
@@ -162,10 +162,21 @@ fn guest_build_agrees_with_glibc() {
                 integers += 1;
             }
             "L " | "T " => longs.push(rest.to_string()),
+            "D " => {
+                let v: Vec<i64> = fields.iter().map(|f| f.parse().unwrap()).collect();
+                assert_eq!(
+                    (v[2], v[3]),
+                    (v[0] / v[1], v[0] % v[1]),
+                    "lldiv({}, {})",
+                    v[0],
+                    v[1]
+                );
+                divisions += 1;
+            }
             _ => panic!("unexpected line {line:?}"),
         }
     }
-    assert_eq!((floats, integers), (3000, 3000));
+    assert_eq!((floats, integers, divisions), (3000, 3000, 1000));
     // strtol and strtoul with a 32-bit long, strtoll (base 0); errno after
     // all three. Then the clocks.
     let expected = [
@@ -273,5 +284,91 @@ fn headers_are_self_contained_in_every_standard() {
     assert!(
         guest_compile_errors(broken, "c11").is_some(),
         "the check can fail"
+    );
+}
+
+/// The memory functions and hooks the kernel provides, as stubs for a link.
+const KERNEL_STUBS: &str = "typedef unsigned int size_t;
+void __crt_write(int fd, const char *b, size_t n) { (void)fd; (void)b; (void)n; }
+void *__crt_alloc(size_t s, size_t a) { (void)s; (void)a; return 0; }
+void __crt_free(void *p, size_t s, size_t a) { (void)p; (void)s; (void)a; }
+void __crt_exit(int s) { (void)s; for (;;) {} }
+unsigned long long __crt_clock_ns(void) { return 0; }
+void *memcpy(void *d, const void *s, size_t n) { (void)s; (void)n; return d; }
+void *memmove(void *d, const void *s, size_t n) { (void)s; (void)n; return d; }
+void *memset(void *d, int c, size_t n) { (void)c; (void)n; return d; }
+int memcmp(const void *a, const void *b, size_t n) { (void)a; (void)b; (void)n; return 0; }
+void _start(void) {}
+";
+
+#[test]
+fn guest_library_links_with_what_the_kernel_image_has() {
+    // Every object of the guest library, the kernel's memory functions and
+    // hooks (as stubs), and Rust's compiler_builtins for the guest target:
+    // the link leaves nothing undefined (gcc's 64-bit helpers included).
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out_dir = std::env::temp_dir().join(format!("crt-link-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::write(out_dir.join("stubs.c"), KERNEL_STUBS).unwrap();
+    let mut objects = Vec::new();
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(dir.join("c"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    sources.push(out_dir.join("stubs.c"));
+    for (i, source) in sources.iter().enumerate() {
+        let object = out_dir.join(format!("{i}.o"));
+        let status = Command::new("gcc")
+            .args([
+                "-m32",
+                "-march=pentium",
+                "-ffreestanding",
+                "-fno-pic",
+                "-fno-builtin",
+                "-nostdinc",
+            ])
+            .args(["-fno-stack-protector", "-O2", "-std=c11", "-c"])
+            .arg("-I")
+            .arg(dir.join("include"))
+            .arg(source)
+            .arg("-o")
+            .arg(&object)
+            .status()
+            .expect("gcc runs");
+        assert!(status.success(), "{}", source.display());
+        objects.push(object);
+    }
+    let sysroot = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .current_dir(&dir)
+        .output()
+        .expect("rustc runs");
+    let sysroot = PathBuf::from(String::from_utf8(sysroot.stdout).unwrap().trim());
+    let lib = sysroot.join("lib/rustlib/i586-unknown-linux-gnu/lib");
+    let builtins = std::fs::read_dir(&lib)
+        .expect("the guest target is installed")
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("libcompiler_builtins-")
+                && p.extension().is_some_and(|e| e == "rlib")
+        })
+        .expect("compiler_builtins for the guest");
+    let out = Command::new("ld")
+        .args(["-m", "elf_i386", "-static", "-o"])
+        .arg(out_dir.join("linked"))
+        .args(&objects)
+        .arg(builtins)
+        .output()
+        .expect("ld runs");
+    std::fs::remove_dir_all(&out_dir).unwrap();
+    assert!(
+        out.status.success(),
+        "link: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

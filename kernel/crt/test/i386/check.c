@@ -8,6 +8,7 @@
  *   I bits|%llu|%lld|%llx|%#llo|%u|%d|%+.5ld|%zu|%hhd|%jd
  *   L text|strtol|strtoul|strtoll|errno
  *   T clock hook ns|clock()|time()|tv_sec|tv_nsec
+ *   D n|d|lldiv quot|lldiv rem
  * with the bits as 16 hex digits. Every public header is included, so
  * they are checked together in the guest configuration too. */
 #include <assert.h>
@@ -115,6 +116,17 @@ int main(void)
         unsigned long b = strtoul(texts[i], NULL, 0);
         long long c = strtoll(texts[i], NULL, 0);
         printf("L %s|%ld|%lu|%lld|%d\n", texts[i], a, b, c, errno);
+    }
+    for (int i = 0; i < 1000; i++) {
+        long long n = (long long)(next() >> (next() % 64));
+        long long d = (long long)(next() >> (next() % 64));
+        if (d == 0) {
+            d = 3;
+        }
+        n = i % 2 ? -n : n;
+        d = i % 3 ? d : -d;
+        lldiv_t q = lldiv(n, d);
+        printf("D %lld|%lld|%lld|%lld\n", n, d, q.quot, q.rem);
     }
     /* A clock that fits a 32-bit clock_t, and one that does not. */
     static const unsigned long long clocks[] = {1234567891234ULL, 3000000000000000ULL};

@@ -3,8 +3,8 @@
  * for the host test that runs it (src/tests/i386.rs): _start, the hooks on
  * the write and exit system calls and a static arena, the memory functions
  * (the kernel's, on the guest), and the 64-bit division helpers gcc calls
- * on i386 (compiler_builtins', on the guest), here as plain shift and
- * subtract. */
+ * on i386 that compiler_builtins provides on the guest, here as plain
+ * shift and subtract (the library's c/divmod.c provides the others). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -112,14 +112,13 @@ int memcmp(const void *a, const void *b, size_t n)
     return 0;
 }
 
-uint64_t __udivmoddi4(uint64_t n, uint64_t d, uint64_t *rem);
 uint64_t __udivdi3(uint64_t n, uint64_t d);
 uint64_t __umoddi3(uint64_t n, uint64_t d);
-int64_t __divmoddi4(int64_t n, int64_t d, int64_t *rem);
 int64_t __divdi3(int64_t n, int64_t d);
 int64_t __moddi3(int64_t n, int64_t d);
 
-uint64_t __udivmoddi4(uint64_t n, uint64_t d, uint64_t *rem)
+/* Unsigned long division, one bit at a time. */
+static uint64_t divide(uint64_t n, uint64_t d, uint64_t *rem)
 {
     uint64_t q = 0;
     uint64_t r = 0;
@@ -130,46 +129,35 @@ uint64_t __udivmoddi4(uint64_t n, uint64_t d, uint64_t *rem)
             q |= (uint64_t)1 << i;
         }
     }
-    if (rem != NULL) {
-        *rem = r;
-    }
+    *rem = r;
     return q;
 }
 
 uint64_t __udivdi3(uint64_t n, uint64_t d)
 {
-    return __udivmoddi4(n, d, NULL);
+    uint64_t r;
+    return divide(n, d, &r);
 }
 
 uint64_t __umoddi3(uint64_t n, uint64_t d)
 {
     uint64_t r;
-    __udivmoddi4(n, d, &r);
+    divide(n, d, &r);
     return r;
-}
-
-int64_t __divmoddi4(int64_t n, int64_t d, int64_t *rem)
-{
-    uint64_t un = n < 0 ? -(uint64_t)n : (uint64_t)n;
-    uint64_t ud = d < 0 ? -(uint64_t)d : (uint64_t)d;
-    uint64_t r;
-    uint64_t q = __udivmoddi4(un, ud, &r);
-    if (rem != NULL) {
-        *rem = n < 0 ? -(int64_t)r : (int64_t)r;
-    }
-    return (n < 0) != (d < 0) ? -(int64_t)q : (int64_t)q;
 }
 
 int64_t __divdi3(int64_t n, int64_t d)
 {
-    return __divmoddi4(n, d, NULL);
+    uint64_t r;
+    uint64_t q = divide(n < 0 ? -(uint64_t)n : (uint64_t)n, d < 0 ? -(uint64_t)d : (uint64_t)d, &r);
+    return (n < 0) != (d < 0) ? -(int64_t)q : (int64_t)q;
 }
 
 int64_t __moddi3(int64_t n, int64_t d)
 {
-    int64_t r;
-    __divmoddi4(n, d, &r);
-    return r;
+    uint64_t r;
+    divide(n < 0 ? -(uint64_t)n : (uint64_t)n, d < 0 ? -(uint64_t)d : (uint64_t)d, &r);
+    return n < 0 ? -(int64_t)r : (int64_t)r;
 }
 
 int main(void);
