@@ -80,6 +80,8 @@ void free(void *p)
     __crt_free((char *)p - align, align + h->size, align);
 }
 
+/* Growing moves the data to a new block; shrinking keeps the block (and
+ * its size). realloc(p, 0) frees p and returns NULL, as glibc does. */
 void *realloc(void *p, size_t size)
 {
     if (p == NULL) {
