@@ -4,7 +4,7 @@
  * friends).
  *
  * Conversions: d i u o x X c s p % and f F e E g G a A, with the flags
- * - + space # 0, width and precision (also as *), and the length
+ * - + space # 0 (and ', which groups nothing in the "C" locale), width and precision (also as *), and the length
  * modifiers hh h l ll z j t L. Floating conversions round the exact
  * decimal expansion (dtoa.c) once, to nearest with ties to even, as glibc
  * does in its default rounding mode. Not supported: %n (written out
@@ -529,6 +529,8 @@ static void format(struct sink *s, const char *fmt, va_list ap)
                 sp.hash = 1;
             } else if (*fmt == '0') {
                 sp.zero = 1;
+            } else if (*fmt == '\'') {
+                /* Thousands grouping: the "C" locale has none. */
             } else {
                 break;
             }

@@ -5,6 +5,9 @@
 #define CRT_ERRNO_H
 
 extern int errno;
+#ifndef errno
+#define errno errno
+#endif
 
 #define EPERM 1
 #define ENOENT 2

@@ -16,6 +16,12 @@ typedef struct __crt_file FILE;
 extern FILE *const stdout;
 /** The standard error stream: unbuffered. */
 extern FILE *const stderr;
+#ifndef stdout
+#define stdout stdout
+#endif
+#ifndef stderr
+#define stderr stderr
+#endif
 
 #define EOF (-1)
 #define BUFSIZ 1024

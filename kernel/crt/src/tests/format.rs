@@ -213,6 +213,8 @@ fn strings_chars_pointers_and_percent() {
     same!("%5%|%-5%|");
     same!("plain text, no conversions");
     same!("%lc", b'A' as c_int);
+    same!("%lf|%le|%lg|%lE|%la", 1.5, 2.5, 3.5, 4.5, 5.5);
+    same!("%'d|%'.2f|%'x", 1_234_567 as c_int, 1234.5, 65535 as c_uint);
 }
 
 #[test]

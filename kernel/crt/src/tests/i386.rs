@@ -161,7 +161,7 @@ fn guest_build_agrees_with_glibc() {
                 check_integer(&fields);
                 integers += 1;
             }
-            "L " | "T " => longs.push(rest.to_string()),
+            "L " | "T " | "P " => longs.push(rest.to_string()),
             "D " => {
                 let v: Vec<i64> = fields.iter().map(|f| f.parse().unwrap()).collect();
                 assert_eq!(
@@ -194,6 +194,8 @@ fn guest_build_agrees_with_glibc() {
         "9223372036854775808|2147483647|4294967295|9223372036854775807|34",
         "-9223372036854775809|-2147483648|4294967295|-9223372036854775808|34",
         "zz|0|0|0|0",
+        "-9223372036854775808|18446744073709551615|ffffffffffffffff|-5|7|-9223372036854775808|-16|\
+         -2147483648|1099511627776|-8|ABCDEF0123",
         // clock() in microseconds, (clock_t)-1 once that passes LONG_MAX.
         "1234567891234|1234567891|1234|1234|567891234",
         "3000000000000000|-1|3000000|3000000|0",

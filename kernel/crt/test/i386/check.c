@@ -9,6 +9,7 @@
  *   L text|strtol|strtoul|strtoll|errno
  *   T clock hook ns|clock()|time()|tv_sec|tv_nsec
  *   D n|d|lldiv quot|lldiv rem
+ *   P the inttypes.h macros (gcc's -Wformat checks them against the types)
  * with the bits as 16 hex digits. Every public header is included, so
  * they are checked together in the guest configuration too. */
 #include <assert.h>
@@ -128,6 +129,11 @@ int main(void)
         lldiv_t q = lldiv(n, d);
         printf("D %lld|%lld|%lld|%lld\n", n, d, q.quot, q.rem);
     }
+    printf("P %" PRId64 "|%" PRIu64 "|%" PRIx64 "|%" PRIdPTR "|%" PRIuPTR "|%" PRIdMAX "|%" PRIdFAST16
+           "|%" PRIdFAST32 "|%" PRIuLEAST64 "|%" PRIdLEAST8 "|%" PRIXFAST64 "\n",
+           (int64_t)INT64_MIN, (uint64_t)UINT64_MAX, (uint64_t)UINT64_MAX, (intptr_t)-5, (uintptr_t)7,
+           (intmax_t)INTMAX_MIN, (int_fast16_t)-16, (int_fast32_t)INT32_MIN, (uint_least64_t)1 << 40,
+           (int_least8_t)-8, (uint_fast64_t)0xabcdef0123ULL);
     /* A clock that fits a 32-bit clock_t, and one that does not. */
     static const unsigned long long clocks[] = {1234567891234ULL, 3000000000000000ULL};
     for (size_t i = 0; i < 2; i++) {
