@@ -86,6 +86,14 @@ int main(void)
                                         "-2147483648", "-2147483649", "4294967295", "4294967296",
                                         "0x7fffffff",  "-0x80000001", "  +077",     "9223372036854775808",
                                         "-9223372036854775809", "zz"};
+    /* Square roots that rounding twice (to the x87's 64 bits, then to 53)
+     * gets wrong: sqrt must round once. */
+    static const uint64_t hard_roots[] = {0x3ff3d18888616545ULL, 0x4000b8de300b44e6ULL,
+                                          0x400a8055e797cd45ULL, 0x3ff04146c7b6c3a2ULL,
+                                          0x400c3f192c5bbdf1ULL, 0x3ff9ef863bb88cb7ULL};
+    for (size_t i = 0; i < sizeof hard_roots / sizeof hard_roots[0]; i++) {
+        float_record(from_bits(hard_roots[i]));
+    }
     for (int i = 0; i < 3000; i++) {
         uint64_t r = next();
         double v;
