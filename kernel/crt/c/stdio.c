@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* The two output streams. stdout is line-buffered: bytes collect in a
  * buffer that goes to the write hook at each newline, when full, and at
- * fflush, exit and abort. stderr is unbuffered: each call is one write
+ * fflush, exit and abort; setvbuf can make it fully buffered (no write
+ * at newlines) or unbuffered (each call is one write), always with the
+ * library's own buffer. stderr is unbuffered: each call is one write
  * (the printf family writes in pieces of 256 bytes), after stdout's
  * buffer has been written, so that the two keep their order on a console
  * that shows both. */
@@ -24,6 +26,7 @@ FILE *const stderr = &err_file;
 
 static char out_buf[BUFSIZ];
 static size_t out_len;
+static int out_mode = _IOLBF;
 
 static void flush_stdout(void)
 {
@@ -46,16 +49,16 @@ void __crt_stream_write(int fd, const char *buf, size_t len)
     if (len == 0) {
         return;
     }
-    if (fd == 2) {
+    if (fd == 2 || out_mode == _IONBF) {
         flush_stdout();
-        __crt_write(2, buf, len);
+        __crt_write(fd, buf, len);
         return;
     }
     while (len > 0) {
         size_t room = sizeof out_buf - out_len;
         size_t k = len < room ? len : room;
         int line = 0;
-        for (size_t i = k; i > 0; i--) {
+        for (size_t i = out_mode == _IOLBF ? k : 0; i > 0; i--) {
             if (buf[i - 1] == '\n') {
                 /* Up to the last newline now; the rest waits. */
                 k = i;
@@ -79,6 +82,29 @@ int fflush(FILE *stream)
         flush_stdout();
     }
     return 0;
+}
+
+/* Sets stdout's buffering (buf and size are ignored: the library keeps
+ * its own buffer); stderr only takes _IONBF, which it already is. Returns
+ * nonzero for an unknown mode or a mode stderr cannot have. */
+int setvbuf(FILE *restrict stream, char *restrict buf, int mode, size_t size)
+{
+    (void)buf;
+    (void)size;
+    if (mode != _IOFBF && mode != _IOLBF && mode != _IONBF) {
+        return -1;
+    }
+    if (stream == stderr) {
+        return mode == _IONBF ? 0 : -1;
+    }
+    flush_stdout();
+    out_mode = mode;
+    return 0;
+}
+
+void setbuf(FILE *restrict stream, char *restrict buf)
+{
+    setvbuf(stream, buf, buf != NULL ? _IOFBF : _IONBF, BUFSIZ);
 }
 
 int fputc(int c, FILE *stream)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* stdio.h: formatted output to strings and to the two output streams
- * (C11 7.21, a subset). There are no files: stdout (line-buffered) and
- * stderr (unbuffered) are the only streams, both written through the
- * kernel's write hook. No input: no stdin, scanf, fgets or getchar. */
+ * (C11 7.21, a subset). There are no files: stdout (line-buffered unless
+ * setvbuf says otherwise) and stderr (unbuffered) are the only streams,
+ * both written through the kernel's write hook. No input: no stdin,
+ * scanf, fgets or getchar. */
 #ifndef CRT_STDIO_H
 #define CRT_STDIO_H
 
@@ -25,6 +26,10 @@ extern FILE *const stderr;
 
 #define EOF (-1)
 #define BUFSIZ 1024
+/* Buffering modes for setvbuf. */
+#define _IOFBF 0
+#define _IOLBF 1
+#define _IONBF 2
 
 int printf(const char *restrict format, ...) __attribute__((__format__(__printf__, 1, 2)));
 int fprintf(FILE *restrict stream, const char *restrict format, ...)
@@ -48,6 +53,8 @@ int fputs(const char *restrict s, FILE *restrict stream);
 int puts(const char *s);
 size_t fwrite(const void *restrict ptr, size_t size, size_t nmemb, FILE *restrict stream);
 int fflush(FILE *stream);
+int setvbuf(FILE *restrict stream, char *restrict buf, int mode, size_t size);
+void setbuf(FILE *restrict stream, char *restrict buf);
 void perror(const char *s);
 
 #endif

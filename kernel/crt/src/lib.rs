@@ -11,8 +11,9 @@
 //! # What is there
 //! - `stdio.h`: `printf`, `fprintf`, `sprintf`, `snprintf` and their `v`
 //!   forms, `puts`, `fputs`, `putchar`, `fputc`, `putc`, `fwrite`,
-//!   `fflush`, `perror`; streams `stdout` (line-buffered) and `stderr`
-//!   (unbuffered). Conversions `d i u o x X c s p % f F e E g G a A`,
+//!   `fflush`, `setvbuf`, `setbuf`, `perror`; streams `stdout`
+//!   (line-buffered, or as `setvbuf` says) and `stderr` (unbuffered).
+//!   Conversions `d i u o x X c s p % f F e E g G a A`,
 //!   flags `- + space # 0`, width and precision (also `*`), lengths
 //!   `hh h l ll z j t L`; floating output is correctly rounded at every
 //!   precision (ties to even).
@@ -35,7 +36,8 @@
 //!
 //! # What is not
 //! No input (no `stdin`, `scanf`, `fgets`, `getchar`), no files other
-//! than `stdout` and `stderr` (no `fopen`), no locales (`setlocale`),
+//! than `stdout` and `stderr` (no `fopen`; `setvbuf` ignores the buffer
+//! it is given), no locales (`setlocale`),
 //! no wide or multibyte characters (`wchar.h`, `%ls`), no `%n` and no
 //! positional arguments (`%1$d`) in formats, no transcendental maths
 //! (`exp`, `log`, `pow`, `sin`, ...), no calendar time (`gmtime`,

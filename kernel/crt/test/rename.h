@@ -75,6 +75,8 @@
 #define rand crt_rand
 #define realloc crt_realloc
 #define round crt_round
+#define setbuf crt_setbuf
+#define setvbuf crt_setvbuf
 #define snprintf crt_snprintf
 #define sprintf crt_sprintf
 #define sqrt crt_sqrt

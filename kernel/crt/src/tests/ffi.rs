@@ -73,6 +73,8 @@ unsafe extern "C" {
     pub fn crt_fwrite(p: *const c_void, size: usize, n: usize, f: *mut File) -> usize;
     pub fn crt_fflush(f: *mut File) -> c_int;
     pub fn crt_perror(s: *const c_char);
+    pub fn crt_setvbuf(f: *mut File, buf: *mut c_char, mode: c_int, size: usize) -> c_int;
+    pub fn crt_setbuf(f: *mut File, buf: *mut c_char);
 
     pub fn crt_memchr(s: *const c_void, c: c_int, n: usize) -> *mut c_void;
     pub fn crt_strlen(s: *const c_char) -> usize;

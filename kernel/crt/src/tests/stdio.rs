@@ -136,3 +136,61 @@ fn perror_names_errno() {
         ]
     );
 }
+
+#[test]
+fn setvbuf_makes_stdout_unbuffered_or_fully_buffered() {
+    let _g = lock();
+    reset();
+    let (full, line, none) = (0, 1, 2);
+    // SAFETY: valid streams and formats; the buffer argument is ignored.
+    unsafe {
+        crt_printf(c"pending".as_ptr());
+        assert_eq!(crt_setvbuf(stdout(), std::ptr::null_mut(), none, 0), 0);
+        assert_eq!(
+            writes(),
+            vec![(1, "pending".into())],
+            "switching writes out the buffer"
+        );
+        crt_printf(c"a".as_ptr());
+        crt_putchar(b'b' as c_int);
+        assert_eq!(
+            writes(),
+            vec![(1, "a".into()), (1, "b".into())],
+            "unbuffered: one write per call"
+        );
+        assert_eq!(crt_setvbuf(stdout(), std::ptr::null_mut(), full, 4096), 0);
+        crt_printf(c"one\ntwo\n".as_ptr());
+        assert_eq!(writes(), vec![], "fully buffered: newlines do not write");
+        crt_fflush(stdout());
+        assert_eq!(writes(), vec![(1, "one\ntwo\n".into())]);
+        crt_setbuf(stdout(), std::ptr::null_mut());
+        crt_printf(c"c".as_ptr());
+        assert_eq!(
+            writes(),
+            vec![(1, "c".into())],
+            "setbuf(NULL) is unbuffered"
+        );
+        let mut own = [0 as c_char; 1024];
+        crt_setbuf(stdout(), own.as_mut_ptr());
+        crt_printf(c"z\n".as_ptr());
+        assert_eq!(writes(), vec![], "setbuf(buf) is fully buffered");
+        crt_fflush(stdout());
+        assert_eq!(writes(), vec![(1, "z\n".into())]);
+        assert_eq!(own[0], 0, "the library keeps its own buffer");
+        assert_eq!(
+            crt_setvbuf(stdout(), std::ptr::null_mut(), 7, 0),
+            -1,
+            "unknown mode"
+        );
+        assert_eq!(
+            crt_setvbuf(stderr(), std::ptr::null_mut(), line, 0),
+            -1,
+            "stderr stays unbuffered"
+        );
+        assert_eq!(crt_setvbuf(stderr(), std::ptr::null_mut(), none, 0), 0);
+        assert_eq!(crt_setvbuf(stdout(), std::ptr::null_mut(), line, 0), 0);
+        crt_printf(c"x\ny".as_ptr());
+        assert_eq!(writes(), vec![(1, "x\n".into())], "line-buffered again");
+    }
+    reset();
+}
