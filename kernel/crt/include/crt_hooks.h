@@ -19,8 +19,9 @@ void *__crt_alloc(size_t size, size_t align);
 /* Frees memory from __crt_alloc, given the same size and align. */
 void __crt_free(void *ptr, size_t size, size_t align);
 
-/* Ends the program with status (exit's argument, or 134 after abort).
- * Called after atexit handlers ran and stdout was flushed. */
+/* Ends the program with status. exit calls it after the atexit handlers
+ * and writing out stdout's buffer; abort after writing out the buffer,
+ * with status 134; _Exit at once. */
 __attribute__((__noreturn__)) void __crt_exit(int status);
 
 /* Nanoseconds since the program started, never decreasing: the kernel's
