@@ -22,4 +22,20 @@ int __crt_exact_digits(uint64_t m, int e2, char *out, int *point);
  * (directly, after flushing stdout). */
 void __crt_stream_write(int fd, const char *buf, size_t len);
 
+/* The value of c as a digit of base 36 ('0'-'9', then 'a'-'z' or 'A'-'Z'
+ * from 10), or 99 if it is none: below a base means a digit of it. */
+static inline int __crt_digit_value(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'z') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'Z') {
+        return c - 'A' + 10;
+    }
+    return 99;
+}
+
 #endif

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
+
 /* Enough for every halfway point between two doubles (at most 767
  * significant digits), so rounding is decided exactly. */
 #define DEC_DIGITS 800
@@ -231,18 +233,33 @@ overflow:
     return emax << f->mbits;
 }
 
-static int hex_value(char c)
+/* If *sp starts an exponent, `mark` in either case then an optional sign
+ * and at least one digit: sets *value to it (its magnitude saturated at
+ * 100000), moves *sp past it and returns 1; else returns 0. */
+static int read_exponent(const char **sp, char mark, long *value)
 {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
+    const char *s = *sp;
+    if ((*s != mark && *s != mark - 'a' + 'A') ||
+        !(isdigit((unsigned char)s[1]) ||
+          ((s[1] == '+' || s[1] == '-') && isdigit((unsigned char)s[2])))) {
+        return 0;
     }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
+    int negative = 0;
+    long v = 0;
+    s++;
+    if (*s == '+' || *s == '-') {
+        negative = *s == '-';
+        s++;
     }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
+    while (isdigit((unsigned char)*s)) {
+        if (v < 100000) {
+            v = v * 10 + (*s - '0');
+        }
+        s++;
     }
-    return -1;
+    *sp = s;
+    *value = negative ? -v : v;
+    return 1;
 }
 
 /* The bits of m * 2^e2 (plus something below m's last bit when sticky),
@@ -354,7 +371,7 @@ static uint64_t parse(const char *nptr, char **endptr, const struct layout *f, i
         goto done;
     }
     if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
-        (hex_value(s[2]) >= 0 || (s[2] == '.' && hex_value(s[3]) >= 0))) {
+        (__crt_digit_value(s[2]) < 16 || (s[2] == '.' && __crt_digit_value(s[3]) < 16))) {
         uint64_t m = 0;
         long e2 = 0;
         int sticky = 0;
@@ -366,8 +383,8 @@ static uint64_t parse(const char *nptr, char **endptr, const struct layout *f, i
                 seen_point = 1;
                 continue;
             }
-            v = hex_value(*s);
-            if (v < 0) {
+            v = __crt_digit_value(*s);
+            if (v >= 16) {
                 break;
             }
             if ((m >> 60) == 0) {
@@ -384,23 +401,9 @@ static uint64_t parse(const char *nptr, char **endptr, const struct layout *f, i
                 }
             }
         }
-        if ((*s == 'p' || *s == 'P') &&
-            (isdigit((unsigned char)s[1]) ||
-             ((s[1] == '+' || s[1] == '-') && isdigit((unsigned char)s[2])))) {
-            int eneg = 0;
-            long ev = 0;
-            s++;
-            if (*s == '+' || *s == '-') {
-                eneg = *s == '-';
-                s++;
-            }
-            while (isdigit((unsigned char)*s)) {
-                if (ev < 100000) {
-                    ev = ev * 10 + (*s - '0');
-                }
-                s++;
-            }
-            e2 += eneg ? -ev : ev;
+        long ev;
+        if (read_exponent(&s, 'p', &ev)) {
+            e2 += ev;
         }
         bits = binary_bits(m, e2, sticky, f, &range);
         goto done;
@@ -443,23 +446,9 @@ static uint64_t parse(const char *nptr, char **endptr, const struct layout *f, i
             *negative = 0;
             goto done;
         }
-        if ((*s == 'e' || *s == 'E') &&
-            (isdigit((unsigned char)s[1]) ||
-             ((s[1] == '+' || s[1] == '-') && isdigit((unsigned char)s[2])))) {
-            int eneg = 0;
-            long ev = 0;
-            s++;
-            if (*s == '+' || *s == '-') {
-                eneg = *s == '-';
-                s++;
-            }
-            while (isdigit((unsigned char)*s)) {
-                if (ev < 100000) {
-                    ev = ev * 10 + (*s - '0');
-                }
-                s++;
-            }
-            a.dp += (int)(eneg ? -ev : ev);
+        long ev;
+        if (read_exponent(&s, 'e', &ev)) {
+            a.dp += (int)ev;
         }
         trim(&a);
         bits = decimal_bits(&a, f, &range);

@@ -6,19 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-static int digit_value(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'z') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'Z') {
-        return c - 'A' + 10;
-    }
-    return 99;
-}
+#include "internal.h"
 
 /* Parses the subject sequence of C11 7.22.1.4: spaces, a sign, a 0x prefix
  * (base 16 or 0), digits. Returns the magnitude, sets *negative, and sets
@@ -47,7 +35,7 @@ static unsigned long long parse(const char *nptr, char **endptr, int base, int *
         s++;
     }
     if ((base == 0 || base == 16) && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
-        digit_value(s[2]) < 16) {
+        __crt_digit_value(s[2]) < 16) {
         s += 2;
         base = 16;
     } else if (base == 0) {
@@ -56,7 +44,7 @@ static unsigned long long parse(const char *nptr, char **endptr, int base, int *
     unsigned long long cutoff = ULLONG_MAX / (unsigned)base;
     unsigned cutlim = (unsigned)(ULLONG_MAX % (unsigned)base);
     for (;; s++) {
-        int d = digit_value(*s);
+        int d = __crt_digit_value(*s);
         if (d >= base) {
             break;
         }
