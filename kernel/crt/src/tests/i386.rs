@@ -15,6 +15,22 @@ use std::{format, vec};
 
 use super::format::text;
 
+/// gcc with build.rs's guest flags (freestanding 32-bit Pentium code
+/// without the stack protector, our headers only).
+fn guest_gcc() -> Command {
+    let mut gcc = Command::new("gcc");
+    gcc.args([
+        "-m32",
+        "-march=pentium",
+        "-ffreestanding",
+        "-fno-pic",
+        "-fno-builtin",
+        "-nostdinc",
+        "-fno-stack-protector",
+    ]);
+    gcc
+}
+
 /// Builds and runs the program; returns its standard output.
 fn run_guest_build() -> String {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -33,23 +49,8 @@ fn run_guest_build() -> String {
     // The guest flags of build.rs, plus what a program of its own needs:
     // static, no C library, and no loop turned into a memcpy call inside
     // test/i386/runtime.c's memcpy.
-    let status = Command::new("gcc")
-        .args([
-            "-m32",
-            "-march=pentium",
-            "-ffreestanding",
-            "-fno-pic",
-            "-fno-builtin",
-            "-nostdinc",
-        ])
-        .args([
-            "-fno-stack-protector",
-            "-O2",
-            "-std=c11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-        ])
+    let status = guest_gcc()
+        .args(["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"])
         .args([
             "-no-pie",
             "-static",
@@ -230,15 +231,7 @@ const HEADERS: [&str; 18] = [
 fn guest_compile_errors(source: &str, std: &str) -> Option<String> {
     use std::io::Write;
     let include = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include");
-    let mut child = Command::new("gcc")
-        .args([
-            "-m32",
-            "-march=pentium",
-            "-ffreestanding",
-            "-fno-pic",
-            "-fno-builtin",
-            "-nostdinc",
-        ])
+    let mut child = guest_gcc()
         .arg(format!("-std={std}"))
         .args([
             "-pedantic",
@@ -321,16 +314,8 @@ fn guest_library_links_with_what_the_kernel_image_has() {
     sources.push(out_dir.join("stubs.c"));
     for (i, source) in sources.iter().enumerate() {
         let object = out_dir.join(format!("{i}.o"));
-        let status = Command::new("gcc")
-            .args([
-                "-m32",
-                "-march=pentium",
-                "-ffreestanding",
-                "-fno-pic",
-                "-fno-builtin",
-                "-nostdinc",
-            ])
-            .args(["-fno-stack-protector", "-O2", "-std=c11", "-c"])
+        let status = guest_gcc()
+            .args(["-O2", "-std=c11", "-c"])
             .arg("-I")
             .arg(dir.join("include"))
             .arg(source)
