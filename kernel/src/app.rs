@@ -41,12 +41,12 @@ impl<E: Display> From<E> for AppError {
 /// A program's entry as the kernel calls it, on platform `P`: with the
 /// settings the command line gave, as name and value pairs, still to be
 /// parsed.
-pub type Entry<P> = fn(&P, &[(&str, &str)]) -> AppResult;
+pub type Entry<P> = fn(&'static P, &[(&str, &str)]) -> AppResult;
 
 /// An app's programs, as [`programs!`](crate::programs!) lists them. `P`
 /// is the platform they run on: the kernel's `Scc`.
 #[derive(Debug)]
-pub struct Program<P> {
+pub struct Program<P: 'static> {
     /// Its name, help and settings.
     pub declaration: Declaration<'static>,
     /// Its entry.
@@ -55,7 +55,7 @@ pub struct Program<P> {
 
 /// The settings `run` takes; for [`programs!`](crate::programs!).
 pub const fn settings_of<P, S: Settings, E>(
-    _run: fn(&P, S) -> Result<(), E>,
+    _run: fn(&'static P, S) -> Result<(), E>,
 ) -> &'static [Setting<'static>] {
     S::LIST
 }
@@ -64,8 +64,8 @@ pub const fn settings_of<P, S: Settings, E>(
 /// [`programs!`](crate::programs!). A program may fail with an
 /// [`AppError`] or anything that converts into one (a `String`, say).
 pub fn call<P, S: Settings, E: Into<AppError>>(
-    run: fn(&P, S) -> Result<(), E>,
-    platform: &P,
+    run: fn(&'static P, S) -> Result<(), E>,
+    platform: &'static P,
     given: &[(&str, &str)],
 ) -> AppResult {
     run(platform, S::parse(given)?).map_err(Into::into)
@@ -76,7 +76,9 @@ pub fn call<P, S: Settings, E: Into<AppError>>(
 ///
 /// # Panics
 /// If `N` is not the number of programs, or there are none.
-pub const fn declarations<P, const N: usize>(programs: &[Program<P>]) -> [Declaration<'static>; N] {
+pub const fn declarations<P: 'static, const N: usize>(
+    programs: &[Program<P>],
+) -> [Declaration<'static>; N] {
     assert!(
         N == programs.len() && N > 0,
         "an app declares at least one program"
@@ -93,7 +95,7 @@ pub const fn declarations<P, const N: usize>(programs: &[Program<P>]) -> [Declar
 /// The program called `name` (the first without a name), or the message
 /// naming the programs there are.
 #[cfg(any(target_arch = "x86", test))]
-pub(crate) fn find<'a, P>(
+pub(crate) fn find<'a, P: 'static>(
     programs: &'a [Program<P>],
     name: Option<&str>,
 ) -> Result<&'a Program<P>, String> {
@@ -140,7 +142,7 @@ macro_rules! programs {
                     },
                     entry: {
                         fn entry(
-                            scc: &$crate::Scc,
+                            scc: &'static $crate::Scc,
                             given: &[(&str, &str)],
                         ) -> $crate::AppResult {
                             $crate::app::call($run, scc, given)

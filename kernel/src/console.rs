@@ -28,6 +28,16 @@ pub fn print(args: fmt::Arguments<'_>) {
     }
 }
 
+/// Writes `bytes` as they are (a C program's output, which need not be
+/// UTF-8).
+pub fn write_bytes(bytes: &[u8]) {
+    if let Some(port) = CONSOLE.lock().as_mut() {
+        for &b in bytes {
+            port.send(b);
+        }
+    }
+}
+
 /// A writer that does not take the console lock, for exception and panic
 /// reports: the code that failed may be holding it.
 pub fn emergency_writer() -> impl Write {

@@ -6,9 +6,14 @@
 //! treats every other status, 0 included (a reset), as a failure.
 //!
 //! Like the console, this module stands below `arch` and uses only the
-//! `x86` crate, so that the exception handlers can end the run.
+//! `x86` crate and the console, so that the exception handlers can end the
+//! run.
+
+use core::fmt::{self, Write};
 
 use chip::{EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS};
+
+use crate::console;
 
 /// How the core ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,4 +37,11 @@ pub fn exit(code: ExitCode) -> ! {
         // until the next interrupt; it has no effect on memory.
         unsafe { x86::halt() };
     }
+}
+
+/// Reports a failure of this core (`FAILED: reason`, the line the run
+/// tool looks for) and ends its run.
+pub fn fail(reason: fmt::Arguments<'_>) -> ! {
+    let _ = writeln!(console::emergency_writer(), "FAILED: {reason}");
+    exit(ExitCode::Failure)
 }

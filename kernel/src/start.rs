@@ -12,7 +12,7 @@ use crate::app::{self, Program};
 use crate::arch::x86::boot::BootInfo;
 use crate::arch::x86::paging::{AddressSpace, PAGE_SIZE};
 use crate::arch::x86::{gdt, idt, timer};
-use crate::exit::{ExitCode, exit};
+use crate::exit::{ExitCode, exit, fail};
 use crate::mm::FrameAllocator;
 use crate::platform::{self, Scc};
 use crate::{console, mm};
@@ -73,11 +73,20 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
         ));
     }
     // The program may map more at run time: it gets the space and the frames left.
-    let scc = Scc::new(chip, core, args.cores(), space, frames, args.trace());
+    // It lives as long as the core runs: programs may keep it (a C
+    // program's runtime does, for the calls C makes into it).
+    let scc: &'static Scc = alloc::boxed::Box::leak(alloc::boxed::Box::new(Scc::new(
+        chip,
+        core,
+        args.cores(),
+        space,
+        frames,
+        args.trace(),
+    )));
     if core.index() == 0 {
         announce(declaration, args.settings());
     }
-    match (program.entry)(&scc, args.settings()) {
+    match (program.entry)(scc, args.settings()) {
         Ok(()) => {
             scc.finish();
             exit(ExitCode::Success)
@@ -113,12 +122,6 @@ fn build_address_space(
     space.map_identity(frames, timer::LOCAL_APIC_BASE, PAGE_SIZE, MemoryType::Ncm)?;
     platform::attach_shared_regions(chip, &mut space, frames)?;
     Ok(space)
-}
-
-/// Reports a failure of this core and ends its run.
-fn fail(reason: core::fmt::Arguments<'_>) -> ! {
-    let _ = writeln!(console::emergency_writer(), "FAILED: {reason}");
-    exit(ExitCode::Failure)
 }
 
 #[panic_handler]

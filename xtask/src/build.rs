@@ -24,6 +24,9 @@ pub enum App {
     Builtin,
     /// The app whose crate is in this directory.
     Dir(PathBuf),
+    /// A C program: these source files, compiled and linked against
+    /// `libmpi.a` (`rma/mpi`: MPI, the C runtime and the kernel).
+    C(Vec<PathBuf>),
 }
 
 /// The package of the built-in programs, and the name of its image.
@@ -235,6 +238,16 @@ pub fn build_app(app: &App, quiet: bool) -> Result<Artifacts> {
                 .join(BUILTIN)
         }
         App::Dir(dir) => build_dir(dir, quiet.is_some())?,
+        App::C(files) => {
+            let mut library = cargo();
+            library.args(["build", "-p", "mpi", "--release", "--target", KERNEL_TARGET]);
+            library.args(quiet);
+            run_command(
+                library,
+                "building libmpi.a (MPI, the C runtime and the kernel)",
+            )?;
+            build_c(files)?
+        }
     };
     let mut plugin = cargo();
     plugin.args(["build", "-p", "emu-plugin", "--release"]);
@@ -254,6 +267,100 @@ pub fn build_app(app: &App, quiet: bool) -> Result<Artifacts> {
         );
     }
     Ok(artifacts)
+}
+
+/// The flags C programs are compiled with for the guest: freestanding
+/// 32-bit Pentium code that sees only the C runtime's and MPI's headers.
+pub const GUEST_CFLAGS: &[&str] = &[
+    "-m32",
+    "-march=pentium",
+    "-ffreestanding",
+    "-fno-pic",
+    "-fno-builtin",
+    "-nostdinc",
+    "-fno-stack-protector",
+    "-std=c11",
+    "-O2",
+    "-g",
+    "-Wall",
+];
+
+/// Compiles the C sources `files` with the system's gcc and links them
+/// against `libmpi.a` with the kernel's linker script; returns the image.
+/// Each set of files gets a directory of its own under the target
+/// directory (named after the first file and a hash of all their paths),
+/// so runs of different programs do not meet.
+fn build_c(files: &[PathBuf]) -> Result<PathBuf> {
+    ensure!(!files.is_empty(), "--c: no C source file given");
+    let mut sources = Vec::new();
+    for file in files {
+        ensure!(
+            file.extension().is_some_and(|e| e == "c"),
+            "--c {}: not a C source file (FILE.c)",
+            file.display()
+        );
+        sources.push(
+            fs::canonicalize(file)
+                .with_context(|| format!("--c {}: no such file", file.display()))?,
+        );
+    }
+    let stem = sources[0]
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("program")
+        .to_owned();
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(&sources, &mut hasher);
+    let dir = target_dir().join("c-programs").join(format!(
+        "{stem}-{:016x}",
+        std::hash::Hasher::finish(&hasher)
+    ));
+    fs::create_dir_all(&dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    let root = workspace_root();
+    let gcc = || {
+        let mut c = Command::new("gcc");
+        c.current_dir(&dir);
+        c
+    };
+    let mut objects = Vec::new();
+    for (i, source) in sources.iter().enumerate() {
+        let object = dir.join(format!("{i}.o"));
+        let mut compile = gcc();
+        compile.args(GUEST_CFLAGS);
+        compile.arg("-I").arg(root.join("kernel/crt/include"));
+        compile.arg("-I").arg(root.join("rma/mpi/include"));
+        compile.arg("-c").arg(source).arg("-o").arg(&object);
+        run_tool(compile, &format!("compiling {}", source.display()))?;
+        objects.push(object);
+    }
+    let image = dir.join(&stem);
+    let library = target_dir().join(KERNEL_TARGET).join("release/libmpi.a");
+    let mut link = gcc();
+    link.args(["-m32", "-nostdlib", "-static", "-no-pie"]);
+    link.args([
+        "-Wl,--build-id=none",
+        "-Wl,--gc-sections",
+        "-Wl,-z,noexecstack",
+    ]);
+    link.arg("-T").arg(root.join("linker.ld"));
+    link.args(&objects).arg(&library);
+    link.arg("-o").arg(&image);
+    run_tool(link, &format!("linking {}", image.display()))?;
+    Ok(image)
+}
+
+/// Runs a compiler or linker; its messages go to the terminal.
+fn run_tool(mut command: Command, what: &str) -> Result<()> {
+    let status = match command.status() {
+        Ok(status) => status,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => bail!(
+            "{what}: gcc is not installed (C programs are built with the system's gcc and its \
+             32-bit support: on Debian or Ubuntu, apt-get install gcc-multilib)"
+        ),
+        Err(e) => bail!("{what}: could not start {command:?}: {e}"),
+    };
+    ensure!(status.success(), "{what} failed ({status})");
+    Ok(())
 }
 
 /// One line of cargo's JSON output: the parts that name a built executable.

@@ -102,6 +102,15 @@ struct RunArgs {
     /// shows which programs take which, and their defaults.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = xtask::parse_param)]
     params: Vec<(String, String)>,
+    /// Boot a C program instead: compile these files with the system's gcc
+    /// (32-bit, freestanding, with mpi.h and the C runtime's headers) and
+    /// link them against MPI, the C runtime and the kernel. Every core runs
+    /// its main(argc, argv).
+    #[arg(long = "c", value_name = "FILE.c", num_args = 1.., conflicts_with_all = ["app", "program"])]
+    c_files: Vec<PathBuf>,
+    /// Arguments for the C program's main, after its name in argv.
+    #[arg(last = true, value_name = "ARGS")]
+    c_args: Vec<String>,
     /// Seconds the run may take, build excluded, before it is stopped
     /// [default: 60 up to 48 cores, growing with the square of the core
     /// count beyond: 427 for 128 cores].
@@ -378,13 +387,14 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
         }
         Cli::Run(args) => {
             let mode = mode_of(&args);
+            let (app, params) = xtask::app_of(args.app, args.c_files, &args.c_args, args.params)?;
             let cores = args.cores.unwrap_or(args.chip.cores());
             let config = RunConfig {
                 chip: args.chip,
                 cores,
-                app: args.app.map_or(xtask::App::Builtin, xtask::App::Dir),
+                app,
                 program: args.program,
-                params: args.params,
+                params,
                 timeout: args
                     .timeout
                     .map_or_else(|| RunConfig::default_timeout(cores), Duration::from_secs),

@@ -12,10 +12,12 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 use chip::Chip;
 use chip::settings::{Decoded, SECTION, check, decode, position};
 use object::{Object, ObjectSection};
+
+use crate::build::App;
 
 /// The declarations of an image's programs.
 #[derive(Debug, Clone)]
@@ -143,6 +145,41 @@ pub fn parse_chip(name: &str) -> Result<&'static Chip> {
     }
 }
 
+/// The app a run boots and the program's settings, from `run`'s options:
+/// `--app DIR`, or `--c FILE.c...` (whose program gets `argv` as its
+/// `args` setting: the first file's name, then `args`, the words after
+/// `--`), or the built-in programs.
+pub fn app_of(
+    dir: Option<PathBuf>,
+    c_files: Vec<PathBuf>,
+    args: &[String],
+    mut params: Vec<(String, String)>,
+) -> Result<(App, Vec<(String, String)>)> {
+    if c_files.is_empty() {
+        ensure!(
+            args.is_empty(),
+            "arguments after -- ({}) are for a C program's main: give its files with --c",
+            args.join(" ")
+        );
+        return Ok((dir.map_or(App::Builtin, App::Dir), params));
+    }
+    ensure!(
+        !params.iter().any(|(name, _)| name == "args"),
+        "--param args=...: a C program's arguments go after --"
+    );
+    let name = c_files[0]
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .context("--c: the first file's name is not valid UTF-8")?;
+    let mut words = vec![name];
+    words.extend(args.iter().map(String::as_str));
+    let value = chip::settings::words::encode(&words).map_err(|word| {
+        anyhow::anyhow!("argument {word:?} holds a NUL byte, which C cannot pass")
+    })?;
+    params.push(("args".to_owned(), value));
+    Ok((App::C(c_files), params))
+}
+
 /// Parses `NAME=VALUE` as given to `--param`.
 pub fn parse_param(text: &str) -> Result<(String, String)> {
     match text.split_once('=') {
@@ -161,6 +198,31 @@ pub fn parse_param(text: &str) -> Result<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_c_program_gets_its_name_and_the_words_after_the_separator_as_argv() {
+        let files = vec![PathBuf::from("dir/ring.c"), PathBuf::from("util.c")];
+        let args = ["-n".to_owned(), "3 4".to_owned()];
+        let (app, params) = app_of(None, files.clone(), &args, vec![]).unwrap();
+        assert_eq!(app, App::C(files.clone()));
+        assert_eq!(params, [("args".to_owned(), "3,ring,-n,3%204".to_owned())]);
+        let words = chip::settings::words::decode(&params[0].1).unwrap();
+        assert_eq!(words, [&b"ring"[..], b"-n", b"3 4"]);
+
+        let given = vec![("args".to_owned(), "1,x".to_owned())];
+        let err = app_of(None, files.clone(), &[], given).unwrap_err();
+        assert!(err.to_string().contains("go after --"), "{err}");
+        let err = app_of(None, files, &["a\0b".to_owned()], vec![]).unwrap_err();
+        assert!(err.to_string().contains("NUL"), "{err}");
+    }
+
+    #[test]
+    fn arguments_after_the_separator_need_a_c_program() {
+        let (app, _) = app_of(None, vec![], &[], vec![]).unwrap();
+        assert_eq!(app, App::Builtin);
+        let err = app_of(None, vec![], &["x".to_owned()], vec![]).unwrap_err();
+        assert!(err.to_string().contains("--c"), "{err}");
+    }
 
     #[test]
     fn settings_are_name_value_pairs() {

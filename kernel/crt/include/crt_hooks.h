@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* crt_hooks.h: the library's only links to its environment. Internal: C
  * programs do not include it. The kernel (in Rust) defines these five
- * functions; the host tests define their own (kernel/crt/src/lib.rs).
+ * functions (kernel/crt/src/guest.rs); the host tests define their own
+ * (kernel/crt/src/lib.rs).
  * Nothing else in the library depends on where it runs. */
 #ifndef CRT_HOOKS_H
 #define CRT_HOOKS_H

@@ -46,11 +46,13 @@
 //!
 //! # Hooks
 //! The library reaches its environment only through five functions,
-//! declared in `include/crt_hooks.h` and defined by the kernel (in Rust):
-//! `__crt_write` (bytes to stdout or stderr), `__crt_alloc` and
-//! `__crt_free` (memory), `__crt_exit` (the end of the program) and
-//! `__crt_clock_ns` (modelled nanoseconds). The host tests define their
-//! own.
+//! declared in `include/crt_hooks.h` and defined on the guest by this
+//! crate's `guest` module, over the kernel: `__crt_write` (bytes to
+//! stdout or stderr: the console), `__crt_alloc` and `__crt_free` (the
+//! kernel heap), `__crt_exit` (the end of the core's run) and
+//! `__crt_clock_ns` (modelled nanoseconds). The same module runs C's
+//! `main` (`run_main`, the program of a C image, with `argv` from the
+//! command line as `Arguments`). The host tests define their own hooks.
 //!
 //! # Host tests
 //! Built for the host, the same C sources are compiled with every public
@@ -59,8 +61,15 @@
 #![no_std]
 #![warn(missing_docs)]
 
+#[cfg(target_arch = "x86")]
+extern crate alloc;
 #[cfg(test)]
 extern crate std;
+
+#[cfg(target_arch = "x86")]
+mod guest;
+#[cfg(target_arch = "x86")]
+pub use guest::{Arguments, platform, run_main};
 
 // The tests run on the host only: the guest build has no renamed library.
 #[cfg(all(test, not(target_arch = "x86")))]

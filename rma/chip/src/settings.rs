@@ -104,6 +104,9 @@ pub enum Kind<'a> {
     },
     /// One of these names.
     Choice(Names<'a>),
+    /// A list of words of any text, as [`words`] writes them onto the
+    /// command line (a C program's `argv`).
+    Words,
 }
 
 impl Kind<'_> {
@@ -118,6 +121,7 @@ impl Kind<'_> {
                 parse_number(text.as_bytes(), true).filter(|n| (min..=max).contains(n))
             }
             Self::Choice(names) => names.position(text).map(|i| i as u64),
+            Self::Words => words::count(text).map(u64::from),
         }
     }
 }
@@ -132,6 +136,7 @@ impl fmt::Display for Kind<'_> {
                 "a number of bytes in {min}..={max} (suffix K, KiB, M or MiB allowed)"
             ),
             Self::Choice(names) => write!(f, "one of {names}"),
+            Self::Words => write!(f, "a list of words written by chip::settings::words"),
         }
     }
 }
@@ -244,6 +249,135 @@ pub const fn choice<T: Choice>(default: &'static str) -> Spec {
     panic!("the default of a choice setting must be one of its names")
 }
 
+/// A list of words ([`Kind::Words`]), none when not given.
+pub const fn word_list() -> Spec {
+    Spec {
+        kind: Kind::Words,
+        default: words::NONE,
+    }
+}
+
+/// The command-line form of a [`Kind::Words`] setting: a list of words
+/// of any text but NUL (a C program's arguments) as one blank-free value.
+///
+/// The form is the number of words in decimal, then each word after a
+/// `,`, with every byte other than an ASCII letter, digit or one of
+/// `-._~/+@:` written as `%` and two upper-case hex digits: `0` is no
+/// word, `2,a%20b,c` is `a b` and `c`, `1,` is one empty word.
+pub mod words {
+    /// No word.
+    pub const NONE: &str = "0";
+
+    /// Whether `byte` stands for itself.
+    const fn plain(byte: u8) -> bool {
+        byte.is_ascii_alphanumeric()
+            || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/' | b'+' | b'@' | b':')
+    }
+
+    /// The value of hex digit `d` (upper-case only: one spelling per word).
+    const fn hex(d: u8) -> Option<u8> {
+        match d {
+            b'0'..=b'9' => Some(d - b'0'),
+            b'A'..=b'F' => Some(d - b'A' + 10),
+            _ => None,
+        }
+    }
+
+    /// Calls `word` with each word's bytes, one at a time, in order, and
+    /// `end` after each word; the number of words, or `None` if `text` is
+    /// not in the form (or holds a NUL).
+    fn walk(text: &str, mut byte: impl FnMut(u8), mut end: impl FnMut()) -> Option<u32> {
+        let Some((count, mut rest)) = text.split_once(',').map(|(c, r)| (c, r.as_bytes())) else {
+            return (text == NONE).then_some(0);
+        };
+        if count.is_empty()
+            || !count.bytes().all(|b| b.is_ascii_digit())
+            || (count.len() > 1 && count.starts_with('0'))
+        {
+            return None;
+        }
+        let count: u32 = count.parse().ok().filter(|&n| n > 0)?;
+        for i in 0..count {
+            let mut at = 0;
+            while at < rest.len() && rest[at] != b',' {
+                let b = match rest[at] {
+                    b'%' => {
+                        let hi = hex(*rest.get(at + 1)?)?;
+                        let lo = hex(*rest.get(at + 2)?)?;
+                        at += 2;
+                        hi << 4 | lo
+                    }
+                    b if plain(b) => b,
+                    _ => return None,
+                };
+                if b == 0 {
+                    return None;
+                }
+                byte(b);
+                at += 1;
+            }
+            end();
+            let last = i + 1 == count;
+            match (last, rest.get(at)) {
+                (true, None) => {}
+                (false, Some(b',')) => rest = &rest[at + 1..],
+                _ => return None,
+            }
+        }
+        Some(count)
+    }
+
+    /// How many words `text` holds, or `None` if it is not in the form.
+    pub fn count(text: &str) -> Option<u32> {
+        walk(text, |_| {}, || {})
+    }
+
+    /// The words `text` holds, each as its bytes, or `None` if it is not
+    /// in the form.
+    #[cfg(any(test, feature = "alloc"))]
+    pub fn decode(text: &str) -> Option<alloc::vec::Vec<alloc::vec::Vec<u8>>> {
+        use core::cell::RefCell;
+        let words = RefCell::new(alloc::vec![alloc::vec::Vec::new()]);
+        walk(
+            text,
+            |b| {
+                words
+                    .borrow_mut()
+                    .last_mut()
+                    .expect("one word open")
+                    .push(b)
+            },
+            || words.borrow_mut().push(alloc::vec::Vec::new()),
+        )?;
+        let mut words = words.into_inner();
+        words.pop();
+        Some(words)
+    }
+
+    /// `words` in the form, or the first word holding a NUL (which no C
+    /// string can hold).
+    #[cfg(any(test, feature = "alloc"))]
+    pub fn encode<'w>(words: &[&'w str]) -> Result<alloc::string::String, &'w str> {
+        use core::fmt::Write;
+        let mut text = alloc::format!("{}", words.len());
+        for word in words {
+            if word.contains('\0') {
+                return Err(word);
+            }
+            text.push(',');
+            for b in word.bytes() {
+                if plain(b) {
+                    text.push(b as char);
+                } else {
+                    // Writing into a String cannot fail.
+                    let _ = write!(text, "%{b:02X}");
+                }
+            }
+        }
+        Ok(text)
+    }
+}
+
 /// A setting a program takes on the command line, with its default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Setting<'a> {
@@ -284,7 +418,7 @@ macro_rules! number_values {
                     Kind::Integer { .. } | Kind::Bytes { .. } => {
                         kind.value(text).and_then(|n| Self::try_from(n).ok())
                     }
-                    Kind::Choice(_) => None,
+                    Kind::Choice(_) | Kind::Words => None,
                 }
             }
         }
@@ -296,7 +430,7 @@ impl<T: Choice> Value for T {
     fn from_text(text: &str, kind: &Kind<'_>) -> Option<Self> {
         match kind {
             Kind::Choice(_) => T::NAMES.iter().position(|n| *n == text).map(|i| T::ALL[i]),
-            Kind::Integer { .. } | Kind::Bytes { .. } => None,
+            Kind::Integer { .. } | Kind::Bytes { .. } | Kind::Words => None,
         }
     }
 }
@@ -514,6 +648,7 @@ pub const MAGIC: &[u8; 8] = b"SCCPROG1";
 const INTEGER: u8 = 1;
 const BYTES: u8 = 2;
 const CHOICE: u8 = 3;
+const WORDS: u8 = 4;
 
 /// Bytes [`encode`] writes for `programs`.
 ///
@@ -534,6 +669,7 @@ pub const fn encoded_len(programs: &[Declaration<'_>]) -> usize {
             len += 4 + setting.name.len() + 4 + setting.about.len() + 4 + setting.default.len();
             len += 1 + match setting.kind {
                 Kind::Integer { .. } | Kind::Bytes { .. } => 16,
+                Kind::Words => 0,
                 Kind::Choice(Names::List(names)) => {
                     let mut n = 4;
                     let mut i = 0;
@@ -616,6 +752,7 @@ pub const fn encode<const N: usize>(programs: &[Declaration<'_>]) -> [u8; N] {
                     .put(&[BYTES])
                     .put(&min.to_le_bytes())
                     .put(&max.to_le_bytes()),
+                Kind::Words => w.put(&[WORDS]),
                 Kind::Choice(Names::List(names)) => {
                     w = w.put(&[CHOICE]).count(names.len());
                     let mut i = 0;
@@ -760,6 +897,7 @@ pub fn decode(bytes: &[u8]) -> Result<alloc::vec::Vec<Decoded<'_>>, DecodeError>
                     }
                     Kind::Choice(Names::Encoded(&start[..len]))
                 }
+                WORDS => Kind::Words,
                 tag => return Err(DecodeError::Kind(tag)),
             };
             settings.push(Setting {
@@ -784,6 +922,46 @@ pub fn decode(bytes: &[u8]) -> Result<alloc::vec::Vec<Decoded<'_>>, DecodeError>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_travel_as_one_blank_free_value() {
+        let cases: &[&[&str]] = &[
+            &[],
+            &[""],
+            &["a b", "c"],
+            &["100%", "x=y,z", "é\t\n"],
+            &["", ""],
+        ];
+        for &list in cases {
+            let text = words::encode(list).unwrap();
+            assert!(
+                !text.contains(char::is_whitespace) && !text.is_empty(),
+                "{text}"
+            );
+            let back = words::decode(&text).unwrap();
+            let back: alloc::vec::Vec<&str> = back
+                .iter()
+                .map(|w| core::str::from_utf8(w).unwrap())
+                .collect();
+            assert_eq!(back, list, "{text}");
+            assert_eq!(words::count(&text), Some(list.len() as u32));
+            assert_eq!(Kind::Words.value(&text), Some(list.len() as u64));
+        }
+        assert_eq!(words::encode(&["a b", "c"]).unwrap(), "2,a%20b,c");
+        assert_eq!(words::encode(&["a", "b\0"]), Err("b\0"));
+    }
+
+    #[test]
+    fn text_not_in_the_words_form_is_refused() {
+        for bad in [
+            "", "x", "00", "01,a", "1", "1,a,b", "2,a", "1,a b", "1,%2", "1,%zz", "1,%2a", "1,%00",
+            "0,",
+        ] {
+            assert_eq!(words::count(bad), None, "{bad:?}");
+            assert_eq!(words::decode(bad), None, "{bad:?}");
+        }
+        assert_eq!(Kind::Words.value("x"), None);
+    }
 
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     enum Colour {

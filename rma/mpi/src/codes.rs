@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The numbers C sees: error classes, handles of the predefined
+//! communicators, datatypes, operations and error handlers. `mpi.h`
+//! defines each with the same value; a host test reads the header back
+//! and compares, so the two cannot drift apart.
+
+use rma::ErrorClass;
+
+/// `MPI_SUCCESS`.
+pub const SUCCESS: i32 = 0;
+
+/// MPI's error classes, with the values `mpi.h` gives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Class {
+    /// `MPI_ERR_BUFFER`
+    Buffer = 1,
+    /// `MPI_ERR_COUNT`
+    Count = 2,
+    /// `MPI_ERR_TYPE`
+    Type = 3,
+    /// `MPI_ERR_TAG`
+    Tag = 4,
+    /// `MPI_ERR_COMM`
+    Comm = 5,
+    /// `MPI_ERR_RANK`
+    Rank = 6,
+    /// `MPI_ERR_ROOT`
+    Root = 7,
+    /// `MPI_ERR_GROUP`
+    Group = 8,
+    /// `MPI_ERR_OP`
+    Op = 9,
+    /// `MPI_ERR_ARG`
+    Arg = 12,
+    /// `MPI_ERR_TRUNCATE`
+    Truncate = 14,
+    /// `MPI_ERR_OTHER`
+    Other = 15,
+    /// `MPI_ERR_INTERN`
+    Intern = 16,
+    /// `MPI_ERR_REQUEST`
+    Request = 19,
+    /// `MPI_ERR_BASE`
+    Base = 24,
+    /// `MPI_ERR_DISP`
+    Disp = 28,
+    /// `MPI_ERR_NO_MEM`
+    NoMem = 34,
+    /// `MPI_ERR_WIN`
+    Win = 45,
+    /// `MPI_ERR_RMA_SYNC`
+    RmaSync = 50,
+    /// `MPI_ERR_RMA_RANGE`
+    RmaRange = 55,
+    /// `MPI_ERR_ASSERT`
+    Assert = 53,
+    /// `MPI_ERR_RMA_ATTACH`
+    RmaAttach = 56,
+    /// `MPI_ERR_RMA_FLAVOR`
+    RmaFlavor = 58,
+    /// `MPI_ERR_UNSUPPORTED_OPERATION`
+    Unsupported = 52,
+}
+
+impl Class {
+    /// Every class, for lookups by value.
+    pub const ALL: [Self; 24] = [
+        Self::Buffer,
+        Self::Count,
+        Self::Type,
+        Self::Tag,
+        Self::Comm,
+        Self::Rank,
+        Self::Root,
+        Self::Group,
+        Self::Op,
+        Self::Arg,
+        Self::Truncate,
+        Self::Other,
+        Self::Intern,
+        Self::Request,
+        Self::Base,
+        Self::Disp,
+        Self::NoMem,
+        Self::Win,
+        Self::RmaSync,
+        Self::RmaRange,
+        Self::Assert,
+        Self::RmaAttach,
+        Self::RmaFlavor,
+        Self::Unsupported,
+    ];
+
+    /// The class of value `code` (an error code's low byte, see
+    /// [`code_class`]).
+    pub fn from_value(code: i32) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| *c as i32 == code)
+    }
+
+    /// Its name in `mpi.h`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Buffer => "MPI_ERR_BUFFER",
+            Self::Count => "MPI_ERR_COUNT",
+            Self::Type => "MPI_ERR_TYPE",
+            Self::Tag => "MPI_ERR_TAG",
+            Self::Comm => "MPI_ERR_COMM",
+            Self::Rank => "MPI_ERR_RANK",
+            Self::Root => "MPI_ERR_ROOT",
+            Self::Group => "MPI_ERR_GROUP",
+            Self::Op => "MPI_ERR_OP",
+            Self::Arg => "MPI_ERR_ARG",
+            Self::Truncate => "MPI_ERR_TRUNCATE",
+            Self::Other => "MPI_ERR_OTHER",
+            Self::Intern => "MPI_ERR_INTERN",
+            Self::Request => "MPI_ERR_REQUEST",
+            Self::Base => "MPI_ERR_BASE",
+            Self::Disp => "MPI_ERR_DISP",
+            Self::NoMem => "MPI_ERR_NO_MEM",
+            Self::Win => "MPI_ERR_WIN",
+            Self::RmaSync => "MPI_ERR_RMA_SYNC",
+            Self::RmaRange => "MPI_ERR_RMA_RANGE",
+            Self::Assert => "MPI_ERR_ASSERT",
+            Self::RmaAttach => "MPI_ERR_RMA_ATTACH",
+            Self::RmaFlavor => "MPI_ERR_RMA_FLAVOR",
+            Self::Unsupported => "MPI_ERR_UNSUPPORTED_OPERATION",
+        }
+    }
+
+    /// What the class means, as `MPI_Error_string` says it for a bare
+    /// class.
+    pub const fn meaning(self) -> &'static str {
+        match self {
+            Self::Buffer => "invalid buffer pointer",
+            Self::Count => "invalid count argument",
+            Self::Type => "invalid datatype",
+            Self::Tag => "invalid tag",
+            Self::Comm => "invalid communicator",
+            Self::Rank => "invalid rank",
+            Self::Root => "invalid root",
+            Self::Group => "invalid group",
+            Self::Op => "invalid operation",
+            Self::Arg => "invalid argument",
+            Self::Truncate => "message truncated",
+            Self::Other => "other error",
+            Self::Intern => "internal error",
+            Self::Request => "invalid request",
+            Self::Base => "invalid base address",
+            Self::Disp => "invalid displacement unit",
+            Self::NoMem => "out of memory",
+            Self::Win => "invalid window",
+            Self::RmaSync => "wrong synchronisation of one-sided calls",
+            Self::RmaRange => "target memory outside the window",
+            Self::Assert => "invalid assertion",
+            Self::RmaAttach => "memory cannot be attached",
+            Self::RmaFlavor => "wrong window flavor",
+            Self::Unsupported => "operation not supported",
+        }
+    }
+}
+
+/// The MPI class of an rma error class.
+pub const fn class_of(class: ErrorClass) -> Class {
+    match class {
+        ErrorClass::Rank => Class::Rank,
+        ErrorClass::Root => Class::Root,
+        ErrorClass::Group => Class::Group,
+        ErrorClass::Arg => Class::Arg,
+        ErrorClass::Truncate => Class::Truncate,
+        ErrorClass::Win => Class::Win,
+        ErrorClass::Base => Class::Base,
+        ErrorClass::Disp => Class::Disp,
+        ErrorClass::Assert => Class::Assert,
+        ErrorClass::NoMem => Class::NoMem,
+        ErrorClass::RmaSync => Class::RmaSync,
+        ErrorClass::RmaRange => Class::RmaRange,
+        ErrorClass::Intern => Class::Intern,
+        ErrorClass::Op => Class::Op,
+        ErrorClass::Type => Class::Type,
+        ErrorClass::Request => Class::Request,
+        ErrorClass::RmaFlavor => Class::RmaFlavor,
+        ErrorClass::RmaAttach => Class::RmaAttach,
+    }
+}
+
+/// `MPI_ERR_LASTCODE`: every class and code lies below it.
+pub const LAST_CODE: i32 = 0x3fff_ffff;
+
+/// Error codes beyond the bare classes: the class in the low byte and the
+/// number of a recorded message above it (`MPI_Error_string` gives the
+/// message, `MPI_Error_class` the class).
+pub const fn code(class: Class, message: u32) -> i32 {
+    class as i32 | ((message % (MAX_MESSAGE + 1)) as i32) << 8
+}
+
+/// The largest message number a code holds.
+pub const MAX_MESSAGE: u32 = 0x3f_fffe;
+
+/// The class of error code `code`, and its message's number (0: none).
+pub fn code_class(code: i32) -> Option<(Class, u32)> {
+    if !(1..LAST_CODE).contains(&code) {
+        return None;
+    }
+    Class::from_value(code & 0xff).map(|c| (c, (code >> 8) as u32))
+}
+
+/// The predefined communicators' handles.
+pub mod comm {
+    /// `MPI_COMM_NULL`
+    pub const NULL: i32 = 0;
+    /// `MPI_COMM_WORLD`
+    pub const WORLD: i32 = 1;
+    /// `MPI_COMM_SELF`
+    pub const SELF: i32 = 2;
+}
+
+/// The predefined error handlers' handles.
+pub mod errhandler {
+    /// `MPI_ERRHANDLER_NULL`
+    pub const NULL: i32 = 0;
+    /// `MPI_ERRORS_ARE_FATAL`
+    pub const FATAL: i32 = 1;
+    /// `MPI_ERRORS_RETURN`
+    pub const RETURN: i32 = 2;
+}
+
+/// The predefined datatypes C programs name, as far as this library
+/// carries them: each is a number of bytes, and a kind for reductions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Datatype {
+    /// `MPI_CHAR`
+    Char = 1,
+    /// `MPI_SIGNED_CHAR`
+    SignedChar = 2,
+    /// `MPI_UNSIGNED_CHAR`
+    UnsignedChar = 3,
+    /// `MPI_BYTE`
+    Byte = 4,
+    /// `MPI_SHORT`
+    Short = 5,
+    /// `MPI_UNSIGNED_SHORT`
+    UnsignedShort = 6,
+    /// `MPI_INT`
+    Int = 7,
+    /// `MPI_UNSIGNED`
+    Unsigned = 8,
+    /// `MPI_LONG` (32 bits on the P54C)
+    Long = 9,
+    /// `MPI_UNSIGNED_LONG`
+    UnsignedLong = 10,
+    /// `MPI_LONG_LONG`
+    LongLong = 11,
+    /// `MPI_UNSIGNED_LONG_LONG`
+    UnsignedLongLong = 12,
+    /// `MPI_FLOAT`
+    Float = 13,
+    /// `MPI_DOUBLE`
+    Double = 14,
+    /// `MPI_INT32_T`
+    Int32 = 15,
+    /// `MPI_UINT32_T`
+    Uint32 = 16,
+    /// `MPI_INT64_T`
+    Int64 = 17,
+    /// `MPI_UINT64_T`
+    Uint64 = 18,
+    /// `MPI_AINT`
+    Aint = 19,
+}
+
+/// How a datatype's elements reduce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Element {
+    /// Bytes and characters: no arithmetic.
+    Bytes,
+    /// 16-bit integers (no reduction in rma).
+    I16,
+    /// Signed 32-bit integers.
+    I32,
+    /// Unsigned 32-bit integers.
+    U32,
+    /// Signed 64-bit integers.
+    I64,
+    /// Unsigned 64-bit integers.
+    U64,
+    /// IEEE single.
+    F32,
+    /// IEEE double.
+    F64,
+}
+
+impl Datatype {
+    /// Every datatype, for lookups by handle.
+    pub const ALL: [Self; 19] = [
+        Self::Char,
+        Self::SignedChar,
+        Self::UnsignedChar,
+        Self::Byte,
+        Self::Short,
+        Self::UnsignedShort,
+        Self::Int,
+        Self::Unsigned,
+        Self::Long,
+        Self::UnsignedLong,
+        Self::LongLong,
+        Self::UnsignedLongLong,
+        Self::Float,
+        Self::Double,
+        Self::Int32,
+        Self::Uint32,
+        Self::Int64,
+        Self::Uint64,
+        Self::Aint,
+    ];
+
+    /// The datatype of handle `handle`.
+    pub fn from_handle(handle: i32) -> Option<Self> {
+        Self::ALL.into_iter().find(|d| *d as i32 == handle)
+    }
+
+    /// Its name in `mpi.h`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Char => "MPI_CHAR",
+            Self::SignedChar => "MPI_SIGNED_CHAR",
+            Self::UnsignedChar => "MPI_UNSIGNED_CHAR",
+            Self::Byte => "MPI_BYTE",
+            Self::Short => "MPI_SHORT",
+            Self::UnsignedShort => "MPI_UNSIGNED_SHORT",
+            Self::Int => "MPI_INT",
+            Self::Unsigned => "MPI_UNSIGNED",
+            Self::Long => "MPI_LONG",
+            Self::UnsignedLong => "MPI_UNSIGNED_LONG",
+            Self::LongLong => "MPI_LONG_LONG",
+            Self::UnsignedLongLong => "MPI_UNSIGNED_LONG_LONG",
+            Self::Float => "MPI_FLOAT",
+            Self::Double => "MPI_DOUBLE",
+            Self::Int32 => "MPI_INT32_T",
+            Self::Uint32 => "MPI_UINT32_T",
+            Self::Int64 => "MPI_INT64_T",
+            Self::Uint64 => "MPI_UINT64_T",
+            Self::Aint => "MPI_AINT",
+        }
+    }
+
+    /// Its element kind; its size follows from it.
+    pub const fn element(self) -> Element {
+        match self {
+            Self::Char | Self::SignedChar | Self::UnsignedChar | Self::Byte => Element::Bytes,
+            Self::Short | Self::UnsignedShort => Element::I16,
+            Self::Int | Self::Long | Self::Int32 | Self::Aint => Element::I32,
+            Self::Unsigned | Self::UnsignedLong | Self::Uint32 => Element::U32,
+            Self::LongLong | Self::Int64 => Element::I64,
+            Self::UnsignedLongLong | Self::Uint64 => Element::U64,
+            Self::Float => Element::F32,
+            Self::Double => Element::F64,
+        }
+    }
+
+    /// Bytes per element on the P54C (ILP32).
+    pub const fn size(self) -> u32 {
+        match self.element() {
+            Element::Bytes => 1,
+            Element::I16 => 2,
+            Element::I32 | Element::U32 | Element::F32 => 4,
+            Element::I64 | Element::U64 | Element::F64 => 8,
+        }
+    }
+}
+
+/// The predefined reduction operations this library applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `MPI_MAX`
+    Max = 1,
+    /// `MPI_MIN`
+    Min = 2,
+    /// `MPI_SUM`
+    Sum = 3,
+    /// `MPI_PROD`
+    Prod = 4,
+    /// `MPI_LAND`
+    Land = 5,
+    /// `MPI_BAND`
+    Band = 6,
+    /// `MPI_LOR`
+    Lor = 7,
+    /// `MPI_BOR`
+    Bor = 8,
+    /// `MPI_LXOR`
+    Lxor = 9,
+    /// `MPI_BXOR`
+    Bxor = 10,
+    /// `MPI_MINLOC`
+    Minloc = 11,
+    /// `MPI_MAXLOC`
+    Maxloc = 12,
+    /// `MPI_REPLACE`
+    Replace = 13,
+    /// `MPI_NO_OP`
+    NoOp = 14,
+}
+
+impl Op {
+    /// Every operation, for lookups by handle.
+    pub const ALL: [Self; 14] = [
+        Self::Max,
+        Self::Min,
+        Self::Sum,
+        Self::Prod,
+        Self::Land,
+        Self::Band,
+        Self::Lor,
+        Self::Bor,
+        Self::Lxor,
+        Self::Bxor,
+        Self::Minloc,
+        Self::Maxloc,
+        Self::Replace,
+        Self::NoOp,
+    ];
+
+    /// The operation of handle `handle`.
+    pub fn from_handle(handle: i32) -> Option<Self> {
+        Self::ALL.into_iter().find(|o| *o as i32 == handle)
+    }
+
+    /// Its name in `mpi.h`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Max => "MPI_MAX",
+            Self::Min => "MPI_MIN",
+            Self::Sum => "MPI_SUM",
+            Self::Prod => "MPI_PROD",
+            Self::Land => "MPI_LAND",
+            Self::Band => "MPI_BAND",
+            Self::Lor => "MPI_LOR",
+            Self::Bor => "MPI_BOR",
+            Self::Lxor => "MPI_LXOR",
+            Self::Bxor => "MPI_BXOR",
+            Self::Minloc => "MPI_MINLOC",
+            Self::Maxloc => "MPI_MAXLOC",
+            Self::Replace => "MPI_REPLACE",
+            Self::NoOp => "MPI_NO_OP",
+        }
+    }
+
+    /// rma's reduction for this operation, where rma has one.
+    pub const fn reduce_op(self) -> Option<rma::comm::ReduceOp> {
+        match self {
+            Self::Max => Some(rma::comm::ReduceOp::Max),
+            Self::Min => Some(rma::comm::ReduceOp::Min),
+            Self::Sum => Some(rma::comm::ReduceOp::Sum),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

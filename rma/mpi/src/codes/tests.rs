@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `mpi.h` and the library agree: every constant the library knows has the
+//! header's value, and every function the header declares is defined.
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+const HEADER: &str = include_str!("../../include/mpi.h");
+const CALLS: &str = include_str!("../guest.rs");
+
+/// The header's `#define NAME VALUE` lines, values as written with a cast
+/// `((MPI_X)N)` taken off.
+fn defines() -> BTreeMap<&'static str, &'static str> {
+    HEADER
+        .lines()
+        .filter_map(|line| line.strip_prefix("#define "))
+        .filter_map(|rest| rest.split_once(' '))
+        .map(|(name, value)| {
+            let value = value.trim();
+            let value = match value.strip_prefix("((").and_then(|v| v.strip_suffix(')')) {
+                Some(cast) => cast.split_once(')').map_or(value, |(_, n)| n),
+                None => value,
+            };
+            (name, value)
+        })
+        .collect()
+}
+
+fn value_of(defines: &BTreeMap<&str, &str>, name: &str) -> i32 {
+    let text = defines
+        .get(name)
+        .unwrap_or_else(|| panic!("mpi.h does not define {name}"));
+    match text.strip_prefix("0x") {
+        Some(hex) => i32::from_str_radix(hex, 16).unwrap(),
+        None => text
+            .trim_matches(|c| c == '(' || c == ')')
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} is {text}")),
+    }
+}
+
+#[test]
+fn the_header_gives_every_class_datatype_and_operation_the_library_value() {
+    let defines = defines();
+    for class in Class::ALL {
+        assert_eq!(
+            value_of(&defines, class.name()),
+            class as i32,
+            "{}",
+            class.name()
+        );
+        assert_eq!(Class::from_value(class as i32), Some(class));
+    }
+    for ty in Datatype::ALL {
+        assert_eq!(value_of(&defines, ty.name()), ty as i32, "{}", ty.name());
+        assert_eq!(Datatype::from_handle(ty as i32), Some(ty));
+    }
+    for op in Op::ALL {
+        assert_eq!(value_of(&defines, op.name()), op as i32, "{}", op.name());
+        assert_eq!(Op::from_handle(op as i32), Some(op));
+    }
+    for (name, value) in [
+        ("MPI_SUCCESS", SUCCESS),
+        ("MPI_ERR_LASTCODE", LAST_CODE),
+        ("MPI_COMM_NULL", comm::NULL),
+        ("MPI_COMM_WORLD", comm::WORLD),
+        ("MPI_COMM_SELF", comm::SELF),
+        ("MPI_ERRHANDLER_NULL", errhandler::NULL),
+        ("MPI_ERRORS_ARE_FATAL", errhandler::FATAL),
+        ("MPI_ERRORS_RETURN", errhandler::RETURN),
+    ] {
+        assert_eq!(value_of(&defines, name), value, "{name}");
+    }
+}
+
+#[test]
+fn every_function_the_header_declares_is_defined() {
+    let declared: Vec<&str> = HEADER
+        .lines()
+        .filter(|line| line.starts_with("int MPI_") || line.starts_with("double MPI_"))
+        .map(|line| {
+            let name = line.split_once(' ').unwrap().1;
+            name.split_once('(').unwrap().0
+        })
+        .collect();
+    assert!(declared.len() > 80, "{} functions", declared.len());
+    for name in declared {
+        let defined = CALLS.contains(&format!("pub extern \"C\" fn {name}("))
+            || CALLS.contains(&format!("    {name},\n"));
+        assert!(
+            defined,
+            "mpi.h declares {name}, which the library does not define"
+        );
+    }
+}
+
+#[test]
+fn codes_carry_their_class_and_message_number() {
+    for class in Class::ALL {
+        assert_eq!(code_class(class as i32), Some((class, 0)));
+        for n in [1, 2, 1000, MAX_MESSAGE] {
+            let code = code(class, n);
+            assert!(code > 0 && code < LAST_CODE, "{code}");
+            assert_eq!(code_class(code), Some((class, n)));
+        }
+    }
+    assert_eq!(code_class(0), None);
+    assert_eq!(code_class(-1), None);
+    assert_eq!(code_class(LAST_CODE), None);
+    assert_eq!(code_class(10), None, "no class 10");
+}
+
+#[test]
+fn every_rma_class_has_an_mpi_class_of_the_same_name() {
+    use rma::ErrorClass as E;
+    for c in [
+        E::Rank,
+        E::Root,
+        E::Group,
+        E::Arg,
+        E::Truncate,
+        E::Win,
+        E::Base,
+        E::Disp,
+        E::Assert,
+        E::NoMem,
+        E::RmaSync,
+        E::RmaRange,
+        E::Intern,
+        E::Op,
+        E::Type,
+        E::Request,
+        E::RmaFlavor,
+        E::RmaAttach,
+    ] {
+        assert_eq!(class_of(c).name(), c.mpi_name());
+    }
+}
