@@ -67,6 +67,6 @@ pub use request::Request;
 pub use stats::WindowStats;
 pub use window::database::Database;
 pub use window::{
-    AccumulateOps, AccumulateOrdering, Flavor, LocalView, Memory, MemoryModel, Rma, SharedPart,
-    Window, WindowAttributes, WindowOptions,
+    AccumulateOps, AccumulateOrdering, Flavor, LocalMapping, LocalView, Memory, MemoryModel, Rma,
+    SharedPart, Window, WindowAttributes, WindowOptions,
 };

@@ -18,7 +18,7 @@
 use alloc::alloc::Layout;
 use alloc::vec::Vec;
 use core::ffi::{c_char, c_int, c_void};
-use core::sync::atomic::{AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use chip::settings::{Setting, SettingError, Settings, check, word_list, words};
 use kernel::exit::exit as end_run;
@@ -104,6 +104,18 @@ pub fn run_main(scc: &'static Scc, args: Arguments) -> AppResult {
     }
 }
 
+/// Whether the program's output so far ends inside a line.
+static LINE_OPEN: AtomicBool = AtomicBool::new(false);
+
+/// Ends the program's last line of output if it has not: the kernel's
+/// report of how the core ended (`FAILED: ...`) then starts a line of its
+/// own, where the run tool looks for it.
+pub fn end_line() {
+    if LINE_OPEN.swap(false, Ordering::Relaxed) {
+        kernel::console::write_bytes(b"\n");
+    }
+}
+
 /// Writes `len` bytes of `buf` to the console; `fd` (1 or 2) does not
 /// matter there.
 #[unsafe(no_mangle)]
@@ -114,6 +126,7 @@ extern "C" fn __crt_write(_fd: c_int, buf: *const c_char, len: usize) {
     // SAFETY: the C library passes a buffer of `len` readable bytes.
     let bytes = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), len) };
     kernel::console::write_bytes(bytes);
+    LINE_OPEN.store(bytes.last() != Some(&b'\n'), Ordering::Relaxed);
 }
 
 /// `size` bytes aligned to `align` from the kernel heap, or null.
@@ -140,6 +153,7 @@ extern "C" fn __crt_free(ptr: *mut c_void, size: usize, align: usize) {
 /// as one that failed.
 #[unsafe(no_mangle)]
 extern "C" fn __crt_exit(status: c_int) -> ! {
+    end_line();
     if status == 0 {
         if let Some(scc) = try_platform() {
             scc.finish();

@@ -69,7 +69,7 @@ extern crate std;
 #[cfg(target_arch = "x86")]
 mod guest;
 #[cfg(target_arch = "x86")]
-pub use guest::{Arguments, platform, run_main};
+pub use guest::{Arguments, end_line, platform, run_main};
 
 // The tests run on the host only: the guest build has no renamed library.
 #[cfg(all(test, not(target_arch = "x86")))]

@@ -113,7 +113,7 @@ impl<T> Window<T> {
 
     /// The same window with its memory taken as elements `U` (MPI's
     /// windows are untyped memory); displacements still count its unit.
-    pub(crate) fn retype<U>(self) -> Window<U> {
+    pub fn retype<U>(self) -> Window<U> {
         Window {
             id: self.id,
             _element: PhantomData,
@@ -361,6 +361,19 @@ impl Flavor {
     }
 }
 
+/// Where this core's own part of a window stays mapped ([`Rma::pin_local`]):
+/// `len` bytes from byte `offset` of the mapping that starts at LUT entry
+/// `slot`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalMapping {
+    /// The LUT entry (the platform maps entry `e` at `e` × 16 MiB).
+    pub slot: u8,
+    /// Where the part starts in the entry's page.
+    pub offset: u32,
+    /// Its bytes.
+    pub len: u32,
+}
+
 /// A process's part of a shared window, as [`Rma::shared_query`] gives it
 /// (`MPI_Win_shared_query`): reached with [`Rma::shared_load`] and
 /// [`Rma::shared_store`].
@@ -457,6 +470,9 @@ pub(crate) struct WindowState {
     pub requests: crate::request::Requests,
     /// A dynamic window's attachments, this core's and others'.
     pub dynamic: Option<dynamic::Dynamic>,
+    /// The mapping of this core's part pinned by [`Rma::pin_local`]: the
+    /// controller, page and memory type it maps.
+    pub pinned: Option<(usize, u16, MemoryType)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -1026,6 +1042,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             stats: WindowStats::default(),
             requests: Default::default(),
             dynamic: table.map(|table| dynamic::Dynamic::new(table, size)),
+            pinned: None,
         }));
         Ok(Window {
             id,
@@ -1076,6 +1093,9 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let w = self.windows[window.id as usize]
             .take()
             .expect("checked above");
+        if let Some((controller, page, ty)) = w.pinned {
+            self.slots.unpin(controller, page, ty);
+        }
         let record = w.remotes[w.ranks.rank as usize].record;
         database::clear_record(self.hal, record);
         self.free_records.push(record);
@@ -1216,6 +1236,54 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         self.check_range("local_read", window.id, me, start as i64, len)?;
         let ty = self.window(window.id)?.options.local_type;
         self.read_elements(window.id, me, ty, start, buf)
+    }
+
+    /// Maps this core's own part of `window` for good, for a program that
+    /// loads and stores it by address (MPI's window memory in C, where
+    /// `MPI_Win_allocate` hands out a pointer): the LUT entry mapping it
+    /// with the window's local memory type is pinned until the window is
+    /// freed, so the part stays at [`LocalMapping::slot`]'s addresses. The
+    /// program's loads and stores through it are what [`Rma::local_read`]
+    /// and [`Rma::local_write`] do, and MPI's rules on window memory apply
+    /// to them the same way (see [`local`](crate::window::local)).
+    /// Calling it again returns the same mapping.
+    ///
+    /// Return values: `Err(UnknownWindow)`; `Err(Flavor)` for a dynamic
+    /// window; `Err(NoMemory)` if the part crosses a 16 MiB LUT page (one
+    /// entry maps one page) or every free LUT entry is pinned already.
+    pub fn pin_local<T>(&mut self, window: Window<T>) -> Result<LocalMapping, RmaError> {
+        let w = self.window_with_memory("pin_local", window.id)?;
+        let me = w.ranks.rank as usize;
+        let (info, popshm, ty) = (w.remotes[me].info, w.ranks.popshm[me], w.options.local_type);
+        let page = info.offset / LUT_PAGE_SIZE;
+        let within = info.offset % LUT_PAGE_SIZE;
+        if u64::from(within) + u64::from(info.size) > u64::from(LUT_PAGE_SIZE) {
+            return Err(RmaError::NoMemory {
+                what: "bytes left in the 16 MiB LUT page where the window's part starts (a part reached by address must lie in one page)",
+                requested: info.size.into(),
+                available: (LUT_PAGE_SIZE - within).into(),
+            });
+        }
+        let controller = popshm.controller;
+        let page = popshm.first + page as u16;
+        let w = self.windows[window.id as usize]
+            .as_mut()
+            .expect("checked above");
+        let slot = if w.pinned.is_some() {
+            self.slots
+                .entry_for(self.hal, controller, page, ty, &mut w.stats)?
+        } else {
+            let slot = self
+                .slots
+                .pin(self.hal, controller, page, ty, &mut w.stats)?;
+            w.pinned = Some((controller, page, ty));
+            slot
+        };
+        Ok(LocalMapping {
+            slot,
+            offset: within,
+            len: info.size,
+        })
     }
 
     /// Allocates `len` elements of this core's POPSHM as a shared window,

@@ -4,6 +4,10 @@
 //! least-used mapping is evicted, usage counted by the RMA operations
 //! (puts, gets and local accesses) that went through it (thesis 4.5).
 //!
+//! A mapping may be pinned ([`Slots::pin`]): while it is, it is never
+//! evicted, so its addresses stay valid for a program that holds them (a
+//! window's own part handed to C as a pointer).
+//!
 //! One page per entry, rather than a core's whole POPSHM per four entries
 //! as in the thesis: a window rarely spans pages, so the 59 entries of the
 //! SCC then hold 59 targets instead of 14.
@@ -25,6 +29,8 @@ struct Mapped {
     page: u16,
     ty: MemoryType,
     uses: u64,
+    /// Pins held on it: while any is, it stays mapped.
+    pins: u32,
 }
 
 /// The entries rma may use and what each maps.
@@ -75,7 +81,11 @@ impl Slots {
                 let index = match self.mapped.iter().position(Option::is_none) {
                     Some(free) => free,
                     None => {
-                        let victim = self.least_used();
+                        let victim = self.least_used().ok_or(RmaError::NoMemory {
+                            what: "LUT entries not pinned",
+                            requested: 1,
+                            available: 0,
+                        })?;
                         self.evict(hal, victim, stats);
                         victim
                     }
@@ -93,6 +103,7 @@ impl Slots {
                     page,
                     ty,
                     uses: 0,
+                    pins: 0,
                 });
                 index
             }
@@ -116,10 +127,44 @@ impl Slots {
         self.range.first + index as u8
     }
 
-    fn least_used(&self) -> usize {
+    /// The entry to evict: the least used of those not pinned.
+    fn least_used(&self) -> Option<usize> {
         (0..self.mapped.len())
+            .filter(|&i| self.mapped[i].is_none_or(|m| m.pins == 0))
             .min_by_key(|&i| self.mapped[i].map_or(0, |m| m.uses))
-            .expect("the range holds at least one entry")
+    }
+
+    /// [`Slots::entry_for`], and pins the mapping: it stays until
+    /// [`Slots::unpin`] takes the pin back ([`Slots::clear`] aside).
+    ///
+    /// Return values: as [`Slots::entry_for`], plus `Err(NoMemory)` when
+    /// every entry is pinned.
+    pub fn pin<H: RmaHal>(
+        &mut self,
+        hal: &H,
+        controller: usize,
+        page: u16,
+        ty: MemoryType,
+        stats: &mut WindowStats,
+    ) -> Result<u8, RmaError> {
+        let slot = self.entry_for(hal, controller, page, ty, stats)?;
+        if let Some(m) = &mut self.mapped[usize::from(slot - self.range.first)] {
+            m.pins += 1;
+        }
+        Ok(slot)
+    }
+
+    /// Takes back a pin of [`Slots::pin`] on the mapping of `page` of
+    /// `controller` with `ty`; the mapping stays until evicted.
+    pub fn unpin(&mut self, controller: usize, page: u16, ty: MemoryType) {
+        if let Some(m) = self
+            .mapped
+            .iter_mut()
+            .flatten()
+            .find(|m| m.controller == controller && m.page == page && m.ty == ty)
+        {
+            m.pins = m.pins.saturating_sub(1);
+        }
     }
 
     /// Pushes out and drops what went through the entry, then unmaps it.

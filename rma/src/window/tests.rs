@@ -417,6 +417,70 @@ fn accesses_across_a_16_mib_page_and_lut_eviction() {
 }
 
 #[test]
+fn a_pinned_own_part_stays_mapped_while_others_are_evicted() {
+    Mock::run(4, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        // Two LUT entries: one pinned for the own part, one for the rest.
+        rma.set_lut_entries(EntryRange::new(150, 151)).unwrap();
+        let win = rma.allocate::<u32>(64, WindowOptions::new()).unwrap();
+        let pinned = rma.pin_local(win).unwrap();
+        assert_eq!(pinned.len, 256);
+        assert!((150..=151).contains(&pinned.slot));
+        assert_eq!(
+            rma.pin_local(win).unwrap(),
+            pinned,
+            "a second call, the same mapping"
+        );
+        rma.fence(win, Assert::NONE).unwrap();
+        for target in (0..4).filter(|&t| t != me) {
+            rma.put(win, target, me, &[value(me, target, 0)]).unwrap();
+        }
+        rma.fence(win, Assert::NONE).unwrap();
+        assert_eq!(rma.pin_local(win).unwrap(), pinned, "never evicted");
+        let mut got = [0u32; 4];
+        rma.local_read(win, 0, &mut got).unwrap();
+        for origin in (0..4).filter(|&o| o != me) {
+            assert_eq!(got[origin as usize], value(origin, me, 0), "from {origin}");
+        }
+        assert!(rma.stats(win).unwrap().evictions > 0);
+        // The rest of page 0, then a part in page 1: with the other entry
+        // pinned for it, nothing is left to evict.
+        let filler = rma
+            .allocate::<u8>(LUT_PAGE_SIZE - 4096, WindowOptions::new())
+            .unwrap();
+        let other = rma.allocate::<u8>(64, WindowOptions::new()).unwrap();
+        let second = rma.pin_local(other).unwrap();
+        assert_ne!(second.slot, pinned.slot);
+        rma.fence(other, Assert::NONE).unwrap();
+        let err = rma.put(other, (me + 1) % 4, 0, &[1u8]).unwrap_err();
+        assert_eq!(err.class(), ErrorClass::NoMem, "{err}");
+        rma.fence(other, Assert::NOSUCCEED).unwrap();
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        rma.free(other).unwrap();
+        rma.free(filler).unwrap();
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
+fn a_part_across_a_16_mib_page_cannot_be_pinned() {
+    Mock::run(1, |hal| {
+        let mut rma = rma(hal);
+        let first = rma
+            .allocate::<u8>(LUT_PAGE_SIZE - 4096, WindowOptions::new())
+            .unwrap();
+        let across = rma.allocate::<u8>(8192, WindowOptions::new()).unwrap();
+        assert!(rma.pin_local(first).is_ok());
+        let err = rma.pin_local(across).unwrap_err();
+        assert_eq!(err.class(), ErrorClass::NoMem, "{err}");
+        assert!(err.to_string().contains("16 MiB"), "{err}");
+        rma.free(across).unwrap();
+        rma.free(first).unwrap();
+    });
+}
+
+#[test]
 fn coherence_actions_follow_the_memory_type_and_assertions() {
     Mock::run(2, |hal| {
         let mut rma = rma(hal);

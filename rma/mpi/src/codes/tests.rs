@@ -7,7 +7,14 @@ use std::collections::BTreeMap;
 use super::*;
 
 const HEADER: &str = include_str!("../../include/mpi.h");
-const CALLS: &str = include_str!("../guest.rs");
+/// The library's sources, where the calls are defined.
+const CALLS: [&str; 5] = [
+    include_str!("../guest/env.rs"),
+    include_str!("../guest/collective.rs"),
+    include_str!("../guest/groups.rs"),
+    include_str!("../guest/window.rs"),
+    include_str!("../guest/unsupported.rs"),
+];
 
 /// The header's `#define NAME VALUE` lines, values as written with a cast
 /// `((MPI_X)N)` taken off.
@@ -86,8 +93,10 @@ fn every_function_the_header_declares_is_defined() {
         .collect();
     assert!(declared.len() > 80, "{} functions", declared.len());
     for name in declared {
-        let defined = CALLS.contains(&format!("pub extern \"C\" fn {name}("))
-            || CALLS.contains(&format!("    {name},\n"));
+        let defined = CALLS.iter().any(|source| {
+            source.contains(&format!("pub extern \"C\" fn {name}("))
+                || source.contains(&format!("    {name},\n"))
+        });
         assert!(
             defined,
             "mpi.h declares {name}, which the library does not define"

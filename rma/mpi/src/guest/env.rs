@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The environment: init and finalize, errors and their handlers, the
+//! clock, and the communicators' rank and size.
+
+use alloc::format;
+use alloc::vec::Vec;
+use core::ffi::{c_char, c_int};
+
+use super::*;
+
+/// `MPI_Init`: makes this core's process part of `MPI_COMM_WORLD`, the
+/// run's cores; collective over them.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
+    let outcome = match STATE.0.try_borrow_mut() {
+        Err(_) => Err(Failure::new(
+            Class::Other,
+            "called from inside another MPI call",
+        )),
+        Ok(mut phase) => match &*phase {
+            Phase::Running(_) => Err(Failure::new(Class::Other, "MPI_Init was called already")),
+            Phase::Finalized => Err(Failure::new(Class::Other, "MPI_Finalize has been called")),
+            Phase::Before => {
+                let scc: &'static Scc = crt::platform();
+                match Comm::new(scc).and_then(Rma::new) {
+                    Ok(rma) => {
+                        *phase = Phase::Running(State {
+                            rma,
+                            handlers: [codes::errhandler::FATAL; 2],
+                            windows: Vec::new(),
+                            groups: Vec::new(),
+                        });
+                        Ok(())
+                    }
+                    Err(e) => Err(e.into()),
+                }
+            }
+        },
+    };
+    finish("MPI_Init", codes::comm::WORLD, outcome)
+}
+
+/// `MPI_Init_thread`: `MPI_Init`; the process is single-threaded.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Init_thread(
+    argc: *mut c_int,
+    argv: *mut *mut *mut c_char,
+    _required: c_int,
+    provided: *mut c_int,
+) -> c_int {
+    let code = MPI_Init(argc, argv);
+    if code == codes::SUCCESS && !provided.is_null() {
+        // SAFETY: C passes a pointer to its int.
+        unsafe { provided.write(THREAD_SINGLE) };
+    }
+    code
+}
+
+/// `MPI_THREAD_SINGLE`: one thread per core.
+const THREAD_SINGLE: c_int = 0;
+
+/// `MPI_Query_thread`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
+    with_state("MPI_Query_thread", codes::comm::WORLD, |_| {
+        store(provided, THREAD_SINGLE)
+    })
+}
+
+/// `MPI_Initialized`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
+    let started = !matches!(&*STATE.0.borrow(), Phase::Before);
+    finish(
+        "MPI_Initialized",
+        codes::comm::WORLD,
+        store(flag, c_int::from(started)),
+    )
+}
+
+/// `MPI_Finalized`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
+    let done = matches!(&*STATE.0.borrow(), Phase::Finalized);
+    finish(
+        "MPI_Finalized",
+        codes::comm::WORLD,
+        store(flag, c_int::from(done)),
+    )
+}
+
+/// `MPI_Finalize`: a barrier over `MPI_COMM_WORLD`, then the end of MPI
+/// on this core.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Finalize() -> c_int {
+    let code = with_state("MPI_Finalize", codes::comm::WORLD, |state| {
+        state.rma.comm().barrier();
+        Ok(())
+    });
+    if code == codes::SUCCESS {
+        *STATE.0.borrow_mut() = Phase::Finalized;
+    }
+    code
+}
+
+/// `MPI_Abort`: ends this core's run as failed, with `errorcode` in the
+/// report (the other cores are stopped by the run tool when one fails).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Abort(_comm: c_int, errorcode: c_int) -> c_int {
+    fail(format_args!("MPI_Abort with error code {errorcode}"))
+}
+
+/// `MPI_Get_version`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Get_version(version: *mut c_int, subversion: *mut c_int) -> c_int {
+    let outcome = store(version, 3).and_then(|()| store(subversion, 1));
+    finish("MPI_Get_version", codes::comm::WORLD, outcome)
+}
+
+/// `MPI_MAX_PROCESSOR_NAME`.
+const MAX_PROCESSOR_NAME: usize = 128;
+
+/// `MPI_Get_processor_name`: the core and its tile, as `core 5 (tile 2,
+/// (2,0))`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_int) -> c_int {
+    let scc = crt::platform();
+    let text = format!("{}", scc.core());
+    let outcome = copy_text(&text, name, MAX_PROCESSOR_NAME, resultlen);
+    finish("MPI_Get_processor_name", codes::comm::WORLD, outcome)
+}
+
+/// Writes `text` (cut to `room - 1` bytes) and a NUL to `out`, and its
+/// length to `len`.
+fn copy_text(text: &str, out: *mut c_char, room: usize, len: *mut c_int) -> Outcome {
+    let n = text.len().min(room - 1);
+    // SAFETY: MPI says `out` has room for `room` characters.
+    let out = unsafe { output(out.cast(), n + 1) }?;
+    out[..n].copy_from_slice(&text.as_bytes()[..n]);
+    out[n] = 0;
+    store(len, n as c_int)
+}
+
+/// `MPI_Wtime`: this core's modelled time in seconds.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Wtime() -> f64 {
+    let scc = crt::platform();
+    scc.now() as f64 / (f64::from(scc.chip().timing.core_mhz) * 1e6)
+}
+
+/// `MPI_Wtick`: one core cycle.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Wtick() -> f64 {
+    1.0 / (f64::from(crt::platform().chip().timing.core_mhz) * 1e6)
+}
+
+/// `MPI_MAX_ERROR_STRING`.
+const MAX_ERROR_STRING: usize = 512;
+
+/// `MPI_Error_string`: the report of a code this process returned, or
+/// what its class means.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Error_string(
+    errorcode: c_int,
+    string: *mut c_char,
+    resultlen: *mut c_int,
+) -> c_int {
+    let outcome = if errorcode == codes::SUCCESS {
+        copy_text(
+            "no error (MPI_SUCCESS)",
+            string,
+            MAX_ERROR_STRING,
+            resultlen,
+        )
+    } else {
+        match codes::code_class(errorcode) {
+            None => Err(Failure::new(
+                Class::Arg,
+                format!("{errorcode} is no error code"),
+            )),
+            Some((class, n)) => {
+                let text = (n > 0)
+                    .then(|| message(n))
+                    .flatten()
+                    .unwrap_or_else(|| format!("{} ({})", class.meaning(), class.name()));
+                copy_text(&text, string, MAX_ERROR_STRING, resultlen)
+            }
+        }
+    };
+    finish("MPI_Error_string", codes::comm::WORLD, outcome)
+}
+
+/// `MPI_Error_class`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Error_class(errorcode: c_int, errorclass: *mut c_int) -> c_int {
+    let outcome = match errorcode {
+        codes::SUCCESS => store(errorclass, codes::SUCCESS),
+        code => match codes::code_class(code) {
+            Some((class, _)) => store(errorclass, class as c_int),
+            None => Err(Failure::new(Class::Arg, format!("{code} is no error code"))),
+        },
+    };
+    finish("MPI_Error_class", codes::comm::WORLD, outcome)
+}
+
+/// `MPI_Comm_set_errhandler`: `MPI_ERRORS_ARE_FATAL` or
+/// `MPI_ERRORS_RETURN`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) -> c_int {
+    with_state("MPI_Comm_set_errhandler", comm, |state| {
+        let slot = slot_of(comm)
+            .ok_or_else(|| Failure::new(Class::Comm, format!("{comm} names no communicator")))?;
+        match errhandler {
+            codes::errhandler::FATAL | codes::errhandler::RETURN => {
+                state.handlers[slot] = errhandler;
+                Ok(())
+            }
+            other => Err(Failure::new(
+                Class::Arg,
+                format!("{other} is not MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN"),
+            )),
+        }
+    })
+}
+
+/// `MPI_Comm_get_errhandler`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Comm_get_errhandler(comm: c_int, errhandler: *mut c_int) -> c_int {
+    with_state("MPI_Comm_get_errhandler", comm, |state| {
+        let slot = slot_of(comm)
+            .ok_or_else(|| Failure::new(Class::Comm, format!("{comm} names no communicator")))?;
+        store(errhandler, state.handlers[slot])
+    })
+}
+
+/// `MPI_Errhandler_free`: the predefined handlers stay; the handle
+/// becomes `MPI_ERRHANDLER_NULL`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c_int {
+    finish(
+        "MPI_Errhandler_free",
+        codes::comm::WORLD,
+        store(errhandler, codes::errhandler::NULL),
+    )
+}
+
+// ---------------------------------------------------------------------
+// Communicators.
+
+/// `MPI_Comm_rank`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) -> c_int {
+    with_state("MPI_Comm_rank", comm, |state| {
+        let (me, _) = rank_of(state, comm)?;
+        store(rank, me as c_int)
+    })
+}
+
+/// `MPI_Comm_size`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int {
+    with_state("MPI_Comm_size", comm, |state| {
+        let (_, n) = rank_of(state, comm)?;
+        store(size, n as c_int)
+    })
+}
+
+/// `MPI_Type_size`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_size(ty: c_int, size: *mut c_int) -> c_int {
+    let outcome = datatype(ty).and_then(|ty| store(size, ty.size() as c_int));
+    finish("MPI_Type_size", codes::comm::WORLD, outcome)
+}

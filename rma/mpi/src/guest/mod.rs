@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The MPI calls C makes, over rma and its communicator, on the kernel.
+//!
+//! One core runs one MPI process with one thread, so the library's state
+//! is one value per core ([`STATE`]), borrowed for the length of a call.
+//! Each call checks its handles and arguments, does its work through rma,
+//! and turns an rma error into an MPI error code through the
+//! communicator's error handler ([`Failure`]): `MPI_ERRORS_ARE_FATAL` (the
+//! default) ends the core's run with a report naming the call and what was
+//! wrong; `MPI_ERRORS_RETURN` returns a code whose class is MPI's and
+//! whose message (`MPI_Error_string`) is the same report.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::RefCell;
+use core::ffi::{c_int, c_void};
+
+use kernel::Scc;
+use rma::comm::{Comm, Element as _, Group, ReduceOp, Reducible};
+use rma::{Accumulable, AccumulateOp, Assert, LockType, Rma, RmaError, Window, WindowOptions};
+
+use crate::codes::{self, Class, Datatype, Element as Kind, Op};
+
+mod collective;
+mod env;
+mod groups;
+mod unsupported;
+mod window;
+
+/// The library's state on this core.
+// One value per core, in a static: its size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Phase {
+    /// Before `MPI_Init`.
+    Before,
+    /// Between `MPI_Init` and `MPI_Finalize`.
+    Running(State),
+    /// After `MPI_Finalize`.
+    Finalized,
+}
+
+/// What an initialised process holds.
+struct State {
+    /// One-sided communication, and the world communicator inside it.
+    rma: Rma<'static, Scc>,
+    /// The error handlers of `MPI_COMM_WORLD` and `MPI_COMM_SELF`.
+    handlers: [c_int; 2],
+    /// Windows by handle − 1 (`None` once freed).
+    windows: Vec<Option<Win>>,
+    /// Groups by handle − 2 (`None` once freed); handle 1 is
+    /// `MPI_GROUP_EMPTY`.
+    groups: Vec<Option<Group>>,
+}
+
+/// A window as C holds it.
+struct Win {
+    /// rma's window, as bytes; typed per call for accumulates.
+    window: Window<u8>,
+    /// Its error handler.
+    handler: c_int,
+}
+
+/// The one state of this core's process.
+struct Global(RefCell<Phase>);
+
+// SAFETY: a core runs one thread and no interrupt handler calls into MPI,
+// so the state is never reached from two threads.
+unsafe impl Sync for Global {}
+
+static STATE: Global = Global(RefCell::new(Phase::Before));
+
+/// Error messages recorded for the codes returned under
+/// `MPI_ERRORS_RETURN` (kept for `MPI_Error_string`), by number, and the
+/// number the next one gets.
+struct Messages(RefCell<(Vec<(u32, String)>, u32)>);
+
+// SAFETY: as for `Global`.
+unsafe impl Sync for Messages {}
+
+static MESSAGES: Messages = Messages(RefCell::new((Vec::new(), 1)));
+
+/// Messages kept: codes older than this many errors lose theirs.
+const KEPT_MESSAGES: usize = 64;
+
+/// A failed call: its class and the report naming what was wrong.
+struct Failure {
+    class: Class,
+    message: String,
+}
+
+impl Failure {
+    fn new(class: Class, message: impl Into<String>) -> Self {
+        Self {
+            class,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<RmaError> for Failure {
+    fn from(error: RmaError) -> Self {
+        Self::new(codes::class_of(error.class()), format!("{error}"))
+    }
+}
+
+type Outcome = Result<(), Failure>;
+
+/// Runs MPI call `call` on communicator `comm` (whose error handler
+/// applies; `MPI_COMM_WORLD`'s for calls without one) with the running
+/// state, and returns its MPI code.
+fn with_state(call: &str, comm: c_int, f: impl FnOnce(&mut State) -> Outcome) -> c_int {
+    let outcome = match STATE.0.try_borrow_mut() {
+        Err(_) => Err(Failure::new(
+            Class::Other,
+            "called from inside another MPI call (a user function?)",
+        )),
+        Ok(mut phase) => match &mut *phase {
+            Phase::Running(state) => f(state),
+            Phase::Before => Err(Failure::new(Class::Other, "MPI_Init has not been called")),
+            Phase::Finalized => Err(Failure::new(Class::Other, "MPI_Finalize has been called")),
+        },
+    };
+    finish(call, comm, outcome)
+}
+
+/// The code for `outcome` of `call`, under `comm`'s error handler.
+fn finish(call: &str, comm: c_int, outcome: Outcome) -> c_int {
+    let Err(failure) = outcome else {
+        return codes::SUCCESS;
+    };
+    let report = format!("{call}: {} ({})", failure.message, failure.class.name());
+    if handler_of(comm) == codes::errhandler::RETURN {
+        return record(failure.class, report);
+    }
+    fail(format_args!("{report}"))
+}
+
+/// Ends this core's run as failed with `report`, after what the program
+/// wrote to stdout and the C library still holds: nothing it printed is
+/// lost.
+fn fail(report: core::fmt::Arguments<'_>) -> ! {
+    unsafe extern "C" {
+        fn fflush(stream: *mut c_void) -> c_int;
+    }
+    // SAFETY: the C library's fflush; a null stream is every stream.
+    unsafe { fflush(core::ptr::null_mut()) };
+    crt::end_line();
+    kernel::exit::fail(report)
+}
+
+/// The error handler of `handle`: a communicator's, or a window's when
+/// `handle` is one of [`win_errors`]. A handle this core does not know
+/// takes `MPI_COMM_WORLD`'s, as errors without a communicator do (MPI-3.1
+/// 8.3); before `MPI_Init` and after `MPI_Finalize` errors are fatal.
+fn handler_of(handle: c_int) -> c_int {
+    let Ok(phase) = STATE.0.try_borrow() else {
+        return codes::errhandler::FATAL;
+    };
+    let Phase::Running(state) = &*phase else {
+        return codes::errhandler::FATAL;
+    };
+    let world = state.handlers[0];
+    if handle >= WIN_HANDLERS {
+        return state
+            .windows
+            .get((handle - WIN_HANDLERS) as usize)
+            .and_then(Option::as_ref)
+            .map_or(world, |w| w.handler);
+    }
+    slot_of(handle).map_or(world, |i| state.handlers[i])
+}
+
+/// Where [`finish`] looks for a window's error handler: window handle `w`
+/// is given as `WIN_HANDLERS + w − 1`, above every communicator handle.
+const WIN_HANDLERS: c_int = 1 << 20;
+
+/// The handle [`finish`] takes for window handle `win`'s error handler.
+fn win_errors(win: c_int) -> c_int {
+    if win > 0 && win < WIN_HANDLERS {
+        WIN_HANDLERS + win - 1
+    } else {
+        codes::comm::WORLD
+    }
+}
+
+/// The index of a predefined communicator in [`State::handlers`].
+fn slot_of(comm: c_int) -> Option<usize> {
+    match comm {
+        codes::comm::WORLD => Some(0),
+        codes::comm::SELF => Some(1),
+        _ => None,
+    }
+}
+
+/// Keeps `report` and returns a code of `class` that names it.
+fn record(class: Class, report: String) -> c_int {
+    let Ok(mut messages) = MESSAGES.0.try_borrow_mut() else {
+        return class as c_int;
+    };
+    let (kept, next) = &mut *messages;
+    if kept.len() == KEPT_MESSAGES {
+        kept.remove(0);
+    }
+    let n = *next;
+    *next = n % codes::MAX_MESSAGE + 1;
+    kept.push((n, report));
+    codes::code(class, n)
+}
+
+/// The report kept for message number `n`, if still kept.
+fn message(n: u32) -> Option<String> {
+    let messages = MESSAGES.0.try_borrow().ok()?;
+    messages
+        .0
+        .iter()
+        .rev()
+        .find(|(m, _)| *m == n)
+        .map(|(_, text)| text.clone())
+}
+
+/// The communicator `comm` names, for calls on it.
+enum Target<'s> {
+    World(&'s mut Comm<'static, Scc>),
+    /// `MPI_COMM_SELF`: this process alone.
+    Own,
+}
+
+fn comm_of(state: &mut State, comm: c_int) -> Result<Target<'_>, Failure> {
+    match comm {
+        codes::comm::WORLD => Ok(Target::World(state.rma.comm())),
+        codes::comm::SELF => Ok(Target::Own),
+        codes::comm::NULL => Err(Failure::new(Class::Comm, "MPI_COMM_NULL")),
+        other => Err(Failure::new(
+            Class::Comm,
+            format!(
+                "{other} names no communicator (only MPI_COMM_WORLD and MPI_COMM_SELF exist so far)"
+            ),
+        )),
+    }
+}
+
+/// The predefined datatype `handle` names.
+fn datatype(handle: c_int) -> Result<Datatype, Failure> {
+    Datatype::from_handle(handle).ok_or_else(|| {
+        Failure::new(
+            Class::Type,
+            format!(
+                "{handle} names no predefined datatype (derived datatypes are not supported yet)"
+            ),
+        )
+    })
+}
+
+/// Bytes of `count` elements of `ty`.
+fn bytes_of(count: c_int, ty: Datatype) -> Result<usize, Failure> {
+    let count = usize::try_from(count)
+        .map_err(|_| Failure::new(Class::Count, format!("count {count} is negative")))?;
+    count
+        .checked_mul(ty.size() as usize)
+        .ok_or_else(|| Failure::new(Class::Count, format!("{count} elements overflow")))
+}
+
+/// `len` bytes at `ptr` as a slice (empty for a length of 0, whatever the
+/// pointer).
+///
+/// # Safety
+/// `ptr` must point at `len` readable bytes that nothing writes while the
+/// slice lives, as MPI asks of a send buffer.
+unsafe fn input<'a>(ptr: *const c_void, len: usize) -> Result<&'a [u8], Failure> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(Failure::new(Class::Buffer, "a null buffer"));
+    }
+    // SAFETY: as the caller promises.
+    Ok(unsafe { core::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+}
+
+/// `len` bytes at `ptr` as a mutable slice.
+///
+/// # Safety
+/// `ptr` must point at `len` writable bytes that nothing else reaches
+/// while the slice lives, as MPI asks of a receive buffer.
+unsafe fn output<'a>(ptr: *mut c_void, len: usize) -> Result<&'a mut [u8], Failure> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    if ptr.is_null() {
+        return Err(Failure::new(Class::Buffer, "a null buffer"));
+    }
+    // SAFETY: as the caller promises.
+    Ok(unsafe { core::slice::from_raw_parts_mut(ptr.cast::<u8>(), len) })
+}
+
+/// Stores `value` where C asked for it, if it gave a place.
+fn store<T>(place: *mut T, value: T) -> Outcome {
+    if place.is_null() {
+        return Err(Failure::new(Class::Arg, "a null pointer for the result"));
+    }
+    // SAFETY: C passes a pointer to a `T` it owns for the result.
+    unsafe { place.write(value) };
+    Ok(())
+}
+
+fn rank_of(state: &mut State, comm: c_int) -> Result<(u32, u32), Failure> {
+    Ok(match comm_of(state, comm)? {
+        Target::World(c) => (c.rank(), c.size()),
+        Target::Own => (0, 1),
+    })
+}
+
+/// `MPI_IN_PLACE`.
+const IN_PLACE: *const c_void = usize::MAX as *const c_void;
+
+/// The operation `handle` names.
+fn operation(handle: c_int) -> Result<Op, Failure> {
+    Op::from_handle(handle).ok_or_else(|| {
+        Failure::new(
+            Class::Op,
+            format!("{handle} names no predefined operation (MPI_Op_create is not supported yet)"),
+        )
+    })
+}

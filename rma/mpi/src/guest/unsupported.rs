@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The calls of `mpi.h` this library does not carry out yet.
+
+use core::ffi::c_int;
+
+use super::*;
+
+/// The code of a call this library does not carry out yet.
+fn unsupported(call: &str) -> c_int {
+    finish(
+        call,
+        codes::comm::WORLD,
+        Err(Failure::new(
+            Class::Unsupported,
+            "not supported by this MPI library yet",
+        )),
+    )
+}
+
+/// Defines each call as one that fails with
+/// `MPI_ERR_UNSUPPORTED_OPERATION`, naming itself. Their arguments are
+/// not read: in the i386 C calling convention the caller pushes and pops
+/// them, so a definition without parameters serves every prototype of
+/// `mpi.h` that returns an `int`.
+macro_rules! unsupported {
+    ($($name:ident),* $(,)?) => {$(
+        #[doc = concat!("`", stringify!($name), "`: not supported yet.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $name() -> c_int {
+            unsupported(stringify!($name))
+        }
+    )*};
+}
+
+unsupported!(
+    MPI_Comm_split,
+    MPI_Comm_dup,
+    MPI_Comm_free,
+    MPI_Comm_compare,
+    MPI_Type_contiguous,
+    MPI_Type_vector,
+    MPI_Type_indexed,
+    MPI_Type_create_subarray,
+    MPI_Type_commit,
+    MPI_Type_free,
+    MPI_Op_create,
+    MPI_Op_free,
+    MPI_Send,
+    MPI_Ssend,
+    MPI_Recv,
+    MPI_Sendrecv,
+    MPI_Isend,
+    MPI_Irecv,
+    MPI_Wait,
+    MPI_Waitall,
+    MPI_Waitany,
+    MPI_Test,
+    MPI_Testall,
+    MPI_Probe,
+    MPI_Iprobe,
+    MPI_Get_count,
+    MPI_Gatherv,
+    MPI_Scatter,
+    MPI_Scatterv,
+    MPI_Allgatherv,
+    MPI_Alltoall,
+    MPI_Alltoallv,
+    MPI_Win_allocate_shared,
+    MPI_Win_create_dynamic,
+    MPI_Rput,
+    MPI_Rget,
+);

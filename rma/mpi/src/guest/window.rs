@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Windows and one-sided communication over rma, with window memory
+//! handed to C as a pointer ([`rma::Rma::pin_local`]).
+
+use alloc::format;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::ffi::{c_int, c_void};
+
+use super::groups::{group_of, new_group};
+use super::*;
+
+/// `MPI_WIN_NULL`.
+const WIN_NULL: c_int = 0;
+
+/// The window `handle` names.
+fn win_of(state: &State, handle: c_int) -> Result<Window<u8>, Failure> {
+    handle
+        .checked_sub(1)
+        .and_then(|i| state.windows.get(usize::try_from(i).ok()?))
+        .and_then(Option::as_ref)
+        .map(|w| w.window)
+        .ok_or_else(|| Failure::new(Class::Win, format!("{handle} names no window")))
+}
+
+/// `MPI_Alloc_mem`: memory from the kernel heap, private to this core (MPI
+/// lets it be any memory; windows on the SCC's shared memory come from
+/// `MPI_Win_allocate`).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Alloc_mem(size: isize, _info: c_int, baseptr: *mut c_void) -> c_int {
+    let outcome = usize::try_from(size)
+        .map_err(|_| Failure::new(Class::Arg, format!("size {size} is negative")))
+        .and_then(|size| {
+            // SAFETY: the C library's malloc.
+            let p = unsafe { malloc(size.max(1)) };
+            if p.is_null() {
+                return Err(Failure::new(
+                    Class::NoMem,
+                    format!("{size} bytes of the kernel heap"),
+                ));
+            }
+            store(baseptr.cast::<*mut c_void>(), p)
+        });
+    finish("MPI_Alloc_mem", codes::comm::WORLD, outcome)
+}
+
+/// `MPI_Free_mem`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Free_mem(base: *mut c_void) -> c_int {
+    // SAFETY: memory from `MPI_Alloc_mem`, which is the C library's malloc.
+    unsafe { free(base) };
+    codes::SUCCESS
+}
+
+unsafe extern "C" {
+    fn malloc(size: usize) -> *mut c_void;
+    fn free(ptr: *mut c_void);
+}
+
+/// `MPI_Win_create`: not possible here. A program's own memory (its
+/// stack, statics and heap) is private to its core on the SCC: no other
+/// core can reach it. Windows live in the cores' shared DRAM, which
+/// `MPI_Win_allocate` gives out.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_create() -> c_int {
+    finish(
+        "MPI_Win_create",
+        codes::comm::WORLD,
+        Err(Failure::new(
+            Class::Unsupported,
+            "a program's own memory is private to its core on the SCC, so no other core can \
+             reach it; make the window with MPI_Win_allocate, whose memory is in shared DRAM",
+        )),
+    )
+}
+
+/// `MPI_Win_allocate`: a window of `size` bytes in this core's part of
+/// shared DRAM; `baseptr` gets its address, where the program loads and
+/// stores its part (MPI's separate memory model: what others put shows
+/// after the synchronisation that ends their epoch).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_allocate(
+    size: isize,
+    disp_unit: c_int,
+    _info: c_int,
+    comm: c_int,
+    baseptr: *mut c_void,
+    win: *mut c_int,
+) -> c_int {
+    with_state("MPI_Win_allocate", comm, |state| {
+        let size = u32::try_from(size)
+            .map_err(|_| Failure::new(Class::Arg, format!("size {size}: 0 to 4 GiB")))?;
+        let unit = u32::try_from(disp_unit)
+            .ok()
+            .filter(|&u| u > 0)
+            .ok_or_else(|| Failure::new(Class::Disp, format!("displacement unit {disp_unit}")))?;
+        if !matches!(comm_of(state, comm)?, Target::World(_)) {
+            return Err(Failure::new(
+                Class::Comm,
+                "windows are made on MPI_COMM_WORLD only so far",
+            ));
+        }
+        let options = WindowOptions::new().disp_unit(unit);
+        let window = state.rma.allocate::<u8>(size, options)?;
+        let base = match state.rma.pin_local(window) {
+            Ok(local) => {
+                let scc = crt::platform();
+                let mapping = scc.shared_dram(local.slot, local.offset, local.len as usize);
+                mapping.as_ptr().wrapping_add(local.offset as usize)
+            }
+            Err(e) => {
+                let _ = state.rma.free(window);
+                return Err(e.into());
+            }
+        };
+        state.windows.push(Some(Win {
+            window,
+            handler: codes::errhandler::FATAL,
+        }));
+        let handle = state.windows.len() as c_int;
+        store(baseptr.cast::<*mut c_void>(), base.cast())?;
+        store(win, handle)
+    })
+}
+
+/// `MPI_Win_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
+    if win.is_null() {
+        return finish(
+            "MPI_Win_free",
+            codes::comm::WORLD,
+            Err(Failure::new(Class::Arg, "a null window pointer")),
+        );
+    }
+    // SAFETY: C passes a pointer to its window handle.
+    let handle = unsafe { win.read() };
+    with_state("MPI_Win_free", win_errors(handle), |state| {
+        let window = win_of(state, handle)?;
+        state.rma.free(window)?;
+        state.windows[(handle - 1) as usize] = None;
+        store(win, WIN_NULL)
+    })
+}
+
+/// `MPI_Win_set_errhandler`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_set_errhandler(win: c_int, errhandler: c_int) -> c_int {
+    with_state("MPI_Win_set_errhandler", win_errors(win), |state| {
+        win_of(state, win)?;
+        match errhandler {
+            codes::errhandler::FATAL | codes::errhandler::RETURN => {
+                if let Some(Some(w)) = state.windows.get_mut((win - 1) as usize) {
+                    w.handler = errhandler;
+                }
+                Ok(())
+            }
+            other => Err(Failure::new(
+                Class::Arg,
+                format!("{other} is not MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN"),
+            )),
+        }
+    })
+}
+
+/// `MPI_Win_get_group`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_get_group(win: c_int, group: *mut c_int) -> c_int {
+    with_state("MPI_Win_get_group", win_errors(win), |state| {
+        let window = win_of(state, win)?;
+        let g = state.rma.group(window)?;
+        let handle = new_group(state, g);
+        store(group, handle)
+    })
+}
+
+/// MPI's assertion bits as rma's.
+fn assert_of(bits: c_int) -> Result<Assert, Failure> {
+    const BITS: [(c_int, Assert); 5] = [
+        (1024, Assert::NOCHECK),
+        (2048, Assert::NOSTORE),
+        (4096, Assert::NOPUT),
+        (8192, Assert::NOPRECEDE),
+        (16384, Assert::NOSUCCEED),
+    ];
+    let mut assert = Assert::NONE;
+    let mut left = bits;
+    for (bit, a) in BITS {
+        if bits & bit != 0 {
+            assert = assert | a;
+            left &= !bit;
+        }
+    }
+    if left != 0 {
+        return Err(Failure::new(
+            Class::Assert,
+            format!("assertion bits {left:#x} are not MPI_MODE_*"),
+        ));
+    }
+    Ok(assert)
+}
+
+/// Runs `f` on window `win`, under its error handler.
+fn on_window(
+    call: &str,
+    win: c_int,
+    f: impl FnOnce(&mut Rma<'static, Scc>, Window<u8>) -> Result<(), RmaError>,
+) -> c_int {
+    with_state(call, win_errors(win), |state| {
+        let window = win_of(state, win)?;
+        Ok(f(&mut state.rma, window)?)
+    })
+}
+
+/// `MPI_Win_fence`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_fence(assert: c_int, win: c_int) -> c_int {
+    match assert_of(assert) {
+        Ok(a) => on_window("MPI_Win_fence", win, |rma, w| rma.fence(w, a)),
+        Err(f) => finish("MPI_Win_fence", win_errors(win), Err(f)),
+    }
+}
+
+/// `MPI_Win_post`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_post(group: c_int, assert: c_int, win: c_int) -> c_int {
+    with_state("MPI_Win_post", win_errors(win), |state| {
+        let (g, a, w) = (
+            group_of(state, group)?,
+            assert_of(assert)?,
+            win_of(state, win)?,
+        );
+        Ok(state.rma.post(w, &g, a)?)
+    })
+}
+
+/// `MPI_Win_start`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_start(group: c_int, assert: c_int, win: c_int) -> c_int {
+    with_state("MPI_Win_start", win_errors(win), |state| {
+        let (g, a, w) = (
+            group_of(state, group)?,
+            assert_of(assert)?,
+            win_of(state, win)?,
+        );
+        Ok(state.rma.start(w, &g, a)?)
+    })
+}
+
+/// `MPI_Win_complete`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_complete(win: c_int) -> c_int {
+    on_window("MPI_Win_complete", win, |rma, w| rma.complete(w))
+}
+
+/// `MPI_Win_wait`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_wait(win: c_int) -> c_int {
+    on_window("MPI_Win_wait", win, |rma, w| rma.wait(w))
+}
+
+/// `MPI_Win_test`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_test(win: c_int, flag: *mut c_int) -> c_int {
+    with_state("MPI_Win_test", win_errors(win), |state| {
+        let w = win_of(state, win)?;
+        let done = state.rma.test(w)?;
+        store(flag, c_int::from(done))
+    })
+}
+
+/// `MPI_LOCK_EXCLUSIVE` and `MPI_LOCK_SHARED`.
+fn lock_type(ty: c_int) -> Result<LockType, Failure> {
+    match ty {
+        234 => Ok(LockType::Exclusive),
+        235 => Ok(LockType::Shared),
+        other => Err(Failure::new(
+            Class::Arg,
+            format!("lock type {other} is not MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED"),
+        )),
+    }
+}
+
+/// A target rank from C: `MPI_PROC_NULL` is rma's.
+fn target_of(rank: c_int) -> Result<u32, Failure> {
+    match rank {
+        -1 => Ok(rma::PROC_NULL),
+        r => u32::try_from(r).map_err(|_| Failure::new(Class::Rank, format!("rank {r}"))),
+    }
+}
+
+/// `MPI_Win_lock`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_lock(lock: c_int, rank: c_int, assert: c_int, win: c_int) -> c_int {
+    with_state("MPI_Win_lock", win_errors(win), |state| {
+        let (ty, a, w, t) = (
+            lock_type(lock)?,
+            assert_of(assert)?,
+            win_of(state, win)?,
+            target_of(rank)?,
+        );
+        Ok(state.rma.lock(w, ty, t, a)?)
+    })
+}
+
+/// `MPI_Win_unlock`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_unlock(rank: c_int, win: c_int) -> c_int {
+    match target_of(rank) {
+        Ok(t) => on_window("MPI_Win_unlock", win, |rma, w| rma.unlock(w, t)),
+        Err(f) => finish("MPI_Win_unlock", win_errors(win), Err(f)),
+    }
+}
+
+/// `MPI_Win_lock_all`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_lock_all(assert: c_int, win: c_int) -> c_int {
+    match assert_of(assert) {
+        Ok(a) => on_window("MPI_Win_lock_all", win, |rma, w| rma.lock_all(w, a)),
+        Err(f) => finish("MPI_Win_lock_all", win_errors(win), Err(f)),
+    }
+}
+
+/// `MPI_Win_unlock_all`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_unlock_all(win: c_int) -> c_int {
+    on_window("MPI_Win_unlock_all", win, |rma, w| rma.unlock_all(w))
+}
+
+/// `MPI_Win_flush`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_flush(rank: c_int, win: c_int) -> c_int {
+    match target_of(rank) {
+        Ok(t) => on_window("MPI_Win_flush", win, |rma, w| rma.flush(w, t)),
+        Err(f) => finish("MPI_Win_flush", win_errors(win), Err(f)),
+    }
+}
+
+/// `MPI_Win_flush_local`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_flush_local(rank: c_int, win: c_int) -> c_int {
+    match target_of(rank) {
+        Ok(t) => on_window("MPI_Win_flush_local", win, |rma, w| rma.flush_local(w, t)),
+        Err(f) => finish("MPI_Win_flush_local", win_errors(win), Err(f)),
+    }
+}
+
+/// `MPI_Win_flush_all`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_flush_all(win: c_int) -> c_int {
+    on_window("MPI_Win_flush_all", win, |rma, w| rma.flush_all(w))
+}
+
+/// `MPI_Win_flush_local_all`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_flush_local_all(win: c_int) -> c_int {
+    on_window("MPI_Win_flush_local_all", win, |rma, w| {
+        rma.flush_local_all(w)
+    })
+}
+
+/// `MPI_Win_sync`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_sync(win: c_int) -> c_int {
+    on_window("MPI_Win_sync", win, |rma, w| rma.sync(w))
+}
+
+/// The bytes an origin buffer of `count` elements of `ty` and a target of
+/// `tcount` elements of `tty` move: both predefined, the same size.
+fn transfer(
+    count: c_int,
+    ty: c_int,
+    tcount: c_int,
+    tty: c_int,
+) -> Result<(Datatype, usize), Failure> {
+    let (ty, tty) = (datatype(ty)?, datatype(tty)?);
+    let (len, tlen) = (bytes_of(count, ty)?, bytes_of(tcount, tty)?);
+    if len != tlen {
+        return Err(Failure::new(
+            Class::Count,
+            format!(
+                "the origin has {len} bytes ({count} {}), the target {tlen} ({tcount} {})",
+                ty.name(),
+                tty.name()
+            ),
+        ));
+    }
+    Ok((ty, len))
+}
+
+/// A displacement from C.
+fn disp_of(disp: isize) -> Result<u32, Failure> {
+    u32::try_from(disp)
+        .map_err(|_| Failure::new(Class::Disp, format!("target displacement {disp}")))
+}
+
+/// `MPI_Put` (predefined datatypes).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Put(
+    origin: *const c_void,
+    count: c_int,
+    ty: c_int,
+    rank: c_int,
+    disp: isize,
+    tcount: c_int,
+    tty: c_int,
+    win: c_int,
+) -> c_int {
+    with_state("MPI_Put", win_errors(win), |state| {
+        let (_, len) = transfer(count, ty, tcount, tty)?;
+        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
+        // SAFETY: MPI's origin buffer of `count` elements.
+        let data = unsafe { input(origin, len) }?;
+        Ok(state.rma.put(w, t, d, data)?)
+    })
+}
+
+/// `MPI_Get` (predefined datatypes): the bytes are in the buffer when the
+/// call returns already (MPI promises them at the end of the epoch).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Get(
+    origin: *mut c_void,
+    count: c_int,
+    ty: c_int,
+    rank: c_int,
+    disp: isize,
+    tcount: c_int,
+    tty: c_int,
+    win: c_int,
+) -> c_int {
+    with_state("MPI_Get", win_errors(win), |state| {
+        let (_, len) = transfer(count, ty, tcount, tty)?;
+        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
+        // SAFETY: MPI's origin buffer of `count` elements.
+        let buf = unsafe { output(origin, len) }?;
+        Ok(state.rma.get(w, t, d, buf)?)
+    })
+}
+
+/// rma's accumulate operation for `op`.
+fn accumulate_op(op: c_int) -> Result<AccumulateOp, Failure> {
+    let op = operation(op)?;
+    Ok(match op {
+        Op::Sum => AccumulateOp::Sum,
+        Op::Prod => AccumulateOp::Prod,
+        Op::Min => AccumulateOp::Min,
+        Op::Max => AccumulateOp::Max,
+        Op::Band => AccumulateOp::Band,
+        Op::Bor => AccumulateOp::Bor,
+        Op::Bxor => AccumulateOp::Bxor,
+        Op::Land => AccumulateOp::Land,
+        Op::Lor => AccumulateOp::Lor,
+        Op::Lxor => AccumulateOp::Lxor,
+        Op::Replace => AccumulateOp::Replace,
+        Op::NoOp => AccumulateOp::NoOp,
+        Op::Minloc | Op::Maxloc => {
+            return Err(Failure::new(
+                Class::Op,
+                format!(
+                    "{} needs a pair type, which is not supported yet",
+                    op.name()
+                ),
+            ));
+        }
+    })
+}
+
+/// Calls `$body` with `$t` the Rust type of element kind `$kind`.
+macro_rules! as_element {
+    ($kind:expr, $ty:expr, $t:ident => $body:expr) => {
+        match $kind {
+            Kind::I32 => {
+                type $t = i32;
+                $body
+            }
+            Kind::U32 => {
+                type $t = u32;
+                $body
+            }
+            Kind::I64 => {
+                type $t = i64;
+                $body
+            }
+            Kind::U64 => {
+                type $t = u64;
+                $body
+            }
+            Kind::F32 => {
+                type $t = f32;
+                $body
+            }
+            Kind::F64 => {
+                type $t = f64;
+                $body
+            }
+            Kind::I16 => {
+                type $t = i16;
+                $body
+            }
+            Kind::Bytes => match $ty {
+                Datatype::SignedChar | Datatype::Char => {
+                    type $t = i8;
+                    $body
+                }
+                _ => {
+                    type $t = u8;
+                    $body
+                }
+            },
+        }
+    };
+}
+
+/// `bytes` as elements `T`.
+fn elements<T: Accumulable>(bytes: &[u8]) -> Vec<T> {
+    bytes.chunks_exact(T::BYTES).map(T::read_le).collect()
+}
+
+/// `values` written back into `out` as bytes.
+fn write_back<T: Accumulable>(values: &[T], out: &mut [u8]) {
+    for (v, o) in values.iter().zip(out.chunks_exact_mut(T::BYTES)) {
+        v.write_le(o);
+    }
+}
+
+/// `MPI_Accumulate` (predefined datatypes and operations).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Accumulate(
+    origin: *const c_void,
+    count: c_int,
+    ty: c_int,
+    rank: c_int,
+    disp: isize,
+    tcount: c_int,
+    tty: c_int,
+    op: c_int,
+    win: c_int,
+) -> c_int {
+    with_state("MPI_Accumulate", win_errors(win), |state| {
+        let (ty, len) = transfer(count, ty, tcount, tty)?;
+        let op = accumulate_op(op)?;
+        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
+        // SAFETY: MPI's origin buffer of `count` elements.
+        let data = unsafe { input(origin, len) }?;
+        as_element!(ty.element(), ty, T => {
+            Ok(state.rma.accumulate(w.retype::<T>(), t, d, &elements::<T>(data), op)?)
+        })
+    })
+}
+
+/// `MPI_Get_accumulate` (predefined datatypes and operations; the result
+/// buffer holds as many bytes as the origin).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Get_accumulate(
+    origin: *const c_void,
+    count: c_int,
+    ty: c_int,
+    result: *mut c_void,
+    rcount: c_int,
+    rty: c_int,
+    rank: c_int,
+    disp: isize,
+    tcount: c_int,
+    tty: c_int,
+    op: c_int,
+    win: c_int,
+) -> c_int {
+    with_state("MPI_Get_accumulate", win_errors(win), |state| {
+        let op = accumulate_op(op)?;
+        let (tyd, len) = transfer(rcount, rty, tcount, tty)?;
+        // With MPI_NO_OP the origin is not read (its count may be 0).
+        let data_len = if op == AccumulateOp::NoOp {
+            0
+        } else {
+            transfer(count, ty, tcount, tty)?.1
+        };
+        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
+        // SAFETY: MPI's origin buffer of `count` elements.
+        let data = unsafe { input(origin, data_len) }?;
+        // SAFETY: MPI's result buffer of `rcount` elements.
+        let out = unsafe { output(result, len) }?;
+        as_element!(tyd.element(), tyd, T => {
+            let n = len / T::BYTES;
+            let origin: Vec<T> = if op == AccumulateOp::NoOp {
+                elements::<T>(&vec![0u8; len])
+            } else {
+                elements::<T>(data)
+            };
+            let mut back: Vec<T> = elements::<T>(&vec![0u8; n * T::BYTES]);
+            state.rma.get_accumulate(w.retype::<T>(), t, d, &origin, &mut back, op)?;
+            write_back(&back, out);
+            Ok(())
+        })
+    })
+}
+
+/// `MPI_Fetch_and_op` (predefined datatypes and operations).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Fetch_and_op(
+    origin: *const c_void,
+    result: *mut c_void,
+    ty: c_int,
+    rank: c_int,
+    disp: isize,
+    op: c_int,
+    win: c_int,
+) -> c_int {
+    with_state("MPI_Fetch_and_op", win_errors(win), |state| {
+        let ty = datatype(ty)?;
+        let op = accumulate_op(op)?;
+        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
+        let len = ty.size() as usize;
+        // SAFETY: MPI's result buffer of one element.
+        let out = unsafe { output(result, len) }?;
+        let value = if op == AccumulateOp::NoOp {
+            vec![0u8; len]
+        } else {
+            // SAFETY: MPI's origin buffer of one element.
+            unsafe { input(origin, len) }?.to_vec()
+        };
+        as_element!(ty.element(), ty, T => {
+            let old = state.rma.fetch_and_op(w.retype::<T>(), t, d, T::read_le(&value), op)?;
+            old.write_le(out);
+            Ok(())
+        })
+    })
+}
+
+/// `MPI_Compare_and_swap` (predefined integer datatypes).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Compare_and_swap(
+    origin: *const c_void,
+    compare: *const c_void,
+    result: *mut c_void,
+    ty: c_int,
+    rank: c_int,
+    disp: isize,
+    win: c_int,
+) -> c_int {
+    with_state("MPI_Compare_and_swap", win_errors(win), |state| {
+        let ty = datatype(ty)?;
+        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
+        let len = ty.size() as usize;
+        // SAFETY: MPI's buffers of one element each.
+        let (value, expected) = unsafe { (input(origin, len)?, input(compare, len)?) };
+        // SAFETY: MPI's result buffer of one element.
+        let out = unsafe { output(result, len) }?;
+        as_element!(ty.element(), ty, T => {
+            let old = state.rma.compare_and_swap(w.retype::<T>(), t, d, T::read_le(value), T::read_le(expected))?;
+            old.write_le(out);
+            Ok(())
+        })
+    })
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/* One-sided communication from C, every transfer checked: a window from
+ * MPI_Win_allocate, its memory loaded and stored through the pointer it
+ * gives; fence epochs with put, get and accumulate; passive-target epochs
+ * with fetch_and_op, compare_and_swap, get_accumulate, lock_all and
+ * flush; PSCW between neighbours; and the errors a window reports. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+
+enum { SLOTS = 8 }; /* per rank, after the `size` slots of the ring */
+
+int main(int argc, char **argv) {
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int *base = NULL;
+    MPI_Win win;
+    MPI_Win_allocate((MPI_Aint)((size + SLOTS) * sizeof(int)), sizeof(int), MPI_INFO_NULL,
+                     MPI_COMM_WORLD, &base, &win);
+    CHECK(base != NULL, "a base address");
+    for (int i = 0; i < size + SLOTS; i++) base[i] = -1;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+
+    /* Fence: put my value into my right neighbour's slot `rank`. */
+    MPI_Win_fence(0, win);
+    int v = 100 + rank;
+    MPI_Put(&v, 1, MPI_INT, right, rank, 1, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    CHECK(base[left] == 100 + left, "put: base[%d] = %d", left, base[left]);
+    int got = 0;
+    MPI_Get(&got, 1, MPI_INT, right, rank, 1, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    CHECK(got == 100 + rank, "get %d", got);
+
+    /* Accumulate: every rank adds rank + 1 into rank 0's slot `size`. */
+    if (rank == 0) base[size] = 0;
+    MPI_Win_fence(0, win);
+    int mine = rank + 1;
+    MPI_Accumulate(&mine, 1, MPI_INT, 0, size, 1, MPI_INT, MPI_SUM, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    if (rank == 0) CHECK(base[size] == size * (size + 1) / 2, "accumulate %d", base[size]);
+
+    /* Passive target: a counter at rank 0's slot size + 1. */
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        base[size + 1] = 0;
+        base[size + 2] = -1;
+        MPI_Win_unlock(0, win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int old = -1, one = 1;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Fetch_and_op(&one, &old, MPI_INT, 0, size + 1, MPI_SUM, win);
+    MPI_Win_unlock(0, win);
+    CHECK(old >= 0 && old < size, "fetch_and_op gave %d", old);
+    /* Every rank saw a different old value. */
+    int seen = 1 << old, all_seen = 0;
+    if (size <= 31) {
+        MPI_Allreduce(&seen, &all_seen, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(all_seen == (int)((1u << size) - 1), "old values %#x", all_seen);
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    int count = -1;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Fetch_and_op(NULL, &count, MPI_INT, 0, size + 1, MPI_NO_OP, win);
+    MPI_Win_unlock(0, win);
+    CHECK(count == size, "counter %d", count);
+
+    /* Compare and swap: one rank wins rank 0's slot size + 2. */
+    int expected = -1, prev = 0;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Compare_and_swap(&rank, &expected, &prev, MPI_INT, 0, size + 2, win);
+    MPI_Win_unlock(0, win);
+    int won = prev == -1, winners = 0;
+    MPI_Allreduce(&won, &winners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(winners == 1, "%d winners", winners);
+
+    /* get_accumulate with doubles and lock_all/flush: each rank adds into
+     * its right neighbour's slot size + 4 (a double) and reads it back. */
+    double *d = (double *)&base[size + 4];
+    *d = 0.0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, win);
+    double add = 0.25 * (rank + 1), before = -1;
+    MPI_Get_accumulate(&add, 1, MPI_DOUBLE, &before, 1, MPI_DOUBLE, right, size + 4, 1,
+                       MPI_DOUBLE, MPI_SUM, win);
+    MPI_Win_flush(right, win);
+    CHECK(before == 0.0, "get_accumulate saw %f", before);
+    double after = -1;
+    MPI_Get_accumulate(NULL, 0, MPI_DOUBLE, &after, 1, MPI_DOUBLE, right, size + 4, 1,
+                       MPI_DOUBLE, MPI_NO_OP, win);
+    MPI_Win_flush_all(win);
+    CHECK(after == add, "after %f", after);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
+    MPI_Win_sync(win);
+    CHECK(*d == 0.25 * (left + 1), "own double %f", *d);
+    MPI_Win_unlock(rank, win);
+
+    /* PSCW: even ranks expose to the next odd rank, which puts. */
+    MPI_Group world, peer, wgroup;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Win_get_group(win, &wgroup);
+    int gsize = 0, grank = -1;
+    MPI_Group_size(wgroup, &gsize);
+    MPI_Group_rank(wgroup, &grank);
+    CHECK(gsize == size && grank == rank, "window group %d %d", gsize, grank);
+    MPI_Group_free(&wgroup);
+    CHECK(wgroup == MPI_GROUP_NULL, "freed group handle");
+    if (!(rank == size - 1 && rank % 2 == 0)) {
+        int other = rank % 2 == 0 ? rank + 1 : rank - 1;
+        MPI_Group_incl(world, 1, &other, &peer);
+        if (rank % 2 == 0) {
+            base[size + 3] = 0;
+            MPI_Win_post(peer, 0, win);
+            MPI_Win_wait(win);
+            CHECK(base[size + 3] == 7000 + other, "pscw got %d", base[size + 3]);
+        } else {
+            int w = 7000 + rank;
+            MPI_Win_start(peer, 0, win);
+            MPI_Put(&w, 1, MPI_INT, other, size + 3, 1, MPI_INT, win);
+            MPI_Win_complete(win);
+        }
+        MPI_Group_free(&peer);
+    }
+    MPI_Group_free(&world);
+
+    /* Errors on the window, returned. */
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int class = 0, len = 0;
+    char text[MPI_MAX_ERROR_STRING];
+    MPI_Win_fence(0, win);
+    int rc = MPI_Put(&v, 1, MPI_INT, right, size + SLOTS, 1, MPI_INT, win);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_RMA_RANGE, "put past the end: class %d", class);
+    rc = MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, win);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_RANK, "put to rank %d: class %d", size, class);
+    rc = MPI_Put(&v, 2, MPI_INT, right, 0, 1, MPI_INT, win);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_COUNT, "2 ints into 1: class %d", class);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    rc = MPI_Win_unlock(right, win);
+    MPI_Error_class(rc, &class);
+    MPI_Error_string(rc, text, &len);
+    CHECK(class == MPI_ERR_RMA_SYNC && strstr(text, "MPI_Win_unlock") != NULL, "%s", text);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Win other;
+    int buffer[4];
+    rc = MPI_Win_create(buffer, sizeof buffer, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &other);
+    MPI_Error_class(rc, &class);
+    MPI_Error_string(rc, text, &len);
+    CHECK(class == MPI_ERR_UNSUPPORTED_OPERATION && strstr(text, "MPI_Win_allocate") != NULL,
+          "%s", text);
+
+    MPI_Win_free(&win);
+    CHECK(win == MPI_WIN_NULL, "freed window handle");
+    if (rank == 0) printf("one-sided checks passed on %d ranks\n", size);
+    MPI_Finalize();
+    return 0;
+}

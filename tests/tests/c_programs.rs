@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! C programs on the cores (`tests/c/`), built with `--c` against mpi.h,
+//! libmpi.a and the C runtime: the environment and collectives, one-sided
+//! communication with window memory reached through a pointer, and every
+//! way a program ends. The programs check their own data and abort on the
+//! first wrong value; the tests check that every core got through, with
+//! no stale read.
+
+use system_tests::{CoreExit, assert_clean_success, assert_failed_because_of, boot_c, transcript};
+
+/// Every core printed `line`, with its rank and the run's size.
+fn every_rank_printed(report: &system_tests::RunReport, cores: u32, line: impl Fn(u32) -> String) {
+    for core in 0..cores {
+        let want = line(core);
+        assert!(
+            report.serial(core).iter().any(|l| l.ends_with(&want)),
+            "core {core} did not print {want:?}:\n{}",
+            transcript(report)
+        );
+    }
+}
+
+#[test]
+fn the_environment_errors_and_collectives_work_from_c_on_4_cores() {
+    let report = boot_c(4, "environment", &["one", "two words"]);
+    assert_clean_success(&report, 4);
+    every_rank_printed(&report, 4, |r| {
+        format!("rank {r} of 4: environment checks passed")
+    });
+}
+
+#[test]
+fn the_environment_errors_and_collectives_work_from_c_on_1_core() {
+    let report = boot_c(1, "environment", &["one", "two words"]);
+    assert_clean_success(&report, 1);
+}
+
+#[test]
+fn one_sided_communication_from_c_moves_the_right_data_on_5_cores() {
+    let report = boot_c(5, "one_sided", &[]);
+    assert_clean_success(&report, 5);
+    every_rank_printed(&report, 1, |_| {
+        "one-sided checks passed on 5 ranks".to_owned()
+    });
+}
+
+#[test]
+fn one_sided_communication_from_c_moves_the_right_data_on_48_cores() {
+    let report = boot_c(48, "one_sided", &[]);
+    assert_clean_success(&report, 48);
+    every_rank_printed(&report, 1, |_| {
+        "one-sided checks passed on 48 ranks".to_owned()
+    });
+}
+
+/// The last line core `core` printed that starts with `FAILED:`.
+fn failure(report: &system_tests::RunReport, core: u32) -> String {
+    report
+        .serial(core)
+        .iter()
+        .rev()
+        .find_map(|l| l.find("FAILED:").map(|i| l[i..].to_owned()))
+        .unwrap_or_else(|| panic!("core {core} printed no failure:\n{}", transcript(report)))
+}
+
+#[test]
+fn returning_from_main_runs_the_atexit_handlers_and_writes_out_stdout() {
+    let report = boot_c(2, "endings", &["return"]);
+    assert_clean_success(&report, 2);
+    every_rank_printed(&report, 2, |r| {
+        format!("rank {r}: bufferedrank {r}: atexit handler ran")
+    });
+}
+
+#[test]
+fn a_nonzero_exit_status_fails_the_run_naming_the_core_and_the_status() {
+    let report = boot_c(2, "endings", &["exit", "3"]);
+    assert_failed_because_of(&report, 1, CoreExit::GuestFailure, "core 1 failed");
+    assert_eq!(
+        failure(&report, 1),
+        "FAILED: the C program exited with status 3"
+    );
+    // What it printed before, buffered, came out first, on a line of its own.
+    assert!(
+        report
+            .serial(1)
+            .iter()
+            .any(|l| l.ends_with("rank 1: bufferedrank 1: atexit handler ran")),
+        "{}",
+        transcript(&report)
+    );
+}
+
+#[test]
+fn a_fatal_mpi_error_names_the_call_and_what_was_wrong() {
+    let report = boot_c(2, "endings", &["fatal"]);
+    assert_failed_because_of(&report, 0, CoreExit::GuestFailure, "core 0 failed");
+    assert_eq!(
+        failure(&report, 0),
+        "FAILED: MPI_Bcast: root 7 is not a rank of the 2 (MPI_ERR_ROOT)"
+    );
+    assert!(
+        report
+            .serial(0)
+            .iter()
+            .any(|l| l.ends_with("rank 0: buffered")),
+        "the buffered output came out before the report:\n{}",
+        transcript(&report)
+    );
+}
+
+#[test]
+fn mpi_abort_and_a_failed_assert_end_the_run() {
+    let report = boot_c(3, "endings", &["abort"]);
+    assert_failed_because_of(&report, 2, CoreExit::GuestFailure, "core 2 failed");
+    assert_eq!(failure(&report, 2), "FAILED: MPI_Abort with error code 42");
+
+    let report = boot_c(2, "endings", &["assert"]);
+    assert_failed_because_of(&report, 0, CoreExit::GuestFailure, "core 0 failed");
+    assert_eq!(
+        failure(&report, 0),
+        "FAILED: the C program exited with status 134"
+    );
+    assert!(
+        transcript(&report).contains("Assertion failed: rank != 0 && \"rank 0 asserts\""),
+        "{}",
+        transcript(&report)
+    );
+}
+
+#[test]
+fn a_c_file_that_does_not_compile_is_reported_before_anything_boots() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.c");
+    std::fs::write(&bad, "int main(void) { return undefined_name; }\n").unwrap();
+    let (app, params) = xtask::app_of(None, vec![bad.clone()], &[], Vec::new()).unwrap();
+    let config = xtask::RunConfig {
+        app,
+        params,
+        ..xtask::RunConfig::new(1, "main")
+    };
+    let message = format!("{:#}", xtask::run(&config).unwrap_err());
+    assert!(
+        message.contains("compiling") && message.contains("bad.c"),
+        "{message}"
+    );
+
+    let missing = tmp.path().join("missing.c");
+    let (app, params) = xtask::app_of(None, vec![missing], &[], Vec::new()).unwrap();
+    let config = xtask::RunConfig {
+        app,
+        params,
+        ..xtask::RunConfig::new(1, "main")
+    };
+    let message = format!("{:#}", xtask::run(&config).unwrap_err());
+    assert!(message.contains("missing.c: no such file"), "{message}");
+}
