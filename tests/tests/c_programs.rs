@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! C programs on the cores (`tests/c/`), built with `--c` against mpi.h,
-//! libmpi.a and the C runtime: the environment and collectives, one-sided
+//! libmpi.a and the C runtime: the environment and collectives,
+//! point-to-point communication and communicators, one-sided
 //! communication with window memory reached through a pointer, and every
 //! way a program ends. The programs check their own data and abort on the
 //! first wrong value; the tests check that every core got through, with
@@ -51,6 +52,17 @@ fn one_sided_communication_from_c_moves_the_right_data_on_48_cores() {
     every_rank_printed(&report, 1, |_| {
         "one-sided checks passed on 48 ranks".to_owned()
     });
+}
+
+#[test]
+fn point_to_point_communicators_and_irregular_collectives_work_from_c() {
+    for cores in [1, 5, 16] {
+        let report = boot_c(cores, "point_to_point", &[]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, cores, |r| {
+            format!("rank {r} of {cores}: point-to-point checks passed")
+        });
+    }
 }
 
 /// The last line core `core` printed that starts with `FAILED:`.

@@ -8,7 +8,8 @@ use super::*;
 
 const HEADER: &str = include_str!("../../include/mpi.h");
 /// The library's sources, where the calls are defined.
-const CALLS: [&str; 5] = [
+const CALLS: [&str; 6] = [
+    include_str!("../guest/p2p.rs"),
     include_str!("../guest/env.rs"),
     include_str!("../guest/collective.rs"),
     include_str!("../guest/groups.rs"),

@@ -13,7 +13,7 @@ use super::*;
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
     with_state("MPI_Barrier", comm, |state| {
-        if let Target::World(c) = comm_of(state, comm)? {
+        if let Target::Comm(c) = comm_of(state, comm)? {
             c.barrier();
         }
         Ok(())
@@ -47,7 +47,7 @@ pub extern "C" fn MPI_Bcast(
         // SAFETY: MPI's buffer of `count` elements, this call's alone.
         let buf = unsafe { output(buffer, len) }?;
         match comm_of(state, comm)? {
-            Target::World(c) => {
+            Target::Comm(c) => {
                 let root = root_of(root, c.size())?;
                 Ok(c.bcast(root, buf)?)
             }
@@ -59,30 +59,65 @@ pub extern "C" fn MPI_Bcast(
 /// `values` reduced element-wise over the ranks of `comm` with `op`, as
 /// elements of `kind`, in place.
 fn allreduce_bytes(comm: Target<'_>, values: &mut [u8], ty: Datatype, op: Op) -> Outcome {
-    let Target::World(comm) = comm else {
+    let Target::Comm(comm) = comm else {
         return Ok(()); // One rank: the values are the result.
     };
-    let Some(reduce) = op.reduce_op() else {
+    let native = matches!(
+        ty.element(),
+        Kind::I32 | Kind::U32 | Kind::I64 | Kind::U64 | Kind::F32 | Kind::F64
+    );
+    match op.reduce_op() {
+        Some(reduce) if native => match ty.element() {
+            Kind::I32 => allreduce_as::<i32>(comm, values, reduce),
+            Kind::U32 => allreduce_as::<u32>(comm, values, reduce),
+            Kind::I64 => allreduce_as::<i64>(comm, values, reduce),
+            Kind::U64 => allreduce_as::<u64>(comm, values, reduce),
+            Kind::F32 => allreduce_as::<f32>(comm, values, reduce),
+            _ => allreduce_as::<f64>(comm, values, reduce),
+        },
+        _ => allreduce_folded(comm, values, ty, op),
+    }
+}
+
+/// An allreduce rma has no reduction for (an operation other than sum,
+/// min and max, or 8- and 16-bit elements): every rank's values gathered,
+/// then combined in rank order as the one-sided accumulate combines them,
+/// so every rank gets the same bits.
+fn allreduce_folded(
+    comm: &mut Comm<'static, Scc>,
+    values: &mut [u8],
+    ty: Datatype,
+    op: Op,
+) -> Outcome {
+    let acc = accumulate_op_of(op)?;
+    let float = matches!(ty.element(), Kind::F32 | Kind::F64);
+    let allowed = match acc {
+        AccumulateOp::Sum | AccumulateOp::Prod | AccumulateOp::Min | AccumulateOp::Max => true,
+        AccumulateOp::Band
+        | AccumulateOp::Bor
+        | AccumulateOp::Bxor
+        | AccumulateOp::Land
+        | AccumulateOp::Lor
+        | AccumulateOp::Lxor => !float,
+        _ => false,
+    };
+    if !allowed {
         return Err(Failure::new(
             Class::Op,
-            format!(
-                "{} is not supported yet (MPI_SUM, MPI_MIN and MPI_MAX are)",
-                op.name()
-            ),
+            format!("{} is not a reduction on {}", op.name(), ty.name()),
         ));
-    };
-    match ty.element() {
-        Kind::I32 => allreduce_as::<i32>(comm, values, reduce),
-        Kind::U32 => allreduce_as::<u32>(comm, values, reduce),
-        Kind::I64 => allreduce_as::<i64>(comm, values, reduce),
-        Kind::U64 => allreduce_as::<u64>(comm, values, reduce),
-        Kind::F32 => allreduce_as::<f32>(comm, values, reduce),
-        Kind::F64 => allreduce_as::<f64>(comm, values, reduce),
-        Kind::Bytes | Kind::I16 => Err(Failure::new(
-            Class::Op,
-            format!("{} on {} is not supported yet", op.name(), ty.name()),
-        )),
     }
+    let all = allgather_var(Target::Comm(comm), values)?;
+    as_element!(ty.element(), ty, T => {
+        let mut result = elements::<T>(&all[0]);
+        for theirs in &all[1..] {
+            for (r, v) in result.iter_mut().zip(elements::<T>(theirs)) {
+                *r = T::combine(acc, *r, v);
+            }
+        }
+        write_back(&result, values);
+        Ok(())
+    })
 }
 
 fn allreduce_as<T: Reducible>(
@@ -178,7 +213,7 @@ pub extern "C" fn MPI_Allgather(
         // SAFETY: MPI's receive buffer of `n` blocks.
         let all = unsafe { output(recvbuf, block * n as usize) }?;
         match comm_of(state, comm)? {
-            Target::World(c) => Ok(c.allgather(&mine, all)?),
+            Target::Comm(c) => Ok(c.allgather(&mine, all)?),
             Target::Own => {
                 all.copy_from_slice(&mine);
                 Ok(())
@@ -248,7 +283,7 @@ pub extern "C" fn MPI_Gather(
         let mine = own_block(sendbuf, sendcount, sendtype, recvbuf, block, me)?;
         let mut all = vec![0u8; block * n as usize];
         match comm_of(state, comm)? {
-            Target::World(c) => c.allgather(&mine, &mut all)?,
+            Target::Comm(c) => c.allgather(&mine, &mut all)?,
             Target::Own => all.copy_from_slice(&mine),
         }
         if me == root {
@@ -256,5 +291,365 @@ pub extern "C" fn MPI_Gather(
             unsafe { output(recvbuf, all.len()) }?.copy_from_slice(&all);
         }
         Ok(())
+    })
+}
+
+// The irregular collectives and the all-to-alls, built on rma's allgather
+// and bcast (which travel apart from point-to-point messages): each rank
+// receives every rank's contribution, padded to the longest, and keeps
+// what MPI gives it. The data is MPI's; the bytes moved, and so the
+// modelled time, are those of an allgather or bcast of everything.
+
+/// Every rank's `mine`, in rank order, on every rank of `comm`.
+fn allgather_var(comm: Target<'_>, mine: &[u8]) -> Result<Vec<Vec<u8>>, Failure> {
+    let Target::Comm(comm) = comm else {
+        return Ok(vec![mine.to_vec()]);
+    };
+    let n = comm.size() as usize;
+    let mut lengths = vec![0u8; 4 * n];
+    comm.allgather(&(mine.len() as u32).to_le_bytes(), &mut lengths)?;
+    let lengths: Vec<usize> = lengths
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .collect();
+    let longest = lengths.iter().copied().max().unwrap_or(0);
+    let mut padded = mine.to_vec();
+    padded.resize(longest, 0);
+    let mut all = vec![0u8; longest * n];
+    comm.allgather(&padded, &mut all)?;
+    Ok(lengths
+        .iter()
+        .enumerate()
+        .map(|(r, &len)| all[r * longest..r * longest + len].to_vec())
+        .collect())
+}
+
+/// `data` (meaningful at `root` only) on every rank of `comm`, whatever
+/// its length.
+fn bcast_var(comm: Target<'_>, root: u32, data: Vec<u8>) -> Result<Vec<u8>, Failure> {
+    let Target::Comm(comm) = comm else {
+        return Ok(data);
+    };
+    let mut len = (data.len() as u32).to_le_bytes();
+    comm.bcast(root, &mut len)?;
+    let mut all = data;
+    all.resize(u32::from_le_bytes(len) as usize, 0);
+    comm.bcast(root, &mut all)?;
+    Ok(all)
+}
+
+/// `n` counts (or displacements) from C's array, in elements.
+fn counts_of(counts: *const c_int, n: usize, what: &str) -> Result<Vec<usize>, Failure> {
+    // SAFETY: MPI's array of one int per rank.
+    let bytes = unsafe { input(counts.cast(), 4 * n) }?;
+    bytes
+        .chunks_exact(4)
+        .map(|b| {
+            let c = c_int::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            usize::try_from(c)
+                .map_err(|_| Failure::new(Class::Count, format!("{what} {c} is negative")))
+        })
+        .collect()
+}
+
+/// Writes `block` at element `displ` of `recvbuf` (elements of `size`
+/// bytes).
+fn put_block(recvbuf: *mut c_void, displ: usize, size: usize, block: &[u8]) -> Outcome {
+    let at = recvbuf.cast::<u8>().wrapping_add(displ * size);
+    // SAFETY: MPI's receive buffer holds the block at its displacement.
+    unsafe { output(at.cast(), block.len()) }?.copy_from_slice(block);
+    Ok(())
+}
+
+/// `MPI_Scatter` (`MPI_IN_PLACE` at the root allowed).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Scatter(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+) -> c_int {
+    with_state("MPI_Scatter", comm, |state| {
+        let (me, n) = rank_of(state, comm)?;
+        let root = root_of(root, n)?;
+        let all = if me == root {
+            let block = bytes_of(sendcount, datatype(sendtype)?)?;
+            // SAFETY: the root's send buffer of `n` blocks.
+            unsafe { input(sendbuf, block * n as usize) }?.to_vec()
+        } else {
+            Vec::new()
+        };
+        let all = bcast_var(comm_of(state, comm)?, root, all)?;
+        let block = all.len() / n as usize;
+        if me == root && recvbuf.cast_const() == IN_PLACE {
+            return Ok(());
+        }
+        let want = bytes_of(recvcount, datatype(recvtype)?)?;
+        if want != block {
+            return Err(Failure::new(
+                Class::Truncate,
+                format!("the root sends {block} bytes per rank, this rank receives {want}"),
+            ));
+        }
+        let mine = &all[me as usize * block..(me as usize + 1) * block];
+        put_block(recvbuf, 0, 1, mine)
+    })
+}
+
+/// `MPI_Scatterv`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Scatterv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    displs: *const c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+) -> c_int {
+    with_state("MPI_Scatterv", comm, |state| {
+        let (me, n) = rank_of(state, comm)?;
+        let root = root_of(root, n)?;
+        // The root packs each rank's block after its length.
+        let packed = if me == root {
+            let size = datatype(sendtype)?.size() as usize;
+            let counts = counts_of(sendcounts, n as usize, "send count")?;
+            let displs = counts_of(displs, n as usize, "displacement")?;
+            let mut packed = Vec::new();
+            for (c, d) in counts.iter().zip(&displs) {
+                let at = sendbuf.cast::<u8>().wrapping_add(d * size);
+                // SAFETY: the root's send buffer holds each block.
+                let block = unsafe { input(at.cast(), c * size) }?;
+                packed.extend_from_slice(&(block.len() as u32).to_le_bytes());
+                packed.extend_from_slice(block);
+            }
+            packed
+        } else {
+            Vec::new()
+        };
+        let packed = bcast_var(comm_of(state, comm)?, root, packed)?;
+        let mut at = 0;
+        let mut mine: &[u8] = &[];
+        for r in 0..n {
+            let len =
+                u32::from_le_bytes([packed[at], packed[at + 1], packed[at + 2], packed[at + 3]])
+                    as usize;
+            if r == me {
+                mine = &packed[at + 4..at + 4 + len];
+            }
+            at += 4 + len;
+        }
+        if me == root && recvbuf.cast_const() == IN_PLACE {
+            return Ok(());
+        }
+        let room = bytes_of(recvcount, datatype(recvtype)?)?;
+        if mine.len() > room {
+            return Err(Failure::new(
+                Class::Truncate,
+                format!("{} bytes for this rank, {room} received", mine.len()),
+            ));
+        }
+        put_block(recvbuf, 0, 1, mine)
+    })
+}
+
+/// `MPI_Gatherv` (`MPI_IN_PLACE` at the root allowed).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Gatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+) -> c_int {
+    with_state("MPI_Gatherv", comm, |state| {
+        let (me, n) = rank_of(state, comm)?;
+        let root = root_of(root, n)?;
+        let mine = if me == root && sendbuf == IN_PLACE {
+            Vec::new()
+        } else {
+            let len = bytes_of(sendcount, datatype(sendtype)?)?;
+            // SAFETY: MPI's send buffer of `sendcount` elements.
+            unsafe { input(sendbuf, len) }?.to_vec()
+        };
+        let all = allgather_var(comm_of(state, comm)?, &mine)?;
+        if me == root {
+            unpack_v(
+                &all,
+                recvbuf,
+                recvcounts,
+                displs,
+                recvtype,
+                (sendbuf == IN_PLACE).then_some(me),
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes each rank's block of `all` into `recvbuf` at its displacement
+/// (but `skip`'s, in place), checking it against its count.
+fn unpack_v(
+    all: &[Vec<u8>],
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: c_int,
+    skip: Option<u32>,
+) -> Outcome {
+    let size = datatype(recvtype)?.size() as usize;
+    let counts = counts_of(recvcounts, all.len(), "receive count")?;
+    let displs = counts_of(displs, all.len(), "displacement")?;
+    for (r, block) in all.iter().enumerate() {
+        if skip == Some(r as u32) {
+            continue;
+        }
+        if block.len() != counts[r] * size {
+            return Err(Failure::new(
+                Class::Truncate,
+                format!(
+                    "rank {r} sent {} bytes, {} expected",
+                    block.len(),
+                    counts[r] * size
+                ),
+            ));
+        }
+        put_block(recvbuf, displs[r], size, block)?;
+    }
+    Ok(())
+}
+
+/// `MPI_Allgatherv` (`MPI_IN_PLACE` allowed).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Allgatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: c_int,
+    comm: c_int,
+) -> c_int {
+    with_state("MPI_Allgatherv", comm, |state| {
+        let (me, n) = rank_of(state, comm)?;
+        let mine = if sendbuf == IN_PLACE {
+            let size = datatype(recvtype)?.size() as usize;
+            let count = counts_of(recvcounts, n as usize, "receive count")?[me as usize];
+            let displ = counts_of(displs, n as usize, "displacement")?[me as usize];
+            let at = recvbuf.cast_const().cast::<u8>().wrapping_add(displ * size);
+            // SAFETY: this rank's block of MPI's receive buffer.
+            unsafe { input(at.cast(), count * size) }?.to_vec()
+        } else {
+            let len = bytes_of(sendcount, datatype(sendtype)?)?;
+            // SAFETY: MPI's send buffer of `sendcount` elements.
+            unsafe { input(sendbuf, len) }?.to_vec()
+        };
+        let all = allgather_var(comm_of(state, comm)?, &mine)?;
+        unpack_v(&all, recvbuf, recvcounts, displs, recvtype, None)
+    })
+}
+
+/// `MPI_Alltoall`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Alltoall(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    comm: c_int,
+) -> c_int {
+    with_state("MPI_Alltoall", comm, |state| {
+        let (me, n) = rank_of(state, comm)?;
+        let block = bytes_of(recvcount, datatype(recvtype)?)?;
+        let mine = if sendbuf == IN_PLACE {
+            // SAFETY: MPI's receive buffer of `n` blocks, sent from in place.
+            unsafe { input(recvbuf.cast_const(), block * n as usize) }?.to_vec()
+        } else {
+            let sent = bytes_of(sendcount, datatype(sendtype)?)?;
+            if sent != block {
+                return Err(Failure::new(
+                    Class::Truncate,
+                    format!("{sent} bytes sent per rank, {block} received"),
+                ));
+            }
+            // SAFETY: MPI's send buffer of `n` blocks.
+            unsafe { input(sendbuf, block * n as usize) }?.to_vec()
+        };
+        let all = allgather_var(comm_of(state, comm)?, &mine)?;
+        for (r, theirs) in all.iter().enumerate() {
+            let start = me as usize * block;
+            put_block(recvbuf, r, block, &theirs[start..start + block])?;
+        }
+        Ok(())
+    })
+}
+
+/// `MPI_Alltoallv`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Alltoallv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: c_int,
+    comm: c_int,
+) -> c_int {
+    with_state("MPI_Alltoallv", comm, |state| {
+        let (me, n) = rank_of(state, comm)?;
+        if sendbuf == IN_PLACE {
+            return Err(Failure::new(
+                Class::Arg,
+                "MPI_IN_PLACE is not supported here yet",
+            ));
+        }
+        let size = datatype(sendtype)?.size() as usize;
+        let counts = counts_of(sendcounts, n as usize, "send count")?;
+        let displs = counts_of(sdispls, n as usize, "send displacement")?;
+        // Each rank's blocks for every rank, each after its length.
+        let mut mine = Vec::new();
+        for (c, d) in counts.iter().zip(&displs) {
+            let at = sendbuf.cast::<u8>().wrapping_add(d * size);
+            // SAFETY: MPI's send buffer holds each block.
+            let block = unsafe { input(at.cast(), c * size) }?;
+            mine.extend_from_slice(&(block.len() as u32).to_le_bytes());
+            mine.extend_from_slice(block);
+        }
+        let all = allgather_var(comm_of(state, comm)?, &mine)?;
+        let blocks: Vec<Vec<u8>> = all
+            .iter()
+            .map(|packed| {
+                let mut at = 0;
+                for r in 0..n {
+                    let len = u32::from_le_bytes([
+                        packed[at],
+                        packed[at + 1],
+                        packed[at + 2],
+                        packed[at + 3],
+                    ]) as usize;
+                    if r == me {
+                        return packed[at + 4..at + 4 + len].to_vec();
+                    }
+                    at += 4 + len;
+                }
+                Vec::new()
+            })
+            .collect();
+        unpack_v(&blocks, recvbuf, recvcounts, rdispls, recvtype, None)
     })
 }

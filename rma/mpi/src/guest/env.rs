@@ -29,6 +29,8 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
                             handlers: [codes::errhandler::FATAL; 2],
                             windows: Vec::new(),
                             groups: Vec::new(),
+                            comms: Vec::new(),
+                            p2p: p2p::Matching::default(),
                         });
                         Ok(())
                     }
@@ -208,28 +210,39 @@ pub extern "C" fn MPI_Error_class(errorcode: c_int, errorclass: *mut c_int) -> c
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) -> c_int {
     with_state("MPI_Comm_set_errhandler", comm, |state| {
-        let slot = slot_of(comm)
-            .ok_or_else(|| Failure::new(Class::Comm, format!("{comm} names no communicator")))?;
-        match errhandler {
-            codes::errhandler::FATAL | codes::errhandler::RETURN => {
-                state.handlers[slot] = errhandler;
-                Ok(())
-            }
-            other => Err(Failure::new(
+        if !matches!(
+            errhandler,
+            codes::errhandler::FATAL | codes::errhandler::RETURN
+        ) {
+            return Err(Failure::new(
                 Class::Arg,
-                format!("{other} is not MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN"),
-            )),
+                format!("{errhandler} is not MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN"),
+            ));
         }
+        *handler_place(state, comm)? = errhandler;
+        Ok(())
     })
+}
+
+/// Where `comm`'s error handler is kept.
+fn handler_place(state: &mut State, comm: c_int) -> Result<&mut c_int, Failure> {
+    if let Some(slot) = slot_of(comm) {
+        return Ok(&mut state.handlers[slot]);
+    }
+    usize::try_from(comm - FIRST_COMM)
+        .ok()
+        .and_then(|i| state.comms.get_mut(i))
+        .and_then(Option::as_mut)
+        .map(|c| &mut c.handler)
+        .ok_or_else(|| Failure::new(Class::Comm, format!("{comm} names no communicator")))
 }
 
 /// `MPI_Comm_get_errhandler`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Comm_get_errhandler(comm: c_int, errhandler: *mut c_int) -> c_int {
     with_state("MPI_Comm_get_errhandler", comm, |state| {
-        let slot = slot_of(comm)
-            .ok_or_else(|| Failure::new(Class::Comm, format!("{comm} names no communicator")))?;
-        store(errhandler, state.handlers[slot])
+        let handler = *handler_place(state, comm)?;
+        store(errhandler, handler)
     })
 }
 
@@ -270,4 +283,139 @@ pub extern "C" fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int {
 pub extern "C" fn MPI_Type_size(ty: c_int, size: *mut c_int) -> c_int {
     let outcome = datatype(ty).and_then(|ty| store(size, ty.size() as c_int));
     finish("MPI_Type_size", codes::comm::WORLD, outcome)
+}
+
+/// Keeps communicator `comm` and returns its handle.
+fn new_comm(state: &mut State, comm: Comm<'static, Scc>) -> c_int {
+    state.comms.push(Some(CommEntry {
+        comm,
+        handler: codes::errhandler::FATAL,
+    }));
+    state.comms.len() as c_int + FIRST_COMM - 1
+}
+
+/// `MPI_Comm_split` (`MPI_UNDEFINED` as color: no new communicator).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Comm_split(
+    comm: c_int,
+    color: c_int,
+    key: c_int,
+    newcomm: *mut c_int,
+) -> c_int {
+    with_state("MPI_Comm_split", comm, |state| {
+        let color = match color {
+            UNDEFINED => None,
+            c => Some(u32::try_from(c).map_err(|_| {
+                Failure::new(
+                    Class::Arg,
+                    format!("color {c}: not negative, or MPI_UNDEFINED"),
+                )
+            })?),
+        };
+        let made = match comm_of(state, comm)? {
+            Target::Comm(c) => c.split(color, key)?,
+            Target::Own => {
+                return Err(Failure::new(
+                    Class::Comm,
+                    "splitting MPI_COMM_SELF is not supported",
+                ));
+            }
+        };
+        let handle = match made {
+            Some(c) => new_comm(state, c),
+            None => codes::comm::NULL,
+        };
+        store(newcomm, handle)
+    })
+}
+
+/// `MPI_UNDEFINED`.
+const UNDEFINED: c_int = -32766;
+
+/// `MPI_Comm_dup` (the error handler is copied, as MPI says).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int {
+    with_state("MPI_Comm_dup", comm, |state| {
+        let handler = handler_in(state, comm);
+        let made = match comm_of(state, comm)? {
+            Target::Comm(c) => c.dup()?,
+            Target::Own => {
+                return Err(Failure::new(
+                    Class::Comm,
+                    "duplicating MPI_COMM_SELF is not supported",
+                ));
+            }
+        };
+        let handle = new_comm(state, made);
+        if let Some(Some(entry)) = state.comms.last_mut() {
+            entry.handler = handler;
+        }
+        store(newcomm, handle)
+    })
+}
+
+/// `comm`'s error handler, from the state at hand.
+fn handler_in(state: &State, comm: c_int) -> c_int {
+    match slot_of(comm) {
+        Some(i) => state.handlers[i],
+        None => comm_entry(state, comm).map_or(state.handlers[0], |c| c.handler),
+    }
+}
+
+/// `MPI_Comm_free`: the predefined communicators cannot be freed.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
+    with_state("MPI_Comm_free", codes::comm::WORLD, |state| {
+        if comm.is_null() {
+            return Err(Failure::new(Class::Arg, "a null communicator pointer"));
+        }
+        // SAFETY: C passes a pointer to its communicator handle.
+        let handle = unsafe { comm.read() };
+        if comm_entry(state, handle).is_none() {
+            return Err(Failure::new(
+                Class::Comm,
+                format!("{handle} names no communicator made by MPI_Comm_split or MPI_Comm_dup"),
+            ));
+        }
+        if let Some(entry) = state.comms[(handle - FIRST_COMM) as usize].take() {
+            entry.comm.free();
+        }
+        store(comm, codes::comm::NULL)
+    })
+}
+
+/// `MPI_IDENT`, `MPI_CONGRUENT`, `MPI_SIMILAR` and `MPI_UNEQUAL`.
+const IDENT: c_int = 0;
+const CONGRUENT: c_int = 1;
+const SIMILAR: c_int = 2;
+const UNEQUAL: c_int = 3;
+
+/// `MPI_Comm_compare`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Comm_compare(comm1: c_int, comm2: c_int, result: *mut c_int) -> c_int {
+    with_state("MPI_Comm_compare", comm1, |state| {
+        let members = |state: &mut State, comm| -> Result<Vec<u32>, Failure> {
+            Ok(match comm_of(state, comm)? {
+                Target::Comm(c) => c.members().to_vec(),
+                Target::Own => {
+                    let me = state.rma.rank() as usize;
+                    alloc::vec![state.rma.comm().members()[me]]
+                }
+            })
+        };
+        let (a, b) = (members(state, comm1)?, members(state, comm2)?);
+        let mut sorted = (a.clone(), b.clone());
+        sorted.0.sort_unstable();
+        sorted.1.sort_unstable();
+        let answer = if comm1 == comm2 {
+            IDENT
+        } else if a == b {
+            CONGRUENT
+        } else if sorted.0 == sorted.1 {
+            SIMILAR
+        } else {
+            UNEQUAL
+        };
+        store(result, answer)
+    })
 }

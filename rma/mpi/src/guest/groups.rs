@@ -53,7 +53,7 @@ fn ranks_of(n: c_int, ranks: *const c_int) -> Result<Vec<u32>, Failure> {
 pub extern "C" fn MPI_Comm_group(comm: c_int, group: *mut c_int) -> c_int {
     with_state("MPI_Comm_group", comm, |state| {
         let g = match comm_of(state, comm)? {
-            Target::World(c) => c.group(),
+            Target::Comm(c) => c.group(),
             Target::Own => {
                 let me = state.rma.rank();
                 world_group(state)?.incl(&[me])?

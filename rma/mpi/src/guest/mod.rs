@@ -22,9 +22,68 @@ use rma::{Accumulable, AccumulateOp, Assert, LockType, Rma, RmaError, Window, Wi
 
 use crate::codes::{self, Class, Datatype, Element as Kind, Op};
 
+/// Calls `$body` with `$t` the Rust type of element kind `$kind`.
+macro_rules! as_element {
+    ($kind:expr, $ty:expr, $t:ident => $body:expr) => {
+        match $kind {
+            Kind::I32 => {
+                type $t = i32;
+                $body
+            }
+            Kind::U32 => {
+                type $t = u32;
+                $body
+            }
+            Kind::I64 => {
+                type $t = i64;
+                $body
+            }
+            Kind::U64 => {
+                type $t = u64;
+                $body
+            }
+            Kind::F32 => {
+                type $t = f32;
+                $body
+            }
+            Kind::F64 => {
+                type $t = f64;
+                $body
+            }
+            Kind::I16 => {
+                type $t = i16;
+                $body
+            }
+            Kind::Bytes => match $ty {
+                Datatype::SignedChar | Datatype::Char => {
+                    type $t = i8;
+                    $body
+                }
+                _ => {
+                    type $t = u8;
+                    $body
+                }
+            },
+        }
+    };
+}
+
+/// `bytes` as elements `T`.
+fn elements<T: Accumulable>(bytes: &[u8]) -> Vec<T> {
+    bytes.chunks_exact(T::BYTES).map(T::read_le).collect()
+}
+
+/// `values` written back into `out` as bytes.
+fn write_back<T: Accumulable>(values: &[T], out: &mut [u8]) {
+    for (v, o) in values.iter().zip(out.chunks_exact_mut(T::BYTES)) {
+        v.write_le(o);
+    }
+}
+
 mod collective;
 mod env;
 mod groups;
+mod p2p;
 mod unsupported;
 mod window;
 
@@ -51,7 +110,23 @@ struct State {
     /// Groups by handle − 2 (`None` once freed); handle 1 is
     /// `MPI_GROUP_EMPTY`.
     groups: Vec<Option<Group>>,
+    /// Communicators made here, by handle − [`FIRST_COMM`] (`None` once
+    /// freed).
+    comms: Vec<Option<CommEntry>>,
+    /// Point-to-point messages and receives, per communicator handle.
+    p2p: p2p::Matching,
 }
+
+/// A communicator made by `MPI_Comm_split` or `MPI_Comm_dup`.
+struct CommEntry {
+    comm: Comm<'static, Scc>,
+    /// Its error handler.
+    handler: c_int,
+}
+
+/// The first handle of a communicator made here: 1 and 2 are
+/// `MPI_COMM_WORLD` and `MPI_COMM_SELF`.
+const FIRST_COMM: c_int = 3;
 
 /// A window as C holds it.
 struct Win {
@@ -168,7 +243,16 @@ fn handler_of(handle: c_int) -> c_int {
             .and_then(Option::as_ref)
             .map_or(world, |w| w.handler);
     }
+    if handle >= FIRST_COMM {
+        return comm_entry(state, handle).map_or(world, |c| c.handler);
+    }
     slot_of(handle).map_or(world, |i| state.handlers[i])
+}
+
+/// The communicator made here that `handle` names.
+fn comm_entry(state: &State, handle: c_int) -> Option<&CommEntry> {
+    let i = usize::try_from(handle.checked_sub(FIRST_COMM)?).ok()?;
+    state.comms.get(i)?.as_ref()
 }
 
 /// Where [`finish`] looks for a window's error handler: window handle `w`
@@ -221,22 +305,23 @@ fn message(n: u32) -> Option<String> {
 
 /// The communicator `comm` names, for calls on it.
 enum Target<'s> {
-    World(&'s mut Comm<'static, Scc>),
+    /// `MPI_COMM_WORLD` (rma's own) or one made here.
+    Comm(&'s mut Comm<'static, Scc>),
     /// `MPI_COMM_SELF`: this process alone.
     Own,
 }
 
 fn comm_of(state: &mut State, comm: c_int) -> Result<Target<'_>, Failure> {
     match comm {
-        codes::comm::WORLD => Ok(Target::World(state.rma.comm())),
+        codes::comm::WORLD => Ok(Target::Comm(state.rma.comm())),
         codes::comm::SELF => Ok(Target::Own),
         codes::comm::NULL => Err(Failure::new(Class::Comm, "MPI_COMM_NULL")),
-        other => Err(Failure::new(
-            Class::Comm,
-            format!(
-                "{other} names no communicator (only MPI_COMM_WORLD and MPI_COMM_SELF exist so far)"
-            ),
-        )),
+        other => usize::try_from(other - FIRST_COMM)
+            .ok()
+            .and_then(|i| state.comms.get_mut(i))
+            .and_then(Option::as_mut)
+            .map(|c| Target::Comm(&mut c.comm))
+            .ok_or_else(|| Failure::new(Class::Comm, format!("{other} names no communicator"))),
     }
 }
 
@@ -306,13 +391,13 @@ fn store<T>(place: *mut T, value: T) -> Outcome {
 
 fn rank_of(state: &mut State, comm: c_int) -> Result<(u32, u32), Failure> {
     Ok(match comm_of(state, comm)? {
-        Target::World(c) => (c.rank(), c.size()),
+        Target::Comm(c) => (c.rank(), c.size()),
         Target::Own => (0, 1),
     })
 }
 
 /// `MPI_IN_PLACE`.
-const IN_PLACE: *const c_void = usize::MAX as *const c_void;
+const IN_PLACE: *const c_void = core::ptr::without_provenance(usize::MAX);
 
 /// The operation `handle` names.
 fn operation(handle: c_int) -> Result<Op, Failure> {
@@ -321,5 +406,32 @@ fn operation(handle: c_int) -> Result<Op, Failure> {
             Class::Op,
             format!("{handle} names no predefined operation (MPI_Op_create is not supported yet)"),
         )
+    })
+}
+
+/// rma's accumulate operation for `op`.
+fn accumulate_op_of(op: Op) -> Result<AccumulateOp, Failure> {
+    Ok(match op {
+        Op::Sum => AccumulateOp::Sum,
+        Op::Prod => AccumulateOp::Prod,
+        Op::Min => AccumulateOp::Min,
+        Op::Max => AccumulateOp::Max,
+        Op::Band => AccumulateOp::Band,
+        Op::Bor => AccumulateOp::Bor,
+        Op::Bxor => AccumulateOp::Bxor,
+        Op::Land => AccumulateOp::Land,
+        Op::Lor => AccumulateOp::Lor,
+        Op::Lxor => AccumulateOp::Lxor,
+        Op::Replace => AccumulateOp::Replace,
+        Op::NoOp => AccumulateOp::NoOp,
+        Op::Minloc | Op::Maxloc => {
+            return Err(Failure::new(
+                Class::Op,
+                format!(
+                    "{} needs a pair type, which is not supported yet",
+                    op.name()
+                ),
+            ));
+        }
     })
 }

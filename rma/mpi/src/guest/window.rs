@@ -94,14 +94,28 @@ pub extern "C" fn MPI_Win_allocate(
             .ok()
             .filter(|&u| u > 0)
             .ok_or_else(|| Failure::new(Class::Disp, format!("displacement unit {disp_unit}")))?;
-        if !matches!(comm_of(state, comm)?, Target::World(_)) {
-            return Err(Failure::new(
-                Class::Comm,
-                "windows are made on MPI_COMM_WORLD only so far",
-            ));
-        }
         let options = WindowOptions::new().disp_unit(unit);
-        let window = state.rma.allocate::<u8>(size, options)?;
+        let window = match comm {
+            codes::comm::WORLD => state.rma.allocate::<u8>(size, options)?,
+            codes::comm::SELF => {
+                return Err(Failure::new(
+                    Class::Comm,
+                    "a window on MPI_COMM_SELF is not supported (make it on a communicator of one rank from MPI_Comm_split)",
+                ));
+            }
+            other => {
+                let entry = usize::try_from(other - FIRST_COMM)
+                    .ok()
+                    .and_then(|i| state.comms.get_mut(i))
+                    .and_then(Option::as_mut)
+                    .ok_or_else(|| {
+                        Failure::new(Class::Comm, format!("{other} names no communicator"))
+                    })?;
+                state
+                    .rma
+                    .allocate_on::<u8>(&mut entry.comm, size, options)?
+            }
+        };
         let base = match state.rma.pin_local(window) {
             Ok(local) => {
                 let scc = crt::platform();
@@ -437,90 +451,9 @@ pub extern "C" fn MPI_Get(
     })
 }
 
-/// rma's accumulate operation for `op`.
+/// rma's accumulate operation for handle `op`.
 fn accumulate_op(op: c_int) -> Result<AccumulateOp, Failure> {
-    let op = operation(op)?;
-    Ok(match op {
-        Op::Sum => AccumulateOp::Sum,
-        Op::Prod => AccumulateOp::Prod,
-        Op::Min => AccumulateOp::Min,
-        Op::Max => AccumulateOp::Max,
-        Op::Band => AccumulateOp::Band,
-        Op::Bor => AccumulateOp::Bor,
-        Op::Bxor => AccumulateOp::Bxor,
-        Op::Land => AccumulateOp::Land,
-        Op::Lor => AccumulateOp::Lor,
-        Op::Lxor => AccumulateOp::Lxor,
-        Op::Replace => AccumulateOp::Replace,
-        Op::NoOp => AccumulateOp::NoOp,
-        Op::Minloc | Op::Maxloc => {
-            return Err(Failure::new(
-                Class::Op,
-                format!(
-                    "{} needs a pair type, which is not supported yet",
-                    op.name()
-                ),
-            ));
-        }
-    })
-}
-
-/// Calls `$body` with `$t` the Rust type of element kind `$kind`.
-macro_rules! as_element {
-    ($kind:expr, $ty:expr, $t:ident => $body:expr) => {
-        match $kind {
-            Kind::I32 => {
-                type $t = i32;
-                $body
-            }
-            Kind::U32 => {
-                type $t = u32;
-                $body
-            }
-            Kind::I64 => {
-                type $t = i64;
-                $body
-            }
-            Kind::U64 => {
-                type $t = u64;
-                $body
-            }
-            Kind::F32 => {
-                type $t = f32;
-                $body
-            }
-            Kind::F64 => {
-                type $t = f64;
-                $body
-            }
-            Kind::I16 => {
-                type $t = i16;
-                $body
-            }
-            Kind::Bytes => match $ty {
-                Datatype::SignedChar | Datatype::Char => {
-                    type $t = i8;
-                    $body
-                }
-                _ => {
-                    type $t = u8;
-                    $body
-                }
-            },
-        }
-    };
-}
-
-/// `bytes` as elements `T`.
-fn elements<T: Accumulable>(bytes: &[u8]) -> Vec<T> {
-    bytes.chunks_exact(T::BYTES).map(T::read_le).collect()
-}
-
-/// `values` written back into `out` as bytes.
-fn write_back<T: Accumulable>(values: &[T], out: &mut [u8]) {
-    for (v, o) in values.iter().zip(out.chunks_exact_mut(T::BYTES)) {
-        v.write_le(o);
-    }
+    accumulate_op_of(operation(op)?)
 }
 
 /// `MPI_Accumulate` (predefined datatypes and operations).
