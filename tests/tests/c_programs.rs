@@ -65,6 +65,47 @@ fn point_to_point_communicators_and_irregular_collectives_work_from_c() {
     }
 }
 
+/// The live cells the line of core 0 that contains `marker` reports, as
+/// `N of M cells alive`.
+fn live_cells(report: &system_tests::RunReport, marker: &str) -> String {
+    let line = report
+        .serial(0)
+        .iter()
+        .find(|l| l.contains(marker))
+        .unwrap_or_else(|| panic!("no line with {marker:?}:\n{}", transcript(report)));
+    let end = line.find(" cells alive").expect("a count of live cells");
+    let start = line[..end]
+        .rfind(|c: char| c == '(' || c == ':')
+        .expect("the count's start")
+        + 1;
+    line[start..end].trim().to_owned()
+}
+
+#[test]
+fn the_c_stencil_over_mpi_windows_gives_the_rust_stencils_cells() {
+    for cores in [3, 8] {
+        let c = boot_c(cores, "stencil", &[]);
+        assert_clean_success(&c, cores);
+        let rust = system_tests::boot_with(&xtask::RunConfig {
+            mode: system_tests::CHECKED,
+            params: vec![("scale".to_owned(), "quick".to_owned())],
+            ..xtask::RunConfig::new(cores, "stencil")
+        });
+        assert_clean_success(&rust, cores);
+        let (from_c, from_rust) = (
+            live_cells(&c, "stencil in C: 192x256 torus, 10 generations"),
+            live_cells(&rust, "stencil: 192x256 torus, 10 generations"),
+        );
+        assert_eq!(
+            from_c,
+            from_rust,
+            "{}\n{}",
+            transcript(&c),
+            transcript(&rust)
+        );
+    }
+}
+
 /// The last line core `core` printed that starts with `FAILED:`.
 fn failure(report: &system_tests::RunReport, core: u32) -> String {
     report
