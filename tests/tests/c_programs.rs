@@ -2,8 +2,9 @@
 //! C programs on the cores (`tests/c/`), built with `--c` against mpi.h,
 //! libmpi.a and the C runtime: the environment and collectives,
 //! point-to-point communication and communicators, one-sided
-//! communication with window memory reached through a pointer, and every
-//! way a program ends. The programs check their own data and abort on the
+//! communication with window memory reached through a pointer, the MPI
+//! standard's chapter 11 examples, the stencil over MPI windows (against
+//! the Rust stencil's cells), and every way a program ends. The programs check their own data and abort on the
 //! first wrong value; the tests check that every core got through, with
 //! no stale read.
 
@@ -61,6 +62,17 @@ fn point_to_point_communicators_and_irregular_collectives_work_from_c() {
         assert_clean_success(&report, cores);
         every_rank_printed(&report, cores, |r| {
             format!("rank {r} of {cores}: point-to-point checks passed")
+        });
+    }
+}
+
+#[test]
+fn the_mpi_standards_chapter_11_examples_run_in_c() {
+    for cores in [1, 2, 12] {
+        let report = boot_c(cores, "mpi_examples", &[]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, 1, |_| {
+            format!("MPI-3.1 chapter 11 examples passed on {cores} ranks")
         });
     }
 }
