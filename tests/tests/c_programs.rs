@@ -67,6 +67,17 @@ fn point_to_point_communicators_and_irregular_collectives_work_from_c() {
 }
 
 #[test]
+fn derived_datatypes_carry_their_data_through_messages_puts_gets_and_accumulates() {
+    for cores in [1, 3] {
+        let report = boot_c(cores, "datatypes", &[]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, cores, |r| {
+            format!("rank {r} of {cores}: datatype checks passed")
+        });
+    }
+}
+
+#[test]
 fn the_mpi_standards_chapter_11_examples_run_in_c() {
     for cores in [1, 2, 12] {
         let report = boot_c(cores, "mpi_examples", &[]);

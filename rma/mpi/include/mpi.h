@@ -157,6 +157,8 @@ typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error, ...);
 #define MPI_MODE_NOPUT 4096
 #define MPI_MODE_NOPRECEDE 8192
 #define MPI_MODE_NOSUCCEED 16384
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
 
 /* Environment. */
 int MPI_Init(int *argc, char ***argv);
@@ -195,6 +197,9 @@ int MPI_Group_free(MPI_Group *group);
 int MPI_Type_size(MPI_Datatype datatype, int *size);
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
 int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_commit(MPI_Datatype *datatype);

@@ -9,6 +9,9 @@ use rma::ErrorClass;
 /// `MPI_SUCCESS`.
 pub const SUCCESS: i32 = 0;
 
+/// `MPI_DATATYPE_NULL`.
+pub const DATATYPE_NULL: i32 = 0;
+
 /// MPI's error classes, with the values `mpi.h` gives them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]

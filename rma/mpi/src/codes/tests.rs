@@ -8,7 +8,8 @@ use super::*;
 
 const HEADER: &str = include_str!("../../include/mpi.h");
 /// The library's sources, where the calls are defined.
-const CALLS: [&str; 6] = [
+const CALLS: [&str; 7] = [
+    include_str!("../guest/datatypes.rs"),
     include_str!("../guest/p2p.rs"),
     include_str!("../guest/env.rs"),
     include_str!("../guest/collective.rs"),
@@ -70,6 +71,7 @@ fn the_header_gives_every_class_datatype_and_operation_the_library_value() {
     }
     for (name, value) in [
         ("MPI_SUCCESS", SUCCESS),
+        ("MPI_DATATYPE_NULL", DATATYPE_NULL),
         ("MPI_ERR_LASTCODE", LAST_CODE),
         ("MPI_COMM_NULL", comm::NULL),
         ("MPI_COMM_WORLD", comm::WORLD),

@@ -31,6 +31,7 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
                             groups: Vec::new(),
                             comms: Vec::new(),
                             p2p: p2p::Matching::default(),
+                            types: Vec::new(),
                         });
                         Ok(())
                     }
@@ -276,13 +277,6 @@ pub extern "C" fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int {
         let (_, n) = rank_of(state, comm)?;
         store(size, n as c_int)
     })
-}
-
-/// `MPI_Type_size`.
-#[unsafe(no_mangle)]
-pub extern "C" fn MPI_Type_size(ty: c_int, size: *mut c_int) -> c_int {
-    let outcome = datatype(ty).and_then(|ty| store(size, ty.size() as c_int));
-    finish("MPI_Type_size", codes::comm::WORLD, outcome)
 }
 
 /// Keeps communicator `comm` and returns its handle.

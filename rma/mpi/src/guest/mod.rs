@@ -81,6 +81,7 @@ fn write_back<T: Accumulable>(values: &[T], out: &mut [u8]) {
 }
 
 mod collective;
+mod datatypes;
 mod env;
 mod groups;
 mod p2p;
@@ -115,6 +116,9 @@ struct State {
     comms: Vec<Option<CommEntry>>,
     /// Point-to-point messages and receives, per communicator handle.
     p2p: p2p::Matching,
+    /// Derived datatypes by handle − [`datatypes::FIRST_TYPE`] (`None`
+    /// once freed).
+    types: Vec<Option<datatypes::Derived>>,
 }
 
 /// A communicator made by `MPI_Comm_split` or `MPI_Comm_dup`.

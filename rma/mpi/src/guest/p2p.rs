@@ -23,6 +23,7 @@ use alloc::format;
 use alloc::vec::Vec;
 use core::ffi::{c_int, c_void};
 
+use super::datatypes::{self, Ty, size_of, type_of};
 use super::*;
 
 /// `MPI_ANY_SOURCE`.
@@ -66,6 +67,8 @@ struct Posted {
     tag: c_int,
     buf: *mut c_void,
     capacity: usize,
+    /// For a derived datatype: where its bytes go in the buffer.
+    pieces: Option<Vec<(usize, usize)>>,
 }
 
 /// A request: a receive still posted, or an operation complete with its
@@ -95,10 +98,16 @@ impl Posted {
     /// Copies `data` into the receive's buffer; its status.
     fn deliver(&self, source: u32, tag: c_int, data: &[u8]) -> Status {
         let n = data.len().min(self.capacity);
-        if n > 0 {
-            // SAFETY: MPI's receive buffer of `capacity` bytes, which the
-            // program leaves alone until the receive completes.
-            unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), self.buf.cast::<u8>(), n) };
+        match &self.pieces {
+            // SAFETY: MPI's receive buffer holds every byte its type
+            // picks, and the program leaves it alone until the receive
+            // completes.
+            Some(pieces) => drop(unsafe { datatypes::unpack(&data[..n], self.buf, pieces) }),
+            // SAFETY: as above, `capacity` contiguous bytes.
+            None if n > 0 => unsafe {
+                core::ptr::copy_nonoverlapping(data.as_ptr(), self.buf.cast::<u8>(), n)
+            },
+            None => {}
         }
         Status {
             count_lo: n as c_int,
@@ -289,15 +298,13 @@ fn send(
     tag: c_int,
     comm: c_int,
 ) -> Outcome {
-    let len = bytes_of(count, datatype(ty)?)?;
+    let data = datatypes::pack(buf, count, &type_of(&state.types, ty)?)?;
     let Some(dest) = check_send(state, comm, dest, tag)? else {
         return Ok(());
     };
-    // SAFETY: MPI's send buffer of `count` elements.
-    let data = unsafe { input(buf, len) }?;
-    let mut message = Vec::with_capacity(4 + len);
+    let mut message = Vec::with_capacity(4 + data.len());
     message.extend_from_slice(&tag.to_le_bytes());
-    message.extend_from_slice(data);
+    message.extend_from_slice(&data);
     match comm_of(state, comm)? {
         Target::Comm(c) => Ok(c.send_progressing(dest, &message)?),
         Target::Own => {
@@ -323,7 +330,13 @@ fn post_recv(
     tag: c_int,
     comm: c_int,
 ) -> Result<c_int, Failure> {
-    let capacity = bytes_of(count, datatype(ty)?)?;
+    let (capacity, pieces) = match type_of(&state.types, ty)? {
+        Ty::Basic(t) => (bytes_of(count, t)?, None),
+        derived @ Ty::Derived(c, _) => (
+            size_of(&derived, count)?,
+            Some(datatypes::pieces(c, count)?),
+        ),
+    };
     let (_, n) = rank_of(state, comm)?;
     if tag != ANY_TAG && !(0..=TAG_UB).contains(&tag) {
         return Err(Failure::new(
@@ -353,6 +366,7 @@ fn post_recv(
         tag,
         buf,
         capacity,
+        pieces,
     }))
 }
 
@@ -689,6 +703,7 @@ fn probe_once(
         tag,
         buf: core::ptr::null_mut(),
         capacity: 0,
+        pieces: None,
     };
     Ok(state
         .p2p

@@ -33,12 +33,6 @@ macro_rules! unsupported {
 }
 
 unsupported!(
-    MPI_Type_contiguous,
-    MPI_Type_vector,
-    MPI_Type_indexed,
-    MPI_Type_create_subarray,
-    MPI_Type_commit,
-    MPI_Type_free,
     MPI_Op_create,
     MPI_Op_free,
     MPI_Win_allocate_shared,

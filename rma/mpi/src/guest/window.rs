@@ -7,6 +7,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::ffi::{c_int, c_void};
 
+use super::datatypes::{self, Derived, Ty, byte_layout, element_layout, size_of, span, type_of};
 use super::groups::{group_of, new_group};
 use super::*;
 
@@ -15,9 +16,14 @@ const WIN_NULL: c_int = 0;
 
 /// The window `handle` names.
 fn win_of(state: &State, handle: c_int) -> Result<Window<u8>, Failure> {
+    win_of_windows(&state.windows, handle)
+}
+
+/// The window `handle` names among `windows`.
+fn win_of_windows(windows: &[Option<Win>], handle: c_int) -> Result<Window<u8>, Failure> {
     handle
         .checked_sub(1)
-        .and_then(|i| state.windows.get(usize::try_from(i).ok()?))
+        .and_then(|i| windows.get(usize::try_from(i).ok()?))
         .and_then(Option::as_ref)
         .map(|w| w.window)
         .ok_or_else(|| Failure::new(Class::Win, format!("{handle} names no window")))
@@ -408,7 +414,28 @@ fn disp_of(disp: isize) -> Result<u32, Failure> {
         .map_err(|_| Failure::new(Class::Disp, format!("target displacement {disp}")))
 }
 
-/// `MPI_Put` (predefined datatypes).
+/// Both types of a transfer, and the bytes it moves, checked to match.
+fn typed_transfer<'s>(
+    types: &'s [Option<Derived>],
+    count: c_int,
+    ty: c_int,
+    tcount: c_int,
+    tty: c_int,
+) -> Result<(Ty<'s>, Ty<'s>), Failure> {
+    let (o, t) = (type_of(types, ty)?, type_of(types, tty)?);
+    let (len, tlen) = (size_of(&o, count)?, size_of(&t, tcount)?);
+    if len != tlen {
+        return Err(Failure::new(
+            Class::Count,
+            format!(
+                "the origin has {len} bytes ({count} of type {ty}), the target {tlen} ({tcount} of type {tty})"
+            ),
+        ));
+    }
+    Ok((o, t))
+}
+
+/// `MPI_Put`: any committed datatypes at either side.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Put(
     origin: *const c_void,
@@ -421,16 +448,35 @@ pub extern "C" fn MPI_Put(
     win: c_int,
 ) -> c_int {
     with_state("MPI_Put", win_errors(win), |state| {
-        let (_, len) = transfer(count, ty, tcount, tty)?;
-        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
-        // SAFETY: MPI's origin buffer of `count` elements.
-        let data = unsafe { input(origin, len) }?;
-        Ok(state.rma.put(w, t, d, data)?)
+        let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
+        let (w, target, d) = (
+            win_of_windows(&state.windows, win)?,
+            target_of(rank)?,
+            disp_of(disp)?,
+        );
+        if let (Ty::Basic(b), Ty::Basic(_)) = (&o, &t) {
+            // SAFETY: MPI's origin buffer of `count` elements.
+            let data = unsafe { input(origin, bytes_of(count, *b)?) }?;
+            return Ok(state.rma.put(w, target, d, data)?);
+        }
+        let (ol, tl) = (byte_layout(&o)?, byte_layout(&t)?);
+        let reach = span(&datatypes::pieces(&ol, count)?);
+        // SAFETY: MPI's origin buffer holds every byte its type picks.
+        let data = unsafe { input(origin, reach) }?;
+        Ok(state.rma.put_typed(
+            w,
+            target,
+            d,
+            data,
+            ol.times(count as u32),
+            tl.times(tcount as u32),
+        )?)
     })
 }
 
-/// `MPI_Get` (predefined datatypes): the bytes are in the buffer when the
-/// call returns already (MPI promises them at the end of the epoch).
+/// `MPI_Get`: any committed datatypes at either side. The bytes are in
+/// the buffer when the call returns already (MPI promises them at the end
+/// of the epoch).
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Get(
     origin: *mut c_void,
@@ -443,11 +489,29 @@ pub extern "C" fn MPI_Get(
     win: c_int,
 ) -> c_int {
     with_state("MPI_Get", win_errors(win), |state| {
-        let (_, len) = transfer(count, ty, tcount, tty)?;
-        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
-        // SAFETY: MPI's origin buffer of `count` elements.
-        let buf = unsafe { output(origin, len) }?;
-        Ok(state.rma.get(w, t, d, buf)?)
+        let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
+        let (w, target, d) = (
+            win_of_windows(&state.windows, win)?,
+            target_of(rank)?,
+            disp_of(disp)?,
+        );
+        if let (Ty::Basic(b), Ty::Basic(_)) = (&o, &t) {
+            // SAFETY: MPI's origin buffer of `count` elements.
+            let buf = unsafe { output(origin, bytes_of(count, *b)?) }?;
+            return Ok(state.rma.get(w, target, d, buf)?);
+        }
+        let (ol, tl) = (byte_layout(&o)?, byte_layout(&t)?);
+        let reach = span(&datatypes::pieces(&ol, count)?);
+        // SAFETY: MPI's origin buffer holds every byte its type picks.
+        let buf = unsafe { output(origin, reach) }?;
+        Ok(state.rma.get_typed(
+            w,
+            target,
+            d,
+            buf,
+            ol.times(count as u32),
+            tl.times(tcount as u32),
+        )?)
     })
 }
 
@@ -470,13 +534,40 @@ pub extern "C" fn MPI_Accumulate(
     win: c_int,
 ) -> c_int {
     with_state("MPI_Accumulate", win_errors(win), |state| {
-        let (ty, len) = transfer(count, ty, tcount, tty)?;
+        let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
         let op = accumulate_op(op)?;
-        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
-        // SAFETY: MPI's origin buffer of `count` elements.
-        let data = unsafe { input(origin, len) }?;
-        as_element!(ty.element(), ty, T => {
-            Ok(state.rma.accumulate(w.retype::<T>(), t, d, &elements::<T>(data), op)?)
+        let (w, target, d) = (
+            win_of_windows(&state.windows, win)?,
+            target_of(rank)?,
+            disp_of(disp)?,
+        );
+        let base = o.base();
+        if t.base() != base {
+            return Err(Failure::new(
+                Class::Type,
+                format!(
+                    "the origin's elements are {}, the target's {}",
+                    base.name(),
+                    t.base().name()
+                ),
+            ));
+        }
+        if let (Ty::Basic(b), Ty::Basic(_)) = (&o, &t) {
+            // SAFETY: MPI's origin buffer of `count` elements.
+            let data = unsafe { input(origin, bytes_of(count, *b)?) }?;
+            return as_element!(base.element(), base, T => {
+                Ok(state.rma.accumulate(w.retype::<T>(), target, d, &elements::<T>(data), op)?)
+            });
+        }
+        as_element!(base.element(), base, T => {
+            let (ol, tl) = (element_layout::<T>(&o, count)?, element_layout::<T>(&t, tcount)?);
+            let reach = match &o {
+                Ty::Basic(b) => bytes_of(count, *b)?,
+                Ty::Derived(c, _) => span(&datatypes::pieces(c, count)?),
+            };
+            // SAFETY: MPI's origin buffer holds every byte its type picks.
+            let data = elements::<T>(unsafe { input(origin, reach) }?);
+            Ok(state.rma.accumulate_typed(w.retype::<T>(), target, d, &data, ol.times(1), tl.times(1), op)?)
         })
     })
 }

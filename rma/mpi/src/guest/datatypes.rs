@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Derived datatypes: MPI's constructors over rma's [`rma::Datatype`],
+//! built on bytes (`Datatype<u8>`: a predefined type of `s` bytes is `s`
+//! contiguous bytes), with the predefined type their elements share when
+//! they all share one (what an accumulate combines them as).
+//!
+//! A committed type is used by the one-sided calls (its layout goes to
+//! rma's typed put, get and accumulate at the origin and the target) and by
+//! the point-to-point calls (packed before a send, unpacked as a receive
+//! completes). The collectives take predefined types only, so far.
+
+use alloc::format;
+use alloc::vec::Vec;
+use core::ffi::c_int;
+
+use rma::{Block, Committed, Datatype as Layout};
+
+use super::*;
+
+/// The first handle of a derived type (below it: the predefined ones).
+pub(super) const FIRST_TYPE: c_int = 64;
+
+/// A type made by a constructor.
+pub(super) struct Derived {
+    /// Its layout in bytes.
+    layout: Layout<u8>,
+    /// Its runs, once committed.
+    committed: Option<Committed<u8>>,
+    /// The predefined type of all its elements.
+    base: Datatype,
+}
+
+/// A type as a call takes it: predefined, or derived and committed.
+pub(super) enum Ty<'s> {
+    Basic(Datatype),
+    Derived(&'s Committed<u8>, Datatype),
+}
+
+impl Ty<'_> {
+    /// The predefined type of its elements.
+    pub(super) fn base(&self) -> Datatype {
+        match self {
+            Self::Basic(t) | Self::Derived(_, t) => *t,
+        }
+    }
+}
+
+/// The layout of predefined type `ty`: its bytes.
+fn bytes_layout(ty: Datatype) -> Layout<u8> {
+    Layout::contiguous(ty.size(), &Layout::element()).expect("a few bytes fit")
+}
+
+/// The type `handle` names, for a call: a predefined type, or a committed
+/// derived one.
+pub(super) fn type_of(types: &[Option<Derived>], handle: c_int) -> Result<Ty<'_>, Failure> {
+    if let Some(t) = Datatype::from_handle(handle) {
+        return Ok(Ty::Basic(t));
+    }
+    let d = derived_in(types, handle)?;
+    match &d.committed {
+        Some(c) => Ok(Ty::Derived(c, d.base)),
+        None => Err(Failure::new(
+            Class::Type,
+            format!("datatype {handle} is not committed (MPI_Type_commit)"),
+        )),
+    }
+}
+
+/// The derived type `handle` names.
+fn derived(state: &State, handle: c_int) -> Result<&Derived, Failure> {
+    derived_in(&state.types, handle)
+}
+
+/// The derived type `handle` names among `types`.
+fn derived_in(types: &[Option<Derived>], handle: c_int) -> Result<&Derived, Failure> {
+    usize::try_from(handle - FIRST_TYPE)
+        .ok()
+        .and_then(|i| types.get(i))
+        .and_then(Option::as_ref)
+        .ok_or_else(|| Failure::new(Class::Type, format!("{handle} names no datatype")))
+}
+
+/// An old type for a constructor: its byte layout and element type.
+fn old_of(state: &State, handle: c_int) -> Result<(Layout<u8>, Datatype), Failure> {
+    match Datatype::from_handle(handle) {
+        Some(t) => Ok((bytes_layout(t), t)),
+        None => {
+            let d = derived(state, handle)?;
+            Ok((d.layout.clone(), d.base))
+        }
+    }
+}
+
+/// Keeps a new type and writes its handle.
+fn keep(state: &mut State, layout: Layout<u8>, base: Datatype, newtype: *mut c_int) -> Outcome {
+    state.types.push(Some(Derived {
+        layout,
+        committed: None,
+        base,
+    }));
+    let handle = FIRST_TYPE + state.types.len() as c_int - 1;
+    store(newtype, handle)
+}
+
+/// `n` ints of C's array.
+fn ints(array: *const c_int, n: c_int, what: &str) -> Result<Vec<c_int>, Failure> {
+    let n = usize::try_from(n).map_err(|_| Failure::new(Class::Count, format!("{n} {what}")))?;
+    // SAFETY: MPI's array of `n` ints.
+    let bytes = unsafe { input(array.cast(), 4 * n) }?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| c_int::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
+}
+
+/// A count from C.
+fn count_of(count: c_int, what: &str) -> Result<u32, Failure> {
+    u32::try_from(count)
+        .map_err(|_| Failure::new(Class::Count, format!("{what} {count} is negative")))
+}
+
+/// `MPI_Type_contiguous`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_contiguous(count: c_int, oldtype: c_int, newtype: *mut c_int) -> c_int {
+    with_state("MPI_Type_contiguous", codes::comm::WORLD, |state| {
+        let (old, base) = old_of(state, oldtype)?;
+        let layout = Layout::contiguous(count_of(count, "count")?, &old)?;
+        keep(state, layout, base, newtype)
+    })
+}
+
+/// `MPI_Type_vector` (the stride in extents of the old type).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_vector(
+    count: c_int,
+    blocklength: c_int,
+    stride: c_int,
+    oldtype: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    with_state("MPI_Type_vector", codes::comm::WORLD, |state| {
+        let (old, base) = old_of(state, oldtype)?;
+        let layout = Layout::vector(
+            count_of(count, "count")?,
+            count_of(blocklength, "block length")?,
+            i64::from(stride),
+            &old,
+        )?;
+        keep(state, layout, base, newtype)
+    })
+}
+
+/// `MPI_Type_create_hvector` (the stride in bytes).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_create_hvector(
+    count: c_int,
+    blocklength: c_int,
+    stride: isize,
+    oldtype: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    with_state("MPI_Type_create_hvector", codes::comm::WORLD, |state| {
+        let (old, base) = old_of(state, oldtype)?;
+        let layout = Layout::hvector(
+            count_of(count, "count")?,
+            count_of(blocklength, "block length")?,
+            stride as i64,
+            &old,
+        )?;
+        keep(state, layout, base, newtype)
+    })
+}
+
+/// `MPI_Type_indexed` (displacements in extents of the old type).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_indexed(
+    count: c_int,
+    blocklengths: *const c_int,
+    displacements: *const c_int,
+    oldtype: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    with_state("MPI_Type_indexed", codes::comm::WORLD, |state| {
+        let (old, base) = old_of(state, oldtype)?;
+        let lens = ints(blocklengths, count, "block lengths")?;
+        let disps = ints(displacements, count, "displacements")?;
+        let blocks = lens
+            .iter()
+            .zip(&disps)
+            .map(|(&l, &d)| Ok(Block::new(count_of(l, "block length")?, i64::from(d))))
+            .collect::<Result<Vec<_>, Failure>>()?;
+        let layout = Layout::indexed(&blocks, &old)?;
+        keep(state, layout, base, newtype)
+    })
+}
+
+/// `MPI_Type_create_indexed_block`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_create_indexed_block(
+    count: c_int,
+    blocklength: c_int,
+    displacements: *const c_int,
+    oldtype: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    with_state(
+        "MPI_Type_create_indexed_block",
+        codes::comm::WORLD,
+        |state| {
+            let (old, base) = old_of(state, oldtype)?;
+            let disps: Vec<i64> = ints(displacements, count, "displacements")?
+                .into_iter()
+                .map(i64::from)
+                .collect();
+            let layout =
+                Layout::indexed_block(count_of(blocklength, "block length")?, &disps, &old)?;
+            keep(state, layout, base, newtype)
+        },
+    )
+}
+
+/// `MPI_ORDER_C` and `MPI_ORDER_FORTRAN`.
+const ORDER_C: c_int = 56;
+const ORDER_FORTRAN: c_int = 57;
+
+/// `MPI_Type_create_subarray`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_create_subarray(
+    ndims: c_int,
+    sizes: *const c_int,
+    subsizes: *const c_int,
+    starts: *const c_int,
+    order: c_int,
+    oldtype: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    with_state("MPI_Type_create_subarray", codes::comm::WORLD, |state| {
+        let (old, base) = old_of(state, oldtype)?;
+        let dims = |array, what| -> Result<Vec<u32>, Failure> {
+            ints(array, ndims, what)?
+                .into_iter()
+                .map(|v| count_of(v, what))
+                .collect()
+        };
+        let (mut sizes, mut subsizes, mut starts) = (
+            dims(sizes, "sizes")?,
+            dims(subsizes, "subsizes")?,
+            dims(starts, "starts")?,
+        );
+        match order {
+            ORDER_C => {}
+            // Fortran's first dimension varies fastest: C's last.
+            ORDER_FORTRAN => {
+                sizes.reverse();
+                subsizes.reverse();
+                starts.reverse();
+            }
+            other => {
+                return Err(Failure::new(
+                    Class::Arg,
+                    format!("order {other} is not MPI_ORDER_C or MPI_ORDER_FORTRAN"),
+                ));
+            }
+        }
+        let layout = Layout::subarray(&sizes, &subsizes, &starts, &old)?;
+        keep(state, layout, base, newtype)
+    })
+}
+
+/// `MPI_Type_commit`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_commit(datatype: *mut c_int) -> c_int {
+    with_state("MPI_Type_commit", codes::comm::WORLD, |state| {
+        if datatype.is_null() {
+            return Err(Failure::new(Class::Arg, "a null datatype pointer"));
+        }
+        // SAFETY: C passes a pointer to its datatype handle.
+        let handle = unsafe { datatype.read() };
+        if Datatype::from_handle(handle).is_some() {
+            return Ok(()); // Predefined types are committed.
+        }
+        derived(state, handle)?;
+        let entry = state.types[(handle - FIRST_TYPE) as usize]
+            .as_mut()
+            .expect("found above");
+        if entry.committed.is_none() {
+            entry.committed = Some(entry.layout.commit()?);
+        }
+        Ok(())
+    })
+}
+
+/// `MPI_Type_free`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_free(datatype: *mut c_int) -> c_int {
+    with_state("MPI_Type_free", codes::comm::WORLD, |state| {
+        if datatype.is_null() {
+            return Err(Failure::new(Class::Arg, "a null datatype pointer"));
+        }
+        // SAFETY: C passes a pointer to its datatype handle.
+        let handle = unsafe { datatype.read() };
+        if Datatype::from_handle(handle).is_some() {
+            return Err(Failure::new(
+                Class::Type,
+                "a predefined datatype cannot be freed",
+            ));
+        }
+        derived(state, handle)?;
+        state.types[(handle - FIRST_TYPE) as usize] = None;
+        store(datatype, codes::DATATYPE_NULL)
+    })
+}
+
+/// `MPI_Type_size`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_size(datatype: c_int, size: *mut c_int) -> c_int {
+    with_state("MPI_Type_size", codes::comm::WORLD, |state| {
+        let bytes = match Datatype::from_handle(datatype) {
+            Some(t) => u64::from(t.size()),
+            None => derived(state, datatype)?.layout.shape().size,
+        };
+        store(size, bytes as c_int)
+    })
+}
+
+/// `MPI_Type_get_extent`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_get_extent(
+    datatype: c_int,
+    lb: *mut isize,
+    extent: *mut isize,
+) -> c_int {
+    with_state("MPI_Type_get_extent", codes::comm::WORLD, |state| {
+        let (l, e) = match Datatype::from_handle(datatype) {
+            Some(t) => (0, t.size() as isize),
+            None => {
+                let shape = derived(state, datatype)?.layout.shape();
+                (shape.lb as isize, shape.extent as isize)
+            }
+        };
+        store(lb, l)?;
+        store(extent, e)
+    })
+}
+
+/// Bytes of `count` copies of `ty`.
+pub(super) fn size_of(ty: &Ty<'_>, count: c_int) -> Result<usize, Failure> {
+    match ty {
+        Ty::Basic(t) => bytes_of(count, *t),
+        Ty::Derived(c, _) => {
+            let count = count_of(count, "count")?;
+            Ok((c.shape().size * u64::from(count)) as usize)
+        }
+    }
+}
+
+/// Where the bytes of `count` copies of committed `ty` lie from the
+/// buffer's start: (offset, length) pairs in the type's order.
+pub(super) fn pieces(ty: &Committed<u8>, count: c_int) -> Result<Vec<(usize, usize)>, Failure> {
+    let count = count_of(count, "count")?;
+    let extent = ty.shape().extent as i64;
+    let mut out = Vec::with_capacity(ty.runs().len() * count as usize);
+    for k in 0..i64::from(count) {
+        for run in ty.runs() {
+            let start = k * extent + run.start;
+            let start = usize::try_from(start).map_err(|_| {
+                Failure::new(
+                    Class::Type,
+                    "a datatype that reaches below its buffer's start is not supported",
+                )
+            })?;
+            out.push((start, run.len as usize));
+        }
+    }
+    Ok(out)
+}
+
+/// The bytes one past the last `pieces` reaches: the buffer they need.
+pub(super) fn span(pieces: &[(usize, usize)]) -> usize {
+    pieces.iter().map(|(s, l)| s + l).max().unwrap_or(0)
+}
+
+/// `count` copies of `ty` at `buf`, packed.
+pub(super) fn pack(buf: *const c_void, count: c_int, ty: &Ty<'_>) -> Result<Vec<u8>, Failure> {
+    match ty {
+        Ty::Basic(t) => {
+            let len = bytes_of(count, *t)?;
+            // SAFETY: MPI's buffer of `count` elements.
+            Ok(unsafe { input(buf, len) }?.to_vec())
+        }
+        Ty::Derived(c, _) => {
+            let pieces = pieces(c, count)?;
+            // SAFETY: MPI's buffer holds every byte the type picks.
+            let all = unsafe { input(buf, span(&pieces)) }?;
+            let mut out = Vec::new();
+            for (s, l) in pieces {
+                out.extend_from_slice(&all[s..s + l]);
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// `count` copies of `ty` at `buf` filled from `data` in order, as far as
+/// it goes; the bytes written.
+///
+/// # Safety
+/// `buf` must hold every byte `count` copies of `ty` pick, and nothing
+/// else may reach them meanwhile (MPI's receive buffer).
+pub(super) unsafe fn unpack(data: &[u8], buf: *mut c_void, pieces: &[(usize, usize)]) -> usize {
+    let mut done = 0;
+    for &(s, l) in pieces {
+        let n = l.min(data.len() - done);
+        if n == 0 {
+            break;
+        }
+        // SAFETY: as the caller promises.
+        unsafe {
+            core::ptr::copy_nonoverlapping(data[done..].as_ptr(), buf.cast::<u8>().add(s), n);
+        }
+        done += n;
+    }
+    done
+}
+
+/// The layout of `count` copies of `ty` as elements `T` (its base type):
+/// every piece spelled out, for rma's typed accumulates.
+pub(super) fn element_layout<T: rma::comm::Element>(
+    ty: &Ty<'_>,
+    count: c_int,
+) -> Result<Committed<T>, Failure> {
+    let size = T::BYTES;
+    let pieces = match ty {
+        Ty::Basic(t) => alloc::vec![(0usize, bytes_of(count, *t)?)],
+        Ty::Derived(c, _) => pieces(c, count)?,
+    };
+    let blocks = pieces
+        .iter()
+        .map(|&(s, l)| Block::new((l / size) as u32, s as i64))
+        .collect::<Vec<_>>();
+    Ok(Layout::<T>::hindexed(&blocks, &Layout::element())?.commit()?)
+}
+
+/// The byte layout of `count` copies of `ty`, for rma's typed put and get.
+pub(super) fn byte_layout(ty: &Ty<'_>) -> Result<Committed<u8>, Failure> {
+    match ty {
+        Ty::Basic(t) => Ok(bytes_layout(*t).commit()?),
+        Ty::Derived(c, _) => Ok((*c).clone()),
+    }
+}
