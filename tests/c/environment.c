@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* The MPI environment and collectives from C: init and finalize, argv,
  * the clock, error classes, codes, strings and handlers, and barrier,
- * bcast, reduce, allreduce, gather and allgather with their data checked.
+ * bcast, reduce, allreduce, gather and allgather with their data checked,
+ * and a user-defined operation that does not commute.
  * Run with the arguments "one two words" after --. */
 #include <mpi.h>
 #include <stdio.h>
@@ -49,12 +50,13 @@ static void errors(int rank, int size) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
     /* A call the library does not carry out fails, naming itself. */
-    MPI_Op op;
-    int rc = MPI_Op_create(NULL, 1, &op);
+    MPI_Win shared;
+    int *none;
+    int rc = MPI_Win_allocate_shared(4, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &none, &shared);
     MPI_Error_class(rc, &class);
     CHECK(class == MPI_ERR_UNSUPPORTED_OPERATION, "class %d", class);
     MPI_Error_string(rc, text, &len);
-    CHECK(strstr(text, "MPI_Op_create") != NULL && (int)strlen(text) == len, "%s", text);
+    CHECK(strstr(text, "MPI_Win_allocate_shared") != NULL && (int)strlen(text) == len, "%s", text);
 
     int x = 0;
     rc = MPI_Bcast(&x, 1, MPI_INT, size, MPI_COMM_WORLD);
@@ -80,6 +82,38 @@ static void errors(int rank, int size) {
     CHECK(rc != MPI_SUCCESS, "not a code");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     (void)rank;
+}
+
+/* x -> m x + c, as (m, c): `in after inout`, associative, not
+ * commutative. */
+static void compose(void *in, void *inout, int *len, MPI_Datatype *type) {
+    unsigned *a = in, *b = inout;
+    CHECK(*type == MPI_UNSIGNED, "the user function got datatype %d", *type);
+    for (int i = 0; i + 1 < *len; i += 2) {
+        unsigned m = a[i] * b[i], c = a[i] * b[i + 1] + a[i + 1];
+        b[i] = m;
+        b[i + 1] = c;
+    }
+}
+
+static void user_operations(int rank, int size) {
+    MPI_Op op;
+    MPI_Op_create(compose, 0, &op);
+    unsigned mine[2] = {2u + (unsigned)rank, (unsigned)rank + 1}, all[2] = {0, 0};
+    MPI_Allreduce(mine, all, 2, MPI_UNSIGNED, op, MPI_COMM_WORLD);
+    /* rank 0 after rank 1 after ... after rank size - 1. */
+    unsigned m = 1, c = 0;
+    for (int r = size - 1; r >= 0; r--) {
+        unsigned rm = 2u + (unsigned)r, rc = (unsigned)r + 1;
+        c = rm * c + rc;
+        m = rm * m;
+    }
+    CHECK(all[0] == m && all[1] == c, "user operation: (%u, %u), not (%u, %u)", all[0], all[1], m, c);
+    unsigned at_root[2] = {0, 0};
+    MPI_Reduce(mine, at_root, 2, MPI_UNSIGNED, op, size - 1, MPI_COMM_WORLD);
+    if (rank == size - 1) CHECK(at_root[0] == m && at_root[1] == c, "user reduce");
+    MPI_Op_free(&op);
+    CHECK(op == MPI_OP_NULL, "freed operation");
 }
 
 static void collectives(int rank, int size) {
@@ -147,6 +181,7 @@ int main(int argc, char **argv) {
     environment(argc, argv, rank);
     errors(rank, size);
     collectives(rank, size);
+    user_operations(rank, size);
     MPI_Finalize();
     int flag = 0;
     MPI_Finalized(&flag);

@@ -2,8 +2,9 @@
 /* One-sided communication from C, every transfer checked: a window from
  * MPI_Win_allocate, its memory loaded and stored through the pointer it
  * gives; fence epochs with put, get and accumulate; passive-target epochs
- * with fetch_and_op, compare_and_swap, get_accumulate, lock_all and
- * flush; PSCW between neighbours; and the errors a window reports. */
+ * with fetch_and_op, compare_and_swap, get_accumulate, lock_all, flush
+ * and request-based put and get; PSCW between neighbours; and the errors
+ * a window reports. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,6 +97,16 @@ int main(int argc, char **argv) {
                        MPI_DOUBLE, MPI_NO_OP, win);
     MPI_Win_flush_all(win);
     CHECK(after == add, "after %f", after);
+    /* Request-based put and get in the same epoch. */
+    MPI_Request reqs[2];
+    int rv = 9000 + rank, rback = -1;
+    MPI_Rput(&rv, 1, MPI_INT, right, size + 7, 1, MPI_INT, win, &reqs[0]);
+    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    MPI_Win_flush(right, win);
+    MPI_Rget(&rback, 1, MPI_INT, right, size + 7, 1, MPI_INT, win, &reqs[1]);
+    int done = 0;
+    MPI_Test(&reqs[1], &done, MPI_STATUS_IGNORE);
+    CHECK(done && reqs[1] == MPI_REQUEST_NULL && rback == rv, "rget %d (done %d)", rback, done);
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);

@@ -8,7 +8,8 @@ use super::*;
 
 const HEADER: &str = include_str!("../../include/mpi.h");
 /// The library's sources, where the calls are defined.
-const CALLS: [&str; 7] = [
+const CALLS: [&str; 8] = [
+    include_str!("../guest/ops.rs"),
     include_str!("../guest/datatypes.rs"),
     include_str!("../guest/p2p.rs"),
     include_str!("../guest/env.rs"),

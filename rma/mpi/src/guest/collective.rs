@@ -120,6 +120,24 @@ fn allreduce_folded(
     })
 }
 
+/// The reduction of `values` over `comm` with operation handle `op`: a
+/// predefined operation, or one of `MPI_Op_create` (`ty` and `handle` are
+/// the datatype and its handle, which a user function is given).
+fn reduce_any(
+    state: &mut State,
+    comm: c_int,
+    values: &mut [u8],
+    ty: Datatype,
+    handle: c_int,
+    op: c_int,
+) -> Outcome {
+    if let Some(user) = super::ops::user_op(state, op)? {
+        let all = allgather_var(comm_of(state, comm)?, values)?;
+        return super::ops::fold(user, &all, values, ty, handle);
+    }
+    allreduce_bytes(comm_of(state, comm)?, values, ty, operation(op)?)
+}
+
 fn allreduce_as<T: Reducible>(
     comm: &mut Comm<'static, Scc>,
     bytes: &mut [u8],
@@ -144,8 +162,8 @@ pub extern "C" fn MPI_Allreduce(
     comm: c_int,
 ) -> c_int {
     with_state("MPI_Allreduce", comm, |state| {
+        let handle = ty;
         let ty = datatype(ty)?;
-        let op = operation(op)?;
         let len = bytes_of(count, ty)?;
         // SAFETY: MPI's receive buffer of `count` elements.
         let out = unsafe { output(recvbuf, len) }?;
@@ -154,7 +172,7 @@ pub extern "C" fn MPI_Allreduce(
             // receive buffer.
             out.copy_from_slice(unsafe { input(sendbuf, len) }?);
         }
-        allreduce_bytes(comm_of(state, comm)?, out, ty, op)
+        reduce_any(state, comm, out, ty, handle, op)
     })
 }
 
@@ -171,8 +189,8 @@ pub extern "C" fn MPI_Reduce(
     comm: c_int,
 ) -> c_int {
     with_state("MPI_Reduce", comm, |state| {
+        let handle = ty;
         let ty = datatype(ty)?;
-        let op = operation(op)?;
         let len = bytes_of(count, ty)?;
         let (me, n) = rank_of(state, comm)?;
         let root = root_of(root, n)?;
@@ -185,7 +203,7 @@ pub extern "C" fn MPI_Reduce(
         // SAFETY: MPI's send buffer (or the root's receive buffer in
         // place) of `count` elements.
         values.copy_from_slice(unsafe { input(source, len) }?);
-        allreduce_bytes(comm_of(state, comm)?, &mut values, ty, op)?;
+        reduce_any(state, comm, &mut values, ty, handle, op)?;
         if me == root {
             // SAFETY: the root's receive buffer of `count` elements.
             unsafe { output(recvbuf, len) }?.copy_from_slice(&values);

@@ -32,6 +32,7 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
                             comms: Vec::new(),
                             p2p: p2p::Matching::default(),
                             types: Vec::new(),
+                            ops: Vec::new(),
                         });
                         Ok(())
                     }

@@ -84,6 +84,7 @@ mod collective;
 mod datatypes;
 mod env;
 mod groups;
+mod ops;
 mod p2p;
 mod unsupported;
 mod window;
@@ -119,6 +120,8 @@ struct State {
     /// Derived datatypes by handle − [`datatypes::FIRST_TYPE`] (`None`
     /// once freed).
     types: Vec<Option<datatypes::Derived>>,
+    /// User-defined operations (`None` once freed).
+    ops: Vec<Option<ops::UserOp>>,
 }
 
 /// A communicator made by `MPI_Comm_split` or `MPI_Comm_dup`.

@@ -71,12 +71,21 @@ struct Posted {
     pieces: Option<Vec<(usize, usize)>>,
 }
 
-/// A request: a receive still posted, or an operation complete with its
-/// status.
+/// A request: a receive still posted, an operation complete with its
+/// status, or a request-based one-sided operation (complete, to be
+/// retired in rma).
 #[derive(Debug)]
 enum Request {
     Pending(Posted),
     Done(Status),
+    Rma(Window<u8>, rma::Request),
+}
+
+impl Request {
+    /// Whether waiting for it returns at once.
+    fn done(&self) -> bool {
+        !matches!(self, Self::Pending(_))
+    }
 }
 
 /// Every communicator's unexpected messages and this core's requests.
@@ -220,7 +229,7 @@ fn progress_all(state: &mut State) -> Result<bool, Failure> {
         .flatten()
         .filter_map(|r| match r {
             Request::Pending(p) => Some(p.comm),
-            Request::Done(_) => None,
+            Request::Done(_) | Request::Rma(..) => None,
         })
         .collect();
     comms.sort_unstable();
@@ -382,12 +391,26 @@ fn wait(state: &mut State, handle: c_int) -> Result<Status, Failure> {
     state.p2p.request(handle)?;
     let i = (handle - 1) as usize;
     wait_until(state, |s| {
-        matches!(s.p2p.requests[i], Some(Request::Done(_)))
+        s.p2p.requests[i].as_ref().is_some_and(Request::done)
     })?;
     match state.p2p.requests[i].take() {
         Some(Request::Done(status)) => Ok(status),
+        Some(Request::Rma(window, request)) => {
+            state.rma.wait_request(window, request)?;
+            Ok(Status::default())
+        }
         _ => unreachable!("waited until done"),
     }
+}
+
+/// Keeps rma's request `request` on `window`; its handle.
+pub(super) fn keep_rma_request(
+    state: &mut State,
+    window: Window<u8>,
+    request: rma::Request,
+) -> c_int {
+    state.p2p.requests.push(Some(Request::Rma(window, request)));
+    state.p2p.requests.len() as c_int
 }
 
 /// A status's error as the call's outcome.
@@ -597,10 +620,9 @@ pub extern "C" fn MPI_Waitany(
         }
         let done = |s: &State| {
             active.iter().copied().find(|&i| {
-                matches!(
-                    s.p2p.requests[(request_at(requests, i) - 1) as usize],
-                    Some(Request::Done(_))
-                )
+                s.p2p.requests[(request_at(requests, i) - 1) as usize]
+                    .as_ref()
+                    .is_some_and(Request::done)
             })
         };
         wait_until(state, |s| done(s).is_some())?;
@@ -624,10 +646,10 @@ pub extern "C" fn MPI_Test(request: *mut c_int, flag: *mut c_int, status: *mut S
         if handle != REQUEST_NULL {
             state.p2p.request(handle)?;
             progress_all(state)?;
-            if !matches!(
-                state.p2p.requests[(handle - 1) as usize],
-                Some(Request::Done(_))
-            ) {
+            if !state.p2p.requests[(handle - 1) as usize]
+                .as_ref()
+                .is_some_and(Request::done)
+            {
                 return store(flag, 0);
             }
         }
@@ -653,7 +675,7 @@ pub extern "C" fn MPI_Testall(
         progress_all(state)?;
         for i in 0..n {
             let h = request_at(requests, i);
-            if h != REQUEST_NULL && !matches!(state.p2p.request(h)?, Request::Done(_)) {
+            if h != REQUEST_NULL && !state.p2p.request(h)?.done() {
                 return store(flag, 0);
             }
         }

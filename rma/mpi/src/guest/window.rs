@@ -515,6 +515,56 @@ pub extern "C" fn MPI_Get(
     })
 }
 
+/// `MPI_Rput` (predefined datatypes), in a passive-target epoch: complete
+/// when it returns; its request is retired by the wait or test calls.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Rput(
+    origin: *const c_void,
+    count: c_int,
+    ty: c_int,
+    rank: c_int,
+    disp: isize,
+    tcount: c_int,
+    tty: c_int,
+    win: c_int,
+    request: *mut c_int,
+) -> c_int {
+    with_state("MPI_Rput", win_errors(win), |state| {
+        let (_, len) = transfer(count, ty, tcount, tty)?;
+        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
+        // SAFETY: MPI's origin buffer of `count` elements.
+        let data = unsafe { input(origin, len) }?;
+        let r = state.rma.rput(w, t, d, data)?;
+        let handle = super::p2p::keep_rma_request(state, w, r);
+        store(request, handle)
+    })
+}
+
+/// `MPI_Rget` (predefined datatypes), in a passive-target epoch: the data
+/// is in the buffer when it returns.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Rget(
+    origin: *mut c_void,
+    count: c_int,
+    ty: c_int,
+    rank: c_int,
+    disp: isize,
+    tcount: c_int,
+    tty: c_int,
+    win: c_int,
+    request: *mut c_int,
+) -> c_int {
+    with_state("MPI_Rget", win_errors(win), |state| {
+        let (_, len) = transfer(count, ty, tcount, tty)?;
+        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
+        // SAFETY: MPI's origin buffer of `count` elements.
+        let buf = unsafe { output(origin, len) }?;
+        let r = state.rma.rget(w, t, d, buf)?;
+        let handle = super::p2p::keep_rma_request(state, w, r);
+        store(request, handle)
+    })
+}
+
 /// rma's accumulate operation for handle `op`.
 fn accumulate_op(op: c_int) -> Result<AccumulateOp, Failure> {
     accumulate_op_of(operation(op)?)
