@@ -96,11 +96,23 @@ fn every_function_the_header_declares_is_defined() {
         })
         .collect();
     assert!(declared.len() > 80, "{} functions", declared.len());
+    // The calls `unsupported!` defines, however the list is laid out.
+    let listed: Vec<&str> = CALLS
+        .iter()
+        .filter_map(|source| source.split_once("\nunsupported!("))
+        .flat_map(|(_, rest)| {
+            rest.split_once(");")
+                .map_or("", |(list, _)| list)
+                .split(',')
+        })
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .collect();
     for name in declared {
-        let defined = CALLS.iter().any(|source| {
-            source.contains(&format!("pub extern \"C\" fn {name}("))
-                || source.contains(&format!("    {name},\n"))
-        });
+        let defined = listed.contains(&name)
+            || CALLS
+                .iter()
+                .any(|source| source.contains(&format!("pub extern \"C\" fn {name}(")));
         assert!(
             defined,
             "mpi.h declares {name}, which the library does not define"
