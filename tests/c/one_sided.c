@@ -3,8 +3,9 @@
  * MPI_Win_allocate, its memory loaded and stored through the pointer it
  * gives; fence epochs with put, get and accumulate; passive-target epochs
  * with fetch_and_op, compare_and_swap, get_accumulate, lock_all, flush
- * and request-based put and get; PSCW between neighbours; and the errors
- * a window reports. */
+ * and request-based put and get; PSCW between neighbours; the errors a
+ * window reports; and a shared window's parts loaded and stored by
+ * address. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -172,6 +173,31 @@ int main(int argc, char **argv) {
 
     MPI_Win_free(&win);
     CHECK(win == MPI_WIN_NULL, "freed window handle");
+
+    /* A shared window: every rank stores into its own part, then loads
+     * its right neighbour's through the address MPI_Win_shared_query
+     * gives, MPI_Win_sync on both sides of a barrier. */
+    MPI_Win shared;
+    int *mine_part, *theirs;
+    MPI_Win_allocate_shared(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine_part,
+                            &shared);
+    MPI_Aint part_size = 0;
+    int unit = 0;
+    MPI_Win_shared_query(shared, right, &part_size, &unit, &theirs);
+    CHECK(part_size == 4 * sizeof(int) && unit == sizeof(int), "shared query %ld %d",
+          (long)part_size, unit);
+    int *own_again;
+    MPI_Win_shared_query(shared, rank, &part_size, &unit, &own_again);
+    CHECK(own_again == mine_part, "the own part's address");
+    MPI_Win_lock_all(0, shared);
+    for (int i = 0; i < 4; i++) mine_part[i] = 300 * rank + i;
+    MPI_Win_sync(shared);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(shared);
+    for (int i = 0; i < 4; i++)
+        CHECK(theirs[i] == 300 * right + i, "shared load %d from %d: %d", i, right, theirs[i]);
+    MPI_Win_unlock_all(shared);
+    MPI_Win_free(&shared);
     if (rank == 0) printf("one-sided checks passed on %d ranks\n", size);
     MPI_Finalize();
     return 0;

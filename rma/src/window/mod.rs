@@ -361,7 +361,7 @@ impl Flavor {
     }
 }
 
-/// Where this core's own part of a window stays mapped ([`Rma::pin_local`]):
+/// Where a part of a window stays mapped ([`Rma::pin_part`]):
 /// `len` bytes from byte `offset` of the mapping that starts at LUT entry
 /// `slot`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -470,9 +470,9 @@ pub(crate) struct WindowState {
     pub requests: crate::request::Requests,
     /// A dynamic window's attachments, this core's and others'.
     pub dynamic: Option<dynamic::Dynamic>,
-    /// The mapping of this core's part pinned by [`Rma::pin_local`]: the
-    /// controller, page and memory type it maps.
-    pub pinned: Option<(usize, u16, MemoryType)>,
+    /// The mappings of parts pinned by [`Rma::pin_part`]: the controller,
+    /// page and memory type each maps.
+    pub pinned: Vec<(usize, u16, MemoryType)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -1042,7 +1042,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             stats: WindowStats::default(),
             requests: Default::default(),
             dynamic: table.map(|table| dynamic::Dynamic::new(table, size)),
-            pinned: None,
+            pinned: Vec::new(),
         }));
         Ok(Window {
             id,
@@ -1093,7 +1093,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let w = self.windows[window.id as usize]
             .take()
             .expect("checked above");
-        if let Some((controller, page, ty)) = w.pinned {
+        for &(controller, page, ty) in &w.pinned {
             self.slots.unpin(controller, page, ty);
         }
         let record = w.remotes[w.ranks.rank as usize].record;
@@ -1238,23 +1238,42 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         self.read_elements(window.id, me, ty, start, buf)
     }
 
-    /// Maps this core's own part of `window` for good, for a program that
-    /// loads and stores it by address (MPI's window memory in C, where
-    /// `MPI_Win_allocate` hands out a pointer): the LUT entry mapping it
-    /// with the window's local memory type is pinned until the window is
-    /// freed, so the part stays at [`LocalMapping::slot`]'s addresses. The
-    /// program's loads and stores through it are what [`Rma::local_read`]
-    /// and [`Rma::local_write`] do, and MPI's rules on window memory apply
-    /// to them the same way (see [`local`](crate::window::local)).
-    /// Calling it again returns the same mapping.
+    /// Maps `rank`'s part of `window` for good, for a program that loads
+    /// and stores it by address (MPI's window memory in C: the pointer
+    /// `MPI_Win_allocate` hands out for this core's own part, and those
+    /// `MPI_Win_shared_query` hands out for any part of a shared window).
+    /// The LUT entry mapping the part (this core's own with the window's
+    /// local memory type, another's with the remote type) is pinned until
+    /// the window is freed, so the part stays at [`LocalMapping::slot`]'s
+    /// addresses. The program's loads and stores through it are what
+    /// [`Rma::local_read`] and [`Rma::local_write`] (or
+    /// [`Rma::shared_load`] and [`Rma::shared_store`]) do, and MPI's rules
+    /// on window memory apply to them the same way (see
+    /// [`local`](crate::window::local)). Calling it again for the same part
+    /// returns the same mapping.
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Flavor)` for a dynamic
-    /// window; `Err(NoMemory)` if the part crosses a 16 MiB LUT page (one
-    /// entry maps one page) or every free LUT entry is pinned already.
-    pub fn pin_local<T>(&mut self, window: Window<T>) -> Result<LocalMapping, RmaError> {
-        let w = self.window_with_memory("pin_local", window.id)?;
-        let me = w.ranks.rank as usize;
-        let (info, popshm, ty) = (w.remotes[me].info, w.ranks.popshm[me], w.options.local_type);
+    /// window, or for another rank's part of a window that is not shared;
+    /// `Err(Rank)` for a rank outside the window; `Err(NoMemory)` if the
+    /// part crosses a 16 MiB LUT page (one entry maps one page) or every
+    /// free LUT entry is pinned already.
+    pub fn pin_part<T>(&mut self, window: Window<T>, rank: u32) -> Result<LocalMapping, RmaError> {
+        let w = self.window_with_memory("pin_part", window.id)?;
+        crate::comm::check_rank("pin_part rank", rank, w.ranks.size())?;
+        let me = w.ranks.rank;
+        if rank != me && w.flavor != Flavor::Shared {
+            return Err(RmaError::Flavor {
+                call: "pin_part",
+                window: window.id,
+                needs: "a shared window (another rank's part is reached by address only there)",
+            });
+        }
+        let ty = if rank == me {
+            w.options.local_type
+        } else {
+            w.options.remote_type
+        };
+        let (info, popshm) = (w.remotes[rank as usize].info, w.ranks.popshm[rank as usize]);
         let page = info.offset / LUT_PAGE_SIZE;
         let within = info.offset % LUT_PAGE_SIZE;
         if u64::from(within) + u64::from(info.size) > u64::from(LUT_PAGE_SIZE) {
@@ -1264,19 +1283,19 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                 available: (LUT_PAGE_SIZE - within).into(),
             });
         }
-        let controller = popshm.controller;
-        let page = popshm.first + page as u16;
+        let mapping = (popshm.controller, popshm.first + page as u16, ty);
         let w = self.windows[window.id as usize]
             .as_mut()
             .expect("checked above");
-        let slot = if w.pinned.is_some() {
+        let (controller, page, ty) = mapping;
+        let slot = if w.pinned.contains(&mapping) {
             self.slots
                 .entry_for(self.hal, controller, page, ty, &mut w.stats)?
         } else {
             let slot = self
                 .slots
                 .pin(self.hal, controller, page, ty, &mut w.stats)?;
-            w.pinned = Some((controller, page, ty));
+            w.pinned.push(mapping);
             slot
         };
         Ok(LocalMapping {

@@ -424,11 +424,11 @@ fn a_pinned_own_part_stays_mapped_while_others_are_evicted() {
         // Two LUT entries: one pinned for the own part, one for the rest.
         rma.set_lut_entries(EntryRange::new(150, 151)).unwrap();
         let win = rma.allocate::<u32>(64, WindowOptions::new()).unwrap();
-        let pinned = rma.pin_local(win).unwrap();
+        let pinned = rma.pin_part(win, me).unwrap();
         assert_eq!(pinned.len, 256);
         assert!((150..=151).contains(&pinned.slot));
         assert_eq!(
-            rma.pin_local(win).unwrap(),
+            rma.pin_part(win, me).unwrap(),
             pinned,
             "a second call, the same mapping"
         );
@@ -437,7 +437,7 @@ fn a_pinned_own_part_stays_mapped_while_others_are_evicted() {
             rma.put(win, target, me, &[value(me, target, 0)]).unwrap();
         }
         rma.fence(win, Assert::NONE).unwrap();
-        assert_eq!(rma.pin_local(win).unwrap(), pinned, "never evicted");
+        assert_eq!(rma.pin_part(win, me).unwrap(), pinned, "never evicted");
         let mut got = [0u32; 4];
         rma.local_read(win, 0, &mut got).unwrap();
         for origin in (0..4).filter(|&o| o != me) {
@@ -450,7 +450,7 @@ fn a_pinned_own_part_stays_mapped_while_others_are_evicted() {
             .allocate::<u8>(LUT_PAGE_SIZE - 4096, WindowOptions::new())
             .unwrap();
         let other = rma.allocate::<u8>(64, WindowOptions::new()).unwrap();
-        let second = rma.pin_local(other).unwrap();
+        let second = rma.pin_part(other, me).unwrap();
         assert_ne!(second.slot, pinned.slot);
         rma.fence(other, Assert::NONE).unwrap();
         let err = rma.put(other, (me + 1) % 4, 0, &[1u8]).unwrap_err();
@@ -464,6 +464,34 @@ fn a_pinned_own_part_stays_mapped_while_others_are_evicted() {
 }
 
 #[test]
+fn every_part_of_a_shared_window_can_be_pinned_and_only_there() {
+    Mock::run(3, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        let shared = rma.allocate_shared::<u32>(4, WindowOptions::new()).unwrap();
+        let parts: Vec<_> = (0..3).map(|r| rma.pin_part(shared, r).unwrap()).collect();
+        for (r, part) in parts.iter().enumerate() {
+            assert_eq!(part.len, 16);
+            assert_eq!(
+                rma.pin_part(shared, r as u32).unwrap(),
+                *part,
+                "the same mapping again"
+            );
+        }
+        assert_eq!(
+            rma.pin_part(shared, 3).unwrap_err().class(),
+            ErrorClass::Rank
+        );
+        let plain = rma.allocate::<u32>(4, WindowOptions::new()).unwrap();
+        rma.pin_part(plain, me).unwrap();
+        let err = rma.pin_part(plain, (me + 1) % 3).unwrap_err();
+        assert_eq!(err.class(), ErrorClass::RmaFlavor, "{err}");
+        rma.free(plain).unwrap();
+        rma.free(shared).unwrap();
+    });
+}
+
+#[test]
 fn a_part_across_a_16_mib_page_cannot_be_pinned() {
     Mock::run(1, |hal| {
         let mut rma = rma(hal);
@@ -471,8 +499,8 @@ fn a_part_across_a_16_mib_page_cannot_be_pinned() {
             .allocate::<u8>(LUT_PAGE_SIZE - 4096, WindowOptions::new())
             .unwrap();
         let across = rma.allocate::<u8>(8192, WindowOptions::new()).unwrap();
-        assert!(rma.pin_local(first).is_ok());
-        let err = rma.pin_local(across).unwrap_err();
+        assert!(rma.pin_part(first, 0).is_ok());
+        let err = rma.pin_part(across, 0).unwrap_err();
         assert_eq!(err.class(), ErrorClass::NoMem, "{err}");
         assert!(err.to_string().contains("16 MiB"), "{err}");
         rma.free(across).unwrap();

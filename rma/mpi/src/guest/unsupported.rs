@@ -32,4 +32,4 @@ macro_rules! unsupported {
     )*};
 }
 
-unsupported!(MPI_Win_allocate_shared, MPI_Win_create_dynamic,);
+unsupported!(MPI_Win_create_dynamic);

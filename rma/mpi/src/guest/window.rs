@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Windows and one-sided communication over rma, with window memory
-//! handed to C as a pointer ([`rma::Rma::pin_local`]).
+//! handed to C as a pointer ([`rma::Rma::pin_part`]).
 
 use alloc::format;
 use alloc::vec;
@@ -80,6 +80,88 @@ pub extern "C" fn MPI_Win_create() -> c_int {
     )
 }
 
+/// Makes a window of `size` bytes per rank over `comm` (shared when
+/// `shared`), keeps it, and returns it with its handle.
+fn allocate(
+    state: &mut State,
+    size: isize,
+    disp_unit: c_int,
+    comm: c_int,
+    shared: bool,
+) -> Result<(Window<u8>, c_int), Failure> {
+    let size = u32::try_from(size)
+        .map_err(|_| Failure::new(Class::Arg, format!("size {size}: 0 to 4 GiB")))?;
+    let unit = u32::try_from(disp_unit)
+        .ok()
+        .filter(|&u| u > 0)
+        .ok_or_else(|| Failure::new(Class::Disp, format!("displacement unit {disp_unit}")))?;
+    let options = WindowOptions::new().disp_unit(unit);
+    let window = match comm {
+        codes::comm::WORLD if shared => state.rma.allocate_shared::<u8>(size, options)?,
+        codes::comm::WORLD => state.rma.allocate::<u8>(size, options)?,
+        codes::comm::SELF => {
+            return Err(Failure::new(
+                Class::Comm,
+                "a window on MPI_COMM_SELF is not supported (make it on a communicator of one rank from MPI_Comm_split)",
+            ));
+        }
+        other => {
+            let entry = usize::try_from(other - FIRST_COMM)
+                .ok()
+                .and_then(|i| state.comms.get_mut(i))
+                .and_then(Option::as_mut)
+                .ok_or_else(|| {
+                    Failure::new(Class::Comm, format!("{other} names no communicator"))
+                })?;
+            if shared {
+                state
+                    .rma
+                    .allocate_shared_on::<u8>(&mut entry.comm, size, options)?
+            } else {
+                state
+                    .rma
+                    .allocate_on::<u8>(&mut entry.comm, size, options)?
+            }
+        }
+    };
+    state.windows.push(Some(Win {
+        window,
+        handler: codes::errhandler::FATAL,
+    }));
+    Ok((window, state.windows.len() as c_int))
+}
+
+/// The address where `rank`'s part of `window` stays mapped for the
+/// program ([`rma::Rma::pin_part`]).
+fn address_of(state: &mut State, window: Window<u8>, rank: u32) -> Result<*mut u8, Failure> {
+    let part = state.rma.pin_part(window, rank)?;
+    let mapping = crt::platform().shared_dram(part.slot, part.offset, part.len as usize);
+    Ok(mapping.as_ptr().wrapping_add(part.offset as usize))
+}
+
+/// Makes a window as `MPI_Win_allocate` or `MPI_Win_allocate_shared` do
+/// and writes its base address and handle; a window whose part cannot be
+/// mapped is freed again.
+fn allocate_and_map(
+    state: &mut State,
+    (size, disp_unit, comm, shared): (isize, c_int, c_int, bool),
+    baseptr: *mut c_void,
+    win: *mut c_int,
+) -> Outcome {
+    let (window, handle) = allocate(state, size, disp_unit, comm, shared)?;
+    let me = state.rma.rank_in(window)?;
+    let base = match address_of(state, window, me) {
+        Ok(base) => base,
+        Err(e) => {
+            let _ = state.rma.free(window);
+            state.windows[(handle - 1) as usize] = None;
+            return Err(e);
+        }
+    };
+    store(baseptr.cast::<*mut c_void>(), base.cast())?;
+    store(win, handle)
+}
+
 /// `MPI_Win_allocate`: a window of `size` bytes in this core's part of
 /// shared DRAM; `baseptr` gets its address, where the program loads and
 /// stores its part (MPI's separate memory model: what others put shows
@@ -94,52 +176,51 @@ pub extern "C" fn MPI_Win_allocate(
     win: *mut c_int,
 ) -> c_int {
     with_state("MPI_Win_allocate", comm, |state| {
-        let size = u32::try_from(size)
-            .map_err(|_| Failure::new(Class::Arg, format!("size {size}: 0 to 4 GiB")))?;
-        let unit = u32::try_from(disp_unit)
-            .ok()
-            .filter(|&u| u > 0)
-            .ok_or_else(|| Failure::new(Class::Disp, format!("displacement unit {disp_unit}")))?;
-        let options = WindowOptions::new().disp_unit(unit);
-        let window = match comm {
-            codes::comm::WORLD => state.rma.allocate::<u8>(size, options)?,
-            codes::comm::SELF => {
-                return Err(Failure::new(
-                    Class::Comm,
-                    "a window on MPI_COMM_SELF is not supported (make it on a communicator of one rank from MPI_Comm_split)",
-                ));
-            }
-            other => {
-                let entry = usize::try_from(other - FIRST_COMM)
-                    .ok()
-                    .and_then(|i| state.comms.get_mut(i))
-                    .and_then(Option::as_mut)
-                    .ok_or_else(|| {
-                        Failure::new(Class::Comm, format!("{other} names no communicator"))
-                    })?;
-                state
-                    .rma
-                    .allocate_on::<u8>(&mut entry.comm, size, options)?
-            }
-        };
-        let base = match state.rma.pin_local(window) {
-            Ok(local) => {
-                let scc = crt::platform();
-                let mapping = scc.shared_dram(local.slot, local.offset, local.len as usize);
-                mapping.as_ptr().wrapping_add(local.offset as usize)
-            }
-            Err(e) => {
-                let _ = state.rma.free(window);
-                return Err(e.into());
-            }
-        };
-        state.windows.push(Some(Win {
-            window,
-            handler: codes::errhandler::FATAL,
-        }));
-        let handle = state.windows.len() as c_int;
-        store(baseptr.cast::<*mut c_void>(), base.cast())?;
-        store(win, handle)
+        allocate_and_map(state, (size, disp_unit, comm, false), baseptr, win)
+    })
+}
+
+/// `MPI_Win_allocate_shared`: as `MPI_Win_allocate`, and every process
+/// reaches every part by address (`MPI_Win_shared_query`): on the SCC
+/// every core reaches every core's shared DRAM. Stores show to others
+/// after `MPI_Win_sync` on both sides (and a synchronisation between).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_allocate_shared(
+    size: isize,
+    disp_unit: c_int,
+    _info: c_int,
+    comm: c_int,
+    baseptr: *mut c_void,
+    win: *mut c_int,
+) -> c_int {
+    with_state("MPI_Win_allocate_shared", comm, |state| {
+        allocate_and_map(state, (size, disp_unit, comm, true), baseptr, win)
+    })
+}
+
+/// `MPI_Win_shared_query`: the size, displacement unit and address of
+/// `rank`'s part of a shared window.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_shared_query(
+    win: c_int,
+    rank: c_int,
+    size: *mut isize,
+    disp_unit: *mut c_int,
+    baseptr: *mut c_void,
+) -> c_int {
+    with_state("MPI_Win_shared_query", win_errors(win), |state| {
+        let window = win_of(state, win)?;
+        let rank = u32::try_from(rank).map_err(|_| {
+            Failure::new(
+                Class::Rank,
+                format!("rank {rank} (MPI_PROC_NULL: not supported)"),
+            )
+        })?;
+        let part = state.rma.shared_query(window, rank)?;
+        let base = address_of(state, window, rank)?;
+        store(size, part.size as isize)?;
+        store(disp_unit, part.disp_unit as c_int)?;
+        store(baseptr.cast::<*mut c_void>(), base.cast())
     })
 }
 
