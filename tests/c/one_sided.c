@@ -24,6 +24,21 @@ int main(int argc, char **argv) {
     MPI_Win_allocate((MPI_Aint)((size + SLOTS) * sizeof(int)), sizeof(int), MPI_INFO_NULL,
                      MPI_COMM_WORLD, &base, &win);
     CHECK(base != NULL, "a base address");
+    /* The window's attributes. */
+    void *attr_base = NULL;
+    MPI_Aint *attr_size = NULL;
+    int *attr_unit = NULL, *attr_flavor = NULL, *attr_model = NULL, flag = 0;
+    MPI_Win_get_attr(win, MPI_WIN_BASE, &attr_base, &flag);
+    CHECK(flag && attr_base == base, "MPI_WIN_BASE");
+    MPI_Win_get_attr(win, MPI_WIN_SIZE, &attr_size, &flag);
+    CHECK(flag && *attr_size == (MPI_Aint)((size + SLOTS) * sizeof(int)), "MPI_WIN_SIZE %ld",
+          (long)*attr_size);
+    MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &attr_unit, &flag);
+    CHECK(flag && *attr_unit == sizeof(int), "MPI_WIN_DISP_UNIT %d", *attr_unit);
+    MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &attr_flavor, &flag);
+    CHECK(flag && *attr_flavor == MPI_WIN_FLAVOR_ALLOCATE, "MPI_WIN_CREATE_FLAVOR %d", *attr_flavor);
+    MPI_Win_get_attr(win, MPI_WIN_MODEL, &attr_model, &flag);
+    CHECK(flag && *attr_model == MPI_WIN_SEPARATE, "MPI_WIN_MODEL %d", *attr_model);
     for (int i = 0; i < size + SLOTS; i++) base[i] = -1;
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
 
@@ -85,9 +100,12 @@ int main(int argc, char **argv) {
     /* get_accumulate with doubles and lock_all/flush: each rank adds into
      * its right neighbour's slot size + 4 (a double) and reads it back. */
     double *d = (double *)&base[size + 4];
-    *d = 0.0;
-    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_lock_all(0, win);
+    /* The store reaches the window's public copy with MPI_Win_sync; the
+     * barrier orders it before the others' accesses (MPI 11.7). */
+    *d = 0.0;
+    MPI_Win_sync(win);
+    MPI_Barrier(MPI_COMM_WORLD);
     double add = 0.25 * (rank + 1), before = -1;
     MPI_Get_accumulate(&add, 1, MPI_DOUBLE, &before, 1, MPI_DOUBLE, right, size + 4, 1,
                        MPI_DOUBLE, MPI_SUM, win);
@@ -184,6 +202,8 @@ int main(int argc, char **argv) {
     MPI_Aint part_size = 0;
     int unit = 0;
     MPI_Win_shared_query(shared, right, &part_size, &unit, &theirs);
+    MPI_Win_get_attr(shared, MPI_WIN_CREATE_FLAVOR, &attr_flavor, &flag);
+    CHECK(*attr_flavor == MPI_WIN_FLAVOR_SHARED, "shared flavor %d", *attr_flavor);
     CHECK(part_size == 4 * sizeof(int) && unit == sizeof(int), "shared query %ld %d",
           (long)part_size, unit);
     int *own_again;

@@ -11,23 +11,49 @@ impl Engine {
         let page = self.page_type(a.vaddr)?;
         let access = self.through_caches(&a, page);
         let value = a.value.to_le_bytes();
+        // A store's parts that went into the WCB take their bytes there;
+        // the first part of a store across a line boundary must have them
+        // before the second part's write flushes its line out, so a part's
+        // bytes go in before an event that flushes the part's line.
+        let mut buffered = [false; 2];
         for e in access.events.iter() {
+            if let Event::WcbFlush(f) = e
+                && a.kind == Kind::Store
+            {
+                for (i, p) in access.parts().iter().enumerate() {
+                    if p.outcome == Outcome::Wcb
+                        && !buffered[i]
+                        && p.addr & !(CACHE_LINE as u32 - 1) == f.line
+                    {
+                        self.buffer_part(&a, p, &value)?;
+                        buffered[i] = true;
+                    }
+                }
+            }
             self.apply(*e, a.paddr, &value)?;
         }
         if a.kind == Kind::Store {
-            for p in access.parts().iter().filter(|p| p.outcome == Outcome::Wcb) {
-                let from = (p.addr - a.paddr) as usize;
-                let at = (p.addr % CACHE_LINE as u32) as usize;
-                self.wcb[at..at + p.len as usize]
-                    .copy_from_slice(&value[from..from + p.len as usize]);
-                let s = self.system_line(p.addr)?;
-                self.directory.insert(s, self.me());
+            for (i, p) in access.parts().iter().enumerate() {
+                if p.outcome == Outcome::Wcb && !buffered[i] {
+                    self.buffer_part(&a, p, &value)?;
+                }
             }
         }
         if a.kind == Kind::Load && self.check {
             self.check_load(&a, &access)?;
         }
         Ok(access)
+    }
+
+    /// Puts the bytes of store `a`'s part `p` into the WCB's data, and
+    /// marks its line as held by this core.
+    fn buffer_part(&mut self, a: &GuestAccess, p: &Part, value: &[u8; 8]) -> Result<()> {
+        let from = (p.addr - a.paddr) as usize;
+        let at = (p.addr % CACHE_LINE as u32) as usize;
+        self.wcb[at..at + p.len as usize].copy_from_slice(&value[from..from + p.len as usize]);
+        let s = self.system_line(p.addr)?;
+        self.directory.insert(s, self.me());
+        Ok(())
     }
 
     /// What the caches' model does with `a` on a page of type `page`

@@ -246,6 +246,36 @@ fn the_own_mpb_entry_is_known_as_an_alias_of_its_tiles_mpb() {
 }
 
 #[test]
+fn a_store_across_a_line_boundary_through_the_wcb_reaches_memory_whole() {
+    // An 8-byte store 4 bytes before a line's end (a double at a 4-byte
+    // boundary): its first part goes into the WCB, its second part's write
+    // flushes that line out, and the fence's flush the second line.
+    let mut rig = rig(PTE_PMB | PTE_PWT);
+    let value = 0x1122_3344_5566_7788u64;
+    rig.views[0].store_u32(rig.mpb0 + 0x1c, value as u32);
+    rig.views[0].store_u32(rig.mpb0 + 0x20, (value >> 32) as u32);
+    let access = GuestAccess {
+        len: 8,
+        value,
+        ..rig.guest(Kind::Store, 0x1c, 0)
+    };
+    rig.engines[0].access(access).unwrap();
+    assert_eq!(
+        rig.memory(0x1c),
+        value as u32,
+        "the first line's part left with the flush"
+    );
+    rig.store(0, 0x200, 1); // another line: the buffer is flushed
+    assert_eq!(
+        rig.memory(0x20),
+        (value >> 32) as u32,
+        "the second line's part"
+    );
+    assert_eq!(rig.load(1, 0x1c), value as u32);
+    assert_eq!(rig.load(1, 0x20), (value >> 32) as u32);
+}
+
+#[test]
 fn uncached_stores_reach_every_view_at_once() {
     let mut rig = rig(PTE_PCD);
     for value in 1..50 {

@@ -157,6 +157,17 @@ typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error, ...);
 #define MPI_MODE_NOPUT 4096
 #define MPI_MODE_NOPRECEDE 8192
 #define MPI_MODE_NOSUCCEED 16384
+#define MPI_WIN_BASE 0x66000001
+#define MPI_WIN_SIZE 0x66000003
+#define MPI_WIN_DISP_UNIT 0x66000005
+#define MPI_WIN_CREATE_FLAVOR 0x66000007
+#define MPI_WIN_MODEL 0x66000009
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
 
@@ -247,6 +258,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int MPI_Win_free(MPI_Win *win);
 int MPI_Win_get_group(MPI_Win win, MPI_Group *group);
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
 int MPI_Win_fence(int assert, MPI_Win win);
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);

@@ -228,6 +228,32 @@ pub mod errhandler {
     pub const RETURN: i32 = 2;
 }
 
+/// The predefined window attribute keys and their values.
+pub mod win {
+    /// `MPI_WIN_BASE`
+    pub const BASE: i32 = 0x6600_0001;
+    /// `MPI_WIN_SIZE`
+    pub const SIZE: i32 = 0x6600_0003;
+    /// `MPI_WIN_DISP_UNIT`
+    pub const DISP_UNIT: i32 = 0x6600_0005;
+    /// `MPI_WIN_CREATE_FLAVOR`
+    pub const CREATE_FLAVOR: i32 = 0x6600_0007;
+    /// `MPI_WIN_MODEL`
+    pub const MODEL: i32 = 0x6600_0009;
+    /// `MPI_WIN_FLAVOR_CREATE`
+    pub const FLAVOR_CREATE: i32 = 1;
+    /// `MPI_WIN_FLAVOR_ALLOCATE`
+    pub const FLAVOR_ALLOCATE: i32 = 2;
+    /// `MPI_WIN_FLAVOR_DYNAMIC`
+    pub const FLAVOR_DYNAMIC: i32 = 3;
+    /// `MPI_WIN_FLAVOR_SHARED`
+    pub const FLAVOR_SHARED: i32 = 4;
+    /// `MPI_WIN_SEPARATE`
+    pub const SEPARATE: i32 = 1;
+    /// `MPI_WIN_UNIFIED`
+    pub const UNIFIED: i32 = 2;
+}
+
 /// The predefined datatypes C programs name, as far as this library
 /// carries them: each is a number of bytes, and a kind for reductions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,7 +18,10 @@ use core::ffi::{c_int, c_void};
 
 use kernel::Scc;
 use rma::comm::{Comm, Element as _, Group, ReduceOp, Reducible};
-use rma::{Accumulable, AccumulateOp, Assert, LockType, Rma, RmaError, Window, WindowOptions};
+use rma::{
+    Accumulable, AccumulateOp, Assert, Flavor, LockType, MemoryModel, Rma, RmaError, Window,
+    WindowOptions,
+};
 
 use crate::codes::{self, Class, Datatype, Element as Kind, Op};
 
@@ -141,6 +144,9 @@ struct Win {
     window: Window<u8>,
     /// Its error handler.
     handler: c_int,
+    /// Its attributes as `MPI_Win_get_attr` hands them out: C gets
+    /// pointers to these, which live as long as the window.
+    attributes: alloc::boxed::Box<window::Attributes>,
 }
 
 /// The one state of this core's process.

@@ -127,6 +127,7 @@ fn allocate(
     state.windows.push(Some(Win {
         window,
         handler: codes::errhandler::FATAL,
+        attributes: alloc::boxed::Box::new(Attributes::default()),
     }));
     Ok((window, state.windows.len() as c_int))
 }
@@ -158,8 +159,90 @@ fn allocate_and_map(
             return Err(e);
         }
     };
+    let attributes = state.rma.attributes(window)?;
+    if let Some(Some(w)) = state.windows.get_mut((handle - 1) as usize) {
+        *w.attributes = Attributes {
+            base: base.cast(),
+            size: attributes.size as isize,
+            disp_unit: attributes.disp_unit as c_int,
+            flavor: match attributes.flavor {
+                Flavor::Create => FLAVOR_CREATE,
+                Flavor::Allocate => FLAVOR_ALLOCATE,
+                Flavor::Dynamic => FLAVOR_DYNAMIC,
+                Flavor::Shared => FLAVOR_SHARED,
+            },
+            model: match attributes.model {
+                MemoryModel::Separate => SEPARATE,
+                MemoryModel::Unified => UNIFIED,
+            },
+        };
+    }
     store(baseptr.cast::<*mut c_void>(), base.cast())?;
     store(win, handle)
+}
+
+/// A window's attributes, kept where `MPI_Win_get_attr` points C.
+#[derive(Debug)]
+pub(super) struct Attributes {
+    base: *mut c_void,
+    size: isize,
+    disp_unit: c_int,
+    flavor: c_int,
+    model: c_int,
+}
+
+impl Default for Attributes {
+    fn default() -> Self {
+        Self {
+            base: core::ptr::null_mut(),
+            size: 0,
+            disp_unit: 1,
+            flavor: FLAVOR_ALLOCATE,
+            model: SEPARATE,
+        }
+    }
+}
+
+use codes::win::{
+    BASE as WIN_BASE, CREATE_FLAVOR as WIN_CREATE_FLAVOR, DISP_UNIT as WIN_DISP_UNIT,
+    FLAVOR_ALLOCATE, FLAVOR_CREATE, FLAVOR_DYNAMIC, FLAVOR_SHARED, MODEL as WIN_MODEL, SEPARATE,
+    SIZE as WIN_SIZE, UNIFIED,
+};
+
+/// `MPI_Win_get_attr` with the predefined keys: `attribute_val` gets a
+/// pointer to the value (for `MPI_WIN_BASE`, the base address itself), as
+/// MPI says.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_get_attr(
+    win: c_int,
+    keyval: c_int,
+    attribute_val: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    with_state("MPI_Win_get_attr", win_errors(win), |state| {
+        win_of(state, win)?;
+        let w = state.windows[(win - 1) as usize]
+            .as_ref()
+            .expect("found above");
+        let a = &*w.attributes;
+        let value: *mut c_void = match keyval {
+            WIN_BASE => a.base,
+            WIN_SIZE => core::ptr::from_ref(&a.size).cast_mut().cast(),
+            WIN_DISP_UNIT => core::ptr::from_ref(&a.disp_unit).cast_mut().cast(),
+            WIN_CREATE_FLAVOR => core::ptr::from_ref(&a.flavor).cast_mut().cast(),
+            WIN_MODEL => core::ptr::from_ref(&a.model).cast_mut().cast(),
+            other => {
+                return Err(Failure::new(
+                    Class::Other,
+                    format!(
+                        "attribute key {other} is not a predefined window attribute (user keys are not supported)"
+                    ),
+                ));
+            }
+        };
+        store(attribute_val.cast::<*mut c_void>(), value)?;
+        store(flag, 1)
+    })
 }
 
 /// `MPI_Win_allocate`: a window of `size` bytes in this core's part of
