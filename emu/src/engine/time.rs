@@ -220,6 +220,7 @@ impl Bookings {
     /// core waits: by the time it resumes, other cores may have reused the
     /// buckets' slots ([`queue::readable`]). No request can join them: the
     /// core books nothing before it resumes, after they end.
+    ///
     /// A request already too old to read back at `now` is left to
     /// [`Bookings::resolve`], which charges it nothing.
     fn capture(&mut self, now: u64, clocks: &Clocks) {
