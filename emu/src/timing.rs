@@ -54,6 +54,19 @@
 //!   after its last ordered access are never charged: its cycles at exit
 //!   leave them
 //!   out (a core that finishes does not wait for the others to pass it).
+//!   A core about to wait in modelled time or to halt, with requests not
+//!   charged yet, computes their waits first, while their buckets'
+//!   slots are surely theirs, and they are charged at the same points
+//!   once it resumes: the calendars are rings, and while it waits the
+//!   others may book a ring later, into those slots, or not, as the host
+//!   runs them. It *holds* meanwhile ([`Clocks::hold`]): it waits, holding
+//!   nobody back but from its wake time, except that the running cores
+//!   stay within a quantum of its requests' last bucket, until every
+//!   other core has passed that bucket ([`Clocks::await_final`]; no store
+//!   can wake it before then any more) and it has read the loads: usually
+//!   at once, the others being past its last requests already. A bucket
+//!   read back long after (its core made no timed access, or paused, for
+//!   most of a ring) waits nothing ([`queue::readable`]).
 //! - **Data carries its time.** Every write that reaches memory (a store
 //!   written through, a WCB flush, a write-back, a register write) stamps
 //!   its line with the writer's clock and the 4-byte words it wrote
@@ -100,7 +113,7 @@
 //! | 0 | how many cores sleep (32 bits) |
 //! | 4 | 1 once the run stops its cores ([`stop_waiting`]; 32 bits) |
 //! | 256 + 1024·c | core c's clock |
-//! | 264 + 1024·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting |
+//! | 264 + 1024·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting, 4 holding (waiting, its clock pacing the running cores) |
 //! | 272 + 1024·c | core c's last instruction address at its last sync point |
 //! | 280 + 1024·c | waiting: when core c resumes (`u64::MAX`: not known yet) |
 //! | 288 + 1024·c | waiting: when its last poll began |
@@ -188,6 +201,10 @@
 //!   holding the others back, and is not ordered from then on.
 //! - A core resuming from a halt (not a wait) books its requests in
 //!   buckets the others may have charged already.
+//! - Cores further apart than a quarter of a calendar's ring
+//!   ([`queue::LEAD`]; a quantum larger than about 170,000 cycles lets
+//!   running cores drift that far) may reuse a slot before a core reads
+//!   it back.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -245,13 +262,33 @@ pub enum State {
     /// Waiting in modelled time for a watched line to change: it holds
     /// others back only from the time it resumes, once that is known.
     Waiting = 3,
+    /// Waiting, and until it has read back the final loads of its
+    /// requests' buckets ([`Clocks::hold`]), holding the running cores
+    /// within a quantum of its published clock, as a running core would.
+    Holding = 4,
 }
 
 impl State {
     fn from_word(word: u64) -> Option<Self> {
-        [Self::Running, Self::Halted, Self::Finished, Self::Waiting]
-            .into_iter()
-            .find(|s| *s as u64 == word)
+        [
+            Self::Running,
+            Self::Halted,
+            Self::Finished,
+            Self::Waiting,
+            Self::Holding,
+        ]
+        .into_iter()
+        .find(|s| *s as u64 == word)
+    }
+
+    /// Whether the core waits in modelled time (holding or not).
+    fn waits(word: u64) -> bool {
+        word == Self::Waiting as u64 || word == Self::Holding as u64
+    }
+
+    /// Whether the core's clock keeps the running cores within a quantum.
+    fn paces(word: u64) -> bool {
+        word == Self::Running as u64 || word == Self::Holding as u64
     }
 }
 
@@ -509,7 +546,7 @@ impl Clocks {
     fn horizon(&self, c: u32) -> u64 {
         match State::from_word(self.map.load(Self::at(c, Word::State))) {
             Some(State::Running) => self.map.load(Self::at(c, Word::Clock)),
-            Some(State::Waiting) => self.map.load(Self::at(c, Word::Wake)),
+            Some(State::Waiting | State::Holding) => self.map.load(Self::at(c, Word::Wake)),
             _ => NEVER,
         }
     }
@@ -548,6 +585,10 @@ impl Clocks {
                     look.horizons[at] = look.clocks[at];
                 }
                 Some(State::Waiting) => look.horizons[at] = self.map.load(Self::at(c, Word::Wake)),
+                Some(State::Holding) => {
+                    look.clocks[at] = self.map.load(Self::at(c, Word::Clock));
+                    look.horizons[at] = self.map.load(Self::at(c, Word::Wake));
+                }
                 _ => {}
             }
         }
@@ -674,7 +715,7 @@ impl Clocks {
                 h < time || (h == time && on < c)
             }
             Until::Reached { time, on } => {
-                self.map.load(Self::at(on, Word::State)) == State::Running as u64
+                State::paces(self.map.load(Self::at(on, Word::State)))
                     && self.map.load(Self::at(on, Word::Clock)) < time
             }
             Until::Any { .. } => false,
@@ -705,6 +746,17 @@ impl Clocks {
         // (nothing is, without queues).
         let booked = if self.queues { start + period } else { NEVER };
         self.map.store(Self::at(me, Word::Booked), booked);
+    }
+
+    /// This core is about to halt (outside the emulator's waits): it will
+    /// make no polls, and no store sets its wake time. Called before
+    /// [`Clocks::hold`], which a halting core may need as a waiting one
+    /// does.
+    pub fn prepare_halt(&self) {
+        let me = self.core;
+        self.map.store(Self::at(me, Word::Wake), NEVER);
+        self.map.store(Self::at(me, Word::PollQueues), 0);
+        self.map.store(Self::at(me, Word::Booked), NEVER);
     }
 
     /// This core waits, watching its lines ([`Clocks::prepare_wait`]):
@@ -740,7 +792,7 @@ impl Clocks {
     /// else (not waiting), it does not look at it.
     fn wake_set(&self, c: u32) {
         if self.map.load_atomic_u32(Self::at(c, Word::Sleeping)) == 0
-            || self.map.load(Self::at(c, Word::State)) != State::Waiting as u64
+            || !State::waits(self.map.load(Self::at(c, Word::State)))
         {
             return;
         }
@@ -803,7 +855,7 @@ impl Clocks {
     pub fn slowest_other(&self) -> Option<u64> {
         (0..self.cores)
             .filter(|&c| c != self.core)
-            .filter(|&c| self.map.load(Self::at(c, Word::State)) == State::Running as u64)
+            .filter(|&c| State::paces(self.map.load(Self::at(c, Word::State))))
             .map(|c| self.map.load(Self::at(c, Word::Clock)))
             .min()
     }
@@ -913,7 +965,7 @@ impl Clocks {
     fn booked_by(&self, c: u32, t: u64) -> bool {
         match State::from_word(self.map.load(Self::at(c, Word::State))) {
             Some(State::Running) => self.map.load(Self::at(c, Word::Clock)) >= t,
-            Some(State::Waiting) => {
+            Some(State::Waiting | State::Holding) => {
                 self.map.load(Self::at(c, Word::Booked)) >= t
                     && self.map.load(Self::at(c, Word::Wake)) >= t
             }
@@ -939,23 +991,78 @@ impl Clocks {
             if s.booked_through(t) {
                 return None;
             }
-            // A waiting core that no core can wake before `t` makes its
-            // polls until then: they are booked for it.
-            for c in (0..s.cores).filter(|&c| c != s.core) {
-                let waiting = s.map.load(Self::at(c, Word::State)) == State::Waiting as u64;
-                if waiting
-                    && s.map.load(Self::at(c, Word::Booked)) < t
-                    && (0..s.cores).filter(|&o| o != c).all(|o| s.horizon(o) >= t)
-                {
-                    s.book_polls(c, t);
-                }
-            }
+            s.book_waiters_polls(t, false);
             (!s.booked_through(t)).then_some(Until::Any { time: t })
         };
         if unbooked(self).is_some() {
             self.order_waits += 1;
             self.sleep_until(unbooked);
         }
+    }
+
+    /// Books the polls before `t` of every waiting core (this one too if
+    /// `me`) that no core can wake before `t`: it makes them until then.
+    fn book_waiters_polls(&self, t: u64, me: bool) {
+        for c in (0..self.cores).filter(|&c| me || c != self.core) {
+            if State::waits(self.map.load(Self::at(c, Word::State)))
+                && self.map.load(Self::at(c, Word::Booked)) < t
+                && (0..self.cores)
+                    .filter(|&o| o != c)
+                    .all(|o| self.horizon(o) >= t)
+            {
+                self.book_polls(c, t);
+            }
+        }
+    }
+
+    /// This core, about to wait ([`Clocks::prepare_wait`]) with requests
+    /// in buckets that end by `t` whose waits are not charged yet, waits
+    /// holding the running cores within a quantum of `t` (its clock, for
+    /// them), so that none books a request a calendar's ring later, in
+    /// their slots, before it has read their loads
+    /// ([`Clocks::await_final`]); [`Clocks::release`] ends the hold. It
+    /// holds nobody back otherwise: as waiting, from its wake time.
+    pub fn hold(&self, t: u64) {
+        let t = t.max(self.map.load(Self::at(self.core, Word::Clock)));
+        self.map.store(Self::at(self.core, Word::Clock), t);
+        self.map
+            .store(Self::at(self.core, Word::State), State::Holding as u64);
+        self.wake_sleepers(NEVER);
+    }
+
+    /// Holding ([`Clocks::hold`]), blocks until the buckets before `t`
+    /// are final with this core still waiting at `t`: every other core has
+    /// booked its requests before `t` ([`Clocks::booked_through`]), and so
+    /// has this one, its polls included. Returns whether they are; not if
+    /// a store sets its wake time before `t` (it then resumes so soon
+    /// after them that it reads them as a running core does), nor if the
+    /// run stops its cores. Once the others are past `t` no store can set
+    /// its wake time before `t` any more.
+    pub fn await_final(&self, t: u64) -> bool {
+        let me = self.core;
+        let wake = |s: &Self| s.map.load(Self::at(me, Word::Wake));
+        let done = |s: &Self| {
+            s.booked_through(t) && s.map.load(Self::at(me, Word::Booked)) >= t && wake(s) >= t
+        };
+        self.sleep_until(|s| {
+            if wake(s) < t || done(s) {
+                return None;
+            }
+            s.book_waiters_polls(t, true);
+            if done(s) {
+                return None;
+            }
+            Some(s.past(me, t).unwrap_or(Until::Any { time: t }))
+        });
+        !self.stopping() && done(self)
+    }
+
+    /// The hold ends ([`Clocks::hold`]): the core waits holding nobody
+    /// back until its wake time is known.
+    pub fn release(&self) {
+        self.map
+            .store(Self::at(self.core, Word::State), State::Waiting as u64);
+        self.wake_sleepers(NEVER);
     }
 
     /// Books the polls waiting core `c` issues before `t`, up to
@@ -972,7 +1079,7 @@ impl Clocks {
             std::thread::yield_now();
         }
         let booked = self.map.load(Self::at(c, Word::Booked));
-        let waits_past = self.map.load(Self::at(c, Word::State)) == State::Waiting as u64
+        let waits_past = State::waits(self.map.load(Self::at(c, Word::State)))
             && self.map.load(Self::at(c, Word::Wake)) >= t;
         if waits_past && booked < t {
             let start = self.map.load(Self::at(c, Word::PollStart));
@@ -1223,6 +1330,48 @@ mod tests {
         assert!(!sleeper.is_finished());
         writer.publish(121);
         assert_eq!(sleeper.join().unwrap(), Some(120));
+    }
+
+    #[test]
+    fn a_holding_core_keeps_the_others_within_a_quantum_until_its_buckets_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let holder = clocks(dir.path(), 0, 2, 100);
+        let mut runner = clocks(dir.path(), 1, 2, 100);
+        holder.publish(400);
+        runner.publish(450);
+        // Waiting from a poll at 400, with requests in buckets up to 500.
+        holder.prepare_wait(400, 10, &[]);
+        holder.hold(500);
+        let ahead = std::thread::spawn(move || {
+            runner.keep_within_quantum(700, 700);
+            runner
+        });
+        // 700 is more than a quantum past the hold: it sleeps there.
+        until_registered(&holder, 1, Until::Reached { time: 600, on: 0 });
+        // Past 500, it made the buckets before 500 final (the holder's
+        // polls up to 500 booked too).
+        assert!(holder.await_final(500));
+        assert_eq!(holder.map.load(Clocks::at(0, Word::Booked)), 500);
+        assert!(!ahead.is_finished(), "held until released");
+        holder.release();
+        assert_eq!(ahead.join().unwrap().sleeps, 1);
+    }
+
+    #[test]
+    fn a_holding_core_woken_before_its_buckets_end_reads_them_once_it_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let holder = clocks(dir.path(), 0, 2, 1000);
+        let writer = clocks(dir.path(), 1, 2, 1000);
+        holder.publish(400);
+        writer.publish(300);
+        holder.prepare_wait(300, 100, &[]);
+        holder.hold(500);
+        let waiting = std::thread::spawn(move || holder.await_final(500));
+        until_registered(&writer, 0, Until::Past { time: 500, on: 1 });
+        // A store at 350 wakes it at its poll of 400, before 500.
+        writer.wake_waiter(0, 350, 1);
+        writer.publish(401);
+        assert!(!waiting.join().unwrap());
     }
 
     #[test]

@@ -638,7 +638,7 @@ impl Engine {
             // core still holds the others at 0: from its entry on it books
             // requests from time 0, and no bucket may be final before.
             if time.clock.started() {
-                time.clocks.set_state(State::Halted, time.clock.now());
+                time.halt();
             }
         }
     }

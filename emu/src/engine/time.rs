@@ -101,12 +101,32 @@ pub(super) struct Pending {
     k: u64,
     requests: u64,
     service: u64,
+    /// Its wait in 1/[`Resource::wait_scale`] cycles, computed before the
+    /// core waited ([`Bookings::capture`]): charged as if computed when
+    /// [`Bookings::resolve`] reaches it.
+    captured: Option<u64>,
 }
 
 impl Pending {
     /// When its bucket ends.
     fn end(&self) -> u64 {
         (self.k + 1) * self.resource.bucket()
+    }
+
+    /// Its wait in 1/[`Resource::wait_scale`] cycles, from the loads of its
+    /// bucket and those before (final), read through `window`, the loads
+    /// last read at its calendar ([`Clocks::advance_loads`]).
+    fn wait(&self, clocks: &Clocks, window: &mut (Option<u64>, [Load; queue::HISTORY + 1])) -> u64 {
+        let (from, loads) = window;
+        clocks.advance_loads(self.resource, self.k, loads, *from);
+        *from = Some(self.k);
+        let scale = self.resource.wait_scale();
+        queue::wait(
+            &loads[..],
+            self.requests,
+            self.service * scale,
+            self.resource.bucket() * scale,
+        ) * self.requests
     }
 }
 
@@ -183,8 +203,32 @@ impl Bookings {
             k,
             requests: 1,
             service,
+            captured: None,
         });
         clocks.book(resource, k, 1, 1);
+    }
+
+    /// When the bucket of this core's last pending request ends (`None`:
+    /// none is pending).
+    fn last_end(&self) -> Option<u64> {
+        self.pending.iter().map(Pending::end).max()
+    }
+
+    /// Computes the waits of every pending request now, its bucket and
+    /// those before final ([`Clocks::await_final`]), and keeps each with
+    /// its request until [`Bookings::resolve`] charges it. Done before the
+    /// core waits: by the time it resumes, other cores may have reused the
+    /// buckets' slots ([`queue::readable`]). No request can join them: the
+    /// core books nothing before it resumes, after they end.
+    ///
+    /// A request already too old to read back at `now` is left to
+    /// [`Bookings::resolve`], which charges it nothing.
+    fn capture(&mut self, now: u64, clocks: &Clocks) {
+        for p in self.pending.iter_mut().filter(|p| p.captured.is_none()) {
+            if queue::readable(p.k, p.resource.bucket(), now) {
+                p.captured = Some(p.wait(clocks, &mut self.windows[p.calendar as usize]));
+            }
+        }
     }
 
     /// Whether a request's bucket ends by `t`: only one whose access was
@@ -202,8 +246,17 @@ impl Bookings {
     /// link's waits are computed in parts of a cycle
     /// ([`Resource::wait_scale`]) and summed per link, and charged as the
     /// sum makes whole cycles. Only the requests of accesses issued before
-    /// `t` are looked at: they come first.
-    fn resolve(&mut self, t: u64, clocks: &Clocks, mut charge: impl FnMut(Resource, u64)) {
+    /// `t` are looked at: they come first. `now` is this core's clock: a
+    /// request whose bucket is too old at `now` to be read back
+    /// ([`queue::readable`]: the core waited, paused or halted for long
+    /// since) waits nothing, and its calendar is not read.
+    fn resolve(
+        &mut self,
+        t: u64,
+        now: u64,
+        clocks: &Clocks,
+        mut charge: impl FnMut(Resource, u64),
+    ) {
         let Bookings {
             pending,
             first,
@@ -222,16 +275,12 @@ impl Bookings {
             if latest[p.calendar as usize] == id {
                 latest[p.calendar as usize] = NO_REQUEST;
             }
-            let (from, loads) = &mut windows[p.calendar as usize];
-            clocks.advance_loads(p.resource, p.k, loads, *from);
-            *from = Some(p.k);
+            let scaled = match p.captured {
+                Some(scaled) => scaled,
+                None if !queue::readable(p.k, p.resource.bucket(), now) => continue,
+                None => p.wait(clocks, &mut windows[p.calendar as usize]),
+            };
             let scale = p.resource.wait_scale();
-            let scaled = queue::wait(
-                &loads[..],
-                p.requests,
-                p.service * scale,
-                p.resource.bucket() * scale,
-            ) * p.requests;
             let wait = if scale == 1 {
                 scaled
             } else {
@@ -391,7 +440,7 @@ impl Time {
             waits,
             ..
         } = self;
-        bookings.resolve(t, clocks, |resource, wait| {
+        bookings.resolve(t, now, clocks, |resource, wait| {
             clock.stall(resource.wait_class(), wait);
             *waits.wait_mut(resource) += wait;
         });
@@ -592,7 +641,11 @@ impl Time {
                 self.clocks.wake_waiter(me, written, me);
             }
         }
-        self.clocks.begin_wait();
+        if self.capture_pending() {
+            self.clocks.release();
+        } else {
+            self.clocks.begin_wait();
+        }
         let woken = self.clocks.wait_until_woken();
         for l in &poll.lines {
             self.watchers.remove(l.s, me as usize);
@@ -614,6 +667,34 @@ impl Time {
         self.clocks.end_wait(self.clock.now());
         self.trace(began, Op::Waiting, Phase::Begin);
         self.trace(self.clock.now(), Op::Waiting, Phase::End);
+    }
+
+    /// The core is about to wait or halt (its wake time not known, see
+    /// [`Clocks::prepare_wait`] and [`Clocks::prepare_halt`]): the waits of
+    /// its requests not charged yet are computed now, and charged as they
+    /// would be, once it resumes ([`Bookings::capture`]). By then the other
+    /// cores may have reused their buckets' slots in the calendars, or not,
+    /// as the host ran them; until they are computed, the core holds them
+    /// within a quantum of its requests, far from reusing any
+    /// ([`Clocks::hold`]). Returns whether it holds (it had requests
+    /// pending): [`Clocks::release`] then ends the hold.
+    fn capture_pending(&mut self) -> bool {
+        let Some(t) = self.bookings.last_end().filter(|_| self.clocks.queues()) else {
+            return false;
+        };
+        self.clocks.hold(t);
+        if self.clocks.await_final(t) {
+            self.bookings.capture(self.clock.now(), &self.clocks);
+        }
+        true
+    }
+
+    /// The core halts (outside the emulator's waits) at its clock: its
+    /// pending requests' waits are computed first ([`Time::capture_pending`]).
+    pub(super) fn halt(&mut self) {
+        self.clocks.prepare_halt();
+        self.capture_pending();
+        self.clocks.set_state(State::Halted, self.clock.now());
     }
 
     pub(super) fn sync(&mut self) {
@@ -812,6 +893,8 @@ mod tests {
         clocks: Clocks,
         bookings: Bookings,
         waits: CoreStats,
+        /// When its last access was issued.
+        now: u64,
     }
 
     impl Core {
@@ -821,6 +904,7 @@ mod tests {
                 clocks: clocks(dir, core, cores),
                 bookings: Bookings::new(),
                 waits: CoreStats::default(),
+                now: 0,
             }
         }
 
@@ -835,13 +919,19 @@ mod tests {
                 self.bookings
                     .book(&self.clocks, q.resource, at, at + q.arrival, q.service);
             }
+            self.now = self.now.max(at);
         }
 
         /// Charges every booked request (the calendars final: every core
-        /// booked all it will).
+        /// booked all it will) at its last access.
         fn resolve(&mut self) {
+            self.resolve_at(self.now);
+        }
+
+        /// Charges every booked request with its clock at `now`.
+        fn resolve_at(&mut self, now: u64) {
             let waits = &mut self.waits;
-            self.bookings.resolve(u64::MAX, &self.clocks, |r, w| {
+            self.bookings.resolve(u64::MAX, now, &self.clocks, |r, w| {
                 *waits.wait_mut(r) += w;
             });
             assert!(self.bookings.pending.is_empty());
@@ -1031,7 +1121,9 @@ mod tests {
         // links are done with, its controller's bucket is not.
         let waits = &mut lone.waits;
         lone.bookings
-            .resolve(first + cycles, &lone.clocks, |r, w| *waits.wait_mut(r) += w);
+            .resolve(first + cycles, first + cycles, &lone.clocks, |r, w| {
+                *waits.wait_mut(r) += w
+            });
         let left = lone.bookings.pending.len();
         assert!(left > 0 && left < 1 + hops, "{left}");
         lone.load(FAR, first + cycles);
@@ -1060,5 +1152,99 @@ mod tests {
             .collect();
         assert_eq!(runs[0], runs[1]);
         assert!(runs[0][0] > 0);
+    }
+
+    /// Rounds of [`waits_after_a_wait`] both cores read in, 256 cycles
+    /// apart: a calendar's ring of links spans a whole number of them.
+    const ROUNDS: u64 = 16;
+    const ROUND: u64 = 256;
+    const _: () = assert!((queue::SLOTS * 32).is_multiple_of(ROUND));
+
+    /// How far (cycles) another core may book ahead of a core that reads
+    /// its buckets back (see [`queue::readable`]), less the time a read's
+    /// packets take to reach what they book.
+    const LEAD: u64 = queue::LEAD * 32 - ROUND;
+
+    /// Core 0 and core 2 read tile 2's MPB together [`ROUNDS`] times,
+    /// their requests meeting on a link (as in
+    /// [`two_cores_reading_tile_2`]); then core 0 waits while core 2 goes
+    /// on reading at the same period until `until`, a ring later booking
+    /// the slots of core 0's buckets again. Core 0 charges its requests
+    /// with its clock at `now`, after core 2's first `split` later reads in
+    /// host time, the rest after. What core 0 is charged.
+    fn waits_after_a_wait(now: u64, until: u64, split: usize) -> CoreStats {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cores = [Core::new(dir.path(), 0, 3), Core::new(dir.path(), 2, 3)];
+        let link = Link::between(
+            &SCC,
+            chip::TileCoord { x: 1, y: 0 },
+            chip::TileCoord { x: 2, y: 0 },
+        );
+        let arrival = |c: &Core| {
+            let hops = c.latencies.target(mpb(2)).unwrap().hops;
+            hops.iter().find(|h| h.link == link).unwrap().arrival
+        };
+        let start = [1000, 1000 + arrival(&cores[0]) - arrival(&cores[1])];
+        for i in 0..ROUNDS {
+            for (c, core) in cores.iter_mut().enumerate() {
+                core.load(mpb(2), start[c] + i * ROUND);
+            }
+        }
+        let later: Vec<u64> = (ROUNDS..)
+            .map(|i| start[1] + i * ROUND)
+            .take_while(|&t| t <= until)
+            .collect();
+        let (before, after) = later.split_at(split.min(later.len()));
+        let [a, b] = &mut cores;
+        for &t in before {
+            b.load(mpb(2), t);
+        }
+        a.resolve_at(now);
+        for &t in after {
+            b.load(mpb(2), t);
+        }
+        cores[0].waits
+    }
+
+    #[test]
+    fn requests_read_back_soon_are_charged_whenever_they_are_read() {
+        let last = 1000 + (ROUNDS - 1) * ROUND;
+        let at_once = waits_after_a_wait(last, last + LEAD, 0);
+        assert!(at_once.link_wait.iter().sum::<u64>() > 0, "{at_once:?}");
+        // Up to half a ring after the first of them: the same, however
+        // far the other core went on (within the lead the calendars allow).
+        let late = 1000 + (queue::FRESH - 1) * 32;
+        for split in [0, 100, usize::MAX] {
+            assert_eq!(waits_after_a_wait(late, late + LEAD, split), at_once);
+        }
+    }
+
+    #[test]
+    fn requests_read_back_after_their_slots_may_be_reused_wait_nothing() {
+        // A ring and a half later, the other core past a ring after them:
+        // it reused their slots before core 0 read them, or after.
+        let last = 1000 + (ROUNDS - 1) * ROUND;
+        let now = last + 3 * queue::SLOTS * 32 / 2;
+        let first = waits_after_a_wait(now, now + LEAD, 0);
+        assert_eq!(first, CoreStats::default());
+        assert_eq!(waits_after_a_wait(now, now + LEAD, usize::MAX), first);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(24))]
+
+        #[test]
+        fn a_calendar_reused_past_a_pending_request_charges_the_same_whatever_the_interleaving(
+            wait in 0..3 * queue::SLOTS * 32,
+            lead in 0..=LEAD,
+            split in proptest::prelude::any::<usize>(),
+        ) {
+            let now = 1000 + (ROUNDS - 1) * ROUND + wait;
+            let first = waits_after_a_wait(now, now + lead, 0);
+            let later = waits_after_a_wait(now, now + lead, usize::MAX);
+            proptest::prop_assert_eq!(&first, &later);
+            let split = split % (((now + lead) / ROUND) as usize + 1);
+            proptest::prop_assert_eq!(&waits_after_a_wait(now, now + lead, split), &first);
+        }
     }
 }

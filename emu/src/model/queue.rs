@@ -43,6 +43,33 @@
 //! wait is charged to the core when the buckets are final, not at the
 //! access: see `crate::timing` for when that is.
 //!
+//! # Reading a bucket back
+//!
+//! The calendar is a ring of [`SLOTS`] buckets: a request to bucket `k`
+//! reuses the slot of bucket `k − SLOTS` ([`add`]), and a core that reads
+//! a bucket back after another core reused its slot finds it empty
+//! ([`load`]). Whether a slot was reused when it is read must not depend
+//! on how far the host ran the other cores meanwhile. Two rules see to
+//! it, both judged in modelled time:
+//!
+//! - A core reads back only buckets that ended less than [`FRESH`] buckets
+//!   before its clock ([`readable`]); a request in an older one waits
+//!   nothing. The slots read are then intact as long as no other core is
+//!   more than [`LEAD`] buckets ahead of the reader: a quarter of the ring,
+//!   where cores running together stay within a quantum and a half of
+//!   each other (a stated bound of the model; far more than a quantum
+//!   apart, results may follow the host). A running core charges its
+//!   requests far sooner (at its ordered accesses, and every 65,536
+//!   cycles of timed accesses, `crate::timing`): the rule reaches those of
+//!   a core that paused, or made no timed access, for most of a ring.
+//! - A core that stops for a while (a wait in modelled time, a halt) does
+//!   not pace the others, which may run a ring ahead before it resumes. So
+//!   it reads its pending requests' loads before it stops, once they are
+//!   final, holding the others within a quantum meanwhile, and keeps the
+//!   waits with the requests until they are charged (`crate::timing`'s
+//!   hold, `crate::engine`'s capture): charged as before, at the same
+//!   modelled moment, from the same loads.
+//!
 //! A link counts packets, not flits: the other cores' packets in a bucket
 //! are taken to be as long as the request's own (a stated assumption: the
 //! calendar word has no room for their lengths). Its service is one or two
@@ -54,9 +81,33 @@
 pub const HISTORY: usize = 16;
 
 /// Buckets in a calendar (a power of two): a ring, reused bucket after
-/// bucket; `SLOTS` times the bucket size must exceed how far cores drift
-/// apart plus how long a request waits to be charged (`crate::timing`).
+/// bucket. A core reads a bucket back for up to [`FRESH`] buckets after
+/// it ends, and other cores may be up to [`LEAD`] buckets ahead of it
+/// meanwhile ([`readable`]).
 pub const SLOTS: u64 = 1 << 15;
+
+/// Buckets other cores may be ahead of a core that reads a bucket back: a
+/// quarter of the ring (262,144 cycles at a link, an MPB or a register
+/// block, over a million at a controller), where cores running together
+/// stay within a quantum and a half of each other (150,000 cycles at the
+/// default quantum; a stated bound, see the module's docs).
+pub const LEAD: u64 = SLOTS / 4;
+
+/// Buckets after its end within which a bucket is read back
+/// ([`readable`]): the rest of the ring, less the [`HISTORY`] read with it
+/// and the other cores' [`LEAD`].
+pub const FRESH: u64 = SLOTS - LEAD - HISTORY as u64 - 1;
+
+/// Whether bucket `k` of a calendar of buckets of `bucket` cycles is read
+/// back by a core whose clock is at `now`: it ended less than [`FRESH`]
+/// buckets before. Its slot and those of the [`HISTORY`] before it are
+/// then still theirs as long as no other core has booked a request more
+/// than [`LEAD`] buckets after `now`. An older bucket's slot may have been
+/// reused, or not, by the time the core reads it, as the host ran the
+/// other cores; a request in it is charged no wait, in every run alike.
+pub fn readable(k: u64, bucket: u64, now: u64) -> bool {
+    (k + 1 + FRESH).saturating_mul(bucket) > now
+}
 
 /// Bits of a calendar word holding the requests of its bucket.
 const REQUEST_BITS: u32 = 20;
