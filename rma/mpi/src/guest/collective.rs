@@ -370,6 +370,43 @@ fn counts_of(counts: *const c_int, n: usize, what: &str) -> Result<Vec<usize>, F
         .collect()
 }
 
+/// The `n` blocks of `buf` that `counts` and `displs` (in elements of
+/// `ty`) say, each after its length (4 bytes): what one rank sends in the
+/// irregular collectives.
+fn pack_blocks(
+    buf: *const c_void,
+    counts: *const c_int,
+    displs: *const c_int,
+    ty: c_int,
+    n: u32,
+) -> Result<Vec<u8>, Failure> {
+    let size = datatype(ty)?.size() as usize;
+    let counts = counts_of(counts, n as usize, "count")?;
+    let displs = counts_of(displs, n as usize, "displacement")?;
+    let mut packed = Vec::new();
+    for (c, d) in counts.iter().zip(&displs) {
+        let at = buf.cast::<u8>().wrapping_add(d * size);
+        // SAFETY: MPI's buffer holds each block its counts and
+        // displacements name.
+        let block = unsafe { input(at.cast(), c * size) }?;
+        packed.extend_from_slice(&(block.len() as u32).to_le_bytes());
+        packed.extend_from_slice(block);
+    }
+    Ok(packed)
+}
+
+/// Block `k` of what [`pack_blocks`] packed.
+fn block_of(packed: &[u8], k: u32) -> &[u8] {
+    let mut at = 0;
+    for _ in 0..k {
+        at += 4 + u32::from_le_bytes([packed[at], packed[at + 1], packed[at + 2], packed[at + 3]])
+            as usize;
+    }
+    let len =
+        u32::from_le_bytes([packed[at], packed[at + 1], packed[at + 2], packed[at + 3]]) as usize;
+    &packed[at + 4..at + 4 + len]
+}
+
 /// Writes `block` at element `displ` of `recvbuf` (elements of `size`
 /// bytes).
 fn put_block(recvbuf: *mut c_void, displ: usize, size: usize, block: &[u8]) -> Outcome {
@@ -436,33 +473,12 @@ pub extern "C" fn MPI_Scatterv(
         let root = root_of(root, n)?;
         // The root packs each rank's block after its length.
         let packed = if me == root {
-            let size = datatype(sendtype)?.size() as usize;
-            let counts = counts_of(sendcounts, n as usize, "send count")?;
-            let displs = counts_of(displs, n as usize, "displacement")?;
-            let mut packed = Vec::new();
-            for (c, d) in counts.iter().zip(&displs) {
-                let at = sendbuf.cast::<u8>().wrapping_add(d * size);
-                // SAFETY: the root's send buffer holds each block.
-                let block = unsafe { input(at.cast(), c * size) }?;
-                packed.extend_from_slice(&(block.len() as u32).to_le_bytes());
-                packed.extend_from_slice(block);
-            }
-            packed
+            pack_blocks(sendbuf, sendcounts, displs, sendtype, n)?
         } else {
             Vec::new()
         };
         let packed = bcast_var(comm_of(state, comm)?, root, packed)?;
-        let mut at = 0;
-        let mut mine: &[u8] = &[];
-        for r in 0..n {
-            let len =
-                u32::from_le_bytes([packed[at], packed[at + 1], packed[at + 2], packed[at + 3]])
-                    as usize;
-            if r == me {
-                mine = &packed[at + 4..at + 4 + len];
-            }
-            at += 4 + len;
-        }
+        let mine = block_of(&packed, me);
         if me == root && recvbuf.cast_const() == IN_PLACE {
             return Ok(());
         }
@@ -636,37 +652,12 @@ pub extern "C" fn MPI_Alltoallv(
                 "MPI_IN_PLACE is not supported here yet",
             ));
         }
-        let size = datatype(sendtype)?.size() as usize;
-        let counts = counts_of(sendcounts, n as usize, "send count")?;
-        let displs = counts_of(sdispls, n as usize, "send displacement")?;
-        // Each rank's blocks for every rank, each after its length.
-        let mut mine = Vec::new();
-        for (c, d) in counts.iter().zip(&displs) {
-            let at = sendbuf.cast::<u8>().wrapping_add(d * size);
-            // SAFETY: MPI's send buffer holds each block.
-            let block = unsafe { input(at.cast(), c * size) }?;
-            mine.extend_from_slice(&(block.len() as u32).to_le_bytes());
-            mine.extend_from_slice(block);
-        }
+        // Each rank's blocks for every rank.
+        let mine = pack_blocks(sendbuf, sendcounts, sdispls, sendtype, n)?;
         let all = allgather_var(comm_of(state, comm)?, &mine)?;
         let blocks: Vec<Vec<u8>> = all
             .iter()
-            .map(|packed| {
-                let mut at = 0;
-                for r in 0..n {
-                    let len = u32::from_le_bytes([
-                        packed[at],
-                        packed[at + 1],
-                        packed[at + 2],
-                        packed[at + 3],
-                    ]) as usize;
-                    if r == me {
-                        return packed[at + 4..at + 4 + len].to_vec();
-                    }
-                    at += 4 + len;
-                }
-                Vec::new()
-            })
+            .map(|packed| block_of(packed, me).to_vec())
             .collect();
         unpack_v(&blocks, recvbuf, recvcounts, rdispls, recvtype, None)
     })

@@ -571,20 +571,27 @@ pub extern "C" fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut
         if n > 0 && requests.is_null() {
             return Err(Failure::new(Class::Request, "a null request array"));
         }
-        let mut outcome = Ok(());
-        for i in 0..n {
-            let got = wait(state, request_at(requests, i))?;
-            clear_request(requests, i);
-            if !statuses.is_null() && statuses != STATUS_IGNORE {
-                // SAFETY: MPI's array of `count` statuses.
-                unsafe { statuses.add(i).write(got) };
-            }
-            if outcome.is_ok() {
-                outcome = status_outcome(&got);
-            }
-        }
-        outcome
+        wait_each(state, requests, n, statuses)
     })
+}
+
+/// Waits for the `n` requests of C's array in order, each set to
+/// `MPI_REQUEST_NULL` and its status written (unless `statuses` is
+/// `MPI_STATUSES_IGNORE`); the first status's error, if any.
+fn wait_each(state: &mut State, requests: *mut c_int, n: usize, statuses: *mut Status) -> Outcome {
+    let mut outcome = Ok(());
+    for i in 0..n {
+        let got = wait(state, request_at(requests, i))?;
+        clear_request(requests, i);
+        if !statuses.is_null() && statuses != STATUS_IGNORE {
+            // SAFETY: MPI's array of `n` statuses.
+            unsafe { statuses.add(i).write(got) };
+        }
+        if outcome.is_ok() {
+            outcome = status_outcome(&got);
+        }
+    }
+    outcome
 }
 
 /// `MPI_UNDEFINED`.
@@ -680,19 +687,7 @@ pub extern "C" fn MPI_Testall(
             }
         }
         store(flag, 1)?;
-        let mut outcome = Ok(());
-        for i in 0..n {
-            let got = wait(state, request_at(requests, i))?;
-            clear_request(requests, i);
-            if !statuses.is_null() && statuses != STATUS_IGNORE {
-                // SAFETY: MPI's array of `count` statuses.
-                unsafe { statuses.add(i).write(got) };
-            }
-            if outcome.is_ok() {
-                outcome = status_outcome(&got);
-            }
-        }
-        outcome
+        wait_each(state, requests, n, statuses)
     })
 }
 
