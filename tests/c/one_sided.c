@@ -4,8 +4,8 @@
  * gives; fence epochs with put, get and accumulate; passive-target epochs
  * with fetch_and_op, compare_and_swap, get_accumulate, lock_all, flush
  * and request-based put and get; PSCW between neighbours; the errors a
- * window reports; and a shared window's parts loaded and stored by
- * address. */
+ * window reports; a shared window's parts loaded and stored by address;
+ * and a window made by MPI_Win_create on memory from MPI_Alloc_mem. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -186,8 +186,31 @@ int main(int argc, char **argv) {
     rc = MPI_Win_create(buffer, sizeof buffer, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &other);
     MPI_Error_class(rc, &class);
     MPI_Error_string(rc, text, &len);
-    CHECK(class == MPI_ERR_UNSUPPORTED_OPERATION && strstr(text, "MPI_Win_allocate") != NULL,
-          "%s", text);
+    CHECK(class == MPI_ERR_BASE && strstr(text, "MPI_Alloc_mem") != NULL, "%s", text);
+
+    /* A window on memory from MPI_Alloc_mem. */
+    int *mem = NULL;
+    MPI_Alloc_mem(4 * sizeof(int), MPI_INFO_NULL, &mem);
+    CHECK(mem != NULL, "MPI_Alloc_mem");
+    for (int i = 0; i < 4; i++) mem[i] = -1;
+    MPI_Win made;
+    MPI_Win_create(mem, 4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &made);
+    MPI_Win_get_attr(made, MPI_WIN_CREATE_FLAVOR, &attr_flavor, &flag);
+    MPI_Win_get_attr(made, MPI_WIN_BASE, &attr_base, &flag);
+    CHECK(*attr_flavor == MPI_WIN_FLAVOR_CREATE && attr_base == mem, "created window's attributes");
+    MPI_Win_fence(0, made);
+    MPI_Put(&rank, 1, MPI_INT, right, 1, 1, MPI_INT, made);
+    MPI_Win_fence(0, made);
+    CHECK(mem[1] == left && mem[0] == -1 && mem[2] == -1, "put into created window: %d", mem[1]);
+    rc = MPI_Free_mem(mem);
+    MPI_Error_class(rc, &class);
+    CHECK(rc != MPI_SUCCESS, "memory under a window cannot be freed (class %d)", class);
+    rc = MPI_Win_create(mem, 2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &other);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_ARG, "part of a block: class %d", class);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, made);
+    MPI_Win_free(&made);
+    MPI_Free_mem(mem);
 
     MPI_Win_free(&win);
     CHECK(win == MPI_WIN_NULL, "freed window handle");

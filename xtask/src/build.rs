@@ -316,6 +316,12 @@ fn build_c(files: &[PathBuf]) -> Result<PathBuf> {
         std::hash::Hasher::finish(&hasher)
     ));
     fs::create_dir_all(&dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    // Runs of the same files at once (two terminals, parallel tests) build
+    // one at a time, and the image appears whole (a rename), never half
+    // written under a run that reads it.
+    let lock = fs::File::create(dir.join(".lock"))
+        .and_then(|f| f.lock().map(|()| f))
+        .with_context(|| format!("cannot lock {}", dir.display()))?;
     let root = workspace_root();
     let gcc = || {
         let mut c = Command::new("gcc");
@@ -334,6 +340,7 @@ fn build_c(files: &[PathBuf]) -> Result<PathBuf> {
         objects.push(object);
     }
     let image = dir.join(&stem);
+    let linked = dir.join(format!(".{stem}.linking"));
     let library = target_dir().join(KERNEL_TARGET).join("release/libmpi.a");
     let mut link = gcc();
     link.args(["-m32", "-nostdlib", "-static", "-no-pie"]);
@@ -344,8 +351,11 @@ fn build_c(files: &[PathBuf]) -> Result<PathBuf> {
     ]);
     link.arg("-T").arg(root.join("linker.ld"));
     link.args(&objects).arg(&library);
-    link.arg("-o").arg(&image);
+    link.arg("-o").arg(&linked);
     run_tool(link, &format!("linking {}", image.display()))?;
+    fs::rename(&linked, &image)
+        .with_context(|| format!("cannot move the image to {}", image.display()))?;
+    drop(lock);
     Ok(image)
 }
 

@@ -483,6 +483,9 @@ struct MemoryState {
     size: u32,
     /// A window made on it.
     window: Option<u32>,
+    /// The mapping [`Rma::pin_memory`] pinned for it: controller, page and
+    /// memory type.
+    pinned: Option<(usize, u16, MemoryType)>,
 }
 
 /// One core's one-sided communication: the communicator, its POPSHM, the
@@ -650,6 +653,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             offset,
             size: bytes,
             window: None,
+            pinned: None,
         }));
         Ok(Memory { id, len: bytes })
     }
@@ -667,6 +671,9 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                 memory: memory.id,
                 window,
             });
+        }
+        if let Some((controller, page, ty)) = state.pinned {
+            self.slots.unpin(controller, page, ty);
         }
         self.memories[memory.id as usize] = None;
         self.next_free = self
@@ -1236,6 +1243,51 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         self.check_range("local_read", window.id, me, start as i64, len)?;
         let ty = self.window(window.id)?.options.local_type;
         self.read_elements(window.id, me, ty, start, buf)
+    }
+
+    /// Maps `memory` for good, for a program that loads and stores it by
+    /// address (MPI's `MPI_Alloc_mem` in C, whose memory a later
+    /// `MPI_Win_create` makes a window): the LUT entry mapping it with the
+    /// local memory type of [`WindowOptions::new`] is pinned until the
+    /// memory is freed. A window made on it with that local type (the
+    /// default) reaches it through the same entry, so the program's loads
+    /// and stores and the window's calls meet in the same caches; MPI's
+    /// rules on window memory apply once the window exists. Calling it
+    /// again returns the same mapping.
+    ///
+    /// Return values: `Err(UnknownMemory)` once freed; `Err(NoMemory)` as
+    /// for [`Rma::pin_part`].
+    pub fn pin_memory(&mut self, memory: Memory) -> Result<LocalMapping, RmaError> {
+        let state = self.memory(memory.id)?;
+        let ty = WindowOptions::new().local_type;
+        let page = state.offset / LUT_PAGE_SIZE;
+        let within = state.offset % LUT_PAGE_SIZE;
+        if u64::from(within) + u64::from(state.size) > u64::from(LUT_PAGE_SIZE) {
+            return Err(RmaError::NoMemory {
+                what: "bytes left in the 16 MiB LUT page where the memory starts (memory reached by address must lie in one page)",
+                requested: state.size.into(),
+                available: (LUT_PAGE_SIZE - within).into(),
+            });
+        }
+        let mapping = (self.popshm.controller, self.popshm.first + page as u16, ty);
+        let (controller, page, ty) = mapping;
+        let slot = if state.pinned == Some(mapping) {
+            self.slots
+                .entry_for(self.hal, controller, page, ty, &mut self.other)?
+        } else {
+            let slot = self
+                .slots
+                .pin(self.hal, controller, page, ty, &mut self.other)?;
+            if let Some(m) = &mut self.memories[memory.id as usize] {
+                m.pinned = Some(mapping);
+            }
+            slot
+        };
+        Ok(LocalMapping {
+            slot,
+            offset: within,
+            len: state.size,
+        })
     }
 
     /// Maps `rank`'s part of `window` for good, for a program that loads

@@ -492,6 +492,46 @@ fn every_part_of_a_shared_window_can_be_pinned_and_only_there() {
 }
 
 #[test]
+fn pinned_memory_is_the_window_made_on_it_and_is_let_go_when_freed() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let (me, other) = (rma.rank(), 1 - rma.rank());
+        // One LUT entry: pinned, it leaves none for another target.
+        rma.set_lut_entries(EntryRange::new(150, 150)).unwrap();
+        let memory = rma.alloc_mem(64).unwrap();
+        let pinned = rma.pin_memory(memory).unwrap();
+        assert_eq!((pinned.slot, pinned.len), (150, 64));
+        assert_eq!(
+            rma.pin_memory(memory).unwrap(),
+            pinned,
+            "the same mapping again"
+        );
+        let win = rma.create::<u8>(memory, WindowOptions::new()).unwrap();
+        assert_eq!(
+            rma.pin_part(win, me).unwrap(),
+            pinned,
+            "the window's own part, through it"
+        );
+        rma.fence(win, Assert::NONE).unwrap();
+        let err = rma.put(win, other, 0, &[1u8]).unwrap_err();
+        assert_eq!(err.class(), ErrorClass::NoMem, "{err}");
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        rma.free(win).unwrap();
+        rma.free_mem(memory).unwrap();
+        // Freed: the entry maps the other core's part now.
+        let win = rma.allocate::<u8>(64, WindowOptions::new()).unwrap();
+        rma.fence(win, Assert::NONE).unwrap();
+        rma.put(win, other, me, &[7u8]).unwrap();
+        rma.fence(win, Assert::NONE).unwrap();
+        let mut got = [0u8];
+        rma.local_read(win, other, &mut got).unwrap();
+        assert_eq!(got[0], 7);
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        rma.free(win).unwrap();
+    });
+}
+
+#[test]
 fn a_part_across_a_16_mib_page_cannot_be_pinned() {
     Mock::run(1, |hal| {
         let mut rma = rma(hal);

@@ -33,6 +33,7 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
                             p2p: p2p::Matching::default(),
                             types: Vec::new(),
                             ops: Vec::new(),
+                            memories: Vec::new(),
                         });
                         Ok(())
                     }

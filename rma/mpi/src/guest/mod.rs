@@ -125,6 +125,8 @@ struct State {
     types: Vec<Option<datatypes::Derived>>,
     /// User-defined operations (`None` once freed).
     ops: Vec<Option<ops::UserOp>>,
+    /// Memory from `MPI_Alloc_mem`: its address and rma's handle.
+    memories: Vec<(usize, rma::Memory)>,
 }
 
 /// A communicator made by `MPI_Comm_split` or `MPI_Comm_dup`.

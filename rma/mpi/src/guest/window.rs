@@ -7,6 +7,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::ffi::{c_int, c_void};
 
+use rma::Memory;
+
 use super::datatypes::{self, Derived, Ty, byte_layout, element_layout, size_of, span, type_of};
 use super::groups::{group_of, new_group};
 use super::*;
@@ -29,65 +31,120 @@ fn win_of_windows(windows: &[Option<Win>], handle: c_int) -> Result<Window<u8>, 
         .ok_or_else(|| Failure::new(Class::Win, format!("{handle} names no window")))
 }
 
-/// `MPI_Alloc_mem`: memory from the kernel heap, private to this core (MPI
-/// lets it be any memory; windows on the SCC's shared memory come from
-/// `MPI_Win_allocate`).
+/// `MPI_Alloc_mem`: memory in this core's part of shared DRAM (its
+/// POPSHM), mapped for good at the address it gives
+/// ([`rma::Rma::pin_memory`]), so that `MPI_Win_create` can make it a
+/// window other cores reach. `size` 0 gives a block of no bytes.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Alloc_mem(size: isize, _info: c_int, baseptr: *mut c_void) -> c_int {
-    let outcome = usize::try_from(size)
-        .map_err(|_| Failure::new(Class::Arg, format!("size {size} is negative")))
-        .and_then(|size| {
-            // SAFETY: the C library's malloc.
-            let p = unsafe { malloc(size.max(1)) };
-            if p.is_null() {
-                return Err(Failure::new(
-                    Class::NoMem,
-                    format!("{size} bytes of the kernel heap"),
-                ));
+    with_state("MPI_Alloc_mem", codes::comm::WORLD, |state| {
+        let bytes = u32::try_from(size)
+            .map_err(|_| Failure::new(Class::Arg, format!("size {size}: 0 to 4 GiB")))?;
+        let memory = state.rma.alloc_mem(bytes)?;
+        let part = match state.rma.pin_memory(memory) {
+            Ok(part) => part,
+            Err(e) => {
+                let _ = state.rma.free_mem(memory);
+                return Err(e.into());
             }
-            store(baseptr.cast::<*mut c_void>(), p)
-        });
-    finish("MPI_Alloc_mem", codes::comm::WORLD, outcome)
+        };
+        let mapping = crt::platform().shared_dram(part.slot, part.offset, part.len as usize);
+        let base = mapping.as_ptr().wrapping_add(part.offset as usize);
+        state.memories.push((base as usize, memory));
+        store(baseptr.cast::<*mut c_void>(), base.cast())
+    })
 }
 
-/// `MPI_Free_mem`.
+/// The memory of `MPI_Alloc_mem` that starts at `base`.
+fn memory_at(state: &State, base: *const c_void) -> Result<(usize, Memory), Failure> {
+    state
+        .memories
+        .iter()
+        .position(|&(at, _)| at == base as usize)
+        .map(|i| (i, state.memories[i].1))
+        .ok_or_else(|| {
+            Failure::new(
+                Class::Base,
+                format!("{base:p} is not the start of memory from MPI_Alloc_mem"),
+            )
+        })
+}
+
+/// `MPI_Free_mem`: refused while a window uses the memory.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Free_mem(base: *mut c_void) -> c_int {
-    // SAFETY: memory from `MPI_Alloc_mem`, which is the C library's malloc.
-    unsafe { free(base) };
-    codes::SUCCESS
+    with_state("MPI_Free_mem", codes::comm::WORLD, |state| {
+        let (i, memory) = memory_at(state, base)?;
+        state.rma.free_mem(memory)?;
+        state.memories.remove(i);
+        Ok(())
+    })
 }
 
-unsafe extern "C" {
-    fn malloc(size: usize) -> *mut c_void;
-    fn free(ptr: *mut c_void);
-}
-
-/// `MPI_Win_create`: not possible here. A program's own memory (its
-/// stack, statics and heap) is private to its core on the SCC: no other
-/// core can reach it. Windows live in the cores' shared DRAM, which
-/// `MPI_Win_allocate` gives out.
+/// `MPI_Win_create` on memory from `MPI_Alloc_mem`, the whole block (its
+/// start and its size): a program's other memory (its stack, statics and
+/// heap) is private to its core on the SCC, and no other core reaches it.
 #[unsafe(no_mangle)]
-pub extern "C" fn MPI_Win_create() -> c_int {
-    finish(
-        "MPI_Win_create",
-        codes::comm::WORLD,
-        Err(Failure::new(
-            Class::Unsupported,
-            "a program's own memory is private to its core on the SCC, so no other core can \
-             reach it; make the window with MPI_Win_allocate, whose memory is in shared DRAM",
-        )),
-    )
+pub extern "C" fn MPI_Win_create(
+    base: *mut c_void,
+    size: isize,
+    disp_unit: c_int,
+    _info: c_int,
+    comm: c_int,
+    win: *mut c_int,
+) -> c_int {
+    with_state("MPI_Win_create", comm, |state| {
+        let (_, memory) = memory_at(state, base).map_err(|f| {
+            Failure::new(
+                f.class,
+                format!(
+                    "{}: a program's own memory (stack, statics, heap) is private to its core on \
+                     the SCC, so no other core could reach the window; take the memory from \
+                     MPI_Alloc_mem, or make the window with MPI_Win_allocate",
+                    f.message
+                ),
+            )
+        })?;
+        if size != memory.len() as isize {
+            return Err(Failure::new(
+                Class::Arg,
+                format!(
+                    "size {size}: a window on memory from MPI_Alloc_mem spans the whole block, {} bytes",
+                    memory.len()
+                ),
+            ));
+        }
+        let (window, handle) = make_window(state, Make::Create(memory), size, disp_unit, comm)?;
+        finish_window(
+            state,
+            window,
+            handle,
+            base.cast(),
+            core::ptr::null_mut(),
+            win,
+        )
+    })
 }
 
-/// Makes a window of `size` bytes per rank over `comm` (shared when
-/// `shared`), keeps it, and returns it with its handle.
-fn allocate(
+/// How [`make_window`] makes a window.
+#[derive(Clone, Copy)]
+enum Make {
+    /// `MPI_Win_allocate`.
+    Allocate,
+    /// `MPI_Win_allocate_shared`.
+    Shared,
+    /// `MPI_Win_create` on this memory.
+    Create(Memory),
+}
+
+/// Makes a window as `make` says, of `size` bytes per rank over `comm`,
+/// keeps it, and returns it with its handle.
+fn make_window(
     state: &mut State,
+    make: Make,
     size: isize,
     disp_unit: c_int,
     comm: c_int,
-    shared: bool,
 ) -> Result<(Window<u8>, c_int), Failure> {
     let size = u32::try_from(size)
         .map_err(|_| Failure::new(Class::Arg, format!("size {size}: 0 to 4 GiB")))?;
@@ -97,8 +154,11 @@ fn allocate(
         .ok_or_else(|| Failure::new(Class::Disp, format!("displacement unit {disp_unit}")))?;
     let options = WindowOptions::new().disp_unit(unit);
     let window = match comm {
-        codes::comm::WORLD if shared => state.rma.allocate_shared::<u8>(size, options)?,
-        codes::comm::WORLD => state.rma.allocate::<u8>(size, options)?,
+        codes::comm::WORLD => match make {
+            Make::Allocate => state.rma.allocate::<u8>(size, options)?,
+            Make::Shared => state.rma.allocate_shared::<u8>(size, options)?,
+            Make::Create(memory) => state.rma.create::<u8>(memory, options)?,
+        },
         codes::comm::SELF => {
             return Err(Failure::new(
                 Class::Comm,
@@ -113,14 +173,11 @@ fn allocate(
                 .ok_or_else(|| {
                     Failure::new(Class::Comm, format!("{other} names no communicator"))
                 })?;
-            if shared {
-                state
-                    .rma
-                    .allocate_shared_on::<u8>(&mut entry.comm, size, options)?
-            } else {
-                state
-                    .rma
-                    .allocate_on::<u8>(&mut entry.comm, size, options)?
+            let comm = &mut entry.comm;
+            match make {
+                Make::Allocate => state.rma.allocate_on::<u8>(comm, size, options)?,
+                Make::Shared => state.rma.allocate_shared_on::<u8>(comm, size, options)?,
+                Make::Create(memory) => state.rma.create_on::<u8>(comm, memory, options)?,
             }
         }
     };
@@ -149,7 +206,8 @@ fn allocate_and_map(
     baseptr: *mut c_void,
     win: *mut c_int,
 ) -> Outcome {
-    let (window, handle) = allocate(state, size, disp_unit, comm, shared)?;
+    let make = if shared { Make::Shared } else { Make::Allocate };
+    let (window, handle) = make_window(state, make, size, disp_unit, comm)?;
     let me = state.rma.rank_in(window)?;
     let base = match address_of(state, window, me) {
         Ok(base) => base,
@@ -159,6 +217,19 @@ fn allocate_and_map(
             return Err(e);
         }
     };
+    finish_window(state, window, handle, base, baseptr, win)
+}
+
+/// Records window `handle`'s attributes (its base address `base`) and
+/// writes the base to `baseptr` (unless null) and the handle to `win`.
+fn finish_window(
+    state: &mut State,
+    window: Window<u8>,
+    handle: c_int,
+    base: *mut u8,
+    baseptr: *mut c_void,
+    win: *mut c_int,
+) -> Outcome {
     let attributes = state.rma.attributes(window)?;
     if let Some(Some(w)) = state.windows.get_mut((handle - 1) as usize) {
         *w.attributes = Attributes {
@@ -177,7 +248,9 @@ fn allocate_and_map(
             },
         };
     }
-    store(baseptr.cast::<*mut c_void>(), base.cast())?;
+    if !baseptr.is_null() {
+        store(baseptr.cast::<*mut c_void>(), base.cast())?;
+    }
     store(win, handle)
 }
 
