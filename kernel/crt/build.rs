@@ -20,12 +20,15 @@
 
 use std::path::{Path, PathBuf};
 
+include!("cflags.rs");
+
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let include = manifest.join("include");
     let c_dir = manifest.join("c");
     let rename = manifest.join("test").join("rename.h");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=cflags.rs");
     for dir in [&include, &c_dir, &manifest.join("test")] {
         println!("cargo:rerun-if-changed={}", dir.display());
     }
@@ -49,21 +52,17 @@ fn main() {
         .opt_level(2)
         .warnings(true)
         .extra_warnings(true)
-        .warnings_into_errors(true)
-        .flag("-ffreestanding")
-        .flag("-fno-builtin")
-        .flag("-nostdinc")
-        .flag("-fno-stack-protector");
+        .warnings_into_errors(true);
+    for flag in FREESTANDING_CFLAGS {
+        build.flag(flag);
+    }
     if guest {
         // The system gcc, not a cross compiler cc might look for by the
         // target's name: gcc -m32 builds for the guest.
-        build
-            .compiler("gcc")
-            .archiver("ar")
-            .pic(false)
-            .flag("-m32")
-            .flag("-march=pentium")
-            .flag("-fno-pic");
+        build.compiler("gcc").archiver("ar").pic(false);
+        for flag in TARGET_CFLAGS {
+            build.flag(flag);
+        }
     } else {
         // The tests' own C helpers (long double arguments, va_list, the
         // assert macro), which Rust cannot express.

@@ -269,21 +269,10 @@ pub fn build_app(app: &App, quiet: bool) -> Result<Artifacts> {
     Ok(artifacts)
 }
 
-/// The flags C programs are compiled with for the guest: freestanding
-/// 32-bit Pentium code that sees only the C runtime's and MPI's headers.
-pub const GUEST_CFLAGS: &[&str] = &[
-    "-m32",
-    "-march=pentium",
-    "-ffreestanding",
-    "-fno-pic",
-    "-fno-builtin",
-    "-nostdinc",
-    "-fno-stack-protector",
-    "-std=c11",
-    "-O2",
-    "-g",
-    "-Wall",
-];
+/// The flags C programs are compiled with for the guest, beside the C
+/// runtime's own ([`crt::TARGET_CFLAGS`], [`crt::FREESTANDING_CFLAGS`]):
+/// C11, optimised, with debug information and warnings.
+pub const PROGRAM_CFLAGS: &[&str] = &["-std=c11", "-O2", "-g", "-Wall"];
 
 /// Compiles the C sources `files` with the system's gcc and links them
 /// against `libmpi.a` with the kernel's linker script; returns the image.
@@ -332,7 +321,10 @@ fn build_c(files: &[PathBuf]) -> Result<PathBuf> {
     for (i, source) in sources.iter().enumerate() {
         let object = dir.join(format!("{i}.o"));
         let mut compile = gcc();
-        compile.args(GUEST_CFLAGS);
+        compile
+            .args(crt::TARGET_CFLAGS)
+            .args(crt::FREESTANDING_CFLAGS)
+            .args(PROGRAM_CFLAGS);
         compile.arg("-I").arg(root.join("kernel/crt/include"));
         compile.arg("-I").arg(root.join("rma/mpi/include"));
         compile.arg("-c").arg(source).arg("-o").arg(&object);

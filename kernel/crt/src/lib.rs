@@ -66,6 +66,8 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
+include!("../cflags.rs");
+
 #[cfg(target_arch = "x86")]
 mod guest;
 #[cfg(target_arch = "x86")]

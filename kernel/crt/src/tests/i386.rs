@@ -19,15 +19,8 @@ use super::format::text;
 /// without the stack protector, our headers only).
 fn guest_gcc() -> Command {
     let mut gcc = Command::new("gcc");
-    gcc.args([
-        "-m32",
-        "-march=pentium",
-        "-ffreestanding",
-        "-fno-pic",
-        "-fno-builtin",
-        "-nostdinc",
-        "-fno-stack-protector",
-    ]);
+    gcc.args(crate::TARGET_CFLAGS)
+        .args(crate::FREESTANDING_CFLAGS);
     gcc
 }
 
