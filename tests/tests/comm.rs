@@ -33,6 +33,12 @@ fn comm_on(cores: u32) {
         "{}",
         transcript(&report)
     );
+    // Its cycles are the core's modelled ones: the run models time.
+    assert!(
+        stats[0].ends_with("Mcycles waiting (modelled cycles)"),
+        "{}",
+        transcript(&report)
+    );
 }
 
 #[test]

@@ -158,13 +158,18 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
             "comm summary: {n} cores, {made} checks, {failed} failed: neighbour exchange, all-to-all, {BARRIERS} barriers, bcast, allgather, allreduce"
         );
         kernel::println!(
-            "comm core 0: {} messages, {} bytes, {} chunks sent; {} barriers; {} Mcycles, {} Mcycles waiting (TSC, host time)",
+            "comm core 0: {} messages, {} bytes, {} chunks sent; {} barriers; {} Mcycles, {} Mcycles waiting ({})",
             stats.messages_sent,
             stats.bytes_sent,
             stats.chunks_sent,
             stats.barriers,
             cycles / 1_000_000,
-            stats.wait_cycles / 1_000_000
+            stats.wait_cycles / 1_000_000,
+            if scc.clock_is_modelled() {
+                "modelled cycles"
+            } else {
+                "time-stamp counter, host time"
+            }
         );
     }
     if failed > 0 {

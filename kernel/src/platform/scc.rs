@@ -769,6 +769,13 @@ impl Scc {
         }
     }
 
+    /// Whether [`Scc::now`] counts modelled core cycles (the emulator's
+    /// timing is on), rather than a time-stamp counter that runs in host
+    /// time under QEMU.
+    pub fn clock_is_modelled(&self) -> bool {
+        !cfg!(feature = "silicon") && self.modelled
+    }
+
     /// Pushes this core's write-combine buffer out to memory: a write to a
     /// different line flushes it, so write to a dummy line of this core's own
     /// in MPBT-typed LSM that no one reads (thesis 4.3.3).
