@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Apps on the kernel library: a new app made from the template builds and
-//! runs on 4 cores through the command line; an image's own declarations
+//! Apps on the kernel library: a new app made from the template, in Rust
+//! or in C, builds and runs on 4 cores through the command line; an image's own declarations
 //! decide which programs and settings a run may ask for; and every
 //! benchmark experiment asks only for what the built-in image declares.
 
@@ -57,6 +57,65 @@ fn a_new_app_from_the_template_runs_on_4_cores() {
     let message = format!("{:#}", xtask::run(&config).unwrap_err());
     assert!(message.contains("unknown program `ring`"), "{message}");
     assert!(message.contains("  hello "), "{message}");
+}
+
+#[test]
+fn a_new_c_app_from_the_template_runs_on_4_cores() {
+    let xtask = xtask_binary();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hello-c");
+    let made = Command::new(&xtask)
+        .args(["new", "--lang", "c", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    assert!(dir.join("hello-c.c").is_file());
+    let run = Command::new(&xtask)
+        .args(["run", "--app", dir.to_str().unwrap(), "--cores", "4"])
+        .args(["--check-coherence"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for rank in 0..4 {
+        let left = (rank + 3) % 4;
+        let line = format!("[core {rank:02}] rank {rank} of 4 received {left}");
+        assert!(stdout.contains(&line), "{line}:\n{stdout}");
+    }
+    assert!(
+        stdout.contains("coherence checker: 0 stale reads"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("all 4 cores exited successfully"),
+        "{stdout}"
+    );
+
+    // Its one program is the C program's main.
+    let listed = Command::new(&xtask)
+        .args(["programs", "--app", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&listed.stdout);
+    assert!(list.contains("  main  the C program's main"), "{list}");
+
+    // A directory with neither a crate nor C files is no app.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let run = Command::new(&xtask)
+        .args(["run", "--app", empty.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success());
+    assert!(
+        stderr.contains("neither a Cargo.toml nor .c files there"),
+        "{stderr}"
+    );
 }
 
 /// Removes an app made inside the workspace and puts the lock file back,

@@ -98,7 +98,7 @@ fn live_cells(report: &system_tests::RunReport, marker: &str) -> String {
         .unwrap_or_else(|| panic!("no line with {marker:?}:\n{}", transcript(report)));
     let end = line.find(" cells alive").expect("a count of live cells");
     let start = line[..end]
-        .rfind(|c: char| c == '(' || c == ':')
+        .rfind(['(', ':'])
         .expect("the count's start")
         + 1;
     line[start..end].trim().to_owned()

@@ -16,7 +16,7 @@ use anyhow::Result;
 
 pub use build::{App, Artifacts, build, build_app, cargo, workspace_root};
 pub use chip::{Mode, Model, Time, WtReads};
-pub use programs::{Catalog, app_of, check_cores, parse_chip, parse_param};
+pub use programs::{Catalog, app_in, app_of, check_cores, parse_chip, parse_param};
 pub use run::{
     CoreExit, CoreReport, Holder, Outcome, RunConfig, RunReport, Stall, boot, room_needed, run,
 };

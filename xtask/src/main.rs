@@ -48,10 +48,19 @@ enum Cli {
     /// NAME, has every core put its rank into its right neighbour's window
     /// under a fence and check what it received. Boot it with
     /// `cargo xtask run --app apps/NAME --cores 4`.
+    ///
+    /// With `--lang c`, the app is the directory NAME|PATH (relative to the
+    /// current directory, anywhere but apps/) holding NAME.c: the same
+    /// program in C over MPI. Boot it with `cargo xtask run --app PATH
+    /// --cores 4`, which compiles every .c file there.
     New {
-        /// A name (the app goes to apps/NAME) or a path outside this workspace.
+        /// A name (the app goes to apps/NAME) or a path outside this workspace;
+        /// for C, a path.
         #[arg(value_name = "NAME|PATH")]
         name: String,
+        /// The app's language.
+        #[arg(long, value_enum, default_value_t)]
+        lang: xtask::new::Lang,
     },
     /// Run the benchmark suite: tables, CSV, SVG plots and a Markdown report under target/bench/ (or --out).
     ///
@@ -95,7 +104,8 @@ struct RunArgs {
     #[arg(long, value_name = "NAME")]
     program: Option<String>,
     /// Boot this app (a crate on the kernel library, made with `cargo
-    /// xtask new`) instead of the built-in programs.
+    /// xtask new`, or a directory of C files, made with `cargo xtask new
+    /// --lang c`) instead of the built-in programs.
     #[arg(long, value_name = "DIR")]
     app: Option<PathBuf>,
     /// A setting of the program (repeatable); `cargo xtask programs`
@@ -435,15 +445,15 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
         }
         Cli::Bench(args) => bench(args, interrupt),
         Cli::Programs { app } => {
-            let app = app.map_or(xtask::App::Builtin, xtask::App::Dir);
+            let app = app.map_or(Ok(xtask::App::Builtin), xtask::app_in)?;
             let artifacts = xtask::build_app(&app, true)?;
             let catalog = xtask::Catalog::read(&artifacts.kernel)?;
             println!("Programs of {}:", artifacts.kernel.display());
             print!("{}", catalog.list());
             Ok(ExitCode::SUCCESS)
         }
-        Cli::New { name } => {
-            let dir = xtask::new::new_app(&name)?;
+        Cli::New { name, lang } => {
+            let dir = xtask::new::new_app(&name, lang)?;
             println!("made the app {}", dir.display());
             println!(
                 "boot it: cargo xtask run --app {} --cores 4",

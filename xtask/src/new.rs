@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `cargo xtask new`: a new app on the kernel library, from a template.
+//! `cargo xtask new`: a new app on the kernel library, from a template;
+//! with `--lang c`, a C program over MPI.
 //!
 //! An app is a binary crate for the guest target that depends on the
 //! `kernel` and `rma` crates and lists its programs with
@@ -8,6 +9,11 @@
 //! becomes a workspace of its own that uses this checkout's kernel and rma
 //! by path, with this checkout's lock file so that it builds with the same
 //! dependency versions. `cargo xtask run --app DIR` builds and boots it.
+//!
+//! A C app is a directory of `.c` files and nothing else: `cargo xtask
+//! run --app DIR` compiles them all and links them against MPI, the C
+//! runtime and the kernel, as `run --c` does. It can go anywhere but
+//! `apps/`, where cargo takes every directory for a crate.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -47,9 +53,90 @@ fn hello(scc: &Scc, (): ()) -> AppResult {
 }
 "#;
 
-/// Makes the app `name` (a bare name: `apps/NAME`; or a path) and returns
-/// its directory.
-pub fn new_app(name: &str) -> Result<PathBuf> {
+/// The C template's program, `NAME.c`: the same exchange as [`MAIN`]'s,
+/// over MPI.
+const MAIN_C: &str = r#"/* NAME: an MPI program for the emulated SCC's cores. Every rank puts
+ * its rank into its right neighbour's window under a fence and checks
+ * what it received. Boot it with `cargo xtask run --app DIR --cores 4`;
+ * the words after `--` reach main's argv. */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    int *received;
+    MPI_Win win;
+    MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &received, &win);
+    MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
+    MPI_Put(&rank, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+
+    int got = *received;
+    printf("rank %d of %d received %d\n", rank, size, got);
+    MPI_Win_free(&win);
+    MPI_Finalize();
+    if (got != (rank + size - 1) % size) {
+        fprintf(stderr, "rank %d: the value received is not the left neighbour's rank\n", rank);
+        return 1;
+    }
+    return 0;
+}
+"#;
+
+/// The language of a new app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Lang {
+    /// A crate on the kernel library and rma.
+    #[default]
+    Rust,
+    /// C over MPI (mpi.h), with the C runtime.
+    C,
+}
+
+/// Makes the app `name` in `lang` (a bare name: `apps/NAME` for Rust, or
+/// for C the directory NAME here; or a path) and returns its directory.
+pub fn new_app(name: &str, lang: Lang) -> Result<PathBuf> {
+    match lang {
+        Lang::Rust => new_rust_app(name),
+        Lang::C => new_c_app(name),
+    }
+}
+
+/// Makes the C app at `path`: the directory, holding `NAME.c`.
+fn new_c_app(path: &str) -> Result<PathBuf> {
+    let root = workspace_root();
+    let dir = std::path::absolute(path).with_context(|| format!("no directory for {path}"))?;
+    let package = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .with_context(|| format!("{} names no directory", dir.display()))?
+        .to_owned();
+    check_name(&package)?;
+    ensure!(
+        !dir.exists(),
+        "{} exists already: choose another name",
+        dir.display()
+    );
+    ensure!(
+        dir.parent() != Some(&root.join("apps")),
+        "{}: a C app cannot go to apps/, where cargo takes every directory for a crate: \
+         give a path elsewhere",
+        dir.display()
+    );
+    fs::create_dir_all(&dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    let file = dir.join(format!("{package}.c"));
+    fs::write(&file, MAIN_C.replace("NAME", &package))
+        .with_context(|| format!("cannot write {}", file.display()))?;
+    Ok(dir)
+}
+
+/// Makes the Rust app `name` (a bare name: `apps/NAME`; or a path) and
+/// returns its directory.
+fn new_rust_app(name: &str) -> Result<PathBuf> {
     let root = workspace_root();
     let given = Path::new(name);
     let in_tree = given.components().count() == 1;
@@ -149,7 +236,7 @@ mod tests {
     #[test]
     fn an_app_outside_the_workspace_is_a_workspace_of_its_own() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = new_app(tmp.path().join("hello").to_str().unwrap()).unwrap();
+        let dir = new_app(tmp.path().join("hello").to_str().unwrap(), Lang::Rust).unwrap();
         let manifest = fs::read_to_string(dir.join("Cargo.toml")).unwrap();
         assert!(manifest.contains("name = \"hello\""), "{manifest}");
         assert!(manifest.contains("[workspace]"), "{manifest}");
@@ -158,7 +245,37 @@ mod tests {
         let main = fs::read_to_string(dir.join("src/main.rs")).unwrap();
         assert!(main.contains("\"hello\" => hello"), "{main}");
         assert!(dir.join("Cargo.lock").is_file());
-        let again = new_app(dir.to_str().unwrap()).unwrap_err().to_string();
+        let again = new_app(dir.to_str().unwrap(), Lang::Rust)
+            .unwrap_err()
+            .to_string();
         assert!(again.contains("exists already"), "{again}");
+    }
+
+    #[test]
+    fn a_c_app_is_a_directory_holding_its_named_c_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_app(tmp.path().join("ring-c").to_str().unwrap(), Lang::C).unwrap();
+        let names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["ring-c.c"]);
+        let main = fs::read_to_string(dir.join("ring-c.c")).unwrap();
+        assert!(main.starts_with("/* ring-c: an MPI program"), "{main}");
+        assert!(main.contains("#include <mpi.h>"), "{main}");
+        let again = new_app(dir.to_str().unwrap(), Lang::C)
+            .unwrap_err()
+            .to_string();
+        assert!(again.contains("exists already"), "{again}");
+        let bad = new_app(tmp.path().join("Ring").to_str().unwrap(), Lang::C).unwrap_err();
+        assert!(bad.to_string().contains("cannot name an app"), "{bad}");
+    }
+
+    #[test]
+    fn a_c_app_is_refused_where_cargo_looks_for_crates() {
+        let dir = workspace_root().join("apps/some-c-app");
+        let err = new_app(dir.to_str().unwrap(), Lang::C).unwrap_err();
+        assert!(err.to_string().contains("cannot go to apps/"), "{err}");
+        assert!(!dir.exists());
     }
 }

@@ -145,39 +145,85 @@ pub fn parse_chip(name: &str) -> Result<&'static Chip> {
     }
 }
 
+/// The app in `dir`: a crate ([`App::Dir`], with a `Cargo.toml`), or a C
+/// app (`cargo xtask new --lang c`): the `.c` files directly in the
+/// directory, in name order ([`App::C`]).
+pub fn app_in(dir: PathBuf) -> Result<App> {
+    if dir.join("Cargo.toml").is_file() {
+        return Ok(App::Dir(dir));
+    }
+    let entries = std::fs::read_dir(&dir)
+        .with_context(|| format!("--app {}: not a directory that can be read", dir.display()))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("--app {}: cannot list it", dir.display()))?
+            .path();
+        if path.extension().is_some_and(|e| e == "c") && path.is_file() {
+            files.push(path);
+        }
+    }
+    ensure!(
+        !files.is_empty(),
+        "--app {}: neither a Cargo.toml nor .c files there (`cargo xtask new NAME` makes \
+         an app, `cargo xtask new --lang c PATH` a C one)",
+        dir.display()
+    );
+    files.sort();
+    Ok(App::C(files))
+}
+
 /// The app a run boots and the program's settings, from `run`'s options:
-/// `--app DIR`, or `--c FILE.c...` (whose program gets `argv` as its
-/// `args` setting: the first file's name, then `args`, the words after
-/// `--`), or the built-in programs.
+/// `--app DIR` ([`app_in`]), or `--c FILE.c...`, or the built-in
+/// programs. A C program gets `argv` as its `args` setting: its name (the
+/// C app's directory's, or the first file's), then `args`, the words
+/// after `--`.
 pub fn app_of(
     dir: Option<PathBuf>,
     c_files: Vec<PathBuf>,
     args: &[String],
     mut params: Vec<(String, String)>,
 ) -> Result<(App, Vec<(String, String)>)> {
-    if c_files.is_empty() {
-        ensure!(
-            args.is_empty(),
-            "arguments after -- ({}) are for a C program's main: give its files with --c",
-            args.join(" ")
-        );
-        return Ok((dir.map_or(App::Builtin, App::Dir), params));
-    }
+    let (files, name) = match dir {
+        Some(dir) => match app_in(dir.clone())? {
+            App::C(files) => (files, dir.file_name().map(ToOwned::to_owned)),
+            app => {
+                ensure!(
+                    args.is_empty(),
+                    "arguments after -- ({}) are for a C program's main: {} is a Rust app",
+                    args.join(" "),
+                    dir.display()
+                );
+                return Ok((app, params));
+            }
+        },
+        None if c_files.is_empty() => {
+            ensure!(
+                args.is_empty(),
+                "arguments after -- ({}) are for a C program's main: give its files with --c",
+                args.join(" ")
+            );
+            return Ok((App::Builtin, params));
+        }
+        None => {
+            let stem = c_files[0].file_stem().map(ToOwned::to_owned);
+            (c_files, stem)
+        }
+    };
     ensure!(
         !params.iter().any(|(name, _)| name == "args"),
         "--param args=...: a C program's arguments go after --"
     );
-    let name = c_files[0]
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .context("--c: the first file's name is not valid UTF-8")?;
+    let name = name.as_deref().and_then(|s| s.to_str()).context(
+        "the C program's name (its first file's, or its app's directory's) is not valid UTF-8",
+    )?;
     let mut words = vec![name];
     words.extend(args.iter().map(String::as_str));
     let value = chip::settings::words::encode(&words).map_err(|word| {
         anyhow::anyhow!("argument {word:?} holds a NUL byte, which C cannot pass")
     })?;
     params.push(("args".to_owned(), value));
-    Ok((App::C(c_files), params))
+    Ok((App::C(files), params))
 }
 
 /// Parses `NAME=VALUE` as given to `--param`.
@@ -222,6 +268,34 @@ mod tests {
         assert_eq!(app, App::Builtin);
         let err = app_of(None, vec![], &["x".to_owned()], vec![]).unwrap_err();
         assert!(err.to_string().contains("--c"), "{err}");
+    }
+
+    #[test]
+    fn a_c_app_is_its_directory_s_c_files_and_its_program_is_named_after_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("stencil");
+        std::fs::create_dir(&dir).unwrap();
+        for file in ["util.c", "main.c", "notes.txt"] {
+            std::fs::write(dir.join(file), "").unwrap();
+        }
+        let (app, params) = app_of(Some(dir.clone()), vec![], &["-v".to_owned()], vec![]).unwrap();
+        assert_eq!(app, App::C(vec![dir.join("main.c"), dir.join("util.c")]));
+        assert_eq!(params, [("args".to_owned(), "2,stencil,-v".to_owned())]);
+
+        // A crate's directory is a Rust app, whose programs take no argv.
+        std::fs::write(dir.join("Cargo.toml"), "").unwrap();
+        let (app, _) = app_of(Some(dir.clone()), vec![], &[], vec![]).unwrap();
+        assert_eq!(app, App::Dir(dir.clone()));
+        let err = app_of(Some(dir), vec![], &["-v".to_owned()], vec![]).unwrap_err();
+        assert!(err.to_string().contains("is a Rust app"), "{err}");
+
+        let missing = app_in(tmp.path().join("none")).unwrap_err();
+        assert!(
+            missing
+                .to_string()
+                .contains("not a directory that can be read"),
+            "{missing}"
+        );
     }
 
     #[test]
