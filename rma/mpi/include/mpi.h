@@ -112,6 +112,16 @@ typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error, ...);
 #define MPI_INT64_T ((MPI_Datatype)17)
 #define MPI_UINT64_T ((MPI_Datatype)18)
 #define MPI_AINT ((MPI_Datatype)19)
+/* The pairs of MPI_MINLOC and MPI_MAXLOC: struct { T value; int index; }
+ * as gcc -m32 lays it out (a double or long double aligned to 4 bytes):
+ * MPI_DOUBLE_INT is 12 bytes, MPI_LONG_DOUBLE_INT 16 (the x87's 80-bit
+ * long double in 12), MPI_SHORT_INT 6 bytes of data in 8. */
+#define MPI_2INT ((MPI_Datatype)20)
+#define MPI_FLOAT_INT ((MPI_Datatype)21)
+#define MPI_DOUBLE_INT ((MPI_Datatype)22)
+#define MPI_LONG_INT ((MPI_Datatype)23)
+#define MPI_SHORT_INT ((MPI_Datatype)24)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)25)
 
 /* Reduction operations. */
 #define MPI_MAX ((MPI_Op)1)
