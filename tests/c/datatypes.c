@@ -126,7 +126,8 @@ int main(int argc, char **argv) {
     }
     MPI_Type_size(MPI_SHORT_INT, &bytes);
     MPI_Type_get_extent(MPI_SHORT_INT, &lb, &extent);
-    CHECK(bytes == 6 && extent == sizeof(struct short_int), "short int %d %ld", bytes, (long)extent);
+    CHECK(bytes == 6 && extent == sizeof(struct short_int), "short int %d %ld", bytes,
+          (long)extent);
     MPI_Datatype three;
     MPI_Type_contiguous(3, MPI_SHORT_INT, &three);
     MPI_Type_commit(&three);

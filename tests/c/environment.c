@@ -259,7 +259,8 @@ static void locations(int rank, int size) {
               LONG_DOUBLE_VALUE(1, 0) > LONG_DOUBLE_VALUE(0, 0),
           "long double has more precision than double");
     pair_type(MPI_2INT, "MPI_2INT", 2 * sizeof(int), sizeof(struct int_int));
-    pair_type(MPI_FLOAT_INT, "MPI_FLOAT_INT", sizeof(float) + sizeof(int), sizeof(struct float_int));
+    pair_type(MPI_FLOAT_INT, "MPI_FLOAT_INT", sizeof(float) + sizeof(int),
+              sizeof(struct float_int));
     pair_type(MPI_DOUBLE_INT, "MPI_DOUBLE_INT", sizeof(double) + sizeof(int),
               sizeof(struct double_int));
     pair_type(MPI_LONG_INT, "MPI_LONG_INT", sizeof(long) + sizeof(int), sizeof(struct long_int));
