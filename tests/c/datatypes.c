@@ -3,7 +3,9 @@
  * their data through point-to-point messages (a matrix column sent as a
  * vector, received contiguous and back), puts and gets (a column into
  * the right neighbour's matrix, a subarray got back), and accumulates
- * (an indexed layout of doubles), every element checked. */
+ * (an indexed layout of doubles), every element checked; and
+ * MPI_SHORT_INT, whose structs hold 2 bytes of padding that no call may
+ * write, in messages, puts, gets and a type of its own. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -105,6 +107,68 @@ int main(int argc, char **argv) {
     }
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     MPI_Win_free(&win);
+
+    /* MPI_SHORT_INT: 6 bytes of data in each 8-byte struct. What a
+     * message, a put or a get writes are the shorts and ints; the padding
+     * bytes after the shorts keep the receiver's 0x5a. */
+    struct short_int { short value; int index; } sent[3], recvd[3], *si;
+    for (int i = 0; i < 3; i++) {
+        sent[i].value = (short)(-100 * rank - i);
+        sent[i].index = 1000 * rank + i;
+    }
+#define SHORT_INTS_FROM(buf, r, what)                                                       \
+    for (int i = 0; i < 3; i++) {                                                           \
+        const unsigned char *bytes = (const unsigned char *)&(buf)[i];                      \
+        CHECK((buf)[i].value == -100 * (r) - i && (buf)[i].index == 1000 * (r) + i &&       \
+                  bytes[2] == 0x5a && bytes[3] == 0x5a,                                     \
+              "%s %d: (%d, %d), padding %#x %#x", what, i, (buf)[i].value, (buf)[i].index,  \
+              bytes[2], bytes[3]);                                                          \
+    }
+    MPI_Type_size(MPI_SHORT_INT, &bytes);
+    MPI_Type_get_extent(MPI_SHORT_INT, &lb, &extent);
+    CHECK(bytes == 6 && extent == sizeof(struct short_int), "short int %d %ld", bytes,
+          (long)extent);
+    MPI_Datatype three;
+    MPI_Type_contiguous(3, MPI_SHORT_INT, &three);
+    MPI_Type_commit(&three);
+    MPI_Type_size(three, &bytes);
+    MPI_Type_get_extent(three, &lb, &extent);
+    CHECK(bytes == 18 && lb == 0 && extent == 24, "three short ints %d %ld", bytes, (long)extent);
+    MPI_Status status;
+    int count = -1;
+    memset(recvd, 0x5a, sizeof recvd);
+    MPI_Sendrecv(sent, 3, MPI_SHORT_INT, right, 4, recvd, 3, MPI_SHORT_INT, left, 4,
+                 MPI_COMM_WORLD, &status);
+    MPI_Get_count(&status, MPI_SHORT_INT, &count);
+    CHECK(count == 3, "received %d MPI_SHORT_INT", count);
+    SHORT_INTS_FROM(recvd, left, "message");
+    memset(recvd, 0x5a, sizeof recvd);
+    MPI_Sendrecv(sent, 1, three, right, 5, recvd, 3, MPI_SHORT_INT, left, 5, MPI_COMM_WORLD,
+                 &status);
+    MPI_Get_count(&status, MPI_SHORT_INT, &count);
+    CHECK(count == 3, "received %d MPI_SHORT_INT of a type of three", count);
+    SHORT_INTS_FROM(recvd, left, "message of a type of three");
+
+    MPI_Win_allocate(sizeof sent, sizeof(struct short_int), MPI_INFO_NULL, MPI_COMM_WORLD, &si,
+                     &win);
+    memset(si, 0x5a, sizeof sent);
+    MPI_Win_fence(0, win);
+    MPI_Put(sent, 3, MPI_SHORT_INT, right, 0, 1, three, win);
+    MPI_Win_fence(0, win);
+    SHORT_INTS_FROM(si, left, "put");
+    memset(recvd, 0x5a, sizeof recvd);
+    MPI_Get(recvd, 3, MPI_SHORT_INT, right, 0, 3, MPI_SHORT_INT, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    SHORT_INTS_FROM(recvd, rank, "get");
+    memset(recvd, 0x5a, sizeof recvd);
+    MPI_Request request;
+    MPI_Win_lock(MPI_LOCK_SHARED, left, 0, win);
+    MPI_Rget(recvd, 1, three, left, 0, 3, MPI_SHORT_INT, win, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    MPI_Win_unlock(left, win);
+    SHORT_INTS_FROM(recvd, (left + size - 1) % size, "rget");
+    MPI_Win_free(&win);
+    MPI_Type_free(&three);
 
     /* Errors: an uncommitted type; a freed one. */
     MPI_Datatype loose;

@@ -23,12 +23,14 @@ fn every_rank_printed(report: &system_tests::RunReport, cores: u32, line: impl F
 }
 
 #[test]
-fn the_environment_errors_and_collectives_work_from_c_on_4_cores() {
-    let report = boot_c(4, "environment", &["one", "two words"]);
-    assert_clean_success(&report, 4);
-    every_rank_printed(&report, 4, |r| {
-        format!("rank {r} of 4: environment checks passed")
-    });
+fn the_environment_errors_and_collectives_work_from_c_on_3_and_8_cores() {
+    for cores in [3, 8] {
+        let report = boot_c(cores, "environment", &["one", "two words"]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, cores, |r| {
+            format!("rank {r} of {cores}: environment checks passed")
+        });
+    }
 }
 
 #[test]

@@ -112,6 +112,16 @@ typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error, ...);
 #define MPI_INT64_T ((MPI_Datatype)17)
 #define MPI_UINT64_T ((MPI_Datatype)18)
 #define MPI_AINT ((MPI_Datatype)19)
+/* The pairs of MPI_MINLOC and MPI_MAXLOC: struct { T value; int index; }
+ * as gcc -m32 lays it out (a double or long double aligned to 4 bytes):
+ * MPI_DOUBLE_INT is 12 bytes, MPI_LONG_DOUBLE_INT 16 (the x87's 80-bit
+ * long double in 12), MPI_SHORT_INT 6 bytes of data in 8. */
+#define MPI_2INT ((MPI_Datatype)20)
+#define MPI_FLOAT_INT ((MPI_Datatype)21)
+#define MPI_DOUBLE_INT ((MPI_Datatype)22)
+#define MPI_LONG_INT ((MPI_Datatype)23)
+#define MPI_SHORT_INT ((MPI_Datatype)24)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)25)
 
 /* Reduction operations. */
 #define MPI_MAX ((MPI_Op)1)
@@ -139,6 +149,9 @@ typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error, ...);
 #define MPI_IN_PLACE ((void *)-1)
 #define MPI_BOTTOM ((void *)0)
 #define MPI_STATUS_IGNORE ((MPI_Status *)1)
+/* Not an array of statuses: MPI_Waitall and MPI_Testall declare theirs as
+ * a pointer, or gcc -Wall (-Wstringop-overflow) warns that they write 20
+ * bytes into a region of none. */
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
 #define MPI_MAX_PROCESSOR_NAME 128
 #define MPI_MAX_ERROR_STRING 512
@@ -226,10 +239,10 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
 int MPI_Wait(MPI_Request *request, MPI_Status *status);
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);

@@ -255,7 +255,8 @@ pub mod win {
 }
 
 /// The predefined datatypes C programs name, as far as this library
-/// carries them: each is a number of bytes, and a kind for reductions.
+/// carries them: each is a number of bytes (its size, and the extent of
+/// its C type), and a kind for reductions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Datatype {
     /// `MPI_CHAR`
@@ -296,6 +297,21 @@ pub enum Datatype {
     Uint64 = 18,
     /// `MPI_AINT`
     Aint = 19,
+    /// `MPI_2INT`: `struct { int value; int index; }`
+    TwoInt = 20,
+    /// `MPI_FLOAT_INT`: `struct { float value; int index; }`
+    FloatInt = 21,
+    /// `MPI_DOUBLE_INT`: `struct { double value; int index; }`, 12 bytes
+    /// (a double is aligned to 4 bytes in an i386 struct)
+    DoubleInt = 22,
+    /// `MPI_LONG_INT`: `struct { long value; int index; }`
+    LongInt = 23,
+    /// `MPI_SHORT_INT`: `struct { short value; int index; }`, 6 bytes of
+    /// data in 8 (2 bytes of padding after the short)
+    ShortInt = 24,
+    /// `MPI_LONG_DOUBLE_INT`: `struct { long double value; int index; }`,
+    /// 16 bytes (the x87's 80-bit extended in 12 bytes, then the int)
+    LongDoubleInt = 25,
 }
 
 /// How a datatype's elements reduce.
@@ -317,11 +333,53 @@ pub enum Element {
     F32,
     /// IEEE double.
     F64,
+    /// A value and an int index: the pair types of `MPI_MINLOC` and
+    /// `MPI_MAXLOC` ([`Datatype::pair`]).
+    Pair,
+}
+
+/// The value of a pair type: what `MPI_MINLOC` and `MPI_MAXLOC` compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    /// C's `short`.
+    I16,
+    /// C's `int` and `long`.
+    I32,
+    /// C's `float`.
+    F32,
+    /// C's `double`.
+    F64,
+    /// C's `long double` on i386: the x87's 80-bit extended format (a
+    /// 64-bit significand with its integer bit, then the sign and a
+    /// 15-bit exponent) in 12 bytes, the last 2 padding.
+    X87,
+}
+
+impl Value {
+    /// Bytes of the value in memory (`sizeof`).
+    pub const fn bytes(self) -> u32 {
+        match self {
+            Self::I16 => 2,
+            Self::I32 | Self::F32 => 4,
+            Self::F64 => 8,
+            Self::X87 => 12,
+        }
+    }
+}
+
+/// How gcc -m32 lays out a pair type's `struct { T value; int index; }`
+/// (no -malign-double: a double or long double is aligned to 4 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pair {
+    /// The value's type, at offset 0.
+    pub value: Value,
+    /// The offset of the int index.
+    pub index_at: u32,
 }
 
 impl Datatype {
     /// Every datatype, for lookups by handle.
-    pub const ALL: [Self; 19] = [
+    pub const ALL: [Self; 25] = [
         Self::Char,
         Self::SignedChar,
         Self::UnsignedChar,
@@ -341,6 +399,12 @@ impl Datatype {
         Self::Int64,
         Self::Uint64,
         Self::Aint,
+        Self::TwoInt,
+        Self::FloatInt,
+        Self::DoubleInt,
+        Self::LongInt,
+        Self::ShortInt,
+        Self::LongDoubleInt,
     ];
 
     /// The datatype of handle `handle`.
@@ -370,10 +434,16 @@ impl Datatype {
             Self::Int64 => "MPI_INT64_T",
             Self::Uint64 => "MPI_UINT64_T",
             Self::Aint => "MPI_AINT",
+            Self::TwoInt => "MPI_2INT",
+            Self::FloatInt => "MPI_FLOAT_INT",
+            Self::DoubleInt => "MPI_DOUBLE_INT",
+            Self::LongInt => "MPI_LONG_INT",
+            Self::ShortInt => "MPI_SHORT_INT",
+            Self::LongDoubleInt => "MPI_LONG_DOUBLE_INT",
         }
     }
 
-    /// Its element kind; its size follows from it.
+    /// Its element kind.
     pub const fn element(self) -> Element {
         match self {
             Self::Char | Self::SignedChar | Self::UnsignedChar | Self::Byte => Element::Bytes,
@@ -384,17 +454,72 @@ impl Datatype {
             Self::UnsignedLongLong | Self::Uint64 => Element::U64,
             Self::Float => Element::F32,
             Self::Double => Element::F64,
+            Self::TwoInt
+            | Self::FloatInt
+            | Self::DoubleInt
+            | Self::LongInt
+            | Self::ShortInt
+            | Self::LongDoubleInt => Element::Pair,
         }
     }
 
-    /// Bytes per element on the P54C (ILP32).
+    /// The layout of a pair type; `None` for the others.
+    pub const fn pair(self) -> Option<Pair> {
+        let (value, index_at) = match self {
+            Self::TwoInt | Self::LongInt => (Value::I32, 4),
+            Self::FloatInt => (Value::F32, 4),
+            Self::DoubleInt => (Value::F64, 8),
+            Self::ShortInt => (Value::I16, 4),
+            Self::LongDoubleInt => (Value::X87, 12),
+            _ => return None,
+        };
+        Some(Pair { value, index_at })
+    }
+
+    /// Its size (`MPI_Type_size`): the bytes of data an element holds on
+    /// the P54C (ILP32), padding not counted.
     pub const fn size(self) -> u32 {
-        match self.element() {
-            Element::Bytes => 1,
-            Element::I16 => 2,
-            Element::I32 | Element::U32 | Element::F32 => 4,
-            Element::I64 | Element::U64 | Element::F64 => 8,
+        match self {
+            Self::Char | Self::SignedChar | Self::UnsignedChar | Self::Byte => 1,
+            Self::Short | Self::UnsignedShort => 2,
+            Self::Int
+            | Self::Unsigned
+            | Self::Long
+            | Self::UnsignedLong
+            | Self::Float
+            | Self::Int32
+            | Self::Uint32
+            | Self::Aint => 4,
+            Self::LongLong | Self::UnsignedLongLong | Self::Double | Self::Int64 | Self::Uint64 => {
+                8
+            }
+            Self::ShortInt => 6,
+            Self::TwoInt | Self::FloatInt | Self::LongInt => 8,
+            Self::DoubleInt => 12,
+            Self::LongDoubleInt => 16,
         }
+    }
+
+    /// Its extent (`MPI_Type_get_extent`): the bytes from one element of
+    /// an array to the next, C's `sizeof`. Only `MPI_SHORT_INT`'s differs
+    /// from its size.
+    pub const fn extent(self) -> u32 {
+        match self {
+            Self::ShortInt => 8,
+            _ => self.size(),
+        }
+    }
+
+    /// Where an element's data lies in its extent, as (offset, length)
+    /// runs: one run but for `MPI_SHORT_INT`, whose padding parts them.
+    pub fn runs(self) -> impl Iterator<Item = (u32, u32)> {
+        let (first, second) = match self.pair() {
+            Some(p) if p.value.bytes() < p.index_at => {
+                ((0, p.value.bytes()), Some((p.index_at, 4)))
+            }
+            _ => ((0, self.size()), None),
+        };
+        core::iter::once(first).chain(second)
     }
 }
 
@@ -473,6 +598,33 @@ impl Op {
             Self::Replace => "MPI_REPLACE",
             Self::NoOp => "MPI_NO_OP",
         }
+    }
+
+    /// Whether `MPI_Reduce` and the other reductions take this operation
+    /// on elements of `ty`: `MPI_MINLOC` and `MPI_MAXLOC` on the pair
+    /// types and nothing else on them; the arithmetic operations on every
+    /// other type, the logical and bitwise ones on all but floats.
+    pub const fn reduces(self, ty: Datatype) -> bool {
+        match (self, ty.element()) {
+            (Self::Minloc | Self::Maxloc, kind) => matches!(kind, Element::Pair),
+            (_, Element::Pair) | (Self::Replace | Self::NoOp, _) => false,
+            (Self::Sum | Self::Prod | Self::Min | Self::Max, _) => true,
+            (_, kind) => !matches!(kind, Element::F32 | Element::F64),
+        }
+    }
+
+    /// What a reduction with this operation on `ty` fails with when
+    /// [`Op::reduces`] says no: the combination, and what would do.
+    pub fn refusal(self, ty: Datatype) -> alloc::string::String {
+        let hint = match (self, ty.element()) {
+            (Self::Minloc | Self::Maxloc, _) => {
+                " (it takes the pair types MPI_2INT, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, \
+                 MPI_SHORT_INT and MPI_LONG_DOUBLE_INT)"
+            }
+            (_, Element::Pair) => " (a pair type reduces with MPI_MINLOC and MPI_MAXLOC only)",
+            _ => "",
+        };
+        alloc::format!("{} is not a reduction on {}{hint}", self.name(), ty.name())
     }
 
     /// rma's reduction for this operation, where rma has one.

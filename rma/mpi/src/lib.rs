@@ -11,19 +11,20 @@
 //! linker script.
 //!
 //! The numbers C sees (error classes, predefined handles) are declared in
-//! [`codes`] and in `mpi.h` alike; a host test compares the two. The rest
-//! of the library runs only on the guest.
+//! [`codes`] and in `mpi.h` alike; a host test compares the two.
+//! `MPI_MINLOC` and `MPI_MAXLOC` ([`loc`]) are plain work on bytes, tested
+//! on the host too. The rest of the library runs only on the guest.
 #![cfg_attr(target_arch = "x86", no_std)]
 #![warn(missing_docs)]
 // MPI's names are C's.
 #![cfg_attr(target_arch = "x86", allow(non_snake_case))]
 
-#[cfg(target_arch = "x86")]
 extern crate alloc;
 
 pub mod codes;
 #[cfg(target_arch = "x86")]
 mod guest;
+pub mod loc;
 
 #[cfg(target_arch = "x86")]
 kernel::programs! {

@@ -173,3 +173,86 @@ fn every_rma_class_has_an_mpi_class_of_the_same_name() {
         assert_eq!(class_of(c).name(), c.mpi_name());
     }
 }
+
+#[test]
+fn pair_types_are_their_structs_value_and_index() {
+    for ty in Datatype::ALL {
+        let Some(p) = ty.pair() else {
+            assert_eq!(ty.extent(), ty.size(), "{}", ty.name());
+            assert_eq!(ty.runs().collect::<Vec<_>>(), [(0, ty.size())]);
+            continue;
+        };
+        assert_eq!(ty.element(), Element::Pair, "{}", ty.name());
+        assert_eq!(ty.size(), p.value.bytes() + 4, "{}", ty.name());
+        assert_eq!(ty.extent(), p.index_at + 4, "{}", ty.name());
+        let runs: Vec<(u32, u32)> = ty.runs().collect();
+        assert_eq!(
+            runs.iter().map(|r| r.1).sum::<u32>(),
+            ty.size(),
+            "{}",
+            ty.name()
+        );
+        assert_eq!(runs.last().map(|r| r.0 + r.1), Some(ty.extent()));
+    }
+    assert_eq!(
+        Datatype::ShortInt.runs().collect::<Vec<_>>(),
+        [(0, 2), (4, 4)]
+    );
+}
+
+// The guest's C flags (`-m32 -march=pentium`, freestanding).
+include!("../../../../kernel/crt/cflags.rs");
+
+/// Every pair type's size, extent and index offset, as gcc lays out its
+/// struct for the guest: a C file of static assertions against mpi.h,
+/// compiled with the guest's flags (its syntax checked; nothing links).
+#[test]
+fn gcc_lays_out_the_pair_structs_as_the_library_says() {
+    let value = |v: Value| match v {
+        Value::I16 => "short",
+        Value::I32 => "int",
+        Value::F32 => "float",
+        Value::F64 => "double",
+        Value::X87 => "long double",
+    };
+    let mut c = String::from("#include <mpi.h>\n#include <stddef.h>\n");
+    for ty in Datatype::ALL {
+        let Some(p) = ty.pair() else { continue };
+        // MPI_LONG_INT's value is a long, which value() calls int.
+        let t = if ty == Datatype::LongInt {
+            "long"
+        } else {
+            value(p.value)
+        };
+        let (h, name) = (ty as i32, ty.name());
+        c += &format!(
+            "struct p{h} {{ {t} value; int index; }};\n\
+             _Static_assert({name} == {h}, \"{name}'s handle\");\n\
+             _Static_assert(sizeof({t}) == {}, \"{name}'s value\");\n\
+             _Static_assert(sizeof(struct p{h}) == {}, \"{name}'s extent\");\n\
+             _Static_assert(offsetof(struct p{h}, index) == {}, \"{name}'s index\");\n",
+            p.value.bytes(),
+            ty.extent(),
+            p.index_at,
+        );
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file = std::env::temp_dir().join(format!("mpi-pairs-{}.c", std::process::id()));
+    std::fs::write(&file, &c).unwrap();
+    let out = std::process::Command::new("gcc")
+        .args(TARGET_CFLAGS)
+        .args(FREESTANDING_CFLAGS)
+        .args(["-std=c11", "-fsyntax-only", "-I"])
+        .arg(dir.join("include"))
+        .arg("-I")
+        .arg(dir.join("../../kernel/crt/include"))
+        .arg(&file)
+        .output()
+        .expect("gcc runs");
+    std::fs::remove_file(&file).unwrap();
+    assert!(
+        out.status.success(),
+        "{c}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

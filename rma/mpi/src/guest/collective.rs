@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use core::ffi::{c_int, c_void};
 
 use super::*;
+use crate::loc::Loc;
 
 /// `MPI_Barrier`.
 #[unsafe(no_mangle)]
@@ -57,7 +58,7 @@ pub extern "C" fn MPI_Bcast(
 }
 
 /// `values` reduced element-wise over the ranks of `comm` with `op`, as
-/// elements of `kind`, in place.
+/// elements of `ty` (a combination [`Op::reduces`] takes), in place.
 fn allreduce_bytes(comm: Target<'_>, values: &mut [u8], ty: Datatype, op: Op) -> Outcome {
     let Target::Comm(comm) = comm else {
         return Ok(()); // One rank: the values are the result.
@@ -90,23 +91,6 @@ fn allreduce_folded(
     op: Op,
 ) -> Outcome {
     let acc = accumulate_op_of(op)?;
-    let float = matches!(ty.element(), Kind::F32 | Kind::F64);
-    let allowed = match acc {
-        AccumulateOp::Sum | AccumulateOp::Prod | AccumulateOp::Min | AccumulateOp::Max => true,
-        AccumulateOp::Band
-        | AccumulateOp::Bor
-        | AccumulateOp::Bxor
-        | AccumulateOp::Land
-        | AccumulateOp::Lor
-        | AccumulateOp::Lxor => !float,
-        _ => false,
-    };
-    if !allowed {
-        return Err(Failure::new(
-            Class::Op,
-            format!("{} is not a reduction on {}", op.name(), ty.name()),
-        ));
-    }
     let all = allgather_var(Target::Comm(comm), values)?;
     as_element!(ty.element(), ty, T => {
         let mut result = elements::<T>(&all[0]);
@@ -122,7 +106,10 @@ fn allreduce_folded(
 
 /// The reduction of `values` over `comm` with operation handle `op`: a
 /// predefined operation, or one of `MPI_Op_create` (`ty` and `handle` are
-/// the datatype and its handle, which a user function is given).
+/// the datatype and its handle, which a user function is given). A
+/// predefined operation must take `ty` ([`Op::reduces`]), on one rank
+/// too; `MPI_MINLOC` and `MPI_MAXLOC` gather every rank's pairs and
+/// reduce them in rank order ([`Loc`]).
 fn reduce_any(
     state: &mut State,
     comm: c_int,
@@ -135,7 +122,16 @@ fn reduce_any(
         let all = allgather_var(comm_of(state, comm)?, values)?;
         return super::ops::fold(user, &all, values, ty, handle);
     }
-    allreduce_bytes(comm_of(state, comm)?, values, ty, operation(op)?)
+    let op = operation(op)?;
+    if !op.reduces(ty) {
+        return Err(Failure::new(Class::Op, op.refusal(ty)));
+    }
+    if let Some(loc) = Loc::new(op, ty) {
+        let all = allgather_var(comm_of(state, comm)?, values)?;
+        loc.fold(&all, values);
+        return Ok(());
+    }
+    allreduce_bytes(comm_of(state, comm)?, values, ty, op)
 }
 
 fn allreduce_as<T: Reducible>(
@@ -380,7 +376,7 @@ fn pack_blocks(
     ty: c_int,
     n: u32,
 ) -> Result<Vec<u8>, Failure> {
-    let size = datatype(ty)?.size() as usize;
+    let size = datatype(ty)?.extent() as usize;
     let counts = counts_of(counts, n as usize, "count")?;
     let displs = counts_of(displs, n as usize, "displacement")?;
     let mut packed = Vec::new();
@@ -407,8 +403,8 @@ fn block_of(packed: &[u8], k: u32) -> &[u8] {
     &packed[at + 4..at + 4 + len]
 }
 
-/// Writes `block` at element `displ` of `recvbuf` (elements of `size`
-/// bytes).
+/// Writes `block` at element `displ` of `recvbuf` (elements `size` bytes
+/// apart).
 fn put_block(recvbuf: *mut c_void, displ: usize, size: usize, block: &[u8]) -> Outcome {
     let at = recvbuf.cast::<u8>().wrapping_add(displ * size);
     // SAFETY: MPI's receive buffer holds the block at its displacement.
@@ -541,7 +537,7 @@ fn unpack_v(
     recvtype: c_int,
     skip: Option<u32>,
 ) -> Outcome {
-    let size = datatype(recvtype)?.size() as usize;
+    let size = datatype(recvtype)?.extent() as usize;
     let counts = counts_of(recvcounts, all.len(), "receive count")?;
     let displs = counts_of(displs, all.len(), "displacement")?;
     for (r, block) in all.iter().enumerate() {
@@ -578,7 +574,7 @@ pub extern "C" fn MPI_Allgatherv(
     with_state("MPI_Allgatherv", comm, |state| {
         let (me, n) = rank_of(state, comm)?;
         let mine = if sendbuf == IN_PLACE {
-            let size = datatype(recvtype)?.size() as usize;
+            let size = datatype(recvtype)?.extent() as usize;
             let count = counts_of(recvcounts, n as usize, "receive count")?[me as usize];
             let displ = counts_of(displs, n as usize, "displacement")?[me as usize];
             let at = recvbuf.cast_const().cast::<u8>().wrapping_add(displ * size);

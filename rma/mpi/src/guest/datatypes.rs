@@ -43,11 +43,29 @@ impl Ty<'_> {
             Self::Basic(t) | Self::Derived(_, t) => *t,
         }
     }
+
+    /// The type if it is predefined and without padding: `count` of its
+    /// elements are `count` times its size in bytes, one run.
+    pub(super) fn plain(&self) -> Option<Datatype> {
+        match self {
+            Self::Basic(t) if t.size() == t.extent() => Some(*t),
+            _ => None,
+        }
+    }
 }
 
-/// The layout of predefined type `ty`: its bytes.
+/// The layout of predefined type `ty`: its bytes (for `MPI_SHORT_INT`,
+/// the short's and the int's, the padding between them left out).
 fn bytes_layout(ty: Datatype) -> Layout<u8> {
-    Layout::contiguous(ty.size(), &Layout::element()).expect("a few bytes fit")
+    let blocks: Vec<Block> = ty
+        .runs()
+        .map(|(at, len)| Block::new(len, i64::from(at)))
+        .collect();
+    match blocks[..] {
+        [_] => Layout::contiguous(ty.size(), &Layout::element()),
+        _ => Layout::hindexed(&blocks, &Layout::element()),
+    }
+    .expect("a few bytes fit")
 }
 
 /// The type `handle` names, for a call: a predefined type, or a committed
@@ -332,7 +350,7 @@ pub extern "C" fn MPI_Type_get_extent(
 ) -> c_int {
     with_state("MPI_Type_get_extent", codes::comm::WORLD, |state| {
         let (l, e) = match Datatype::from_handle(datatype) {
-            Some(t) => (0, t.size() as isize),
+            Some(t) => (0, t.extent() as isize),
             None => {
                 let shape = derived(state, datatype)?.layout.shape();
                 (shape.lb as isize, shape.extent as isize)
@@ -343,14 +361,32 @@ pub extern "C" fn MPI_Type_get_extent(
     })
 }
 
-/// Bytes of `count` copies of `ty`.
+/// Bytes of data of `count` copies of `ty` (its size times `count`).
 pub(super) fn size_of(ty: &Ty<'_>, count: c_int) -> Result<usize, Failure> {
+    let count = count_of(count, "count")?;
+    let size = match ty {
+        Ty::Basic(t) => u64::from(t.size()),
+        Ty::Derived(c, _) => c.shape().size,
+    };
+    Ok((size * u64::from(count)) as usize)
+}
+
+/// Where the bytes of `count` copies of `ty` lie from the buffer's
+/// start: (offset, length) pairs in the type's order; one for a
+/// predefined type without padding.
+pub(super) fn pieces_of(ty: &Ty<'_>, count: c_int) -> Result<Vec<(usize, usize)>, Failure> {
     match ty {
-        Ty::Basic(t) => bytes_of(count, *t),
-        Ty::Derived(c, _) => {
-            let count = count_of(count, "count")?;
-            Ok((c.shape().size * u64::from(count)) as usize)
+        Ty::Basic(t) if ty.plain().is_some() => Ok(alloc::vec![(0, bytes_of(count, *t)?)]),
+        Ty::Basic(t) => {
+            let extent = t.extent() as usize;
+            Ok((0..count_of(count, "count")? as usize)
+                .flat_map(|k| {
+                    t.runs()
+                        .map(move |(at, len)| (k * extent + at as usize, len as usize))
+                })
+                .collect())
         }
+        Ty::Derived(c, _) => pieces(c, count),
     }
 }
 
@@ -382,23 +418,14 @@ pub(super) fn span(pieces: &[(usize, usize)]) -> usize {
 
 /// `count` copies of `ty` at `buf`, packed.
 pub(super) fn pack(buf: *const c_void, count: c_int, ty: &Ty<'_>) -> Result<Vec<u8>, Failure> {
-    match ty {
-        Ty::Basic(t) => {
-            let len = bytes_of(count, *t)?;
-            // SAFETY: MPI's buffer of `count` elements.
-            Ok(unsafe { input(buf, len) }?.to_vec())
-        }
-        Ty::Derived(c, _) => {
-            let pieces = pieces(c, count)?;
-            // SAFETY: MPI's buffer holds every byte the type picks.
-            let all = unsafe { input(buf, span(&pieces)) }?;
-            let mut out = Vec::new();
-            for (s, l) in pieces {
-                out.extend_from_slice(&all[s..s + l]);
-            }
-            Ok(out)
-        }
+    let pieces = pieces_of(ty, count)?;
+    // SAFETY: MPI's buffer holds every byte the type picks.
+    let all = unsafe { input(buf, span(&pieces)) }?;
+    let mut out = Vec::with_capacity(size_of(ty, count)?);
+    for (s, l) in pieces {
+        out.extend_from_slice(&all[s..s + l]);
     }
+    Ok(out)
 }
 
 /// `count` copies of `ty` at `buf` filled from `data` in order, as far as
@@ -430,10 +457,7 @@ pub(super) fn element_layout<T: rma::comm::Element>(
     count: c_int,
 ) -> Result<Committed<T>, Failure> {
     let size = T::BYTES;
-    let pieces = match ty {
-        Ty::Basic(t) => alloc::vec![(0usize, bytes_of(count, *t)?)],
-        Ty::Derived(c, _) => pieces(c, count)?,
-    };
+    let pieces = pieces_of(ty, count)?;
     let blocks = pieces
         .iter()
         .map(|&(s, l)| Block::new((l / size) as u32, s as i64))

@@ -25,10 +25,23 @@ use rma::{
 
 use crate::codes::{self, Class, Datatype, Element as Kind, Op};
 
-/// Calls `$body` with `$t` the Rust type of element kind `$kind`.
+/// Calls `$body` with `$t` the Rust type of element kind `$kind` (of
+/// datatype `$ty`); a pair type, which has no such type, fails the call
+/// (the reductions take `MPI_MINLOC` and `MPI_MAXLOC` on pairs apart, see
+/// `crate::loc`).
 macro_rules! as_element {
     ($kind:expr, $ty:expr, $t:ident => $body:expr) => {
         match $kind {
+            Kind::Pair => {
+                return Err(Failure::new(
+                    Class::Type,
+                    format!(
+                        "{} is a pair type, which only MPI_MINLOC and MPI_MAXLOC in reductions \
+                         combine (not one-sided accumulates)",
+                        $ty.name()
+                    ),
+                ));
+            }
             Kind::I32 => {
                 type $t = i32;
                 $body
@@ -352,12 +365,13 @@ fn datatype(handle: c_int) -> Result<Datatype, Failure> {
     })
 }
 
-/// Bytes of `count` elements of `ty`.
+/// Bytes `count` elements of `ty` span in memory (its extents: what an
+/// array of them takes, the padding of `MPI_SHORT_INT` included).
 fn bytes_of(count: c_int, ty: Datatype) -> Result<usize, Failure> {
     let count = usize::try_from(count)
         .map_err(|_| Failure::new(Class::Count, format!("count {count} is negative")))?;
     count
-        .checked_mul(ty.size() as usize)
+        .checked_mul(ty.extent() as usize)
         .ok_or_else(|| Failure::new(Class::Count, format!("{count} elements overflow")))
 }
 
@@ -443,7 +457,7 @@ fn accumulate_op_of(op: Op) -> Result<AccumulateOp, Failure> {
             return Err(Failure::new(
                 Class::Op,
                 format!(
-                    "{} needs a pair type, which is not supported yet",
+                    "{} is not supported in one-sided accumulates (MPI_Reduce and MPI_Allreduce take it)",
                     op.name()
                 ),
             ));

@@ -57,7 +57,7 @@ pub(super) fn fold(
         return Ok(());
     };
     out.copy_from_slice(last);
-    let mut len = (out.len() / ty.size() as usize) as c_int;
+    let mut len = (out.len() / ty.extent() as usize) as c_int;
     let mut handle = handle;
     for theirs in rest.iter().rev() {
         let mut left = theirs.clone();

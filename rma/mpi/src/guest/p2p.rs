@@ -23,7 +23,7 @@ use alloc::format;
 use alloc::vec::Vec;
 use core::ffi::{c_int, c_void};
 
-use super::datatypes::{self, Ty, size_of, type_of};
+use super::datatypes::{self, size_of, type_of};
 use super::*;
 
 /// `MPI_ANY_SOURCE`.
@@ -339,11 +339,12 @@ fn post_recv(
     tag: c_int,
     comm: c_int,
 ) -> Result<c_int, Failure> {
-    let (capacity, pieces) = match type_of(&state.types, ty)? {
-        Ty::Basic(t) => (bytes_of(count, t)?, None),
-        derived @ Ty::Derived(c, _) => (
-            size_of(&derived, count)?,
-            Some(datatypes::pieces(c, count)?),
+    let ty = type_of(&state.types, ty)?;
+    let (capacity, pieces) = match ty.plain() {
+        Some(t) => (bytes_of(count, t)?, None),
+        None => (
+            size_of(&ty, count)?,
+            Some(datatypes::pieces_of(&ty, count)?),
         ),
     };
     let (_, n) = rank_of(state, comm)?;

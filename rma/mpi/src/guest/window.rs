@@ -672,6 +672,94 @@ fn typed_transfer<'s>(
     Ok((o, t))
 }
 
+/// A put as `MPI_Put` and `MPI_Rput` make it, any committed datatypes at
+/// either side; with `request`, rma's request for it (in a
+/// passive-target epoch).
+#[allow(clippy::too_many_arguments)] // MPI_Put's, and whether a request
+fn put(
+    state: &mut State,
+    origin: *const c_void,
+    count: c_int,
+    ty: c_int,
+    rank: c_int,
+    disp: isize,
+    (tcount, tty, win): (c_int, c_int, c_int),
+    request: bool,
+) -> Result<Option<rma::Request>, Failure> {
+    let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
+    let (w, target, d) = (
+        win_of_windows(&state.windows, win)?,
+        target_of(rank)?,
+        disp_of(disp)?,
+    );
+    let rma = &mut state.rma;
+    if let (Some(b), Some(_)) = (o.plain(), t.plain()) {
+        // SAFETY: MPI's origin buffer of `count` elements.
+        let data = unsafe { input(origin, bytes_of(count, b)?) }?;
+        return Ok(if request {
+            Some(rma.rput(w, target, d, data)?)
+        } else {
+            rma.put(w, target, d, data)?;
+            None
+        });
+    }
+    let (ol, tl) = (byte_layout(&o)?, byte_layout(&t)?);
+    let reach = span(&datatypes::pieces(&ol, count)?);
+    // SAFETY: MPI's origin buffer holds every byte its type picks.
+    let data = unsafe { input(origin, reach) }?;
+    let (ol, tl) = (ol.times(count as u32), tl.times(tcount as u32));
+    Ok(if request {
+        Some(rma.rput_typed(w, target, d, data, ol, tl)?)
+    } else {
+        rma.put_typed(w, target, d, data, ol, tl)?;
+        None
+    })
+}
+
+/// A get as `MPI_Get` and `MPI_Rget` make it (see [`put`]). The bytes are
+/// in the buffer when the call returns already (MPI promises them at the
+/// end of the epoch, or when the request completes).
+#[allow(clippy::too_many_arguments)] // MPI_Get's, and whether a request
+fn get(
+    state: &mut State,
+    origin: *mut c_void,
+    count: c_int,
+    ty: c_int,
+    rank: c_int,
+    disp: isize,
+    (tcount, tty, win): (c_int, c_int, c_int),
+    request: bool,
+) -> Result<Option<rma::Request>, Failure> {
+    let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
+    let (w, target, d) = (
+        win_of_windows(&state.windows, win)?,
+        target_of(rank)?,
+        disp_of(disp)?,
+    );
+    let rma = &mut state.rma;
+    if let (Some(b), Some(_)) = (o.plain(), t.plain()) {
+        // SAFETY: MPI's origin buffer of `count` elements.
+        let buf = unsafe { output(origin, bytes_of(count, b)?) }?;
+        return Ok(if request {
+            Some(rma.rget(w, target, d, buf)?)
+        } else {
+            rma.get(w, target, d, buf)?;
+            None
+        });
+    }
+    let (ol, tl) = (byte_layout(&o)?, byte_layout(&t)?);
+    let reach = span(&datatypes::pieces(&ol, count)?);
+    // SAFETY: MPI's origin buffer holds every byte its type picks.
+    let buf = unsafe { output(origin, reach) }?;
+    let (ol, tl) = (ol.times(count as u32), tl.times(tcount as u32));
+    Ok(if request {
+        Some(rma.rget_typed(w, target, d, buf, ol, tl)?)
+    } else {
+        rma.get_typed(w, target, d, buf, ol, tl)?;
+        None
+    })
+}
+
 /// `MPI_Put`: any committed datatypes at either side.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Put(
@@ -685,35 +773,12 @@ pub extern "C" fn MPI_Put(
     win: c_int,
 ) -> c_int {
     with_state("MPI_Put", win_errors(win), |state| {
-        let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
-        let (w, target, d) = (
-            win_of_windows(&state.windows, win)?,
-            target_of(rank)?,
-            disp_of(disp)?,
-        );
-        if let (Ty::Basic(b), Ty::Basic(_)) = (&o, &t) {
-            // SAFETY: MPI's origin buffer of `count` elements.
-            let data = unsafe { input(origin, bytes_of(count, *b)?) }?;
-            return Ok(state.rma.put(w, target, d, data)?);
-        }
-        let (ol, tl) = (byte_layout(&o)?, byte_layout(&t)?);
-        let reach = span(&datatypes::pieces(&ol, count)?);
-        // SAFETY: MPI's origin buffer holds every byte its type picks.
-        let data = unsafe { input(origin, reach) }?;
-        Ok(state.rma.put_typed(
-            w,
-            target,
-            d,
-            data,
-            ol.times(count as u32),
-            tl.times(tcount as u32),
-        )?)
+        let target = (tcount, tty, win);
+        put(state, origin, count, ty, rank, disp, target, false).map(drop)
     })
 }
 
-/// `MPI_Get`: any committed datatypes at either side. The bytes are in
-/// the buffer when the call returns already (MPI promises them at the end
-/// of the epoch).
+/// `MPI_Get`: any committed datatypes at either side.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Get(
     origin: *mut c_void,
@@ -726,34 +791,27 @@ pub extern "C" fn MPI_Get(
     win: c_int,
 ) -> c_int {
     with_state("MPI_Get", win_errors(win), |state| {
-        let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
-        let (w, target, d) = (
-            win_of_windows(&state.windows, win)?,
-            target_of(rank)?,
-            disp_of(disp)?,
-        );
-        if let (Ty::Basic(b), Ty::Basic(_)) = (&o, &t) {
-            // SAFETY: MPI's origin buffer of `count` elements.
-            let buf = unsafe { output(origin, bytes_of(count, *b)?) }?;
-            return Ok(state.rma.get(w, target, d, buf)?);
-        }
-        let (ol, tl) = (byte_layout(&o)?, byte_layout(&t)?);
-        let reach = span(&datatypes::pieces(&ol, count)?);
-        // SAFETY: MPI's origin buffer holds every byte its type picks.
-        let buf = unsafe { output(origin, reach) }?;
-        Ok(state.rma.get_typed(
-            w,
-            target,
-            d,
-            buf,
-            ol.times(count as u32),
-            tl.times(tcount as u32),
-        )?)
+        let target = (tcount, tty, win);
+        get(state, origin, count, ty, rank, disp, target, false).map(drop)
     })
 }
 
-/// `MPI_Rput` (predefined datatypes), in a passive-target epoch: complete
-/// when it returns; its request is retired by the wait or test calls.
+/// Keeps rma's request `r` of a request-based call and writes its handle.
+fn keep_request(
+    state: &mut State,
+    win: c_int,
+    r: Option<rma::Request>,
+    request: *mut c_int,
+) -> Outcome {
+    let r = r.ok_or_else(|| Failure::new(Class::Intern, "no request for a request-based call"))?;
+    let w = win_of(state, win)?;
+    let handle = super::p2p::keep_rma_request(state, w, r);
+    store(request, handle)
+}
+
+/// `MPI_Rput` (any committed datatypes), in a passive-target epoch:
+/// complete when it returns; its request is retired by the wait or test
+/// calls.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Rput(
     origin: *const c_void,
@@ -767,18 +825,14 @@ pub extern "C" fn MPI_Rput(
     request: *mut c_int,
 ) -> c_int {
     with_state("MPI_Rput", win_errors(win), |state| {
-        let (_, len) = transfer(count, ty, tcount, tty)?;
-        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
-        // SAFETY: MPI's origin buffer of `count` elements.
-        let data = unsafe { input(origin, len) }?;
-        let r = state.rma.rput(w, t, d, data)?;
-        let handle = super::p2p::keep_rma_request(state, w, r);
-        store(request, handle)
+        let target = (tcount, tty, win);
+        let r = put(state, origin, count, ty, rank, disp, target, true)?;
+        keep_request(state, win, r, request)
     })
 }
 
-/// `MPI_Rget` (predefined datatypes), in a passive-target epoch: the data
-/// is in the buffer when it returns.
+/// `MPI_Rget` (any committed datatypes), in a passive-target epoch: the
+/// data is in the buffer when it returns.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Rget(
     origin: *mut c_void,
@@ -792,13 +846,9 @@ pub extern "C" fn MPI_Rget(
     request: *mut c_int,
 ) -> c_int {
     with_state("MPI_Rget", win_errors(win), |state| {
-        let (_, len) = transfer(count, ty, tcount, tty)?;
-        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
-        // SAFETY: MPI's origin buffer of `count` elements.
-        let buf = unsafe { output(origin, len) }?;
-        let r = state.rma.rget(w, t, d, buf)?;
-        let handle = super::p2p::keep_rma_request(state, w, r);
-        store(request, handle)
+        let target = (tcount, tty, win);
+        let r = get(state, origin, count, ty, rank, disp, target, true)?;
+        keep_request(state, win, r, request)
     })
 }
 
@@ -839,19 +889,16 @@ pub extern "C" fn MPI_Accumulate(
                 ),
             ));
         }
-        if let (Ty::Basic(b), Ty::Basic(_)) = (&o, &t) {
+        if let (Some(b), Some(_)) = (o.plain(), t.plain()) {
             // SAFETY: MPI's origin buffer of `count` elements.
-            let data = unsafe { input(origin, bytes_of(count, *b)?) }?;
+            let data = unsafe { input(origin, bytes_of(count, b)?) }?;
             return as_element!(base.element(), base, T => {
                 Ok(state.rma.accumulate(w.retype::<T>(), target, d, &elements::<T>(data), op)?)
             });
         }
         as_element!(base.element(), base, T => {
             let (ol, tl) = (element_layout::<T>(&o, count)?, element_layout::<T>(&t, tcount)?);
-            let reach = match &o {
-                Ty::Basic(b) => bytes_of(count, *b)?,
-                Ty::Derived(c, _) => span(&datatypes::pieces(c, count)?),
-            };
+            let reach = span(&datatypes::pieces_of(&o, count)?);
             // SAFETY: MPI's origin buffer holds every byte its type picks.
             let data = elements::<T>(unsafe { input(origin, reach) }?);
             Ok(state.rma.accumulate_typed(w.retype::<T>(), target, d, &data, ol.times(1), tl.times(1), op)?)
