@@ -5,9 +5,12 @@
  * the right neighbour's matrix, a subarray got back), and accumulates
  * (an indexed layout of doubles), every element checked; and
  * MPI_SHORT_INT, whose structs hold 2 bytes of padding that no call may
- * write, in messages, puts, gets and a type of its own. */
+ * write, in messages, puts, gets and a type of its own; and derived types
+ * in every collective (packed at one side, unpacked at the other, the
+ * bytes between their pieces left alone), reductions included. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -15,6 +18,15 @@
 enum { N = 6 }; /* N x N matrices of ints */
 
 static int cell(int r, int row, int col) { return r * 10000 + row * 100 + col; }
+
+/* A user operation: keeps the first operand (never called here: it is
+ * refused on a derived type). */
+static void keep_first(void *in, void *inout, int *len, MPI_Datatype *type) {
+    (void)in;
+    (void)inout;
+    (void)len;
+    (void)type;
+}
 
 int main(int argc, char **argv) {
     int rank, size;
@@ -147,6 +159,10 @@ int main(int argc, char **argv) {
                  &status);
     MPI_Get_count(&status, MPI_SHORT_INT, &count);
     CHECK(count == 3, "received %d MPI_SHORT_INT of a type of three", count);
+    MPI_Get_count(&status, three, &count);
+    CHECK(count == 1, "received %d of a type of three", count);
+    MPI_Get_count(&status, column, &count);
+    CHECK(count == MPI_UNDEFINED, "18 bytes make %d columns of 24", count);
     SHORT_INTS_FROM(recvd, left, "message of a type of three");
 
     MPI_Win_allocate(sizeof sent, sizeof(struct short_int), MPI_INFO_NULL, MPI_COMM_WORLD, &si,
@@ -169,6 +185,189 @@ int main(int argc, char **argv) {
     SHORT_INTS_FROM(recvd, (left + size - 1) % size, "rget");
     MPI_Win_free(&win);
     MPI_Type_free(&three);
+
+    /* Collectives. `gap` picks ints 0 and 2 of every 3: two ints of data
+     * in an extent of three, so block r of a buffer of gaps starts at
+     * int 3r and its middle int is never written. */
+    MPI_Datatype gap;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &gap);
+    MPI_Type_commit(&gap);
+    int *gaps = malloc(3 * size * sizeof(int)), *twos = malloc(2 * size * sizeof(int));
+    CHECK(gaps && twos, "malloc");
+
+    /* Bcast of rank 0's column 2 into every rank's column 2. */
+    int bm[N][N];
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) bm[i][j] = rank == 0 ? cell(0, i, j) : -1;
+    MPI_Bcast(&bm[0][2], 1, column, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            CHECK(bm[i][j] == (j == 2 || rank == 0 ? cell(0, i, j) : -1), "bcast %d,%d: %d", i,
+                  j, bm[i][j]);
+
+    /* Gather of every rank's column 1 into rows of the root's. */
+    int *rows = malloc(N * size * sizeof(int));
+    CHECK(rows != NULL, "malloc");
+    MPI_Gather(&m[0][1], 1, column, rows, N, MPI_INT, size - 1, MPI_COMM_WORLD);
+    if (rank == size - 1)
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < N; i++)
+                CHECK(rows[r * N + i] == cell(r, i, 1), "gather %d,%d: %d", r, i, rows[r * N + i]);
+
+    /* Allgather of two ints per rank into gaps. */
+    int two[2] = {100 * rank, 100 * rank + 1};
+    for (int i = 0; i < 3 * size; i++) gaps[i] = -1;
+    MPI_Allgather(two, 2, MPI_INT, gaps, 1, gap, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++)
+        for (int k = 0; k < 3; k++)
+            CHECK(gaps[3 * r + k] == (k == 1 ? -1 : 100 * r + k / 2), "allgather %d,%d: %d", r, k,
+                  gaps[3 * r + k]);
+
+    /* Scatter from gaps at rank 0: rank r gets the two ints of block r. */
+    for (int r = 0; r < size; r++)
+        for (int k = 0; k < 3; k++) gaps[3 * r + k] = k == 1 ? -1 : 10 * r + k / 2;
+    two[0] = two[1] = -1;
+    MPI_Scatter(gaps, 1, gap, two, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK(two[0] == 10 * rank && two[1] == 10 * rank + 1, "scatter: %d %d", two[0], two[1]);
+
+    /* Alltoall: rank s sends block r of its gaps to rank r, which keeps
+     * it as two ints at 2s. */
+    for (int r = 0; r < size; r++)
+        for (int k = 0; k < 3; k++) gaps[3 * r + k] = k == 1 ? -1 : 100 * rank + 10 * r + k / 2;
+    MPI_Alltoall(gaps, 1, gap, twos, 2, MPI_INT, MPI_COMM_WORLD);
+    for (int s = 0; s < size; s++)
+        for (int k = 0; k < 2; k++)
+            CHECK(twos[2 * s + k] == 100 * s + 10 * rank + k, "alltoall from %d, %d: %d", s, k,
+                  twos[2 * s + k]);
+    /* And back, into gaps. */
+    for (int i = 0; i < 3 * size; i++) gaps[i] = -1;
+    for (int r = 0; r < size; r++)
+        for (int k = 0; k < 2; k++) twos[2 * r + k] = 100 * rank + 10 * r + k;
+    MPI_Alltoall(twos, 2, MPI_INT, gaps, 1, gap, MPI_COMM_WORLD);
+    for (int s = 0; s < size; s++)
+        for (int k = 0; k < 3; k++)
+            CHECK(gaps[3 * s + k] == (k == 1 ? -1 : 100 * s + 10 * rank + k / 2),
+                  "alltoall back from %d, %d: %d", s, k, gaps[3 * s + k]);
+
+    /* Allgatherv: rank r sends r % 2 + 1 gaps' worth (2 or 4 ints), placed
+     * at block displacements 0, 1, 3, 4, 6, ... (in extents of gap). */
+    int *counts = malloc(size * sizeof(int)), *displs_v = malloc(size * sizeof(int));
+    CHECK(counts && displs_v, "malloc");
+    int blocks = 0;
+    for (int r = 0; r < size; r++) {
+        counts[r] = r % 2 + 1;
+        displs_v[r] = blocks;
+        blocks += counts[r];
+    }
+    int *vgaps = malloc(3 * blocks * sizeof(int));
+    CHECK(vgaps != NULL, "malloc");
+    for (int i = 0; i < 3 * blocks; i++) vgaps[i] = -1;
+    int four[4] = {1000 * rank, 1000 * rank + 1, 1000 * rank + 2, 1000 * rank + 3};
+    MPI_Allgatherv(four, 2 * counts[rank], MPI_INT, vgaps, counts, displs_v, gap, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++)
+        for (int b = 0; b < counts[r]; b++)
+            for (int k = 0; k < 3; k++) {
+                int at = 3 * (displs_v[r] + b) + k;
+                CHECK(vgaps[at] == (k == 1 ? -1 : 1000 * r + 2 * b + k / 2),
+                      "allgatherv rank %d block %d int %d: %d", r, b, k, vgaps[at]);
+            }
+    /* Scatterv back from rank 0's vgaps: rank r gets its own four ints. */
+    int mine4[4] = {-1, -1, -1, -1};
+    MPI_Scatterv(vgaps, counts, displs_v, gap, mine4, 2 * counts[rank], MPI_INT, 0,
+                 MPI_COMM_WORLD);
+    for (int k = 0; k < 4; k++)
+        CHECK(mine4[k] == (k < 2 * counts[rank] ? 1000 * rank + k : -1), "scatterv %d: %d", k,
+              mine4[k]);
+    /* Gatherv of columns (vector types) into rows of ints at the last rank. */
+    int *rcounts = malloc(size * sizeof(int)), *rdispls = malloc(size * sizeof(int));
+    CHECK(rcounts && rdispls, "malloc");
+    for (int r = 0; r < size; r++) {
+        rcounts[r] = N;
+        rdispls[r] = N * (size - 1 - r); /* reversed */
+    }
+    for (int i = 0; i < N * size; i++) rows[i] = -1;
+    MPI_Gatherv(&m[0][3], 1, column, rows, rcounts, rdispls, MPI_INT, size - 1, MPI_COMM_WORLD);
+    if (rank == size - 1)
+        for (int r = 0; r < size; r++)
+            for (int i = 0; i < N; i++)
+                CHECK(rows[N * (size - 1 - r) + i] == cell(r, i, 3), "gatherv %d,%d: %d", r, i,
+                      rows[N * (size - 1 - r) + i]);
+    /* Alltoallv: rank s sends rank r block r of its gaps (one gap each),
+     * received as two ints at 2s. */
+    int *ones = malloc(size * sizeof(int)), *at1 = malloc(size * sizeof(int));
+    int *twocounts = malloc(size * sizeof(int)), *at2 = malloc(size * sizeof(int));
+    CHECK(ones && at1 && twocounts && at2, "malloc");
+    for (int r = 0; r < size; r++) {
+        ones[r] = 1;
+        at1[r] = r;
+        twocounts[r] = 2;
+        at2[r] = 2 * r;
+        for (int k = 0; k < 3; k++) gaps[3 * r + k] = k == 1 ? -1 : 100 * rank + 10 * r + k / 2;
+    }
+    for (int i = 0; i < 2 * size; i++) twos[i] = -1;
+    MPI_Alltoallv(gaps, ones, at1, gap, twos, twocounts, at2, MPI_INT, MPI_COMM_WORLD);
+    for (int s = 0; s < size; s++)
+        for (int k = 0; k < 2; k++)
+            CHECK(twos[2 * s + k] == 100 * s + 10 * rank + k, "alltoallv from %d, %d: %d", s, k,
+                  twos[2 * s + k]);
+
+    /* Reductions on derived types of one predefined type: the picks of
+     * an indexed type of doubles summed, the rest left alone; a column's
+     * maximum at the root. */
+    double vals[10], sums[10];
+    for (int i = 0; i < 10; i++) {
+        vals[i] = rank + i;
+        sums[i] = -1;
+    }
+    MPI_Allreduce(vals, sums, 1, picks, MPI_SUM, MPI_COMM_WORLD);
+    int picked[10] = {1, 1, 0, 0, 1, 0, 0, 1, 1, 1};
+    for (int i = 0; i < 10; i++) {
+        double want = picked[i] ? size * (size - 1) / 2.0 + size * i : -1;
+        CHECK(sums[i] == want, "allreduce pick %d: %f, not %f", i, sums[i], want);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, vals, 1, picks, MPI_MAX, MPI_COMM_WORLD);
+    for (int i = 0; i < 10; i++)
+        CHECK(vals[i] == (picked[i] ? size - 1 + i : rank + i), "allreduce in place %d: %f", i,
+              vals[i]);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) bm[i][j] = -1;
+    MPI_Reduce(&m[0][5], &bm[0][5], 1, column, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++)
+                CHECK(bm[i][j] == (j == 5 ? cell(size - 1, i, 5) : -1), "reduce %d,%d: %d", i, j,
+                      bm[i][j]);
+
+    /* What a reduction of a derived type refuses: a user operation, and a
+     * type of MPI_SHORT_INT (whose padding leaves no array of values). */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Op mine_op;
+    MPI_Op_create(keep_first, 1, &mine_op);
+    int err = MPI_Allreduce(vals, sums, 1, picks, mine_op, MPI_COMM_WORLD), errclass = 0;
+    MPI_Error_class(err, &errclass);
+    CHECK(errclass == MPI_ERR_OP, "a user operation on a derived type: class %d", errclass);
+    MPI_Op_free(&mine_op);
+    MPI_Datatype three_si;
+    MPI_Type_contiguous(3, MPI_SHORT_INT, &three_si);
+    MPI_Type_commit(&three_si);
+    err = MPI_Allreduce(sent, recvd, 1, three_si, MPI_MINLOC, MPI_COMM_WORLD);
+    MPI_Error_class(err, &errclass);
+    CHECK(errclass == MPI_ERR_TYPE, "a derived type of MPI_SHORT_INT reduced: class %d", errclass);
+    MPI_Type_free(&three_si);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    free(gaps);
+    free(twos);
+    free(rows);
+    free(counts);
+    free(displs_v);
+    free(vgaps);
+    free(rcounts);
+    free(rdispls);
+    free(ones);
+    free(at1);
+    free(twocounts);
+    free(at2);
+    MPI_Type_free(&gap);
 
     /* Errors: an uncommitted type; a freed one. */
     MPI_Datatype loose;

@@ -92,6 +92,12 @@ static void nonblocking(int rank, int size) {
     MPI_Send(&e, 1, MPI_INT, right, 12, MPI_COMM_WORLD);
     MPI_Waitany(2, two, &idx, MPI_STATUS_IGNORE);
     CHECK(idx == 1 && d[1] == left + 500, "waitany %d %d", idx, d[1]);
+    /* Tag 11 goes only once the right neighbour's Waitany is over, which
+     * it says with tag 13: else it could find both done, and take 0. */
+    int over = -1;
+    MPI_Sendrecv(&rank, 1, MPI_INT, left, 13, &over, 1, MPI_INT, right, 13, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    CHECK(over == right, "waitany over at %d", over);
     MPI_Send(&e, 1, MPI_INT, right, 11, MPI_COMM_WORLD);
     MPI_Wait(&two[0], MPI_STATUS_IGNORE);
     CHECK(d[0] == left + 500, "wait %d", d[0]);

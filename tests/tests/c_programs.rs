@@ -69,8 +69,8 @@ fn point_to_point_communicators_and_irregular_collectives_work_from_c() {
 }
 
 #[test]
-fn derived_datatypes_carry_their_data_through_messages_puts_gets_and_accumulates() {
-    for cores in [1, 3] {
+fn derived_datatypes_carry_their_data_through_messages_collectives_puts_gets_and_accumulates() {
+    for cores in [1, 3, 4] {
         let report = boot_c(cores, "datatypes", &[]);
         assert_clean_success(&report, cores);
         every_rank_printed(&report, cores, |r| {
@@ -99,10 +99,7 @@ fn live_cells(report: &system_tests::RunReport, marker: &str) -> String {
         .find(|l| l.contains(marker))
         .unwrap_or_else(|| panic!("no line with {marker:?}:\n{}", transcript(report)));
     let end = line.find(" cells alive").expect("a count of live cells");
-    let start = line[..end]
-        .rfind(['(', ':'])
-        .expect("the count's start")
-        + 1;
+    let start = line[..end].rfind(['(', ':']).expect("the count's start") + 1;
     line[start..end].trim().to_owned()
 }
 

@@ -1,14 +1,120 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Collectives over `MPI_COMM_WORLD` (rma's communicator) and
 //! `MPI_COMM_SELF`.
+//!
+//! Buffers of any committed type: the data of a derived type (or of a
+//! predefined one with padding, `MPI_SHORT_INT`) travels packed, read
+//! from and written to the bytes its type map picks ([`TypeMap`]), as in
+//! point-to-point calls; a displacement counts in extents of its type.
+//! Reductions on a derived type take a predefined operation on the
+//! predefined type all its elements share.
 
 use alloc::format;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::ffi::{c_int, c_void};
 
+use super::datatypes::{self, Ty, type_of};
 use super::*;
 use crate::loc::Loc;
+
+/// Where the data of `count` elements of a type lies in a buffer, for a
+/// collective that reads or writes them.
+struct TypeMap {
+    /// (offset, length) from the buffer's start, in the type's order.
+    pieces: Vec<(usize, usize)>,
+    /// Bytes of data: the pieces' lengths summed.
+    size: usize,
+}
+
+impl TypeMap {
+    /// `count` elements of the type `handle` (predefined, or derived and
+    /// committed).
+    fn of(state: &State, count: c_int, handle: c_int) -> Result<Self, Failure> {
+        let ty = type_of(&state.types, handle)?;
+        Ok(Self {
+            pieces: datatypes::pieces_of(&ty, count)?,
+            size: datatypes::size_of(&ty, count)?,
+        })
+    }
+
+    /// The data at `buf`, packed.
+    fn read(&self, buf: *const c_void) -> Result<Vec<u8>, Failure> {
+        // SAFETY: MPI's buffer holds every byte the type picks.
+        let all = unsafe { input(buf, datatypes::span(&self.pieces)) }?;
+        let mut out = Vec::with_capacity(self.size);
+        for &(at, len) in &self.pieces {
+            out.extend_from_slice(&all[at..at + len]);
+        }
+        Ok(out)
+    }
+
+    /// Writes `data`, which must be as long as the data, into `buf`;
+    /// bytes between the pieces stay as they were.
+    fn write(&self, buf: *mut c_void, data: &[u8]) -> Outcome {
+        if data.len() != self.size {
+            return Err(Failure::new(
+                Class::Truncate,
+                format!(
+                    "{} bytes of data arrived for a buffer of {} bytes of data",
+                    data.len(),
+                    self.size
+                ),
+            ));
+        }
+        if buf.is_null() && self.size > 0 {
+            return Err(Failure::new(Class::Buffer, "a null buffer"));
+        }
+        // SAFETY: MPI's receive buffer holds every byte its type picks,
+        // and nothing else reaches them during the call.
+        unsafe { datatypes::unpack(data, buf, &self.pieces) };
+        Ok(())
+    }
+}
+
+/// How far apart consecutive elements of the type `handle` lie: the unit
+/// of the irregular collectives' displacements.
+fn extent_of(state: &State, handle: c_int) -> Result<usize, Failure> {
+    Ok(match type_of(&state.types, handle)? {
+        Ty::Basic(t) => t.extent() as usize,
+        Ty::Derived(c, _) => c.shape().extent as usize,
+    })
+}
+
+/// The element type a reduction on `count` elements of the type `handle`
+/// works on, and where their data lies if it must be packed: none for a
+/// predefined type (reduced in place, padding and all); for a derived
+/// type, its elements' predefined type and map. Only a predefined
+/// operation reduces a derived type, and only one of a type without
+/// padding between its value and index.
+fn reduction_of(
+    state: &State,
+    count: c_int,
+    handle: c_int,
+    op: c_int,
+) -> Result<(Datatype, Option<TypeMap>), Failure> {
+    let base = match type_of(&state.types, handle)? {
+        Ty::Basic(t) => return Ok((t, None)),
+        Ty::Derived(_, base) => base,
+    };
+    if super::ops::user_op(state, op)?.is_some() {
+        return Err(Failure::new(
+            Class::Op,
+            "an operation of MPI_Op_create on a derived datatype is not supported: \
+             reduce its predefined type instead",
+        ));
+    }
+    if base.size() != base.extent() {
+        return Err(Failure::new(
+            Class::Type,
+            format!(
+                "a derived datatype of {} (which holds padding) does not reduce",
+                base.name()
+            ),
+        ));
+    }
+    Ok((base, Some(TypeMap::of(state, count, handle)?)))
+}
 
 /// `MPI_Barrier`.
 #[unsafe(no_mangle)]
@@ -44,16 +150,31 @@ pub extern "C" fn MPI_Bcast(
     comm: c_int,
 ) -> c_int {
     with_state("MPI_Bcast", comm, |state| {
-        let len = bytes_of(count, datatype(ty)?)?;
-        // SAFETY: MPI's buffer of `count` elements, this call's alone.
-        let buf = unsafe { output(buffer, len) }?;
-        match comm_of(state, comm)? {
-            Target::Comm(c) => {
-                let root = root_of(root, c.size())?;
-                Ok(c.bcast(root, buf)?)
+        let (me, n) = rank_of(state, comm)?;
+        let root = root_of(root, n)?;
+        if let Some(plain) = type_of(&state.types, ty)?.plain() {
+            // In place.
+            let len = bytes_of(count, plain)?;
+            // SAFETY: MPI's buffer of `count` elements, this call's alone.
+            let buf = unsafe { output(buffer, len) }?;
+            if let Target::Comm(c) = comm_of(state, comm)? {
+                c.bcast(root, buf)?;
             }
-            Target::Own => root_of(root, 1).map(drop),
+            return Ok(());
         }
+        let map = TypeMap::of(state, count, ty)?;
+        let mut data = if me == root {
+            map.read(buffer)?
+        } else {
+            vec![0; map.size]
+        };
+        if let Target::Comm(c) = comm_of(state, comm)? {
+            c.bcast(root, &mut data)?;
+        }
+        if me == root {
+            return Ok(());
+        }
+        map.write(buffer, &data)
     })
 }
 
@@ -159,7 +280,17 @@ pub extern "C" fn MPI_Allreduce(
 ) -> c_int {
     with_state("MPI_Allreduce", comm, |state| {
         let handle = ty;
-        let ty = datatype(ty)?;
+        let (ty, map) = reduction_of(state, count, handle, op)?;
+        if let Some(map) = map {
+            let source = if sendbuf == IN_PLACE {
+                recvbuf.cast_const()
+            } else {
+                sendbuf
+            };
+            let mut values = map.read(source)?;
+            reduce_any(state, comm, &mut values, ty, handle, op)?;
+            return map.write(recvbuf, &values);
+        }
         let len = bytes_of(count, ty)?;
         // SAFETY: MPI's receive buffer of `count` elements.
         let out = unsafe { output(recvbuf, len) }?;
@@ -186,25 +317,32 @@ pub extern "C" fn MPI_Reduce(
 ) -> c_int {
     with_state("MPI_Reduce", comm, |state| {
         let handle = ty;
-        let ty = datatype(ty)?;
-        let len = bytes_of(count, ty)?;
+        let (ty, map) = reduction_of(state, count, handle, op)?;
         let (me, n) = rank_of(state, comm)?;
         let root = root_of(root, n)?;
-        let mut values = vec![0u8; len];
         let source = if sendbuf == IN_PLACE && me == root {
             recvbuf.cast_const()
         } else {
             sendbuf
         };
-        // SAFETY: MPI's send buffer (or the root's receive buffer in
-        // place) of `count` elements.
-        values.copy_from_slice(unsafe { input(source, len) }?);
+        let mut values = match &map {
+            Some(map) => map.read(source)?,
+            // SAFETY: MPI's send buffer (or the root's receive buffer in
+            // place) of `count` elements.
+            None => unsafe { input(source, bytes_of(count, ty)?) }?.to_vec(),
+        };
         reduce_any(state, comm, &mut values, ty, handle, op)?;
-        if me == root {
-            // SAFETY: the root's receive buffer of `count` elements.
-            unsafe { output(recvbuf, len) }?.copy_from_slice(&values);
+        if me != root {
+            return Ok(());
         }
-        Ok(())
+        match map {
+            Some(map) => map.write(recvbuf, &values),
+            None => {
+                // SAFETY: the root's receive buffer of `count` elements.
+                unsafe { output(recvbuf, values.len()) }?.copy_from_slice(&values);
+                Ok(())
+            }
+        }
     })
 }
 
@@ -221,54 +359,96 @@ pub extern "C" fn MPI_Allgather(
     comm: c_int,
 ) -> c_int {
     with_state("MPI_Allgather", comm, |state| {
-        let block = bytes_of(recvcount, datatype(recvtype)?)?;
         let (me, n) = rank_of(state, comm)?;
-        let mine = own_block(sendbuf, sendcount, sendtype, recvbuf, block, me)?;
-        // SAFETY: MPI's receive buffer of `n` blocks.
-        let all = unsafe { output(recvbuf, block * n as usize) }?;
+        let blocks = Blocks::of(state, recvcount, recvtype, n)?;
+        let mine = own_block(state, sendbuf, sendcount, sendtype, recvbuf, &blocks, me)?;
+        let mut all = vec![0u8; blocks.map.size * n as usize];
         match comm_of(state, comm)? {
-            Target::Comm(c) => Ok(c.allgather(&mine, all)?),
-            Target::Own => {
-                all.copy_from_slice(&mine);
-                Ok(())
-            }
+            Target::Comm(c) => c.allgather(&mine, &mut all)?,
+            Target::Own => all.copy_from_slice(&mine),
         }
+        blocks.write_all(recvbuf, &all, None)
     })
 }
 
-/// This rank's block of a gather: its send buffer, or its block of the
-/// receive buffer in place; `block` bytes either way.
+/// The `n` equal blocks of a receive buffer of the regular collectives:
+/// `count` elements of a type per rank, rank `r`'s at `r` times their
+/// extent.
+struct Blocks {
+    /// One block's data.
+    map: TypeMap,
+    /// Bytes from one block to the next.
+    stride: usize,
+    /// Blocks.
+    n: u32,
+}
+
+impl Blocks {
+    fn of(state: &State, count: c_int, handle: c_int, n: u32) -> Result<Self, Failure> {
+        let count_elements = usize::try_from(count)
+            .map_err(|_| Failure::new(Class::Count, format!("count {count} is negative")))?;
+        Ok(Self {
+            map: TypeMap::of(state, count, handle)?,
+            stride: count_elements * extent_of(state, handle)?,
+            n,
+        })
+    }
+
+    /// Block `r` of `buf`.
+    fn at(&self, buf: *const c_void, r: u32) -> *const c_void {
+        buf.cast::<u8>()
+            .wrapping_add(self.stride * r as usize)
+            .cast()
+    }
+
+    /// Every block of `buf`, packed, in rank order.
+    fn read_all(&self, buf: *const c_void) -> Result<Vec<u8>, Failure> {
+        let mut out = Vec::with_capacity(self.map.size * self.n as usize);
+        for r in 0..self.n {
+            out.extend_from_slice(&self.map.read(self.at(buf, r))?);
+        }
+        Ok(out)
+    }
+
+    /// Writes `all`, every block's data in rank order, into `buf` (but
+    /// block `skip`, in place).
+    fn write_all(&self, buf: *mut c_void, all: &[u8], skip: Option<u32>) -> Outcome {
+        for (r, data) in (0..self.n).zip(all.chunks_exact(self.map.size.max(1))) {
+            if skip != Some(r) {
+                self.map.write(self.at(buf, r).cast_mut(), data)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// This rank's block of a gather, packed: its send buffer's data, or its
+/// block of the receive buffer in place; as long as a block's data
+/// either way.
 fn own_block(
+    state: &State,
     sendbuf: *const c_void,
     sendcount: c_int,
     sendtype: c_int,
     recvbuf: *mut c_void,
-    block: usize,
+    blocks: &Blocks,
     me: u32,
 ) -> Result<Vec<u8>, Failure> {
     if sendbuf == IN_PLACE {
-        // SAFETY: this rank's block of MPI's receive buffer.
-        let own = unsafe {
-            input(
-                recvbuf
-                    .cast_const()
-                    .cast::<u8>()
-                    .wrapping_add(block * me as usize)
-                    .cast(),
-                block,
-            )
-        }?;
-        return Ok(own.to_vec());
+        return blocks.map.read(blocks.at(recvbuf.cast_const(), me));
     }
-    let len = bytes_of(sendcount, datatype(sendtype)?)?;
-    if len != block {
+    let mine = TypeMap::of(state, sendcount, sendtype)?.read(sendbuf)?;
+    if mine.len() != blocks.map.size {
         return Err(Failure::new(
             Class::Truncate,
-            format!("{len} bytes sent per rank, {block} received"),
+            format!(
+                "{} bytes of data sent per rank, {} received",
+                mine.len(),
+                blocks.map.size
+            ),
         ));
     }
-    // SAFETY: MPI's send buffer of `sendcount` elements.
-    Ok(unsafe { input(sendbuf, len) }?.to_vec())
+    Ok(mine)
 }
 
 /// `MPI_Gather` (`MPI_IN_PLACE` at the root allowed): an allgather whose
@@ -287,24 +467,23 @@ pub extern "C" fn MPI_Gather(
     with_state("MPI_Gather", comm, |state| {
         let (me, n) = rank_of(state, comm)?;
         let root = root_of(root, n)?;
-        // Only the root's receive arguments count; the others' block size
-        // is their send size.
-        let block = if me == root {
-            bytes_of(recvcount, datatype(recvtype)?)?
+        // Only the root's receive arguments count; the others' block is
+        // their send buffer's data.
+        let blocks = if me == root {
+            Blocks::of(state, recvcount, recvtype, n)?
         } else {
-            bytes_of(sendcount, datatype(sendtype)?)?
+            Blocks::of(state, sendcount, sendtype, n)?
         };
-        let mine = own_block(sendbuf, sendcount, sendtype, recvbuf, block, me)?;
-        let mut all = vec![0u8; block * n as usize];
+        let mine = own_block(state, sendbuf, sendcount, sendtype, recvbuf, &blocks, me)?;
+        let mut all = vec![0u8; blocks.map.size * n as usize];
         match comm_of(state, comm)? {
             Target::Comm(c) => c.allgather(&mine, &mut all)?,
             Target::Own => all.copy_from_slice(&mine),
         }
-        if me == root {
-            // SAFETY: the root's receive buffer of `n` blocks.
-            unsafe { output(recvbuf, all.len()) }?.copy_from_slice(&all);
+        if me != root {
+            return Ok(());
         }
-        Ok(())
+        blocks.write_all(recvbuf, &all, (sendbuf == IN_PLACE).then_some(me))
     })
 }
 
@@ -367,26 +546,25 @@ fn counts_of(counts: *const c_int, n: usize, what: &str) -> Result<Vec<usize>, F
 }
 
 /// The `n` blocks of `buf` that `counts` and `displs` (in elements of
-/// `ty`) say, each after its length (4 bytes): what one rank sends in the
-/// irregular collectives.
+/// the type `ty`, and its extents) say, each's data packed after its
+/// length (4 bytes): what one rank sends in the irregular collectives.
 fn pack_blocks(
+    state: &State,
     buf: *const c_void,
     counts: *const c_int,
     displs: *const c_int,
     ty: c_int,
     n: u32,
 ) -> Result<Vec<u8>, Failure> {
-    let size = datatype(ty)?.extent() as usize;
+    let extent = extent_of(state, ty)?;
     let counts = counts_of(counts, n as usize, "count")?;
     let displs = counts_of(displs, n as usize, "displacement")?;
     let mut packed = Vec::new();
-    for (c, d) in counts.iter().zip(&displs) {
-        let at = buf.cast::<u8>().wrapping_add(d * size);
-        // SAFETY: MPI's buffer holds each block its counts and
-        // displacements name.
-        let block = unsafe { input(at.cast(), c * size) }?;
+    for (&c, d) in counts.iter().zip(&displs) {
+        let at = buf.cast::<u8>().wrapping_add(d * extent);
+        let block = TypeMap::of(state, c as c_int, ty)?.read(at.cast())?;
         packed.extend_from_slice(&(block.len() as u32).to_le_bytes());
-        packed.extend_from_slice(block);
+        packed.extend_from_slice(&block);
     }
     Ok(packed)
 }
@@ -401,15 +579,6 @@ fn block_of(packed: &[u8], k: u32) -> &[u8] {
     let len =
         u32::from_le_bytes([packed[at], packed[at + 1], packed[at + 2], packed[at + 3]]) as usize;
     &packed[at + 4..at + 4 + len]
-}
-
-/// Writes `block` at element `displ` of `recvbuf` (elements `size` bytes
-/// apart).
-fn put_block(recvbuf: *mut c_void, displ: usize, size: usize, block: &[u8]) -> Outcome {
-    let at = recvbuf.cast::<u8>().wrapping_add(displ * size);
-    // SAFETY: MPI's receive buffer holds the block at its displacement.
-    unsafe { output(at.cast(), block.len()) }?.copy_from_slice(block);
-    Ok(())
 }
 
 /// `MPI_Scatter` (`MPI_IN_PLACE` at the root allowed).
@@ -428,9 +597,7 @@ pub extern "C" fn MPI_Scatter(
         let (me, n) = rank_of(state, comm)?;
         let root = root_of(root, n)?;
         let all = if me == root {
-            let block = bytes_of(sendcount, datatype(sendtype)?)?;
-            // SAFETY: the root's send buffer of `n` blocks.
-            unsafe { input(sendbuf, block * n as usize) }?.to_vec()
+            Blocks::of(state, sendcount, sendtype, n)?.read_all(sendbuf)?
         } else {
             Vec::new()
         };
@@ -439,15 +606,20 @@ pub extern "C" fn MPI_Scatter(
         if me == root && recvbuf.cast_const() == IN_PLACE {
             return Ok(());
         }
-        let want = bytes_of(recvcount, datatype(recvtype)?)?;
-        if want != block {
+        let map = TypeMap::of(state, recvcount, recvtype)?;
+        if map.size != block {
             return Err(Failure::new(
                 Class::Truncate,
-                format!("the root sends {block} bytes per rank, this rank receives {want}"),
+                format!(
+                    "the root sends {block} bytes of data per rank, this rank receives {}",
+                    map.size
+                ),
             ));
         }
-        let mine = &all[me as usize * block..(me as usize + 1) * block];
-        put_block(recvbuf, 0, 1, mine)
+        map.write(
+            recvbuf,
+            &all[me as usize * block..(me as usize + 1) * block],
+        )
     })
 }
 
@@ -469,7 +641,7 @@ pub extern "C" fn MPI_Scatterv(
         let root = root_of(root, n)?;
         // The root packs each rank's block after its length.
         let packed = if me == root {
-            pack_blocks(sendbuf, sendcounts, displs, sendtype, n)?
+            pack_blocks(state, sendbuf, sendcounts, displs, sendtype, n)?
         } else {
             Vec::new()
         };
@@ -478,14 +650,18 @@ pub extern "C" fn MPI_Scatterv(
         if me == root && recvbuf.cast_const() == IN_PLACE {
             return Ok(());
         }
-        let room = bytes_of(recvcount, datatype(recvtype)?)?;
-        if mine.len() > room {
+        let map = TypeMap::of(state, recvcount, recvtype)?;
+        if mine.len() != map.size {
             return Err(Failure::new(
                 Class::Truncate,
-                format!("{} bytes for this rank, {room} received", mine.len()),
+                format!(
+                    "{} bytes of data for this rank, {} received",
+                    mine.len(),
+                    map.size
+                ),
             ));
         }
-        put_block(recvbuf, 0, 1, mine)
+        map.write(recvbuf, mine)
     })
 }
 
@@ -508,13 +684,12 @@ pub extern "C" fn MPI_Gatherv(
         let mine = if me == root && sendbuf == IN_PLACE {
             Vec::new()
         } else {
-            let len = bytes_of(sendcount, datatype(sendtype)?)?;
-            // SAFETY: MPI's send buffer of `sendcount` elements.
-            unsafe { input(sendbuf, len) }?.to_vec()
+            TypeMap::of(state, sendcount, sendtype)?.read(sendbuf)?
         };
         let all = allgather_var(comm_of(state, comm)?, &mine)?;
         if me == root {
             unpack_v(
+                state,
                 &all,
                 recvbuf,
                 recvcounts,
@@ -530,6 +705,7 @@ pub extern "C" fn MPI_Gatherv(
 /// Writes each rank's block of `all` into `recvbuf` at its displacement
 /// (but `skip`'s, in place), checking it against its count.
 fn unpack_v(
+    state: &State,
     all: &[Vec<u8>],
     recvbuf: *mut c_void,
     recvcounts: *const c_int,
@@ -537,24 +713,28 @@ fn unpack_v(
     recvtype: c_int,
     skip: Option<u32>,
 ) -> Outcome {
-    let size = datatype(recvtype)?.extent() as usize;
+    let extent = extent_of(state, recvtype)?;
     let counts = counts_of(recvcounts, all.len(), "receive count")?;
     let displs = counts_of(displs, all.len(), "displacement")?;
     for (r, block) in all.iter().enumerate() {
         if skip == Some(r as u32) {
             continue;
         }
-        if block.len() != counts[r] * size {
+        let map = TypeMap::of(state, counts[r] as c_int, recvtype)?;
+        if block.len() != map.size {
             return Err(Failure::new(
                 Class::Truncate,
                 format!(
-                    "rank {r} sent {} bytes, {} expected",
+                    "rank {r} sent {} bytes of data, {} expected",
                     block.len(),
-                    counts[r] * size
+                    map.size
                 ),
             ));
         }
-        put_block(recvbuf, displs[r], size, block)?;
+        map.write(
+            recvbuf.cast::<u8>().wrapping_add(displs[r] * extent).cast(),
+            block,
+        )?;
     }
     Ok(())
 }
@@ -574,19 +754,19 @@ pub extern "C" fn MPI_Allgatherv(
     with_state("MPI_Allgatherv", comm, |state| {
         let (me, n) = rank_of(state, comm)?;
         let mine = if sendbuf == IN_PLACE {
-            let size = datatype(recvtype)?.extent() as usize;
+            let extent = extent_of(state, recvtype)?;
             let count = counts_of(recvcounts, n as usize, "receive count")?[me as usize];
             let displ = counts_of(displs, n as usize, "displacement")?[me as usize];
-            let at = recvbuf.cast_const().cast::<u8>().wrapping_add(displ * size);
-            // SAFETY: this rank's block of MPI's receive buffer.
-            unsafe { input(at.cast(), count * size) }?.to_vec()
+            let at = recvbuf
+                .cast_const()
+                .cast::<u8>()
+                .wrapping_add(displ * extent);
+            TypeMap::of(state, count as c_int, recvtype)?.read(at.cast())?
         } else {
-            let len = bytes_of(sendcount, datatype(sendtype)?)?;
-            // SAFETY: MPI's send buffer of `sendcount` elements.
-            unsafe { input(sendbuf, len) }?.to_vec()
+            TypeMap::of(state, sendcount, sendtype)?.read(sendbuf)?
         };
         let all = allgather_var(comm_of(state, comm)?, &mine)?;
-        unpack_v(&all, recvbuf, recvcounts, displs, recvtype, None)
+        unpack_v(state, &all, recvbuf, recvcounts, displs, recvtype, None)
     })
 }
 
@@ -603,27 +783,31 @@ pub extern "C" fn MPI_Alltoall(
 ) -> c_int {
     with_state("MPI_Alltoall", comm, |state| {
         let (me, n) = rank_of(state, comm)?;
-        let block = bytes_of(recvcount, datatype(recvtype)?)?;
+        let blocks = Blocks::of(state, recvcount, recvtype, n)?;
+        let block = blocks.map.size;
         let mine = if sendbuf == IN_PLACE {
-            // SAFETY: MPI's receive buffer of `n` blocks, sent from in place.
-            unsafe { input(recvbuf.cast_const(), block * n as usize) }?.to_vec()
+            // MPI's receive buffer of `n` blocks, sent from in place.
+            blocks.read_all(recvbuf.cast_const())?
         } else {
-            let sent = bytes_of(sendcount, datatype(sendtype)?)?;
-            if sent != block {
+            let sent = Blocks::of(state, sendcount, sendtype, n)?;
+            if sent.map.size != block {
                 return Err(Failure::new(
                     Class::Truncate,
-                    format!("{sent} bytes sent per rank, {block} received"),
+                    format!(
+                        "{} bytes of data sent per rank, {block} received",
+                        sent.map.size
+                    ),
                 ));
             }
-            // SAFETY: MPI's send buffer of `n` blocks.
-            unsafe { input(sendbuf, block * n as usize) }?.to_vec()
+            sent.read_all(sendbuf)?
         };
         let all = allgather_var(comm_of(state, comm)?, &mine)?;
-        for (r, theirs) in all.iter().enumerate() {
-            let start = me as usize * block;
-            put_block(recvbuf, r, block, &theirs[start..start + block])?;
+        let start = me as usize * block;
+        let mut mine = Vec::with_capacity(block * n as usize);
+        for theirs in &all {
+            mine.extend_from_slice(&theirs[start..start + block]);
         }
-        Ok(())
+        blocks.write_all(recvbuf, &mine, None)
     })
 }
 
@@ -649,12 +833,12 @@ pub extern "C" fn MPI_Alltoallv(
             ));
         }
         // Each rank's blocks for every rank.
-        let mine = pack_blocks(sendbuf, sendcounts, sdispls, sendtype, n)?;
+        let mine = pack_blocks(state, sendbuf, sendcounts, sdispls, sendtype, n)?;
         let all = allgather_var(comm_of(state, comm)?, &mine)?;
         let blocks: Vec<Vec<u8>> = all
             .iter()
             .map(|packed| block_of(packed, me).to_vec())
             .collect();
-        unpack_v(&blocks, recvbuf, recvcounts, rdispls, recvtype, None)
+        unpack_v(state, &blocks, recvbuf, recvcounts, rdispls, recvtype, None)
     })
 }

@@ -6,8 +6,10 @@
 //!
 //! A committed type is used by the one-sided calls (its layout goes to
 //! rma's typed put, get and accumulate at the origin and the target) and by
-//! the point-to-point calls (packed before a send, unpacked as a receive
-//! completes). The collectives take predefined types only, so far.
+//! the point-to-point calls and the collectives (packed before a send,
+//! unpacked as a receive completes). `MPI_Get_accumulate`,
+//! `MPI_Fetch_and_op` and `MPI_Compare_and_swap` take predefined types
+//! only.
 
 use alloc::format;
 use alloc::vec::Vec;

@@ -358,9 +358,7 @@ fn datatype(handle: c_int) -> Result<Datatype, Failure> {
     Datatype::from_handle(handle).ok_or_else(|| {
         Failure::new(
             Class::Type,
-            format!(
-                "{handle} names no predefined datatype (derived datatypes are not supported yet)"
-            ),
+            format!("{handle} names no predefined datatype (this call takes predefined ones only)"),
         )
     })
 }

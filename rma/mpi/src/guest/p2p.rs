@@ -776,24 +776,24 @@ pub extern "C" fn MPI_Probe(source: c_int, tag: c_int, comm: c_int, status: *mut
     })
 }
 
-/// `MPI_Get_count`: `MPI_UNDEFINED` unless the bytes are whole elements.
+/// `MPI_Get_count`: `MPI_UNDEFINED` unless the bytes are whole elements
+/// of the type (predefined or derived: its size, the data of one).
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Get_count(status: *const Status, ty: c_int, count: *mut c_int) -> c_int {
-    let outcome = datatype(ty).and_then(|ty| {
+    with_state("MPI_Get_count", codes::comm::WORLD, |state| {
+        let size = size_of(&type_of(&state.types, ty)?, 1)?;
         if status.is_null() {
             return Err(Failure::new(Class::Arg, "a null status"));
         }
         // SAFETY: C passes a pointer to its MPI_Status.
-        let bytes = unsafe { status.read() }.count_lo;
-        let size = ty.size() as c_int;
+        let bytes = unsafe { status.read() }.count_lo as usize;
+        // A type of no data divides only 0 bytes, into 0 elements.
+        let whole = bytes
+            .is_multiple_of(size)
+            .then(|| bytes.checked_div(size).unwrap_or(0));
         store(
             count,
-            if bytes % size == 0 {
-                bytes / size
-            } else {
-                UNDEFINED
-            },
+            whole.map_or(UNDEFINED, |n| c_int::try_from(n).unwrap_or(UNDEFINED)),
         )
-    });
-    finish("MPI_Get_count", codes::comm::WORLD, outcome)
+    })
 }
