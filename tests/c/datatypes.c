@@ -2,8 +2,8 @@
 /* Derived datatypes from C: the constructors' sizes and extents, and
  * their data through point-to-point messages (a matrix column sent as a
  * vector, received contiguous and back), puts and gets (a column into
- * the right neighbour's matrix, a subarray got back), and accumulates
- * (an indexed layout of doubles), every element checked; and
+ * the right neighbour's matrix, a subarray got back), accumulates and
+ * get_accumulates (an indexed layout of doubles), every element checked;
  * MPI_SHORT_INT, whose structs hold 2 bytes of padding that no call may
  * write, in messages, puts, gets and a type of its own; and derived types
  * in every collective (packed at one side, unpacked at the other, the
@@ -119,6 +119,39 @@ int main(int argc, char **argv) {
     }
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     MPI_Win_free(&win);
+
+    /* Get_accumulate through derived types at all three buffers: every
+     * rank adds 6 contiguous doubles into the picks of its right
+     * neighbour's window, getting the values from before into the even
+     * doubles of a result (a vector with gaps, whose odd doubles stay). */
+    MPI_Win_allocate(10 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &d, &win);
+    for (int i = 0; i < 10; i++) d[i] = 100 * rank + i;
+    MPI_Datatype evens;
+    MPI_Type_vector(6, 1, 2, MPI_DOUBLE, &evens);
+    MPI_Type_commit(&evens);
+    double before[12];
+    for (int i = 0; i < 12; i++) before[i] = -1;
+    MPI_Win_fence(0, win);
+    MPI_Get_accumulate(add, 6, MPI_DOUBLE, before, 1, evens, right, 0, 1, picks, MPI_SUM, win);
+    MPI_Win_fence(0, win);
+    int pick_at[6] = {0, 1, 4, 7, 8, 9};
+    for (int k = 0; k < 12; k++)
+        CHECK(before[k] == (k % 2 ? -1 : 100 * right + pick_at[k / 2]), "get_accumulate result %d: %f",
+              k, before[k]);
+    for (int i = 0, k = 0; i < 10; i++) {
+        double want = 100 * rank + i;
+        if (k < 6 && pick_at[k] == i) want += add[k++];
+        CHECK(d[i] == want, "get_accumulate target %d: %f, not %f", i, d[i], want);
+    }
+    /* MPI_NO_OP: an atomic get of the picks, the origin not read. */
+    for (int i = 0; i < 12; i++) before[i] = -1;
+    MPI_Get_accumulate(NULL, 0, MPI_DOUBLE, before, 1, evens, left, 0, 1, picks, MPI_NO_OP, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    for (int k = 0; k < 12; k++)
+        CHECK(before[k] == (k % 2 ? -1 : 100 * left + pick_at[k / 2] + add[k / 2]),
+              "get_accumulate no-op result %d: %f", k, before[k]);
+    MPI_Win_free(&win);
+    MPI_Type_free(&evens);
 
     /* MPI_SHORT_INT: 6 bytes of data in each 8-byte struct. What a
      * message, a put or a get writes are the shorts and ints; the padding

@@ -7,9 +7,8 @@
 //! A committed type is used by the one-sided calls (its layout goes to
 //! rma's typed put, get and accumulate at the origin and the target) and by
 //! the point-to-point calls and the collectives (packed before a send,
-//! unpacked as a receive completes). `MPI_Get_accumulate`,
-//! `MPI_Fetch_and_op` and `MPI_Compare_and_swap` take predefined types
-//! only.
+//! unpacked as a receive completes). `MPI_Fetch_and_op` and
+//! `MPI_Compare_and_swap` take predefined types only, as MPI says.
 
 use alloc::format;
 use alloc::vec::Vec;

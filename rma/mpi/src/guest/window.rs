@@ -622,29 +622,6 @@ pub extern "C" fn MPI_Win_sync(win: c_int) -> c_int {
     on_window("MPI_Win_sync", win, |rma, w| rma.sync(w))
 }
 
-/// The bytes an origin buffer of `count` elements of `ty` and a target of
-/// `tcount` elements of `tty` move: both predefined, the same size.
-fn transfer(
-    count: c_int,
-    ty: c_int,
-    tcount: c_int,
-    tty: c_int,
-) -> Result<(Datatype, usize), Failure> {
-    let (ty, tty) = (datatype(ty)?, datatype(tty)?);
-    let (len, tlen) = (bytes_of(count, ty)?, bytes_of(tcount, tty)?);
-    if len != tlen {
-        return Err(Failure::new(
-            Class::Count,
-            format!(
-                "the origin has {len} bytes ({count} {}), the target {tlen} ({tcount} {})",
-                ty.name(),
-                tty.name()
-            ),
-        ));
-    }
-    Ok((ty, len))
-}
-
 /// A displacement from C.
 fn disp_of(disp: isize) -> Result<u32, Failure> {
     u32::try_from(disp)
@@ -906,8 +883,10 @@ pub extern "C" fn MPI_Accumulate(
     })
 }
 
-/// `MPI_Get_accumulate` (predefined datatypes and operations; the result
-/// buffer holds as many bytes as the origin).
+/// `MPI_Get_accumulate`: any committed datatypes at the origin, the
+/// result and the target, whose elements share one predefined type; the
+/// result holds as many elements as the target (and the origin, but with
+/// `MPI_NO_OP`, which does not read it).
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Get_accumulate(
     origin: *const c_void,
@@ -925,27 +904,81 @@ pub extern "C" fn MPI_Get_accumulate(
 ) -> c_int {
     with_state("MPI_Get_accumulate", win_errors(win), |state| {
         let op = accumulate_op(op)?;
-        let (tyd, len) = transfer(rcount, rty, tcount, tty)?;
+        let (r, t) = typed_transfer(&state.types, rcount, rty, tcount, tty)?;
         // With MPI_NO_OP the origin is not read (its count may be 0).
-        let data_len = if op == AccumulateOp::NoOp {
-            0
+        let o = if op == AccumulateOp::NoOp {
+            None
         } else {
-            transfer(count, ty, tcount, tty)?.1
+            Some(typed_transfer(&state.types, count, ty, tcount, tty)?.0)
         };
-        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
-        // SAFETY: MPI's origin buffer of `count` elements.
-        let data = unsafe { input(origin, data_len) }?;
-        // SAFETY: MPI's result buffer of `rcount` elements.
-        let out = unsafe { output(result, len) }?;
-        as_element!(tyd.element(), tyd, T => {
-            let n = len / T::BYTES;
-            let origin: Vec<T> = if op == AccumulateOp::NoOp {
-                elements::<T>(&vec![0u8; len])
-            } else {
-                elements::<T>(data)
+        let base = t.base();
+        for (what, other) in [("result", Some(&r)), ("origin", o.as_ref())] {
+            if let Some(other) = other
+                && other.base() != base
+            {
+                return Err(Failure::new(
+                    Class::Type,
+                    format!(
+                        "the {what}'s elements are {}, the target's {}",
+                        other.base().name(),
+                        base.name()
+                    ),
+                ));
+            }
+        }
+        let (w, target, d) = (
+            win_of_windows(&state.windows, win)?,
+            target_of(rank)?,
+            disp_of(disp)?,
+        );
+        let plain = r.plain().is_some() && t.plain().is_some();
+        if plain && o.as_ref().is_none_or(|o| o.plain().is_some()) {
+            let len = size_of(&t, tcount)?;
+            let data_len = if o.is_some() { len } else { 0 };
+            // SAFETY: MPI's origin buffer of `count` elements.
+            let data = unsafe { input(origin, data_len) }?;
+            // SAFETY: MPI's result buffer of `rcount` elements.
+            let out = unsafe { output(result, len) }?;
+            return as_element!(base.element(), base, T => {
+                let origin: Vec<T> = match o {
+                    Some(_) => elements::<T>(data),
+                    None => elements::<T>(&vec![0u8; len]),
+                };
+                let mut back: Vec<T> = elements::<T>(&vec![0u8; len]);
+                state.rma.get_accumulate(w.retype::<T>(), target, d, &origin, &mut back, op)?;
+                write_back(&back, out);
+                Ok(())
+            });
+        }
+        as_element!(base.element(), base, T => {
+            let (rl, tl) = (element_layout::<T>(&r, rcount)?, element_layout::<T>(&t, tcount)?);
+            let (data, ol) = match &o {
+                Some(o) => {
+                    let reach = span(&datatypes::pieces_of(o, count)?);
+                    // SAFETY: MPI's origin buffer holds every byte its type picks.
+                    let data = elements::<T>(unsafe { input(origin, reach) }?);
+                    (data, Some(element_layout::<T>(o, count)?))
+                }
+                None => (Vec::new(), None),
             };
-            let mut back: Vec<T> = elements::<T>(&vec![0u8; n * T::BYTES]);
-            state.rma.get_accumulate(w.retype::<T>(), t, d, &origin, &mut back, op)?;
+            let reach = span(&datatypes::pieces_of(&r, rcount)?);
+            // SAFETY: MPI's result buffer holds every byte its type picks,
+            // this call's alone; what it does not pick is written back as
+            // it was read.
+            let out = unsafe { output(result, reach) }?;
+            let mut back = elements::<T>(out);
+            let origin = ol.as_ref().unwrap_or(&tl).times(1);
+            state.rma.get_accumulate_typed(
+                w.retype::<T>(),
+                target,
+                d,
+                &data,
+                origin,
+                &mut back,
+                rl.times(1),
+                tl.times(1),
+                op,
+            )?;
             write_back(&back, out);
             Ok(())
         })
