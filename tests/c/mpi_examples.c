@@ -34,7 +34,7 @@
  * critical region by compare and swap), 11.21 (stores and loads in a
  * shared window, synchronised by send, receive and MPI_Win_sync) and
  * 11.22 (MPI_Rget and MPI_Rput through a few buffers, MPI_Waitany for a
- * free one). 11.11 and 11.21 run on pairs of ranks (even A, the next odd
+ * free one), and 11.23 (below). 11.11 and 11.21 run on pairs of ranks (even A, the next odd
  * B), 11.19 on ranks 0 and 1; the three need two ranks and are skipped on
  * one, saying so.
  *
@@ -50,10 +50,16 @@
  * follows B's store, with no synchronisation call to carry the store from
  * B's private copy to the public one; in 11.9 B loads X after the barrier
  * that follows A's put and flush, with none to carry the put from the
- * public copy to B's private one. And 11.23, which needs a dynamic window
- * (MPI_Win_create_dynamic is not supported). The Rust program
- * rma-mpi-examples runs all of them over rma, 11.7 and 11.9 on unified
- * (NCM) windows. */
+ * public copy to B's private one. The Rust program rma-mpi-examples
+ * runs all of them over rma, 11.7 and 11.9 on unified (NCM) windows.
+ *
+ * 11.23, the distributed linked list on a dynamic window, runs as the
+ * standard writes it, nil being MPI_BOTTOM (but for the rank a stale
+ * tail's next displacement is read at, corrected as noted there): every rank appends NUM_ELEMS
+ * elements from MPI_Alloc_mem, attached as they are made and reached at
+ * the addresses MPI_Get_address gives, in one lock_all epoch; then rank
+ * 0 walks the list with gets and checks that it holds every element once,
+ * each rank's in the order it appended them. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -883,6 +889,150 @@ static void ex11_22(void) {
     MPI_Win_free(&win);
 }
 
+/* Example 11.23: a linked list that every rank appends to, in a
+ * dynamic window. */
+enum { NUM_ELEMS = 10 };
+
+/* Linked list pointer */
+typedef struct {
+    MPI_Aint disp;
+    int rank;
+} llist_ptr_t;
+
+/* Linked list element */
+typedef struct {
+    llist_ptr_t next;
+    int value;
+} llist_elem_t;
+
+static const llist_ptr_t nil = {(MPI_Aint)MPI_BOTTOM, -1};
+
+/* List of locally allocated list elements. */
+static llist_elem_t **my_elems = NULL;
+static int my_elems_size = 0;
+static int my_elems_count = 0;
+
+/* Allocate a new shared linked list element */
+static MPI_Aint alloc_elem(int value, MPI_Win win) {
+    MPI_Aint disp;
+    llist_elem_t *elem_ptr;
+    /* Allocate the new element and register it with the window */
+    MPI_Alloc_mem(sizeof(llist_elem_t), MPI_INFO_NULL, &elem_ptr);
+    elem_ptr->value = value;
+    elem_ptr->next = nil;
+    MPI_Win_attach(win, elem_ptr, sizeof(llist_elem_t));
+    /* Add the element to the list of local elements so we can free it
+     * later. */
+    if (my_elems_size == my_elems_count) {
+        my_elems_size += 100;
+        my_elems = realloc(my_elems, my_elems_size * sizeof(void *));
+        CHECK(my_elems != NULL, "realloc");
+    }
+    my_elems[my_elems_count] = elem_ptr;
+    my_elems_count++;
+    MPI_Get_address(elem_ptr, &disp);
+    return disp;
+}
+
+static void ex11_23(void) {
+    int procid = rank, nproc = size, i;
+    MPI_Win llist_win;
+    llist_ptr_t head_ptr, tail_ptr;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &llist_win);
+    /* Process 0 creates the head node */
+    if (procid == 0) head_ptr.disp = alloc_elem(-1, llist_win);
+    /* Broadcast the head pointer to everyone */
+    head_ptr.rank = 0;
+    MPI_Bcast(&head_ptr.disp, 1, MPI_AINT, 0, MPI_COMM_WORLD);
+    tail_ptr = head_ptr;
+    /* Lock the window for shared access to all targets */
+    MPI_Win_lock_all(0, llist_win);
+    /* All processes concurrently append NUM_ELEMS elements to the list */
+    for (i = 0; i < NUM_ELEMS; i++) {
+        llist_ptr_t new_elem_ptr;
+        int success;
+        /* Create a new list element and attach it to the window */
+        new_elem_ptr.rank = procid;
+        new_elem_ptr.disp = alloc_elem(procid * 100 + i, llist_win);
+        /* Append the new node to the list. This might take multiple
+         * attempts if others have already appended and our tail pointer
+         * is stale. */
+        do {
+            llist_ptr_t next_tail_ptr = nil;
+            MPI_Compare_and_swap((void *)&new_elem_ptr.rank, (void *)&nil.rank,
+                                 (void *)&next_tail_ptr.rank, MPI_INT, tail_ptr.rank,
+                                 (MPI_Aint) & (((llist_elem_t *)tail_ptr.disp)->next.rank),
+                                 llist_win);
+            MPI_Win_flush(tail_ptr.rank, llist_win);
+            success = (next_tail_ptr.rank == nil.rank);
+            if (success) {
+                MPI_Accumulate(&new_elem_ptr.disp, 1, MPI_AINT, tail_ptr.rank,
+                               (MPI_Aint) & (((llist_elem_t *)tail_ptr.disp)->next.disp), 1,
+                               MPI_AINT, MPI_REPLACE, llist_win);
+                MPI_Win_flush(tail_ptr.rank, llist_win);
+                tail_ptr = new_elem_ptr;
+            } else {
+                /* Tail pointer is stale, fetch the displacement. May take
+                 * multiple tries if it is being updated. (The standard's
+                 * text reads it at next_tail_ptr.rank; the displacement
+                 * lies in the tail element, at tail_ptr.rank, as MPICH's
+                 * test of this list reads it.) */
+                do {
+                    MPI_Get_accumulate(NULL, 0, MPI_AINT, &next_tail_ptr.disp, 1, MPI_AINT,
+                                       tail_ptr.rank,
+                                       (MPI_Aint) & (((llist_elem_t *)tail_ptr.disp)->next.disp),
+                                       1, MPI_AINT, MPI_NO_OP, llist_win);
+                    MPI_Win_flush(tail_ptr.rank, llist_win);
+                } while (next_tail_ptr.disp == nil.disp);
+                tail_ptr = next_tail_ptr;
+            }
+        } while (!success);
+    }
+    MPI_Win_unlock_all(llist_win);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* The harness: rank 0 walks the list from the head with gets and
+     * checks every element once, each rank's in its order. */
+    if (procid == 0) {
+        int *seen = calloc(nproc, sizeof(int)), elems = 0;
+        CHECK(seen != NULL, "calloc");
+        llist_ptr_t at = head_ptr;
+        MPI_Win_lock_all(0, llist_win);
+        for (;;) {
+            llist_elem_t elem;
+            MPI_Get(&elem, sizeof elem, MPI_BYTE, at.rank, at.disp, sizeof elem, MPI_BYTE,
+                    llist_win);
+            MPI_Win_flush(at.rank, llist_win);
+            if (elems > 0) {
+                int owner = elem.value / 100, k = elem.value % 100;
+                CHECK(owner == at.rank && owner < nproc && k == seen[owner],
+                      "11.23: element %d of the list holds %d (rank %d's element %d next)", elems,
+                      elem.value, owner, owner < nproc ? seen[owner] : -1);
+                seen[owner]++;
+            } else {
+                CHECK(elem.value == -1, "11.23: the head holds %d", elem.value);
+            }
+            elems++;
+            if (elem.next.rank == nil.rank) break;
+            at = elem.next;
+        }
+        MPI_Win_unlock_all(llist_win);
+        CHECK(elems == 1 + nproc * NUM_ELEMS, "11.23: %d elements in the list", elems);
+        free(seen);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* Free all the elements in the list */
+    for (; my_elems_count > 0; my_elems_count--) {
+        MPI_Win_detach(llist_win, my_elems[my_elems_count - 1]);
+        MPI_Free_mem(my_elems[my_elems_count - 1]);
+    }
+    MPI_Win_free(&llist_win);
+    free(my_elems);
+    my_elems = NULL;
+    my_elems_size = 0;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -909,6 +1059,7 @@ int main(int argc, char **argv) {
     ex11_20();
     ex11_21();
     ex11_22();
+    ex11_23();
     if (rank == 0) printf("MPI-3.1 chapter 11 examples passed on %d ranks\n", size);
     MPI_Finalize();
     return 0;

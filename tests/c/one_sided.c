@@ -241,6 +241,148 @@ int main(int argc, char **argv) {
         CHECK(theirs[i] == 300 * right + i, "shared load %d from %d: %d", i, right, theirs[i]);
     MPI_Win_unlock_all(shared);
     MPI_Win_free(&shared);
+
+    /* A dynamic window: each rank attaches a block of MPI_Alloc_mem and
+     * its right neighbour puts into it at the address MPI_Get_address
+     * gave, sent to it; what it may not attach or reach is refused. */
+    MPI_Win dyn;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
+    MPI_Win_get_attr(dyn, MPI_WIN_CREATE_FLAVOR, &attr_flavor, &flag);
+    CHECK(*attr_flavor == MPI_WIN_FLAVOR_DYNAMIC, "dynamic flavor %d", *attr_flavor);
+    void *dyn_base = (void *)1;
+    MPI_Win_get_attr(dyn, MPI_WIN_BASE, &dyn_base, &flag);
+    CHECK(dyn_base == MPI_BOTTOM, "dynamic base %p", dyn_base);
+    int *block;
+    MPI_Alloc_mem(8 * sizeof(int), MPI_INFO_NULL, &block);
+    for (int i = 0; i < 8; i++) block[i] = -1;
+    MPI_Win_attach(dyn, block, 8 * sizeof(int));
+    MPI_Aint where, where_3;
+    MPI_Get_address(block, &where);
+    MPI_Get_address(&block[3], &where_3);
+    CHECK(MPI_Aint_diff(where_3, where) == 3 * sizeof(int), "address difference %ld",
+          (long)MPI_Aint_diff(where_3, where));
+    CHECK(MPI_Aint_add(where, 12) == where_3, "address sum");
+    MPI_Aint theirs_at;
+    MPI_Sendrecv(&where, 1, MPI_AINT, left, 20, &theirs_at, 1, MPI_AINT, right, 20,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int pair[2] = {rank, 7 * rank};
+    MPI_Win_fence(0, dyn);
+    MPI_Put(pair, 2, MPI_INT, right, MPI_Aint_add(theirs_at, 3 * sizeof(int)), 2, MPI_INT, dyn);
+    MPI_Win_fence(0, dyn);
+    for (int i = 0; i < 8; i++)
+        CHECK(block[i] == (i == 3 ? left : i == 4 ? 7 * left : -1), "dynamic put %d: %d", i,
+              block[i]);
+    MPI_Win_set_errhandler(dyn, MPI_ERRORS_RETURN);
+    int stack_int = 0;
+    rc = MPI_Win_attach(dyn, &stack_int, sizeof stack_int);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_BASE, "attaching the stack: class %d", class);
+    rc = MPI_Put(pair, 1, MPI_INT, right, (MPI_Aint)MPI_BOTTOM, 1, MPI_INT, dyn);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_DISP, "a put at MPI_BOTTOM: class %d", class);
+    MPI_Win_fence(0, dyn);
+    MPI_Win_detach(dyn, block);
+    MPI_Free_mem(block);
+    MPI_Win_free(&dyn);
+
+    /* Info objects, and the hints a window takes. */
+    MPI_Info info, copy, used;
+    char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+    int nkeys = -1, vlen = -1, found = -1;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "no_locks", "true");
+    MPI_Info_set(info, "scc_lock_scheme", "mcs-wp");
+    MPI_Info_set(info, "no_locks", "false"); /* replaces the value, keeps the place */
+    MPI_Info_set(info, "some_other_mpis_hint", "42");
+    MPI_Info_get_nkeys(info, &nkeys);
+    CHECK(nkeys == 3, "%d keys", nkeys);
+    MPI_Info_get_nthkey(info, 1, key);
+    CHECK(strcmp(key, "scc_lock_scheme") == 0, "key 1: %s", key);
+    MPI_Info_get_valuelen(info, "scc_lock_scheme", &vlen, &found);
+    CHECK(found == 1 && vlen == 6, "value length %d (%d)", vlen, found);
+    MPI_Info_get(info, "scc_lock_scheme", 3, value, &found);
+    CHECK(found == 1 && strcmp(value, "mcs") == 0, "value cut to 3: %s", value);
+    MPI_Info_get(info, "no_locks", MPI_MAX_INFO_VAL, value, &found);
+    CHECK(found == 1 && strcmp(value, "false") == 0, "no_locks: %s", value);
+    MPI_Info_get(info, "absent", MPI_MAX_INFO_VAL, value, &found);
+    CHECK(found == 0, "an absent key found");
+    MPI_Info_dup(info, &copy);
+    MPI_Info_delete(copy, "no_locks");
+    MPI_Info_get_nkeys(copy, &nkeys);
+    CHECK(nkeys == 2, "%d keys in the copy", nkeys);
+    MPI_Info_get_nkeys(info, &nkeys);
+    CHECK(nkeys == 3, "%d keys after the copy's delete", nkeys);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Info_delete(copy, "no_locks");
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_INFO_NOKEY, "deleting a deleted key: class %d", class);
+    MPI_Info_free(&copy);
+    CHECK(copy == MPI_INFO_NULL, "freed info %d", copy);
+    rc = MPI_Info_get_nkeys(copy, &nkeys);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_INFO, "a freed info object: class %d", class);
+
+    /* A window made with them takes its locks by MCS-WP, and says so; a
+     * counter at rank 0 under its exclusive locks counts every rank. */
+    int *counter;
+    MPI_Win hinted;
+    MPI_Win_allocate(sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &counter, &hinted);
+    MPI_Win_get_info(hinted, &used);
+    MPI_Info_get(used, "scc_lock_scheme", MPI_MAX_INFO_VAL, value, &found);
+    CHECK(found == 1 && strcmp(value, "mcs-wp") == 0, "lock scheme in use: %s", value);
+    MPI_Info_get(used, "accumulate_ordering", MPI_MAX_INFO_VAL, value, &found);
+    CHECK(found == 1 && strcmp(value, "rar,raw,war,waw") == 0, "ordering in use: %s", value);
+    MPI_Info_free(&used);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, hinted);
+    *counter = 0;
+    MPI_Win_unlock(rank, hinted);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int round = 0; round < 3; round++) {
+        int now = -1, next;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, hinted);
+        MPI_Get(&now, 1, MPI_INT, 0, 0, 1, MPI_INT, hinted);
+        MPI_Win_flush(0, hinted);
+        next = now + 1;
+        MPI_Put(&next, 1, MPI_INT, 0, 0, 1, MPI_INT, hinted);
+        MPI_Win_unlock(0, hinted);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, hinted);
+        CHECK(*counter == 3 * size, "counter under MCS-WP locks: %d", *counter);
+        MPI_Win_unlock(0, hinted);
+    }
+    /* Its lock scheme stays what it was made with. */
+    MPI_Win_set_errhandler(hinted, MPI_ERRORS_RETURN);
+    MPI_Info_set(info, "scc_lock_scheme", "gbh");
+    rc = MPI_Win_set_info(hinted, info);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_INFO_VALUE, "changing the lock scheme: class %d", class);
+    MPI_Info_set(info, "scc_lock_scheme", "mcs-wp");
+    CHECK(MPI_Win_set_info(hinted, info) == MPI_SUCCESS, "the same lock scheme again");
+    MPI_Win_free(&hinted);
+
+    /* no_locks: the window has no locks; a value a key does not take is
+     * refused. */
+    MPI_Win unlocked;
+    int *unused;
+    MPI_Info_set(info, "no_locks", "true");
+    MPI_Win_allocate(sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &unused, &unlocked);
+    MPI_Win_set_errhandler(unlocked, MPI_ERRORS_RETURN);
+    rc = MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, unlocked);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_RMA_SYNC, "a lock of a no_locks window: class %d", class);
+    MPI_Win_fence(0, unlocked);
+    MPI_Win_fence(0, unlocked);
+    MPI_Win_free(&unlocked);
+    MPI_Info_set(info, "scc_lock_scheme", "ticket");
+    MPI_Win refused = MPI_WIN_NULL;
+    rc = MPI_Win_allocate(sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &unused, &refused);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_INFO_VALUE && refused == MPI_WIN_NULL, "a lock scheme of no name: %d",
+          class);
+    MPI_Info_free(&info);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     if (rank == 0) printf("one-sided checks passed on %d ranks\n", size);
     MPI_Finalize();
     return 0;

@@ -64,11 +64,19 @@ pub enum Class {
     RmaFlavor = 58,
     /// `MPI_ERR_UNSUPPORTED_OPERATION`
     Unsupported = 52,
+    /// `MPI_ERR_INFO_KEY`
+    InfoKey = 29,
+    /// `MPI_ERR_INFO_VALUE`
+    InfoValue = 30,
+    /// `MPI_ERR_INFO_NOKEY`
+    InfoNokey = 31,
+    /// `MPI_ERR_INFO`
+    Info = 32,
 }
 
 impl Class {
     /// Every class, for lookups by value.
-    pub const ALL: [Self; 24] = [
+    pub const ALL: [Self; 28] = [
         Self::Buffer,
         Self::Count,
         Self::Type,
@@ -93,6 +101,10 @@ impl Class {
         Self::RmaAttach,
         Self::RmaFlavor,
         Self::Unsupported,
+        Self::InfoKey,
+        Self::InfoValue,
+        Self::InfoNokey,
+        Self::Info,
     ];
 
     /// The class of value `code` (an error code's low byte, see
@@ -128,6 +140,10 @@ impl Class {
             Self::RmaAttach => "MPI_ERR_RMA_ATTACH",
             Self::RmaFlavor => "MPI_ERR_RMA_FLAVOR",
             Self::Unsupported => "MPI_ERR_UNSUPPORTED_OPERATION",
+            Self::InfoKey => "MPI_ERR_INFO_KEY",
+            Self::InfoValue => "MPI_ERR_INFO_VALUE",
+            Self::InfoNokey => "MPI_ERR_INFO_NOKEY",
+            Self::Info => "MPI_ERR_INFO",
         }
     }
 
@@ -159,6 +175,10 @@ impl Class {
             Self::RmaAttach => "memory cannot be attached",
             Self::RmaFlavor => "wrong window flavor",
             Self::Unsupported => "operation not supported",
+            Self::InfoKey => "invalid info key",
+            Self::InfoValue => "invalid info value",
+            Self::InfoNokey => "no such info key",
+            Self::Info => "invalid info object",
         }
     }
 }
@@ -226,6 +246,16 @@ pub mod errhandler {
     pub const FATAL: i32 = 1;
     /// `MPI_ERRORS_RETURN`
     pub const RETURN: i32 = 2;
+}
+
+/// Info objects.
+pub mod info {
+    /// `MPI_INFO_NULL`
+    pub const NULL: i32 = 0;
+    /// `MPI_MAX_INFO_KEY`: the longest key, in characters.
+    pub const MAX_KEY: i32 = 255;
+    /// `MPI_MAX_INFO_VAL`: the longest value, in characters.
+    pub const MAX_VAL: i32 = 1024;
 }
 
 /// The predefined window attribute keys and their values.

@@ -8,7 +8,7 @@ use super::*;
 
 const HEADER: &str = include_str!("../../include/mpi.h");
 /// The library's sources, where the calls are defined.
-const CALLS: [&str; 8] = [
+const CALLS: [&str; 9] = [
     include_str!("../guest/ops.rs"),
     include_str!("../guest/datatypes.rs"),
     include_str!("../guest/p2p.rs"),
@@ -16,6 +16,7 @@ const CALLS: [&str; 8] = [
     include_str!("../guest/collective.rs"),
     include_str!("../guest/groups.rs"),
     include_str!("../guest/window.rs"),
+    include_str!("../guest/info.rs"),
     include_str!("../guest/unsupported.rs"),
 ];
 
@@ -85,6 +86,9 @@ fn the_header_gives_every_class_datatype_and_operation_the_library_value() {
         ("MPI_WIN_SEPARATE", win::SEPARATE),
         ("MPI_WIN_UNIFIED", win::UNIFIED),
         ("MPI_ERR_LASTCODE", LAST_CODE),
+        ("MPI_INFO_NULL", info::NULL),
+        ("MPI_MAX_INFO_KEY", info::MAX_KEY),
+        ("MPI_MAX_INFO_VAL", info::MAX_VAL),
         ("MPI_COMM_NULL", comm::NULL),
         ("MPI_COMM_WORLD", comm::WORLD),
         ("MPI_COMM_SELF", comm::SELF),

@@ -34,6 +34,7 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
                             types: Vec::new(),
                             ops: Vec::new(),
                             memories: Vec::new(),
+                            infos: Vec::new(),
                         });
                         Ok(())
                     }

@@ -100,6 +100,7 @@ mod collective;
 mod datatypes;
 mod env;
 mod groups;
+mod info;
 mod ops;
 mod p2p;
 mod unsupported;
@@ -140,6 +141,8 @@ struct State {
     ops: Vec<Option<ops::UserOp>>,
     /// Memory from `MPI_Alloc_mem`: its address and rma's handle.
     memories: Vec<(usize, rma::Memory)>,
+    /// Info objects by handle − 1 (`None` once freed).
+    infos: Vec<Option<info::Info>>,
 }
 
 /// A communicator made by `MPI_Comm_split` or `MPI_Comm_dup`.

@@ -32,4 +32,33 @@ macro_rules! unsupported {
     )*};
 }
 
-unsupported!(MPI_Win_create_dynamic);
+unsupported!(
+    MPI_Type_create_struct,
+    MPI_Type_create_hindexed,
+    MPI_Type_create_resized,
+    MPI_Type_get_true_extent,
+    MPI_Pack,
+    MPI_Unpack,
+    MPI_Pack_size,
+    MPI_Bsend,
+    MPI_Rsend,
+    MPI_Issend,
+    MPI_Sendrecv_replace,
+    MPI_Request_free,
+    MPI_Cancel,
+    MPI_Testany,
+    MPI_Waitsome,
+    MPI_Testsome,
+    MPI_Scan,
+    MPI_Exscan,
+    MPI_Reduce_scatter,
+    MPI_Reduce_scatter_block,
+    MPI_Ibarrier,
+    MPI_Ibcast,
+    MPI_Iallreduce,
+    MPI_Comm_create,
+    MPI_Win_set_name,
+    MPI_Win_get_name,
+    MPI_Win_set_attr,
+    MPI_Win_delete_attr,
+);

@@ -21,6 +21,16 @@ fn win_of(state: &State, handle: c_int) -> Result<Window<u8>, Failure> {
     win_of_windows(&state.windows, handle)
 }
 
+/// The options window `handle` was made with.
+pub(super) fn options_of(state: &State, handle: c_int) -> Result<WindowOptions, Failure> {
+    win_of(state, handle)?;
+    Ok(state.windows[(handle - 1) as usize]
+        .as_ref()
+        .expect("found above")
+        .attributes
+        .options)
+}
+
 /// The window `handle` names among `windows`.
 fn win_of_windows(windows: &[Option<Win>], handle: c_int) -> Result<Window<u8>, Failure> {
     handle
@@ -89,7 +99,7 @@ pub extern "C" fn MPI_Win_create(
     base: *mut c_void,
     size: isize,
     disp_unit: c_int,
-    _info: c_int,
+    info: c_int,
     comm: c_int,
     win: *mut c_int,
 ) -> c_int {
@@ -114,7 +124,8 @@ pub extern "C" fn MPI_Win_create(
                 ),
             ));
         }
-        let (window, handle) = make_window(state, Make::Create(memory), size, disp_unit, comm)?;
+        let (window, handle) =
+            make_window(state, Make::Create(memory), (size, disp_unit, info), comm)?;
         finish_window(
             state,
             window,
@@ -126,6 +137,114 @@ pub extern "C" fn MPI_Win_create(
     })
 }
 
+/// `MPI_Win_create_dynamic`: a window without memory, to which each rank
+/// attaches memory from `MPI_Alloc_mem` (`MPI_Win_attach`); an origin
+/// reaches it at the address `MPI_Get_address` gives the target
+/// (displacement unit 1), after the synchronisation that opens its epoch.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_create_dynamic(info: c_int, comm: c_int, win: *mut c_int) -> c_int {
+    with_state("MPI_Win_create_dynamic", comm, |state| {
+        let (window, handle) = make_window(state, Make::Dynamic, (0, 1, info), comm)?;
+        // Its base is MPI_BOTTOM.
+        finish_window(
+            state,
+            window,
+            handle,
+            core::ptr::null_mut(),
+            core::ptr::null_mut(),
+            win,
+        )
+    })
+}
+
+/// The memory of `MPI_Alloc_mem` at `base`, whole, for `call` on a
+/// dynamic window: a program's other memory is private to its core.
+fn attachable(
+    state: &State,
+    call: &str,
+    base: *const c_void,
+    size: Option<isize>,
+) -> Result<Memory, Failure> {
+    let (_, memory) = memory_at(state, base).map_err(|f| {
+        Failure::new(
+            f.class,
+            format!(
+                "{}: a program's own memory (stack, statics, heap) is private to its core on \
+                 the SCC, so no other core could reach it; {call} takes memory from MPI_Alloc_mem",
+                f.message
+            ),
+        )
+    })?;
+    if let Some(size) = size
+        && size != memory.len() as isize
+    {
+        return Err(Failure::new(
+            Class::Arg,
+            format!(
+                "size {size}: {call} attaches a block of MPI_Alloc_mem whole, {} bytes",
+                memory.len()
+            ),
+        ));
+    }
+    Ok(memory)
+}
+
+/// `MPI_Win_attach`: memory from `MPI_Alloc_mem`, the whole block, to this
+/// rank's part of a dynamic window, locally.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_attach(win: c_int, base: *mut c_void, size: isize) -> c_int {
+    with_state("MPI_Win_attach", win_errors(win), |state| {
+        let window = win_of(state, win)?;
+        let memory = attachable(state, "MPI_Win_attach", base, Some(size))?;
+        Ok(state.rma.attach(window, memory)?)
+    })
+}
+
+/// `MPI_Win_detach`: memory attached with `MPI_Win_attach`, locally.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Win_detach(win: c_int, base: *const c_void) -> c_int {
+    with_state("MPI_Win_detach", win_errors(win), |state| {
+        let window = win_of(state, win)?;
+        let memory = attachable(state, "MPI_Win_detach", base, None)?;
+        Ok(state.rma.detach(window, memory)?)
+    })
+}
+
+/// `MPI_Get_address`: inside memory from `MPI_Alloc_mem`, the byte's
+/// address in this core's shared DRAM (plus [`ADDRESS_BIAS`]), the
+/// displacement that reaches it in a dynamic window it is attached to;
+/// elsewhere its address in the program. Differences within one block or one object are differences
+/// of the program's addresses either way.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Get_address(location: *const c_void, address: *mut isize) -> c_int {
+    with_state("MPI_Get_address", codes::comm::WORLD, |state| {
+        let at = location as usize;
+        let inside = state
+            .memories
+            .iter()
+            .find(|&&(base, memory)| (base..base + memory.len() as usize).contains(&at));
+        let value = match inside {
+            Some(&(base, memory)) => {
+                state.rma.address(memory)? as usize + ADDRESS_BIAS + (at - base)
+            }
+            None => at,
+        };
+        store(address, value as isize)
+    })
+}
+
+/// `MPI_Aint_add`: `base` moved by `disp` bytes.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Aint_add(base: isize, disp: isize) -> isize {
+    base.wrapping_add(disp)
+}
+
+/// `MPI_Aint_diff`: the bytes from `addr2` to `addr1`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Aint_diff(addr1: isize, addr2: isize) -> isize {
+    addr1.wrapping_sub(addr2)
+}
+
 /// How [`make_window`] makes a window.
 #[derive(Clone, Copy)]
 enum Make {
@@ -135,15 +254,17 @@ enum Make {
     Shared,
     /// `MPI_Win_create` on this memory.
     Create(Memory),
+    /// `MPI_Win_create_dynamic`.
+    Dynamic,
 }
 
-/// Makes a window as `make` says, of `size` bytes per rank over `comm`,
-/// keeps it, and returns it with its handle.
+/// Makes a window as `make` says, of `size` bytes per rank with the
+/// options of `info` ([`super::info::window_options`]) over `comm`, keeps
+/// it, and returns it with its handle.
 fn make_window(
     state: &mut State,
     make: Make,
-    size: isize,
-    disp_unit: c_int,
+    (size, disp_unit, info): (isize, c_int, c_int),
     comm: c_int,
 ) -> Result<(Window<u8>, c_int), Failure> {
     let size = u32::try_from(size)
@@ -152,12 +273,18 @@ fn make_window(
         .ok()
         .filter(|&u| u > 0)
         .ok_or_else(|| Failure::new(Class::Disp, format!("displacement unit {disp_unit}")))?;
-    let options = WindowOptions::new().disp_unit(unit);
+    let hinted = super::info::window_options(state, info)?;
+    // A dynamic window's displacements are addresses: rma sets its unit.
+    let options = match make {
+        Make::Dynamic => hinted,
+        _ => hinted.disp_unit(unit),
+    };
     let window = match comm {
         codes::comm::WORLD => match make {
             Make::Allocate => state.rma.allocate::<u8>(size, options)?,
             Make::Shared => state.rma.allocate_shared::<u8>(size, options)?,
             Make::Create(memory) => state.rma.create::<u8>(memory, options)?,
+            Make::Dynamic => state.rma.create_dynamic::<u8>(options)?,
         },
         codes::comm::SELF => {
             return Err(Failure::new(
@@ -178,13 +305,17 @@ fn make_window(
                 Make::Allocate => state.rma.allocate_on::<u8>(comm, size, options)?,
                 Make::Shared => state.rma.allocate_shared_on::<u8>(comm, size, options)?,
                 Make::Create(memory) => state.rma.create_on::<u8>(comm, memory, options)?,
+                Make::Dynamic => state.rma.create_dynamic_on::<u8>(comm, options)?,
             }
         }
     };
     state.windows.push(Some(Win {
         window,
         handler: codes::errhandler::FATAL,
-        attributes: alloc::boxed::Box::new(Attributes::default()),
+        attributes: alloc::boxed::Box::new(Attributes {
+            options,
+            ..Attributes::default()
+        }),
     }));
     Ok((window, state.windows.len() as c_int))
 }
@@ -202,12 +333,12 @@ fn address_of(state: &mut State, window: Window<u8>, rank: u32) -> Result<*mut u
 /// mapped is freed again.
 fn allocate_and_map(
     state: &mut State,
-    (size, disp_unit, comm, shared): (isize, c_int, c_int, bool),
+    (size, disp_unit, info, comm, shared): (isize, c_int, c_int, c_int, bool),
     baseptr: *mut c_void,
     win: *mut c_int,
 ) -> Outcome {
     let make = if shared { Make::Shared } else { Make::Allocate };
-    let (window, handle) = make_window(state, make, size, disp_unit, comm)?;
+    let (window, handle) = make_window(state, make, (size, disp_unit, info), comm)?;
     let me = state.rma.rank_in(window)?;
     let base = match address_of(state, window, me) {
         Ok(base) => base,
@@ -232,7 +363,9 @@ fn finish_window(
 ) -> Outcome {
     let attributes = state.rma.attributes(window)?;
     if let Some(Some(w)) = state.windows.get_mut((handle - 1) as usize) {
+        let options = w.attributes.options;
         *w.attributes = Attributes {
+            options,
             base: base.cast(),
             size: attributes.size as isize,
             disp_unit: attributes.disp_unit as c_int,
@@ -254,9 +387,11 @@ fn finish_window(
     store(win, handle)
 }
 
-/// A window's attributes, kept where `MPI_Win_get_attr` points C.
+/// A window's attributes, kept where `MPI_Win_get_attr` points C, and
+/// the options it was made with.
 #[derive(Debug)]
 pub(super) struct Attributes {
+    options: WindowOptions,
     base: *mut c_void,
     size: isize,
     disp_unit: c_int,
@@ -267,6 +402,7 @@ pub(super) struct Attributes {
 impl Default for Attributes {
     fn default() -> Self {
         Self {
+            options: WindowOptions::new(),
             base: core::ptr::null_mut(),
             size: 0,
             disp_unit: 1,
@@ -326,13 +462,13 @@ pub extern "C" fn MPI_Win_get_attr(
 pub extern "C" fn MPI_Win_allocate(
     size: isize,
     disp_unit: c_int,
-    _info: c_int,
+    info: c_int,
     comm: c_int,
     baseptr: *mut c_void,
     win: *mut c_int,
 ) -> c_int {
     with_state("MPI_Win_allocate", comm, |state| {
-        allocate_and_map(state, (size, disp_unit, comm, false), baseptr, win)
+        allocate_and_map(state, (size, disp_unit, info, comm, false), baseptr, win)
     })
 }
 
@@ -344,13 +480,13 @@ pub extern "C" fn MPI_Win_allocate(
 pub extern "C" fn MPI_Win_allocate_shared(
     size: isize,
     disp_unit: c_int,
-    _info: c_int,
+    info: c_int,
     comm: c_int,
     baseptr: *mut c_void,
     win: *mut c_int,
 ) -> c_int {
     with_state("MPI_Win_allocate_shared", comm, |state| {
-        allocate_and_map(state, (size, disp_unit, comm, true), baseptr, win)
+        allocate_and_map(state, (size, disp_unit, info, comm, true), baseptr, win)
     })
 }
 
@@ -622,6 +758,36 @@ pub extern "C" fn MPI_Win_sync(win: c_int) -> c_int {
     on_window("MPI_Win_sync", win, |rma, w| rma.sync(w))
 }
 
+/// What `MPI_Get_address` adds to rma's address of a byte of memory from
+/// `MPI_Alloc_mem` (its offset in this core's shared DRAM, where 0 is a
+/// byte like any): so no memory has `MPI_BOTTOM`'s address, 0, which
+/// programs use as nil (MPI-3.1 example 11.23). A dynamic window's target
+/// displacements take it off again ([`disp_in`]).
+const ADDRESS_BIAS: usize = 4096;
+
+/// A target displacement of window `win` (checked to exist) from C: for a
+/// dynamic window an address `MPI_Get_address` gave.
+fn disp_in(windows: &[Option<Win>], win: c_int, disp: isize) -> Result<u32, Failure> {
+    let dynamic = win
+        .checked_sub(1)
+        .and_then(|i| windows.get(usize::try_from(i).ok()?))
+        .and_then(Option::as_ref)
+        .is_some_and(|w| w.attributes.flavor == FLAVOR_DYNAMIC);
+    if !dynamic {
+        return disp_of(disp);
+    }
+    match disp.checked_sub(ADDRESS_BIAS as isize) {
+        Some(d) if d >= 0 => disp_of(d),
+        _ => Err(Failure::new(
+            Class::Disp,
+            format!(
+                "address {disp:#x} in a dynamic window: no memory from MPI_Alloc_mem has it \
+                 (MPI_Get_address gives the addresses to use)"
+            ),
+        )),
+    }
+}
+
 /// A displacement from C.
 fn disp_of(disp: isize) -> Result<u32, Failure> {
     u32::try_from(disp)
@@ -667,7 +833,7 @@ fn put(
     let (w, target, d) = (
         win_of_windows(&state.windows, win)?,
         target_of(rank)?,
-        disp_of(disp)?,
+        disp_in(&state.windows, win, disp)?,
     );
     let rma = &mut state.rma;
     if let (Some(b), Some(_)) = (o.plain(), t.plain()) {
@@ -711,7 +877,7 @@ fn get(
     let (w, target, d) = (
         win_of_windows(&state.windows, win)?,
         target_of(rank)?,
-        disp_of(disp)?,
+        disp_in(&state.windows, win, disp)?,
     );
     let rma = &mut state.rma;
     if let (Some(b), Some(_)) = (o.plain(), t.plain()) {
@@ -853,7 +1019,7 @@ pub extern "C" fn MPI_Accumulate(
         let (w, target, d) = (
             win_of_windows(&state.windows, win)?,
             target_of(rank)?,
-            disp_of(disp)?,
+            disp_in(&state.windows, win, disp)?,
         );
         let base = o.base();
         if t.base() != base {
@@ -929,7 +1095,7 @@ pub extern "C" fn MPI_Get_accumulate(
         let (w, target, d) = (
             win_of_windows(&state.windows, win)?,
             target_of(rank)?,
-            disp_of(disp)?,
+            disp_in(&state.windows, win, disp)?,
         );
         let plain = r.plain().is_some() && t.plain().is_some();
         if plain && o.as_ref().is_none_or(|o| o.plain().is_some()) {
@@ -999,7 +1165,11 @@ pub extern "C" fn MPI_Fetch_and_op(
     with_state("MPI_Fetch_and_op", win_errors(win), |state| {
         let ty = datatype(ty)?;
         let op = accumulate_op(op)?;
-        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
+        let (w, t, d) = (
+            win_of(state, win)?,
+            target_of(rank)?,
+            disp_in(&state.windows, win, disp)?,
+        );
         let len = ty.size() as usize;
         // SAFETY: MPI's result buffer of one element.
         let out = unsafe { output(result, len) }?;
@@ -1030,7 +1200,11 @@ pub extern "C" fn MPI_Compare_and_swap(
 ) -> c_int {
     with_state("MPI_Compare_and_swap", win_errors(win), |state| {
         let ty = datatype(ty)?;
-        let (w, t, d) = (win_of(state, win)?, target_of(rank)?, disp_of(disp)?);
+        let (w, t, d) = (
+            win_of(state, win)?,
+            target_of(rank)?,
+            disp_in(&state.windows, win, disp)?,
+        );
         let len = ty.size() as usize;
         // SAFETY: MPI's buffers of one element each.
         let (value, expected) = unsafe { (input(origin, len)?, input(compare, len)?) };
