@@ -365,6 +365,28 @@ impl<T: Element> Datatype<T> {
         Self::scaled("indexed_block", blocks, old)
     }
 
+    /// `old` with lower bound `lb` and extent `extent`, in elements
+    /// (`MPI_Type_create_resized`): it picks the same elements, and copies
+    /// of it lie `extent` apart.
+    ///
+    /// Return values: `Err(BadLayout)` if its upper bound does not fit 64
+    /// bits.
+    pub fn resized(old: &Self, lb: i64, extent: u64) -> Result<Self, RmaError> {
+        i64::try_from(extent)
+            .ok()
+            .and_then(|e| lb.checked_add(e))
+            .ok_or(overflow("resized"))?;
+        Ok(Self {
+            node: old.node.clone(),
+            shape: Shape {
+                lb,
+                extent,
+                ..old.shape
+            },
+            element: PhantomData,
+        })
+    }
+
     /// The part of an array of `sizes` copies of `old` (C order: the last
     /// dimension varies fastest) that starts at `starts` and spans
     /// `subsizes` in each dimension (`MPI_Type_create_subarray`). Its

@@ -7,7 +7,8 @@
  * MPI_SHORT_INT, whose structs hold 2 bytes of padding that no call may
  * write, in messages, puts, gets and a type of its own; and derived types
  * in every collective (packed at one side, unpacked at the other, the
- * bytes between their pieces left alone), reductions included. */
+ * bytes between their pieces left alone), reductions included; structs
+ * of mixed types laid out as C lays them out, and resized types. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,6 +402,80 @@ int main(int argc, char **argv) {
     free(twocounts);
     free(at2);
     MPI_Type_free(&gap);
+
+    /* Structs: {int; double; char[3]} as gcc -m32 lays it out (16 bytes:
+     * the double at 4, the chars at 12, a byte of padding), three of them
+     * in a message and a bcast; the padding stays the receiver's. */
+    struct rec {
+        int a;
+        double b;
+        char c[3];
+    } recs[3], got_recs[3];
+    int rlens[3] = {1, 1, 3};
+    MPI_Aint rdisp[3], rec_at;
+    MPI_Datatype rtypes[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR}, rec_type;
+    MPI_Get_address(&recs[0], &rec_at);
+    MPI_Get_address(&recs[0].a, &rdisp[0]);
+    MPI_Get_address(&recs[0].b, &rdisp[1]);
+    MPI_Get_address(&recs[0].c, &rdisp[2]);
+    for (int i = 0; i < 3; i++) rdisp[i] = MPI_Aint_diff(rdisp[i], rec_at);
+    CHECK(rdisp[1] == 4 && rdisp[2] == 12, "struct offsets %ld %ld", (long)rdisp[1],
+          (long)rdisp[2]);
+    MPI_Type_create_struct(3, rlens, rdisp, rtypes, &rec_type);
+    MPI_Type_commit(&rec_type);
+    MPI_Type_size(rec_type, &bytes);
+    MPI_Type_get_extent(rec_type, &lb, &extent);
+    MPI_Aint true_lb, true_extent;
+    MPI_Type_get_true_extent(rec_type, &true_lb, &true_extent);
+    CHECK(bytes == 15 && lb == 0 && extent == (MPI_Aint)sizeof(struct rec) && true_lb == 0 &&
+              true_extent == 15,
+          "struct: size %d, lb %ld, extent %ld, true %ld %ld", bytes, (long)lb, (long)extent,
+          (long)true_lb, (long)true_extent);
+    for (int i = 0; i < 3; i++) {
+        recs[i].a = 10 * rank + i;
+        recs[i].b = rank + i / 4.0;
+        for (int k = 0; k < 3; k++) recs[i].c[k] = (char)('a' + rank % 20 + i + k);
+    }
+#define RECS_FROM(buf, r, what)                                                              \
+    for (int i = 0; i < 3; i++) {                                                            \
+        const unsigned char *raw = (const unsigned char *)&(buf)[i];                         \
+        int fine = (buf)[i].a == 10 * (r) + i && (buf)[i].b == (r) + i / 4.0 && raw[15] == 0x5a; \
+        for (int k = 0; k < 3; k++) fine = fine && (buf)[i].c[k] == (char)('a' + (r) % 20 + i + k); \
+        CHECK(fine, "%s %d: %d %f %.3s, padding %#x", what, i, (buf)[i].a, (buf)[i].b,        \
+              (buf)[i].c, raw[15]);                                                          \
+    }
+    memset(got_recs, 0x5a, sizeof got_recs);
+    MPI_Sendrecv(recs, 3, rec_type, right, 6, got_recs, 3, rec_type, left, 6, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    RECS_FROM(got_recs, left, "struct message");
+    memset(got_recs, 0x5a, sizeof got_recs);
+    MPI_Bcast(rank == 0 ? (void *)recs : (void *)got_recs, 3, rec_type, 0, MPI_COMM_WORLD);
+    if (rank != 0) RECS_FROM(got_recs, 0, "struct bcast");
+    /* A struct mixes types: nothing combines it. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int err_rec = MPI_Allreduce(recs, got_recs, 1, rec_type, MPI_SUM, MPI_COMM_WORLD), cls = 0;
+    MPI_Error_class(err_rec, &cls);
+    CHECK(cls == MPI_ERR_TYPE, "a struct reduced: class %d", cls);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Type_free(&rec_type);
+
+    /* A column resized to one int's extent: two of them are columns 0
+     * and 1, received contiguous. */
+    MPI_Datatype narrow_column;
+    MPI_Type_create_resized(column, 0, sizeof(int), &narrow_column);
+    MPI_Type_commit(&narrow_column);
+    MPI_Type_get_extent(narrow_column, &lb, &extent);
+    MPI_Type_get_true_extent(narrow_column, &true_lb, &true_extent);
+    CHECK(lb == 0 && extent == sizeof(int) && true_extent == ((N - 1) * N + 1) * 4,
+          "resized column: %ld %ld %ld", (long)lb, (long)extent, (long)true_extent);
+    int two_columns[2 * N];
+    MPI_Sendrecv(&m[0][0], 2, narrow_column, right, 7, two_columns, 2 * N, MPI_INT, left, 7,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < N; i++)
+            CHECK(two_columns[k * N + i] == cell(left, i, k), "resized column %d row %d: %d", k, i,
+                  two_columns[k * N + i]);
+    MPI_Type_free(&narrow_column);
 
     /* Errors: an uncommitted type; a freed one. */
     MPI_Datatype loose;

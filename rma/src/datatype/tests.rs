@@ -654,3 +654,26 @@ fn constructors_refuse_what_cannot_be_a_type_of_whole_elements() {
         "MPI_ERR_NO_MEM: committed datatype runs: 8388608 asked for, 4194304 left"
     );
 }
+
+#[test]
+fn a_resized_type_picks_the_same_elements_and_its_copies_lie_one_new_extent_apart() {
+    // Two u32s with a gap of one: data 0 and 2, extent 3.
+    let old = Datatype::<u32>::vector(2, 1, 2, &Datatype::element()).unwrap();
+    let wide = Datatype::resized(&old, 0, 5).unwrap();
+    let shape = wide.shape();
+    assert_eq!((shape.lb, shape.extent, shape.size), (0, 5, 2));
+    assert_eq!((shape.true_lb, shape.true_extent), (0, 3));
+    let one = wide.commit().unwrap();
+    assert_eq!(expand(one.runs().iter().copied()), [0, 2]);
+    // Three copies: each one new extent after the last.
+    let three = Datatype::contiguous(3, &wide).unwrap().commit().unwrap();
+    assert_eq!(expand(three.runs().iter().copied()), [0, 2, 5, 7, 10, 12]);
+    // Narrowed to an extent of 2, the second copy's first element is the
+    // first copy's last.
+    let narrow = Datatype::resized(&old, 0, 2).unwrap();
+    let two = Datatype::contiguous(2, &narrow).unwrap().commit().unwrap();
+    assert_eq!(expand(two.runs().iter().copied()), [0, 2, 2, 4]);
+    assert!(two.overlapping());
+    // A bound beyond 64 bits is refused.
+    assert!(Datatype::resized(&old, i64::MAX, 2).is_err());
+}

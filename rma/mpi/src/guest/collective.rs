@@ -97,6 +97,7 @@ fn reduction_of(
         Ty::Basic(t) => return Ok((t, None)),
         Ty::Derived(_, base) => base,
     };
+    datatypes::refuse_mixed(&state.types, handle, "reduced")?;
     if super::ops::user_op(state, op)?.is_some() {
         return Err(Failure::new(
             Class::Op,

@@ -14,7 +14,7 @@ use alloc::format;
 use alloc::vec::Vec;
 use core::ffi::c_int;
 
-use rma::{Block, Committed, Datatype as Layout};
+use rma::{Block, Committed, Datatype as Layout, StructBlock};
 
 use super::*;
 
@@ -27,8 +27,12 @@ pub(super) struct Derived {
     layout: Layout<u8>,
     /// Its runs, once committed.
     committed: Option<Committed<u8>>,
-    /// The predefined type of all its elements.
+    /// The predefined type of all its elements (`MPI_BYTE` if they mix
+    /// types: `mixed`).
     base: Datatype,
+    /// Whether its elements are of several predefined types (a struct's):
+    /// then nothing combines them, in accumulates or reductions.
+    mixed: bool,
 }
 
 /// A type as a call takes it: predefined, or derived and committed.
@@ -100,22 +104,44 @@ fn derived_in(types: &[Option<Derived>], handle: c_int) -> Result<&Derived, Fail
 }
 
 /// An old type for a constructor: its byte layout and element type.
-fn old_of(state: &State, handle: c_int) -> Result<(Layout<u8>, Datatype), Failure> {
+fn old_of(state: &State, handle: c_int) -> Result<(Layout<u8>, Datatype, bool), Failure> {
     match Datatype::from_handle(handle) {
-        Some(t) => Ok((bytes_layout(t), t)),
+        Some(t) => Ok((bytes_layout(t), t, false)),
         None => {
             let d = derived(state, handle)?;
-            Ok((d.layout.clone(), d.base))
+            Ok((d.layout.clone(), d.base, d.mixed))
         }
     }
 }
 
+/// Whether `handle` names a derived type whose elements mix predefined
+/// types ([`Derived::mixed`]), for a call that combines elements: then
+/// it fails, naming `what` it is.
+pub(super) fn refuse_mixed(types: &[Option<Derived>], handle: c_int, what: &str) -> Outcome {
+    match derived_in(types, handle) {
+        Ok(d) if d.mixed => Err(Failure::new(
+            Class::Type,
+            format!(
+                "the {what} type ({handle}) mixes predefined types (a struct's), which no \
+                 operation combines"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Keeps a new type and writes its handle.
-fn keep(state: &mut State, layout: Layout<u8>, base: Datatype, newtype: *mut c_int) -> Outcome {
+fn keep(
+    state: &mut State,
+    layout: Layout<u8>,
+    (base, mixed): (Datatype, bool),
+    newtype: *mut c_int,
+) -> Outcome {
     state.types.push(Some(Derived {
         layout,
         committed: None,
         base,
+        mixed,
     }));
     let handle = FIRST_TYPE + state.types.len() as c_int - 1;
     store(newtype, handle)
@@ -142,9 +168,9 @@ fn count_of(count: c_int, what: &str) -> Result<u32, Failure> {
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Type_contiguous(count: c_int, oldtype: c_int, newtype: *mut c_int) -> c_int {
     with_state("MPI_Type_contiguous", codes::comm::WORLD, |state| {
-        let (old, base) = old_of(state, oldtype)?;
+        let (old, base, mixed) = old_of(state, oldtype)?;
         let layout = Layout::contiguous(count_of(count, "count")?, &old)?;
-        keep(state, layout, base, newtype)
+        keep(state, layout, (base, mixed), newtype)
     })
 }
 
@@ -158,14 +184,14 @@ pub extern "C" fn MPI_Type_vector(
     newtype: *mut c_int,
 ) -> c_int {
     with_state("MPI_Type_vector", codes::comm::WORLD, |state| {
-        let (old, base) = old_of(state, oldtype)?;
+        let (old, base, mixed) = old_of(state, oldtype)?;
         let layout = Layout::vector(
             count_of(count, "count")?,
             count_of(blocklength, "block length")?,
             i64::from(stride),
             &old,
         )?;
-        keep(state, layout, base, newtype)
+        keep(state, layout, (base, mixed), newtype)
     })
 }
 
@@ -179,14 +205,14 @@ pub extern "C" fn MPI_Type_create_hvector(
     newtype: *mut c_int,
 ) -> c_int {
     with_state("MPI_Type_create_hvector", codes::comm::WORLD, |state| {
-        let (old, base) = old_of(state, oldtype)?;
+        let (old, base, mixed) = old_of(state, oldtype)?;
         let layout = Layout::hvector(
             count_of(count, "count")?,
             count_of(blocklength, "block length")?,
             stride as i64,
             &old,
         )?;
-        keep(state, layout, base, newtype)
+        keep(state, layout, (base, mixed), newtype)
     })
 }
 
@@ -200,7 +226,7 @@ pub extern "C" fn MPI_Type_indexed(
     newtype: *mut c_int,
 ) -> c_int {
     with_state("MPI_Type_indexed", codes::comm::WORLD, |state| {
-        let (old, base) = old_of(state, oldtype)?;
+        let (old, base, mixed) = old_of(state, oldtype)?;
         let lens = ints(blocklengths, count, "block lengths")?;
         let disps = ints(displacements, count, "displacements")?;
         let blocks = lens
@@ -209,7 +235,7 @@ pub extern "C" fn MPI_Type_indexed(
             .map(|(&l, &d)| Ok(Block::new(count_of(l, "block length")?, i64::from(d))))
             .collect::<Result<Vec<_>, Failure>>()?;
         let layout = Layout::indexed(&blocks, &old)?;
-        keep(state, layout, base, newtype)
+        keep(state, layout, (base, mixed), newtype)
     })
 }
 
@@ -226,14 +252,14 @@ pub extern "C" fn MPI_Type_create_indexed_block(
         "MPI_Type_create_indexed_block",
         codes::comm::WORLD,
         |state| {
-            let (old, base) = old_of(state, oldtype)?;
+            let (old, base, mixed) = old_of(state, oldtype)?;
             let disps: Vec<i64> = ints(displacements, count, "displacements")?
                 .into_iter()
                 .map(i64::from)
                 .collect();
             let layout =
                 Layout::indexed_block(count_of(blocklength, "block length")?, &disps, &old)?;
-            keep(state, layout, base, newtype)
+            keep(state, layout, (base, mixed), newtype)
         },
     )
 }
@@ -241,6 +267,118 @@ pub extern "C" fn MPI_Type_create_indexed_block(
 /// `MPI_ORDER_C` and `MPI_ORDER_FORTRAN`.
 const ORDER_C: c_int = 56;
 const ORDER_FORTRAN: c_int = 57;
+
+/// `MPI_Type_create_hindexed` (displacements in bytes).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_create_hindexed(
+    count: c_int,
+    blocklengths: *const c_int,
+    displacements: *const isize,
+    oldtype: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    with_state("MPI_Type_create_hindexed", codes::comm::WORLD, |state| {
+        let (old, base, mixed) = old_of(state, oldtype)?;
+        let lens = ints(blocklengths, count, "block lengths")?;
+        let disps = addresses(displacements, count)?;
+        let blocks = lens
+            .iter()
+            .zip(&disps)
+            .map(|(&l, &d)| Ok(Block::new(count_of(l, "block length")?, d as i64)))
+            .collect::<Result<Vec<_>, Failure>>()?;
+        let layout = Layout::hindexed(&blocks, &old)?;
+        keep(state, layout, (base, mixed), newtype)
+    })
+}
+
+/// `n` byte displacements (`MPI_Aint`) of C's array.
+fn addresses(array: *const isize, n: c_int) -> Result<Vec<isize>, Failure> {
+    let n =
+        usize::try_from(n).map_err(|_| Failure::new(Class::Count, format!("{n} displacements")))?;
+    // SAFETY: MPI's array of `n` displacements.
+    let bytes = unsafe { input(array.cast(), n * core::mem::size_of::<isize>()) }?;
+    Ok(bytes
+        .chunks_exact(core::mem::size_of::<isize>())
+        .map(|b| isize::from_le_bytes(b.try_into().expect("one isize")))
+        .collect())
+}
+
+/// How gcc -m32 aligns a value of predefined type `t` inside a struct:
+/// to its size, but at most 4 bytes (a double, a long long and a long
+/// double sit at multiples of 4); a pair to its int.
+fn alignment(t: Datatype) -> u64 {
+    u64::from(t.size().min(4)).max(1)
+}
+
+/// `MPI_Type_create_struct`: blocks of their own types at byte
+/// displacements. Its elements' predefined type is theirs if they share
+/// one; a struct that mixes types moves in messages, collectives, puts
+/// and gets, and fails in accumulates and reductions. Its extent is
+/// rounded up to the largest alignment of its members' predefined types,
+/// as the C compiler pads the struct (MPI's epsilon), so that an array of
+/// the C struct is an array of the type.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_create_struct(
+    count: c_int,
+    blocklengths: *const c_int,
+    displacements: *const isize,
+    types: *const c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    with_state("MPI_Type_create_struct", codes::comm::WORLD, |state| {
+        let lens = ints(blocklengths, count, "block lengths")?;
+        let disps = addresses(displacements, count)?;
+        let handles = ints(types, count, "types")?;
+        let olds = handles
+            .iter()
+            .map(|&h| old_of(state, h))
+            .collect::<Result<Vec<_>, Failure>>()?;
+        let blocks = olds
+            .iter()
+            .zip(lens.iter().zip(&disps))
+            .map(|((old, _, _), (&l, &d))| {
+                Ok(StructBlock {
+                    len: count_of(l, "block length")?,
+                    disp: d as i64,
+                    ty: old,
+                })
+            })
+            .collect::<Result<Vec<_>, Failure>>()?;
+        let layout = Layout::structure(&blocks)?;
+        let align = olds
+            .iter()
+            .map(|&(_, b, m)| if m { 4 } else { alignment(b) })
+            .max()
+            .unwrap_or(1);
+        let shape = layout.shape();
+        let layout = match shape.extent % align {
+            0 => layout,
+            r => Layout::resized(&layout, shape.lb, shape.extent + (align - r))?,
+        };
+        let first = olds.first().map_or(Datatype::Byte, |(_, b, _)| *b);
+        let mixed = olds.iter().any(|&(_, b, m)| m || b != first);
+        let base = if mixed { Datatype::Byte } else { first };
+        keep(state, layout, (base, mixed), newtype)
+    })
+}
+
+/// `MPI_Type_create_resized`: `oldtype` with lower bound `lb` and extent
+/// `extent`, in bytes.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_create_resized(
+    oldtype: c_int,
+    lb: isize,
+    extent: isize,
+    newtype: *mut c_int,
+) -> c_int {
+    with_state("MPI_Type_create_resized", codes::comm::WORLD, |state| {
+        let (old, base, mixed) = old_of(state, oldtype)?;
+        let extent = u64::try_from(extent)
+            .map_err(|_| Failure::new(Class::Arg, format!("extent {extent} is negative")))?;
+        let layout = Layout::resized(&old, lb as i64, extent)?;
+        keep(state, layout, (base, mixed), newtype)
+    })
+}
 
 /// `MPI_Type_create_subarray`.
 #[unsafe(no_mangle)]
@@ -254,7 +392,7 @@ pub extern "C" fn MPI_Type_create_subarray(
     newtype: *mut c_int,
 ) -> c_int {
     with_state("MPI_Type_create_subarray", codes::comm::WORLD, |state| {
-        let (old, base) = old_of(state, oldtype)?;
+        let (old, base, mixed) = old_of(state, oldtype)?;
         let dims = |array, what| -> Result<Vec<u32>, Failure> {
             ints(array, ndims, what)?
                 .into_iter()
@@ -282,7 +420,7 @@ pub extern "C" fn MPI_Type_create_subarray(
             }
         }
         let layout = Layout::subarray(&sizes, &subsizes, &starts, &old)?;
-        keep(state, layout, base, newtype)
+        keep(state, layout, (base, mixed), newtype)
     })
 }
 
@@ -359,6 +497,32 @@ pub extern "C" fn MPI_Type_get_extent(
         };
         store(lb, l)?;
         store(extent, e)
+    })
+}
+
+/// `MPI_Type_get_true_extent`: where the bytes the type picks start and
+/// how far they reach, whatever its bounds.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_get_true_extent(
+    datatype: c_int,
+    true_lb: *mut isize,
+    true_extent: *mut isize,
+) -> c_int {
+    with_state("MPI_Type_get_true_extent", codes::comm::WORLD, |state| {
+        let (l, e) = match Datatype::from_handle(datatype) {
+            Some(t) => {
+                let runs: Vec<(u32, u32)> = t.runs().collect();
+                let first = runs.first().map_or(0, |r| r.0);
+                let end = runs.last().map_or(0, |r| r.0 + r.1);
+                (first as isize, (end - first) as isize)
+            }
+            None => {
+                let shape = derived(state, datatype)?.layout.shape();
+                (shape.true_lb as isize, shape.true_extent as isize)
+            }
+        };
+        store(true_lb, l)?;
+        store(true_extent, e)
     })
 }
 

@@ -33,10 +33,6 @@ macro_rules! unsupported {
 }
 
 unsupported!(
-    MPI_Type_create_struct,
-    MPI_Type_create_hindexed,
-    MPI_Type_create_resized,
-    MPI_Type_get_true_extent,
     MPI_Pack,
     MPI_Unpack,
     MPI_Pack_size,

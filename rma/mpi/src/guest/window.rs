@@ -1014,6 +1014,8 @@ pub extern "C" fn MPI_Accumulate(
     win: c_int,
 ) -> c_int {
     with_state("MPI_Accumulate", win_errors(win), |state| {
+        datatypes::refuse_mixed(&state.types, ty, "origin")?;
+        datatypes::refuse_mixed(&state.types, tty, "target")?;
         let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
         let op = accumulate_op(op)?;
         let (w, target, d) = (
@@ -1070,6 +1072,11 @@ pub extern "C" fn MPI_Get_accumulate(
 ) -> c_int {
     with_state("MPI_Get_accumulate", win_errors(win), |state| {
         let op = accumulate_op(op)?;
+        datatypes::refuse_mixed(&state.types, rty, "result")?;
+        datatypes::refuse_mixed(&state.types, tty, "target")?;
+        if op != AccumulateOp::NoOp {
+            datatypes::refuse_mixed(&state.types, ty, "origin")?;
+        }
         let (r, t) = typed_transfer(&state.types, rcount, rty, tcount, tty)?;
         // With MPI_NO_OP the origin is not read (its count may be 0).
         let o = if op == AccumulateOp::NoOp {
