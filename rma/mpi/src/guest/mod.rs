@@ -431,12 +431,8 @@ const IN_PLACE: *const c_void = core::ptr::without_provenance(usize::MAX);
 
 /// The operation `handle` names.
 fn operation(handle: c_int) -> Result<Op, Failure> {
-    Op::from_handle(handle).ok_or_else(|| {
-        Failure::new(
-            Class::Op,
-            format!("{handle} names no predefined operation (MPI_Op_create is not supported yet)"),
-        )
-    })
+    Op::from_handle(handle)
+        .ok_or_else(|| Failure::new(Class::Op, format!("{handle} names no predefined operation")))
 }
 
 /// rma's accumulate operation for `op`.

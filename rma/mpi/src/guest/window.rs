@@ -995,12 +995,23 @@ pub extern "C" fn MPI_Rget(
     })
 }
 
-/// rma's accumulate operation for handle `op`.
+/// rma's accumulate operation for handle `op`: a predefined one, as MPI
+/// says (an operation of `MPI_Op_create` reduces, it does not accumulate).
 fn accumulate_op(op: c_int) -> Result<AccumulateOp, Failure> {
-    accumulate_op_of(operation(op)?)
+    let op = operation(op).map_err(|f| {
+        Failure::new(
+            f.class,
+            format!(
+                "{}: one-sided accumulates take predefined operations only",
+                f.message
+            ),
+        )
+    })?;
+    accumulate_op_of(op)
 }
 
-/// `MPI_Accumulate` (predefined datatypes and operations).
+/// `MPI_Accumulate`: any committed datatypes whose elements share one
+/// predefined type, and a predefined operation.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Accumulate(
     origin: *const c_void,
