@@ -9,6 +9,33 @@ use std::process::Command;
 use system_tests::{lines_starting, transcript, xtask_binary};
 use xtask::{App, Catalog, RunConfig};
 
+/// Boots the template's program of the app in `dir` on 4 cores with
+/// `flags`, checks that every rank received its left neighbour's rank and
+/// the run succeeded, and returns what it printed.
+fn run_hello(xtask: &std::path::Path, dir: &std::path::Path, flags: &[&str]) -> String {
+    let run = Command::new(xtask)
+        .args(["run", "--app", dir.to_str().unwrap(), "--cores", "4"])
+        .args(flags)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for rank in 0..4 {
+        let left = (rank + 3) % 4;
+        let line = format!("[core {rank:02}] rank {rank} of 4 received {left}");
+        assert!(stdout.contains(&line), "{line}:\n{stdout}");
+    }
+    assert!(
+        stdout.contains("all 4 cores exited successfully"),
+        "{stdout}"
+    );
+    stdout
+}
+
 #[test]
 fn a_new_app_from_the_template_runs_on_4_cores() {
     let xtask = xtask_binary();
@@ -19,26 +46,8 @@ fn a_new_app_from_the_template_runs_on_4_cores() {
         .output()
         .unwrap();
     assert!(made.status.success(), "{made:?}");
-    let run = Command::new(&xtask)
-        .args(["run", "--app", dir.to_str().unwrap(), "--cores", "4"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let stdout = run_hello(&xtask, &dir, &[]);
     assert!(stdout.contains("[core 00] program hello: every core puts its rank"));
-    for rank in 0..4 {
-        let left = (rank + 3) % 4;
-        let line = format!("[core {rank:02}] rank {rank} of 4 received {left}");
-        assert!(stdout.contains(&line), "{line}:\n{stdout}");
-    }
-    assert!(
-        stdout.contains("all 4 cores exited successfully"),
-        "{stdout}"
-    );
 
     // The app's own program list, read from its image.
     let listed = Command::new(&xtask)
@@ -70,28 +79,9 @@ fn a_new_c_app_from_the_template_runs_on_4_cores() {
         .unwrap();
     assert!(made.status.success(), "{made:?}");
     assert!(dir.join("hello-c.c").is_file());
-    let run = Command::new(&xtask)
-        .args(["run", "--app", dir.to_str().unwrap(), "--cores", "4"])
-        .args(["--check-coherence"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    for rank in 0..4 {
-        let left = (rank + 3) % 4;
-        let line = format!("[core {rank:02}] rank {rank} of 4 received {left}");
-        assert!(stdout.contains(&line), "{line}:\n{stdout}");
-    }
+    let stdout = run_hello(&xtask, &dir, &["--check-coherence"]);
     assert!(
         stdout.contains("coherence checker: 0 stale reads"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("all 4 cores exited successfully"),
         "{stdout}"
     );
 

@@ -110,17 +110,7 @@ pub fn new_app(name: &str, lang: Lang) -> Result<PathBuf> {
 fn new_c_app(path: &str) -> Result<PathBuf> {
     let root = workspace_root();
     let dir = std::path::absolute(path).with_context(|| format!("no directory for {path}"))?;
-    let package = dir
-        .file_name()
-        .and_then(|n| n.to_str())
-        .with_context(|| format!("{} names no directory", dir.display()))?
-        .to_owned();
-    check_name(&package)?;
-    ensure!(
-        !dir.exists(),
-        "{} exists already: choose another name",
-        dir.display()
-    );
+    let package = new_name(&dir)?;
     ensure!(
         dir.parent() != Some(&root.join("apps")),
         "{}: a C app cannot go to apps/, where cargo takes every directory for a crate: \
@@ -145,17 +135,7 @@ fn new_rust_app(name: &str) -> Result<PathBuf> {
     } else {
         std::path::absolute(given).with_context(|| format!("no directory for {name}"))?
     };
-    let package = dir
-        .file_name()
-        .and_then(|n| n.to_str())
-        .with_context(|| format!("{} names no directory", dir.display()))?
-        .to_owned();
-    check_name(&package)?;
-    ensure!(
-        !dir.exists(),
-        "{} exists already: choose another name",
-        dir.display()
-    );
+    let package = new_name(&dir)?;
     if !in_tree && dir.starts_with(root) && dir.parent() != Some(&root.join("apps")) {
         bail!(
             "{}: inside this workspace an app goes to apps/NAME (give just the name)",
@@ -199,6 +179,23 @@ fn new_rust_app(name: &str) -> Result<PathBuf> {
             .with_context(|| format!("cannot copy the lock file to {}", dir.display()))?;
     }
     Ok(dir)
+}
+
+/// The name of the app a new directory `dir` holds: its last component,
+/// which must suit a package ([`check_name`]); `dir` must not exist yet.
+fn new_name(dir: &Path) -> Result<String> {
+    let package = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .with_context(|| format!("{} names no directory", dir.display()))?
+        .to_owned();
+    check_name(&package)?;
+    ensure!(
+        !dir.exists(),
+        "{} exists already: choose another name",
+        dir.display()
+    );
+    Ok(package)
 }
 
 /// Whether `name` can name a package and an image: lower-case letters,
