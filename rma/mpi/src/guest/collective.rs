@@ -40,13 +40,7 @@ impl TypeMap {
 
     /// The data at `buf`, packed.
     fn read(&self, buf: *const c_void) -> Result<Vec<u8>, Failure> {
-        // SAFETY: MPI's buffer holds every byte the type picks.
-        let all = unsafe { input(buf, datatypes::span(&self.pieces)) }?;
-        let mut out = Vec::with_capacity(self.size);
-        for &(at, len) in &self.pieces {
-            out.extend_from_slice(&all[at..at + len]);
-        }
-        Ok(out)
+        datatypes::gather(buf, &self.pieces, self.size)
     }
 
     /// Writes `data`, which must be as long as the data, into `buf`;

@@ -583,11 +583,19 @@ pub(super) fn span(pieces: &[(usize, usize)]) -> usize {
 
 /// `count` copies of `ty` at `buf`, packed.
 pub(super) fn pack(buf: *const c_void, count: c_int, ty: &Ty<'_>) -> Result<Vec<u8>, Failure> {
-    let pieces = pieces_of(ty, count)?;
-    // SAFETY: MPI's buffer holds every byte the type picks.
-    let all = unsafe { input(buf, span(&pieces)) }?;
-    let mut out = Vec::with_capacity(size_of(ty, count)?);
-    for (s, l) in pieces {
+    gather(buf, &pieces_of(ty, count)?, size_of(ty, count)?)
+}
+
+/// The `size` bytes `pieces` pick at `buf`, in their order.
+pub(super) fn gather(
+    buf: *const c_void,
+    pieces: &[(usize, usize)],
+    size: usize,
+) -> Result<Vec<u8>, Failure> {
+    // SAFETY: MPI's buffer holds every byte the pieces pick.
+    let all = unsafe { input(buf, span(pieces)) }?;
+    let mut out = Vec::with_capacity(size);
+    for &(s, l) in pieces {
         out.extend_from_slice(&all[s..s + l]);
     }
     Ok(out)

@@ -139,12 +139,19 @@ pub extern "C" fn MPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_in
 /// Writes `text` (cut to `room - 1` bytes) and a NUL to `out`, and its
 /// length to `len`.
 fn copy_text(text: &str, out: *mut c_char, room: usize, len: *mut c_int) -> Outcome {
+    let n = write_text(text, out, room)?;
+    store(len, n as c_int)
+}
+
+/// Writes `text` (cut to `room - 1` bytes) and a NUL to `out`, which has
+/// room for `room` bytes; the bytes of text written.
+pub(super) fn write_text(text: &str, out: *mut c_char, room: usize) -> Result<usize, Failure> {
     let n = text.len().min(room - 1);
     // SAFETY: MPI says `out` has room for `room` characters.
     let out = unsafe { output(out.cast(), n + 1) }?;
     out[..n].copy_from_slice(&text.as_bytes()[..n]);
     out[n] = 0;
-    store(len, n as c_int)
+    Ok(n)
 }
 
 /// `MPI_Wtime`: this core's modelled time in seconds.

@@ -82,17 +82,6 @@ fn key_of<'a>(key: *const c_char) -> Result<&'a str, Failure> {
     Ok(key)
 }
 
-/// Writes `text` and its NUL into `out`, which has room for `room`
-/// characters and the NUL, cut to fit.
-fn write_text(text: &str, out: *mut c_char, room: usize) -> Outcome {
-    let n = text.len().min(room);
-    // SAFETY: MPI says `out` has room for `room` characters and a NUL.
-    let out = unsafe { output(out.cast(), n + 1) }?;
-    out[..n].copy_from_slice(&text.as_bytes()[..n]);
-    out[n] = 0;
-    Ok(())
-}
-
 /// `MPI_Info_create`: an empty info object.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Info_create(info: *mut c_int) -> c_int {
@@ -132,7 +121,7 @@ pub extern "C" fn MPI_Info_get(
             .map_err(|_| Failure::new(Class::Arg, format!("value length {valuelen}")))?;
         match info_of(state, info)?.iter().find(|(k, _)| k == key) {
             Some((_, v)) => {
-                write_text(v, value, room)?;
+                super::env::write_text(v, value, room + 1)?;
                 store(flag, 1)
             }
             None => store(flag, 0),
@@ -184,7 +173,7 @@ pub extern "C" fn MPI_Info_get_nthkey(info: c_int, n: c_int, key: *mut c_char) -
                     format!("key {n} of an info object of {} keys", entries.len()),
                 )
             })?;
-        write_text(k, key, MAX_KEY as usize)
+        super::env::write_text(k, key, MAX_KEY as usize + 1).map(drop)
     })
 }
 
