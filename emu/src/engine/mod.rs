@@ -112,7 +112,7 @@ use chip::{CACHE_LINE, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Model,
 
 use crate::chipmem::{self, Backing, ChipMemory, Layout};
 use crate::model::cache::MruLines;
-use crate::model::hierarchy::{Access, Config, CoreMemory, Event, Kind, Outcome, Part};
+use crate::model::hierarchy::{Access, Config, CoreMemory, Event, InCaches, Kind, Outcome, Part};
 use crate::model::latency::{Class, CoreClock, Latencies, Payload};
 use crate::model::lut::Lut;
 use crate::model::mesh;
@@ -484,16 +484,21 @@ impl Engine {
         page: PageType,
         executed: impl FnOnce() -> (u64, u64),
     ) -> Result<()> {
-        let access = self.through_caches(&a, page);
-        let in_caches = |p: &Part| matches!(p.outcome, Outcome::L1 | Outcome::L2);
-        if access.events.is_empty() && access.parts().iter().all(in_caches) {
-            if let Some(time) = &mut self.time {
-                for p in access.parts() {
-                    time.stall_within(p.outcome);
+        let access = match self.memory.access_in_caches(
+            a.kind,
+            a.paddr,
+            a.len,
+            page.memory_type,
+            page.write_through,
+        ) {
+            InCaches::Yes(outcome) => {
+                if let Some(time) = &mut self.time {
+                    time.stall_within(outcome);
                 }
+                return Ok(());
             }
-            return Ok(());
-        }
+            InCaches::No(access) => access,
+        };
         let (insns, cycles) = executed();
         self.set_insns(insns, cycles);
         if let Some(time) = &mut self.time {

@@ -253,22 +253,38 @@ impl MruLines {
     }
 }
 
-/// A cache's MRU table: a clone of the cache gets a copy of its own.
+/// A cache's MRU table (a clone of the cache gets a copy of its own), and
+/// per set the way its entry names, so that a mark is taken in without a
+/// lookup.
 #[derive(Debug)]
-struct Mru(Arc<MruLines>);
+struct Mru(Arc<MruLines>, Box<[u32]>);
+
+impl Mru {
+    /// `line`, in way `way`, is now its set's most recently used line, in
+    /// `state`.
+    #[inline]
+    fn note(&mut self, way: usize, line: u32, state: LineState) {
+        let set = ((line >> self.0.line_shift) & self.0.set_mask) as usize;
+        self.1[set] = way as u32;
+        self.0.note(line, state);
+    }
+}
 
 impl Clone for Mru {
     fn clone(&self) -> Self {
-        Self(Arc::new(MruLines {
-            sets: self
-                .0
-                .sets
-                .iter()
-                .map(|e| AtomicU32::new(e.load(Ordering::Relaxed)))
-                .collect(),
-            line_shift: self.0.line_shift,
-            set_mask: self.0.set_mask,
-        }))
+        Self(
+            Arc::new(MruLines {
+                sets: self
+                    .0
+                    .sets
+                    .iter()
+                    .map(|e| AtomicU32::new(e.load(Ordering::Relaxed)))
+                    .collect(),
+                line_shift: self.0.line_shift,
+                set_mask: self.0.set_mask,
+            }),
+            self.1.clone(),
+        )
     }
 }
 
@@ -295,7 +311,10 @@ impl Cache {
     /// the line's base address).
     pub fn with_mru(mut self) -> Self {
         assert!(self.geometry.line >= 16, "lines of at least 16 bytes");
-        self.mru = Some(Mru(Arc::new(MruLines::new(self.geometry))));
+        self.mru = Some(Mru(
+            Arc::new(MruLines::new(self.geometry)),
+            vec![0; self.geometry.sets()].into_boxed_slice(),
+        ));
         self
     }
 
@@ -345,14 +364,11 @@ impl Cache {
         if let Some(m) = &self.mru
             && let Some(line) = m.0.take_marked(set)
         {
-            self.mark_dirty(line);
-        }
-    }
-
-    #[cold]
-    fn mark_dirty(&mut self, line: u32) {
-        if let Some(i) = self.find(line) {
-            self.ways[i].state.dirty = true;
+            // The entry names a line only while it holds it: the way it
+            // was noted in.
+            let way = &mut self.ways[m.1[set] as usize];
+            debug_assert!(way.valid && way.line == line, "MRU entry of set {set}");
+            way.state.dirty = true;
         }
     }
 
@@ -382,8 +398,12 @@ impl Cache {
     #[inline]
     fn find(&self, addr: u32) -> Option<usize> {
         let line = self.line_of(addr);
-        self.set_range(addr)
-            .find(|&i| self.ways[i].valid && self.ways[i].line == line)
+        let range = self.set_range(addr);
+        let first = range.start;
+        self.ways[range]
+            .iter()
+            .position(|w| w.valid && w.line == line)
+            .map(|i| first + i)
     }
 
     #[inline]
@@ -400,8 +420,9 @@ impl Cache {
         let i = self.find(addr)?;
         if self.replacement == Replacement::Lru {
             self.ways[i].stamp = self.next_tick();
-            if let Some(m) = &self.mru {
-                m.0.note(self.ways[i].line, self.ways[i].state);
+            let Way { line, state, .. } = self.ways[i];
+            if let Some(m) = &mut self.mru {
+                m.note(i, line, state);
             }
         }
         Some(self.ways[i].state)
@@ -426,11 +447,11 @@ impl Cache {
         match self.find(addr) {
             Some(i) => {
                 self.ways[i].state.dirty = true;
-                if let Some(m) = &self.mru {
-                    let line = self.ways[i].line;
-                    if m.0.names(line) {
-                        m.0.note(line, self.ways[i].state);
-                    }
+                let Way { line, state, .. } = self.ways[i];
+                if let Some(m) = &mut self.mru
+                    && m.0.names(line)
+                {
+                    m.note(i, line, state);
                 }
                 true
             }
@@ -448,18 +469,20 @@ impl Cache {
         let range = self.set_range(addr);
         let first = range.start;
         let set = &self.ways[range];
-        // The first free way, else the first of the oldest.
-        let slot = first
-            + match set.iter().position(|w| !w.valid) {
-                Some(free) => free,
-                None => (1..set.len()).fold(0, |oldest, i| {
-                    if set[i].stamp < set[oldest].stamp {
-                        i
-                    } else {
-                        oldest
-                    }
-                }),
-            };
+        // The first free way, else the first of the oldest: in one pass,
+        // a free way counting as older than any line (whose ticks start
+        // at 1).
+        let age = |w: &Way| if w.valid { w.stamp } else { 0 };
+        let mut slot = first;
+        let mut oldest = age(&set[0]);
+        for (i, w) in set.iter().enumerate().skip(1) {
+            if oldest == 0 {
+                break;
+            }
+            if age(w) < oldest {
+                (slot, oldest) = (first + i, age(w));
+            }
+        }
         let old = self.ways[slot];
         self.ways[slot] = Way {
             valid: true,
@@ -467,8 +490,9 @@ impl Cache {
             state,
             stamp: self.next_tick(),
         };
-        if let Some(m) = &self.mru {
-            m.0.note(self.line_of(addr), state);
+        let line = self.line_of(addr);
+        if let Some(m) = &mut self.mru {
+            m.note(slot, line, state);
         }
         old.valid.then_some(Victim {
             line: old.line,

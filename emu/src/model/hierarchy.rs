@@ -334,7 +334,7 @@ pub enum Kind {
 }
 
 /// Everything one load or store did.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Access {
     /// Read or write.
     pub kind: Kind,
@@ -346,6 +346,17 @@ pub struct Access {
     pub events: Events,
 }
 
+/// Equal when they did the same: the room for a second part an access
+/// of one line leaves unused is not looked at.
+impl PartialEq for Access {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+            && self.ty == other.ty
+            && self.parts() == other.parts()
+            && self.events == other.events
+    }
+}
+
 impl Access {
     /// The lines touched, in address order: one, or two for an access
     /// that crosses a line boundary.
@@ -353,6 +364,16 @@ impl Access {
     pub fn parts(&self) -> &[Part] {
         &self.parts[..self.nparts]
     }
+}
+
+/// What [`CoreMemory::access_in_caches`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InCaches {
+    /// The access stayed in one line and completed in L1 or L2 (the
+    /// outcome), with nothing for the plugin to do.
+    Yes(Outcome),
+    /// Any other access, whole.
+    No(Access),
 }
 
 /// One core's L1, L2 and WCB, with its statistics.
@@ -392,6 +413,43 @@ impl CoreMemory {
     #[inline]
     pub fn store(&mut self, paddr: u32, len: u32, ty: MemoryType, pwt: bool) -> Access {
         self.access(Kind::Store, paddr, len, ty, pwt)
+    }
+
+    /// A load or store (`kind`) of `len` bytes at `paddr` on a page of type
+    /// `ty` (with PWT `pwt`), as [`CoreMemory::load`] and
+    /// [`CoreMemory::store`] make it, answered in short when it stays in
+    /// one line and completes in L1 or L2 with no event: most private
+    /// accesses that reach the model. It then is only where it completed;
+    /// otherwise the whole [`Access`].
+    #[inline]
+    pub fn access_in_caches(
+        &mut self,
+        kind: Kind,
+        paddr: u32,
+        len: u32,
+        ty: MemoryType,
+        pwt: bool,
+    ) -> InCaches {
+        if paddr % CACHE_LINE as u32 + len > CACHE_LINE as u32 {
+            return InCaches::No(self.access(kind, paddr, len, ty, pwt));
+        }
+        let mut events = Events::new();
+        let part = match kind {
+            Kind::Load => self.load_part(paddr, len, ty, &mut events),
+            Kind::Store => self.store_part(paddr, len, ty, pwt, &mut events),
+        };
+        self.stats
+            .record_parts(kind, ty, std::slice::from_ref(&part), events.as_slice());
+        if events.0.is_empty() && matches!(part.outcome, Outcome::L1 | Outcome::L2) {
+            return InCaches::Yes(part.outcome);
+        }
+        InCaches::No(Access {
+            kind,
+            ty,
+            parts: [part; 2],
+            nparts: 1,
+            events,
+        })
     }
 
     // Inlined into the caller's frame: returning the access from a call of

@@ -9,7 +9,7 @@ use std::fmt;
 
 use chip::MemoryType;
 
-use super::hierarchy::{Access, Event, Kind, Lookup};
+use super::hierarchy::{Access, Event, Kind, Lookup, Part};
 use super::latency::{CLASSES, Resource};
 use super::mesh::MAX_LINKS;
 
@@ -181,12 +181,19 @@ impl CoreStats {
 
     /// Counts one load or store and the events it caused.
     pub fn record(&mut self, a: &Access) {
-        let i = type_index(a.ty);
-        match a.kind {
+        self.record_parts(a.kind, a.ty, a.parts(), a.events.as_slice());
+    }
+
+    /// Counts one load or store (`kind`) to a page of type `ty`, which
+    /// touched `parts` and caused `events`.
+    #[inline]
+    pub fn record_parts(&mut self, kind: Kind, ty: MemoryType, parts: &[Part], events: &[Event]) {
+        let i = type_index(ty);
+        match kind {
             Kind::Load => self.loads[i] += 1,
             Kind::Store => self.stores[i] += 1,
         }
-        for p in a.parts() {
+        for p in parts {
             match p.l1 {
                 Lookup::Hit => self.l1_hits += 1,
                 Lookup::Miss => self.l1_misses += 1,
@@ -198,7 +205,7 @@ impl CoreStats {
                 Lookup::Skipped => {}
             }
         }
-        for e in a.events.iter() {
+        for e in events {
             self.count_event(e);
         }
     }
