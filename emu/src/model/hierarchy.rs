@@ -440,7 +440,7 @@ impl CoreMemory {
         };
         self.stats
             .record_parts(kind, ty, std::slice::from_ref(&part), events.as_slice());
-        if events.0.is_empty() && matches!(part.outcome, Outcome::L1 | Outcome::L2) {
+        if events.is_empty() && matches!(part.outcome, Outcome::L1 | Outcome::L2) {
             return InCaches::Yes(part.outcome);
         }
         InCaches::No(Access {
