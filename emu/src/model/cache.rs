@@ -257,34 +257,37 @@ impl MruLines {
 /// per set the way its entry names, so that a mark is taken in without a
 /// lookup.
 #[derive(Debug)]
-struct Mru(Arc<MruLines>, Box<[u32]>);
+struct Mru {
+    lines: Arc<MruLines>,
+    ways: Box<[u32]>,
+}
 
 impl Mru {
     /// `line`, in way `way`, is now its set's most recently used line, in
     /// `state`.
     #[inline]
     fn note(&mut self, way: usize, line: u32, state: LineState) {
-        let set = ((line >> self.0.line_shift) & self.0.set_mask) as usize;
-        self.1[set] = way as u32;
-        self.0.note(line, state);
+        let set = ((line >> self.lines.line_shift) & self.lines.set_mask) as usize;
+        self.ways[set] = way as u32;
+        self.lines.note(line, state);
     }
 }
 
 impl Clone for Mru {
     fn clone(&self) -> Self {
-        Self(
-            Arc::new(MruLines {
+        Self {
+            lines: Arc::new(MruLines {
                 sets: self
-                    .0
+                    .lines
                     .sets
                     .iter()
                     .map(|e| AtomicU32::new(e.load(Ordering::Relaxed)))
                     .collect(),
-                line_shift: self.0.line_shift,
-                set_mask: self.0.set_mask,
+                line_shift: self.lines.line_shift,
+                set_mask: self.lines.set_mask,
             }),
-            self.1.clone(),
-        )
+            ways: self.ways.clone(),
+        }
     }
 }
 
@@ -311,16 +314,16 @@ impl Cache {
     /// the line's base address).
     pub fn with_mru(mut self) -> Self {
         assert!(self.geometry.line >= 16, "lines of at least 16 bytes");
-        self.mru = Some(Mru(
-            Arc::new(MruLines::new(self.geometry)),
-            vec![0; self.geometry.sets()].into_boxed_slice(),
-        ));
+        self.mru = Some(Mru {
+            lines: Arc::new(MruLines::new(self.geometry)),
+            ways: vec![0; self.geometry.sets()].into_boxed_slice(),
+        });
         self
     }
 
     /// The cache's MRU table, if it keeps one ([`Cache::with_mru`]).
     pub fn mru(&self) -> Option<Arc<MruLines>> {
-        self.mru.as_ref().map(|m| Arc::clone(&m.0))
+        self.mru.as_ref().map(|m| Arc::clone(&m.lines))
     }
 
     /// The geometry the cache was built with.
@@ -362,11 +365,11 @@ impl Cache {
     #[inline(always)]
     fn absorb_set(&mut self, set: usize) {
         if let Some(m) = &self.mru
-            && let Some(line) = m.0.take_marked(set)
+            && let Some(line) = m.lines.take_marked(set)
         {
             // The entry names a line only while it holds it: the way it
             // was noted in.
-            let way = &mut self.ways[m.1[set] as usize];
+            let way = &mut self.ways[m.ways[set] as usize];
             debug_assert!(way.valid && way.line == line, "MRU entry of set {set}");
             way.state.dirty = true;
         }
@@ -388,7 +391,7 @@ impl Cache {
         let way = &self.ways[i];
         let mut state = way.state;
         if let Some(m) = &self.mru
-            && m.0.marked(self.set_of(way.line)) == Some(way.line)
+            && m.lines.marked(self.set_of(way.line)) == Some(way.line)
         {
             state.dirty = true;
         }
@@ -449,7 +452,7 @@ impl Cache {
                 self.ways[i].state.dirty = true;
                 let Way { line, state, .. } = self.ways[i];
                 if let Some(m) = &mut self.mru
-                    && m.0.names(line)
+                    && m.lines.names(line)
                 {
                     m.note(i, line, state);
                 }
@@ -506,7 +509,7 @@ impl Cache {
         let i = self.find(addr)?;
         self.ways[i].valid = false;
         if let Some(m) = &self.mru {
-            m.0.forget(self.ways[i].line);
+            m.lines.forget(self.ways[i].line);
         }
         Some(self.ways[i].state)
     }
@@ -522,7 +525,7 @@ impl Cache {
             if select(way.line, way.state) {
                 way.valid = false;
                 if let Some(m) = &self.mru {
-                    m.0.forget(way.line);
+                    m.lines.forget(way.line);
                 }
                 gone(Victim {
                     line: way.line,

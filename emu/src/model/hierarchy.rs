@@ -434,10 +434,7 @@ impl CoreMemory {
             return InCaches::No(self.access(kind, paddr, len, ty, pwt));
         }
         let mut events = Events::new();
-        let part = match kind {
-            Kind::Load => self.load_part(paddr, len, ty, &mut events),
-            Kind::Store => self.store_part(paddr, len, ty, pwt, &mut events),
-        };
+        let part = self.part(kind, paddr, len, ty, pwt, &mut events);
         self.stats
             .record_parts(kind, ty, std::slice::from_ref(&part), events.as_slice());
         if events.is_empty() && matches!(part.outcome, Outcome::L1 | Outcome::L2) {
@@ -477,22 +474,33 @@ impl CoreMemory {
             events: Events::new(),
         };
         let first_len = len.min(CACHE_LINE as u32 - paddr % CACHE_LINE as u32);
-        a.parts[0] = match kind {
-            Kind::Load => self.load_part(paddr, first_len, ty, &mut a.events),
-            Kind::Store => self.store_part(paddr, first_len, ty, pwt, &mut a.events),
-        };
+        a.parts[0] = self.part(kind, paddr, first_len, ty, pwt, &mut a.events);
         // An access that crosses a line boundary has a second part, in the
         // next line; otherwise the second entry is not looked at.
         if first_len < len {
             let (addr, rest) = (paddr.wrapping_add(first_len), len - first_len);
-            a.parts[1] = match kind {
-                Kind::Load => self.load_part(addr, rest, ty, &mut a.events),
-                Kind::Store => self.store_part(addr, rest, ty, pwt, &mut a.events),
-            };
+            a.parts[1] = self.part(kind, addr, rest, ty, pwt, &mut a.events);
             a.nparts = 2;
         }
         self.stats.record(&a);
         a
+    }
+
+    /// The part of a load or store (`kind`) in one line.
+    #[inline(always)]
+    fn part(
+        &mut self,
+        kind: Kind,
+        addr: u32,
+        len: u32,
+        ty: MemoryType,
+        pwt: bool,
+        ev: &mut Events,
+    ) -> Part {
+        match kind {
+            Kind::Load => self.load_part(addr, len, ty, ev),
+            Kind::Store => self.store_part(addr, len, ty, pwt, ev),
+        }
     }
 
     fn flush_wcb_for(&mut self, line: u32, ev: &mut Events) {

@@ -187,7 +187,13 @@ impl CoreStats {
     /// Counts one load or store (`kind`) to a page of type `ty`, which
     /// touched `parts` and caused `events`.
     #[inline]
-    pub fn record_parts(&mut self, kind: Kind, ty: MemoryType, parts: &[Part], events: &[Event]) {
+    pub(super) fn record_parts(
+        &mut self,
+        kind: Kind,
+        ty: MemoryType,
+        parts: &[Part],
+        events: &[Event],
+    ) {
         let i = type_index(ty);
         match kind {
             Kind::Load => self.loads[i] += 1,
