@@ -122,8 +122,8 @@ struct RunArgs {
     #[arg(last = true, value_name = "ARGS")]
     c_args: Vec<String>,
     /// Seconds the run may take, build excluded, before it is stopped
-    /// [default: 60 up to 48 cores, growing with the square of the core
-    /// count beyond: 427 for 128 cores].
+    /// [default: 180 up to 48 cores, growing with the square of the core
+    /// count beyond: 1280 for 128 cores].
     #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
     timeout: Option<u64>,
     /// Turn on the chip model's coherence checker and list, at the end, the
