@@ -132,6 +132,10 @@ fn stats_json_holds_every_cores_report_as_the_run_read_it() {
     assert_eq!(json["cores"], 2);
     assert_eq!(json["success"], true);
     assert!(json["host_seconds"].as_f64().unwrap() > 0.0);
+    // Linux says its load; the run reads it at both ends.
+    for end in ["start", "end"] {
+        assert!(json["host_load"][end].as_f64().unwrap() >= 0.0, "{end}");
+    }
     let reports = json["reports"].as_array().unwrap();
     assert_eq!(reports.len(), 2);
     for (core, (written, read)) in reports.iter().zip(&report.reports).enumerate() {

@@ -442,8 +442,9 @@ pub fn run(
                 bail!("{what} ran {} instead", mode_name(report.mode));
             }
             log.push(format!(
-                "{what}: {:.2} s host",
-                report.elapsed.as_secs_f64()
+                "{what}: {:.2} s host ({})",
+                report.elapsed.as_secs_f64(),
+                report.load
             ));
             if !report.success() {
                 eprintln!("{what} failed:\n{report}");

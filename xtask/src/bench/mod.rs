@@ -314,8 +314,9 @@ impl Section {
     /// did not succeed. Whether it succeeded.
     pub fn record(&mut self, what: &str, report: &RunReport) -> bool {
         self.runs.push(format!(
-            "{what}: {:.2} s host",
-            report.elapsed.as_secs_f64()
+            "{what}: {:.2} s host ({})",
+            report.elapsed.as_secs_f64(),
+            report.load
         ));
         if !report.success() {
             self.failures.push(failure(what, report));

@@ -221,7 +221,8 @@ pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
             let _ = writeln!(
                 out,
                 "Runs, numbered as in the `run` column of the samples (each command repeats its run; \
-                 host time, build excluded):\n"
+                 host time, build excluded, with the host's load average over the last minute \
+                 where it was recorded):\n"
             );
             for (i, r) in s.runs.iter().enumerate() {
                 let _ = writeln!(out, "{}. {r}", i + 1);

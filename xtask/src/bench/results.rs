@@ -24,6 +24,7 @@ use super::Section;
 use super::jobs::{Job, Work};
 use super::protocol::{self, parse_line};
 use super::report::RunInfo;
+use crate::run::HostLoad;
 
 /// The `format` of a result file.
 pub const FORMAT: &str = "scc-bench-run";
@@ -48,6 +49,10 @@ pub struct RunResult {
     pub info: RunInfo,
     /// Host seconds it took.
     pub seconds: f64,
+    /// The host's load when it started and ended (absent from results
+    /// written before it was recorded).
+    #[serde(default)]
+    pub load: Option<HostLoad>,
     /// Why it failed, if it did.
     pub failure: Option<String>,
     /// What it produced.
@@ -95,6 +100,7 @@ impl RunResult {
         quick: bool,
         info: RunInfo,
         seconds: f64,
+        load: HostLoad,
         failure: Option<String>,
         produced: Produced,
     ) -> Self {
@@ -106,6 +112,7 @@ impl RunResult {
             work: job.work.clone(),
             info,
             seconds,
+            load: Some(load),
             failure,
             produced,
         }
@@ -278,6 +285,7 @@ mod tests {
             true,
             info(),
             1.5,
+            HostLoad::default(),
             failure,
             Produced::Lines(vec![CoreLines::of(0, &serial)]),
         )

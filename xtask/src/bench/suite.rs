@@ -29,6 +29,7 @@ use super::{
 use crate::build::{self, Artifacts};
 use crate::programs::Catalog;
 use crate::qemu::{self, Qemu};
+use crate::run::HostLoad;
 
 /// Which of the chosen experiments' runs a suite command makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,6 +234,7 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
         progress,
     };
     let clock = Instant::now();
+    let load_start = HostLoad::now();
     let (failure, produced) = match &job.work {
         Work::Lines {
             program,
@@ -274,11 +276,16 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
         }
     };
     let seconds = clock.elapsed().as_secs_f64();
+    let load = HostLoad {
+        start: load_start,
+        end: HostLoad::now(),
+    };
     Ok(RunResult::new(
         job,
         env.quick,
         env.info.clone(),
         seconds,
+        load,
         failure,
         produced,
     ))
@@ -481,7 +488,11 @@ pub fn section_of(
                 let command = job.command(quick);
                 match results.get(id) {
                     Some(r) => {
-                        runs.push(format!("`{command}` (run {id}): {:.2} s host", r.seconds));
+                        let load = r.load.map(|l| format!(" ({l})")).unwrap_or_default();
+                        runs.push(format!(
+                            "`{command}` (run {id}): {:.2} s host{load}",
+                            r.seconds
+                        ));
                         seconds += r.seconds;
                         failures.extend(r.failure.clone());
                         if let Produced::Lines(cores) = &r.produced {
@@ -639,6 +650,10 @@ mod tests {
             true,
             info(host),
             2.0,
+            HostLoad {
+                start: Some(0.5),
+                end: Some(1.25),
+            },
             None,
             Produced::Lines(vec![CoreLines::of(0, &serial)]),
         )
@@ -672,7 +687,9 @@ mod tests {
             ["run barrier-3 (bench-barrier on 16 core(s)): not run yet"]
         );
         assert_eq!(suite.seconds, 4.0);
-        assert!(suite.runs[0].ends_with("(run barrier-1): 2.00 s host"));
+        assert!(suite.runs[0].ends_with(
+            "(run barrier-1): 2.00 s host (load average 0.50 at the start, 1.25 at the end)"
+        ));
         assert!(suite.runs[2].ends_with("(run barrier-3): no result"));
 
         // The same results as --run-one leaves them, collected.

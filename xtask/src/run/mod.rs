@@ -40,7 +40,7 @@ use emu::launch::{self, Launch};
 pub use config::RunConfig;
 pub use diagnose::{Holder, Stall};
 pub use exit::CoreExit;
-pub use report::{CoreReport, Outcome, RunReport};
+pub use report::{CoreReport, HostLoad, Outcome, RunReport};
 
 use crate::build::Artifacts;
 use crate::programs::Catalog;
@@ -73,13 +73,14 @@ pub fn room_needed(cores: u32, mode: Mode) -> u64 {
 }
 
 /// The run's statistics as JSON (`--stats-json`): what ran, how it
-/// ended, the host time, and each core's chip-model report (the fields of
+/// ended, the host time and load, and each core's chip-model report (the fields of
 /// `emu::report::CoreReport`, `null` for a core that wrote none).
 fn stats_json(
     config: &RunConfig,
     program: &str,
     outcome: &Outcome,
     elapsed: std::time::Duration,
+    load: HostLoad,
     reports: &[Option<emu::report::CoreReport>],
 ) -> String {
     #[derive(serde::Serialize)]
@@ -91,6 +92,7 @@ fn stats_json(
         outcome: String,
         success: bool,
         host_seconds: f64,
+        host_load: HostLoad,
         core_mhz: u32,
         reports: &'a [Option<emu::report::CoreReport>],
     }
@@ -102,6 +104,7 @@ fn stats_json(
         outcome: format!("{outcome:?}"),
         success: *outcome == Outcome::Success,
         host_seconds: elapsed.as_secs_f64(),
+        host_load: load,
         core_mhz: config.chip.timing.core_mhz,
         reports,
     };
@@ -205,6 +208,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         bail!("interrupted before booting");
     }
     let start = Instant::now();
+    let load_start = HostLoad::now();
     let parents = dir::candidates(config.run_dir.as_deref());
     let removed = dir::remove_dead_dirs(&parents);
     if config.echo && removed > 0 {
@@ -310,6 +314,10 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     };
     let outcome = fleet.watch(config, deadline, timed.then(|| dir.path()));
     let elapsed = start.elapsed();
+    let load = HostLoad {
+        start: load_start,
+        end: HostLoad::now(),
+    };
     let stall = match outcome {
         Outcome::TimedOut { .. } => fleet.stall(),
         _ => None,
@@ -354,7 +362,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     let wanted = config.stats || config.stats_json.is_some() || config.checks_coherence();
     let outcome = require_reports(outcome, &reports, wanted);
     if let Some(file) = &config.stats_json {
-        let json = stats_json(config, &program, &outcome, elapsed, &reports);
+        let json = stats_json(config, &program, &outcome, elapsed, load, &reports);
         if let Err(e) = std::fs::write(file, json) {
             report_errors.push(format!("cannot write {}: {e}", file.display()));
         }
@@ -374,6 +382,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         outcome,
         cores,
         elapsed,
+        load,
         chip_memory,
         mode,
         reports,

@@ -43,6 +43,40 @@ pub enum Outcome {
     },
 }
 
+/// The host's load average over the last minute (`/proc/loadavg`) when a
+/// run started and when it ended: what its host time must be read with.
+/// `None` where the host does not say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostLoad {
+    /// At the start.
+    pub start: Option<f64>,
+    /// At the end.
+    pub end: Option<f64>,
+}
+
+impl HostLoad {
+    /// The host's load average over the last minute, if it says.
+    pub fn now() -> Option<f64> {
+        let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+        text.split_whitespace().next()?.parse().ok()
+    }
+}
+
+impl fmt::Display for HostLoad {
+    /// `load average 5.20 at the start, 7.10 at the end`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show =
+            |load: Option<f64>| load.map_or_else(|| "unknown".to_owned(), |l| format!("{l:.2}"));
+        write!(
+            f,
+            "load average {} at the start, {} at the end",
+            show(self.start),
+            show(self.end)
+        )
+    }
+}
+
 /// What one core did.
 #[derive(Debug, Clone)]
 pub struct CoreReport {
@@ -71,6 +105,8 @@ pub struct RunReport {
     /// Host wall time from creating the chip memory until the outcome was
     /// known: for a successful run, the last core's exit.
     pub elapsed: Duration,
+    /// The host's load when the run started and ended.
+    pub load: HostLoad,
     /// Where the chip memory was (removed by now, unless kept).
     pub chip_memory: PathBuf,
     /// Where the run directory was kept (`RunConfig::keep_run_dir`).
@@ -172,7 +208,8 @@ impl fmt::Display for RunReport {
         match &self.outcome {
             Outcome::Success => write!(
                 f,
-                "all {cores} cores exited successfully in {seconds:.2} s (host time, build excluded)"
+                "all {cores} cores exited successfully in {seconds:.2} s (host time, build excluded; host {})",
+                self.load
             ),
             Outcome::CoreFailed { core, exit } => {
                 writeln!(f, "core {core} failed: {exit}")?;
@@ -372,6 +409,10 @@ mod tests {
                 })
                 .collect(),
             elapsed: Duration::from_millis(4310),
+            load: HostLoad {
+                start: Some(1.5),
+                end: None,
+            },
             chip_memory: PathBuf::from("/dev/shm/x/chip.mem"),
             mode: Mode::Plain,
             reports: vec![None; serial.len()],
@@ -387,7 +428,8 @@ mod tests {
         let ok = report(Outcome::Success, &[&[], &[]]);
         assert_eq!(
             ok.to_string(),
-            "all 2 cores exited successfully in 4.31 s (host time, build excluded)"
+            "all 2 cores exited successfully in 4.31 s (host time, build excluded; \
+             host load average 1.50 at the start, unknown at the end)"
         );
         assert_eq!(ok.exit_code(), 0);
 
