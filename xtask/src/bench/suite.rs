@@ -276,10 +276,7 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
         }
     };
     let seconds = clock.elapsed().as_secs_f64();
-    let load = HostLoad {
-        start: load_start,
-        end: HostLoad::now(),
-    };
+    let load = HostLoad::ending_now(load_start);
     Ok(RunResult::new(
         job,
         env.quick,

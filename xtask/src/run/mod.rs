@@ -314,10 +314,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     };
     let outcome = fleet.watch(config, deadline, timed.then(|| dir.path()));
     let elapsed = start.elapsed();
-    let load = HostLoad {
-        start: load_start,
-        end: HostLoad::now(),
-    };
+    let load = HostLoad::ending_now(load_start);
     let stall = match outcome {
         Outcome::TimedOut { .. } => fleet.stall(),
         _ => None,

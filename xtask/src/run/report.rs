@@ -61,6 +61,15 @@ impl HostLoad {
         let text = std::fs::read_to_string("/proc/loadavg").ok()?;
         text.split_whitespace().next()?.parse().ok()
     }
+
+    /// The load of something that started at load `start` ([`HostLoad::now`])
+    /// and ends now.
+    pub fn ending_now(start: Option<f64>) -> Self {
+        Self {
+            start,
+            end: Self::now(),
+        }
+    }
 }
 
 impl fmt::Display for HostLoad {
