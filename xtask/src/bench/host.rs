@@ -441,11 +441,8 @@ pub fn run(
             if report.mode != row.mode {
                 bail!("{what} ran {} instead", mode_name(report.mode));
             }
-            log.push(format!(
-                "{what}: {:.2} s host ({})",
-                report.elapsed.as_secs_f64(),
-                report.load
-            ));
+            let time = super::host_time(report.elapsed.as_secs_f64(), Some(report.load));
+            log.push(format!("{what}: {time}"));
             if !report.success() {
                 eprintln!("{what} failed:\n{report}");
                 failures.push(super::failure(&what, &report));

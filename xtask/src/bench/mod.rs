@@ -145,7 +145,7 @@ use anyhow::{Context, Result, bail};
 use crate::build::{self, Artifacts};
 use crate::programs::Catalog;
 use crate::qemu::Qemu;
-use crate::run::{Outcome, RunConfig, RunReport, boot};
+use crate::run::{HostLoad, Outcome, RunConfig, RunReport, boot};
 pub use experiments::REGISTRY;
 pub use host::{Overhead, Suite};
 use protocol::{Pool, Row};
@@ -313,11 +313,8 @@ impl Section {
     /// time (its number is then [`Section::last_run`]), and a failure if it
     /// did not succeed. Whether it succeeded.
     pub fn record(&mut self, what: &str, report: &RunReport) -> bool {
-        self.runs.push(format!(
-            "{what}: {:.2} s host ({})",
-            report.elapsed.as_secs_f64(),
-            report.load
-        ));
+        let time = host_time(report.elapsed.as_secs_f64(), Some(report.load));
+        self.runs.push(format!("{what}: {time}"));
         if !report.success() {
             self.failures.push(failure(what, report));
         }
@@ -405,6 +402,15 @@ impl Ctx<'_> {
     /// The interrupt flag, for the host sets.
     pub fn interrupt(&self) -> Option<Arc<AtomicBool>> {
         self.interrupt.clone()
+    }
+}
+
+/// A run's host time as its line in a report's run list says it, with
+/// the host's load where it was recorded: `2.00 s host (load average ...)`.
+pub fn host_time(seconds: f64, load: Option<HostLoad>) -> String {
+    match load {
+        Some(load) => format!("{seconds:.2} s host ({load})"),
+        None => format!("{seconds:.2} s host"),
     }
 }
 

@@ -24,7 +24,7 @@ use super::report::{self, RunInfo};
 use super::results::{self, CoreLines, Produced, RunResult, Status};
 use super::{
     Ctx, Experiment, Kind, Output, REGISTRY, RunConfig, Section, SuiteOutcome, TIMEOUT, failure,
-    interrupted, lines_section, samples, select,
+    host_time, interrupted, lines_section, samples, select,
 };
 use crate::build::{self, Artifacts};
 use crate::programs::Catalog;
@@ -485,11 +485,8 @@ pub fn section_of(
                 let command = job.command(quick);
                 match results.get(id) {
                     Some(r) => {
-                        let load = r.load.map(|l| format!(" ({l})")).unwrap_or_default();
-                        runs.push(format!(
-                            "`{command}` (run {id}): {:.2} s host{load}",
-                            r.seconds
-                        ));
+                        let time = host_time(r.seconds, r.load);
+                        runs.push(format!("`{command}` (run {id}): {time}"));
                         seconds += r.seconds;
                         failures.extend(r.failure.clone());
                         if let Produced::Lines(cores) = &r.produced {
