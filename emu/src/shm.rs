@@ -18,6 +18,26 @@ use chip::CACHE_LINE;
 
 const LINE: usize = CACHE_LINE;
 
+/// For each mask of 8 bytes (bit i: byte i), the 64-bit word with those
+/// bytes all ones, in memory order: a line is merged a word at a time.
+const BYTE_MASKS: [u64; 256] = {
+    let mut masks = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut bytes = [0u8; 8];
+        let mut i = 0;
+        while i < 8 {
+            if m & (1 << i) != 0 {
+                bytes[i] = 0xFF;
+            }
+            i += 1;
+        }
+        masks[m] = u64::from_ne_bytes(bytes);
+        m += 1;
+    }
+    masks
+};
+
 /// A whole file mapped shared, read-write.
 #[derive(Debug)]
 pub struct Mapping {
@@ -97,10 +117,19 @@ impl Mapping {
         }
     }
 
-    /// The 32 bytes of the line at `offset` (line-aligned).
+    /// The 32 bytes of the line at `offset` (line-aligned), read a word
+    /// of 8 bytes at a time.
     pub fn read_line(&self, offset: u64) -> [u8; LINE] {
+        let src = self.at(offset, LINE);
+        assert!(src.addr().is_multiple_of(LINE), "lines are aligned");
         let mut line = [0; LINE];
-        self.read(offset, &mut line);
+        for (i, bytes) in line.chunks_exact_mut(8).enumerate() {
+            // SAFETY: inside the mapping (checked by `at`) and 8-byte
+            // aligned (the line is); volatile because other processes
+            // write it.
+            let word = unsafe { ptr::read_volatile(src.cast::<u64>().add(i)) };
+            bytes.copy_from_slice(&word.to_ne_bytes());
+        }
         line
     }
 
@@ -116,16 +145,20 @@ impl Mapping {
     pub fn write_masked(&self, offset: u64, line: &[u8; LINE], mask: u32) {
         let dst = self.at(offset, LINE);
         assert!(dst.addr().is_multiple_of(LINE), "lines are aligned");
-        let mut merged = [0u8; LINE];
-        if mask != u32::MAX {
-            merged = self.read_line(offset);
+        if mask == u32::MAX {
+            store_line(dst, line);
+            return;
         }
-        for (i, b) in line
-            .iter()
+        let mut merged = self.read_line(offset);
+        for (i, (old, new)) in merged
+            .chunks_exact_mut(8)
+            .zip(line.chunks_exact(8))
             .enumerate()
-            .filter(|(i, _)| mask & (1 << i) != 0)
         {
-            merged[i] = *b;
+            let keep = BYTE_MASKS[(mask >> (8 * i)) as u8 as usize];
+            let word = |b: &[u8]| u64::from_ne_bytes(b.try_into().expect("8 bytes"));
+            let value = word(old) & !keep | word(new) & keep;
+            old.copy_from_slice(&value.to_ne_bytes());
         }
         store_line(dst, &merged);
     }
@@ -379,6 +412,32 @@ mod tests {
     use std::os::unix::fs::MetadataExt;
 
     use super::*;
+
+    #[test]
+    fn a_masked_line_write_takes_exactly_the_bytes_of_its_mask() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(dir.path().join("f"))
+            .unwrap();
+        file.set_len(4096).unwrap();
+        let map = Mapping::new(&file, 4096).unwrap();
+        let old: [u8; LINE] = std::array::from_fn(|i| i as u8);
+        let new: [u8; LINE] = std::array::from_fn(|i| 0x80 | i as u8);
+        let mut mask = 0x9E37_79B9u32;
+        for round in 0..200 {
+            // Every byte alone, then masks spread over the whole line.
+            let m = if round < LINE { 1 << round } else { mask };
+            mask = mask.rotate_left(5) ^ mask.wrapping_mul(0x2545_F491);
+            map.write_masked(0x100, &old, u32::MAX);
+            map.write_masked(0x100, &new, m);
+            let expected: [u8; LINE] =
+                std::array::from_fn(|i| if m >> i & 1 != 0 { new[i] } else { old[i] });
+            assert_eq!(map.read_line(0x100), expected, "mask {m:#010x}");
+        }
+    }
 
     #[test]
     fn bytes_words_and_masks() {
