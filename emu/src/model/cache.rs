@@ -48,6 +48,9 @@ impl Geometry {
         if g.line == 0 || !g.line.is_power_of_two() {
             return Err(GeometryError::LineSize(g));
         }
+        if g.line < MIN_LINE {
+            return Err(GeometryError::ShortLine(g));
+        }
         if g.assoc == 0 {
             return Err(GeometryError::Assoc(g));
         }
@@ -78,6 +81,9 @@ pub enum GeometryError {
     /// The line size is 0 or not a power of two.
     #[error("cache of {0}: the line size must be a power of two")]
     LineSize(Geometry),
+    /// Lines shorter than [`MIN_LINE`] bytes.
+    #[error("cache of {0}: the line size must be at least 8 bytes")]
+    ShortLine(Geometry),
     /// No ways.
     #[error("cache of {0}: the associativity must be at least 1")]
     Assoc(Geometry),
@@ -122,24 +128,58 @@ pub struct Victim {
     pub state: LineState,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
-struct Way {
-    valid: bool,
-    line: u32,
-    state: LineState,
-    /// LRU: tick of the last use; FIFO: tick of the fill.
-    stamp: u64,
+/// A way's tag ([`Cache`]): the base address of the line it holds, with
+/// the line's state in the bits below (a line has at least
+/// [`MIN_LINE`] bytes); 0 for a free way.
+const TAG_VALID: u32 = 1;
+const TAG_DIRTY: u32 = 2;
+const TAG_MPBT: u32 = 4;
+const TAG_FLAGS: u32 = TAG_VALID | TAG_DIRTY | TAG_MPBT;
+
+/// Shortest line a [`Cache`] keeps: its tags hold a line's state below the
+/// line's base address.
+pub const MIN_LINE: usize = 8;
+
+/// The tag of `line` in `state`.
+#[inline(always)]
+fn tag(line: u32, state: LineState) -> u32 {
+    line | TAG_VALID
+        | if state.dirty { TAG_DIRTY } else { 0 }
+        | if state.mpbt { TAG_MPBT } else { 0 }
+}
+
+/// The state a (valid) tag holds.
+#[inline(always)]
+fn tag_state(tag: u32) -> LineState {
+    LineState {
+        dirty: tag & TAG_DIRTY != 0,
+        mpbt: tag & TAG_MPBT != 0,
+    }
+}
+
+/// The line a (valid) tag names.
+#[inline(always)]
+fn tag_line(tag: u32) -> u32 {
+    tag & !TAG_FLAGS
 }
 
 /// One cache's tags. All memory is allocated in [`Cache::new`]; no method
 /// allocates.
+///
+/// Ways are numbered set by set (set `s` has ways `s * assoc` to
+/// `s * assoc + assoc - 1`), and each has a tag and a stamp in two arrays:
+/// a lookup reads a set's tags, which lie side by side, and nothing else.
 #[derive(Debug, Clone)]
 pub struct Cache {
     geometry: Geometry,
     replacement: Replacement,
     line_shift: u32,
     set_mask: u32,
-    ways: Box<[Way]>,
+    /// Per way: its tag ([`tag`]), 0 if free.
+    tags: Box<[u32]>,
+    /// Per way: under LRU the tick of its line's last use, under FIFO of
+    /// its fill; 0 if free (ticks start at 1).
+    stamps: Box<[u64]>,
     tick: u64,
     mru: Option<Mru>,
 }
@@ -300,7 +340,8 @@ impl Cache {
             replacement,
             line_shift: geometry.line.trailing_zeros(),
             set_mask: (geometry.sets() - 1) as u32,
-            ways: vec![Way::default(); geometry.lines()].into_boxed_slice(),
+            tags: vec![0; geometry.lines()].into_boxed_slice(),
+            stamps: vec![0; geometry.lines()].into_boxed_slice(),
             tick: 0,
             mru: None,
         })
@@ -369,9 +410,12 @@ impl Cache {
         {
             // The entry names a line only while it holds it: the way it
             // was noted in.
-            let way = &mut self.ways[m.ways[set] as usize];
-            debug_assert!(way.valid && way.line == line, "MRU entry of set {set}");
-            way.state.dirty = true;
+            let tag = &mut self.tags[m.ways[set] as usize];
+            debug_assert!(
+                *tag & TAG_VALID != 0 && tag_line(*tag) == line,
+                "MRU entry of set {set}"
+            );
+            *tag |= TAG_DIRTY;
         }
     }
 
@@ -388,24 +432,25 @@ impl Cache {
     /// in the MRU table gave it and the cache has not taken in yet.
     #[inline]
     fn state(&self, i: usize) -> LineState {
-        let way = &self.ways[i];
-        let mut state = way.state;
+        let line = tag_line(self.tags[i]);
+        let mut state = tag_state(self.tags[i]);
         if let Some(m) = &self.mru
-            && m.lines.marked(self.set_of(way.line)) == Some(way.line)
+            && m.lines.marked(self.set_of(line)) == Some(line)
         {
             state.dirty = true;
         }
         state
     }
 
+    /// The way holding the line of `addr`, if one does.
     #[inline]
     fn find(&self, addr: u32) -> Option<usize> {
-        let line = self.line_of(addr);
+        let want = self.line_of(addr) | TAG_VALID;
         let range = self.set_range(addr);
         let first = range.start;
-        self.ways[range]
+        self.tags[range]
             .iter()
-            .position(|w| w.valid && w.line == line)
+            .position(|&t| t & !(TAG_DIRTY | TAG_MPBT) == want)
             .map(|i| first + i)
     }
 
@@ -421,14 +466,14 @@ impl Cache {
     pub fn access(&mut self, addr: u32) -> Option<LineState> {
         self.absorb(addr);
         let i = self.find(addr)?;
+        let tag = self.tags[i];
         if self.replacement == Replacement::Lru {
-            self.ways[i].stamp = self.next_tick();
-            let Way { line, state, .. } = self.ways[i];
+            self.stamps[i] = self.next_tick();
             if let Some(m) = &mut self.mru {
-                m.note(i, line, state);
+                m.note(i, tag_line(tag), tag_state(tag));
             }
         }
-        Some(self.ways[i].state)
+        Some(tag_state(tag))
     }
 
     /// The state of the line holding `addr`, without counting as a use.
@@ -449,12 +494,12 @@ impl Cache {
         self.absorb(addr);
         match self.find(addr) {
             Some(i) => {
-                self.ways[i].state.dirty = true;
-                let Way { line, state, .. } = self.ways[i];
+                self.tags[i] |= TAG_DIRTY;
+                let tag = self.tags[i];
                 if let Some(m) = &mut self.mru
-                    && m.lines.names(line)
+                    && m.lines.names(tag_line(tag))
                 {
-                    m.note(i, line, state);
+                    m.note(i, tag_line(tag), tag_state(tag));
                 }
                 true
             }
@@ -471,35 +516,30 @@ impl Cache {
         self.absorb(addr);
         let range = self.set_range(addr);
         let first = range.start;
-        let set = &self.ways[range];
         // The first free way, else the first of the oldest: in one pass,
-        // a free way counting as older than any line (whose ticks start
-        // at 1).
-        let age = |w: &Way| if w.valid { w.stamp } else { 0 };
-        let mut slot = first;
-        let mut oldest = age(&set[0]);
-        for (i, w) in set.iter().enumerate().skip(1) {
+        // a free way's stamp (0) being older than any line's.
+        let stamps = &self.stamps[range];
+        let mut slot = 0;
+        let mut oldest = stamps[0];
+        for (i, &stamp) in stamps.iter().enumerate().skip(1) {
             if oldest == 0 {
                 break;
             }
-            if age(w) < oldest {
-                (slot, oldest) = (first + i, age(w));
+            if stamp < oldest {
+                (slot, oldest) = (i, stamp);
             }
         }
-        let old = self.ways[slot];
-        self.ways[slot] = Way {
-            valid: true,
-            line: self.line_of(addr),
-            state,
-            stamp: self.next_tick(),
-        };
+        let slot = first + slot;
+        let old = self.tags[slot];
         let line = self.line_of(addr);
+        self.tags[slot] = tag(line, state);
+        self.stamps[slot] = self.next_tick();
         if let Some(m) = &mut self.mru {
             m.note(slot, line, state);
         }
-        old.valid.then_some(Victim {
-            line: old.line,
-            state: old.state,
+        (old != 0).then(|| Victim {
+            line: tag_line(old),
+            state: tag_state(old),
         })
     }
 
@@ -507,11 +547,12 @@ impl Cache {
     pub fn remove(&mut self, addr: u32) -> Option<LineState> {
         self.absorb(addr);
         let i = self.find(addr)?;
-        self.ways[i].valid = false;
+        let tag = self.tags[i];
+        (self.tags[i], self.stamps[i]) = (0, 0);
         if let Some(m) = &self.mru {
-            m.lines.forget(self.ways[i].line);
+            m.lines.forget(tag_line(tag));
         }
-        Some(self.ways[i].state)
+        Some(tag_state(tag))
     }
 
     /// Removes every line for which `select` is true, handing each to `gone`.
@@ -521,26 +562,24 @@ impl Cache {
         mut gone: impl FnMut(Victim),
     ) {
         self.absorb_all();
-        for way in self.ways.iter_mut().filter(|w| w.valid) {
-            if select(way.line, way.state) {
-                way.valid = false;
+        for (tag, stamp) in self.tags.iter_mut().zip(self.stamps.iter_mut()) {
+            let (line, state) = (tag_line(*tag), tag_state(*tag));
+            if *tag != 0 && select(line, state) {
+                (*tag, *stamp) = (0, 0);
                 if let Some(m) = &self.mru {
-                    m.lines.forget(way.line);
+                    m.lines.forget(line);
                 }
-                gone(Victim {
-                    line: way.line,
-                    state: way.state,
-                });
+                gone(Victim { line, state });
             }
         }
     }
 
     /// Every cached line with its state, in no particular order.
     pub fn lines(&self) -> impl Iterator<Item = Victim> + '_ {
-        (0..self.ways.len())
-            .filter(|&i| self.ways[i].valid)
+        (0..self.tags.len())
+            .filter(|&i| self.tags[i] != 0)
             .map(|i| Victim {
-                line: self.ways[i].line,
+                line: tag_line(self.tags[i]),
                 state: self.state(i),
             })
     }
@@ -568,6 +607,10 @@ mod tests {
         assert_eq!(
             g(128, 2, 24).check(),
             Err(GeometryError::LineSize(g(128, 2, 24)))
+        );
+        assert_eq!(
+            g(16, 2, 4).check(),
+            Err(GeometryError::ShortLine(g(16, 2, 4)))
         );
         assert_eq!(
             g(128, 0, 32).check(),
