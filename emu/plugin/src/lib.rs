@@ -16,8 +16,9 @@
 //!   line L1 used last in its set, or a store to it, only counts as an L1
 //!   hit (a store to a clean line also marks it modified in the table,
 //!   which the cache takes in later): such an access is counted, before any
-//!   lock is taken, by looking the line up in L1's MRU table
-//!   ([`Engine::l1_mru`]). After the first access to a virtual page, the
+//!   lock is taken, by looking the line up in L1's MRU table, which the
+//!   engine keeps in a `static` of the plugin ([`Engine::share_l1_mru`]).
+//!   After the first access to a virtual page, the
 //!   callback knows its physical page and how the model treats it without
 //!   asking QEMU or the engine again;
 //! - execution callbacks, chosen at translation by opcode, on CL1INVMB
@@ -53,11 +54,11 @@ use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 use emu::engine::{Engine, GuestAccess, PrivatePage};
 use emu::model::cache::MruLines;
-use emu::model::hierarchy::Kind;
+use emu::model::hierarchy::{Config, Kind};
 use emu::model::p54c;
 use emu::model::paging::PageType;
 use emu::options::PluginSetup;
@@ -97,8 +98,6 @@ struct Plugin {
     /// almost never wanted by two threads at once, and taking it costs one
     /// atomic operation (releasing it, a plain store).
     engine: spin::Mutex<Engine>,
-    /// The engine's L1 MRU table: private accesses found there skip it.
-    mru: Arc<MruLines>,
     /// Core-physical range of the chip's shared regions: the fast filter.
     low: u32,
     high: u32,
@@ -149,6 +148,11 @@ fn executed(plugin: &Plugin, vcpu: c_uint) -> (u64, u64) {
 }
 
 static PLUGIN: OnceLock<Plugin> = OnceLock::new();
+
+/// The engine's L1 MRU table ([`Engine::share_l1_mru`]): private accesses
+/// found there skip the engine ([`fast_hit`]). A `static`, so that the
+/// fast path reaches an entry without following a pointer.
+static L1_MRU: MruLines = MruLines::new(Config::SCC.l1);
 
 /// Virtual pages known to hold private memory, so that most accesses skip
 /// asking QEMU for their physical address (the plugin's largest cost per
@@ -327,6 +331,7 @@ unsafe fn install(
     let model = options.model();
     let mut engine = Engine::with_model(&memory, options.core(), options.cores(), model)
         .map_err(|e| e.to_string())?;
+    engine.share_l1_mru(&L1_MRU);
     if options.entry().is_some() {
         engine.hold_time();
     } else {
@@ -345,7 +350,6 @@ unsafe fn install(
         .quantum()
         .map(|quantum| (quantum.get() / 2).max(MIN_SYNC_CYCLES));
     Ok(Plugin {
-        mru: engine.l1_mru(),
         engine: spin::Mutex::new(engine),
         low: Engine::shared_low(options.chip()),
         high: Engine::shared_high(options.chip()),
@@ -1036,13 +1040,11 @@ unsafe extern "C" fn on_load(
     vaddr: u64,
     data: *mut c_void,
 ) {
-    // SAFETY: as QEMU called this callback.
-    if unsafe { fast_hit(info, vaddr, Site::bytes(data as usize), false) } {
+    if fast_hit(vaddr, Site::bytes(data as usize), false) {
         return;
     }
-    let (insn, rest) = Site::unpack(data as usize);
     // SAFETY: as QEMU called this callback.
-    unsafe { memory(vcpu, info, vaddr, insn, rest, false) }
+    unsafe { not_fast(vcpu, info, vaddr, data as usize, false) }
 }
 
 unsafe extern "C" fn on_store(
@@ -1051,28 +1053,27 @@ unsafe extern "C" fn on_store(
     vaddr: u64,
     data: *mut c_void,
 ) {
-    // SAFETY: as QEMU called this callback.
-    if unsafe { fast_hit(info, vaddr, Site::bytes(data as usize), true) } {
+    if fast_hit(vaddr, Site::bytes(data as usize), true) {
         return;
     }
-    let (insn, rest) = Site::unpack(data as usize);
     // SAFETY: as QEMU called this callback.
-    unsafe { memory(vcpu, info, vaddr, insn, rest, true) }
+    unsafe { not_fast(vcpu, info, vaddr, data as usize, true) }
 }
 
 /// The fast path, for most private accesses: whether this load (or with
-/// `store`, store), of at most `bytes` if not 0 ([`Site::bytes`]), is to a
-/// known fast private page ([`PRIVATE_PAGES`], [`PrivatePage::fast`]),
-/// within one line, and L1's MRU table finds it
-/// ([`MruLines::hit`]). If so it is counted as an L1 hit and the callback
-/// is done, without a lock, the engine or QEMU's address lookup; if not,
-/// [`memory`] takes it.
+/// `store`, store) of `bytes` is to a known fast private page
+/// ([`PRIVATE_PAGES`], [`PrivatePage::fast`]), within one line, and L1's
+/// MRU table finds it ([`MruLines::hit`]). If so it is counted as an L1
+/// hit and the callback is done, without a lock, the engine or QEMU. If
+/// `bytes` is 0 (not known at translation, [`Site::bytes`]), only an
+/// access that starts in the first half of a line counts as staying in it
+/// (it has at most 16 bytes); [`not_fast`] asks QEMU the size of the
+/// others.
 ///
-/// # Safety
-///
-/// `info` is a memory callback's, during it.
+/// It calls nothing, so that the callbacks around it save no registers
+/// when it answers.
 #[inline(always)]
-unsafe fn fast_hit(info: qemu_plugin_meminfo_t, vaddr: u64, bytes: u32, store: bool) -> bool {
+fn fast_hit(vaddr: u64, bytes: u32, store: bool) -> bool {
     let page = (vaddr >> 12) as u32;
     let known = PRIVATE_PAGES[page as usize % PRIVATE_SLOTS].load(Ordering::Relaxed);
     if (known >> 32) as u32 != page.wrapping_add(1)
@@ -1083,19 +1084,12 @@ unsafe fn fast_hit(info: qemu_plugin_meminfo_t, vaddr: u64, bytes: u32, store: b
     }
     let paddr = known as u32 & !PAGE_OFFSET | vaddr as u32 & PAGE_OFFSET;
     let offset = paddr % CACHE_LINE;
-    let Some(plugin) = PLUGIN.get() else {
-        return false;
-    };
-    // Of a size not known at translation: an access of up to 16 bytes that
-    // starts in the first half of a line stays in it; only past there is
-    // its size asked for.
     let in_line = if bytes > 0 {
         offset + bytes <= CACHE_LINE
     } else {
-        // SAFETY: `info` is valid during the callback (caller).
-        offset <= CACHE_LINE / 2 || unsafe { ends_in_line(info, offset) }
+        offset <= CACHE_LINE / 2
     };
-    if in_line && plugin.mru.hit(paddr, store) {
+    if in_line && L1_MRU.hit(paddr, store) {
         let hits = if store { &FAST_STORES } else { &FAST_LOADS };
         hits.store(hits.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         return true;
@@ -1103,17 +1097,32 @@ unsafe fn fast_hit(info: qemu_plugin_meminfo_t, vaddr: u64, bytes: u32, store: b
     false
 }
 
-/// Whether the access `info` describes, starting at `offset` in its line,
-/// ends in it: out of the fast path's way, as it calls QEMU.
+/// A load (or with `store`, store) that [`fast_hit`] did not take, with
+/// its callback's user data `data` ([`Site`]): if its size was not known
+/// at translation, the fast path again with the size QEMU gives; else, or
+/// if that does not take it, [`memory`].
 ///
 /// # Safety
 ///
-/// `info` is a memory callback's, during it.
-#[cold]
+/// As a memory callback's arguments, during it.
 #[inline(never)]
-unsafe fn ends_in_line(info: qemu_plugin_meminfo_t, offset: u32) -> bool {
+unsafe fn not_fast(
+    vcpu: c_uint,
+    info: qemu_plugin_meminfo_t,
+    vaddr: u64,
+    data: usize,
+    store: bool,
+) {
+    if Site::bytes(data) == 0 {
+        // SAFETY: `info` is valid during the callback (caller).
+        let bytes = 1u32 << unsafe { qemu_plugin_mem_size_shift(info) };
+        if fast_hit(vaddr, bytes, store) {
+            return;
+        }
+    }
+    let (insn, rest) = Site::unpack(data);
     // SAFETY: as the caller's.
-    offset + (1u32 << unsafe { qemu_plugin_mem_size_shift(info) }) <= CACHE_LINE
+    unsafe { memory(vcpu, info, vaddr, insn, rest, store) }
 }
 
 /// One load or store of the instruction at `insn`, already done by QEMU,

@@ -523,6 +523,18 @@ impl Engine {
         self.memory.l1_mru()
     }
 
+    /// L1 keeps its MRU table in `table` from now on, where the plugin's
+    /// fast path finds it at a fixed address; [`Engine::l1_mru`] then has
+    /// none to give.
+    ///
+    /// # Panics
+    ///
+    /// If `table` was made for another L1 geometry than the model's
+    /// ([`crate::model::hierarchy::Config::SCC`]).
+    pub fn share_l1_mru(&mut self, table: &'static MruLines) {
+        self.memory.share_l1_mru(table);
+    }
+
     /// `loads` and `stores` of fast private pages hit L1's most recently
     /// used line and skipped the model: they count as L1 hits, which cost
     /// no cycles beyond their instructions'.

@@ -198,12 +198,20 @@ pub struct Cache {
 /// message-buffer pages are never found (their loads and stores go
 /// through the model). The entries are atomics only so that the handle
 /// can live outside the model's lock; the one thread of a core uses both.
+///
+/// The entries lie in the table itself, so that a table kept at a fixed
+/// address (a `static`, [`Cache::share_mru`]) is found without following
+/// a pointer: what the fast path of every private access costs.
 #[derive(Debug)]
 pub struct MruLines {
-    sets: Box<[AtomicU32]>,
     line_shift: u32,
     set_mask: u32,
+    sets: [AtomicU32; MRU_MAX_SETS],
 }
+
+/// Most sets a cache with an MRU table may have ([`MruLines`] holds its
+/// entries inline). The SCC core's L1 has 128.
+pub const MRU_MAX_SETS: usize = 128;
 
 /// An entry's flags, below the line's base address.
 const MRU_VALID: u32 = 1;
@@ -213,17 +221,37 @@ const MRU_MPBT: u32 = 4;
 const MRU_MARKED: u32 = 8;
 
 impl MruLines {
-    fn new(geometry: Geometry) -> Self {
+    /// An empty table for a cache of `geometry`, which must have been
+    /// checked ([`Geometry::check`]).
+    ///
+    /// # Panics
+    ///
+    /// If lines are shorter than 16 bytes (an entry keeps its flags below
+    /// the line's base address), or there are more than [`MRU_MAX_SETS`]
+    /// sets.
+    pub const fn new(geometry: Geometry) -> Self {
+        assert!(geometry.line >= 16, "MRU table: lines of at least 16 bytes");
+        assert!(
+            geometry.sets() <= MRU_MAX_SETS,
+            "MRU table: at most MRU_MAX_SETS sets"
+        );
         Self {
-            sets: (0..geometry.sets()).map(|_| AtomicU32::new(0)).collect(),
             line_shift: geometry.line.trailing_zeros(),
             set_mask: (geometry.sets() - 1) as u32,
+            sets: [const { AtomicU32::new(0) }; MRU_MAX_SETS],
         }
+    }
+
+    /// The set of `addr`.
+    #[inline(always)]
+    fn set_of(&self, addr: u32) -> usize {
+        // Within the table whatever the mask: no bounds check.
+        ((addr >> self.line_shift) & self.set_mask) as usize % MRU_MAX_SETS
     }
 
     #[inline(always)]
     fn slot(&self, addr: u32) -> &AtomicU32 {
-        &self.sets[((addr >> self.line_shift) & self.set_mask) as usize]
+        &self.sets[self.set_of(addr)]
     }
 
     #[inline(always)]
@@ -298,8 +326,29 @@ impl MruLines {
 /// lookup.
 #[derive(Debug)]
 struct Mru {
-    lines: Arc<MruLines>,
+    lines: MruTable,
     ways: Box<[u32]>,
+}
+
+/// Where a cache's MRU table lives.
+#[derive(Debug)]
+enum MruTable {
+    /// Its own, handed out as [`Cache::mru`].
+    Own(Arc<MruLines>),
+    /// One its keeper holds at a fixed address ([`Cache::share_mru`]).
+    Fixed(&'static MruLines),
+}
+
+impl std::ops::Deref for MruTable {
+    type Target = MruLines;
+
+    #[inline(always)]
+    fn deref(&self) -> &MruLines {
+        match self {
+            MruTable::Own(table) => table,
+            MruTable::Fixed(table) => table,
+        }
+    }
 }
 
 impl Mru {
@@ -307,7 +356,7 @@ impl Mru {
     /// `state`.
     #[inline]
     fn note(&mut self, way: usize, line: u32, state: LineState) {
-        let set = ((line >> self.lines.line_shift) & self.lines.set_mask) as usize;
+        let set = self.lines.set_of(line);
         self.ways[set] = way as u32;
         self.lines.note(line, state);
     }
@@ -315,17 +364,15 @@ impl Mru {
 
 impl Clone for Mru {
     fn clone(&self) -> Self {
+        let table = &*self.lines;
         Self {
-            lines: Arc::new(MruLines {
-                sets: self
-                    .lines
-                    .sets
-                    .iter()
-                    .map(|e| AtomicU32::new(e.load(Ordering::Relaxed)))
-                    .collect(),
-                line_shift: self.lines.line_shift,
-                set_mask: self.lines.set_mask,
-            }),
+            lines: MruTable::Own(Arc::new(MruLines {
+                line_shift: table.line_shift,
+                set_mask: table.set_mask,
+                sets: std::array::from_fn(|i| {
+                    AtomicU32::new(table.sets[i].load(Ordering::Relaxed))
+                }),
+            })),
             ways: self.ways.clone(),
         }
     }
@@ -351,20 +398,44 @@ impl Cache {
     ///
     /// # Panics
     ///
-    /// If lines are shorter than 16 bytes (an entry keeps its flags below
-    /// the line's base address).
+    /// As [`MruLines::new`].
     pub fn with_mru(mut self) -> Self {
-        assert!(self.geometry.line >= 16, "lines of at least 16 bytes");
         self.mru = Some(Mru {
-            lines: Arc::new(MruLines::new(self.geometry)),
+            lines: MruTable::Own(Arc::new(MruLines::new(self.geometry))),
             ways: vec![0; self.geometry.sets()].into_boxed_slice(),
         });
         self
     }
 
-    /// The cache's MRU table, if it keeps one ([`Cache::with_mru`]).
+    /// The cache's own MRU table, if it keeps one ([`Cache::with_mru`]);
+    /// none once it keeps it in a shared one ([`Cache::share_mru`]), whose
+    /// keeper has it.
     pub fn mru(&self) -> Option<Arc<MruLines>> {
-        self.mru.as_ref().map(|m| Arc::clone(&m.lines))
+        match &self.mru.as_ref()?.lines {
+            MruTable::Own(table) => Some(Arc::clone(table)),
+            MruTable::Fixed(_) => None,
+        }
+    }
+
+    /// From now on the cache keeps its MRU table in `table`, which takes
+    /// the entries of the one it kept so far: for a caller that holds the
+    /// table at a fixed address (a `static`), where its fast path finds an
+    /// entry without following a pointer. No other cache may use `table`.
+    ///
+    /// # Panics
+    ///
+    /// If the cache keeps no MRU table ([`Cache::with_mru`]), or `table`
+    /// was made for another geometry.
+    pub fn share_mru(&mut self, table: &'static MruLines) {
+        let mru = self.mru.as_mut().expect("the cache keeps an MRU table");
+        assert!(
+            (table.line_shift, table.set_mask) == (mru.lines.line_shift, mru.lines.set_mask),
+            "MRU table for another geometry"
+        );
+        for (to, from) in table.sets.iter().zip(&mru.lines.sets) {
+            to.store(from.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+        mru.lines = MruTable::Fixed(table);
     }
 
     /// The geometry the cache was built with.
@@ -693,6 +764,40 @@ mod tests {
         assert_eq!(gone, [0x80]);
         assert_eq!(c.lines().count(), 1);
         assert_eq!(c.peek(0xC0), Some(clean()));
+    }
+
+    #[test]
+    fn a_shared_mru_table_takes_over_from_the_own_one() {
+        static TABLE: MruLines = MruLines::new(TINY);
+        let mut c = Cache::new(TINY, Replacement::Lru).unwrap().with_mru();
+        // Two sets of two ways: lines 0x00, 0x40, 0x80 share set 0.
+        c.fill(0x00, clean());
+        let own = c.mru().unwrap();
+        assert!(own.hit(0x04, false));
+        c.share_mru(&TABLE);
+        assert!(c.mru().is_none(), "the keeper of the shared table has it");
+        // The shared table took the entries; a store found there marks the
+        // line modified, and the cache takes the mark in.
+        assert!(TABLE.hit(0x08, true));
+        c.fill(0x40, clean());
+        assert!(TABLE.hit(0x44, false) && !own.hit(0x44, false));
+        let victim = c.fill(0x80, clean()).unwrap();
+        assert_eq!((victim.line, victim.state.dirty), (0x00, true));
+        // A clone keeps a table of its own, a copy.
+        let copy = c.clone();
+        assert!(copy.mru().unwrap().hit(0x80, false));
+    }
+
+    #[test]
+    #[should_panic(expected = "at most MRU_MAX_SETS sets")]
+    fn an_mru_table_has_room_for_a_limited_number_of_sets() {
+        let sets = MRU_MAX_SETS * 2;
+        let geometry = Geometry {
+            size: sets * 32,
+            assoc: 1,
+            line: 32,
+        };
+        let _ = Cache::new(geometry, Replacement::Lru).unwrap().with_mru();
     }
 
     /// The plainest cache there is: per set, a list of lines, youngest first.

@@ -740,7 +740,13 @@ impl CoreMemory {
     /// DCM store without PWT, changes nothing in the model but the counts
     /// ([`CoreMemory::count_l1_hits`]), so it may skip the model.
     pub fn l1_mru(&self) -> Arc<MruLines> {
-        self.l1.mru().expect("L1 keeps its MRU table")
+        self.l1.mru().expect("L1 keeps its own MRU table")
+    }
+
+    /// L1 keeps its MRU table in `table` from now on
+    /// ([`Cache::share_mru`]), and [`CoreMemory::l1_mru`] has none to give.
+    pub fn share_l1_mru(&mut self, table: &'static MruLines) {
+        self.l1.share_mru(table);
     }
 
     /// Counts `loads` and `stores` of DCM pages that hit L1's most
