@@ -968,13 +968,24 @@ impl RepAccess {
 /// its user data: the instruction's address in the low 32 bits, the issue
 /// cycles of the instructions after it in its block above (the block adds
 /// all its cycles when it starts; a clock read by the instruction must not
-/// see those), and above them the size of its largest access if known at
-/// translation ([`p54c::access_bytes`]; 0: ask QEMU).
+/// see those), and above them, from the size of its largest access if
+/// known at translation ([`p54c::access_bytes`]), the offsets in a line at
+/// which an access surely stays in it ([`Site::ends_in_line_below`]) and
+/// whether the size was known.
 struct Site;
 
 impl Site {
+    const LIMIT_SHIFT: u32 = 48;
+    const KNOWN: u64 = 1 << 56;
+
     fn pack(vaddr: u32, rest: u16, bytes: Option<u8>) -> usize {
-        (u64::from(vaddr) | u64::from(rest) << 32 | u64::from(bytes.unwrap_or(0)) << 48) as usize
+        let (limit, known) = match bytes {
+            Some(bytes) => (in_line_below(u32::from(bytes)), Self::KNOWN),
+            // At most 16 bytes: if it starts in the first half of a line.
+            None => (CACHE_LINE / 2 + 1, 0),
+        };
+        (u64::from(vaddr) | u64::from(rest) << 32 | u64::from(limit) << Self::LIMIT_SHIFT | known)
+            as usize
     }
 
     /// The instruction's address and the cycles after it.
@@ -983,10 +994,23 @@ impl Site {
         (data as u32, (data >> 32) as u16)
     }
 
-    /// The size of the instruction's largest access, 0 if not known.
-    fn bytes(data: usize) -> u32 {
-        (data as u64 >> 48) as u32 & 0xff
+    /// An access of the instruction that starts at an offset in its line
+    /// below this stays in the line.
+    fn ends_in_line_below(data: usize) -> u32 {
+        (data as u64 >> Self::LIMIT_SHIFT) as u32 & 0xff
     }
+
+    /// Whether the size of the instruction's accesses was known at
+    /// translation (else [`not_fast`] asks QEMU).
+    fn size_known(data: usize) -> bool {
+        data as u64 & Self::KNOWN != 0
+    }
+}
+
+/// An access of `bytes` that starts at an offset in its line below this
+/// stays in the line (0: none does).
+fn in_line_below(bytes: u32) -> u32 {
+    (CACHE_LINE + 1).saturating_sub(bytes)
 }
 
 /// A load of a REP string instruction: adds its share of the iteration's
@@ -1040,7 +1064,7 @@ unsafe extern "C" fn on_load(
     vaddr: u64,
     data: *mut c_void,
 ) {
-    if fast_hit(vaddr, Site::bytes(data as usize), false) {
+    if fast_hit(vaddr, Site::ends_in_line_below(data as usize), false) {
         return;
     }
     // SAFETY: as QEMU called this callback.
@@ -1053,7 +1077,7 @@ unsafe extern "C" fn on_store(
     vaddr: u64,
     data: *mut c_void,
 ) {
-    if fast_hit(vaddr, Site::bytes(data as usize), true) {
+    if fast_hit(vaddr, Site::ends_in_line_below(data as usize), true) {
         return;
     }
     // SAFETY: as QEMU called this callback.
@@ -1061,19 +1085,16 @@ unsafe extern "C" fn on_store(
 }
 
 /// The fast path, for most private accesses: whether this load (or with
-/// `store`, store) of `bytes` is to a known fast private page
-/// ([`PRIVATE_PAGES`], [`PrivatePage::fast`]), within one line, and L1's
-/// MRU table finds it ([`MruLines::hit`]). If so it is counted as an L1
-/// hit and the callback is done, without a lock, the engine or QEMU. If
-/// `bytes` is 0 (not known at translation, [`Site::bytes`]), only an
-/// access that starts in the first half of a line counts as staying in it
-/// (it has at most 16 bytes); [`not_fast`] asks QEMU the size of the
-/// others.
+/// `store`, store) is to a known fast private page ([`PRIVATE_PAGES`],
+/// [`PrivatePage::fast`]), starts in its line at an offset below `limit`
+/// (so stays in it, [`Site::ends_in_line_below`]), and L1's MRU table
+/// finds it ([`MruLines::hit`]). If so it is counted as an L1 hit and the
+/// callback is done, without a lock, the engine or QEMU.
 ///
 /// It calls nothing, so that the callbacks around it save no registers
 /// when it answers.
 #[inline(always)]
-fn fast_hit(vaddr: u64, bytes: u32, store: bool) -> bool {
+fn fast_hit(vaddr: u64, limit: u32, store: bool) -> bool {
     let page = (vaddr >> 12) as u32;
     let known = PRIVATE_PAGES[page as usize % PRIVATE_SLOTS].load(Ordering::Relaxed);
     if (known >> 32) as u32 != page.wrapping_add(1)
@@ -1083,13 +1104,7 @@ fn fast_hit(vaddr: u64, bytes: u32, store: bool) -> bool {
         return false;
     }
     let paddr = known as u32 & !PAGE_OFFSET | vaddr as u32 & PAGE_OFFSET;
-    let offset = paddr % CACHE_LINE;
-    let in_line = if bytes > 0 {
-        offset + bytes <= CACHE_LINE
-    } else {
-        offset <= CACHE_LINE / 2
-    };
-    if in_line && L1_MRU.hit(paddr, store) {
+    if paddr % CACHE_LINE < limit && L1_MRU.hit(paddr, store) {
         let hits = if store { &FAST_STORES } else { &FAST_LOADS };
         hits.store(hits.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         return true;
@@ -1113,10 +1128,10 @@ unsafe fn not_fast(
     data: usize,
     store: bool,
 ) {
-    if Site::bytes(data) == 0 {
+    if !Site::size_known(data) {
         // SAFETY: `info` is valid during the callback (caller).
         let bytes = 1u32 << unsafe { qemu_plugin_mem_size_shift(info) };
-        if fast_hit(vaddr, bytes, store) {
+        if fast_hit(vaddr, in_line_below(bytes), store) {
             return;
         }
     }
@@ -1285,6 +1300,21 @@ mod tests {
         ] {
             assert_eq!(Special::from_tag(s.tag()), Some(s));
         }
+    }
+
+    #[test]
+    fn a_site_says_where_in_a_line_its_accesses_stay_in_it() {
+        let site = |bytes| Site::pack(0x0010_2345, 7, bytes);
+        assert_eq!(Site::unpack(site(Some(4))), (0x0010_2345, 7));
+        // 4 bytes from offset 28 end at the line's last byte; from 29 not.
+        assert_eq!(Site::ends_in_line_below(site(Some(4))), 29);
+        assert_eq!(Site::ends_in_line_below(site(Some(32))), 1);
+        assert_eq!(Site::ends_in_line_below(site(Some(64))), 0);
+        assert!(Site::size_known(site(Some(1))));
+        // Of a size not known: up to 16 bytes, so from the first half.
+        assert_eq!(Site::ends_in_line_below(site(None)), 17);
+        assert!(!Site::size_known(site(None)));
+        assert_eq!(in_line_below(8), 25);
     }
 
     #[test]
