@@ -218,6 +218,43 @@ fn forget_private_pages() {
     for slot in &PRIVATE_PAGES {
         slot.store(0, Ordering::Relaxed);
     }
+    forget_virtual_lines();
+}
+
+/// Per slot, a virtual line of a fast private page ([`PrivatePage::fast`])
+/// and the physical line it maps to, as `(vline | 1) << 32 | pline` (0:
+/// none): the one the fast path ([`fast_hit`]) looks for, without
+/// translating the address. Slot `vline / CACHE_LINE % VIRTUAL_LINES`, one
+/// per set of L1, so the slots can name each set's most recently used
+/// line. Set whenever a private access to a fast page was handled while
+/// [`FAST_ON`]; forgotten with [`PRIVATE_PAGES`], and when [`FAST_ON`]
+/// goes off. A slot only says what the line maps to: whether it is L1's
+/// most recently used one the fast path asks [`L1_MRU`]. Only the one
+/// vCPU thread uses it.
+static VIRTUAL_LINES: [AtomicU64; VIRTUAL_SLOTS] = [const { AtomicU64::new(0) }; VIRTUAL_SLOTS];
+const VIRTUAL_SLOTS: usize = Config::SCC.l1.sets();
+
+/// The slot of [`VIRTUAL_LINES`] for `vaddr`.
+#[inline(always)]
+fn virtual_slot(vaddr: u32) -> &'static AtomicU64 {
+    &VIRTUAL_LINES[(vaddr / CACHE_LINE) as usize % VIRTUAL_SLOTS]
+}
+
+/// The line of `vaddr`, on a fast private page, maps to the line of
+/// `paddr` ([`VIRTUAL_LINES`]).
+#[inline(always)]
+fn remember_virtual_line(vaddr: u32, paddr: u32) {
+    let (vline, pline) = (vaddr & !(CACHE_LINE - 1), paddr & !(CACHE_LINE - 1));
+    virtual_slot(vaddr).store(
+        u64::from(vline | 1) << 32 | u64::from(pline),
+        Ordering::Relaxed,
+    );
+}
+
+fn forget_virtual_lines() {
+    for slot in &VIRTUAL_LINES {
+        slot.store(0, Ordering::Relaxed);
+    }
 }
 
 /// Whether private memory is modelled yet: from the booted image's entry
@@ -236,10 +273,11 @@ static FAST_ON: AtomicBool = AtomicBool::new(false);
 
 /// Sets [`FAST_ON`] from what it depends on, after either changed.
 fn update_fast_on() {
-    FAST_ON.store(
-        PRIVATE_MODELLED.load(Ordering::Relaxed) && !TRAP.pending(),
-        Ordering::Relaxed,
-    );
+    let on = PRIVATE_MODELLED.load(Ordering::Relaxed) && !TRAP.pending();
+    if !on && FAST_ON.swap(on, Ordering::Relaxed) {
+        forget_virtual_lines();
+    }
+    FAST_ON.store(on, Ordering::Relaxed);
 }
 
 /// Loads and stores of private memory that hit L1's MRU table since the
@@ -847,6 +885,9 @@ unsafe extern "C" fn on_cache_instruction(vcpu: c_uint, data: *mut c_void) {
     let Some(special) = Special::from_tag(data as usize) else {
         return;
     };
+    if special == Special::Invlpg {
+        forget_private_pages();
+    }
     let (insns, cycles) = PLUGIN.get().map_or((0, 0), |p| executed(p, vcpu));
     with_engine(|engine| {
         engine.set_insns(insns, cycles);
@@ -1085,16 +1126,41 @@ unsafe extern "C" fn on_store(
 }
 
 /// The fast path, for most private accesses: whether this load (or with
-/// `store`, store) is to a known fast private page ([`PRIVATE_PAGES`],
-/// [`PrivatePage::fast`]), starts in its line at an offset below `limit`
-/// (so stays in it, [`Site::ends_in_line_below`]), and L1's MRU table
-/// finds it ([`MruLines::hit`]). If so it is counted as an L1 hit and the
-/// callback is done, without a lock, the engine or QEMU.
+/// `store`, store) is to a line [`VIRTUAL_LINES`] knows, starts in it at
+/// an offset below `limit` (so stays in it, [`Site::ends_in_line_below`]),
+/// and is to L1's most recently used line of its set ([`MruLines::hit`]).
+/// If so it is counted as an L1 hit and the callback is done, without a
+/// lock, the engine or QEMU.
 ///
 /// It calls nothing, so that the callbacks around it save no registers
 /// when it answers.
 #[inline(always)]
 fn fast_hit(vaddr: u64, limit: u32, store: bool) -> bool {
+    let vaddr = vaddr as u32;
+    let known = virtual_slot(vaddr).load(Ordering::Relaxed);
+    if (known >> 32) as u32 != vaddr & !(CACHE_LINE - 1) | 1 || vaddr % CACHE_LINE >= limit {
+        return false;
+    }
+    count_hit(L1_MRU.hit(known as u32, store), store)
+}
+
+/// Counts a fast hit ([`FAST_LOADS`], [`FAST_STORES`]) if `hit`; returns
+/// `hit`.
+#[inline(always)]
+fn count_hit(hit: bool, store: bool) -> bool {
+    if hit {
+        let hits = if store { &FAST_STORES } else { &FAST_LOADS };
+        hits.store(hits.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    }
+    hit
+}
+
+/// The fast path's second chance, for an access whose line
+/// [`VIRTUAL_LINES`] does not know: as [`fast_hit`], with the page's
+/// translation from [`PRIVATE_PAGES`] (a known fast private page,
+/// [`PrivatePage::fast`], while [`FAST_ON`]). The line is then remembered.
+#[inline(always)]
+fn page_hit(vaddr: u64, limit: u32, store: bool) -> bool {
     let page = (vaddr >> 12) as u32;
     let known = PRIVATE_PAGES[page as usize % PRIVATE_SLOTS].load(Ordering::Relaxed);
     if (known >> 32) as u32 != page.wrapping_add(1)
@@ -1104,18 +1170,16 @@ fn fast_hit(vaddr: u64, limit: u32, store: bool) -> bool {
         return false;
     }
     let paddr = known as u32 & !PAGE_OFFSET | vaddr as u32 & PAGE_OFFSET;
-    if paddr % CACHE_LINE < limit && L1_MRU.hit(paddr, store) {
-        let hits = if store { &FAST_STORES } else { &FAST_LOADS };
-        hits.store(hits.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    if paddr % CACHE_LINE < limit && count_hit(L1_MRU.hit(paddr, store), store) {
+        remember_virtual_line(vaddr as u32, paddr);
         return true;
     }
     false
 }
 
 /// A load (or with `store`, store) that [`fast_hit`] did not take, with
-/// its callback's user data `data` ([`Site`]): if its size was not known
-/// at translation, the fast path again with the size QEMU gives; else, or
-/// if that does not take it, [`memory`].
+/// its callback's user data `data` ([`Site`]): [`page_hit`] (with the size
+/// QEMU gives if translation did not know it), else [`memory`].
 ///
 /// # Safety
 ///
@@ -1128,12 +1192,14 @@ unsafe fn not_fast(
     data: usize,
     store: bool,
 ) {
-    if !Site::size_known(data) {
+    let limit = if Site::size_known(data) {
+        Site::ends_in_line_below(data)
+    } else {
         // SAFETY: `info` is valid during the callback (caller).
-        let bytes = 1u32 << unsafe { qemu_plugin_mem_size_shift(info) };
-        if fast_hit(vaddr, in_line_below(bytes), store) {
-            return;
-        }
+        in_line_below(1u32 << unsafe { qemu_plugin_mem_size_shift(info) })
+    };
+    if page_hit(vaddr, limit, store) {
+        return;
     }
     let (insn, rest) = Site::unpack(data);
     // SAFETY: as the caller's.
@@ -1270,6 +1336,9 @@ unsafe fn private(
     with_engine(|engine| {
         engine.private_access(access, flags.page_type(), || executed(plugin, vcpu))
     });
+    if flags.fast() && FAST_ON.load(Ordering::Relaxed) {
+        remember_virtual_line(vaddr as u32, paddr);
+    }
 }
 
 #[cfg(test)]
@@ -1300,6 +1369,62 @@ mod tests {
         ] {
             assert_eq!(Special::from_tag(s.tag()), Some(s));
         }
+    }
+
+    /// The only test that uses the fast path's statics.
+    #[test]
+    fn the_fast_path_finds_a_remembered_line_only_while_l1_used_it_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = emu::chipmem::ChipMemory::create(dir.path(), &chip::SCC, 1).unwrap();
+        let mut engine = Engine::new(&memory, chip::SCC.core(0).unwrap(), 1, false).unwrap();
+        engine.share_l1_mru(&L1_MRU);
+        PRIVATE_MODELLED.store(true, Ordering::Relaxed);
+        update_fast_on();
+        // Paging off: private DRAM at its physical address, DCM.
+        let line = 0x0010_0040;
+        let PrivatePage::Modelled(page) = engine.private_page(line, line).unwrap() else {
+            panic!("private DRAM is modelled");
+        };
+        let mut load = |paddr: u32| {
+            let access = GuestAccess {
+                kind: Kind::Load,
+                vaddr: paddr,
+                paddr,
+                len: 4,
+                value: 0,
+                insn: 0,
+                rest: 0,
+            };
+            engine.private_access(access, page, || (0, 0)).unwrap();
+        };
+        let four_bytes = in_line_below(4);
+        load(line);
+        assert!(
+            !fast_hit(u64::from(line), four_bytes, false),
+            "not remembered"
+        );
+        remember_virtual_line(line + 4, line + 4);
+        assert!(fast_hit(u64::from(line + 8), four_bytes, false));
+        assert!(fast_hit(u64::from(line + 28), four_bytes, true));
+        // An access that would leave the line is not the fast path's.
+        assert!(!fast_hit(u64::from(line + 29), four_bytes, false));
+        // Another line of the same set of L1 (128 sets of 32 bytes) is
+        // used last: the remembered one is not found, until used again.
+        load(line + 4096);
+        assert!(!fast_hit(u64::from(line), four_bytes, false));
+        load(line);
+        assert!(fast_hit(u64::from(line), four_bytes, false));
+        // Forgotten with the pages' translations, and when the fast path
+        // goes off (a CL1INVMB trap pending).
+        forget_private_pages();
+        assert!(!fast_hit(u64::from(line), four_bytes, false));
+        remember_virtual_line(line, line);
+        PRIVATE_MODELLED.store(false, Ordering::Relaxed);
+        update_fast_on();
+        assert!(!fast_hit(u64::from(line), four_bytes, false));
+        // The hits found were counted.
+        assert_eq!(FAST_LOADS.load(Ordering::Relaxed), 2);
+        assert_eq!(FAST_STORES.load(Ordering::Relaxed), 1);
     }
 
     #[test]
