@@ -224,20 +224,32 @@ fn forget_private_pages() {
 /// Per slot, a virtual line of a fast private page ([`PrivatePage::fast`])
 /// and the physical line it maps to, as `(vline | 1) << 32 | pline` (0:
 /// none): the one the fast path ([`fast_hit`]) looks for, without
-/// translating the address. Slot `vline / CACHE_LINE % VIRTUAL_LINES`, one
-/// per set of L1, so the slots can name each set's most recently used
-/// line. Set whenever a private access to a fast page was handled while
+/// translating the address. Slot `vline / CACHE_LINE % VIRTUAL_SLOTS`, one
+/// per set of L1: a set's lines lie within a page (L1 has as many sets as
+/// a page has lines or fewer), so the slot is the physical line's set, and
+/// the slots can name each set's most recently used line. Set whenever a private access to a fast page was handled while
 /// [`FAST_ON`]; forgotten with [`PRIVATE_PAGES`], and when [`FAST_ON`]
 /// goes off. A slot only says what the line maps to: whether it is L1's
 /// most recently used one the fast path asks [`L1_MRU`]. Only the one
 /// vCPU thread uses it.
 static VIRTUAL_LINES: [AtomicU64; VIRTUAL_SLOTS] = [const { AtomicU64::new(0) }; VIRTUAL_SLOTS];
 const VIRTUAL_SLOTS: usize = Config::SCC.l1.sets();
+const _: () = assert!(
+    VIRTUAL_SLOTS * CACHE_LINE as usize <= 4096,
+    "L1's set of a line is within the page offset"
+);
 
 /// The slot of [`VIRTUAL_LINES`] for `vaddr`.
 #[inline(always)]
 fn virtual_slot(vaddr: u32) -> &'static AtomicU64 {
-    &VIRTUAL_LINES[(vaddr / CACHE_LINE) as usize % VIRTUAL_SLOTS]
+    &VIRTUAL_LINES[virtual_set(vaddr)]
+}
+
+/// The index of `vaddr`'s slot of [`VIRTUAL_LINES`]: the set of L1 its
+/// physical line is in.
+#[inline(always)]
+fn virtual_set(vaddr: u32) -> usize {
+    (vaddr / CACHE_LINE) as usize % VIRTUAL_SLOTS
 }
 
 /// The line of `vaddr`, on a fast private page, maps to the line of
@@ -1141,7 +1153,10 @@ fn fast_hit(vaddr: u64, limit: u32, store: bool) -> bool {
     if (known >> 32) as u32 != vaddr & !(CACHE_LINE - 1) | 1 || vaddr % CACHE_LINE >= limit {
         return false;
     }
-    count_hit(L1_MRU.hit(known as u32, store), store)
+    count_hit(
+        L1_MRU.hit_in_set(virtual_set(vaddr), known as u32, store),
+        store,
+    )
 }
 
 /// Counts a fast hit ([`FAST_LOADS`], [`FAST_STORES`]) if `hit`; returns

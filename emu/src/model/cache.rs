@@ -266,9 +266,17 @@ impl MruLines {
     /// whoever counts the store as an L1 hit has then done all it does.
     #[inline(always)]
     pub fn hit(&self, addr: u32, store: bool) -> bool {
-        let slot = self.slot(addr);
+        self.hit_in_set(self.set_of(addr), self.line_of(addr), store)
+    }
+
+    /// [`MruLines::hit`] for an access to `line` (a line's base address),
+    /// whose set the caller knows to be `set`.
+    #[inline(always)]
+    pub fn hit_in_set(&self, set: usize, line: u32, store: bool) -> bool {
+        debug_assert_eq!(set, self.set_of(line), "the set of {line:#x}");
+        let slot = &self.sets[set % MRU_MAX_SETS];
         let entry = slot.load(Ordering::Relaxed);
-        let line = self.line_of(addr) | MRU_VALID;
+        let line = line | MRU_VALID;
         let found = entry & !(MRU_DIRTY | MRU_MARKED) == line;
         if store && found && entry & MRU_DIRTY == 0 {
             slot.store(line | MRU_DIRTY | MRU_MARKED, Ordering::Relaxed);
