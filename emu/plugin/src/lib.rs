@@ -225,13 +225,13 @@ fn forget_private_pages() {
 /// and the physical line it maps to, as `(vline | 1) << 32 | pline` (0:
 /// none): the one the fast path ([`fast_hit`]) looks for, without
 /// translating the address. Slot `vline / CACHE_LINE % VIRTUAL_SLOTS`, one
-/// per set of L1: a set's lines lie within a page (L1 has as many sets as
-/// a page has lines or fewer), so the slot is the physical line's set, and
-/// the slots can name each set's most recently used line. Set whenever a private access to a fast page was handled while
-/// [`FAST_ON`]; forgotten with [`PRIVATE_PAGES`], and when [`FAST_ON`]
-/// goes off. A slot only says what the line maps to: whether it is L1's
-/// most recently used one the fast path asks [`L1_MRU`]. Only the one
-/// vCPU thread uses it.
+/// per set of L1: L1 has no more sets than a page has lines, so the slot
+/// is also the physical line's set, and the slots can name each set's most
+/// recently used line. Set whenever a private access to a fast page was
+/// handled while [`FAST_ON`]; forgotten with [`PRIVATE_PAGES`], and when
+/// [`FAST_ON`] goes off. A slot only says what the line maps to: whether
+/// it is L1's most recently used one the fast path asks [`L1_MRU`]. Only
+/// the one vCPU thread uses it.
 static VIRTUAL_LINES: [AtomicU64; VIRTUAL_SLOTS] = [const { AtomicU64::new(0) }; VIRTUAL_SLOTS];
 const VIRTUAL_SLOTS: usize = Config::SCC.l1.sets();
 const _: () = assert!(
@@ -286,10 +286,10 @@ static FAST_ON: AtomicBool = AtomicBool::new(false);
 /// Sets [`FAST_ON`] from what it depends on, after either changed.
 fn update_fast_on() {
     let on = PRIVATE_MODELLED.load(Ordering::Relaxed) && !TRAP.pending();
-    if !on && FAST_ON.swap(on, Ordering::Relaxed) {
+    let was = FAST_ON.swap(on, Ordering::Relaxed);
+    if was && !on {
         forget_virtual_lines();
     }
-    FAST_ON.store(on, Ordering::Relaxed);
 }
 
 /// Loads and stores of private memory that hit L1's MRU table since the
@@ -1140,7 +1140,8 @@ unsafe extern "C" fn on_store(
 /// The fast path, for most private accesses: whether this load (or with
 /// `store`, store) is to a line [`VIRTUAL_LINES`] knows, starts in it at
 /// an offset below `limit` (so stays in it, [`Site::ends_in_line_below`]),
-/// and is to L1's most recently used line of its set ([`MruLines::hit`]).
+/// and is to L1's most recently used line of its set
+/// ([`MruLines::hit_in_set`]).
 /// If so it is counted as an L1 hit and the callback is done, without a
 /// lock, the engine or QEMU.
 ///
