@@ -1108,7 +1108,7 @@ unsafe fn rep_memory(
         unsafe { qemu_plugin_u64_add(plugin.budget.0, vcpu, u64::from(rep.cycles)) };
     }
     // SAFETY: as the caller's.
-    unsafe { memory(vcpu, info, vaddr, insn, 0, store) };
+    unsafe { memory(vcpu, info, vaddr, insn, 0, store, known_page(vaddr)) };
 }
 
 unsafe extern "C" fn on_load(
@@ -1171,21 +1171,25 @@ fn count_hit(hit: bool, store: bool) -> bool {
     hit
 }
 
-/// The fast path's second chance, for an access whose line
-/// [`VIRTUAL_LINES`] does not know: as [`fast_hit`], with the page's
-/// translation from [`PRIVATE_PAGES`] (a known fast private page,
-/// [`PrivatePage::fast`], while [`FAST_ON`]). The line is then remembered.
+/// What [`PRIVATE_PAGES`] knows of `vaddr`'s page, if its slot holds it:
+/// the slot's low half (the physical page and its [`PageFlags`]).
 #[inline(always)]
-fn page_hit(vaddr: u64, limit: u32, store: bool) -> bool {
+fn known_page(vaddr: u64) -> Option<u32> {
     let page = (vaddr >> 12) as u32;
     let known = PRIVATE_PAGES[page as usize % PRIVATE_SLOTS].load(Ordering::Relaxed);
-    if (known >> 32) as u32 != page.wrapping_add(1)
-        || !PageFlags(known as u32 & PAGE_OFFSET).fast()
-        || !FAST_ON.load(Ordering::Relaxed)
-    {
+    ((known >> 32) as u32 == page.wrapping_add(1)).then_some(known as u32)
+}
+
+/// The fast path's second chance, for an access whose line
+/// [`VIRTUAL_LINES`] does not know: as [`fast_hit`], with the page's
+/// translation `known` ([`known_page`]: a fast private page,
+/// [`PrivatePage::fast`], while [`FAST_ON`]). The line is then remembered.
+#[inline(always)]
+fn page_hit(vaddr: u64, known: u32, limit: u32, store: bool) -> bool {
+    if !PageFlags(known & PAGE_OFFSET).fast() || !FAST_ON.load(Ordering::Relaxed) {
         return false;
     }
-    let paddr = known as u32 & !PAGE_OFFSET | vaddr as u32 & PAGE_OFFSET;
+    let paddr = known & !PAGE_OFFSET | vaddr as u32 & PAGE_OFFSET;
     if paddr % CACHE_LINE < limit && count_hit(L1_MRU.hit(paddr, store), store) {
         remember_virtual_line(vaddr as u32, paddr);
         return true;
@@ -1214,17 +1218,20 @@ unsafe fn not_fast(
         // SAFETY: `info` is valid during the callback (caller).
         in_line_below(1u32 << unsafe { qemu_plugin_mem_size_shift(info) })
     };
-    if page_hit(vaddr, limit, store) {
+    let known = known_page(vaddr);
+    if let Some(known) = known
+        && page_hit(vaddr, known, limit, store)
+    {
         return;
     }
     let (insn, rest) = Site::unpack(data);
     // SAFETY: as the caller's.
-    unsafe { memory(vcpu, info, vaddr, insn, rest, store) }
+    unsafe { memory(vcpu, info, vaddr, insn, rest, store, known) }
 }
 
 /// One load or store of the instruction at `insn`, already done by QEMU,
 /// after which its block issues `rest` more cycles ([`Site`]), that the
-/// fast path did not take.
+/// fast path did not take; `known` is what [`known_page`] says of its page.
 ///
 /// # Safety
 ///
@@ -1237,15 +1244,15 @@ unsafe fn memory(
     insn: u32,
     rest: u16,
     store: bool,
+    known: Option<u32>,
 ) {
-    let page = (vaddr >> 12) as u32;
-    let slot = &PRIVATE_PAGES[page as usize % PRIVATE_SLOTS];
-    let known = slot.load(Ordering::Relaxed);
-    if (known >> 32) as u32 == page.wrapping_add(1) {
+    if let Some(known) = known {
         // SAFETY: as the caller's.
-        unsafe { private(vcpu, info, vaddr, insn, store, known as u32) };
+        unsafe { private(vcpu, info, vaddr, insn, store, known) };
         return;
     }
+    let page = (vaddr >> 12) as u32;
+    let slot = &PRIVATE_PAGES[page as usize % PRIVATE_SLOTS];
     let Some(plugin) = PLUGIN.get() else { return };
     // SAFETY: `info` is valid during the callback.
     let hw = unsafe { qemu_plugin_get_hwaddr(info, vaddr) };
