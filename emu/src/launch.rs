@@ -2,7 +2,8 @@
 //! The command line of one core's QEMU.
 //!
 //! Every SCC core is one `qemu-system-i386` process: a P54C (`-cpu
-//! pentium`) on a PC board with no default devices, booting the kernel ELF
+//! pentium`) on a PC board with no default devices and no 8254 interval
+//! timer (`pit=off`), booting the kernel ELF
 //! through multiboot with `qboot`, its serial port on standard output, and
 //! an exit port so the guest can end the process with a status. The chip's
 //! shared regions arrive as `ivshmem-plain` PCI devices backed by parts of
@@ -17,6 +18,13 @@
 //!   the plugin can walk the guest's page tables;
 //! - plain: no plugin, every region shows the chip memory: coherent shared
 //!   memory, the baseline the plugin's overhead is measured against.
+//!
+//! An SCC core has no 8254: its only timer is the P54C's local APIC, the
+//! one the kernel uses. A PC board's 8254 counts from reset in its
+//! square-wave mode, and QEMU's main loop wakes at each of its output's
+//! edges, 36 times a second, to raise an interrupt the kernel does not
+//! use: on 48 cores, a host wake-up every 0.6 ms of a run, taking host
+//! time from the cores.
 //!
 //! `-smp 1,maxcpus=2` is not a mistake: with a single possible vCPU, TCG
 //! translates `lock`ed instructions without atomicity, and two instances
@@ -121,7 +129,7 @@ impl Launch<'_> {
     pub fn args(&self, core: CoreId) -> Vec<OsString> {
         let mut args: Vec<OsString> = [
             "-M",
-            "pc",
+            "pc,pit=off",
             "-nodefaults",
             "-cpu",
             "pentium",
@@ -281,7 +289,7 @@ mod tests {
     #[test]
     fn machine_boot_and_exit_arguments() {
         let args = strings(launch(Path::new("/run/chip.mem")).args(SCC.core(5).unwrap()));
-        let head = "-M pc -nodefaults -cpu pentium -smp 1,maxcpus=2 -m 32 \
+        let head = "-M pc,pit=off -nodefaults -cpu pentium -smp 1,maxcpus=2 -m 32 \
                     -bios /usr/share/qemu/qboot.rom -display none -no-reboot -serial stdio \
                     -device isa-debug-exit,iobase=0xf4,iosize=1 -kernel image";
         assert_eq!(args[..20].join(" "), head);
