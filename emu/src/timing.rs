@@ -1002,13 +1002,20 @@ impl Clocks {
 
     /// Books the polls before `t` of every waiting core (this one too if
     /// `me`) that no core can wake before `t`: it makes them until then.
+    /// No other core's horizon is before `t`, so of the cores whose
+    /// horizon is (at one look), none may be another than the waiter: with
+    /// two or more, no waiter qualifies; with one, only that core.
     fn book_waiters_polls(&self, t: u64, me: bool) {
+        let look = self.look();
+        let mut behind = (0..self.cores).filter(|&o| look.horizons[o as usize] < t);
+        let only = match (behind.next(), behind.next()) {
+            (_, Some(_)) => return,
+            (first, None) => first,
+        };
         for c in (0..self.cores).filter(|&c| me || c != self.core) {
-            if State::waits(self.map.load(Self::at(c, Word::State)))
+            if only.is_none_or(|o| o == c)
+                && State::waits(self.map.load(Self::at(c, Word::State)))
                 && self.map.load(Self::at(c, Word::Booked)) < t
-                && (0..self.cores)
-                    .filter(|&o| o != c)
-                    .all(|o| self.horizon(o) >= t)
             {
                 self.book_polls(c, t);
             }
@@ -1615,5 +1622,41 @@ mod tests {
             "the poll it makes itself"
         );
         assert_eq!(a.order_waits, 0, "nothing to wait for: core 0 booked them");
+    }
+
+    #[test]
+    fn a_waiters_polls_are_booked_only_once_no_other_core_can_wake_it_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = clocks(dir.path(), 0, 3, 1000);
+        let b = clocks(dir.path(), 1, 3, 1000);
+        let c = clocks(dir.path(), 2, 3, 1000);
+        let mpb = Resource::Mpb(3);
+        let queue = Queue {
+            resource: mpb,
+            arrival: 10,
+            service: 3,
+        };
+        b.prepare_wait(1000, 40, &[queue]);
+        b.begin_wait();
+        a.publish(1200);
+        c.publish(1100);
+        let first_poll = |clocks: &Clocks| clocks.loads(mpb, 1050 / 32)[queue::HISTORY];
+        // Core 2 may still store before 1200 and wake core 1 then.
+        a.book_waiters_polls(1200, false);
+        assert_eq!(first_poll(&a), Load::default());
+        // Core 2 passed: no core can, and core 0 books core 1's polls.
+        c.publish(1300);
+        a.book_waiters_polls(1200, false);
+        assert_eq!(
+            first_poll(&a),
+            Load {
+                requests: 1,
+                cores: 1
+            }
+        );
+        // Booked once, however often asked.
+        a.book_waiters_polls(1200, false);
+        c.book_waiters_polls(1200, false);
+        assert_eq!(first_poll(&c).requests, 1);
     }
 }
