@@ -1553,21 +1553,26 @@ mod tests {
         );
     }
 
+    /// `waiter` polls tile 3's MPB every 40 cycles from 1000, its request
+    /// arriving 10 cycles after issue, and waits: the queue its polls reach.
+    fn wait_polling_an_mpb(waiter: &Clocks) -> Queue {
+        let queue = Queue {
+            resource: Resource::Mpb(3),
+            arrival: 10,
+            service: 3,
+        };
+        waiter.prepare_wait(1000, 40, &[queue]);
+        waiter.begin_wait();
+        queue
+    }
+
     #[test]
     fn a_waiters_polls_are_booked_by_the_core_that_needs_them_each_once() {
         let dir = tempfile::tempdir().unwrap();
         let mut a = clocks(dir.path(), 0, 2, 1000);
         let b = clocks(dir.path(), 1, 2, 1000);
-        let mpb = Resource::Mpb(3);
-        // Core 1 polls tile 3's MPB every 40 cycles from 1000, its request
-        // arriving 10 cycles after issue; it waits.
-        let queue = Queue {
-            resource: mpb,
-            arrival: 10,
-            service: 3,
-        };
-        b.prepare_wait(1000, 40, &[queue]);
-        b.begin_wait();
+        let queue = wait_polling_an_mpb(&b);
+        let mpb = queue.resource;
         // Core 0 needs the buckets before 1200: polls at 1040..=1160 are
         // booked for core 1, which goes on waiting.
         a.await_booked(1200, 1200);
@@ -1630,14 +1635,8 @@ mod tests {
         let a = clocks(dir.path(), 0, 3, 1000);
         let b = clocks(dir.path(), 1, 3, 1000);
         let c = clocks(dir.path(), 2, 3, 1000);
-        let mpb = Resource::Mpb(3);
-        let queue = Queue {
-            resource: mpb,
-            arrival: 10,
-            service: 3,
-        };
-        b.prepare_wait(1000, 40, &[queue]);
-        b.begin_wait();
+        let queue = wait_polling_an_mpb(&b);
+        let mpb = queue.resource;
         a.publish(1200);
         c.publish(1100);
         let first_poll = |clocks: &Clocks| clocks.loads(mpb, 1050 / 32)[queue::HISTORY];
