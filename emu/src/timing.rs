@@ -1002,9 +1002,9 @@ impl Clocks {
 
     /// Books the polls before `t` of every waiting core (this one too if
     /// `me`) that no core can wake before `t`: it makes them until then.
-    /// No other core's horizon is before `t`, so of the cores whose
-    /// horizon is (at one look), none may be another than the waiter: with
-    /// two or more, no waiter qualifies; with one, only that core.
+    /// A waiter qualifies when no other core's horizon is before `t`: at
+    /// one look at the horizons, with two or more cores before `t` none
+    /// does, with one only that core, with none every waiter.
     fn book_waiters_polls(&self, t: u64, me: bool) {
         let look = self.look();
         let mut behind = (0..self.cores).filter(|&o| look.horizons[o as usize] < t);
