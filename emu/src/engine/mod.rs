@@ -77,7 +77,7 @@
 //!   cannot go stale. A load of the line L1 used last in its set, or a
 //!   store to it, changes nothing in the model but that line's modified
 //!   state; the plugin counts those without calling the engine, and marks
-//!   the line modified in L1's MRU table ([`Engine::l1_mru`]).
+//!   the line modified in L1's MRU table ([`Engine::share_l1_mru`]).
 //! - Two core-physical aliases of one system line (a tile's MPB and the
 //!   own-MPB entry) share the core's one view of it: a store through one is
 //!   seen through the other even while both are cached.
@@ -106,7 +106,6 @@ mod traffic;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use chip::{CACHE_LINE, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Model, Target, WtReads};
 
@@ -202,7 +201,7 @@ pub enum PrivatePage {
 
 impl PrivatePage {
     /// A DCM page without PWT: an access found in L1's MRU table
-    /// ([`Engine::l1_mru`], which marks a store's line modified) changes
+    /// ([`Engine::share_l1_mru`], which marks a store's line modified) changes
     /// nothing else but the counts, so it may skip the model
     /// ([`Engine::count_l1_hits`]).
     pub fn fast(self) -> bool {
@@ -517,15 +516,9 @@ impl Engine {
         Ok(())
     }
 
-    /// L1's most recently used line per set, for the plugin's fast path:
-    /// see [`PrivatePage::Modelled`].
-    pub fn l1_mru(&self) -> Arc<MruLines> {
-        self.memory.l1_mru()
-    }
-
-    /// L1 keeps its MRU table in `table` from now on, where the plugin's
-    /// fast path finds it at a fixed address; [`Engine::l1_mru`] then has
-    /// none to give.
+    /// L1 keeps its MRU table, its most recently used line per set, in
+    /// `table` from now on, where the plugin's fast path finds it at a
+    /// fixed address (see [`PrivatePage::fast`]).
     ///
     /// # Panics
     ///
