@@ -108,7 +108,7 @@ struct Plugin {
     insns: Budget,
     /// The per-vCPU count of the cycles the core took to issue its
     /// instructions since the last sync point (with timing off: since
-    /// reset), REP iterations included ([`on_rep_memory`] adds them).
+    /// reset), REP iterations included ([`rep_memory`] adds them).
     budget: Budget,
     /// With timing on: how many issue cycles make a sync interval.
     interval: Option<u64>,
@@ -638,7 +638,7 @@ unsafe extern "C" fn translate(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb) {
         };
         if let Some(plugin) = PLUGIN.get() {
             // A REP string instruction's iterations are charged per access
-            // (`on_rep_memory`), none here: QEMU runs as many in one
+            // (`rep_memory`), none here: QEMU runs as many in one
             // execution of the block as the count says, zero included.
             let cycles = cost.cycles.saturating_sub(cost.rep_iteration);
             // SAFETY: `tb` is being translated; the entries are a live
