@@ -407,6 +407,37 @@ impl Until {
     }
 }
 
+/// Whether core `o`, at horizon `h`, is not past time `t` of core `c`:
+/// its horizon is earlier, or the same and its number lower (ties break
+/// by core number).
+fn holds_past(h: u64, o: u32, c: u32, t: u64) -> bool {
+    h < t || (h == t && o < c)
+}
+
+/// What core `c` of `cores` waits for to have every other core past its
+/// time `t`, each core's horizon as `horizon` gives it: of those not
+/// past, the one closest to it (see [`Look`]); `None` if all are past.
+fn not_past(cores: u32, c: u32, t: u64, horizon: impl Fn(u32) -> u64) -> Option<Until> {
+    (0..cores)
+        .filter(|&o| o != c)
+        .map(|o| (horizon(o), o))
+        .filter(|&(h, o)| holds_past(h, o, c, t))
+        .max()
+        .map(|(_, on)| Until::Past { time: t, on })
+}
+
+/// What core `c` of `cores` waits for to have every other running core's
+/// clock at `t`, each core's clock as `clock` gives it ([`NEVER`]: not
+/// running): of those behind, the one closest to it; `None` if none is.
+fn not_reached(cores: u32, c: u32, t: u64, clock: impl Fn(u32) -> u64) -> Option<Until> {
+    (0..cores)
+        .filter(|&o| o != c)
+        .map(|o| (clock(o), o))
+        .filter(|&(clock, _)| clock < t)
+        .max()
+        .map(|(_, on)| Until::Reached { time: t, on })
+}
+
 /// Every core's horizon ([`Clocks::horizon`]) and, while it runs, clock
 /// ([`NEVER`] otherwise), at one look: what holds back each sleeper a core
 /// hands over ([`Clocks::hand_over`]), whichever it is.
@@ -427,23 +458,13 @@ impl Look {
     /// What core `c` waits for to have every other core past its time `t`
     /// ([`Clocks::ordered`]): of those not past, the one closest to it.
     fn past(&self, c: u32, t: u64) -> Option<Until> {
-        (0..self.cores)
-            .filter(|&o| o != c)
-            .map(|o| (self.horizons[o as usize], o))
-            .filter(|&(h, o)| h < t || (h == t && o < c))
-            .max()
-            .map(|(_, on)| Until::Past { time: t, on })
+        not_past(self.cores, c, t, |o| self.horizons[o as usize])
     }
 
     /// What core `c` waits for to have every other running core's clock at
     /// `t`: of those behind, the one closest to it.
     fn reached(&self, c: u32, t: u64) -> Option<Until> {
-        (0..self.cores)
-            .filter(|&o| o != c)
-            .map(|o| (self.clocks[o as usize], o))
-            .filter(|&(clock, _)| clock < t)
-            .max()
-            .map(|(_, on)| Until::Reached { time: t, on })
+        not_reached(self.cores, c, t, |o| self.clocks[o as usize])
     }
 
     /// What holds back sleeping core `c`, which registered `until`.
@@ -554,20 +575,34 @@ impl Clocks {
     /// Whether every other core is past time `t` of this core: its
     /// horizon is later, or equal and its number higher.
     pub fn ordered(&self, t: u64) -> bool {
-        self.past(self.core, t).is_none()
+        let me = self.core;
+        (0..self.cores)
+            .filter(|&o| o != me)
+            .all(|o| !holds_past(self.horizon(o), o, me, t))
     }
 
     /// What core `me` waits for to have every other core past its time
-    /// `t` ([`Clocks::ordered`], [`Look::past`]); `None` if every other
-    /// core is past.
+    /// `t` ([`Clocks::ordered`]): of those not past, the one closest to
+    /// it (see [`Look`]); `None` if every other core is past.
     fn past(&self, me: u32, t: u64) -> Option<Until> {
-        self.look().past(me, t)
+        not_past(self.cores, me, t, |o| self.horizon(o))
     }
 
     /// What core `me` waits for to have every other running core's clock
-    /// at `t` ([`Look::reached`]); `None` if none is behind `t`.
+    /// at `t`: of those behind, the one closest to it; `None` if none is
+    /// behind `t`.
     fn reached(&self, me: u32, t: u64) -> Option<Until> {
-        self.look().reached(me, t)
+        not_reached(self.cores, me, t, |o| self.pacing_clock(o))
+    }
+
+    /// Core `c`'s clock if it paces the running cores ([`State::paces`]),
+    /// [`NEVER`] otherwise.
+    fn pacing_clock(&self, c: u32) -> u64 {
+        if State::paces(self.map.load(Self::at(c, Word::State))) {
+            self.map.load(Self::at(c, Word::Clock))
+        } else {
+            NEVER
+        }
     }
 
     /// Every core's horizon and, if it runs, clock, at one look.
@@ -710,14 +745,8 @@ impl Clocks {
     /// Whether the core `until` names still holds sleeping core `c` back.
     fn holds_back(&self, c: u32, until: Until) -> bool {
         match until {
-            Until::Past { time, on } => {
-                let h = self.horizon(on);
-                h < time || (h == time && on < c)
-            }
-            Until::Reached { time, on } => {
-                State::paces(self.map.load(Self::at(on, Word::State)))
-                    && self.map.load(Self::at(on, Word::Clock)) < time
-            }
+            Until::Past { time, on } => holds_past(self.horizon(on), on, c, time),
+            Until::Reached { time, on } => self.pacing_clock(on) < time,
             Until::Any { .. } => false,
         }
     }
@@ -1002,12 +1031,11 @@ impl Clocks {
 
     /// Books the polls before `t` of every waiting core (this one too if
     /// `me`) that no core can wake before `t`: it makes them until then.
-    /// A waiter qualifies when no other core's horizon is before `t`: at
-    /// one look at the horizons, with two or more cores before `t` none
-    /// does, with one only that core, with none every waiter.
+    /// A waiter qualifies when no other core's horizon is before `t`: with
+    /// two or more cores before `t` none does (the horizons are read up to
+    /// the second), with one only that core, with none every waiter.
     fn book_waiters_polls(&self, t: u64, me: bool) {
-        let look = self.look();
-        let mut behind = (0..self.cores).filter(|&o| look.horizons[o as usize] < t);
+        let mut behind = (0..self.cores).filter(|&o| self.horizon(o) < t);
         let only = match (behind.next(), behind.next()) {
             (_, Some(_)) => return,
             (first, None) => first,
