@@ -19,6 +19,8 @@ const PRESENT_WRITABLE: u32 = 0b11;
 struct Rig {
     _dir: TempDir,
     engines: Vec<Engine>,
+    /// Each guest's RAM, where its page tables are.
+    rams: Vec<Mapping>,
     views: Vec<Mapping>,
     g: Mapping,
     mpb0: u64,
@@ -53,6 +55,7 @@ fn rig_on(
     let base = chip.mpb_base(chip.tile(0).unwrap());
     let core = |n: u32| chip.core(n).unwrap();
     let mut engines = Vec::new();
+    let mut rams = Vec::new();
     let mut views = Vec::new();
     for c in players {
         let ram = File::options()
@@ -64,8 +67,7 @@ fn rig_on(
         let ram = Mapping::new(&ram, 1 << 20).unwrap();
         let pde = PAGE_DIRECTORY + 4 * (base >> 22);
         ram.store_u32(u64::from(pde), PAGE_TABLE | PRESENT_WRITABLE);
-        let pte = PAGE_TABLE + 4 * ((base >> 12) & 0x3FF);
-        ram.store_u32(u64::from(pte), base | PRESENT_WRITABLE | flags);
+        ram.store_u32(u64::from(pte_of(base)), base | PRESENT_WRITABLE | flags);
         let time = quantum.map_or(chip::Time::Off, |q| chip::Time::On {
             quantum: std::num::NonZeroU64::new(q).unwrap(),
             queues: true,
@@ -79,6 +81,7 @@ fn rig_on(
         engine.write_cr(3, PAGE_DIRECTORY);
         engine.write_cr(0, 1 << 31);
         engines.push(engine);
+        rams.push(ram);
         let view = File::options()
             .read(true)
             .write(true)
@@ -97,8 +100,14 @@ fn rig_on(
         g: Mapping::new(&g, memory.layout().size()).unwrap(),
         _dir: dir,
         engines,
+        rams,
         views,
     }
+}
+
+/// Where in a guest's RAM the rig's page-table entry of `vaddr` is.
+fn pte_of(vaddr: u32) -> u32 {
+    PAGE_TABLE + 4 * ((vaddr >> 12) & 0x3FF)
 }
 
 impl Rig {
@@ -113,6 +122,13 @@ impl Rig {
         self.views[c].store_u32(self.mpb0 + u64::from(offset), value);
         let access = self.guest(Kind::Store, offset, value);
         self.engines[c].access(access).unwrap();
+    }
+
+    /// Guest `c` rewrites the entry of the MPB's first page with `flags`
+    /// (without telling its TLB).
+    fn set_page_flags(&self, c: usize, flags: u32) {
+        let entry = self.base | PRESENT_WRITABLE | flags;
+        self.rams[c].store_u32(u64::from(pte_of(self.base)), entry);
     }
 
     fn memory(&self, offset: u32) -> u32 {
@@ -174,6 +190,41 @@ fn a_cached_mpbt_line_stays_stale_until_cl1invmb() {
     rig.engines[1].cl1invmb().unwrap();
     assert_eq!(rig.load(1, 0x100), 7, "CL1INVMB dropped the stale line");
     assert_eq!(rig.engines[1].report().stale_reads, 1);
+}
+
+/// Core 1 knows the MPB's first page as MPBT-WB, its guest makes it
+/// uncached (NCM) and tells its TLB with `drop_old_type`. Its next reads
+/// reach memory: without the TLB's flush, the first would fill a line
+/// under the old type and the second would read that line.
+fn remapped_uncached(drop_old_type: impl FnOnce(&mut Engine)) {
+    let mut rig = rig(PTE_PMB);
+    assert_eq!(rig.load(1, 0x100), 0); // the page's type is in the TLB
+    rig.engines[1].cl1invmb().unwrap();
+    rig.set_page_flags(1, PTE_PCD);
+    drop_old_type(&mut rig.engines[1]);
+    assert_eq!(rig.load(1, 0x100), 0);
+    rig.store(0, 0x100, 7); // into core 0's write-combine buffer
+    rig.store(0, 0x200, 1); // another line: the buffer is flushed
+    assert_eq!(rig.load(1, 0x100), 7, "the uncached read reaches memory");
+    assert_eq!(rig.engines[1].report().stale_reads, 0);
+}
+
+#[test]
+fn a_page_made_uncached_is_read_from_memory_after_invlpg() {
+    remapped_uncached(|engine| engine.invlpg());
+}
+
+#[test]
+fn a_page_made_uncached_is_read_from_memory_after_a_cr3_write() {
+    remapped_uncached(|engine| engine.write_cr(3, PAGE_DIRECTORY));
+}
+
+#[test]
+fn a_page_made_uncached_is_read_from_memory_after_paging_goes_off_and_on() {
+    remapped_uncached(|engine| {
+        engine.write_cr(0, 0);
+        engine.write_cr(0, 1 << 31);
+    });
 }
 
 #[test]
