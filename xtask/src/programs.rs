@@ -4,7 +4,7 @@
 //!
 //! An app declares its programs once (`kernel::programs!`); the kernel
 //! library writes the declarations into the image's
-//! [`SECTION`](chip::settings::SECTION), and [`Catalog::read`] reads them
+//! [`chip::settings::SECTION`], and [`Catalog::read`] reads them
 //! back. The help, the checks of `--program` and `--param`, and the
 //! kernel's own checks at boot therefore all come from that one list, for
 //! the built-in programs and for an app outside the tree alike.

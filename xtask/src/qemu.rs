@@ -7,7 +7,7 @@
 //! firmware, which boots a multiboot kernel about three times faster than
 //! SeaBIOS. Debian 12 ships QEMU 7.2; version 10 comes from its backports.
 //!
-//! Where it is missing, [`ensure`] installs it as root on Debian and
+//! Where it is missing, [`ensure()`] installs it as root on Debian and
 //! Ubuntu, unless `SCC_NO_INSTALL` ([`NO_INSTALL`]) says not to; [`plan`]
 //! decides.
 

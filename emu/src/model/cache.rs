@@ -192,7 +192,7 @@ pub struct Cache {
 /// hit changes nothing anyway). A load changes no state either; a store
 /// to a clean line makes it modified, which the table records in the
 /// entry itself (marked, [`MruLines::hit`]), and the cache takes that mark
-/// into its line before it next looks at the set ([`Cache::absorb`]). So
+/// into its line before it next looks at the set (`Cache::absorb`). So
 /// whoever finds an access here may skip the model and count an L1 hit:
 /// the emulator's fast path for private memory. Lines filled from
 /// message-buffer pages are never found (their loads and stores go
@@ -262,7 +262,7 @@ impl MruLines {
     /// Whether a load (or with `store`, a store) at `addr`, within one
     /// line, hits the set's most recently used line, which is not a
     /// message-buffer line. A store that hits a clean line makes it
-    /// modified here, marked for the cache to take in ([`Cache::absorb`]):
+    /// modified here, marked for the cache to take in (`Cache::absorb`):
     /// whoever counts the store as an L1 hit has then done all it does.
     #[inline(always)]
     pub fn hit(&self, addr: u32, store: bool) -> bool {

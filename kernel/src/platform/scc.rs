@@ -344,7 +344,7 @@ impl Scc {
     /// Polls `ready` until it returns a value, pausing between polls.
     ///
     /// The pauses halt the core on a one-shot timer, starting short and
-    /// doubling up to [`LONGEST_PAUSE_US`]: a waiting core gives its host
+    /// doubling up to `LONGEST_PAUSE_US`: a waiting core gives its host
     /// CPU to the cores it waits for (see [`timer`]). What `ready` reads
     /// decides the coherence actions it needs (e.g. CL1INVMB before MPB reads).
     pub fn wait_for<T>(&self, mut ready: impl FnMut() -> Option<T>) -> T {

@@ -13,7 +13,7 @@
 //!
 //! The declarations of an image travel to the host inside it, in the
 //! section [`SECTION`] written by [`encode`]; the run tool reads them back
-//! with [`decode`] to list, check and explain an image's programs before
+//! with `decode` (feature `alloc`) to list, check and explain an image's programs before
 //! it boots anything. Both sides check given settings with [`check`].
 
 use core::fmt;
@@ -45,8 +45,8 @@ pub fn name_of<T: Choice + PartialEq>(value: T) -> &'static str {
 pub enum Names<'a> {
     /// As declared: a list.
     List(&'a [&'a str]),
-    /// As [`decode`] reads them: in the section's format, each name after
-    /// its length (checked by [`decode`]).
+    /// As `decode` reads them: in the section's format, each name after
+    /// its length (checked by `decode`).
     Encoded(&'a [u8]),
 }
 

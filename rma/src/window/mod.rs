@@ -1301,7 +1301,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// [`Rma::local_read`] and [`Rma::local_write`] (or
     /// [`Rma::shared_load`] and [`Rma::shared_store`]) do, and MPI's rules
     /// on window memory apply to them the same way (see
-    /// [`local`](crate::window::local)). Calling it again for the same part
+    /// the `window::local` module). Calling it again for the same part
     /// returns the same mapping.
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Flavor)` for a dynamic

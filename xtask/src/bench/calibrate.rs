@@ -9,14 +9,14 @@
 //!   `latency <what>: measured <m> expected <e> cycles` against
 //!   `chip::Timing`; a primitive off its table entry is a failure.
 //! - An uncontended lock/unlock pair broken into its accesses: `timing`
-//!   again with one pair more ([`PAIRS`] + 1); the difference of core 0's
+//!   again with one pair more (`PAIRS` + 1); the difference of core 0's
 //!   chip-model counters between the two runs is one more pair of the timed
 //!   loop, per latency class: its accesses, their stall cycles, what the
 //!   table says they cost, and the instruction issue cycles left over. A
 //!   class whose stall differs from its accesses at their table cost is a
 //!   failure.
 //! - Contention across quanta and host load: the lock/unlock benchmark on
-//!   [`LOCK_CORES`] cores at quanta of 1,000 to 100,000 cycles, and at the
+//!   `LOCK_CORES` cores at quanta of 1,000 to 100,000 cycles, and at the
 //!   middle quantum again beside two busy host processes; each
 //!   measurement's median per run and their spread (largest over smallest
 //!   median, minus one). Modelled time should depend on neither; the

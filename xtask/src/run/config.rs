@@ -42,7 +42,7 @@ pub struct RunConfig {
     /// measurements.
     pub mode: Mode,
     /// Have every core report the chip model's statistics
-    /// ([`RunReport::stats_table`]); needs the chip model.
+    /// ([`super::report::RunReport::stats_table`]); needs the chip model.
     pub stats: bool,
     /// Write the run's statistics (every core's chip-model report, the
     /// outcome, the host time) to this file as JSON; needs the chip model.
@@ -58,7 +58,7 @@ pub struct RunConfig {
     /// (Perfetto opens it). Needs modelled time.
     pub trace: Option<PathBuf>,
     /// Keep the run directory (chip memory, each core's RAM, the plugin's
-    /// reports) after the run, renamed `scc-kept-*`; [`RunReport::kept`]
+    /// reports) after the run, renamed `scc-kept-*`; [`super::report::RunReport::kept`]
     /// says where.
     pub keep_run_dir: bool,
     /// Where the run's directory (its chip memory) is made; `None`: in

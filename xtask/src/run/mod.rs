@@ -62,7 +62,7 @@ pub fn run(config: &RunConfig) -> Result<RunReport> {
 
 /// Room a run of `cores` cores may take in its directory: with the chip
 /// model, each core's private RAM file at its full size (the guest may
-/// touch all of it), and for every run [`SHARED_PER_CORE`] per core for
+/// touch all of it), and for every run `SHARED_PER_CORE` per core for
 /// the shared files (chip memory, the cores' views, directory, stamps, watchers).
 pub fn room_needed(cores: u32, mode: Mode) -> u64 {
     let ram = match mode {
