@@ -613,19 +613,8 @@ impl Clocks {
             clocks: [NEVER; MAX_CORES as usize],
         };
         for c in 0..self.cores {
-            let at = c as usize;
-            match State::from_word(self.map.load(Self::at(c, Word::State))) {
-                Some(State::Running) => {
-                    look.clocks[at] = self.map.load(Self::at(c, Word::Clock));
-                    look.horizons[at] = look.clocks[at];
-                }
-                Some(State::Waiting) => look.horizons[at] = self.map.load(Self::at(c, Word::Wake)),
-                Some(State::Holding) => {
-                    look.clocks[at] = self.map.load(Self::at(c, Word::Clock));
-                    look.horizons[at] = self.map.load(Self::at(c, Word::Wake));
-                }
-                _ => {}
-            }
+            look.horizons[c as usize] = self.horizon(c);
+            look.clocks[c as usize] = self.pacing_clock(c);
         }
         look
     }
