@@ -178,6 +178,42 @@ impl Layout {
         Some(self.popshm + (before + u64::from(index - 1)) * self.lsm_stride)
     }
 
+    /// What lies at `offset` of the chip memory, in words for a report:
+    /// the part (an MPB, a controller's DRAM, a register block) and the
+    /// byte in it.
+    pub fn describe(&self, offset: u64) -> String {
+        let part = |base: u64, stride: u64| ((offset - base) / stride, (offset - base) % stride);
+        if offset < self.mpb {
+            let (mc, byte) = part(self.lsm, self.lsm_stride);
+            format!("the LSM page of memory controller {mc}, byte {byte:#x}")
+        } else if offset < self.crb {
+            let (tile, byte) = part(self.mpb, self.mpb_stride);
+            format!("the MPB of tile {tile}, byte {byte:#x}")
+        } else if offset < self.own_crb {
+            let (tile, byte) = part(self.crb, self.crb_stride);
+            format!("the register block of tile {tile}, byte {byte:#x}")
+        } else if offset < self.fpga {
+            let (core, byte) = part(self.own_crb, self.own_crb_stride);
+            format!("core {core}'s own register block, byte {byte:#x}")
+        } else if offset < self.popshm {
+            let (core, byte) = part(self.fpga, self.fpga_stride);
+            format!("core {core}'s FPGA register bank, byte {byte:#x}")
+        } else {
+            let (mut index, byte) = part(self.popshm, self.lsm_stride);
+            for mc in 0..self.chip.memory_controllers.len() {
+                let pages = u64::from(self.chip.shared_dram_pages(mc) - 1);
+                if index < pages {
+                    let page = u64::from(self.chip.lsm_page_number(mc)) + 1 + index;
+                    return format!(
+                        "shared DRAM of memory controller {mc}, LUT page {page}, byte {byte:#x}"
+                    );
+                }
+                index -= pages;
+            }
+            format!("byte {offset:#x} of the chip memory, past its end")
+        }
+    }
+
     /// Offset of the bytes that back region `kind` as `core` sees it.
     ///
     /// A region of several tiles or controllers starts at its first one;
@@ -291,6 +327,51 @@ pub fn record_words(chip: &Chip) -> u64 {
 /// Bytes of the directory (and of the watchers file) for `layout`.
 pub fn records_size(layout: &Layout) -> u64 {
     stamps_size(layout.size()) * record_words(layout.chip())
+}
+
+/// Where core `c`'s bit lies in a line's record of the directory or the
+/// watchers file: the word (after the flags) and the bit in it.
+pub fn record_bit(c: usize) -> (u64, u64) {
+    (1 + c as u64 / 64, 1 << (c % 64))
+}
+
+/// The lines (offsets in the chip memory) core `core` watches in the
+/// watchers file in `dir` for a run of `chip`: what a waiting core waits
+/// to see written. Reads only the parts of the (sparse) file that hold
+/// data.
+pub fn watched_lines(dir: &Path, chip: &Chip, core: u32) -> std::io::Result<Vec<u64>> {
+    use std::os::fd::AsRawFd;
+    let file = File::open(watchers_path(dir))?;
+    let len = file.metadata()?.len();
+    let record = record_words(chip) * 8;
+    let (word, bit) = record_bit(core as usize);
+    let mut lines = Vec::new();
+    let mut at = 0;
+    while at < len {
+        // SAFETY: lseek on a descriptor this function owns; it moves only
+        // the file's offset, which nothing else here uses.
+        let data = unsafe { libc::lseek(file.as_raw_fd(), at as libc::off_t, libc::SEEK_DATA) };
+        if data < 0 {
+            break; // ENXIO: no data beyond `at`
+        }
+        // SAFETY: as above.
+        let hole = unsafe { libc::lseek(file.as_raw_fd(), data, libc::SEEK_HOLE) };
+        let (start, end) = (
+            data as u64 / record * record,
+            (hole.max(data) as u64).min(len),
+        );
+        let mut bytes = vec![0u8; (end - start) as usize];
+        file.read_exact_at(&mut bytes, start)?;
+        for (i, r) in bytes.chunks_exact(record as usize).enumerate() {
+            let at = (word * 8) as usize;
+            let bits = u64::from_le_bytes(r[at..at + 8].try_into().expect("8 bytes"));
+            if bits & bit != 0 {
+                lines.push((start / record + i as u64) * chip::CACHE_LINE as u64);
+            }
+        }
+        at = end.max(start + record);
+    }
+    Ok(lines)
 }
 
 /// The chip memory file of one run.
@@ -598,6 +679,62 @@ mod tests {
             assert_eq!(layout.dram(mc, 0), None, "private memory is not shared");
             assert_eq!(layout.dram(mc, lsm + 49), None, "beyond the POPSHM pages");
         }
+    }
+
+    #[test]
+    fn an_offset_is_described_by_the_part_it_lies_in() {
+        let layout = Layout::new(&SCC);
+        let tile = SCC.tile(5).unwrap();
+        assert_eq!(
+            layout.describe(layout.mpb(tile) + 0x2040),
+            "the MPB of tile 5, byte 0x2040"
+        );
+        assert_eq!(
+            layout.describe(layout.lsm(2) + 8),
+            "the LSM page of memory controller 2, byte 0x8"
+        );
+        assert_eq!(
+            layout.describe(layout.crb(tile) + 0x800),
+            "the register block of tile 5, byte 0x800"
+        );
+        let (mc, first) = SCC.popshm(SCC.core(47).unwrap());
+        let page = layout.dram(mc, first + 1).unwrap();
+        assert_eq!(
+            layout.describe(page + 0x20),
+            format!(
+                "shared DRAM of memory controller {mc}, LUT page {}, byte 0x20",
+                first + 1
+            )
+        );
+    }
+
+    #[test]
+    fn the_lines_a_core_watches_are_found_in_the_sparse_watchers_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = ChipMemory::create(dir.path(), &SCC, 3).unwrap();
+        let layout = memory.layout;
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .open(watchers_path(dir.path()))
+            .unwrap();
+        let record = record_words(&SCC) * 8;
+        let watch = |line: u64, core: usize| {
+            let (word, bit) = record_bit(core);
+            let at = line / chip::CACHE_LINE as u64 * record + word * 8;
+            let mut old = [0u8; 8];
+            file.read_exact_at(&mut old, at).unwrap();
+            let bits = u64::from_le_bytes(old) | bit;
+            file.write_all_at(&bits.to_le_bytes(), at).unwrap();
+        };
+        let flag = layout.mpb(SCC.tile(0).unwrap()) + 0x40;
+        let far = layout.dram(3, SCC.lsm_page_number(3) as u16).unwrap() + 0x1000;
+        watch(flag, 1);
+        watch(far, 1);
+        watch(far, 2);
+        assert_eq!(watched_lines(dir.path(), &SCC, 1).unwrap(), [far, flag]);
+        assert_eq!(watched_lines(dir.path(), &SCC, 2).unwrap(), [far]);
+        assert!(watched_lines(dir.path(), &SCC, 0).unwrap().is_empty());
     }
 
     #[test]

@@ -302,6 +302,17 @@ pub struct CoreTime {
     pub state: Option<State>,
     /// Address of the last instruction it published (at a sync point).
     pub pc: u32,
+    /// While it waits: when it resumes, `u64::MAX` while no store has set
+    /// that yet.
+    pub wake: u64,
+}
+
+impl CoreTime {
+    /// Whether it waits in modelled time for a store to a line it watches
+    /// that no core has made yet: only a running core can make one.
+    pub fn waits_for_a_store(&self) -> bool {
+        self.state == Some(State::Waiting) && self.wake == NEVER
+    }
 }
 
 /// The clock, state and last published instruction of cores `0..cores`
@@ -321,6 +332,7 @@ pub fn read_cores(dir: &Path, cores: u32) -> std::io::Result<Vec<CoreTime>> {
             clock: word(Clocks::at(c, Word::Clock)),
             state: State::from_word(word(Clocks::at(c, Word::State))),
             pc: word(Clocks::at(c, Word::Pc)) as u32,
+            wake: word(Clocks::at(c, Word::Wake)),
         })
         .collect())
 }
@@ -1443,20 +1455,36 @@ mod tests {
                 CoreTime {
                     clock: 1234,
                     state: Some(State::Halted),
-                    pc: 0x10_2030
+                    pc: 0x10_2030,
+                    wake: 0
                 },
                 CoreTime {
                     clock: 0,
                     state: Some(State::Running),
-                    pc: 0
+                    pc: 0,
+                    wake: 0
                 },
                 CoreTime {
                     clock: 99,
                     state: Some(State::Running),
-                    pc: 0xdead_beef
+                    pc: 0xdead_beef,
+                    wake: 0
                 },
             ]
         );
+        assert!(cores.iter().all(|c| !c.waits_for_a_store()));
+        // Core 1 waits with no wake time: only a store can end its wait.
+        let c = clocks(dir.path(), 1, 3, 10);
+        c.prepare_halt();
+        c.begin_wait();
+        let waiting = read_cores(dir.path(), 3).unwrap()[1];
+        assert_eq!(waiting.state, Some(State::Waiting));
+        assert!(waiting.waits_for_a_store());
+        // A store sets its wake time: it waits no more for one.
+        b.wake_waiter(1, 500, 2);
+        let woken = read_cores(dir.path(), 3).unwrap()[1];
+        assert!((500..NEVER).contains(&woken.wake), "{woken:?}");
+        assert!(!woken.waits_for_a_store());
         assert!(read_cores(&dir.path().join("nosuch"), 3).is_err());
     }
 

@@ -18,7 +18,8 @@ pub use build::{App, Artifacts, build, build_app, cargo, workspace_root};
 pub use chip::{Mode, Model, Time, WtReads};
 pub use programs::{Catalog, app_in, app_of, check_cores, parse_chip, parse_param};
 pub use run::{
-    CoreExit, CoreReport, Holder, Outcome, RunConfig, RunReport, Stall, boot, room_needed, run,
+    CoreExit, CoreReport, Holder, Outcome, RunConfig, RunReport, Stall, Waiter, boot, room_needed,
+    run,
 };
 
 /// `cargo xtask test`: the host tests of every default member, then a

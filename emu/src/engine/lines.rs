@@ -7,6 +7,7 @@
 //! needs ([`crate::chipmem::record_words`]), so a chip of up to
 //! [`chip::MAX_CORES`] cores fits, and a core touches only its own word.
 
+use crate::chipmem;
 use crate::shm::Mapping;
 
 /// Words of a set of cores: one bit for each core a chip may have.
@@ -71,9 +72,9 @@ impl LineRecords {
 
     /// Offset of the word holding core `c`'s bit, and the bit.
     fn core_at(&self, s: u64, c: usize) -> (u64, u64) {
-        let word = 1 + c as u64 / 64;
+        let (word, bit) = chipmem::record_bit(c);
         debug_assert!(word < self.words, "core {c} beyond the record");
-        (self.flags_at(s) + 8 * word, 1 << (c % 64))
+        (self.flags_at(s) + 8 * word, bit)
     }
 
     /// The flags of line `s`.

@@ -31,6 +31,12 @@ struct Seen {
     running_since: Option<Instant>,
 }
 
+/// How long every unfinished core must have waited for a store, with no
+/// clock, state or wake time changing, before the run is a deadlock: the
+/// watcher samples every [`super::fleet`] sample period (100 ms), so
+/// several samples agree.
+const SETTLED: Duration = Duration::from_secs(1);
+
 /// A running core whose clock and state have not changed for this long is
 /// stuck: a core that runs publishes its clock every half quantum. A core
 /// halted or waiting in modelled time (`emu::timing`) is not: it waits
@@ -61,7 +67,8 @@ impl Progress {
                 .collect();
         }
         for (seen, time) in self.cores.iter_mut().zip(times) {
-            if (time.clock, time.state) != (seen.time.clock, seen.time.state) {
+            let moved = |t: &CoreTime| (t.clock, t.state, t.wake);
+            if moved(&time) != moved(&seen.time) {
                 seen.moved = now;
             }
             seen.running_since = match time.state {
@@ -70,6 +77,21 @@ impl Progress {
             };
             seen.time = time;
         }
+    }
+
+    /// Whether the cores that had not finished, `unfinished`, are in a
+    /// deadlock at `now`: every one of them waits in modelled time for a
+    /// store to a line it watches, which only a running core could make,
+    /// and has for [`SETTLED`] without any change. Clocks are read one core
+    /// after the other, not as one cut: a store that woke a core between
+    /// two reads shows in the next samples, so one sample is not enough.
+    pub(super) fn deadlocked(&self, unfinished: &[u32], now: Instant) -> bool {
+        !unfinished.is_empty()
+            && unfinished.iter().all(|&c| {
+                self.cores.get(c as usize).is_some_and(|s| {
+                    s.time.waits_for_a_store() && now.saturating_duration_since(s.moved) >= SETTLED
+                })
+            })
     }
 
     /// What held the run back at `now`, given the cores that had not
@@ -120,12 +142,32 @@ impl Progress {
                 pc: s.time.pc,
             })
             .collect();
-        let waiting = unfinished
+        let waiting: Vec<u32> = unfinished
             .iter()
             .copied()
             .filter(|c| !holding.iter().any(|h| h.core == *c))
             .collect();
-        Some(Stall { holding, waiting })
+        let waits = if holding.is_empty() {
+            waiting
+                .iter()
+                .filter_map(|&core| {
+                    let s = self.cores.get(core as usize)?;
+                    s.time.waits_for_a_store().then(|| Waiter {
+                        core,
+                        clock: s.time.clock,
+                        pc: s.time.pc,
+                        watched: Vec::new(),
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Some(Stall {
+            holding,
+            waiting,
+            waits,
+        })
     }
 }
 
@@ -142,7 +184,52 @@ pub struct Holder {
     pub pc: u32,
 }
 
-/// Which cores held a timed-out run back, and which waited for them.
+/// A core that waits in modelled time for a store no core has made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiter {
+    /// The core.
+    pub core: u32,
+    /// Its modelled clock when it began to wait (core cycles).
+    pub clock: u64,
+    /// The instruction of its wait (its last sync point).
+    pub pc: u32,
+    /// What it waits to see written: each line it watches, described
+    /// ([`emu::chipmem::Layout::describe`]).
+    pub watched: Vec<String>,
+}
+
+impl Waiter {
+    /// The wait as text: the core, since when, the instruction and where
+    /// it lies in the image, and the lines it watches.
+    pub fn with_code<'a>(&'a self, code: &'a CodeMap) -> impl fmt::Display + 'a {
+        WaiterText { waiter: self, code }
+    }
+}
+
+struct WaiterText<'a> {
+    waiter: &'a Waiter,
+    code: &'a CodeMap,
+}
+
+impl fmt::Display for WaiterText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let w = self.waiter;
+        write!(
+            f,
+            "core {} waits since modelled cycle {} at EIP {:#010x}",
+            w.core, w.clock, w.pc
+        )?;
+        for line in self.code.lines(u64::from(w.pc)) {
+            write!(f, "\n  {line}")?;
+        }
+        if !w.watched.is_empty() {
+            write!(f, "\n  for a store to {}", w.watched.join(", or "))?;
+        }
+        Ok(())
+    }
+}
+
+/// Which cores held a stalled run back, and which waited for them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stall {
     /// The running cores with the lowest clock; empty if no unfinished
@@ -150,6 +237,9 @@ pub struct Stall {
     pub holding: Vec<Holder>,
     /// The other unfinished cores.
     pub waiting: Vec<u32>,
+    /// With no core holding the others back: those of the waiting cores
+    /// that wait for a store, and where.
+    pub waits: Vec<Waiter>,
 }
 
 impl Stall {
@@ -178,11 +268,15 @@ impl fmt::Display for StallText<'_> {
             cores.map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
         };
         if stall.holding.is_empty() {
-            return write!(
+            write!(
                 f,
                 "no core was stuck or kept running: core(s) {} were all halted, waiting for each other",
                 list(&mut stall.waiting.iter().copied())
-            );
+            )?;
+            for w in &stall.waits {
+                write!(f, "\n{}", w.with_code(self.code))?;
+            }
+            return Ok(());
         }
         for h in &stall.holding {
             writeln!(
@@ -260,6 +354,7 @@ mod tests {
                 clock,
                 state: Some(state),
                 pc,
+                wake: 0,
             },
             moved,
             running_since: (state == State::Running).then_some(moved),
@@ -300,7 +395,8 @@ mod tests {
                     still_for: Duration::from_secs(8),
                     pc: 0x10_2a3c
                 }],
-                waiting: vec![0, 2]
+                waiting: vec![0, 2],
+                waits: Vec::new(),
             }
         );
         let text = stall.to_string();
@@ -351,6 +447,81 @@ mod tests {
         assert_eq!(stall.holding.len(), 1);
         assert_eq!(stall.holding[0].core, 1);
         assert_eq!(stall.waiting, [0]);
+    }
+
+    /// Core `core` waiting since `moved` for a store.
+    fn waiting_for_a_store(clock: u64, pc: u32, moved: Instant) -> Seen {
+        let mut s = seen(clock, State::Waiting, pc, moved);
+        s.time.wake = u64::MAX;
+        s
+    }
+
+    #[test]
+    fn cores_that_all_wait_for_a_store_unchanged_for_a_second_are_a_deadlock() {
+        let start = Instant::now();
+        let progress = Progress {
+            cores: vec![
+                seen(5_000, State::Finished, 0x3000, start),
+                waiting_for_a_store(4_000, 0x10_2040, start),
+                waiting_for_a_store(4_100, 0x10_2040, start + Duration::from_millis(500)),
+            ],
+        };
+        let unfinished = [1, 2];
+        // Core 2 changed half a second ago: not settled yet.
+        assert!(!progress.deadlocked(&unfinished, start + Duration::from_millis(900)));
+        let now = start + Duration::from_millis(1500);
+        assert!(progress.deadlocked(&unfinished, now));
+        assert!(
+            !progress.deadlocked(&[], now),
+            "no core left is no deadlock"
+        );
+        let stall = progress.stall(&unfinished, now).unwrap();
+        assert!(stall.holding.is_empty());
+        assert_eq!(
+            stall.waits,
+            [
+                Waiter {
+                    core: 1,
+                    clock: 4_000,
+                    pc: 0x10_2040,
+                    watched: Vec::new()
+                },
+                Waiter {
+                    core: 2,
+                    clock: 4_100,
+                    pc: 0x10_2040,
+                    watched: Vec::new()
+                }
+            ]
+        );
+        // A core whose wake time is set, one that runs, or one halted
+        // until its timer may still act: no deadlock.
+        for other in [
+            seen(4_200, State::Waiting, 0x10_2040, start),
+            seen(4_200, State::Running, 0x10_2040, start),
+            seen(4_200, State::Halted, 0x10_2040, start),
+        ] {
+            let mut p = Progress {
+                cores: progress.cores.clone(),
+            };
+            p.cores.push(other);
+            assert!(!p.deadlocked(&[1, 2, 3], now), "{:?}", p.cores[3]);
+        }
+    }
+
+    #[test]
+    fn a_waiter_names_its_instruction_its_place_and_the_lines_it_watches() {
+        let w = Waiter {
+            core: 3,
+            clock: 1234,
+            pc: 0x10_2040,
+            watched: vec!["the MPB of tile 0, byte 0x40".into(), "x".into()],
+        };
+        assert_eq!(
+            w.with_code(&CodeMap::default()).to_string(),
+            "core 3 waits since modelled cycle 1234 at EIP 0x00102040\n  \
+             for a store to the MPB of tile 0, byte 0x40, or x"
+        );
     }
 
     #[test]

@@ -177,6 +177,10 @@ impl Fleet {
             {
                 self.progress.sample(dir, config.cores, now);
                 sampled = Some(now);
+                let unfinished = self.unfinished();
+                if self.progress.deadlocked(&unfinished, now) {
+                    return Outcome::Deadlock { cores: unfinished };
+                }
             }
             let left = deadline.map(|d| d.saturating_duration_since(now));
             if left == Some(Duration::ZERO) {

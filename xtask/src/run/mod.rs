@@ -38,7 +38,7 @@ use emu::chipmem::ChipMemory;
 use emu::launch::{self, Launch};
 
 pub use config::RunConfig;
-pub use diagnose::{Holder, Stall};
+pub use diagnose::{Holder, Stall, Waiter};
 pub use exit::CoreExit;
 pub use report::{CoreReport, HostLoad, Outcome, RunReport};
 
@@ -316,7 +316,18 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     let elapsed = start.elapsed();
     let load = HostLoad::ending_now(load_start);
     let stall = match outcome {
-        Outcome::TimedOut { .. } => fleet.stall(),
+        Outcome::TimedOut { .. } | Outcome::Deadlock { .. } => fleet.stall().map(|mut stall| {
+            // Read while the cores still watch: stopping them ends their waits.
+            let layout = emu::chipmem::Layout::new(config.chip);
+            for w in &mut stall.waits {
+                w.watched = emu::chipmem::watched_lines(dir.path(), config.chip, w.core)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|line| layout.describe(line))
+                    .collect();
+            }
+            stall
+        }),
         _ => None,
     };
     if timed {

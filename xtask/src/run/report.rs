@@ -32,6 +32,13 @@ pub enum Outcome {
         /// The cores that had not finished.
         unfinished: Vec<u32>,
     },
+    /// These cores, every one not finished, waited in modelled time for a
+    /// store that only a running core could make, and none ran: a
+    /// deadlock, ended as soon as it was seen ([`super::diagnose`]).
+    Deadlock {
+        /// The cores that waited.
+        cores: Vec<u32>,
+    },
     /// The run was interrupted (Ctrl-C).
     Interrupted,
     /// Every core exited successfully, but with the statistics or the
@@ -267,6 +274,28 @@ impl fmt::Display for RunReport {
                 }
                 write!(f, "all cores were stopped")
             }
+            Outcome::Deadlock { cores: waiting } => {
+                let list: Vec<String> = waiting.iter().map(u32::to_string).collect();
+                writeln!(
+                    f,
+                    "deadlock after {seconds:.2} s: {} of {cores} cores had not finished, and \
+                     each of them waits in modelled time for a store that no core can make: {}",
+                    waiting.len(),
+                    list.join(", ")
+                )?;
+                for &core in waiting {
+                    let last = self.cores[core as usize].serial.last();
+                    let last = last.map_or("(no output)", String::as_str);
+                    writeln!(f, "  [core {core:02}] last line: {last}")?;
+                    write_places(f, &self.code, SERIAL_INDENT, last)?;
+                }
+                if let Some(stall) = &self.stall {
+                    for w in &stall.waits {
+                        writeln!(f, "{}", w.with_code(&self.code))?;
+                    }
+                }
+                write!(f, "all cores were stopped")
+            }
             Outcome::Interrupted => write!(
                 f,
                 "interrupted after {seconds:.2} s: all cores were stopped"
@@ -331,6 +360,7 @@ pub(super) fn printed_code_addresses(
                 .flat_map(|s| &s.holding)
                 .map(|h| u64::from(h.pc)),
         )
+        .chain(stall.iter().flat_map(|s| &s.waits).map(|w| u64::from(w.pc)))
         .chain(output.flat_map(|line| code_addresses(line)))
         .collect();
     addresses.sort_unstable();
@@ -567,6 +597,7 @@ mod tests {
                 pc: 0x13fa01,
             }],
             waiting: vec![0],
+            waits: Vec::new(),
         });
         timed_out.code = [(0x13fa01, place(false))].into_iter().collect();
         let text = timed_out.to_string();
@@ -609,6 +640,7 @@ mod tests {
                 pc: 0x50,
             }],
             waiting: vec![1],
+            waits: Vec::new(),
         };
         assert_eq!(
             printed_code_addresses(&run.cores, &[None, Some(model)], Some(&stall)),
