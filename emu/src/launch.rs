@@ -35,11 +35,13 @@
 //! core id: it reads that from MYTILEID, as on silicon.
 //!
 //! QEMU runs in the run's directory (the chip memory's), where the image is
-//! linked as [`IMAGE`] ([`Launch::link_image`]): multiboot hands the kernel
+//! copied as [`IMAGE`] ([`copy_image`]): multiboot hands the kernel
 //! the image's path as the start of its command line, which the kernel
 //! reads (in modelled time, as everything from the entry point on). With
 //! the image's own path there, a program's modelled cycles would depend on
 //! where the project was checked out and where the run's directory is.
+//! A copy, not a link: a rebuild while the run goes on changes neither the
+//! image its cores boot nor the one its report reads symbols from.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -54,6 +56,20 @@ use crate::chipmem::{self, Layout};
 /// the path (relative to that directory, QEMU's working directory) every
 /// core's QEMU boots.
 pub const IMAGE: &str = "image";
+
+/// Copies `image` (an app on the kernel library) into the run's directory
+/// `dir` as [`IMAGE`], where the arguments ([`Launch::args`]) name it, and
+/// returns the copy's path: the image the run boots and reads symbols
+/// from. A directory gets its image once.
+pub fn copy_image(image: &Path, dir: &Path) -> std::io::Result<std::path::PathBuf> {
+    let copy = dir.join(IMAGE);
+    let mut to = std::fs::File::options()
+        .write(true)
+        .create_new(true)
+        .open(&copy)?;
+    std::io::copy(&mut std::fs::File::open(image)?, &mut to)?;
+    Ok(copy)
+}
 
 /// Guest RAM of each core when none is asked for, in MiB.
 pub const DEFAULT_MEMORY_MIB: u32 = 32;
@@ -89,9 +105,6 @@ pub struct Launch<'a> {
     /// What every core's kernel is told: how many cores run (cores
     /// `0..cores`), the program and its settings.
     pub boot: &'a BootArgs<'a>,
-    /// The image (an app on the kernel library), booted through multiboot
-    /// as [`IMAGE`] in the run's directory ([`Launch::link_image`]).
-    pub kernel: &'a Path,
     /// The image's entry point: each core's modelled time starts there
     /// ([`PluginOptions::entry`]), not at reset, so that the firmware's
     /// host-timed loops before it move no clock.
@@ -116,12 +129,6 @@ impl Launch<'_> {
     /// runs there.
     pub fn dir(&self) -> &Path {
         self.mem.parent().unwrap_or(Path::new("."))
-    }
-
-    /// Links the image into the run's directory as [`IMAGE`], where the
-    /// arguments ([`Launch::args`]) name it.
-    pub fn link_image(&self) -> std::io::Result<()> {
-        std::os::unix::fs::symlink(std::path::absolute(self.kernel)?, self.dir().join(IMAGE))
     }
 
     /// The arguments (without the program name) of `core`'s QEMU, which
@@ -265,7 +272,6 @@ mod tests {
         Launch {
             chip: &SCC,
             boot: &RING,
-            kernel: Path::new("/k/kernel"),
             entry: 0x10_0000,
             plugin: Path::new("/p/libemu_plugin.so"),
             bios: Path::new("/usr/share/qemu/qboot.rom"),
@@ -478,16 +484,23 @@ mod tests {
         let run = dir.path().join("run");
         std::fs::create_dir(&run).unwrap();
         let mem = run.join("chip.mem");
-        let mut launch = launch(&mem);
-        launch.kernel = &image;
+        let launch = launch(&mem);
         assert_eq!(launch.dir(), run);
-        launch.link_image().unwrap();
+        assert_eq!(copy_image(&image, launch.dir()).unwrap(), run.join(IMAGE));
         let args = strings(launch.args(SCC.core(0).unwrap()));
         assert_eq!(value_of(&args, "-kernel"), IMAGE);
         assert_eq!(std::fs::read(run.join(IMAGE)).unwrap(), b"ELF");
         assert!(
-            launch.link_image().is_err(),
+            copy_image(&image, launch.dir()).is_err(),
             "a run's directory gets its image once"
+        );
+        // A rebuild during the run leaves the run's image as it booted.
+        std::fs::write(&image, b"ELF, rebuilt").unwrap();
+        assert_eq!(std::fs::read(run.join(IMAGE)).unwrap(), b"ELF");
+        assert!(
+            !std::fs::symlink_metadata(run.join(IMAGE))
+                .unwrap()
+                .is_symlink()
         );
     }
 

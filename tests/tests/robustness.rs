@@ -150,6 +150,39 @@ fn a_looping_core_is_named_as_the_one_the_others_wait_for() {
     );
 }
 
+/// A run boots and reads symbols from its own copy of the image: an image
+/// rebuilt (here: overwritten) while it runs changes neither.
+#[test]
+fn a_run_reads_its_own_copy_of_the_image_whatever_is_rebuilt_meanwhile() {
+    let built = xtask::build(false).expect("the image builds");
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("programs");
+    std::fs::copy(&built.kernel, &image).unwrap();
+    let artifacts = xtask::Artifacts {
+        kernel: image.clone(),
+        plugin: built.plugin,
+    };
+    let qemu = xtask::qemu::ensure().expect("QEMU");
+    let config = RunConfig {
+        timeout: Duration::from_secs(8),
+        ..RunConfig::new(4, "hang")
+    };
+    let run = thread::spawn(move || xtask::boot(&config, &artifacts, &qemu));
+    thread::sleep(Duration::from_secs(4));
+    std::fs::write(&image, b"rebuilt: no longer the image that booted").unwrap();
+    let report = run.join().unwrap().expect("the run boots");
+    let text = report.to_string();
+    assert!(
+        matches!(report.outcome, Outcome::TimedOut { .. }),
+        "{}",
+        transcript(&report)
+    );
+    assert!(
+        text.contains("programs::hang::run (apps/programs/src/hang.rs:"),
+        "{text}"
+    );
+}
+
 /// A QEMU stopped with SIGSTOP stalls the others at the quantum: the
 /// timeout report names it as the core whose clock stopped.
 #[test]

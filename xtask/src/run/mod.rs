@@ -214,9 +214,6 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     if config.echo && removed > 0 {
         println!("removed the chip memory left by {removed} killed run(s)");
     }
-    let catalog = Catalog::read(&artifacts.kernel)?;
-    let program = catalog.check(config.program.as_deref(), &config.params)?;
-    let boot_args = config.boot_args(Some(&program))?;
     let mode = config.mode;
     check_memory(
         config.cores,
@@ -240,6 +237,18 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     // Declared before the instances so that it is dropped (removed) after
     // they are killed.
     let dir = RunDir::create_in(parent)?;
+    // The run's own copy: what it boots and reads symbols from, whatever
+    // is rebuilt meanwhile.
+    let image = launch::copy_image(&artifacts.kernel, dir.path()).with_context(|| {
+        format!(
+            "cannot copy the image {} into the run's directory {}",
+            artifacts.kernel.display(),
+            dir.path().display()
+        )
+    })?;
+    let catalog = Catalog::read(&image)?;
+    let program = catalog.check(config.program.as_deref(), &config.params)?;
+    let boot_args = config.boot_args(Some(&program))?;
     let memory = ChipMemory::create(dir.path(), config.chip, config.cores)?;
     let chip_memory = memory.path().to_owned();
     let socket = dir.path().join("gdb.sock");
@@ -251,7 +260,6 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         chip: config.chip,
         boot: &boot_args,
         gdb,
-        kernel: &artifacts.kernel,
         entry: catalog.entry(),
         plugin: &artifacts.plugin,
         bios: &qemu.bios,
@@ -259,13 +267,6 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         memory_mib: launch::DEFAULT_MEMORY_MIB,
         mode,
     };
-    launch.link_image().with_context(|| {
-        format!(
-            "cannot link the image {} into the run's directory {}",
-            artifacts.kernel.display(),
-            dir.path().display()
-        )
-    })?;
     if config.echo {
         let model = match mode.model() {
             None => "without the chip model",
@@ -302,7 +303,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         println!(
             "core {} is paused for gdb; the run has no timeout while it is debugged. Attach with:\n  {}",
             core.index(),
-            gdb_command(socket, &artifacts.kernel)
+            gdb_command(socket, &image)
         );
     }
     let timed = mode.quantum().is_some();
@@ -375,15 +376,15 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
             report_errors.push(format!("cannot write {}: {e}", file.display()));
         }
     }
+    let cores = fleet.reports();
+    let addresses = printed_code_addresses(&cores, &reports, stall.as_ref());
+    let code = code_map(&image, addresses, config.echo);
     let kept = if config.keep_run_dir {
         drop(memory);
         Some(dir.keep()?)
     } else {
         None
     };
-    let cores = fleet.reports();
-    let addresses = printed_code_addresses(&cores, &reports, stall.as_ref());
-    let code = code_map(&artifacts.kernel, addresses, config.echo);
     Ok(RunReport {
         chip: config.chip,
         kept,
