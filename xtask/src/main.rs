@@ -437,7 +437,11 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 );
             }
             println!("{report}");
-            // Stale reads alone do not fail the run: the outcome decides.
+            for error in &report.output_errors {
+                eprintln!("error: {error}");
+            }
+            // Stale reads alone do not fail the run: the outcome and the
+            // outputs decide.
             Ok(ExitCode::from(match report.outcome {
                 xtask::Outcome::Interrupted => signal_status(signal),
                 _ => report.exit_code(),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! What a run is asked to do: [`RunConfig`], checked before anything is built.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -144,6 +144,18 @@ impl RunConfig {
                  combined with --stats or --stats-json"
             );
         }
+        for (flag, file) in [("--trace", &self.trace), ("--stats-json", &self.stats_json)] {
+            if let Some(file) = file {
+                check_output(flag, file)?;
+            }
+        }
+        if let Some(dir) = &self.run_dir {
+            match std::fs::metadata(dir) {
+                Ok(meta) if meta.is_dir() => {}
+                Ok(_) => bail!("--run-dir {}: not a directory", dir.display()),
+                Err(e) => bail!("--run-dir {}: {e}", dir.display()),
+            }
+        }
         Ok(())
     }
 
@@ -174,6 +186,39 @@ impl RunConfig {
             .as_ref()
             .is_some_and(|flag| flag.load(Ordering::SeqCst))
     }
+}
+
+/// Checks, before anything boots, that the run can write `file`, the
+/// output of `flag`: its directory exists and takes a new file, and it is
+/// not a directory. A file already there is overwritten at the end.
+fn check_output(flag: &str, file: &Path) -> Result<()> {
+    let parent = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if file.is_dir() {
+        bail!("{flag} {}: a directory, not a file", file.display());
+    }
+    if !parent.is_dir() {
+        bail!(
+            "{flag} {}: the directory {} does not exist",
+            file.display(),
+            parent.display()
+        );
+    }
+    if let Err(e) = tempfile::NamedTempFile::new_in(parent) {
+        bail!(
+            "{flag} {}: cannot write in {}: {e}",
+            file.display(),
+            parent.display()
+        );
+    }
+    if file.exists()
+        && let Err(e) = std::fs::OpenOptions::new().append(true).open(file)
+    {
+        bail!("{flag} {}: cannot overwrite it: {e}", file.display());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -232,6 +277,55 @@ mod tests {
             .check()
             .is_ok()
         );
+    }
+
+    #[test]
+    fn outputs_and_the_run_directory_are_checked_before_anything_boots() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nosuch");
+        let with = |trace: Option<PathBuf>, stats_json: Option<PathBuf>, run_dir| {
+            RunConfig {
+                trace,
+                stats_json,
+                run_dir,
+                ..RunConfig::new(2, "ring")
+            }
+            .check()
+            .map_err(|e| e.to_string())
+        };
+        let file = dir.path().join("out.json");
+        assert!(with(Some(file.clone()), Some(file.clone()), None).is_ok());
+        assert!(!file.exists(), "a check leaves nothing behind");
+        let err = with(Some(missing.join("t.json")), None, None).unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "--trace {}/t.json: the directory {} does not exist",
+                missing.display(),
+                missing.display()
+            )
+        );
+        let err = with(None, Some(dir.path().to_owned()), None).unwrap_err();
+        assert!(err.ends_with(": a directory, not a file"), "{err}");
+        let err = with(None, None, Some(missing.clone())).unwrap_err();
+        assert!(
+            err.starts_with(&format!("--run-dir {}: ", missing.display())),
+            "{err}"
+        );
+        assert!(err.contains("No such file"), "{err}");
+        std::fs::write(&file, "").unwrap();
+        let err = with(None, None, Some(file.clone())).unwrap_err();
+        assert!(err.ends_with("not a directory"), "{err}");
+        // Root writes anywhere: a read-only directory is checked only for others.
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            use std::os::unix::fs::PermissionsExt;
+            let ro = dir.path().join("ro");
+            std::fs::create_dir(&ro).unwrap();
+            std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+            let err = with(None, Some(ro.join("s.json")), None).unwrap_err();
+            assert!(err.contains("cannot write in"), "{err}");
+        }
     }
 
     #[test]

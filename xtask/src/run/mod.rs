@@ -355,7 +355,8 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     };
     // Every instance is gone, so every report that will come is complete;
     // the directory is still there.
-    let (reports, mut report_errors) = read_reports(dir.path(), config.cores, mode);
+    let (reports, report_errors) = read_reports(dir.path(), config.cores, mode);
+    let mut output_errors = Vec::new();
     if let Some(file) = &config.trace {
         match trace::write(dir.path(), config.chip, config.cores, file) {
             Ok(events) if config.echo => {
@@ -365,7 +366,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
                 );
             }
             Ok(_) => {}
-            Err(e) => report_errors.push(format!("{e:#}")),
+            Err(e) => output_errors.push(format!("--trace {}: {e:#}", file.display())),
         }
     }
     let wanted = config.stats || config.stats_json.is_some() || config.checks_coherence();
@@ -373,7 +374,10 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     if let Some(file) = &config.stats_json {
         let json = stats_json(config, &program, &outcome, elapsed, load, &reports);
         if let Err(e) = std::fs::write(file, json) {
-            report_errors.push(format!("cannot write {}: {e}", file.display()));
+            output_errors.push(format!(
+                "--stats-json {}: cannot write it: {e}",
+                file.display()
+            ));
         }
     }
     let cores = fleet.reports();
@@ -396,6 +400,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         mode,
         reports,
         report_errors,
+        output_errors,
         stall,
         notes,
         code,

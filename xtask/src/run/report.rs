@@ -135,6 +135,10 @@ pub struct RunReport {
     /// Report files that could not be read, each naming the file and what
     /// is wrong with it.
     pub report_errors: Vec<String>,
+    /// Outputs asked for (`--trace`, `--stats-json`) that could not be
+    /// written, each naming the file and why: they fail the run
+    /// ([`RunReport::exit_code`]).
+    pub output_errors: Vec<String>,
     /// After a timeout with modelled time: the core(s) that held the
     /// others back.
     pub stall: Option<Stall>,
@@ -204,11 +208,12 @@ impl RunReport {
         )
     }
 
-    /// The process exit status this outcome stands for: 0 for success,
-    /// 130 (as after SIGINT) when interrupted, 1 otherwise.
+    /// The process exit status this outcome stands for: 0 for success
+    /// with every output asked for written, 130 (as after SIGINT) when
+    /// interrupted, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self.outcome {
-            Outcome::Success => 0,
+            Outcome::Success if self.output_errors.is_empty() => 0,
             Outcome::Interrupted => 130,
             _ => 1,
         }
@@ -456,6 +461,7 @@ mod tests {
             mode: Mode::Plain,
             reports: vec![None; serial.len()],
             report_errors: Vec::new(),
+            output_errors: Vec::new(),
             stall: None,
             notes: Vec::new(),
             code: CodeMap::default(),
@@ -579,6 +585,14 @@ mod tests {
             ],
             "{text}"
         );
+    }
+
+    #[test]
+    fn an_output_that_could_not_be_written_fails_a_successful_run() {
+        let mut run = report(Outcome::Success, &[&[]]);
+        assert_eq!(run.exit_code(), 0);
+        run.output_errors = vec!["--stats-json /x/s.json: cannot write it".into()];
+        assert_eq!(run.exit_code(), 1);
     }
 
     #[test]
