@@ -3,7 +3,9 @@
  * status 3 on rank 1, after output still buffered), "return 0" (return 0
  * from main after atexit handlers and buffered output), "fatal" (an
  * error under MPI_ERRORS_ARE_FATAL on rank 0), "abort" (MPI_Abort on the
- * last rank), "assert" (a failed assert on rank 0). */
+ * last rank), "assert" (a failed assert on rank 0), "nofinalize" (rank 1
+ * returns 0 from main without MPI_Finalize), "unreceived" (rank 0 sends
+ * itself a message it never receives, then finalizes). */
 #include <assert.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc < 2) {
-        printf("usage: endings exit|return|fatal|abort|assert\n");
+        printf("usage: endings exit|return|fatal|abort|assert|nofinalize|unreceived\n");
         return 2;
     }
     atexit(goodbye);
@@ -50,6 +52,22 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "assert") == 0) {
         assert(rank != 0 && "rank 0 asserts");
         MPI_Barrier(MPI_COMM_WORLD);
+        return 0;
+    }
+    if (strcmp(argv[1], "nofinalize") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1) return 0;
+        MPI_Finalize();
+        return 0;
+    }
+    if (strcmp(argv[1], "unreceived") == 0) {
+        int x = 5;
+        MPI_Request request;
+        if (rank == 0) {
+            MPI_Isend(&x, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, &request);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
+        }
+        MPI_Finalize();
         return 0;
     }
     printf("unknown ending %s\n", argv[1]);

@@ -185,6 +185,34 @@ fn a_fatal_mpi_error_names_the_call_and_what_was_wrong() {
 }
 
 #[test]
+fn a_program_that_ends_without_mpi_finalize_fails_the_run() {
+    let report = boot_c(2, "endings", &["nofinalize"]);
+    assert_failed_because_of(&report, 1, CoreExit::GuestFailure, "core 1 failed");
+    assert_eq!(
+        failure(&report, 1),
+        "FAILED: the program ended without calling MPI_Finalize after MPI_Init"
+    );
+}
+
+#[test]
+fn a_message_never_received_is_named_at_mpi_finalize() {
+    let report = boot_c(2, "endings", &["unreceived"]);
+    assert_clean_success(&report, 2);
+    let warning = "warning: MPI_Finalize: a message from rank 0 with tag 9 (4 bytes, on \
+                   MPI_COMM_WORLD) was never received";
+    assert!(
+        report.serial(0).iter().any(|l| l == warning),
+        "{}",
+        transcript(&report)
+    );
+    assert!(
+        !report.serial(1).iter().any(|l| l.starts_with("warning")),
+        "{}",
+        transcript(&report)
+    );
+}
+
+#[test]
 fn mpi_abort_and_a_failed_assert_end_the_run() {
     let report = boot_c(3, "endings", &["abort"]);
     assert_failed_because_of(&report, 2, CoreExit::GuestFailure, "core 2 failed");

@@ -149,12 +149,27 @@ extern "C" fn __crt_free(ptr: *mut c_void, size: usize, align: usize) {
     }
 }
 
+/// What a library checks when the program ends with status 0, before the
+/// core's run ends as succeeded ([`check_at_success`]).
+static SUCCESS_CHECK: spin::Once<fn()> = spin::Once::new();
+
+/// Has `check` run when the program ends with status 0, before the core's
+/// run ends as succeeded: it may end the run as failed instead (MPI does
+/// for a program that called `MPI_Init` but not `MPI_Finalize`). One check
+/// per program: a second call keeps the first.
+pub fn check_at_success(check: fn()) {
+    SUCCESS_CHECK.call_once(|| check);
+}
+
 /// Ends the core's run: status 0 as a program that succeeded, any other
 /// as one that failed.
 #[unsafe(no_mangle)]
 extern "C" fn __crt_exit(status: c_int) -> ! {
     end_line();
     if status == 0 {
+        if let Some(check) = SUCCESS_CHECK.get() {
+            check();
+        }
         if let Some(scc) = try_platform() {
             scc.finish();
         }

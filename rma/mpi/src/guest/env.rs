@@ -24,6 +24,7 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
                 let scc: &'static Scc = crt::platform();
                 match Comm::new(scc).and_then(Rma::new) {
                     Ok(rma) => {
+                        crt::check_at_success(finalized_at_exit);
                         *phase = Phase::Running(State {
                             rma,
                             handlers: [codes::errhandler::FATAL; 2],
@@ -95,12 +96,28 @@ pub extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
     )
 }
 
+/// A program that called `MPI_Init` must call `MPI_Finalize` before it
+/// ends: one that returns from `main` (or exits with status 0) without it
+/// fails the run, as MPICH reports it.
+fn finalized_at_exit() {
+    if matches!(&*STATE.0.borrow(), Phase::Running(_)) {
+        fail(format_args!(
+            "the program ended without calling MPI_Finalize after MPI_Init"
+        ))
+    }
+}
+
 /// `MPI_Finalize`: a barrier over `MPI_COMM_WORLD`, then the end of MPI
-/// on this core.
+/// on this core. A message that arrived and that no receive took is
+/// reported on the core's output, one warning each.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Finalize() -> c_int {
     let code = with_state("MPI_Finalize", codes::comm::WORLD, |state| {
         state.rma.comm().barrier();
+        for message in p2p::unreceived(state)? {
+            crt::end_line();
+            kernel::println!("warning: MPI_Finalize: {message} was never received");
+        }
         Ok(())
     });
     if code == codes::SUCCESS {

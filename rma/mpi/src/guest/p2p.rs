@@ -219,6 +219,32 @@ fn progress(state: &mut State, comm: c_int) -> Result<bool, Failure> {
     Ok(any)
 }
 
+/// The messages that arrived for this core (on `MPI_COMM_WORLD`, taken
+/// in now, or on any communicator before) and that no receive took, each
+/// described: at `MPI_Finalize`, after its barrier, every message sent
+/// before it has arrived.
+pub(super) fn unreceived(state: &mut State) -> Result<Vec<String>, Failure> {
+    progress(state, codes::comm::WORLD)?;
+    Ok(state
+        .p2p
+        .unexpected
+        .iter()
+        .map(|m| {
+            let comm: alloc::string::String = match m.comm {
+                codes::comm::WORLD => "MPI_COMM_WORLD".into(),
+                codes::comm::SELF => "MPI_COMM_SELF".into(),
+                handle => format!("the communicator of handle {handle}"),
+            };
+            format!(
+                "a message from rank {} with tag {} ({} bytes, on {comm})",
+                m.source,
+                m.tag,
+                m.data.len(),
+            )
+        })
+        .collect())
+}
+
 /// Takes in what arrived on every communicator a pending request waits
 /// on.
 fn progress_all(state: &mut State) -> Result<bool, Failure> {
