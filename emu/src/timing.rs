@@ -125,6 +125,7 @@
 //! | 328 + 1024·c | 1 while a core books its polls |
 //! | 336 + 1024·c | waiting: how many resources its polls reach (at most [`POLL_QUEUES`]) |
 //! | 344 + 1024·c | waiting: each of them, its calendar above its arrival cycles: the targets of its poll's first [`POLL_LINES`] lines and the links on their ways |
+//! | 1272 + 1024·c | its stack pointer at its last wait (the value its guest stored with [`chip::EmuCall::Wait`]) |
 //! | 256 + 1024·`MAX_CORES` + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::queue`]): memory controller q, then tile q−8's MPB, then tile q−72's register block, then link q−136 ([`crate::model::mesh::Link::index`]: four per router) |
 //!
 //! # Sleeping and waking
@@ -305,6 +306,8 @@ pub struct CoreTime {
     /// While it waits: when it resumes, `u64::MAX` while no store has set
     /// that yet.
     pub wake: u64,
+    /// Its stack pointer at its last wait.
+    pub sp: u32,
 }
 
 impl CoreTime {
@@ -333,6 +336,7 @@ pub fn read_cores(dir: &Path, cores: u32) -> std::io::Result<Vec<CoreTime>> {
             state: State::from_word(word(Clocks::at(c, Word::State))),
             pc: word(Clocks::at(c, Word::Pc)) as u32,
             wake: word(Clocks::at(c, Word::Wake)),
+            sp: word(Clocks::at(c, Word::Sp)) as u32,
         })
         .collect())
 }
@@ -354,7 +358,13 @@ enum Word {
     BookingLock = 72,
     PollQueues = 80,
     PollQueue = 88,
+    /// Its stack pointer at its last wait: the last word of its part, after
+    /// the [`POLL_QUEUES`] words from `PollQueue`.
+    Sp = 1016,
 }
+
+const _: () = assert!(Word::PollQueue as u64 + 8 * POLL_QUEUES as u64 <= Word::Sp as u64);
+const _: () = assert!(Word::Sp as u64 + 8 <= PER_CORE);
 
 /// What a sleeping core waits for ([`Clocks::sleep_until`]), as it
 /// registers it in its `Wanted` word for the cores that may release it.
@@ -878,6 +888,12 @@ impl Clocks {
     /// for a run tool to name where a core stopped.
     pub fn publish_pc(&self, pc: u32) {
         self.map.store(Self::at(self.core, Word::Pc), u64::from(pc));
+    }
+
+    /// Publishes the stack pointer at this core's wait, for a run tool's
+    /// backtrace of it.
+    pub fn publish_sp(&self, sp: u32) {
+        self.map.store(Self::at(self.core, Word::Sp), u64::from(sp));
     }
 
     /// The slowest running core's clock, this core left out; `None` if no
@@ -1448,6 +1464,7 @@ mod tests {
         a.publish_pc(0x10_2030);
         b.publish(99);
         b.publish_pc(0xdead_beef);
+        b.publish_sp(0x1f_fff0);
         let cores = read_cores(dir.path(), 3).unwrap();
         assert_eq!(
             cores,
@@ -1456,19 +1473,22 @@ mod tests {
                     clock: 1234,
                     state: Some(State::Halted),
                     pc: 0x10_2030,
-                    wake: 0
+                    wake: 0,
+                    sp: 0
                 },
                 CoreTime {
                     clock: 0,
                     state: Some(State::Running),
                     pc: 0,
-                    wake: 0
+                    wake: 0,
+                    sp: 0
                 },
                 CoreTime {
                     clock: 99,
                     state: Some(State::Running),
                     pc: 0xdead_beef,
-                    wake: 0
+                    wake: 0,
+                    sp: 0x1f_fff0
                 },
             ]
         );

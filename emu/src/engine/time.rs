@@ -598,7 +598,10 @@ impl Time {
     /// and resumes at the first repetition that sees the store. A poll
     /// that read no shared line (its condition lies in private memory or
     /// in the clock) repeats at once, as a spin would.
-    fn wait(&mut self) {
+    ///
+    /// `sp` is the guest's stack pointer at the wait, published for a run
+    /// tool's backtrace.
+    fn wait(&mut self, sp: u32) {
         let Some(poll) = self.poll.take() else { return };
         if poll.lines.is_empty() {
             return;
@@ -607,6 +610,7 @@ impl Time {
         let began = self.clock.now();
         let period = (began - poll.start).max(1);
         self.clocks.publish_pc(self.pc);
+        self.clocks.publish_sp(sp);
         // What each poll reaches, for whoever books the polls it makes: the
         // first lines' targets and the links on the way there and back.
         let latencies = &self.latencies;
@@ -741,7 +745,7 @@ impl Engine {
             }
             EmuCall::Order => time.order_next(),
             EmuCall::Poll => time.begin_poll(),
-            EmuCall::Wait => time.wait(),
+            EmuCall::Wait => time.wait(a.value as u32),
             EmuCall::Done => time.end_poll(),
             EmuCall::Pause => {
                 let until = time.clock.now() + (a.value & u64::from(u32::MAX));

@@ -406,10 +406,26 @@ impl Scc {
     }
 
     /// Makes the emulator call `call` of a poll (`Poll`, `Wait` or `Done`),
-    /// keeping [`Scc::polling`] up to date.
+    /// keeping [`Scc::polling`] up to date. It stores the stack pointer:
+    /// at a wait the emulator publishes it, and the run tool unwinds the
+    /// stack from there to name the calls a deadlocked core waits in. One
+    /// store of a register, as a store of 0 would be: the same instructions.
     fn poll_call(&self, call: EmuCall) {
         self.polling.store(call == EmuCall::Poll, Ordering::Relaxed);
-        self.emu_call(call, 0);
+        debug_assert!(self.modelled);
+        let (bank, offset) = (self.chip.fpga_base(), self.chip.fpga.emu_call(call));
+        // SAFETY: as in `emu_call`: the FPGA bank is identity-mapped
+        // uncached for the whole run, and under the emulator this offset in
+        // it is a call register; the instruction stores ESP there and
+        // touches nothing else.
+        unsafe {
+            asm!(
+                "mov dword ptr [{bank} + {offset}], esp",
+                bank = in(reg) bank,
+                offset = in(reg) offset,
+                options(nostack, preserves_flags)
+            )
+        };
     }
 
     /// Takes `owner`'s test-and-set register, waiting until it is free.

@@ -105,7 +105,9 @@ pub enum EmuCall {
     Poll = 0x08,
     /// The poll found nothing: the core waits in modelled time for a
     /// watched line to change, as if it repeated the poll at the poll's
-    /// own period, and resumes at the first repetition that sees it.
+    /// own period, and resumes at the first repetition that sees it. The
+    /// value stored is the core's stack pointer, which the emulator
+    /// publishes for a run tool's backtrace of the wait.
     Wait = 0x0C,
     /// The core idles for the stored number of core cycles, as a spin on
     /// its clock would.

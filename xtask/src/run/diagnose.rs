@@ -156,6 +156,8 @@ impl Progress {
                         core,
                         clock: s.time.clock,
                         pc: s.time.pc,
+                        sp: s.time.sp,
+                        calls: Vec::new(),
                         watched: Vec::new(),
                     })
                 })
@@ -193,6 +195,11 @@ pub struct Waiter {
     pub clock: u64,
     /// The instruction of its wait (its last sync point).
     pub pc: u32,
+    /// Its stack pointer at the wait.
+    pub sp: u32,
+    /// The calls it waits in, innermost first: the address of each call's
+    /// last byte, from its stack ([`super::unwind`]).
+    pub calls: Vec<u32>,
     /// What it waits to see written: each line it watches, described
     /// ([`emu::chipmem::Layout::describe`]).
     pub watched: Vec<String>,
@@ -221,6 +228,18 @@ impl fmt::Display for WaiterText<'_> {
         )?;
         for line in self.code.lines(u64::from(w.pc)) {
             write!(f, "\n  {line}")?;
+        }
+        for &call in &w.calls {
+            let lines = self.code.lines(u64::from(call));
+            if lines.is_empty() {
+                write!(f, "\n  called at {call:#010x}")?;
+            }
+            for line in lines {
+                match line.strip_prefix("at ") {
+                    Some(place) => write!(f, "\n  called from {place}")?,
+                    None => write!(f, "\n  {line}")?,
+                }
+            }
         }
         if !w.watched.is_empty() {
             write!(f, "\n  for a store to {}", w.watched.join(", or "))?;
@@ -355,6 +374,7 @@ mod tests {
                 state: Some(state),
                 pc,
                 wake: 0,
+                sp: 0,
             },
             moved,
             running_since: (state == State::Running).then_some(moved),
@@ -484,12 +504,16 @@ mod tests {
                     core: 1,
                     clock: 4_000,
                     pc: 0x10_2040,
+                    sp: 0,
+                    calls: Vec::new(),
                     watched: Vec::new()
                 },
                 Waiter {
                     core: 2,
                     clock: 4_100,
                     pc: 0x10_2040,
+                    sp: 0,
+                    calls: Vec::new(),
                     watched: Vec::new()
                 }
             ]
@@ -515,11 +539,38 @@ mod tests {
             core: 3,
             clock: 1234,
             pc: 0x10_2040,
+            sp: 0x20_0000,
+            calls: vec![0x10_3000, 0x10_4000],
             watched: vec!["the MPB of tile 0, byte 0x40".into(), "x".into()],
         };
+        let frame = |function: &str, line| super::super::symbols::Frame {
+            function: Some(function.into()),
+            file: Some("f.c".into()),
+            line: Some(line),
+        };
+        let code: CodeMap = [
+            (
+                0x10_2040,
+                super::super::symbols::Place {
+                    frames: vec![frame("poll", 1), frame("wait", 2)],
+                },
+            ),
+            (
+                0x10_3000,
+                super::super::symbols::Place {
+                    frames: vec![frame("MPI_Barrier", 3)],
+                },
+            ),
+        ]
+        .into_iter()
+        .collect();
         assert_eq!(
-            w.with_code(&CodeMap::default()).to_string(),
+            w.with_code(&code).to_string(),
             "core 3 waits since modelled cycle 1234 at EIP 0x00102040\n  \
+             at poll (f.c:1)\n  \
+             \x20 inlined into wait (f.c:2)\n  \
+             called from MPI_Barrier (f.c:3)\n  \
+             called at 0x00104000\n  \
              for a store to the MPB of tile 0, byte 0x40, or x"
         );
     }

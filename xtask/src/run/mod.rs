@@ -28,6 +28,7 @@ mod fleet;
 mod report;
 mod symbols;
 pub mod trace;
+mod unwind;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -320,12 +321,19 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         Outcome::TimedOut { .. } | Outcome::Deadlock { .. } => fleet.stall().map(|mut stall| {
             // Read while the cores still watch: stopping them ends their waits.
             let layout = emu::chipmem::Layout::new(config.chip);
+            let image = std::fs::read(&image).unwrap_or_default();
             for w in &mut stall.waits {
                 w.watched = emu::chipmem::watched_lines(dir.path(), config.chip, w.core)
                     .unwrap_or_default()
                     .into_iter()
                     .map(|line| layout.describe(line))
                     .collect();
+                let ram = config.chip.core(w.core).ok().and_then(|core| {
+                    std::fs::File::open(emu::chipmem::ram_path(dir.path(), core)).ok()
+                });
+                if let Some(ram) = ram {
+                    w.calls = unwind::call_sites(&image, &ram, w.pc, w.sp).unwrap_or_default();
+                }
             }
             stall
         }),

@@ -365,7 +365,13 @@ pub(super) fn printed_code_addresses(
                 .flat_map(|s| &s.holding)
                 .map(|h| u64::from(h.pc)),
         )
-        .chain(stall.iter().flat_map(|s| &s.waits).map(|w| u64::from(w.pc)))
+        .chain(
+            stall
+                .iter()
+                .flat_map(|s| &s.waits)
+                .flat_map(|w| std::iter::once(w.pc).chain(w.calls.iter().copied()))
+                .map(u64::from),
+        )
         .chain(output.flat_map(|line| code_addresses(line)))
         .collect();
     addresses.sort_unstable();
