@@ -72,7 +72,7 @@ pub fn cargo() -> Command {
 /// `program` (found on `PATH` unless a path) run as [`cargo`] runs: in the
 /// workspace root, with the same environment, so that a rustup proxy such
 /// as `rustc` or `rustup` picks the toolchain the nested cargo uses.
-fn nested(program: impl AsRef<OsStr>) -> Command {
+pub fn nested(program: impl AsRef<OsStr>) -> Command {
     let mut command = Command::new(program);
     command.current_dir(workspace_root());
     for (key, _) in env::vars_os() {
