@@ -518,16 +518,16 @@ fn a_slurm_job_array_of_listed_runs_collects_the_local_suites_modelled_results()
              and leaves other ones alone"
         ));
     }
+    let started = Instant::now();
     if let Err(why) = install_slurm() {
         return skip(&why);
     }
-    let started = Instant::now();
     let cluster = match Cluster::start() {
         Ok(cluster) => cluster,
         Err(why) => return skip(&format!("the test's Slurm daemons did not start: {why}")),
     };
     eprintln!(
-        "slurm: single-node cluster up in {} ({:.1} s)",
+        "slurm: single-node cluster up in {} ({:.1} s, installing included)",
         cluster.path().display(),
         started.elapsed().as_secs_f64()
     );
