@@ -350,7 +350,13 @@ fn recipe(dir: &Path) -> String {
     let block = &block[..block.find("```").expect("its end")];
     let list = "cargo xtask bench --list-runs";
     assert_eq!(block.matches(list).count(), 1, "{block}");
-    let workspace = shell_word(&xtask::workspace_root().to_string_lossy());
+    let workspace = xtask::workspace_root().to_string_lossy();
+    // The recipe's task command is in single quotes: its paths cannot be.
+    assert_eq!(
+        shell_word(&workspace),
+        workspace,
+        "the workspace's path needs quoting, which the README's recipe does not do"
+    );
     let shared = dir.to_str().expect("a UTF-8 temporary directory");
     assert_eq!(
         shell_word(shared),
