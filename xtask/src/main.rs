@@ -121,6 +121,11 @@ struct RunArgs {
     /// Arguments for the C program's main, after its name in argv.
     #[arg(last = true, value_name = "ARGS")]
     c_args: Vec<String>,
+    /// KiB of each core's stack (whole 4 KiB pages, at most 8192). A guard
+    /// page below it catches an overflow: the core fails with "stack
+    /// overflow", naming the function.
+    #[arg(long, value_name = "N", default_value_t = chip::args::DEFAULT_STACK_KIB)]
+    stack_kib: u32,
     /// Seconds the run may take, build excluded, before it is stopped
     /// [default: 180 up to 48 cores, growing with the square of the core
     /// count beyond: 1280 for 128 cores].
@@ -405,6 +410,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 app,
                 program: args.program,
                 params,
+                stack_kib: args.stack_kib,
                 timeout: args
                     .timeout
                     .map_or_else(|| RunConfig::default_timeout(cores), Duration::from_secs),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! What a run asks of each core's kernel, as one typed value: the chip,
-//! how many cores take part, which program they run and its settings.
+//! how many cores take part, which program they run and its settings, and
+//! the size of each core's stack.
 //!
 //! One image boots on every chip of [`CHIPS`](crate::CHIPS): the run
 //! names the chip on the command line (`chip=NAME`), and the kernel takes
@@ -27,6 +28,59 @@ pub struct BootArgs<'a> {
     program: Option<&'a str>,
     settings: Vec<(&'a str, &'a str)>,
     trace: bool,
+    stack_kib: u32,
+}
+
+/// KiB of each core's stack unless a run asks for another size: what the
+/// kernel had before the size became a setting, and enough for every
+/// built-in program and the MPI test programs.
+pub const DEFAULT_STACK_KIB: u32 = 64;
+
+/// The largest stack a run may ask for, in KiB. A core has 32 MiB of
+/// private RAM (`emu::launch::DEFAULT_MEMORY_MIB`); the kernel heap takes
+/// 16 MiB of it and the image, page tables and the program's own frames
+/// some MiB more, so 8 MiB is what is surely left for the stack.
+pub const MAX_STACK_KIB: u32 = 8 * 1024;
+
+/// Checks a stack size in KiB: at least one page, whole 4 KiB pages (the
+/// kernel maps it page by page, with an unmapped guard page below), and at
+/// most [`MAX_STACK_KIB`].
+pub fn check_stack_kib(kib: u32) -> Result<(), StackError> {
+    if kib == 0 {
+        Err(StackError::Zero)
+    } else if !kib.is_multiple_of(4) {
+        Err(StackError::NotPages(kib))
+    } else if kib > MAX_STACK_KIB {
+        Err(StackError::TooLarge(kib))
+    } else {
+        Ok(())
+    }
+}
+
+/// Why a stack size was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StackError {
+    /// No stack at all.
+    Zero,
+    /// Not a multiple of the 4 KiB page.
+    NotPages(u32),
+    /// More than [`MAX_STACK_KIB`].
+    TooLarge(u32),
+}
+
+impl fmt::Display for StackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Zero => f.write_str("a core needs a stack of at least 4 KiB"),
+            Self::NotPages(kib) => {
+                write!(f, "{kib} KiB is not a whole number of 4 KiB pages")
+            }
+            Self::TooLarge(kib) => write!(
+                f,
+                "{kib} KiB is more than a core's RAM leaves for the stack ({MAX_STACK_KIB} KiB at most)"
+            ),
+        }
+    }
 }
 
 impl<'a> BootArgs<'a> {
@@ -57,7 +111,23 @@ impl<'a> BootArgs<'a> {
             program,
             settings,
             trace: false,
+            stack_kib: DEFAULT_STACK_KIB,
         })
+    }
+
+    /// The same, with stacks of `kib` KiB ([`check_stack_kib`]; `stack_kib=N`
+    /// on the command line).
+    pub fn with_stack_kib(self, kib: u32) -> Result<Self, ArgsError<'a>> {
+        check_stack_kib(kib).map_err(ArgsError::Stack)?;
+        Ok(Self {
+            stack_kib: kib,
+            ..self
+        })
+    }
+
+    /// KiB of each core's stack: [`DEFAULT_STACK_KIB`] unless set.
+    pub fn stack_kib(&self) -> u32 {
+        self.stack_kib
     }
 
     /// The same, with rma's calls traced in modelled time (`trace=on` on
@@ -93,8 +163,9 @@ impl<'a> BootArgs<'a> {
 
     /// The command line the kernel reads: [`ARGS_START`] (without its
     /// leading blank, which separates it from the image path QEMU puts
-    /// first), then `chip=NAME`, `cores=N`, `program=NAME` and each
-    /// setting as `NAME=VALUE`.
+    /// first), then `chip=NAME`, `cores=N`, `program=NAME`, `trace=on`,
+    /// `stack_kib=N` (only when not [`DEFAULT_STACK_KIB`]) and each setting
+    /// as `NAME=VALUE`.
     pub fn to_args(&self) -> String {
         let mut line = String::from(ARGS_START.trim_start());
         // Writing into a String cannot fail.
@@ -104,6 +175,9 @@ impl<'a> BootArgs<'a> {
         }
         if self.trace {
             line.push_str(" trace=on");
+        }
+        if self.stack_kib != DEFAULT_STACK_KIB {
+            let _ = write!(line, " stack_kib={}", self.stack_kib);
         }
         for (name, value) in &self.settings {
             let _ = write!(line, " {name}={value}");
@@ -117,7 +191,8 @@ impl<'a> BootArgs<'a> {
     /// `=`; only what follows the last [`ARGS_START`] is read. Without it
     /// (a kernel booted by hand), words without `=` are skipped. Without
     /// `chip=`, the chip is [`DEFAULT_CHIP`]; without `cores=`, every core
-    /// of the chip takes part.
+    /// of the chip takes part; without `stack_kib=`, stacks are
+    /// [`DEFAULT_STACK_KIB`].
     pub fn parse(cmdline: &'a str) -> Result<Self, ArgsError<'a>> {
         let args = cmdline
             .rsplit_once(ARGS_START)
@@ -126,6 +201,7 @@ impl<'a> BootArgs<'a> {
         let mut cores = None;
         let mut program = None;
         let mut trace = None;
+        let mut stack_kib = None;
         let mut settings = Vec::new();
         for (name, value) in args.split_whitespace().filter_map(|w| w.split_once('=')) {
             match name {
@@ -143,19 +219,21 @@ impl<'a> BootArgs<'a> {
                         _ => return Err(ArgsError::NotOnOff { name, value }),
                     });
                 }
+                "stack_kib" if stack_kib.is_none() => {
+                    stack_kib = Some(value.parse().map_err(|_| ArgsError::NotKib { value })?);
+                }
                 _ => settings.push((name, value)),
             }
         }
         let chip = chip.unwrap_or(DEFAULT_CHIP);
-        Ok(
-            Self::new(chip, cores.unwrap_or(chip.cores()), program, settings)?
-                .traced(trace.unwrap_or(false)),
-        )
+        Self::new(chip, cores.unwrap_or(chip.cores()), program, settings)?
+            .traced(trace.unwrap_or(false))
+            .with_stack_kib(stack_kib.unwrap_or(DEFAULT_STACK_KIB))
     }
 }
 
 /// Names the kernel itself reads, which no program setting may take.
-const RESERVED: [&str; 4] = ["chip", "cores", "program", "trace"];
+const RESERVED: [&str; 5] = ["chip", "cores", "program", "trace", "stack_kib"];
 
 /// Checks that `text` fits in a command line word: not empty, no blank,
 /// and, unless it is a `value`, no `=`.
@@ -189,7 +267,15 @@ pub enum ArgsError<'a> {
         /// What was given.
         value: &'a str,
     },
-    /// A name given twice (`chip`, `cores`, `program` and `trace` count as given).
+    /// `stack_kib=` with something other than a number.
+    NotKib {
+        /// What was given.
+        value: &'a str,
+    },
+    /// A stack size [`check_stack_kib`] refuses.
+    Stack(StackError),
+    /// A name given twice (`chip`, `cores`, `program`, `trace` and
+    /// `stack_kib` count as given).
     Twice {
         /// The name.
         name: &'a str,
@@ -213,6 +299,8 @@ impl fmt::Display for ArgsError<'_> {
                 )
             }
             Self::NotCores { value } => write!(f, "cores={value}: not a number of cores"),
+            Self::NotKib { value } => write!(f, "stack_kib={value}: not a number of KiB"),
+            Self::Stack(error) => write!(f, "stack_kib: {error}"),
             Self::NotOnOff { name, value } => write!(f, "{name}={value}: must be on or off"),
             Self::Twice { name } => write!(f, "{name} is given twice"),
             Self::Word { text } => write!(
@@ -257,6 +345,57 @@ mod tests {
             BootArgs::parse("-- trace=yes").unwrap_err().to_string(),
             "trace=yes: must be on or off"
         );
+    }
+
+    #[test]
+    fn the_stack_size_survives_the_command_line() {
+        let bare = BootArgs::new(&SCC, 2, Some("ring"), vec![]).unwrap();
+        assert_eq!(bare.stack_kib(), DEFAULT_STACK_KIB);
+        assert!(
+            !bare.to_args().contains("stack_kib"),
+            "the default is not written"
+        );
+        let big = bare.clone().with_stack_kib(256).unwrap();
+        assert_eq!(
+            big.to_args(),
+            "-- chip=scc cores=2 program=ring stack_kib=256"
+        );
+        assert_eq!(BootArgs::parse(&big.to_args()).unwrap(), big);
+        let traced = big.traced(true).to_args();
+        assert_eq!(BootArgs::parse(&traced).unwrap().stack_kib(), 256);
+        assert_eq!(
+            BootArgs::parse("-- x=1").unwrap().stack_kib(),
+            DEFAULT_STACK_KIB
+        );
+    }
+
+    #[test]
+    fn bad_stack_sizes_are_refused() {
+        let message = |cmdline| BootArgs::parse(cmdline).unwrap_err().to_string();
+        assert_eq!(
+            message("-- stack_kib=0"),
+            "stack_kib: a core needs a stack of at least 4 KiB"
+        );
+        assert_eq!(
+            message("-- stack_kib=6"),
+            "stack_kib: 6 KiB is not a whole number of 4 KiB pages"
+        );
+        assert_eq!(
+            message("-- stack_kib=8196"),
+            "stack_kib: 8196 KiB is more than a core's RAM leaves for the stack (8192 KiB at most)"
+        );
+        assert_eq!(
+            message("-- stack_kib=x"),
+            "stack_kib=x: not a number of KiB"
+        );
+        assert_eq!(
+            message("-- stack_kib=4 stack_kib=8"),
+            "stack_kib is given twice"
+        );
+        assert_eq!(check_stack_kib(4), Ok(()));
+        assert_eq!(check_stack_kib(MAX_STACK_KIB), Ok(()));
+        let error = BootArgs::new(&SCC, 2, None, vec![("stack_kib", "8")]).unwrap_err();
+        assert_eq!(error, ArgsError::Twice { name: "stack_kib" });
     }
 
     #[test]

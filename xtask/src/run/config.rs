@@ -27,6 +27,10 @@ pub struct RunConfig {
     /// Its settings, `(name, value)`: those not given keep the defaults
     /// the app declares.
     pub params: Vec<(String, String)>,
+    /// KiB of each core's stack, which has an unmapped guard page below it
+    /// (a run that overflows it fails with "stack overflow"):
+    /// [`chip::args::DEFAULT_STACK_KIB`] unless chosen.
+    pub stack_kib: u32,
     /// Longest the run may take, build excluded.
     pub timeout: Duration,
     /// Print every serial line as `[core NN] <line>` while the run goes on.
@@ -75,6 +79,7 @@ impl Default for RunConfig {
             app: App::Builtin,
             program: None,
             params: Vec::new(),
+            stack_kib: chip::args::DEFAULT_STACK_KIB,
             timeout: Self::default_timeout(chip::DEFAULT_CHIP.cores()),
             echo: true,
             interrupt: None,
@@ -123,6 +128,9 @@ impl RunConfig {
     /// agree. Whether the program exists and takes the settings is checked
     /// against the image, once built ([`crate::programs::Catalog::check`]).
     pub fn check(&self) -> Result<()> {
+        if let Err(e) = chip::args::check_stack_kib(self.stack_kib) {
+            bail!("--stack-kib {}: {e}", self.stack_kib);
+        }
         self.boot_args(self.program.as_deref())?;
         if self.trace.is_some() && self.mode.quantum().is_none() {
             bail!(
@@ -167,6 +175,7 @@ impl RunConfig {
             .map(|(n, v)| (n.as_str(), v.as_str()))
             .collect();
         BootArgs::new(self.chip, self.cores, program, settings)
+            .and_then(|args| args.with_stack_kib(self.stack_kib))
             .map(|args| args.traced(self.trace.is_some()))
             .map_err(|e| anyhow::anyhow!("{e}"))
     }
@@ -326,6 +335,32 @@ mod tests {
             let err = with(None, Some(ro.join("s.json")), None).unwrap_err();
             assert!(err.contains("cannot write in"), "{err}");
         }
+    }
+
+    #[test]
+    fn bad_stack_sizes_are_refused_naming_the_flag() {
+        let with = |stack_kib| RunConfig {
+            stack_kib,
+            ..RunConfig::new(2, "ring")
+        };
+        let message = |kib| with(kib).check().unwrap_err().to_string();
+        assert_eq!(
+            message(0),
+            "--stack-kib 0: a core needs a stack of at least 4 KiB"
+        );
+        assert_eq!(
+            message(10),
+            "--stack-kib 10: 10 KiB is not a whole number of 4 KiB pages"
+        );
+        assert!(
+            message(1 << 20)
+                .starts_with("--stack-kib 1048576: 1048576 KiB is more than a core's RAM leaves")
+        );
+        assert!(with(256).check().is_ok());
+        let args = with(256);
+        let line = args.boot_args(Some("ring")).unwrap().to_args();
+        assert!(line.ends_with(" stack_kib=256"), "{line}");
+        assert_eq!(RunConfig::default().stack_kib, 64);
     }
 
     #[test]
