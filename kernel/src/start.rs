@@ -10,8 +10,8 @@ use chip::settings::{Declaration, check};
 
 use crate::app::{self, Program};
 use crate::arch::x86::boot::BootInfo;
-use crate::arch::x86::paging::{AddressSpace, PAGE_SIZE};
-use crate::arch::x86::{gdt, idt, timer};
+use crate::arch::x86::paging::{Access, AddressSpace, PAGE_SIZE};
+use crate::arch::x86::{gdt, idt, stack, timer};
 use crate::exit::{ExitCode, exit, fail};
 use crate::mm::FrameAllocator;
 use crate::platform::{self, Scc};
@@ -24,8 +24,38 @@ unsafe extern "Rust" {
 }
 
 unsafe extern "C" {
+    /// First byte of the kernel image, its code (linker.ld).
+    static __kernel_start: u8;
+    /// First byte after the code and read-only data (linker.ld).
+    static __ro_end: u8;
     /// First byte after the kernel image (linker.ld).
     static __kernel_end: u8;
+}
+
+/// The stack the program runs on: whole frames of private RAM, with the
+/// frame below them left unmapped as a guard page.
+#[derive(Debug, Clone, Copy)]
+struct GuardedStack {
+    /// The guard page's address.
+    guard: u32,
+    /// Bytes of the stack above it.
+    bytes: u32,
+}
+
+impl GuardedStack {
+    /// Takes a guard frame and `kib` KiB of frames above it (not zeroed: a
+    /// stack needs no clearing, and clearing would be thousands of modelled
+    /// stores at every boot).
+    fn take(frames: &mut FrameAllocator, kib: u32) -> Option<Self> {
+        let bytes = kib * 1024;
+        let guard = frames.take(1 + bytes / PAGE_SIZE)?;
+        Some(Self { guard, bytes })
+    }
+
+    /// The first byte above the stack, where it starts.
+    fn top(self) -> u32 {
+        self.guard + PAGE_SIZE + self.bytes
+    }
 }
 
 /// Called by the boot code (`arch::x86::boot`, which names it as a symbol)
@@ -33,7 +63,7 @@ unsafe extern "C" {
 #[unsafe(no_mangle)]
 extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     console::init();
-    gdt::init();
+    gdt::init(idt::double_fault_entry());
     idt::init();
     timer::init();
 
@@ -58,11 +88,35 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
         ))
     });
 
-    let mut space = build_address_space(chip, &mut frames, boot.ram_bytes)
+    let stack = GuardedStack::take(&mut frames, args.stack_kib()).unwrap_or_else(|| {
+        fail(format_args!(
+            "stack: not enough RAM for a stack of {} KiB",
+            args.stack_kib()
+        ))
+    });
+    let mut space = build_address_space(chip, &mut frames, boot.ram_bytes, stack)
         .unwrap_or_else(|e| fail(format_args!("platform: {e}")));
-    // SAFETY: private RAM (code, stack, data, page tables, heap frames) and all
-    // shared regions are identity-mapped by `build_address_space`.
+    // SAFETY: private RAM (code, both stacks, data, page tables, heap frames)
+    // and all shared regions are identity-mapped by `build_address_space`;
+    // only the guard page and page 0 are not, and nothing uses them.
     unsafe { space.activate() };
+    idt::set_stack_guard(stack.guard, stack.bytes);
+    // SAFETY: the stack's frames are mapped, writable and the stack's
+    // alone, with the unmapped guard page below; the boot stack, which
+    // `args` borrows from, stays mapped and is never unwound.
+    unsafe { stack::run_on(stack.top(), move || run(args, program, space, frames)) }
+}
+
+/// The rest of the bring-up, on the guarded stack: identity, then the
+/// program.
+fn run(
+    args: BootArgs<'_>,
+    program: &'static Program<Scc>,
+    space: AddressSpace,
+    frames: FrameAllocator,
+) -> ! {
+    let chip = args.chip();
+    let declaration = &program.declaration;
 
     let core = platform::identify(chip).unwrap_or_else(|e| fail(format_args!("platform: {e}")));
     idt::set_core_for_reports(core.index() as u32);
@@ -107,18 +161,24 @@ fn announce(declaration: &Declaration<'_>, given: &[(&str, &str)]) {
     }
 }
 
-/// Identity-maps private RAM (except page 0, so null pointers fault) as
-/// DCM, the local APIC uncached, and every shared region with its SCC
-/// memory type, once the chip's address map leaves the platform what it
-/// needs.
+/// Identity-maps private RAM as DCM, except page 0 (so null pointers
+/// fault) and the stack's guard page (so an overflow faults), with code
+/// and read-only data read-only; the local APIC uncached; and every shared
+/// region with its SCC memory type, once the chip's address map leaves
+/// the platform what it needs.
 fn build_address_space(
     chip: &'static chip::Chip,
     frames: &mut FrameAllocator,
     ram_bytes: u32,
+    stack: GuardedStack,
 ) -> Result<AddressSpace, platform::PlatformError> {
     platform::check_chip(chip)?;
     let mut space = AddressSpace::new(frames)?;
     space.map_identity(frames, PAGE_SIZE, ram_bytes - PAGE_SIZE, MemoryType::Dcm)?;
+    space.unmap(stack.guard, PAGE_SIZE)?;
+    let ro_start = core::ptr::addr_of!(__kernel_start) as u32;
+    let ro_end = core::ptr::addr_of!(__ro_end) as u32;
+    space.set_access(ro_start, ro_end - ro_start, Access::ReadOnly)?;
     space.map_identity(frames, timer::LOCAL_APIC_BASE, PAGE_SIZE, MemoryType::Ncm)?;
     platform::attach_shared_regions(chip, &mut space, frames)?;
     Ok(space)

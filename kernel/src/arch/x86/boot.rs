@@ -25,8 +25,11 @@ unsafe extern "C" {
 }
 
 // The header asks for page-aligned modules and a memory map (flags bits 0
-// and 1); the checksum makes the three words sum to zero. The stack lives
-// in .bss so it costs nothing in the image.
+// and 1); the checksum makes the three words sum to zero. The boot stack
+// lives in .bss so it costs nothing in the image. It only carries the
+// bring-up (a few KiB of frames: command line, page tables), without a
+// guard page; the program runs on a stack of the size the command line
+// asks for, with one (`start`, `stack`).
 core::arch::global_asm!(
     r#"
     .section .multiboot, "a"
@@ -38,7 +41,7 @@ core::arch::global_asm!(
     .section .bss.boot_stack, "aw", @nobits
     .p2align 4
     boot_stack_bottom:
-    .skip 64 * 1024
+    .skip 16 * 1024
     boot_stack_top:
 
     .section .text._start, "ax"

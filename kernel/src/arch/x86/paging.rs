@@ -265,6 +265,21 @@ impl AddressSpace {
         Ok(())
     }
 
+    /// Makes every mapped page of `[virt, virt + len)` allow `access`;
+    /// pages not mapped are skipped.
+    pub fn set_access(&mut self, virt: u32, len: u32, access: Access) -> Result<(), MapError> {
+        for page in pages(virt, len)? {
+            if self.is_mapped(page) {
+                self.rewrite(page, |entry| {
+                    let mut flags = entry.flags();
+                    flags.set(PTFlags::RW, access == Access::ReadWrite);
+                    PTEntry::new(entry.address(), flags)
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Removes the mapping of every page of `[virt, virt + len)`; pages not
     /// mapped are skipped. Page tables stay, for the next mapping.
     pub fn unmap(&mut self, virt: u32, len: u32) -> Result<(), MapError> {
@@ -293,6 +308,7 @@ impl AddressSpace {
 
     /// Switches to this address space and turns paging on (PSE off, write
     /// protection on so the kernel cannot write read-only pages either).
+    /// The double-fault task is given the same page directory.
     ///
     /// # Safety
     /// Everything the kernel uses from now on (code, stack, data, page
@@ -303,6 +319,7 @@ impl AddressSpace {
         unsafe {
             cr4_write(cr4() - Cr4::CR4_ENABLE_PSE);
             cr3_write(self.directory as u64);
+            super::gdt::set_page_directory(self.directory as u32);
             cr0_write(cr0() | Cr0::CR0_ENABLE_PAGING | Cr0::CR0_WRITE_PROTECT);
         }
         self.active = true;
