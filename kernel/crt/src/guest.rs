@@ -139,9 +139,23 @@ extern "C" fn __crt_alloc(size: usize, align: usize) -> *mut c_void {
     }
 }
 
-/// Gives back what [`__crt_alloc`] gave, with the same size and align.
+/// Gives back what [`__crt_alloc`] gave, with the same size and align,
+/// after checking the block's guard word: a program that wrote past the
+/// end of what malloc gave ends here, with the address and size malloc
+/// handed out (the C library's header of `align` bytes comes first).
 #[unsafe(no_mangle)]
 extern "C" fn __crt_free(ptr: *mut c_void, size: usize, align: usize) {
+    // SAFETY: `ptr` is a live block of `size` bytes from `__crt_alloc`.
+    if let Err(overrun) = unsafe { kernel::mm::check_guard(ptr.cast(), size) } {
+        end_line();
+        let user = ptr as usize + align;
+        kernel::mm::report_overrun(
+            user as u32,
+            size - align,
+            overrun,
+            "was freed (free or realloc)",
+        );
+    }
     if let Ok(layout) = Layout::from_size_align(size, align) {
         // SAFETY: `ptr` came from `__crt_alloc` with this layout
         // (crt_hooks.h), and the library frees it once.
