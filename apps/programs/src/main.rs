@@ -39,6 +39,7 @@ mod rma_shared;
 mod rma_transpose;
 mod selftest;
 mod shared_dram;
+mod stack_overflow;
 mod stale_mpbt;
 mod stencil;
 mod support;
@@ -132,6 +133,9 @@ kernel::programs! {
     "hang" => hang::run,
     /// the highest-numbered core shuts its CPU down without reporting: the run must fail naming it
     "triple-fault" => triple_fault::run,
+    /// the highest-numbered core recurses without end: the run must fail with a stack overflow
+    /// naming it and the function
+    "stack-overflow" => stack_overflow::run,
     /// benchmark: about 500 million loads and stores over 64 KiB of private memory, every word
     /// checked
     "bench-private" => bench_private::run,
