@@ -14,5 +14,13 @@ pub const FREESTANDING_CFLAGS: &[&str] = &[
 ];
 
 /// Flags that make gcc build for the cores: 32-bit Pentium code at fixed
-/// addresses.
-pub const TARGET_CFLAGS: &[&str] = &["-m32", "-march=pentium", "-fno-pic"];
+/// addresses. `-fstack-clash-protection` has a function whose frame is
+/// larger than a page touch each page as it grows the stack, as Rust's
+/// stack probes do: an overflow then faults in the guard page below the
+/// stack, in that function, rather than writing past it unnoticed.
+pub const TARGET_CFLAGS: &[&str] = &[
+    "-m32",
+    "-march=pentium",
+    "-fno-pic",
+    "-fstack-clash-protection",
+];
