@@ -42,19 +42,24 @@ pub fn boot_on(chip: &'static Chip, cores: u32, program: &str) -> RunReport {
 /// Boots the C test program `tests/c/NAME.c` on `cores` cores with `args`
 /// after its name in `argv`, under the coherence checker.
 pub fn boot_c(cores: u32, name: &str, args: &[&str]) -> RunReport {
+    boot_with(&c_config(cores, name, args))
+}
+
+/// The run [`boot_c`] boots, for a test that changes more of it.
+pub fn c_config(cores: u32, name: &str, args: &[&str]) -> RunConfig {
     let file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("c")
         .join(format!("{name}.c"));
     let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
     let (app, params) = xtask::app_of(None, vec![file], &args, Vec::new())
         .unwrap_or_else(|e| panic!("the C program {name}: {e:#}"));
-    boot_with(&RunConfig {
+    RunConfig {
         mode: CHECKED,
         timeout: timeout_for(cores),
         app,
         params,
         ..RunConfig::new(cores, "main")
-    })
+    }
 }
 
 /// How long a test gives a run of `cores` cores: cores meeting in
