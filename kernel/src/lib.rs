@@ -7,8 +7,10 @@
 //! console, GDT and IDT (so every later fault is reported), boot
 //! information, heap, command line ([`chip::args::BootArgs`]), paging with
 //! the SCC memory types and the shared regions placed at their SCC
-//! addresses, identity from MYTILEID, then the program the command line
-//! names, with its settings parsed. The run ends through `isa-debug-exit`.
+//! addresses (code and read-only data read-only), the switch to a stack of
+//! the size the command line asks for with an unmapped guard page below
+//! it, identity from MYTILEID, then the program the command line names,
+//! with its settings parsed. The run ends through `isa-debug-exit`.
 //!
 //! What an app uses: [`Scc`] (the core: its identity, rma's hardware
 //! interface, memory mapping), [`println!`], [`AppResult`], and the

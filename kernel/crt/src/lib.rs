@@ -5,8 +5,9 @@
 //! The C sources (`c/`) and headers (`include/`) are the library; this
 //! crate only builds them (`build.rs`) and links them: an image that
 //! depends on `crt` gets the C library. C programs are compiled with
-//! `gcc -m32 -march=pentium -ffreestanding -fno-pic -fno-builtin -nostdinc
-//! -I kernel/crt/include`.
+//! `gcc -m32 -march=pentium -fno-pic -fstack-clash-protection
+//! -ffreestanding -fno-builtin -nostdinc -I kernel/crt/include`
+//! (`cflags.rs`).
 //!
 //! # What is there
 //! - `stdio.h`: `printf`, `fprintf`, `sprintf`, `snprintf` and their `v`
