@@ -66,13 +66,52 @@ pub struct Overrun {
 pub unsafe fn check_guard(ptr: *const u8, size: usize) -> Result<(), Overrun> {
     let expected = guard_word(ptr as u32, size as u32);
     // SAFETY: the heap allocated `GUARD_BYTES` more than `size` at `ptr`
-    // (`GuardedHeap`), unaligned after an odd size.
-    let found = unsafe { ptr.add(size).cast::<u32>().read_unaligned() };
+    // (`GuardedHeap`).
+    let found = unsafe { read_guard(ptr.wrapping_add(size)) };
     if found == expected {
         Ok(())
     } else {
         Err(Overrun { expected, found })
     }
+}
+
+/// Reads the guard word at `at` (maybe unaligned, which x86 allows) with an
+/// instruction of its own: the compiler knows an allocation's size from the
+/// allocator's signature and, seeing a read past its end, may assume
+/// anything of it, while an `asm!` load is opaque to it.
+///
+/// # Safety
+/// `at` must be readable for four bytes.
+#[cfg(target_arch = "x86")]
+unsafe fn read_guard(at: *const u8) -> u32 {
+    let word: u32;
+    // SAFETY: the caller guarantees the four bytes; a load changes nothing.
+    unsafe {
+        core::arch::asm!(
+            "mov {word}, dword ptr [{at}]",
+            word = out(reg) word,
+            at = in(reg) at,
+            options(nostack, readonly, preserves_flags),
+        )
+    };
+    word
+}
+
+/// Writes the guard word `word` at `at`, as [`read_guard`] reads it.
+///
+/// # Safety
+/// `at` must be writable for four bytes that nothing else uses.
+#[cfg(target_arch = "x86")]
+unsafe fn write_guard(at: *mut u8, word: u32) {
+    // SAFETY: the caller guarantees the four bytes.
+    unsafe {
+        core::arch::asm!(
+            "mov dword ptr [{at}], {word}",
+            word = in(reg) word,
+            at = in(reg) at,
+            options(nostack, preserves_flags),
+        )
+    };
 }
 
 /// The kernel heap: a linked-list allocator whose blocks each carry a
@@ -94,7 +133,7 @@ unsafe impl GlobalAlloc for GuardedHeap {
         if !ptr.is_null() {
             let word = guard_word(ptr as u32, layout.size() as u32);
             // SAFETY: the block has `GUARD_BYTES` past `layout.size()`.
-            unsafe { ptr.add(layout.size()).cast::<u32>().write_unaligned(word) };
+            unsafe { write_guard(ptr.wrapping_add(layout.size()), word) };
         }
         ptr
     }
