@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The kernel's on-target checks (frames, paging, heap, MPB access,
-//! CL1INVMB, timer, TSR), run by every core of the chip.
+//! The kernel's on-target checks (frames, paging, heap and its guard
+//! words, MPB access, CL1INVMB, timer, TSR), run by every core of the chip.
 
 use system_tests::{boot_ok, lines_starting, transcript};
 
 /// Checks the `selftest` program runs; it prints one line for each.
-const CHECKS: usize = 7;
+const CHECKS: usize = 8;
 
 #[test]
 fn selftest_on_48_cores() {

@@ -61,8 +61,8 @@ kernel::programs! {
     "tsr-counter" => tsr_counter::run,
     /// each core reads its LUT back through the CRB and checks the default layout
     "lut" => lut::run,
-    /// each core checks kernel parts that only run on the target: frames, paging, heap, MPB access,
-    /// CL1INVMB, timer, TSR
+    /// each core checks kernel parts that only run on the target: frames, paging, heap and its guard
+    /// words, MPB access, CL1INVMB, timer, TSR
     "selftest" => selftest::run,
     /// core 1 caches an MPB line, core 0 writes it: core 1 reads the stale value until CL1INVMB
     "stale-mpbt" => stale_mpbt::run,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Checks of the kernel's own parts that can only run on the target: the
-//! frame allocator, page-table building, the heap, shared-memory access at
+//! frame allocator, page-table building, the heap and its guard words,
+//! shared-memory access at
 //! any alignment, the CL1INVMB step-over, the wake-up timer, test-and-set
 //! registers (the command line is checked on the host, in the chip
 //! crate). Each core runs every check on its own
@@ -28,6 +29,10 @@ const CHECKS: &[(&str, Check)] = &[
         mapping_errors,
     ),
     ("the heap allocates and frees", heap),
+    (
+        "every heap block has its guard word after it",
+        heap_guard_words,
+    ),
     ("shared bytes round-trip at any alignment", shared_bytes),
     ("CL1INVMB is stepped over", cl1invmb),
     ("the timer wakes a halted core", timer_wakes),
@@ -150,6 +155,31 @@ fn heap(_: &Scc) -> Result<(), String> {
     } else {
         Err(format!("sum {sum}, want {want}"))
     }
+}
+
+fn heap_guard_words(_: &Scc) -> Result<(), String> {
+    for (size, align) in [(1, 1), (3, 1), (16, 16), (24, 8), (4096, 4096)] {
+        let layout = Layout::from_size_align(size, align).map_err(|e| e.to_string())?;
+        // SAFETY: the layout has a non-zero size.
+        let block = unsafe { alloc_zeroed(layout) };
+        if block.is_null() {
+            return Err(format!("{size} bytes: heap exhausted"));
+        }
+        // SAFETY: the block is live, `size` bytes from the kernel heap.
+        let before = unsafe { kernel::mm::check_guard(block, size) };
+        // SAFETY: the block's own bytes.
+        unsafe { block.write_bytes(0xA5, size) };
+        // SAFETY: as above; writing every byte of the block keeps its guard.
+        let after = unsafe { kernel::mm::check_guard(block, size) };
+        // SAFETY: allocated above with this layout.
+        unsafe { dealloc(block, layout) };
+        if before.is_err() || after.is_err() {
+            return Err(format!(
+                "{size} bytes at {block:p}: guard word {before:?} before and {after:?} after filling"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn shared_bytes(scc: &Scc) -> Result<(), String> {
