@@ -147,7 +147,8 @@ struct RunArgs {
     /// Modelled SCC time: no core's clock runs more than this many core
     /// cycles ahead of the slowest running core.
     #[arg(long, value_name = "CYCLES", default_value_t = emu::timing::DEFAULT_QUANTUM,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..),
+          conflicts_with_all = ["plain", "no_timing"])]
     quantum: u64,
     /// Run the chip model without modelled time (the global timestamp
     /// reads 0 and the kernel's clock falls back to the host's rdtsc).

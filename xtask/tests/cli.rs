@@ -88,6 +88,13 @@ fn plain_runs_refuse_the_chip_model_flags() {
 }
 
 #[test]
+fn a_quantum_without_modelled_time_is_refused() {
+    for flag in ["--plain", "--no-timing"] {
+        refused(&["run", flag, "--quantum", "1000"], "cannot be used with");
+    }
+}
+
+#[test]
 fn unknown_benchmark_sets_are_refused() {
     refused(
         &["bench", "speed"],
