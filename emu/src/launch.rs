@@ -71,6 +71,12 @@ pub fn copy_image(image: &Path, dir: &Path) -> std::io::Result<std::path::PathBu
     Ok(copy)
 }
 
+/// The command line a core's kernel reads from QEMU's multiboot loader
+/// for `boot`: the image's path, a space, then `-append`'s text.
+pub fn kernel_command_line(boot: &BootArgs) -> String {
+    format!("{IMAGE} {}", boot.to_args())
+}
+
 /// Guest RAM of each core when none is asked for, in MiB.
 pub const DEFAULT_MEMORY_MIB: u32 = 32;
 

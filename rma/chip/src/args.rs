@@ -36,6 +36,11 @@ pub struct BootArgs<'a> {
 /// built-in program and the MPI test programs.
 pub const DEFAULT_STACK_KIB: u32 = 64;
 
+/// Longest command line the kernel reads from its loader, in bytes: the
+/// image's path, a space, then what [`BootArgs::to_args`] writes. A
+/// longer one is refused at boot, so a run tool refuses it before.
+pub const COMMAND_LINE_MAX: usize = 1024;
+
 /// The largest stack a run may ask for, in KiB. A core has 32 MiB of
 /// private RAM (`emu::launch::DEFAULT_MEMORY_MIB`); the kernel heap takes
 /// 16 MiB of it and the image, page tables and the program's own frames

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use chip::args::BootArgs;
+use chip::args::{BootArgs, COMMAND_LINE_MAX};
 use chip::{Chip, Mode};
 
 use crate::build::App;
@@ -174,10 +174,19 @@ impl RunConfig {
             .iter()
             .map(|(n, v)| (n.as_str(), v.as_str()))
             .collect();
-        BootArgs::new(self.chip, self.cores, program, settings)
+        let args = BootArgs::new(self.chip, self.cores, program, settings)
             .and_then(|args| args.with_stack_kib(self.stack_kib))
             .map(|args| args.traced(self.trace.is_some()))
-            .map_err(|e| anyhow::anyhow!("{e}"))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let line = emu::launch::kernel_command_line(&args).len();
+        if line > COMMAND_LINE_MAX {
+            bail!(
+                "the program and its settings make a kernel command line of {line} bytes, \
+                 more than the {COMMAND_LINE_MAX} the kernel reads: shorten them (a C \
+                 program's arguments count)"
+            );
+        }
+        Ok(args)
     }
 
     /// The program's name as messages give it.
@@ -361,6 +370,29 @@ mod tests {
         let line = args.boot_args(Some("ring")).unwrap().to_args();
         assert!(line.ends_with(" stack_kib=256"), "{line}");
         assert_eq!(RunConfig::default().stack_kib, 64);
+    }
+
+    #[test]
+    fn a_command_line_longer_than_the_kernel_reads_is_refused_before_boot() {
+        let with = |len: usize| RunConfig {
+            params: vec![("args".to_owned(), "x".repeat(len))],
+            ..RunConfig::new(2, "main")
+        };
+        let fixed =
+            emu::launch::kernel_command_line(&with(1).boot_args(Some("main")).unwrap()).len() - 1;
+        assert!(with(COMMAND_LINE_MAX - fixed).check().is_ok());
+        let message = with(COMMAND_LINE_MAX - fixed + 1)
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            format!(
+                "the program and its settings make a kernel command line of {} bytes, more \
+                 than the 1024 the kernel reads: shorten them (a C program's arguments count)",
+                COMMAND_LINE_MAX + 1
+            )
+        );
     }
 
     #[test]

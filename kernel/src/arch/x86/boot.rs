@@ -2,6 +2,8 @@
 //! Multiboot (v1) entry: the header QEMU's `-kernel` loader looks for, the
 //! first instructions, and the boot information the loader hands over.
 
+use chip::args::COMMAND_LINE_MAX;
+
 /// Value the loader leaves in EAX.
 const BOOTLOADER_MAGIC: u32 = 0x2BAD_B002;
 bitflags::bitflags! {
@@ -65,7 +67,7 @@ pub struct BootInfo {
     /// Bytes of RAM from address 0 up to the first hole (1 MiB + `mem_upper`).
     pub ram_bytes: u32,
     /// The kernel command line (`-append`), empty if none was given.
-    pub cmdline: heapless::String<1024>,
+    pub cmdline: heapless::String<COMMAND_LINE_MAX>,
 }
 
 /// Why the boot information cannot be used.
@@ -86,7 +88,10 @@ impl core::fmt::Display for BootError {
                 write!(f, "not started by a multiboot loader (EAX = {magic:#010x})")
             }
             Self::NoMemoryInfo => f.write_str("the loader gave no memory size"),
-            Self::BadCmdline => f.write_str("command line longer than 1024 bytes or not UTF-8"),
+            Self::BadCmdline => write!(
+                f,
+                "command line longer than {COMMAND_LINE_MAX} bytes or not UTF-8"
+            ),
         }
     }
 }
@@ -118,7 +123,7 @@ impl BootInfo {
         if !flags.contains(InfoFlags::MEMORY) {
             return Err(BootError::NoMemoryInfo);
         }
-        let mut bytes = heapless::Vec::<u8, 1024>::new();
+        let mut bytes = heapless::Vec::<u8, COMMAND_LINE_MAX>::new();
         if flags.contains(InfoFlags::CMDLINE) && info.cmdline != 0 {
             let text = info.cmdline as *const u8;
             // Bounded scan for the NUL: a longer line is refused, not truncated.
