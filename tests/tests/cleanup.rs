@@ -182,3 +182,44 @@ fn an_interrupt_during_the_build_stops_the_run_before_it_boots() {
     let error = xtask::run(&config).expect_err("an interrupted run must not boot");
     assert_eq!(error.to_string(), "interrupted before booting");
 }
+
+/// A benchmark suite interrupted half-way still writes its report, with a
+/// row for every experiment chosen: the interrupted one names the runs
+/// that did not finish and why.
+#[test]
+fn an_interrupted_suite_reports_the_experiment_it_interrupted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("bench");
+    let output = xtask::bench::Output::new(Some(out.clone()), None).unwrap();
+    let flag = Arc::new(AtomicBool::new(false));
+    // Interrupt once the first of barrier's runs has its result: the
+    // second (8 cores) is under way or about to be.
+    let first = xtask::bench::results::path(&out, "barrier-1");
+    let raise = Arc::clone(&flag);
+    let watcher = thread::spawn(move || {
+        while !first.exists() {
+            thread::sleep(Duration::from_millis(20));
+        }
+        raise.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let options = xtask::bench::Options {
+        quick: true,
+        rerun: xtask::bench::Rerun::All,
+        parallel: 1,
+    };
+    let sets = ["barrier".to_owned(), "pscw-sync".to_owned()];
+    let error = xtask::bench::run_suite(&sets, options, &output, Some(flag), "test")
+        .expect_err("an interrupted suite ends in an error");
+    watcher.join().unwrap();
+    assert!(error.to_string().contains("interrupted"), "{error:#}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for set in sets {
+        assert!(report.contains(&format!("| [{set}](#")), "{set}: {report}");
+    }
+    assert!(
+        report.contains(
+            "run barrier-2 (bench-barrier on 8 core(s)): not finished: the suite was interrupted"
+        ),
+        "{report}"
+    );
+}

@@ -165,12 +165,26 @@ pub fn run_suite(
     };
     // Host-time experiments run alone: other runs beside them would
     // change what they measure.
-    if options.parallel > 1 {
+    let ran = if options.parallel > 1 {
         let (host, lines): (Vec<&Job>, Vec<&Job>) = to_run.iter().partition(|j| j.work.is_host());
-        execute(&lines, options.parallel, &env, &progress, &mut done)?;
-        execute(&host, 1, &env, &progress, &mut done)?;
+        execute(&lines, options.parallel, &env, &progress, &mut done)
+            .and_then(|()| execute(&host, 1, &env, &progress, &mut done))
     } else {
-        execute(&to_run, 1, &env, &progress, &mut done)?;
+        execute(&to_run, 1, &env, &progress, &mut done)
+    };
+    if let Err(error) = ran {
+        // The report still gets a row for every experiment chosen: the
+        // runs that did not end say why.
+        let why = if interrupted(&interrupt) {
+            "not finished: the suite was interrupted (`--resume` runs it)".to_owned()
+        } else {
+            format!("not run: the suite stopped: {error:#}")
+        };
+        for id in pending {
+            absent.insert(id, why.clone());
+        }
+        writer.finish(&results, &absent)?;
+        return Err(error);
     }
     writer.finish(&results, &absent)
 }
