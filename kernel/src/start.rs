@@ -6,7 +6,7 @@ use core::fmt::Write;
 
 use chip::MemoryType;
 use chip::args::BootArgs;
-use chip::settings::{Declaration, check};
+use chip::settings::{Declaration, check, check_cores};
 
 use crate::app::{self, Program};
 use crate::arch::x86::boot::BootInfo;
@@ -81,12 +81,14 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     let program = app::find(programs, args.program())
         .unwrap_or_else(|unknown| fail(format_args!("command line: unknown program {unknown}")));
     let declaration = &program.declaration;
-    check(declaration.settings, args.settings()).unwrap_or_else(|e| {
-        fail(format_args!(
-            "command line: program {}: {e}",
-            declaration.name
-        ))
-    });
+    check(declaration.settings, args.settings())
+        .and_then(|()| check_cores(declaration.settings, args.settings(), args.cores()))
+        .unwrap_or_else(|e| {
+            fail(format_args!(
+                "command line: program {}: {e}",
+                declaration.name
+            ))
+        });
 
     let stack = GuardedStack::take(&mut frames, args.stack_kib()).unwrap_or_else(|| {
         fail(format_args!(

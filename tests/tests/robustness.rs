@@ -317,3 +317,18 @@ fn the_longest_timeout_is_no_timeout() {
     let report = boot_with(&config);
     assert!(report.success(), "{}", transcript(&report));
 }
+
+/// A setting that counts cores is checked against the run's cores before
+/// anything boots, with the kernel's own check behind it.
+#[test]
+fn a_core_count_setting_beyond_the_runs_cores_is_refused_before_boot() {
+    let config = RunConfig {
+        params: vec![("procs".to_owned(), "5".to_owned())],
+        ..RunConfig::new(2, "stencil")
+    };
+    let error = xtask::run(&config).expect_err("5 processes on 2 cores");
+    assert_eq!(
+        error.to_string(),
+        "program `stencil`: procs=5: the run has only 2 core(s); boot at least 5 or ask for fewer"
+    );
+}

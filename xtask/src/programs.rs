@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail, ensure};
 use chip::Chip;
-use chip::settings::{Decoded, SECTION, check, decode, position};
+use chip::settings::{self, Decoded, SECTION, check, decode, position};
 use object::{Object, ObjectSection};
 
 use crate::build::App;
@@ -96,14 +96,21 @@ impl Catalog {
     }
 
     /// Checks that `program` (the first when `None`) exists and takes
-    /// `params`; returns its name.
-    pub fn check(&self, program: Option<&str>, params: &[(String, String)]) -> Result<String> {
+    /// `params` on a run of `cores` cores; returns its name.
+    pub fn check(
+        &self,
+        program: Option<&str>,
+        params: &[(String, String)],
+        cores: u32,
+    ) -> Result<String> {
         let found = self.find(program)?;
         let given: Vec<(&str, &str)> = params
             .iter()
             .map(|(n, v)| (n.as_str(), v.as_str()))
             .collect();
-        if let Err(e) = check(&found.settings, &given) {
+        let checked = check(&found.settings, &given)
+            .and_then(|()| settings::check_cores(&found.settings, &given, cores));
+        if let Err(e) = checked {
             bail!("program `{}`: {e}", found.name);
         }
         Ok(found.name.to_owned())

@@ -50,7 +50,7 @@ use crate::bench::{Scale, emit};
 use crate::support::communicator;
 use crate::support::osc::{fail, stats_line};
 use kernel::Scc;
-use kernel::chip::settings::{Choice, choice, integer, name_of};
+use kernel::chip::settings::{Choice, choice, cores, integer, name_of};
 
 /// The problem: the same on every core count.
 #[derive(Debug, Clone, Copy)]
@@ -149,7 +149,7 @@ kernel::chip::settings! {
         /// off: the halo puts removed, only the synchronisation left (the thesis's window-database study); each core's rows are then checked against a serial run of them between zero halos
         puts: bool = choice::<bool>("on"),
         /// processes, 0 for every core; the other cores take no part
-        procs: u32 = integer(0..=255, "0"),
+        procs: u32 = cores(0..=255, "0"),
         /// which cores the processes run on: cores: rank i on core i; controllers: each memory controller's cores (lowest first) before the next controller's, as the thesis placed them
         placement: Placement = choice::<Placement>("cores"),
     }

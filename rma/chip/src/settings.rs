@@ -102,6 +102,14 @@ pub enum Kind<'a> {
         /// The largest value.
         max: u64,
     },
+    /// A number of cores in `min..=max`, in decimal, and at most the run's
+    /// core count ([`check_cores`]).
+    Cores {
+        /// The smallest value.
+        min: u64,
+        /// The largest value.
+        max: u64,
+    },
     /// One of these names.
     Choice(Names<'a>),
     /// A list of words of any text, as [`words`] writes them onto the
@@ -114,7 +122,7 @@ impl Kind<'_> {
     /// `None` if this kind does not take it.
     pub fn value(&self, text: &str) -> Option<u64> {
         match *self {
-            Self::Integer { min, max } => {
+            Self::Integer { min, max } | Self::Cores { min, max } => {
                 parse_number(text.as_bytes(), false).filter(|n| (min..=max).contains(n))
             }
             Self::Bytes { min, max } => {
@@ -131,6 +139,10 @@ impl fmt::Display for Kind<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Integer { min, max } => write!(f, "a whole number in {min}..={max}"),
+            Self::Cores { min, max } => write!(
+                f,
+                "a number of cores in {min}..={max}, at most the run's core count"
+            ),
             Self::Bytes { min, max } => write!(
                 f,
                 "a number of bytes in {min}..={max} (suffix K, KiB, M or MiB allowed)"
@@ -206,6 +218,23 @@ pub const fn integer(range: RangeInclusive<u64>, default: &'static str) -> Spec 
     }
     Spec {
         kind: Kind::Integer { min, max },
+        default,
+    }
+}
+
+/// A number of cores in `range` and at most the run's core count,
+/// `default` when not given.
+///
+/// # Panics
+/// At compile time in a `const`, if `default` is not a number in `range`.
+pub const fn cores(range: RangeInclusive<u64>, default: &'static str) -> Spec {
+    let (min, max) = (*range.start(), *range.end());
+    match parse_number(default.as_bytes(), false) {
+        Some(n) if n >= min && n <= max => {}
+        _ => panic!("the default of a core-count setting must lie in its range"),
+    }
+    Spec {
+        kind: Kind::Cores { min, max },
         default,
     }
 }
@@ -415,7 +444,7 @@ macro_rules! number_values {
         impl Value for $ty {
             fn from_text(text: &str, kind: &Kind<'_>) -> Option<Self> {
                 match kind {
-                    Kind::Integer { .. } | Kind::Bytes { .. } => {
+                    Kind::Integer { .. } | Kind::Bytes { .. } | Kind::Cores { .. } => {
                         kind.value(text).and_then(|n| Self::try_from(n).ok())
                     }
                     Kind::Choice(_) | Kind::Words => None,
@@ -430,7 +459,7 @@ impl<T: Choice> Value for T {
     fn from_text(text: &str, kind: &Kind<'_>) -> Option<Self> {
         match kind {
             Kind::Choice(_) => T::NAMES.iter().position(|n| *n == text).map(|i| T::ALL[i]),
-            Kind::Integer { .. } | Kind::Bytes { .. } | Kind::Words => None,
+            Kind::Integer { .. } | Kind::Bytes { .. } | Kind::Cores { .. } | Kind::Words => None,
         }
     }
 }
@@ -503,6 +532,33 @@ pub fn check<'a, 's>(
     Ok(())
 }
 
+/// Whether the core counts among `given` (settings of `list` that [`check`]
+/// took) are at most `cores`, the run's core count.
+pub fn check_cores<'a, 's>(
+    list: &'s [Setting<'s>],
+    given: &[(&'a str, &'a str)],
+    cores: u32,
+) -> Result<(), SettingError<'a, 's>> {
+    for &(name, value) in given {
+        let Some(setting) = list.iter().find(|s| s.name == name) else {
+            continue;
+        };
+        if let Kind::Cores { .. } = setting.kind
+            && setting
+                .kind
+                .value(value)
+                .is_some_and(|n| n > u64::from(cores))
+        {
+            return Err(SettingError::MoreThanCores {
+                setting: *setting,
+                value,
+                cores,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Why given settings were refused. `'a` is the given text's lifetime,
 /// `'s` the declaration's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -527,6 +583,15 @@ pub enum SettingError<'a, 's> {
         setting: Setting<'s>,
         /// The value given.
         value: &'a str,
+    },
+    /// A core-count setting asks for more cores than the run has.
+    MoreThanCores {
+        /// The setting.
+        setting: Setting<'s>,
+        /// The value given.
+        value: &'a str,
+        /// The run's core count.
+        cores: u32,
     },
 }
 
@@ -555,6 +620,15 @@ impl fmt::Display for SettingError<'_, '_> {
                     setting.name, setting.name, setting.kind
                 )
             }
+            Self::MoreThanCores {
+                setting,
+                value,
+                cores,
+            } => write!(
+                f,
+                "{}={value}: the run has only {cores} core(s); boot at least {value} or ask for fewer",
+                setting.name
+            ),
         }
     }
 }
@@ -647,6 +721,7 @@ pub const MAGIC: &[u8; 8] = b"SCCPROG1";
 /// Kind tags in the encoding.
 const INTEGER: u8 = 1;
 const BYTES: u8 = 2;
+const CORES: u8 = 5;
 const CHOICE: u8 = 3;
 const WORDS: u8 = 4;
 
@@ -668,7 +743,7 @@ pub const fn encoded_len(programs: &[Declaration<'_>]) -> usize {
             let setting = &program.settings[s];
             len += 4 + setting.name.len() + 4 + setting.about.len() + 4 + setting.default.len();
             len += 1 + match setting.kind {
-                Kind::Integer { .. } | Kind::Bytes { .. } => 16,
+                Kind::Integer { .. } | Kind::Bytes { .. } | Kind::Cores { .. } => 16,
                 Kind::Words => 0,
                 Kind::Choice(Names::List(names)) => {
                     let mut n = 4;
@@ -750,6 +825,10 @@ pub const fn encode<const N: usize>(programs: &[Declaration<'_>]) -> [u8; N] {
                     .put(&max.to_le_bytes()),
                 Kind::Bytes { min, max } => w
                     .put(&[BYTES])
+                    .put(&min.to_le_bytes())
+                    .put(&max.to_le_bytes()),
+                Kind::Cores { min, max } => w
+                    .put(&[CORES])
                     .put(&min.to_le_bytes())
                     .put(&max.to_le_bytes()),
                 Kind::Words => w.put(&[WORDS]),
@@ -886,6 +965,10 @@ pub fn decode(bytes: &[u8]) -> Result<alloc::vec::Vec<Decoded<'_>>, DecodeError>
                     min: r.u64()?,
                     max: r.u64()?,
                 },
+                CORES => Kind::Cores {
+                    min: r.u64()?,
+                    max: r.u64()?,
+                },
                 CHOICE => {
                     // The names stay where they are, each after its length,
                     // checked here once.
@@ -989,6 +1072,14 @@ mod tests {
         }
     }
 
+    crate::settings! {
+        /// A core count, for the tests.
+        struct Procs {
+            /// Processes, 0 for every core.
+            procs: u32 = cores(0..=255, "0"),
+        }
+    }
+
     const PROGRAMS: &[Declaration<'static>] = &[
         Declaration {
             name: "plain",
@@ -1000,7 +1091,33 @@ mod tests {
             about: "all kinds",
             settings: Demo::LIST,
         },
+        Declaration {
+            name: "procs",
+            about: "a core count",
+            settings: Procs::LIST,
+        },
     ];
+
+    #[test]
+    fn a_core_count_is_at_most_the_runs_cores() {
+        let list = Procs::LIST;
+        assert_eq!(Procs::parse(&[("procs", "5")]).unwrap().procs, 5);
+        assert_eq!(check_cores(list, &[("procs", "5")], 8), Ok(()));
+        assert_eq!(check_cores(list, &[("procs", "2")], 2), Ok(()));
+        assert_eq!(check_cores(list, &[], 1), Ok(()));
+        assert_eq!(
+            check_cores(list, &[("procs", "5")], 2)
+                .unwrap_err()
+                .to_string(),
+            "procs=5: the run has only 2 core(s); boot at least 5 or ask for fewer"
+        );
+        // Other kinds are not core counts.
+        assert_eq!(check_cores(Demo::LIST, &[("count", "40")], 2), Ok(()));
+        assert_eq!(
+            list[0].kind.to_string(),
+            "a number of cores in 0..=255, at most the run's core count"
+        );
+    }
 
     #[test]
     fn defaults_fill_what_is_not_given() {
@@ -1092,7 +1209,7 @@ mod tests {
         const LEN: usize = encoded_len(PROGRAMS);
         const BYTES: [u8; LEN] = encode(PROGRAMS);
         let decoded = decode(&BYTES).unwrap();
-        assert_eq!(decoded.len(), 2);
+        assert_eq!(decoded.len(), 3);
         for (back, sent) in decoded.iter().zip(PROGRAMS) {
             let back = back.declaration();
             assert_eq!((back.name, back.about), (sent.name, sent.about));

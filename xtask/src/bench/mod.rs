@@ -648,14 +648,18 @@ pub fn check_programs(catalog: &Catalog) -> Result<()> {
     for e in REGISTRY {
         if let Kind::Lines { runs, .. } = &e.kind {
             for run in *runs {
-                for params in [run.params, run.quick_params] {
+                for (params, cores) in
+                    [(run.params, run.cores), (run.quick_params, run.quick_cores)]
+                {
                     let params: Vec<(String, String)> = params
                         .iter()
                         .map(|&(k, v)| (k.to_owned(), v.to_owned()))
                         .collect();
-                    catalog
-                        .check(Some(run.program), &params)
-                        .with_context(|| format!("experiment {}", e.name))?;
+                    for &n in cores {
+                        catalog
+                            .check(Some(run.program), &params, n)
+                            .with_context(|| format!("experiment {}", e.name))?;
+                    }
                 }
             }
         }

@@ -248,7 +248,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         )
     })?;
     let catalog = Catalog::read(&image)?;
-    let program = catalog.check(config.program.as_deref(), &config.params)?;
+    let program = catalog.check(config.program.as_deref(), &config.params, config.cores)?;
     let boot_args = config.boot_args(Some(&program))?;
     let memory = ChipMemory::create(dir.path(), config.chip, config.cores)?;
     let chip_memory = memory.path().to_owned();
