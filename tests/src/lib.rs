@@ -312,3 +312,13 @@ mod tests {
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/porting.md")]
 pub struct PortingGuide;
+
+/// Reads `0x<hex>` at the start of `text`, returning the value and the rest.
+pub fn hex(text: &str) -> Option<(u32, &str)> {
+    let digits = text.strip_prefix("0x")?;
+    let end = digits
+        .find(|c: char| !c.is_ascii_hexdigit())
+        .unwrap_or(digits.len());
+    let value = u32::from_str_radix(&digits[..end], 16).ok()?;
+    Some((value, &digits[end..]))
+}

@@ -1,17 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! A core that faults ends the whole run, and the report names it.
 
-use system_tests::{CoreExit, assert_failed_because_of, boot, transcript};
-
-/// Reads `0x<hex>` at the start of `text`, returning the value and the rest.
-fn hex(text: &str) -> Option<(u32, &str)> {
-    let digits = text.strip_prefix("0x")?;
-    let end = digits
-        .find(|c: char| !c.is_ascii_hexdigit())
-        .unwrap_or(digits.len());
-    let value = u32::from_str_radix(&digits[..end], 16).ok()?;
-    Some((value, &digits[end..]))
-}
+use system_tests::{CoreExit, assert_failed_because_of, boot, hex, transcript};
 
 /// The error code, EIP and CR2 of an exception line for a page fault on `core`.
 fn page_fault(line: &str, core: u32) -> Option<(u32, u32, u32)> {

@@ -7,18 +7,8 @@
 
 use system_tests::{
     CoreExit, RunReport, assert_clean_success, assert_failed_because_of, boot, boot_c, boot_with,
-    c_config, lines_starting, transcript,
+    c_config, hex, lines_starting, transcript,
 };
-
-/// Reads `0x<hex>` at the start of `text`, returning the value and the rest.
-fn hex(text: &str) -> Option<(u32, &str)> {
-    let digits = text.strip_prefix("0x")?;
-    let end = digits
-        .find(|c: char| !c.is_ascii_hexdigit())
-        .unwrap_or(digits.len());
-    let value = u32::from_str_radix(&digits[..end], 16).ok()?;
-    Some((value, &digits[end..]))
-}
 
 /// The number after `label` in `line`.
 fn number_after(line: &str, label: &str) -> Option<u32> {

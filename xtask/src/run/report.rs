@@ -268,12 +268,7 @@ impl fmt::Display for RunReport {
                     unfinished.len(),
                     list.join(", ")
                 )?;
-                for &core in unfinished {
-                    let last = self.cores[core as usize].serial.last();
-                    let last = last.map_or("(no output)", String::as_str);
-                    writeln!(f, "  [core {core:02}] last line: {last}")?;
-                    write_places(f, &self.code, SERIAL_INDENT, last)?;
-                }
+                self.write_last_lines(f, unfinished)?;
                 if let Some(stall) = &self.stall {
                     writeln!(f, "{}", stall.with_code(&self.code))?;
                 }
@@ -288,12 +283,7 @@ impl fmt::Display for RunReport {
                     waiting.len(),
                     list.join(", ")
                 )?;
-                for &core in waiting {
-                    let last = self.cores[core as usize].serial.last();
-                    let last = last.map_or("(no output)", String::as_str);
-                    writeln!(f, "  [core {core:02}] last line: {last}")?;
-                    write_places(f, &self.code, SERIAL_INDENT, last)?;
-                }
+                self.write_last_lines(f, waiting)?;
                 if let Some(stall) = &self.stall {
                     for w in &stall.waits {
                         writeln!(f, "{}", w.with_code(&self.code))?;
@@ -319,6 +309,20 @@ impl fmt::Display for RunReport {
                 write!(f, "run failed after {seconds:.2} s")
             }
         }
+    }
+}
+
+impl RunReport {
+    /// Each of `cores`' last serial line, with the places of the code
+    /// addresses in it.
+    fn write_last_lines(&self, f: &mut fmt::Formatter<'_>, cores: &[u32]) -> fmt::Result {
+        for &core in cores {
+            let last = self.cores[core as usize].serial.last();
+            let last = last.map_or("(no output)", String::as_str);
+            writeln!(f, "  [core {core:02}] last line: {last}")?;
+            write_places(f, &self.code, SERIAL_INDENT, last)?;
+        }
+        Ok(())
     }
 }
 
