@@ -256,6 +256,16 @@ pub fn assert_failed_because_of(report: &RunReport, core: u32, exit: CoreExit, r
     assert_cleaned_up(&report.chip_memory);
 }
 
+/// Reads `0x<hex>` at the start of `text`, returning the value and the rest.
+pub fn hex(text: &str) -> Option<(u32, &str)> {
+    let digits = text.strip_prefix("0x")?;
+    let end = digits
+        .find(|c: char| !c.is_ascii_hexdigit())
+        .unwrap_or(digits.len());
+    let value = u32::from_str_radix(&digits[..end], 16).ok()?;
+    Some((value, &digits[end..]))
+}
+
 #[cfg(test)]
 mod tests {
     use std::process::Command;
@@ -312,13 +322,3 @@ mod tests {
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/porting.md")]
 pub struct PortingGuide;
-
-/// Reads `0x<hex>` at the start of `text`, returning the value and the rest.
-pub fn hex(text: &str) -> Option<(u32, &str)> {
-    let digits = text.strip_prefix("0x")?;
-    let end = digits
-        .find(|c: char| !c.is_ascii_hexdigit())
-        .unwrap_or(digits.len());
-    let value = u32::from_str_radix(&digits[..end], 16).ok()?;
-    Some((value, &digits[end..]))
-}
