@@ -22,17 +22,99 @@ pub use run::{
     run,
 };
 
-/// `cargo xtask test`: the host tests of every default member, then a
-/// release build, then the system tests booted on QEMU, stopping at the
-/// first failure.
+/// `cargo xtask test`: the host tests of every default member, a release
+/// build (which makes sure the guest target is there), the project's
+/// habits checked ([`lint`]), then the system tests booted on QEMU,
+/// stopping at the first failure.
 pub fn test() -> Result<()> {
     let mut host = cargo();
     host.arg("test");
     build::run_command(host, "the host tests")?;
     build(false)?;
+    lint()?;
     qemu::ensure()?;
     // One at a time: each boots up to 48 QEMUs on a machine with few cores.
     let mut system = cargo();
     system.args(["test", "-p", "system-tests", "--", "--test-threads=1"]);
     build::run_command(system, "the system tests")
+}
+
+/// The habits the project keeps, checked before the tests: formatting
+/// (`cargo fmt --check`), clippy without warnings on the host crates with
+/// their tests and on the guest crates for the guest target, and rustdoc
+/// without warnings (broken or private links) on both.
+pub fn lint() -> Result<()> {
+    let guest = ["-p", "kernel", "-p", "crt", "-p", "mpi", "-p", "programs"];
+    let steps: [(&str, Vec<&str>); 5] = [
+        (
+            "formatting (cargo fmt --all -- --check)",
+            vec!["fmt", "--all", "--", "--check"],
+        ),
+        (
+            "clippy on the host crates",
+            vec![
+                "clippy",
+                "--all-targets",
+                "-p",
+                "chip",
+                "-p",
+                "rma",
+                "-p",
+                "mpi",
+                "-p",
+                "kernel",
+                "-p",
+                "crt",
+                "-p",
+                "emu",
+                "-p",
+                "emu-plugin",
+                "-p",
+                "xtask",
+                "-p",
+                "system-tests",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+        (
+            "clippy on the guest crates",
+            [
+                &["clippy", "--release", "--target", build::KERNEL_TARGET][..],
+                &guest,
+                &["--", "-D", "warnings"],
+            ]
+            .concat(),
+        ),
+        (
+            "rustdoc on the host crates",
+            vec![
+                "doc",
+                "--no-deps",
+                "-p",
+                "chip",
+                "-p",
+                "rma",
+                "-p",
+                "emu",
+                "-p",
+                "xtask",
+            ],
+        ),
+        (
+            "rustdoc on the guest crates",
+            [
+                &["doc", "--no-deps", "--target", build::KERNEL_TARGET][..],
+                &guest[..6],
+            ]
+            .concat(),
+        ),
+    ];
+    for (what, args) in steps {
+        let mut command = cargo();
+        command.args(args).env("RUSTDOCFLAGS", "-D warnings");
+        build::run_command(command, what)?;
+    }
+    Ok(())
 }

@@ -78,8 +78,12 @@ enum Cli {
     /// once everything else is written.
     #[command(after_help = format!("Experiments:\n{}", bench_list()))]
     Bench(BenchArgs),
-    /// Run every test: host tests, then the system tests booted on 1 to 48 cores.
+    /// Run every test: host tests, the lint checks (as `lint`), then the
+    /// system tests booted on 1 to 48 cores.
     Test,
+    /// Check the project's habits: cargo fmt, clippy (host and guest crates)
+    /// and rustdoc, each without warnings.
+    Lint,
 }
 
 /// The environment variables xtask reads, for `--help`.
@@ -477,6 +481,11 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
         Cli::Test => {
             xtask::test()?;
             println!("all tests passed");
+            Ok(ExitCode::SUCCESS)
+        }
+        Cli::Lint => {
+            xtask::lint()?;
+            println!("formatting, clippy and rustdoc: no warnings");
             Ok(ExitCode::SUCCESS)
         }
     }

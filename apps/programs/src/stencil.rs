@@ -50,7 +50,7 @@ use crate::bench::{Scale, emit};
 use crate::support::communicator;
 use crate::support::osc::{fail, stats_line};
 use kernel::Scc;
-use kernel::chip::settings::{Choice, choice, cores, integer, name_of};
+use kernel::chip::settings::{Choice, choice, cores, name_of};
 
 /// The problem: the same on every core count.
 #[derive(Debug, Clone, Copy)]

@@ -198,7 +198,7 @@ pub struct Waiter {
     /// Its stack pointer at the wait.
     pub sp: u32,
     /// The calls it waits in, innermost first: the address of each call's
-    /// last byte, from its stack ([`super::unwind`]).
+    /// last byte, unwound from its stack.
     pub calls: Vec<u32>,
     /// What it waits to see written: each line it watches, described
     /// ([`emu::chipmem::Layout::describe`]).

@@ -34,7 +34,7 @@ pub enum Outcome {
     },
     /// These cores, every one not finished, waited in modelled time for a
     /// store that only a running core could make, and none ran: a
-    /// deadlock, ended as soon as it was seen ([`super::diagnose`]).
+    /// deadlock, ended as soon as it was seen.
     Deadlock {
         /// The cores that waited.
         cores: Vec<u32>,

@@ -9,7 +9,7 @@
 //! give a handler a stack of its own (the P54C has no interrupt stack
 //! table): the CPU saves the interrupted state into the kernel's TSS
 //! ([`KERNEL_TSS`], loaded into TR) and loads the double-fault task's TSS
-//! ([`DOUBLE_FAULT_TSS`]), whose stack is [`DOUBLE_FAULT_STACK_BYTES`] in
+//! ([`DOUBLE_FAULT_TSS`]), whose stack is `DOUBLE_FAULT_STACK_BYTES` in
 //! `.bss`. A push into the stack's guard page faults, the page fault's own
 //! frame cannot be pushed there either, and the double fault that follows
 //! then runs on a good stack and finds the faulting EIP in the kernel's TSS
