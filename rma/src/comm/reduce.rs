@@ -9,6 +9,18 @@ pub trait Element: Copy {
     fn write_le(self, out: &mut [u8]);
     /// Reads a value from `bytes` (exactly [`BYTES`](Self::BYTES) long).
     fn read_le(bytes: &[u8]) -> Self;
+    /// `values` as their little-endian bytes, in place, where memory
+    /// already holds them so (a primitive on a little-endian target):
+    /// copies then move them without staging. `None`: convert each.
+    fn le_bytes(values: &[Self]) -> Option<&[u8]> {
+        let _ = values;
+        None
+    }
+    /// As [`Element::le_bytes`], for writing values in place.
+    fn le_bytes_mut(values: &mut [Self]) -> Option<&mut [u8]> {
+        let _ = values;
+        None
+    }
 }
 
 /// The reduction operations of [`Comm::allreduce`](super::Comm::allreduce).
@@ -42,6 +54,14 @@ macro_rules! element {
             #[inline]
             fn read_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes.try_into().expect("one element's bytes"))
+            }
+            #[inline]
+            fn le_bytes(values: &[Self]) -> Option<&[u8]> {
+                cfg!(target_endian = "little").then(|| bytemuck::cast_slice(values))
+            }
+            #[inline]
+            fn le_bytes_mut(values: &mut [Self]) -> Option<&mut [u8]> {
+                cfg!(target_endian = "little").then(|| bytemuck::cast_slice_mut(values))
             }
         }
     )*};

@@ -1570,6 +1570,18 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         offset: u64,
         data: &[T],
     ) -> Result<(), RmaError> {
+        if let Some(bytes) = T::le_bytes(data) {
+            return self.pieces(
+                id,
+                target,
+                ty,
+                offset,
+                bytes.len(),
+                |hal, slot, within, pos, n| {
+                    hal.shared_write(slot, within, &bytes[pos..pos + n]);
+                },
+            );
+        }
         let mut chunk = [0u8; STAGING];
         let per = STAGING / T::BYTES;
         for (k, elements) in data.chunks(per).enumerate() {
@@ -1594,6 +1606,12 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         offset: u64,
         buf: &mut [T],
     ) -> Result<(), RmaError> {
+        if let Some(bytes) = T::le_bytes_mut(buf) {
+            let len = bytes.len();
+            return self.pieces(id, target, ty, offset, len, |hal, slot, within, pos, n| {
+                hal.shared_read(slot, within, &mut bytes[pos..pos + n]);
+            });
+        }
         let mut chunk = [0u8; STAGING];
         let per = STAGING / T::BYTES;
         for (k, elements) in buf.chunks_mut(per).enumerate() {
@@ -1610,7 +1628,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     }
 }
 
-/// Bytes staged on the stack between elements and window memory.
+/// Bytes staged on the stack between elements and window memory, for
+/// elements that memory does not hold as their little-endian bytes.
 const STAGING: usize = 512;
 
 /// Visits the bytes `base..base + len` of the POPSHM `popshm`, mapped
