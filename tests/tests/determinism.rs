@@ -3,9 +3,12 @@
 //! locks meet in modelled-time order, wait in modelled time and queue at
 //! the resources by calendars whose contents do not depend on host order,
 //! so a run gives the same modelled cycles alone, beside busy host
-//! processes, and with another quantum.
+//! processes, and with another quantum. Every benchmark program, at quick
+//! scale on a few cores, prints the same BENCH lines and ends at the same
+//! modelled cycles alone and beside busy host processes.
 
 use std::num::NonZeroU64;
+use std::time::Instant;
 
 use system_tests::{Mode, Model, RunConfig, Time, assert_clean_success, boot_with, lines_starting};
 use xtask::bench::calibrate::Busy;
@@ -71,4 +74,164 @@ fn contended_locks_take_the_same_modelled_cycles_beside_busy_host_processes_and_
             );
         }
     }
+}
+
+/// A benchmark program's run: the program, its cores and its settings,
+/// each at quick scale where it has one.
+struct Bench {
+    program: &'static str,
+    cores: u32,
+    params: &'static [(&'static str, &'static str)],
+}
+
+const QUICK: &[(&str, &str)] = &[("scale", "quick")];
+
+/// Every program `cargo xtask programs` names `bench-*`, and those the
+/// benchmark suite runs besides (`xtask/src/bench/experiments.rs`: the
+/// DHT's writer and the stencil), each on the fewest cores that take
+/// every path of its synchronisation: more than one target or origin
+/// where it has them (so cores contend at a lock, a PSCW group, a
+/// barrier), both layers where it has two.
+const BENCHES: &[Bench] = &[
+    // One core: loads and stores through every memory type.
+    Bench {
+        program: "bench-load-store",
+        cores: 1,
+        params: QUICK,
+    },
+    // No BENCH lines (a host-speed benchmark): its cycles at exit.
+    Bench {
+        program: "bench-private",
+        cores: 1,
+        params: &[],
+    },
+    Bench {
+        program: "bench-mpb",
+        cores: 2,
+        params: &[],
+    },
+    // Fence, PSCW and lock epochs, both layers, and the two-sided channel.
+    Bench {
+        program: "bench-put-get",
+        cores: 2,
+        params: QUICK,
+    },
+    Bench {
+        program: "bench-pscw",
+        cores: 4,
+        params: QUICK,
+    },
+    // Every scheme of both layers, on 2, 3 and 4 processes.
+    Bench {
+        program: "bench-lock",
+        cores: 4,
+        params: QUICK,
+    },
+    Bench {
+        program: "bench-barrier",
+        cores: 4,
+        params: QUICK,
+    },
+    // Both variants, with no origin and one; the third core waits out
+    // each round.
+    Bench {
+        program: "bench-overlap",
+        cores: 3,
+        params: QUICK,
+    },
+    Bench {
+        program: "bench-random-access",
+        cores: 4,
+        params: QUICK,
+    },
+    Bench {
+        program: "bench-accumulate",
+        cores: 4,
+        params: QUICK,
+    },
+    Bench {
+        program: "dht",
+        cores: 4,
+        params: &[("mode", "bench"), ("readers", "3")],
+    },
+    Bench {
+        program: "stencil",
+        cores: 4,
+        params: QUICK,
+    },
+];
+
+/// What a run of `bench` measured: per core, its BENCH lines and its
+/// modelled cycles and instructions at exit.
+fn measured(bench: &Bench) -> Vec<(Vec<String>, u64, u64)> {
+    let config = RunConfig {
+        params: bench
+            .params
+            .iter()
+            .map(|&(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+        ..RunConfig::new(bench.cores, bench.program)
+    };
+    let report = boot_with(&config);
+    assert_clean_success(&report, bench.cores);
+    (0..bench.cores)
+        .map(|core| {
+            let lines = lines_starting(&report, core, "BENCH ")
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            let stats = &report.reports[core as usize]
+                .as_ref()
+                .expect("every core reports")
+                .stats;
+            (lines, stats.cycles, stats.insns)
+        })
+        .collect()
+}
+
+#[test]
+fn every_benchmark_program_measures_the_same_modelled_cycles_beside_busy_host_processes() {
+    let started = Instant::now();
+    let alone: Vec<_> = BENCHES.iter().map(measured).collect();
+    let busy = Busy::start(2).expect("sh starts");
+    let loaded: Vec<_> = BENCHES.iter().map(measured).collect();
+    drop(busy);
+    let mut differences = Vec::new();
+    for ((bench, alone), loaded) in BENCHES.iter().zip(&alone).zip(&loaded) {
+        let what = format!("{} on {} cores", bench.program, bench.cores);
+        for (core, (a, b)) in alone.iter().zip(loaded).enumerate() {
+            let differing = a.0.iter().zip(&b.0).filter(|(x, y)| x != y).count()
+                + a.0.len().abs_diff(b.0.len());
+            if differing > 0 {
+                let first = a.0.iter().zip(&b.0).find(|(x, y)| x != y);
+                differences.push(format!(
+                    "{what}, core {core}: {differing} of {} BENCH lines differ; first:\n  alone:  {:?}\n  loaded: {:?}",
+                    a.0.len(),
+                    first.map(|f| f.0),
+                    first.map(|f| f.1)
+                ));
+            }
+            if (a.1, a.2) != (b.1, b.2) {
+                differences.push(format!(
+                    "{what}, core {core}: {} cycles and {} instructions at exit alone, {} and {} loaded",
+                    a.1, a.2, b.1, b.2
+                ));
+            }
+        }
+        let lines: usize = alone.iter().map(|c| c.0.len()).sum();
+        assert!(
+            lines > 0 || matches!(bench.program, "bench-private" | "bench-mpb"),
+            "{what} printed no BENCH line"
+        );
+    }
+    eprintln!(
+        "{} benchmark runs, twice: {:.0} s",
+        BENCHES.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        differences.is_empty(),
+        "alone, then beside two busy processes:\n{}",
+        differences.join("\n")
+    );
 }
