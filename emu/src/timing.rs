@@ -26,7 +26,10 @@
 //!   ordered is made, a core shows the others the time it ordered at, and
 //!   a poll counts as made at its start until it ends (in a wait, or with
 //!   [`chip::EmuCall::Done`]): its reads and test-and-set attempts inside
-//!   order nothing more. So a test-and-set register goes to the core that
+//!   order nothing more. A poll still running 65,536 cycles after it
+//!   ordered orders again at its next timed access, and counts as made
+//!   then: a long poll (a target applying a 4 KiB message inside its
+//!   wait) is ordered step by step, never racing with the others' stores. So a test-and-set register goes to the core that
 //!   asks first in modelled time, and a poll sees exactly the writes
 //!   ordered before its start, whatever the host did.
 //! - **Waiting passes modelled time.** A poll that finds nothing ends in a
@@ -198,8 +201,9 @@
 //! - The first poll of a line: stores to it are not ordered until some
 //!   poll has read it, so the first poll may see a store from after its
 //!   start, or miss it and wait for it.
-//! - A poll, or an ordered access, not over within 65,536 cycles stops
-//!   holding the others back, and is not ordered from then on.
+//! - An ordered access not made within 65,536 cycles stops holding the
+//!   others back, and is not ordered from then on (a poll that runs
+//!   longer orders again instead, see above).
 //! - A core resuming from a halt (not a wait) books its requests in
 //!   buckets the others may have charged already.
 //! - Cores further apart than a quarter of a calendar's ring

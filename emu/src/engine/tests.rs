@@ -391,6 +391,42 @@ fn a_store_between_a_polls_read_and_its_callback_still_ends_the_wait() {
 }
 
 #[test]
+fn a_poll_longer_than_a_hold_orders_again_and_holds_the_others_back_throughout() {
+    let mut rig = rig_timed(PTE_PCD, Some(1_000_000));
+    // Core 0 holds nobody back; core 1 polls from cycle 100.
+    rig.engines[0].halted();
+    rig.engines[1].set_insns(100, 100);
+    rig.engines[1].emu_call(EmuCall::Poll, emu_call(EmuCall::Poll));
+    let start = rig.engines[1].now().unwrap();
+    rig.load(1, 0x40);
+    // Far past the hold without a timed access (the poll computes): the
+    // others still see the core at the poll's start.
+    let long = start + (1 << 16) + 5000;
+    rig.engines[1].set_insns(200, long);
+    rig.engines[1].sync_point(0x0010_0000);
+    let past = |rig: &Rig, t: u64| rig.engines[0].time.as_ref().unwrap().clocks.ordered(t);
+    assert!(
+        !past(&rig, start + 1),
+        "the poll holds the others at {start}"
+    );
+    // Its next timed access orders again: from there its accesses count as
+    // made at the clock it ordered at.
+    rig.load(1, 0x44);
+    let renewed = rig.engines[1].now().unwrap();
+    assert!(renewed >= long);
+    assert!(past(&rig, start + 1));
+    assert!(
+        !past(&rig, renewed + 1),
+        "the poll holds the others at {renewed}"
+    );
+    // Over, it shows its clock again.
+    rig.engines[1].emu_call(EmuCall::Done, emu_call(EmuCall::Done));
+    rig.engines[1].set_insns(300, long + 20_000);
+    rig.engines[1].sync_point(0x0010_0000);
+    assert!(past(&rig, renewed + 1));
+}
+
+#[test]
 fn a_read_waits_for_a_later_write_to_its_words_only() {
     let mut rig = rig_timed(PTE_PCD, Some(100_000));
     // Core 0 is ahead in modelled time; the line is one nobody polls.

@@ -32,10 +32,13 @@ const RESOLVE_PERIOD: u64 = 1 << 16;
 /// See [`RESOLVE_PERIOD`].
 const RESOLVE_LAG: u64 = 1 << 18;
 
-/// Most cycles an ordered access or a poll counts as made at the time it
-/// ordered, holding the others back there (a bound independent of the
-/// quantum, so that results are; the core does not sleep for the quantum
-/// meanwhile, see [`Time::sync`]).
+/// Most cycles an ordered access counts as made at the time it ordered,
+/// holding the others back there, and most cycles a poll's accesses count
+/// as made at one time: a poll that runs longer orders again at its first
+/// timed access past that, and its accesses count as made then
+/// ([`Time::renew_poll`]). A bound independent of the quantum, so that
+/// results are; the core does not sleep for the quantum meanwhile, see
+/// [`Time::sync`].
 const MAX_HOLD: u64 = 1 << 16;
 
 /// Watcher flag marking a line some poll read: stores to it are ordered
@@ -76,7 +79,11 @@ pub(super) fn words_of_bytes(mask: u32) -> u8 {
 /// A poll in progress: when it began and the lines its loads reached.
 #[derive(Debug)]
 pub(super) struct Poll {
+    /// When it began: its period runs from here.
     start: u64,
+    /// When its accesses count as made: its start, or the time it last
+    /// ordered again ([`Time::renew_poll`]).
+    made_at: u64,
     lines: Vec<Watched>,
 }
 
@@ -526,13 +533,40 @@ impl Time {
         if self.poll_start().is_some() {
             return None;
         }
+        Some(self.order_now())
+    }
+
+    /// Goes on only once every other core is past this core's clock (see
+    /// [`Time::order`]), and returns the time it ordered at.
+    fn order_now(&mut self) -> u64 {
         loop {
             let now = self.clock.now();
             self.clocks.publish_pc(self.pc);
             self.clocks.order(now);
             self.resolve(now);
             if self.clock.now() == now {
-                return Some(now);
+                return now;
+            }
+        }
+    }
+
+    /// A poll whose accesses have counted as made at one time for more
+    /// than [`MAX_HOLD`] cycles orders again, at this core's clock: its
+    /// accesses from here on count as made now. Called after each timed
+    /// access, so the point falls at the same place of the instruction
+    /// stream in every run. A long poll (a target that applies a large
+    /// message inside its wait) stays ordered as a whole, step by step,
+    /// instead of racing with the other cores' stores once it has held
+    /// them back for that long.
+    fn renew_poll(&mut self) {
+        if self
+            .poll
+            .as_ref()
+            .is_some_and(|p| self.clock.now() - p.made_at > MAX_HOLD)
+        {
+            let at = self.order_now();
+            if let Some(poll) = &mut self.poll {
+                poll.made_at = at;
             }
         }
     }
@@ -552,16 +586,17 @@ impl Time {
         }
     }
 
-    /// The start of the poll in progress while its accesses count as made
-    /// then: the clock this core shows the others, so that a store ordered
-    /// after the poll's start lands after all of the poll's reads.
+    /// When the accesses of the poll in progress count as made (its
+    /// start, or when it last ordered again, [`Time::renew_poll`]): the
+    /// clock this core shows the others, so that a store ordered after
+    /// that lands after all of the poll's reads until it orders again.
     fn poll_start(&self) -> Option<u64> {
-        self.poll.as_ref().and_then(|p| self.held(p.start))
+        self.poll.as_ref().map(|p| p.made_at)
     }
 
-    /// `since`, while this core's accesses still count as made then: not
-    /// for longer than [`MAX_HOLD`] cycles, so that no core waits on it for
-    /// longer (what it does after that is not ordered).
+    /// `since`, the time an ordered access counts as made at until it is
+    /// made: not for longer than [`MAX_HOLD`] cycles, so that no core waits
+    /// on it for longer (what it does after that is not ordered).
     fn held(&self, since: u64) -> Option<u64> {
         (self.clock.now() - since <= MAX_HOLD).then_some(since)
     }
@@ -581,8 +616,10 @@ impl Time {
     fn begin_poll(&mut self) {
         self.poll = None;
         self.order();
+        let start = self.clock.now();
         self.poll = Some(Poll {
-            start: self.clock.now(),
+            start,
+            made_at: start,
             lines: Vec::new(),
         });
     }
@@ -859,6 +896,7 @@ impl Engine {
     /// Syncs with the other cores once the clock passed the next point.
     pub(super) fn after_timed_access(&mut self) {
         if let Some(time) = &mut self.time {
+            time.renew_poll();
             time.resolve_due();
             if time.clock.now() >= time.next_sync {
                 time.sync();
