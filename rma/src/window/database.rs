@@ -71,7 +71,7 @@ use alloc::vec::Vec;
 use chip::{CACHE_LINE, Chip, CoreId};
 
 use crate::RmaError;
-use crate::hal::{DramPages, LSM_RMA, Lsm, Topology, Tsr};
+use crate::hal::{DramPages, LSM_RMA, Lsm, Topology, Tsr, Wait};
 
 const LINE: u32 = CACHE_LINE as u32;
 /// The allocation word.
@@ -316,12 +316,24 @@ pub fn allocate_record<H: Topology + Lsm + Tsr>(
 
 /// Fills `record` for a new window: its description, an empty match
 /// vector, a zero completion counter and, with `locks`, free locks.
-pub fn write_record<H: Lsm>(hal: &H, record: Record, info: WindowInfo, locks: bool) {
+///
+/// The match vector and the completion counter, which PSCW's waits poll,
+/// are then read once as a poll, while no other core knows the record:
+/// under modelled time, stores to a line are ordered among the cores only
+/// once some poll has read it, so a first poll of them in an epoch would
+/// see another core's store from after its start, or miss it, by host
+/// order.
+pub fn write_record<H: Lsm + Wait>(hal: &H, record: Record, info: WindowInfo, locks: bool) {
     let mc = record.controller;
     for word in 0..MATCH_BITS / 32 {
         hal.lsm_write_u32(mc, record.offset + MATCH + 4 * word, 0);
     }
     hal.lsm_write_u32(mc, record.counter(), 0);
+    const _: () = assert!(MATCH_BITS / 8 == LINE && MATCH.is_multiple_of(LINE));
+    hal.read_ordered(|| {
+        hal.lsm_read_u32(mc, record.offset + MATCH);
+        hal.lsm_read_u32(mc, record.counter());
+    });
     // A window made with no_locks is never locked: its lock words stay as
     // they are.
     if locks {
