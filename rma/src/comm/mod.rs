@@ -107,7 +107,7 @@ use chip::CoreId;
 pub use communicator::UNDEFINED;
 pub use group::Group;
 pub(crate) use group::check_rank;
-use layout::{CENTRAL_SENSE, DISSEMINATION, Layout};
+use layout::{CENTRAL_SENSE, DISSEMINATION, LINE, Layout};
 /// The lines of each core's MPB half that rma leaves to programs: their own
 /// flags go there; the rest of the half is rma's.
 pub use layout::{PROGRAM_LINE_COUNT, PROGRAM_LINES};
@@ -177,6 +177,7 @@ impl<'h, H: Hal> Comm<'h, H> {
         // Where the barriers left off; other cores may be in the next
         // barrier already.
         let (sense, episode) = hal.read_ordered(|| {
+            hal.invalidate_mpbt();
             let sense = hal.mpb_read_u32(MpbHalf::Own, CENTRAL_SENSE) != 0;
             let episode = if size > 1 {
                 let next = hal.participant((rank + 1) % size);
@@ -184,6 +185,21 @@ impl<'h, H: Hal> Comm<'h, H> {
             } else {
                 0
             };
+            // The flags this core sets in the dissemination barrier's later
+            // rounds, read once in the same poll: under modelled time,
+            // stores to a line are ordered among the cores only once some
+            // poll has read it, and the first poll of a flag its owner
+            // waits on would otherwise race with this core's first store
+            // to it. In the communicator of every core only this core sets
+            // them, so nothing races with this read.
+            let mut distance = 2;
+            let mut round = 1;
+            while distance < size {
+                let to = hal.participant((rank + distance) % size);
+                hal.mpb_read_u32(MpbHalf::Of(to), DISSEMINATION + round * LINE);
+                distance *= 2;
+                round += 1;
+            }
             (sense, episode)
         });
         let members: Vec<u32> = (0..size).collect();
