@@ -171,10 +171,11 @@
 //!
 //! The same program and settings give the same modelled cycles whatever
 //! the host load and the quantum: `bench-lock` on 4 cores, alone, beside
-//! two busy host processes and with a tenth of the quantum
-//! (`tests/tests/determinism.rs`), and on 16 cores, three runs beside two
-//! busy processes and runs at quanta of 10,000 and 1,000 cycles, all gave
-//! identical samples.
+//! two busy host processes and with a tenth of the quantum, and every
+//! benchmark program at quick scale on 1 to 4 cores, alone and beside two
+//! busy processes (`tests/tests/determinism.rs`), and `bench-lock` on 16
+//! cores, three runs beside two busy processes and runs at quanta of
+//! 10,000 and 1,000 cycles, all gave identical samples.
 //!
 //! Determinism has a price silicon does not pay: modelled time has no
 //! timing noise but DRAM refresh (periodic in modelled time, and only for
