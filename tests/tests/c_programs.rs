@@ -80,6 +80,15 @@ fn derived_datatypes_carry_their_data_through_messages_collectives_puts_gets_and
 }
 
 #[test]
+fn the_calls_of_mpichs_test_harness_work_from_c() {
+    for cores in [2, 3, 4] {
+        let report = boot_c(cores, "mtest_calls", &[]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, cores, |r| format!("rank {r}: mtest calls ok"));
+    }
+}
+
+#[test]
 fn the_mpi_standards_chapter_11_examples_run_in_c() {
     for cores in [1, 2, 12] {
         let report = boot_c(cores, "mpi_examples", &[]);

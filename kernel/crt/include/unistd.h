@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
-/* unistd.h: only getopt and its globals (POSIX); no system calls. */
+/* unistd.h: getopt and its globals, and sleep (POSIX); no system calls. */
 #ifndef CRT_UNISTD_H
 #define CRT_UNISTD_H
 
@@ -13,5 +13,9 @@ extern int opterr;
 extern int optopt;
 
 int getopt(int argc, char *const argv[], const char *optstring);
+
+/** Lets `seconds` seconds of the core's modelled time pass (the kernel's
+ * clock, as clock_gettime reads it); returns 0, as nothing interrupts it. */
+unsigned int sleep(unsigned int seconds);
 
 #endif

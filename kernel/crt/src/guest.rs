@@ -201,3 +201,14 @@ extern "C" fn __crt_clock_ns() -> u64 {
     // Overflows after 10^16 cycles: some 400 days of modelled time.
     scc.now().saturating_mul(1000) / mhz
 }
+
+/// `sleep` (`unistd.h`): lets `seconds` seconds of the core's modelled
+/// time pass without executing anything ([`Scc::pause`]); returns 0, as
+/// no signal ends it early.
+#[unsafe(no_mangle)]
+extern "C" fn sleep(seconds: core::ffi::c_uint) -> core::ffi::c_uint {
+    let scc = platform();
+    let cycles = u64::from(seconds) * u64::from(scc.chip().timing.core_mhz) * 1_000_000;
+    scc.pause(cycles);
+    0
+}

@@ -258,6 +258,68 @@ pub mod info {
     pub const MAX_VAL: i32 = 1024;
 }
 
+/// `MPI_MAX_OBJECT_NAME`: the longest name of a communicator or window,
+/// in characters, its NUL included.
+pub const MAX_OBJECT_NAME: i32 = 128;
+
+/// Attribute keys: the predefined ones of `MPI_COMM_WORLD`, the invalid
+/// key, and the null callbacks.
+pub mod keyval {
+    /// `MPI_KEYVAL_INVALID`: no key, what a freed key's handle becomes.
+    pub const INVALID: i32 = 0x2400_0000;
+    /// `MPI_TAG_UB`
+    pub const TAG_UB: i32 = 0x6440_0001;
+    /// `MPI_HOST`
+    pub const HOST: i32 = 0x6440_0003;
+    /// `MPI_IO`
+    pub const IO: i32 = 0x6440_0005;
+    /// `MPI_WTIME_IS_GLOBAL`
+    pub const WTIME_IS_GLOBAL: i32 = 0x6440_0007;
+    /// `MPI_UNIVERSE_SIZE`
+    pub const UNIVERSE_SIZE: i32 = 0x6440_0009;
+    /// `MPI_APPNUM`
+    pub const APPNUM: i32 = 0x6440_000d;
+    /// The first key `MPI_Comm_create_keyval` and `MPI_Win_create_keyval`
+    /// give (each next one is one more): none is a predefined key or
+    /// `MPI_KEYVAL_INVALID`.
+    pub const FIRST_USER: i32 = 0x6800_0001;
+    /// `MPI_COMM_NULL_COPY_FN`, `MPI_COMM_NULL_DELETE_FN`,
+    /// `MPI_WIN_NULL_COPY_FN`, `MPI_WIN_NULL_DELETE_FN`: null function
+    /// pointers (no copy: the attribute is not copied; no delete: nothing
+    /// is called).
+    pub const NULL_FN: i32 = 0;
+}
+
+/// The combiners `MPI_Type_get_envelope` gives.
+pub mod combiner {
+    /// `MPI_COMBINER_NAMED`: a predefined type.
+    pub const NAMED: i32 = 1;
+    /// `MPI_COMBINER_DUP`
+    pub const DUP: i32 = 2;
+    /// `MPI_COMBINER_CONTIGUOUS`
+    pub const CONTIGUOUS: i32 = 3;
+    /// `MPI_COMBINER_VECTOR`
+    pub const VECTOR: i32 = 4;
+    /// `MPI_COMBINER_HVECTOR`
+    pub const HVECTOR: i32 = 6;
+    /// `MPI_COMBINER_INDEXED`
+    pub const INDEXED: i32 = 7;
+    /// `MPI_COMBINER_HINDEXED`
+    pub const HINDEXED: i32 = 9;
+    /// `MPI_COMBINER_INDEXED_BLOCK`
+    pub const INDEXED_BLOCK: i32 = 10;
+    /// `MPI_COMBINER_STRUCT`
+    pub const STRUCT: i32 = 12;
+    /// `MPI_COMBINER_SUBARRAY`
+    pub const SUBARRAY: i32 = 13;
+    /// `MPI_COMBINER_DARRAY`
+    pub const DARRAY: i32 = 14;
+    /// `MPI_COMBINER_RESIZED`
+    pub const RESIZED: i32 = 18;
+    /// `MPI_COMBINER_HINDEXED_BLOCK`
+    pub const HINDEXED_BLOCK: i32 = 19;
+}
+
 /// The predefined window attribute keys and their values.
 pub mod win {
     /// `MPI_WIN_BASE`

@@ -158,6 +158,38 @@ impl<'h, H: Hal> Comm<'h, H> {
         self.barrier();
     }
 
+    /// The highest context this core has taken part in: what the
+    /// processes that make a communicator through [`Comm::join`] agree
+    /// on by messages of their own.
+    pub fn last_context(&self) -> u32 {
+        self.channel.borrow().last_context
+    }
+
+    /// A communicator of `members` (world ranks, this core among them,
+    /// in their new ranks' order) with `context`, which the members agreed
+    /// on without a parent communicator of them all (MPI's
+    /// intercommunicators and `MPI_Comm_create_group`): each member passes
+    /// the same members and the same context, higher than every member's
+    /// [`Comm::last_context`]. This core takes the context as its highest.
+    ///
+    /// Return values: `Err(NotMember)` if this core is not among
+    /// `members`; `Err(NoContext)` for a context of 0 or above the highest.
+    pub fn join(&mut self, context: u32, members: Vec<u32>) -> Result<Self, RmaError> {
+        const CALL: &str = "comm_join";
+        if !members.contains(&self.hal.rank()) {
+            return Err(RmaError::NotMember {
+                call: CALL,
+                of: "the members of the new communicator",
+                process: self.hal.rank(),
+            });
+        }
+        let before = context
+            .checked_sub(1)
+            .ok_or(RmaError::NoContext { call: CALL })?;
+        let context = self.adopt_context(CALL, before)?;
+        Ok(self.derive(context, members))
+    }
+
     /// `Err` unless `group` is drawn from this run and all its members are
     /// members here.
     pub(crate) fn check_subgroup(&self, call: &'static str, group: &Group) -> Result<(), RmaError> {

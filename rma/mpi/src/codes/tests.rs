@@ -8,7 +8,9 @@ use super::*;
 
 const HEADER: &str = include_str!("../../include/mpi.h");
 /// The library's sources, where the calls are defined.
-const CALLS: [&str; 9] = [
+const CALLS: [&str; 11] = [
+    include_str!("../guest/attrs.rs"),
+    include_str!("../guest/inter.rs"),
     include_str!("../guest/ops.rs"),
     include_str!("../guest/datatypes.rs"),
     include_str!("../guest/p2p.rs"),
@@ -95,6 +97,31 @@ fn the_header_gives_every_class_datatype_and_operation_the_library_value() {
         ("MPI_ERRHANDLER_NULL", errhandler::NULL),
         ("MPI_ERRORS_ARE_FATAL", errhandler::FATAL),
         ("MPI_ERRORS_RETURN", errhandler::RETURN),
+        ("MPI_MAX_OBJECT_NAME", MAX_OBJECT_NAME),
+        ("MPI_KEYVAL_INVALID", keyval::INVALID),
+        ("MPI_TAG_UB", keyval::TAG_UB),
+        ("MPI_HOST", keyval::HOST),
+        ("MPI_IO", keyval::IO),
+        ("MPI_WTIME_IS_GLOBAL", keyval::WTIME_IS_GLOBAL),
+        ("MPI_UNIVERSE_SIZE", keyval::UNIVERSE_SIZE),
+        ("MPI_APPNUM", keyval::APPNUM),
+        ("MPI_COMM_NULL_COPY_FN", keyval::NULL_FN),
+        ("MPI_COMM_NULL_DELETE_FN", keyval::NULL_FN),
+        ("MPI_WIN_NULL_COPY_FN", keyval::NULL_FN),
+        ("MPI_WIN_NULL_DELETE_FN", keyval::NULL_FN),
+        ("MPI_COMBINER_NAMED", combiner::NAMED),
+        ("MPI_COMBINER_DUP", combiner::DUP),
+        ("MPI_COMBINER_CONTIGUOUS", combiner::CONTIGUOUS),
+        ("MPI_COMBINER_VECTOR", combiner::VECTOR),
+        ("MPI_COMBINER_HVECTOR", combiner::HVECTOR),
+        ("MPI_COMBINER_INDEXED", combiner::INDEXED),
+        ("MPI_COMBINER_HINDEXED", combiner::HINDEXED),
+        ("MPI_COMBINER_INDEXED_BLOCK", combiner::INDEXED_BLOCK),
+        ("MPI_COMBINER_STRUCT", combiner::STRUCT),
+        ("MPI_COMBINER_SUBARRAY", combiner::SUBARRAY),
+        ("MPI_COMBINER_DARRAY", combiner::DARRAY),
+        ("MPI_COMBINER_RESIZED", combiner::RESIZED),
+        ("MPI_COMBINER_HINDEXED_BLOCK", combiner::HINDEXED_BLOCK),
     ] {
         assert_eq!(value_of(&defines, name), value, "{name}");
     }

@@ -16,6 +16,8 @@ use core::ffi::c_int;
 
 use rma::{Block, Committed, Datatype as Layout, StructBlock};
 
+use crate::codes::combiner;
+
 use super::*;
 
 /// The first handle of a derived type (below it: the predefined ones).
@@ -33,6 +35,9 @@ pub(super) struct Derived {
     /// Whether its elements are of several predefined types (a struct's):
     /// then nothing combines them, in accumulates or reductions.
     mixed: bool,
+    /// What `MPI_Type_get_envelope` gives: the numbers of integers,
+    /// addresses and datatypes its constructor took, and its combiner.
+    envelope: [c_int; 4],
 }
 
 /// A type as a call takes it: predefined, or derived and committed.
@@ -135,6 +140,7 @@ fn keep(
     state: &mut State,
     layout: Layout<u8>,
     (base, mixed): (Datatype, bool),
+    envelope: [c_int; 4],
     newtype: *mut c_int,
 ) -> Outcome {
     state.types.push(Some(Derived {
@@ -142,6 +148,7 @@ fn keep(
         committed: None,
         base,
         mixed,
+        envelope,
     }));
     let handle = FIRST_TYPE + state.types.len() as c_int - 1;
     store(newtype, handle)
@@ -170,7 +177,13 @@ pub extern "C" fn MPI_Type_contiguous(count: c_int, oldtype: c_int, newtype: *mu
     with_state("MPI_Type_contiguous", codes::comm::WORLD, |state| {
         let (old, base, mixed) = old_of(state, oldtype)?;
         let layout = Layout::contiguous(count_of(count, "count")?, &old)?;
-        keep(state, layout, (base, mixed), newtype)
+        keep(
+            state,
+            layout,
+            (base, mixed),
+            [1, 0, 1, combiner::CONTIGUOUS],
+            newtype,
+        )
     })
 }
 
@@ -191,7 +204,13 @@ pub extern "C" fn MPI_Type_vector(
             i64::from(stride),
             &old,
         )?;
-        keep(state, layout, (base, mixed), newtype)
+        keep(
+            state,
+            layout,
+            (base, mixed),
+            [3, 0, 1, combiner::VECTOR],
+            newtype,
+        )
     })
 }
 
@@ -212,7 +231,13 @@ pub extern "C" fn MPI_Type_create_hvector(
             stride as i64,
             &old,
         )?;
-        keep(state, layout, (base, mixed), newtype)
+        keep(
+            state,
+            layout,
+            (base, mixed),
+            [2, 1, 1, combiner::HVECTOR],
+            newtype,
+        )
     })
 }
 
@@ -235,7 +260,13 @@ pub extern "C" fn MPI_Type_indexed(
             .map(|(&l, &d)| Ok(Block::new(count_of(l, "block length")?, i64::from(d))))
             .collect::<Result<Vec<_>, Failure>>()?;
         let layout = Layout::indexed(&blocks, &old)?;
-        keep(state, layout, (base, mixed), newtype)
+        keep(
+            state,
+            layout,
+            (base, mixed),
+            [2 * count + 1, 0, 1, combiner::INDEXED],
+            newtype,
+        )
     })
 }
 
@@ -259,7 +290,13 @@ pub extern "C" fn MPI_Type_create_indexed_block(
                 .collect();
             let layout =
                 Layout::indexed_block(count_of(blocklength, "block length")?, &disps, &old)?;
-            keep(state, layout, (base, mixed), newtype)
+            keep(
+                state,
+                layout,
+                (base, mixed),
+                [count + 2, 0, 1, combiner::INDEXED_BLOCK],
+                newtype,
+            )
         },
     )
 }
@@ -287,7 +324,13 @@ pub extern "C" fn MPI_Type_create_hindexed(
             .map(|(&l, &d)| Ok(Block::new(count_of(l, "block length")?, d as i64)))
             .collect::<Result<Vec<_>, Failure>>()?;
         let layout = Layout::hindexed(&blocks, &old)?;
-        keep(state, layout, (base, mixed), newtype)
+        keep(
+            state,
+            layout,
+            (base, mixed),
+            [count + 1, count, 1, combiner::HINDEXED],
+            newtype,
+        )
     })
 }
 
@@ -358,7 +401,13 @@ pub extern "C" fn MPI_Type_create_struct(
         let first = olds.first().map_or(Datatype::Byte, |(_, b, _)| *b);
         let mixed = olds.iter().any(|&(_, b, m)| m || b != first);
         let base = if mixed { Datatype::Byte } else { first };
-        keep(state, layout, (base, mixed), newtype)
+        keep(
+            state,
+            layout,
+            (base, mixed),
+            [count + 1, count, count, combiner::STRUCT],
+            newtype,
+        )
     })
 }
 
@@ -376,7 +425,13 @@ pub extern "C" fn MPI_Type_create_resized(
         let extent = u64::try_from(extent)
             .map_err(|_| Failure::new(Class::Arg, format!("extent {extent} is negative")))?;
         let layout = Layout::resized(&old, lb as i64, extent)?;
-        keep(state, layout, (base, mixed), newtype)
+        keep(
+            state,
+            layout,
+            (base, mixed),
+            [0, 2, 1, combiner::RESIZED],
+            newtype,
+        )
     })
 }
 
@@ -420,7 +475,13 @@ pub extern "C" fn MPI_Type_create_subarray(
             }
         }
         let layout = Layout::subarray(&sizes, &subsizes, &starts, &old)?;
-        keep(state, layout, (base, mixed), newtype)
+        keep(
+            state,
+            layout,
+            (base, mixed),
+            [3 * ndims + 2, 0, 1, combiner::SUBARRAY],
+            newtype,
+        )
     })
 }
 
@@ -644,4 +705,27 @@ pub(super) fn byte_layout(ty: &Ty<'_>) -> Result<Committed<u8>, Failure> {
         Ty::Basic(t) => Ok(bytes_layout(*t).commit()?),
         Ty::Derived(c, _) => Ok((*c).clone()),
     }
+}
+
+/// `MPI_Type_get_envelope`: `MPI_COMBINER_NAMED` for a predefined type;
+/// for a derived one, its constructor's combiner and the numbers of
+/// integers, addresses and datatypes it took (MPI-3.1 table 4.1).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Type_get_envelope(
+    datatype: c_int,
+    num_integers: *mut c_int,
+    num_addresses: *mut c_int,
+    num_datatypes: *mut c_int,
+    combiner: *mut c_int,
+) -> c_int {
+    with_state("MPI_Type_get_envelope", codes::comm::WORLD, |state| {
+        let [ints, addresses, types, made_by] = match Datatype::from_handle(datatype) {
+            Some(_) => [0, 0, 0, combiner::NAMED],
+            None => derived(state, datatype)?.envelope,
+        };
+        store(num_integers, ints)?;
+        store(num_addresses, addresses)?;
+        store(num_datatypes, types)?;
+        store(combiner, made_by)
+    })
 }

@@ -36,6 +36,7 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
                             ops: Vec::new(),
                             memories: Vec::new(),
                             infos: Vec::new(),
+                            attrs: attrs::Attrs::default(),
                         });
                         Ok(())
                     }
@@ -307,10 +308,11 @@ pub extern "C" fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int {
 }
 
 /// Keeps communicator `comm` and returns its handle.
-fn new_comm(state: &mut State, comm: Comm<'static, Scc>) -> c_int {
+pub(super) fn new_comm(state: &mut State, comm: Comm<'static, Scc>) -> c_int {
     state.comms.push(Some(CommEntry {
         comm,
         handler: codes::errhandler::FATAL,
+        inter: None,
     }));
     state.comms.len() as c_int + FIRST_COMM - 1
 }
@@ -395,7 +397,9 @@ pub extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
         if comm_entry(state, handle).is_none() {
             return Err(Failure::new(
                 Class::Comm,
-                format!("{handle} names no communicator made by MPI_Comm_split or MPI_Comm_dup"),
+                format!(
+                    "{handle} names no communicator made here (MPI_COMM_WORLD and MPI_COMM_SELF are not freed)"
+                ),
             ));
         }
         if let Some(entry) = state.comms[(handle - FIRST_COMM) as usize].take() {

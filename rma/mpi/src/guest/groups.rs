@@ -24,7 +24,7 @@ pub(super) fn group_of(state: &State, handle: c_int) -> Result<Group, Failure> {
 }
 
 /// `MPI_COMM_WORLD`'s group.
-fn world_group(state: &State) -> Result<Group, RmaError> {
+pub(super) fn world_group(state: &State) -> Result<Group, RmaError> {
     Group::world(state.rma.size(), state.rma.rank())
 }
 
@@ -52,6 +52,12 @@ fn ranks_of(n: c_int, ranks: *const c_int) -> Result<Vec<u32>, Failure> {
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Comm_group(comm: c_int, group: *mut c_int) -> c_int {
     with_state("MPI_Comm_group", comm, |state| {
+        if let Some(i) = comm_entry(state, comm).and_then(|c| c.inter.as_ref()) {
+            let local = i.local.clone();
+            let g = world_group(state)?.incl(&local)?;
+            let handle = new_group(state, g);
+            return store(group, handle);
+        }
         let g = match comm_of(state, comm)? {
             Target::Comm(c) => c.group(),
             Target::Own => {
@@ -155,3 +161,50 @@ pub extern "C" fn MPI_Group_free(group: *mut c_int) -> c_int {
 
 /// `MPI_GROUP_NULL`.
 const GROUP_NULL: c_int = 0;
+
+/// `MPI_Group_range_incl`: the ranks of each (first, last, stride)
+/// triplet, in order.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Group_range_incl(
+    group: c_int,
+    n: c_int,
+    ranges: *const [c_int; 3],
+    newgroup: *mut c_int,
+) -> c_int {
+    with_state("MPI_Group_range_incl", codes::comm::WORLD, |state| {
+        let triplets = ranks_of_signed(n.checked_mul(3).unwrap_or(-1), ranges.cast())?;
+        let mut ranks = Vec::new();
+        for t in triplets.chunks_exact(3) {
+            let (first, last, stride) = (t[0], t[1], t[2]);
+            if stride == 0 || (last - first) / stride < 0 {
+                return Err(Failure::new(
+                    Class::Arg,
+                    format!(
+                        "range ({first}, {last}, {stride}): the stride must be nonzero and lead from first to last"
+                    ),
+                ));
+            }
+            let mut r = first;
+            while (stride > 0 && r <= last) || (stride < 0 && r >= last) {
+                ranks.push(
+                    u32::try_from(r).map_err(|_| Failure::new(Class::Rank, format!("rank {r}")))?,
+                );
+                r += stride;
+            }
+        }
+        let g = group_of(state, group)?.incl(&ranks)?;
+        let handle = new_group(state, g);
+        store(newgroup, handle)
+    })
+}
+
+/// `n` ints from C's array, as they are.
+fn ranks_of_signed(n: c_int, values: *const c_int) -> Result<Vec<i32>, Failure> {
+    let n = usize::try_from(n).map_err(|_| Failure::new(Class::Arg, format!("{n} ranges")))?;
+    // SAFETY: MPI's array of `n` ints.
+    let bytes = unsafe { input(values.cast(), n * 4) }?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
+}

@@ -96,11 +96,13 @@ fn write_back<T: Accumulable>(values: &[T], out: &mut [u8]) {
     }
 }
 
+mod attrs;
 mod collective;
 mod datatypes;
 mod env;
 mod groups;
 mod info;
+mod inter;
 mod ops;
 mod p2p;
 mod unsupported;
@@ -143,13 +145,19 @@ struct State {
     memories: Vec<(usize, rma::Memory)>,
     /// Info objects by handle − 1 (`None` once freed).
     infos: Vec<Option<info::Info>>,
+    /// Attribute keys, window attributes, and names.
+    attrs: attrs::Attrs,
 }
 
 /// A communicator made by `MPI_Comm_split` or `MPI_Comm_dup`.
 struct CommEntry {
+    /// The communicator; of an intercommunicator, the one of both its
+    /// groups (the one whose first process has the lower world rank first).
     comm: Comm<'static, Scc>,
     /// Its error handler.
     handler: c_int,
+    /// An intercommunicator's groups.
+    inter: Option<inter::Inter>,
 }
 
 /// The first handle of a communicator made here: 1 and 2 are
@@ -351,8 +359,11 @@ fn comm_of(state: &mut State, comm: c_int) -> Result<Target<'_>, Failure> {
             .ok()
             .and_then(|i| state.comms.get_mut(i))
             .and_then(Option::as_mut)
-            .map(|c| Target::Comm(&mut c.comm))
-            .ok_or_else(|| Failure::new(Class::Comm, format!("{other} names no communicator"))),
+            .ok_or_else(|| Failure::new(Class::Comm, format!("{other} names no communicator")))
+            .and_then(|c| match c.inter {
+                Some(_) => Err(inter::refusal(other)),
+                None => Ok(Target::Comm(&mut c.comm)),
+            }),
     }
 }
 
@@ -420,10 +431,18 @@ fn store<T>(place: *mut T, value: T) -> Outcome {
 }
 
 fn rank_of(state: &mut State, comm: c_int) -> Result<(u32, u32), Failure> {
+    if let Some(i) = comm_entry(state, comm).and_then(|c| c.inter.as_ref()) {
+        return Ok(i.local_rank());
+    }
     Ok(match comm_of(state, comm)? {
         Target::Comm(c) => (c.rank(), c.size()),
         Target::Own => (0, 1),
     })
+}
+
+/// Checks that `comm` names a communicator, an intercommunicator too.
+fn rank_or_inter(state: &mut State, comm: c_int) -> Outcome {
+    rank_of(state, comm).map(|_| ())
 }
 
 /// `MPI_IN_PLACE`.

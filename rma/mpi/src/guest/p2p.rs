@@ -50,6 +50,13 @@ pub(super) struct Status {
     error: c_int,
 }
 
+impl Status {
+    /// The bytes the receive took.
+    pub(super) fn bytes(&self) -> usize {
+        self.count_lo as usize
+    }
+}
+
 /// A message that arrived before a receive matched it.
 #[derive(Debug)]
 struct Message {
@@ -324,7 +331,7 @@ fn check_send(
 }
 
 /// Sends `count` elements of `ty` at `buf` to `dest` with `tag`.
-fn send(
+pub(super) fn send(
     state: &mut State,
     buf: *const c_void,
     count: c_int,
@@ -356,7 +363,7 @@ fn send(
 
 /// Posts a receive of `count` elements of `ty` into `buf` from `source`
 /// with `tag`; its request handle.
-fn post_recv(
+pub(super) fn post_recv(
     state: &mut State,
     buf: *mut c_void,
     count: c_int,
@@ -407,7 +414,7 @@ fn post_recv(
 }
 
 /// Waits for request `handle` and frees it; its status.
-fn wait(state: &mut State, handle: c_int) -> Result<Status, Failure> {
+pub(super) fn wait(state: &mut State, handle: c_int) -> Result<Status, Failure> {
     if handle == REQUEST_NULL {
         return Ok(Status {
             source: ANY_SOURCE,

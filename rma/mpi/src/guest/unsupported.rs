@@ -53,8 +53,4 @@ unsupported!(
     MPI_Ibcast,
     MPI_Iallreduce,
     MPI_Comm_create,
-    MPI_Win_set_name,
-    MPI_Win_get_name,
-    MPI_Win_set_attr,
-    MPI_Win_delete_attr,
 );

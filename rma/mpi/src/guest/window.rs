@@ -31,6 +31,11 @@ pub(super) fn options_of(state: &State, handle: c_int) -> Result<WindowOptions, 
         .options)
 }
 
+/// `Ok` if `handle` names a window.
+pub(super) fn win_exists(state: &State, handle: c_int) -> Outcome {
+    win_of(state, handle).map(|_| ())
+}
+
 /// The window `handle` names among `windows`.
 fn win_of_windows(windows: &[Option<Win>], handle: c_int) -> Result<Window<u8>, Failure> {
     handle
@@ -440,14 +445,10 @@ pub extern "C" fn MPI_Win_get_attr(
             WIN_DISP_UNIT => core::ptr::from_ref(&a.disp_unit).cast_mut().cast(),
             WIN_CREATE_FLAVOR => core::ptr::from_ref(&a.flavor).cast_mut().cast(),
             WIN_MODEL => core::ptr::from_ref(&a.model).cast_mut().cast(),
-            other => {
-                return Err(Failure::new(
-                    Class::Other,
-                    format!(
-                        "attribute key {other} is not a predefined window attribute (user keys are not supported)"
-                    ),
-                ));
-            }
+            other => match attrs::win_attr(state, win, other)? {
+                Some(value) => value,
+                None => return store(flag, 0),
+            },
         };
         store(attribute_val.cast::<*mut c_void>(), value)?;
         store(flag, 1)
@@ -528,6 +529,10 @@ pub extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
     }
     // SAFETY: C passes a pointer to its window handle.
     let handle = unsafe { win.read() };
+    let code = attrs::free_window_attributes(handle);
+    if code != codes::SUCCESS {
+        return code;
+    }
     with_state("MPI_Win_free", win_errors(handle), |state| {
         let window = win_of(state, handle)?;
         state.rma.free(window)?;
