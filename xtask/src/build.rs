@@ -27,6 +27,9 @@ pub enum App {
     /// A C program: these source files, compiled and linked against
     /// `libmpi.a` (`rma/mpi`: MPI, the C runtime and the kernel).
     C(Vec<PathBuf>),
+    /// An image already linked, as `cargo xtask mpicc` links one: booted
+    /// as it is.
+    Image(PathBuf),
 }
 
 /// The package of the built-in programs, and the name of its image.
@@ -216,9 +219,10 @@ pub fn build(quiet: bool) -> Result<Artifacts> {
 /// installing the guest target's standard library first if the toolchain
 /// lacks it ([`ensure_target`]). With `quiet`, cargo prints only errors.
 pub fn build_app(app: &App, quiet: bool) -> Result<Artifacts> {
-    ensure_target(KERNEL_TARGET)
-        .with_context(|| format!("the kernel is built for {KERNEL_TARGET}"))?;
-    let quiet = quiet.then_some("--quiet");
+    if !matches!(app, App::Image(_)) {
+        ensure_target(KERNEL_TARGET)
+            .with_context(|| format!("the kernel is built for {KERNEL_TARGET}"))?;
+    }
     let kernel = match app {
         App::Builtin => {
             let mut image = cargo();
@@ -230,25 +234,28 @@ pub fn build_app(app: &App, quiet: bool) -> Result<Artifacts> {
                 "--target",
                 KERNEL_TARGET,
             ]);
-            image.args(quiet);
+            image.args(quiet.then_some("--quiet"));
             run_command(image, "building the kernel and the built-in programs")?;
             target_dir()
                 .join(KERNEL_TARGET)
                 .join("release")
                 .join(BUILTIN)
         }
-        App::Dir(dir) => build_dir(dir, quiet.is_some())?,
+        App::Dir(dir) => build_dir(dir, quiet)?,
         App::C(files) => {
-            let mut library = cargo();
-            library.args(["build", "-p", "mpi", "--release", "--target", KERNEL_TARGET]);
-            library.args(quiet);
-            run_command(
-                library,
-                "building libmpi.a (MPI, the C runtime and the kernel)",
-            )?;
+            build_libmpi(quiet)?;
             build_c(files)?
         }
+        App::Image(image) => {
+            ensure!(
+                image.is_file(),
+                "{}: no such image (`cargo xtask mpicc ... -o FILE` links one)",
+                image.display()
+            );
+            image.clone()
+        }
     };
+    let quiet = quiet.then_some("--quiet");
     let mut plugin = cargo();
     plugin.args(["build", "-p", "emu-plugin", "--release"]);
     plugin.args(quiet);
@@ -273,6 +280,54 @@ pub fn build_app(app: &App, quiet: bool) -> Result<Artifacts> {
 /// runtime's own ([`crt::TARGET_CFLAGS`], [`crt::FREESTANDING_CFLAGS`]):
 /// C11, optimised, with debug information and warnings.
 pub const PROGRAM_CFLAGS: &[&str] = &["-std=c11", "-O2", "-g", "-Wall"];
+
+/// Builds `libmpi.a` (MPI, the C runtime and the kernel) for the guest
+/// and returns its path.
+pub fn build_libmpi(quiet: bool) -> Result<PathBuf> {
+    let mut library = cargo();
+    library.args(["build", "-p", "mpi", "--release", "--target", KERNEL_TARGET]);
+    library.args(quiet.then_some("--quiet"));
+    run_command(
+        library,
+        "building libmpi.a (MPI, the C runtime and the kernel)",
+    )?;
+    Ok(target_dir().join(KERNEL_TARGET).join("release/libmpi.a"))
+}
+
+/// The gcc command that compiles C for the cores: [`crt::TARGET_CFLAGS`],
+/// [`crt::FREESTANDING_CFLAGS`], [`PROGRAM_CFLAGS`], then `extra` (a
+/// user's flags: gcc takes the last `-O` and `-std`, so theirs win over
+/// the defaults), then the include directories of the C runtime and of
+/// `mpi.h`. The caller adds `-c`, the source and `-o`.
+pub fn compile_command(extra: &[String]) -> Command {
+    let root = workspace_root();
+    let mut compile = Command::new("gcc");
+    compile
+        .args(crt::TARGET_CFLAGS)
+        .args(crt::FREESTANDING_CFLAGS)
+        .args(PROGRAM_CFLAGS)
+        .args(extra);
+    compile.arg("-I").arg(root.join("kernel/crt/include"));
+    compile.arg("-I").arg(root.join("rma/mpi/include"));
+    compile
+}
+
+/// The gcc command that links `inputs` (objects and archives, in order)
+/// with `library` (`libmpi.a`, [`build_libmpi`]) and the kernel's linker
+/// script into the image `out`.
+pub fn link_command(inputs: &[PathBuf], library: &Path, out: &Path) -> Command {
+    let mut link = Command::new("gcc");
+    link.args(["-m32", "-nostdlib", "-static", "-no-pie"]);
+    link.args([
+        "-Wl,--build-id=none",
+        "-Wl,--gc-sections",
+        "-Wl,-z,noexecstack",
+    ]);
+    link.arg("-T").arg(workspace_root().join("linker.ld"));
+    link.args(inputs).arg(library);
+    link.arg("-o").arg(out);
+    link
+}
 
 /// Compiles the C sources `files` with the system's gcc and links them
 /// against `libmpi.a` with the kernel's linker script; returns the image.
@@ -311,22 +366,11 @@ fn build_c(files: &[PathBuf]) -> Result<PathBuf> {
     let lock = fs::File::create(dir.join(".lock"))
         .and_then(|f| f.lock().map(|()| f))
         .with_context(|| format!("cannot lock {}", dir.display()))?;
-    let root = workspace_root();
-    let gcc = || {
-        let mut c = Command::new("gcc");
-        c.current_dir(&dir);
-        c
-    };
     let mut objects = Vec::new();
     for (i, source) in sources.iter().enumerate() {
         let object = dir.join(format!("{i}.o"));
-        let mut compile = gcc();
-        compile
-            .args(crt::TARGET_CFLAGS)
-            .args(crt::FREESTANDING_CFLAGS)
-            .args(PROGRAM_CFLAGS);
-        compile.arg("-I").arg(root.join("kernel/crt/include"));
-        compile.arg("-I").arg(root.join("rma/mpi/include"));
+        let mut compile = compile_command(&[]);
+        compile.current_dir(&dir);
         compile.arg("-c").arg(source).arg("-o").arg(&object);
         run_tool(compile, &format!("compiling {}", source.display()))?;
         objects.push(object);
@@ -334,16 +378,8 @@ fn build_c(files: &[PathBuf]) -> Result<PathBuf> {
     let image = dir.join(&stem);
     let linked = dir.join(format!(".{stem}.linking"));
     let library = target_dir().join(KERNEL_TARGET).join("release/libmpi.a");
-    let mut link = gcc();
-    link.args(["-m32", "-nostdlib", "-static", "-no-pie"]);
-    link.args([
-        "-Wl,--build-id=none",
-        "-Wl,--gc-sections",
-        "-Wl,-z,noexecstack",
-    ]);
-    link.arg("-T").arg(root.join("linker.ld"));
-    link.args(&objects).arg(&library);
-    link.arg("-o").arg(&linked);
+    let mut link = link_command(&objects, &library, &linked);
+    link.current_dir(&dir);
     run_tool(link, &format!("linking {}", image.display()))?;
     fs::rename(&linked, &image)
         .with_context(|| format!("cannot move the image to {}", image.display()))?;
@@ -352,7 +388,7 @@ fn build_c(files: &[PathBuf]) -> Result<PathBuf> {
 }
 
 /// Runs a compiler or linker; its messages go to the terminal.
-fn run_tool(mut command: Command, what: &str) -> Result<()> {
+pub fn run_tool(mut command: Command, what: &str) -> Result<()> {
     let status = match command.status() {
         Ok(status) => status,
         Err(e) if e.kind() == io::ErrorKind::NotFound => bail!(

@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod build;
+pub mod mpicc;
 pub mod new;
 pub mod programs;
 pub mod qemu;
@@ -16,7 +17,7 @@ use anyhow::Result;
 
 pub use build::{App, Artifacts, build, build_app, cargo, workspace_root};
 pub use chip::{Mode, Model, Time, WtReads};
-pub use programs::{Catalog, app_in, app_of, check_cores, parse_chip, parse_param};
+pub use programs::{Catalog, app_in, app_of, argv_param, check_cores, parse_chip, parse_param};
 pub use run::{
     CoreExit, CoreReport, Holder, Outcome, RunConfig, RunReport, Stall, Waiter, boot, room_needed,
     run,

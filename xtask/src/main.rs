@@ -84,6 +84,73 @@ enum Cli {
     /// Check the project's habits: cargo fmt, clippy (host and guest crates)
     /// and rustdoc, each without warnings.
     Lint,
+    /// Compile and link C programs over MPI for the cores, as MPICH's and Open MPI's mpicc do.
+    ///
+    /// Sources (.c) are compiled with the flags `run --c` uses (32-bit,
+    /// freestanding, `-std=c11 -O2 -g -Wall`, with mpi.h and the C
+    /// runtime's headers); the flags given come after those, so a given
+    /// -O or -std wins. With -c each source becomes an object (-o, or
+    /// NAME.o in the current directory); otherwise the sources, objects
+    /// (.o) and archives (.a) are linked with libmpi.a (MPI, the C runtime
+    /// and the kernel) into the image at -o (default a.out), which
+    /// `cargo xtask mpiexec` boots.
+    ///
+    /// Flags taken: -c, -o FILE, -I DIR, -D NAME[=VALUE], -U NAME, -O,
+    /// -O0..3, -Os, -Og, -Oz, -Ofast, -g, -gLEVEL, -std=..., -W... (warnings),
+    /// -w, -pedantic, -ansi, -f... (code generation), -MD, -MMD, -MP,
+    /// -MF/-MT/-MQ, -L DIR, -l NAME (libNAME.a from a -L directory; -lm,
+    /// -lc and -lmpi are in libmpi.a already), -m32 and -static (the
+    /// default). Refused, with the reason: -shared, -fPIC, -fpie, -pie,
+    /// -m64, -march=, -mtune=, -pthread, -fopenmp, -fstack-protector*,
+    /// -fsanitize=*, -Wl,..., -Xlinker, -Wa,..., -Wp,..., -E, -S, -x,
+    /// -nostdinc, -nostdlib, and any other flag.
+    #[command(
+        disable_help_flag = true,
+        after_help = "Example:
+  cargo xtask mpicc -c ring.c -DROUNDS=3
+  cargo xtask mpicc ring.o util.c -o ring
+  cargo xtask mpiexec -n 4 ring ARGS
+
+`cargo xtask mpi-env` writes target/mpi/bin/mpicc and mpiexec, for `make CC=...`."
+    )]
+    Mpicc {
+        /// gcc-like flags and files (.c, .o, .a).
+        #[arg(
+            value_name = "FLAGS|FILES",
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            required = true
+        )]
+        args: Vec<String>,
+    },
+    /// Boot a program `cargo xtask mpicc` linked on N cores, as `cargo xtask run` boots one.
+    ///
+    /// Every core runs PROG's main with argv PROG's file name, then ARGS.
+    /// The run flags are `cargo xtask run`'s (they come before PROG), and
+    /// so are the output and the exit status.
+    Mpiexec(MpiexecArgs),
+    /// Write target/mpi/bin/mpicc and target/mpi/bin/mpiexec: scripts that run `cargo xtask mpicc` and `mpiexec` from any directory (for `make CC=...`).
+    ///
+    /// `cargo xtask build` writes them too. Each runs this workspace's
+    /// xtask binary, which any `cargo xtask` command rebuilds.
+    MpiEnv,
+}
+
+#[derive(Debug, Args)]
+struct MpiexecArgs {
+    /// Cores to boot (ranks): cores 0..N of the chip.
+    #[arg(short = 'n', value_name = "N", value_parser = parse_cores)]
+    n: u32,
+    #[command(flatten)]
+    flags: RunFlags,
+    /// The image `cargo xtask mpicc` linked, then the arguments of its main.
+    #[arg(
+        value_name = "PROG [ARGS]",
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    command: Vec<String>,
 }
 
 /// The environment variables xtask reads, for `--help`.
@@ -95,10 +162,6 @@ const ENVIRONMENT: &str = "Environment:
 
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// The chip to emulate (`scc`, the Intel SCC, or `mesh8x8`, an 8x8
-    /// mesh of 192 cores: `chip::CHIPS`); the same image boots on each.
-    #[arg(long, value_name = "NAME", default_value = chip::DEFAULT_CHIP.name, value_parser = xtask::parse_chip)]
-    chip: &'static chip::Chip,
     /// Cores to boot: cores 0..N of the chip [default: all of them, 48 on
     /// the SCC].
     #[arg(long, value_name = "N", value_parser = parse_cores)]
@@ -125,6 +188,17 @@ struct RunArgs {
     /// Arguments for the C program's main, after its name in argv.
     #[arg(last = true, value_name = "ARGS")]
     c_args: Vec<String>,
+    #[command(flatten)]
+    flags: RunFlags,
+}
+
+/// How a run goes and what it reports: the flags `run` and `mpiexec` share.
+#[derive(Debug, Args)]
+struct RunFlags {
+    /// The chip to emulate (`scc`, the Intel SCC, or `mesh8x8`, an 8x8
+    /// mesh of 192 cores: `chip::CHIPS`); the same image boots on each.
+    #[arg(long, value_name = "NAME", default_value = chip::DEFAULT_CHIP.name, value_parser = xtask::parse_chip)]
+    chip: &'static chip::Chip,
     /// KiB of each core's stack (whole 4 KiB pages, at most 8192). A guard
     /// page below it catches an overflow: the core fails with "stack
     /// overflow", naming the function.
@@ -299,7 +373,7 @@ fn signal_status(signal: &AtomicUsize) -> u8 {
 /// The run mode the flags ask for; clap has refused the combinations that
 /// mean nothing (`--plain` with any flag of the chip model, `--no-queues`
 /// with `--no-timing`).
-fn mode_of(args: &RunArgs) -> Mode {
+fn mode_of(args: &RunFlags) -> Mode {
     if args.plain {
         return Mode::Plain;
     }
@@ -387,6 +461,76 @@ fn bench(args: BenchArgs, interrupt: &Arc<AtomicBool>) -> Result<ExitCode> {
     }
 }
 
+/// Writes the `mpicc` and `mpiexec` scripts, which run this binary.
+fn write_scripts() -> Result<PathBuf> {
+    let me = std::env::current_exe().context("cannot find the xtask binary's path")?;
+    xtask::mpicc::write_scripts(&me)
+}
+
+/// Boots `app` as `flags` say on `cores` cores (all of the chip's when
+/// `None`) and reports as `cargo xtask run` does; the exit status is the
+/// run's.
+fn run(
+    flags: RunFlags,
+    cores: Option<u32>,
+    app: xtask::App,
+    program: Option<String>,
+    params: Vec<(String, String)>,
+    interrupt: &Arc<AtomicBool>,
+    signal: &Arc<AtomicUsize>,
+) -> Result<ExitCode> {
+    let mode = mode_of(&flags);
+    let cores = cores.unwrap_or(flags.chip.cores());
+    let config = RunConfig {
+        chip: flags.chip,
+        cores,
+        app,
+        program,
+        params,
+        stack_kib: flags.stack_kib,
+        timeout: flags
+            .timeout
+            .map_or_else(|| RunConfig::default_timeout(cores), Duration::from_secs),
+        echo: true,
+        interrupt: Some(Arc::clone(interrupt)),
+        mode,
+        stats: flags.stats,
+        stats_json: flags.stats_json,
+        gdb: flags.gdb,
+        print_qemu: flags.print_qemu,
+        keep_run_dir: flags.keep_run_dir,
+        trace: flags.trace,
+        run_dir: flags.run_dir,
+    };
+    let report: RunReport = xtask::run(&config)?;
+    for error in &report.report_errors {
+        eprintln!("warning: {error}");
+    }
+    if config.stats {
+        println!("{}", report.stats_table());
+    }
+    if config.checks_coherence() {
+        println!("{}", report.coherence_summary());
+    }
+    if let Some(dir) = &report.kept {
+        println!(
+            "run directory kept: {} (remove it with `rm -r {}`)",
+            dir.display(),
+            dir.display()
+        );
+    }
+    println!("{report}");
+    for error in &report.output_errors {
+        eprintln!("error: {error}");
+    }
+    // Stale reads alone do not fail the run: the outcome and the outputs
+    // decide.
+    Ok(ExitCode::from(match report.outcome {
+        xtask::Outcome::Interrupted => signal_status(signal),
+        _ => report.exit_code(),
+    }))
+}
+
 fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> Result<ExitCode> {
     // SIGINT, SIGTERM and SIGHUP only raise a flag (and record which came): the run
     // then stops its QEMU instances and removes the chip memory on its
@@ -403,60 +547,61 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
             let artifacts = xtask::build(false)?;
             println!("image: {}", artifacts.kernel.display());
             println!("plugin: {}", artifacts.plugin.display());
+            let dir = write_scripts()?;
+            println!("mpicc and mpiexec: {}", dir.display());
             Ok(ExitCode::SUCCESS)
         }
         Cli::Run(args) => {
-            let mode = mode_of(&args);
             let (app, params) = xtask::app_of(args.app, args.c_files, &args.c_args, args.params)?;
-            let cores = args.cores.unwrap_or(args.chip.cores());
-            let config = RunConfig {
-                chip: args.chip,
-                cores,
+            run(
+                args.flags,
+                args.cores,
                 app,
-                program: args.program,
+                args.program,
                 params,
-                stack_kib: args.stack_kib,
-                timeout: args
-                    .timeout
-                    .map_or_else(|| RunConfig::default_timeout(cores), Duration::from_secs),
-                echo: true,
-                interrupt: Some(Arc::clone(interrupt)),
-                mode,
-                stats: args.stats,
-                stats_json: args.stats_json,
-                gdb: args.gdb,
-                print_qemu: args.print_qemu,
-                keep_run_dir: args.keep_run_dir,
-                trace: args.trace,
-                run_dir: args.run_dir,
-            };
-            let report: RunReport = xtask::run(&config)?;
-            for error in &report.report_errors {
-                eprintln!("warning: {error}");
+                interrupt,
+                signal,
+            )
+        }
+        Cli::Mpicc { args } => {
+            if args.iter().any(|a| a == "--help" || a == "-h") {
+                let mut cli = <Cli as clap::CommandFactory>::command();
+                let mpicc = cli
+                    .find_subcommand_mut("mpicc")
+                    .expect("mpicc is a command");
+                let mut mpicc = mpicc.clone().bin_name("cargo xtask mpicc");
+                mpicc.print_long_help()?;
+                return Ok(ExitCode::SUCCESS);
             }
-            if config.stats {
-                println!("{}", report.stats_table());
-            }
-            if config.checks_coherence() {
-                println!("{}", report.coherence_summary());
-            }
-            if let Some(dir) = &report.kept {
-                println!(
-                    "run directory kept: {} (remove it with `rm -r {}`)",
-                    dir.display(),
-                    dir.display()
-                );
-            }
-            println!("{report}");
-            for error in &report.output_errors {
-                eprintln!("error: {error}");
-            }
-            // Stale reads alone do not fail the run: the outcome and the
-            // outputs decide.
-            Ok(ExitCode::from(match report.outcome {
-                xtask::Outcome::Interrupted => signal_status(signal),
-                _ => report.exit_code(),
-            }))
+            xtask::mpicc::parse(&args)?.run()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cli::Mpiexec(args) => {
+            let (program, words) = args.command.split_first().expect("clap requires PROG");
+            let image = PathBuf::from(program);
+            let image = std::fs::canonicalize(&image)
+                .with_context(|| format!("mpiexec: {program}: no such image (`cargo xtask mpicc -o {program} ...` links one)"))?;
+            let name = image
+                .file_name()
+                .and_then(|n| n.to_str())
+                .context("mpiexec: the program's name is not valid UTF-8")?;
+            let params = vec![xtask::argv_param(name, words)?];
+            let app = xtask::App::Image(image.clone());
+            run(
+                args.flags,
+                Some(args.n),
+                app,
+                None,
+                params,
+                interrupt,
+                signal,
+            )
+        }
+        Cli::MpiEnv => {
+            let dir = write_scripts()?;
+            println!("wrote {0}/mpicc and {0}/mpiexec", dir.display());
+            println!("use them: export PATH={}:$PATH", dir.display());
+            Ok(ExitCode::SUCCESS)
         }
         Cli::Bench(args) => bench(args, interrupt),
         Cli::Programs { app } => {

@@ -224,13 +224,19 @@ pub fn app_of(
     let name = name.as_deref().and_then(|s| s.to_str()).context(
         "the C program's name (its first file's, or its app's directory's) is not valid UTF-8",
     )?;
+    params.push(argv_param(name, args)?);
+    Ok((App::C(files), params))
+}
+
+/// The `args` setting that gives a C program's `main` the argv `name`,
+/// then `args`.
+pub fn argv_param(name: &str, args: &[String]) -> Result<(String, String)> {
     let mut words = vec![name];
     words.extend(args.iter().map(String::as_str));
     let value = chip::settings::words::encode(&words).map_err(|word| {
         anyhow::anyhow!("argument {word:?} holds a NUL byte, which C cannot pass")
     })?;
-    params.push(("args".to_owned(), value));
-    Ok((App::C(files), params))
+    Ok(("args".to_owned(), value))
 }
 
 /// Parses `NAME=VALUE` as given to `--param`.
