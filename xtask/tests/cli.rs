@@ -173,7 +173,9 @@ fn help_names_the_environment_variables() {
 
 #[test]
 fn every_command_has_help() {
-    for command in ["build", "run", "test", "bench"] {
+    for command in [
+        "build", "run", "test", "bench", "mpicc", "mpiexec", "mpi-env",
+    ] {
         let out = xtask(&[command, "--help"]);
         assert!(out.status.success(), "{command} --help");
         assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: cargo xtask"));
@@ -186,4 +188,82 @@ fn a_debugged_core_must_be_in_the_run() {
         &["run", "--cores", "2", "--gdb", "2"],
         "--gdb 2: the run has cores 0..=1, so choose one of them",
     );
+}
+
+#[test]
+fn mpicc_refuses_flags_that_mean_nothing_on_the_cores_naming_them() {
+    for (args, expected) in [
+        (
+            &["mpicc", "-fPIC", "a.c"][..],
+            "mpicc: -fPIC is not supported: the image is one static executable",
+        ),
+        (
+            &["mpicc", "-shared", "a.o", "-o", "liba.so"],
+            "mpicc: -shared is not supported",
+        ),
+        (
+            &["mpicc", "-m64", "a.c"],
+            "mpicc: -m64 is not supported: the cores are 32-bit",
+        ),
+        (
+            &["mpicc", "-pthread", "a.c"],
+            "mpicc: -pthread is not supported: a core runs one thread",
+        ),
+        (
+            &["mpicc", "a.o", "-Wl,--as-needed"],
+            "mpicc: -Wl,--as-needed is not supported: the link is fixed",
+        ),
+        (
+            &["mpicc", "-march=native", "a.c"],
+            "mpicc: -march=native is not supported: the target is fixed",
+        ),
+        (
+            &["mpicc", "-fsanitize=address", "a.c"],
+            "mpicc: -fsanitize=address is not supported",
+        ),
+        (
+            &["mpicc", "-E", "a.c"],
+            "mpicc: -E is not supported: mpicc compiles (-c) and links only",
+        ),
+        (
+            &["mpicc", "--frobnicate", "a.c"],
+            "mpicc: unknown or unsupported flag --frobnicate",
+        ),
+        (
+            &["mpicc", "main.cpp"],
+            "mpicc: main.cpp: not a C source (.c)",
+        ),
+        (
+            &["mpicc", "-c", "a.c", "b.c", "-o", "x.o"],
+            "mpicc: -o with -c and 2 sources",
+        ),
+        (
+            &["mpicc", "a.o", "-lfoo"],
+            "mpicc: -lfoo: no libfoo.a in the -L directories (none given)",
+        ),
+        (&["mpicc", "-O2"], "mpicc: no input files"),
+    ] {
+        refused(args, expected);
+    }
+}
+
+#[test]
+fn mpicc_names_a_missing_source_and_mpiexec_a_missing_image() {
+    let out = xtask(&["mpicc", "-c", "/nonexistent/a.c", "-o", "/nonexistent/a.o"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("compiling /nonexistent/a.c failed"),
+        "{out:?}"
+    );
+    refused(
+        &["mpiexec", "-n", "2", "/nonexistent/prog"],
+        "mpiexec: /nonexistent/prog: no such image",
+    );
+    // The core count is checked before anything is built: with an
+    // existing file for the image, the count alone is wrong.
+    refused(
+        &["mpiexec", "-n", "0", env!("CARGO_BIN_EXE_xtask")],
+        "0 cores: the SCC has 48",
+    );
+    refused(&["mpiexec", "/nonexistent/prog"], "-n <N>");
 }
