@@ -18,6 +18,8 @@ use xtask::{Mode, Model, RunConfig, RunReport, Time, WtReads};
 #[command(name = "cargo xtask", bin_name = "cargo xtask", version, after_help = ENVIRONMENT)]
 enum Cli {
     /// Build the image of the built-in programs (the kernel linked in) and the QEMU plugin (release), without running them.
+    ///
+    /// Also writes the mpicc and mpiexec scripts (see `cargo xtask mpi-env`).
     Build,
     /// Boot N emulated cores, each running the same program, and report how they ended.
     ///
