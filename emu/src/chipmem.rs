@@ -313,6 +313,68 @@ pub fn watchers_path(dir: &Path) -> PathBuf {
     dir.join("watchers.mem")
 }
 
+/// Who last wrote each LUT entry of each core, so that a core stopped at
+/// a bad entry can name the writer, which may be another core: one 64-bit
+/// [`LutWrite`] word per entry, core by core ([`lut_writes_size`]), 0 for
+/// an entry no core wrote since reset.
+pub fn lut_writes_path(dir: &Path) -> PathBuf {
+    dir.join("lut-writes.mem")
+}
+
+/// Bytes of the LUT writes file for `chip`.
+pub fn lut_writes_size(chip: &Chip) -> u64 {
+    u64::from(chip.cores()) * chip::LUT_ENTRIES as u64 * 8
+}
+
+/// Offset of the word of entry `entry` of `core`'s LUT in the LUT writes file.
+pub fn lut_write_offset(core: CoreId, entry: usize) -> u64 {
+    (core.index() * chip::LUT_ENTRIES + entry) as u64 * 8
+}
+
+/// The last write of a LUT entry, as the LUT writes file keeps it in one
+/// word: the instruction (bits 32-63), the value the entry took (bits
+/// 10-31, the 22 bits of a LUT entry) and the writing core plus one (bits
+/// 0-9; 0: nobody).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LutWrite {
+    /// The core that wrote.
+    pub writer: u32,
+    /// Address of its instruction.
+    pub insn: u32,
+    /// What the entry held after the write.
+    pub value: u32,
+}
+
+impl LutWrite {
+    /// The word for this write.
+    pub fn pack(self) -> u64 {
+        u64::from(self.insn) << 32
+            | u64::from(self.value & chip::LutEntry::MASK) << 10
+            | u64::from(self.writer + 1) & 0x3FF
+    }
+
+    /// The write a word holds, if any.
+    pub fn unpack(word: u64) -> Option<Self> {
+        let writer = (word & 0x3FF) as u32;
+        (writer != 0).then(|| Self {
+            writer: writer - 1,
+            insn: (word >> 32) as u32,
+            value: (word >> 10) as u32 & chip::LutEntry::MASK,
+        })
+    }
+}
+
+/// The reset value of the register word at `offset` of tile `tile`'s CRB,
+/// or of `own`'s own-CRB view of it when given.
+pub fn crb_reset_word(chip: &Chip, tile: TileId, own: Option<CoreId>, offset: u32) -> u32 {
+    let mut crb = tile_crb(chip, tile);
+    if let Some(core) = own {
+        put_u32(&mut crb, chip.crb.my_tile_id, chip.tile_id_register(core).0);
+    }
+    let at = (offset & !3) as usize;
+    u32::from_le_bytes(crb[at..at + 4].try_into().expect("4 bytes"))
+}
+
 /// Bytes of the stamps file for a chip memory of `size` bytes: a word per line.
 pub fn stamps_size(size: u64) -> u64 {
     size / chip::CACHE_LINE as u64 * 8
@@ -400,6 +462,7 @@ impl ChipMemory {
             create_sparse(&ram_path(dir, core), 0)?;
         }
         create_sparse(&directory_path(dir), records_size(&layout))?;
+        create_sparse(&lut_writes_path(dir), lut_writes_size(chip))?;
         create_sparse(&crate::timing::clocks_path(dir), crate::timing::FILE_SIZE)?;
         create_sparse(&stamps_path(dir), stamps_size(layout.size))?;
         create_sparse(&watchers_path(dir), records_size(&layout))?;

@@ -14,8 +14,9 @@
 //! layout's version, [`VERSION`]), then the fields of [`CoreReport`] by
 //! name: `core`, `stats` (every counter of `CoreStats` by field name; the
 //! per-tile, per-controller and per-class counters as lists),
-//! `tsr` (pairs of register and counters), `checker`, `stale_reads` and
-//! `stale` (each kept stale read's fields). A file cut short by a crash is
+//! `tsr` (pairs of register and counters), `checker`, `stale_reads`,
+//! `stale` (each kept stale read's fields), `read_only_writes` and
+//! `read_only` (each kept store to a read-only register). A file cut short by a crash is
 //! not valid JSON and is refused; so are unknown fields, lists of the
 //! wrong length, and reports whose parts disagree (a stale read by another
 //! core, more kept than counted).
@@ -40,11 +41,15 @@ use crate::{Error, Result};
 /// Stale reads a core's report keeps in full; the rest are only counted.
 pub const STALE_KEPT: usize = 16;
 
+/// Distinct stores to read-only registers a core's report keeps; the rest
+/// are only counted.
+pub const READ_ONLY_KEPT: usize = 16;
+
 /// What every report file says it is.
 const FORMAT: &str = "scc-core-report";
 
 /// The version of the file's layout: a reader refuses other versions.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 /// A report file: what it is, and the report.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
@@ -73,6 +78,40 @@ pub struct CoreReport {
     pub stale_reads: u64,
     /// The first of them, at most [`STALE_KEPT`].
     pub stale: Vec<StaleRead>,
+    /// Stores to read-only registers (MYTILEID): silicon ignores them, and
+    /// so does the emulator, which undoes them.
+    pub read_only_writes: u64,
+    /// The first distinct ones (register and instruction), at most
+    /// [`READ_ONLY_KEPT`], each with its count.
+    pub read_only: Vec<ReadOnlyWrite>,
+}
+
+/// Stores of one instruction to one read-only register.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadOnlyWrite {
+    /// The register and its block, e.g. `MYTILEID of its own CRB`.
+    pub register: String,
+    /// Address of the guest instruction that stored.
+    pub insn: u32,
+    /// Stores it made there.
+    pub count: u64,
+}
+
+impl ReadOnlyWrite {
+    /// The warning the run prints for these stores by `core`.
+    pub fn warning(&self, core: u32) -> String {
+        let times = if self.count == 1 {
+            "once".to_owned()
+        } else {
+            format!("{} times", self.count)
+        };
+        format!(
+            "warning: core {core} wrote read-only register {} {times}, at instruction {:#010x}: \
+             the chip ignores such stores, and so did the emulator",
+            self.register, self.insn
+        )
+    }
 }
 
 /// A read that returned data other than what memory held: the reading
@@ -108,6 +147,8 @@ impl CoreReport {
             checker,
             stale_reads: 0,
             stale: Vec::new(),
+            read_only_writes: 0,
+            read_only: Vec::new(),
         }
     }
 
@@ -195,6 +236,19 @@ impl CoreReport {
                 "{} stale reads kept but only {} counted",
                 self.stale.len(),
                 self.stale_reads
+            ));
+        }
+        if self.read_only.len() > READ_ONLY_KEPT {
+            return Err(format!(
+                "{} stores to read-only registers kept, at most {READ_ONLY_KEPT} may be",
+                self.read_only.len()
+            ));
+        }
+        let kept: u64 = self.read_only.iter().map(|w| w.count).sum();
+        if kept > self.read_only_writes {
+            return Err(format!(
+                "{kept} stores to read-only registers kept but only {} counted",
+                self.read_only_writes
             ));
         }
         for (i, (reg, _)) in self.tsr.iter().enumerate() {
@@ -753,6 +807,12 @@ mod tests {
                     ..stale(5, 8, None)
                 },
             ],
+            read_only_writes: 4,
+            read_only: vec![ReadOnlyWrite {
+                register: "MYTILEID of its own CRB".into(),
+                insn: 0x0010_2345,
+                count: 3,
+            }],
         }
     }
 
@@ -777,6 +837,7 @@ mod tests {
         );
         assert_eq!(json["tsr"][1][0], 47);
         assert_eq!(json["stale"][0]["target"], "MPB of tile 0 + 0x40");
+        assert_eq!(json["read_only"][0]["register"], "MYTILEID of its own CRB");
         assert_eq!(CoreReport::read(dir.path(), 5).unwrap(), Some(original));
 
         let empty = CoreReport::new(47, false);
@@ -817,11 +878,11 @@ mod tests {
         let cases: Vec<(String, &str)> = vec![
             (
                 edited(|j| j["version"] = 5.into()),
-                "a scc-core-report version 5 file, not scc-core-report version 6",
+                "a scc-core-report version 5 file, not scc-core-report version 7",
             ),
             (
                 edited(|j| j["format"] = "other".into()),
-                "a other version 6 file",
+                "a other version 7 file",
             ),
             (
                 edited(|j| j["core"] = 6.into()),
@@ -868,6 +929,14 @@ mod tests {
                 "2 stale reads kept but only 1 counted",
             ),
             (
+                edited(|j| j["read_only_writes"] = 2.into()),
+                "3 stores to read-only registers kept but only 2 counted",
+            ),
+            (
+                edited(|j| j["read_only"][0]["core"] = 2.into()),
+                "unknown field `core`",
+            ),
+            (
                 edited(|j| j["checker"] = false.into()),
                 "stale reads reported with the checker off",
             ),
@@ -894,6 +963,18 @@ mod tests {
         assert_eq!(e.1, "17 stale reads kept, at most 16 may be");
         r.stale.pop();
         assert_eq!(CoreReport::parse(&r.to_json(), 5).unwrap(), r);
+    }
+
+    #[test]
+    fn a_store_to_a_read_only_register_warns_naming_core_register_and_instruction() {
+        let mut w = report().read_only[0].clone();
+        assert_eq!(
+            w.warning(5),
+            "warning: core 5 wrote read-only register MYTILEID of its own CRB 3 times, at \
+             instruction 0x00102345: the chip ignores such stores, and so did the emulator"
+        );
+        w.count = 1;
+        assert!(w.warning(5).contains(" CRB once, at "));
     }
 
     #[test]

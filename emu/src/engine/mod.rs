@@ -171,6 +171,13 @@ pub struct Engine {
     stale_reads: u64,
     stale: Vec<StaleRead>,
     tsr: Vec<TsrStats>,
+    /// Who last wrote each LUT entry of each core
+    /// ([`chipmem::lut_writes_path`]).
+    lut_writes: Mapping,
+    /// Stores to read-only registers, all undone, and the first distinct
+    /// ones.
+    read_only_writes: u64,
+    read_only: Vec<crate::report::ReadOnlyWrite>,
     host_pages: Option<Vec<Option<HostPage>>>,
     time: Option<Time>,
     /// The report as it stood when the program said it was over
@@ -278,6 +285,10 @@ impl Engine {
             chipmem::records_size(&layout),
         )?;
         let directory = LineRecords::new(directory, words);
+        let (_, lut_writes) = map(
+            &chipmem::lut_writes_path(&dir),
+            chipmem::lut_writes_size(chip),
+        )?;
         let tile = chip.tile_of(core);
         let lut_registers = layout.crb(tile) + u64::from(chip.crb.lut_entry(chip.z_of(core), 0));
         let time = match model.time {
@@ -334,6 +345,9 @@ impl Engine {
             stale_reads: 0,
             stale: Vec::new(),
             tsr: vec![TsrStats::default(); chip.cores() as usize],
+            lut_writes,
+            read_only_writes: 0,
+            read_only: Vec::new(),
             host_pages: None,
             time,
             exited: None,
@@ -379,11 +393,14 @@ impl Engine {
         }
         let entry = Chip::lut_index(a.paddr);
         self.follow_remote_lut_write(entry)?;
-        let t = self.lut.translate(a.paddr).map_err(|e| self.stop(e))?;
+        let t = self
+            .lut
+            .translate(a.paddr)
+            .map_err(|e| self.stop(format_args!("{e}{}", self.lut_writer(entry))))?;
         match self.layout.backing(t.target, self.core) {
             Backing::Unbacked => Err(self.stop(format_args!(
-                "{:?} at {:#010x} (instruction {:#010x}): LUT entry {entry} targets {:?}, memory the emulator does not share",
-                a.kind, a.paddr, a.insn, t.target
+                "{:?} at {:#010x} (instruction {:#010x}): LUT entry {entry} targets {:?}, memory the emulator does not share{}",
+                a.kind, a.paddr, a.insn, t.target, self.lut_writer(entry)
             ))),
             Backing::Registers { offset } => {
                 if let Some(call) = self.emu_call_at(t.target, offset + u64::from(t.offset)) {
@@ -429,6 +446,12 @@ impl Engine {
                     && let Some(time) = &mut self.time
                 {
                     time.ordered_access_done();
+                }
+                if a.kind == Kind::Store
+                    && let Target::Crb(tile) = t.target
+                {
+                    let own = entry == usize::from(self.chip.address_map.own_crb);
+                    self.crb_store(a, tile, t.offset, own);
                 }
                 self.register_access(a, t.target, offset + u64::from(t.offset));
                 self.count_route(t.target, u64::from(a.len), a.kind == Kind::Load);
@@ -807,6 +830,8 @@ impl Engine {
             .collect();
         report.stale_reads = self.stale_reads;
         report.stale = self.stale.clone();
+        report.read_only_writes = self.read_only_writes;
+        report.read_only = self.read_only.clone();
         report
     }
 

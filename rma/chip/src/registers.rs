@@ -36,6 +36,20 @@ impl CrbLayout {
         lut: &[0x800, 0x1000],
     };
 
+    /// The registers silicon does not let a store change, by name and
+    /// offset: MYTILEID. A store to one is ignored.
+    pub fn read_only(&self) -> [(&'static str, u32); 1] {
+        [("MYTILEID", self.my_tile_id)]
+    }
+
+    /// The read-only register ([`CrbLayout::read_only`]) whose word holds
+    /// byte `offset` of the block, by name and offset, if one does.
+    pub fn read_only_at(&self, offset: u32) -> Option<(&'static str, u32)> {
+        self.read_only()
+            .into_iter()
+            .find(|&(_, at)| (at..at + 4).contains(&offset))
+    }
+
     /// Offset of entry `index` of the LUT of core `z`.
     pub fn lut_entry(&self, z: u8, index: usize) -> u32 {
         self.lut[z as usize] + index as u32 * Self::LUT_STRIDE
@@ -238,6 +252,9 @@ mod tests {
         assert_eq!(crb.lut_entry(1, 255), 0x17F8);
         assert_eq!(crb.check(2), Ok(()));
         assert_eq!(crb.check(3), Err(ChipError::CrbLayout));
+        assert_eq!(crb.read_only_at(0x102), Some(("MYTILEID", 0x100)));
+        assert_eq!(crb.read_only_at(0x104), None);
+        assert_eq!(crb.read_only_at(0x800), None);
         let small = CrbLayout {
             size: 0x1000,
             ..CrbLayout::SCC

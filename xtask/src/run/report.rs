@@ -196,6 +196,25 @@ impl RunReport {
         text
     }
 
+    /// Warnings of the chip model that do not fail a run: each distinct
+    /// store to a read-only register, with its core, once
+    /// ([`emu::report::ReadOnlyWrite::warning`]), and the stores not kept.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for r in self.reports.iter().flatten() {
+            warnings.extend(r.read_only.iter().map(|w| w.warning(r.core)));
+            let kept: u64 = r.read_only.iter().map(|w| w.count).sum();
+            if r.read_only_writes > kept {
+                warnings.push(format!(
+                    "warning: core {} wrote read-only registers {} more times, elsewhere",
+                    r.core,
+                    r.read_only_writes - kept
+                ));
+            }
+        }
+        warnings
+    }
+
     fn missing_line(&self) -> String {
         let missing = self.missing_reports();
         if missing.is_empty() {
@@ -226,6 +245,10 @@ impl fmt::Display for RunReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let seconds = self.elapsed.as_secs_f64();
         let cores = self.cores.len();
+        for warning in self.warnings() {
+            writeln!(f, "{warning}")?;
+            write_places(f, &self.code, "  ", &warning)?;
+        }
         match &self.outcome {
             Outcome::Success => write!(
                 f,
@@ -352,8 +375,9 @@ fn write_places(
 }
 
 /// Every code address the report of a run prints: the instructions of the
-/// kept stale reads, the EIP of the cores holding a stalled run back, and
-/// the addresses in the cores' output ([`code_addresses`]), each once.
+/// kept stale reads and stores to read-only registers, the EIP of the
+/// cores holding a stalled run back, and the addresses in the cores'
+/// output ([`code_addresses`]), each once.
 pub(super) fn printed_code_addresses(
     cores: &[CoreReport],
     reports: &[Option<ModelReport>],
@@ -361,8 +385,10 @@ pub(super) fn printed_code_addresses(
 ) -> Vec<u64> {
     let stale = reports.iter().flatten().flat_map(|r| &r.stale);
     let output = cores.iter().flat_map(|c| c.serial.iter().chain(&c.stderr));
+    let read_only = reports.iter().flatten().flat_map(|r| &r.read_only);
     let mut addresses: Vec<u64> = stale
         .map(|s| u64::from(s.insn))
+        .chain(read_only.map(|w| u64::from(w.insn)))
         .chain(
             stall
                 .iter()
@@ -522,6 +548,39 @@ mod tests {
         let interrupted = report(Outcome::Interrupted, &[&[]]);
         assert!(interrupted.to_string().starts_with("interrupted"));
         assert_eq!(interrupted.exit_code(), 130);
+    }
+
+    #[test]
+    fn stores_to_read_only_registers_are_warnings_before_the_outcome() {
+        let mut run = report(Outcome::Success, &[&[], &[]]);
+        let mut model = ModelReport::new(1, true);
+        model.read_only = vec![emu::report::ReadOnlyWrite {
+            register: "MYTILEID of its own CRB".into(),
+            insn: 0x0010_2345,
+            count: 2,
+        }];
+        model.read_only_writes = 5;
+        run.reports = vec![Some(ModelReport::new(0, true)), Some(model)];
+        let text = run.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[..2],
+            [
+                "warning: core 1 wrote read-only register MYTILEID of its own CRB 2 times, at \
+                 instruction 0x00102345: the chip ignores such stores, and so did the emulator",
+                "warning: core 1 wrote read-only registers 3 more times, elsewhere",
+            ],
+            "{text}"
+        );
+        assert!(
+            lines[2].starts_with("all 2 cores exited successfully"),
+            "{text}"
+        );
+        assert_eq!(run.exit_code(), 0);
+        assert_eq!(
+            printed_code_addresses(&run.cores, &run.reports, None),
+            [0x0010_2345]
+        );
     }
 
     /// A place of one function without inlining, or of `read_u32`
