@@ -43,6 +43,7 @@ mod stack_overflow;
 mod stale_mpbt;
 mod stencil;
 mod support;
+mod tile_id_write;
 mod timing;
 mod triple_fault;
 mod tsr_counter;
@@ -79,6 +80,12 @@ kernel::programs! {
     /// core 0 reads through a LUT entry that reaches nothing: the emulator must stop it, naming the
     /// entry
     "lut-unset" => lut_unset::run,
+    /// core 1 points an entry of core 0's LUT at core 0's private DRAM, and core 0 reads through
+    /// it: the emulator must stop core 0, naming the entry and core 1's write
+    "lut-unset-remote" => lut_unset::run_remote,
+    /// each core writes the read-only MYTILEID through its own-CRB entry and its tile's CRB: both
+    /// must read back unchanged, and the run warns of each store
+    "tile-id-write" => tile_id_write::run,
     /// the ring with its waiting cores polling without CL1INVMB: must fail, reporting a stale line
     "ring-stale" => ring_stale::run,
     /// each core maps its own and its neighbour's POPSHM through free LUT entries (MPBT-WT, then
