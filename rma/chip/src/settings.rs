@@ -228,14 +228,15 @@ pub const fn integer(range: RangeInclusive<u64>, default: &'static str) -> Spec 
 /// # Panics
 /// At compile time in a `const`, if `default` is not a number in `range`.
 pub const fn cores(range: RangeInclusive<u64>, default: &'static str) -> Spec {
-    let (min, max) = (*range.start(), *range.end());
-    match parse_number(default.as_bytes(), false) {
-        Some(n) if n >= min && n <= max => {}
-        _ => panic!("the default of a core-count setting must lie in its range"),
-    }
-    Spec {
-        kind: Kind::Cores { min, max },
-        default,
+    match integer(range, default) {
+        Spec {
+            kind: Kind::Integer { min, max },
+            default,
+        } => Spec {
+            kind: Kind::Cores { min, max },
+            default,
+        },
+        _ => unreachable!(),
     }
 }
 
