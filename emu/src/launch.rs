@@ -77,8 +77,17 @@ pub fn kernel_command_line(boot: &BootArgs) -> String {
     format!("{IMAGE} {}", boot.to_args())
 }
 
-/// Guest RAM of each core when none is asked for, in MiB.
+/// Guest RAM of each core when none is asked for, in MiB. It is also the
+/// least a run may ask for: the kernel's heap is half of it, and the
+/// largest stack (`chip::args::MAX_STACK_KIB`) is sized to fit beside.
 pub const DEFAULT_MEMORY_MIB: u32 = 32;
+
+/// The most guest RAM a core may have, in MiB. The SCC's private LUT
+/// entries 0-40 reach 656 MiB (`chip::AddressMap::SCC`), and every core's
+/// RAM is a file of its full size in the run's directory (touched only
+/// where the guest writes), so a run of 48 cores asks for 24 GiB of room
+/// at this size.
+pub const MAX_MEMORY_MIB: u32 = 512;
 
 /// The exit protocol the guest follows, defined with the shared regions.
 pub use chip::{ARGS_START, EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS};

@@ -73,7 +73,7 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
     let kernel_end = core::ptr::addr_of!(__kernel_end) as u32;
     let mut frames = FrameAllocator::new(kernel_end, boot.ram_bytes);
     // The heap comes first: reporting a bad command line needs it.
-    mm::init_heap(&mut frames).unwrap_or_else(|e| fail(format_args!("heap: {e}")));
+    mm::init_heap(&mut frames, boot.ram_bytes).unwrap_or_else(|e| fail(format_args!("heap: {e}")));
     let args =
         BootArgs::parse(&boot.cmdline).unwrap_or_else(|e| fail(format_args!("command line: {e}")));
     let chip = args.chip();

@@ -293,7 +293,7 @@ fn a_run_directory_without_room_is_refused_before_booting() {
     let outcome = xtask::run(&config);
     let _ = Command::new("umount").arg(mount.path()).status();
     let message = format!("{:#}", outcome.expect_err("48 cores do not fit in 64 MiB"));
-    let need = xtask::room_needed(48, config.mode).div_ceil(1 << 20);
+    let need = xtask::room_needed(48, config.mode, config.memory_mib).div_ceil(1 << 20);
     assert!(
         message.starts_with(&format!(
             "not enough room for the chip memory: this run may need {need} MiB, but {} has 64 MiB free",

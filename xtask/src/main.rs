@@ -206,6 +206,11 @@ struct RunFlags {
     /// overflow", naming the function.
     #[arg(long, value_name = "N", default_value_t = chip::args::DEFAULT_STACK_KIB)]
     stack_kib: u32,
+    /// MiB of each core's private RAM, 32 to 512; the kernel's heap is
+    /// half of it. The stencil's full-scale grids need more than the
+    /// default.
+    #[arg(long, value_name = "N", default_value_t = emu::launch::DEFAULT_MEMORY_MIB)]
+    memory_mib: u32,
     /// Seconds the run may take, build excluded, before it is stopped
     /// [default: 180 up to 48 cores, growing with the square of the core
     /// count beyond: 1280 for 128 cores].
@@ -490,6 +495,7 @@ fn run(
         program,
         params,
         stack_kib: flags.stack_kib,
+        memory_mib: flags.memory_mib,
         timeout: flags
             .timeout
             .map_or_else(|| RunConfig::default_timeout(cores), Duration::from_secs),

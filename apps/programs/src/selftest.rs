@@ -8,7 +8,7 @@
 //! resources and prints `selftest <name> ... ok`; the first failure ends
 //! the run.
 
-use alloc::alloc::{Layout, alloc_zeroed, dealloc};
+use alloc::alloc::{Layout, alloc, alloc_zeroed, dealloc};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -29,6 +29,7 @@ const CHECKS: &[(&str, Check)] = &[
         mapping_errors,
     ),
     ("the heap allocates and frees", heap),
+    ("the heap is usable up to its size", heap_whole),
     (
         "every heap block has its guard word after it",
         heap_guard_words,
@@ -155,6 +156,26 @@ fn heap(_: &Scc) -> Result<(), String> {
     } else {
         Err(format!("sum {sum}, want {want}"))
     }
+}
+
+/// One block of all but 1 MiB of the heap (what earlier checks and the
+/// kernel hold is far less) is allocated and freed; the heap's size is
+/// printed, half the core's RAM (`--memory-mib`).
+fn heap_whole(_: &Scc) -> Result<(), String> {
+    let size = kernel::mm::heap_size();
+    let block = size - (1 << 20);
+    let layout = Layout::from_size_align(block, PAGE_SIZE as usize).expect("a valid layout");
+    // SAFETY: the layout has a non-zero size.
+    let start = unsafe { alloc(layout) };
+    if start.is_null() {
+        return Err(format!(
+            "a block of {block} bytes of a {size}-byte heap: exhausted"
+        ));
+    }
+    // SAFETY: allocated above with this layout, not used.
+    unsafe { dealloc(start, layout) };
+    kernel::println!("selftest heap: {} MiB", size >> 20);
+    Ok(())
 }
 
 fn heap_guard_words(_: &Scc) -> Result<(), String> {

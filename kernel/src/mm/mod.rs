@@ -162,10 +162,14 @@ pub fn report_overrun(addr: u32, size: usize, overrun: Overrun, when: &str) -> !
     ))
 }
 
-/// Bytes given to the heap: enough for the benchmarks' 1 MiB buffers, the
-/// message-based baseline's 1 MiB windows and the stencil's grids (four
-/// copies of 384 rows of 8 KiB on core 0), half of the RAM.
-pub const HEAP_BYTES: u32 = 16 * 1024 * 1024;
+/// The heap's share of a core's RAM: half of it, in whole pages. With
+/// the run's default 32 MiB (`cargo xtask run --memory-mib`) that is
+/// 16 MiB: enough for the benchmarks' 1 MiB buffers and the message-based
+/// baseline's 1 MiB windows. The other half holds the image, the page
+/// tables, the stacks and the frames the program maps.
+pub const fn heap_bytes(ram_bytes: u32) -> u32 {
+    ram_bytes / 2 / PAGE_SIZE * PAGE_SIZE
+}
 
 /// Hands out 4 KiB frames of private RAM, lowest first.
 #[derive(Debug)]
@@ -219,24 +223,38 @@ unsafe impl FrameSource for FrameAllocator {
     }
 }
 
-/// Gives the heap [`HEAP_BYTES`] of frames.
+/// Bytes the heap was given at boot ([`heap_bytes`] of the core's RAM).
 #[cfg(target_arch = "x86")]
-pub fn init_heap(frames: &mut FrameAllocator) -> Result<(), &'static str> {
+pub fn heap_size() -> usize {
+    HEAP.0.lock().size()
+}
+
+/// Gives the heap [`heap_bytes`] of `ram_bytes`, in frames.
+#[cfg(target_arch = "x86")]
+pub fn init_heap(frames: &mut FrameAllocator, ram_bytes: u32) -> Result<(), &'static str> {
+    let bytes = heap_bytes(ram_bytes);
     // Not zeroed: the allocator writes what it needs, and `alloc_zeroed`
     // zeroes what it hands out. Zeroing it would be millions of stores
     // to DRAM (neither cache allocates on a write), several million
     // modelled cycles of every core's boot.
     let start = frames
-        .take(HEAP_BYTES / PAGE_SIZE)
+        .take(bytes / PAGE_SIZE)
         .ok_or("not enough RAM for the heap")? as *mut u8;
     // SAFETY: the frames are fresh, mapped, and owned by the heap from now on.
-    unsafe { HEAP.0.lock().init(start, HEAP_BYTES as usize) };
+    unsafe { HEAP.0.lock().init(start, bytes as usize) };
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_heap_takes_half_the_ram_in_whole_pages() {
+        assert_eq!(heap_bytes(32 << 20), 16 << 20);
+        assert_eq!(heap_bytes(256 << 20), 128 << 20);
+        assert_eq!(heap_bytes(3 * PAGE_SIZE), PAGE_SIZE);
+    }
 
     #[test]
     fn guard_words_differ_by_block_and_size() {

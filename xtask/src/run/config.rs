@@ -31,6 +31,10 @@ pub struct RunConfig {
     /// (a run that overflows it fails with "stack overflow"):
     /// [`chip::args::DEFAULT_STACK_KIB`] unless chosen.
     pub stack_kib: u32,
+    /// MiB of each core's private RAM, half of which is the kernel's heap:
+    /// [`emu::launch::DEFAULT_MEMORY_MIB`] unless chosen, at most
+    /// [`emu::launch::MAX_MEMORY_MIB`].
+    pub memory_mib: u32,
     /// Longest the run may take, build excluded.
     pub timeout: Duration,
     /// Print every serial line as `[core NN] <line>` while the run goes on.
@@ -80,6 +84,7 @@ impl Default for RunConfig {
             program: None,
             params: Vec::new(),
             stack_kib: chip::args::DEFAULT_STACK_KIB,
+            memory_mib: emu::launch::DEFAULT_MEMORY_MIB,
             timeout: Self::default_timeout(chip::DEFAULT_CHIP.cores()),
             echo: true,
             interrupt: None,
@@ -130,6 +135,13 @@ impl RunConfig {
     pub fn check(&self) -> Result<()> {
         if let Err(e) = chip::args::check_stack_kib(self.stack_kib) {
             bail!("--stack-kib {}: {e}", self.stack_kib);
+        }
+        let (least, most) = (emu::launch::DEFAULT_MEMORY_MIB, emu::launch::MAX_MEMORY_MIB);
+        if !(least..=most).contains(&self.memory_mib) {
+            bail!(
+                "--memory-mib {}: a core's RAM must be {least} to {most} MiB",
+                self.memory_mib
+            );
         }
         self.boot_args(self.program.as_deref())?;
         if self.trace.is_some() && self.mode.quantum().is_none() {
@@ -344,6 +356,23 @@ mod tests {
             let err = with(None, Some(ro.join("s.json")), None).unwrap_err();
             assert!(err.contains("cannot write in"), "{err}");
         }
+    }
+
+    #[test]
+    fn ram_sizes_outside_the_range_are_refused_naming_the_flag() {
+        let with = |memory_mib| RunConfig {
+            memory_mib,
+            ..RunConfig::new(2, "ring")
+        };
+        for bad in [16, 513] {
+            assert_eq!(
+                with(bad).check().unwrap_err().to_string(),
+                format!("--memory-mib {bad}: a core's RAM must be 32 to 512 MiB")
+            );
+        }
+        assert!(with(32).check().is_ok());
+        assert!(with(512).check().is_ok());
+        assert_eq!(RunConfig::default().memory_mib, 32);
     }
 
     #[test]

@@ -61,14 +61,15 @@ pub fn run(config: &RunConfig) -> Result<RunReport> {
     boot(config, &artifacts, &qemu)
 }
 
-/// Room a run of `cores` cores may take in its directory: with the chip
-/// model, each core's private RAM file at its full size (the guest may
-/// touch all of it), and for every run `SHARED_PER_CORE` per core for
-/// the shared files (chip memory, the cores' views, directory, stamps, watchers).
-pub fn room_needed(cores: u32, mode: Mode) -> u64 {
+/// Room a run of `cores` cores with `memory_mib` of RAM each may take in
+/// its directory: with the chip model, each core's private RAM file at its
+/// full size (the guest may touch all of it), and for every run
+/// `SHARED_PER_CORE` per core for the shared files (chip memory, the
+/// cores' views, directory, stamps, watchers).
+pub fn room_needed(cores: u32, mode: Mode, memory_mib: u32) -> u64 {
     let ram = match mode {
         Mode::Plain => 0,
-        Mode::Modelled(_) => u64::from(launch::DEFAULT_MEMORY_MIB) << 20,
+        Mode::Modelled(_) => u64::from(memory_mib) << 20,
     };
     u64::from(cores) * (ram + SHARED_PER_CORE)
 }
@@ -170,12 +171,14 @@ const SHARED_PER_CORE: u64 = 8 << 20;
 /// run directory held 1521 MiB, 81 MiB per core (README, "Requirements").
 const MEMORY_PER_CORE: u64 = 81 << 20;
 
-/// Host memory a run of `cores` cores may take (with the chip model; a
-/// plain run is not checked).
-pub fn memory_needed(cores: u32, mode: Mode) -> u64 {
+/// Host memory a run of `cores` cores with `memory_mib` of RAM each may
+/// take (with the chip model; a plain run is not checked): what was
+/// measured with the default RAM, and the RAM asked for beyond it.
+pub fn memory_needed(cores: u32, mode: Mode, memory_mib: u32) -> u64 {
+    let extra = u64::from(memory_mib.saturating_sub(launch::DEFAULT_MEMORY_MIB)) << 20;
     match mode {
         Mode::Plain => 0,
-        Mode::Modelled(_) => u64::from(cores) * MEMORY_PER_CORE,
+        Mode::Modelled(_) => u64::from(cores) * (MEMORY_PER_CORE + extra),
     }
 }
 
@@ -187,7 +190,7 @@ fn check_memory(cores: u32, need: u64, available: Option<u64>) -> Result<()> {
             "not enough memory for {cores} cores: the run may need {} MiB ({} MiB per core), \
              but the host has {} MiB available; boot fewer cores",
             need.div_ceil(1 << 20),
-            MEMORY_PER_CORE >> 20,
+            need / u64::from(cores.max(1)) >> 20,
             available >> 20
         ),
         _ => Ok(()),
@@ -218,10 +221,10 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
     let mode = config.mode;
     check_memory(
         config.cores,
-        memory_needed(config.cores, mode),
+        memory_needed(config.cores, mode, config.memory_mib),
         available_memory(),
     )?;
-    let need = room_needed(config.cores, mode);
+    let need = room_needed(config.cores, mode, config.memory_mib);
     let free: Vec<(PathBuf, Option<u64>)> = parents
         .iter()
         .map(|p| (p.clone(), dir::free_bytes(p).ok()))
@@ -265,7 +268,7 @@ pub fn boot(config: &RunConfig, artifacts: &Artifacts, qemu: &Qemu) -> Result<Ru
         plugin: &artifacts.plugin,
         bios: &qemu.bios,
         mem: memory.path(),
-        memory_mib: launch::DEFAULT_MEMORY_MIB,
+        memory_mib: config.memory_mib,
         mode,
     };
     if config.echo {
@@ -436,9 +439,14 @@ mod tests {
 
     #[test]
     fn a_run_the_host_cannot_hold_is_refused_before_booting() {
-        let need = memory_needed(128, Mode::default());
+        let need = memory_needed(128, Mode::default(), launch::DEFAULT_MEMORY_MIB);
         assert_eq!(need, (128 * 81) << 20);
-        assert_eq!(memory_needed(128, Mode::Plain), 0);
+        assert_eq!(memory_needed(128, Mode::Plain, 256), 0);
+        // RAM beyond the default counts whole.
+        assert_eq!(
+            memory_needed(2, Mode::default(), 256),
+            (2 * (81 + 224)) << 20
+        );
         assert!(check_memory(128, need, Some(need)).is_ok());
         assert!(check_memory(128, need, None).is_ok());
         assert_eq!(
