@@ -4,7 +4,10 @@
 //! an exclusive lock and put, on the owning core's part of one window.
 //!
 //! Settings: `scheme` (the window's lock scheme), `size` (bytes per
-//! value) and `mode`:
+//! value), `memory` (the window's memory type: uncached by default, as the
+//! reference keeps the table's data in uncached DRAM "accessed with
+//! uncached memory operations"; rma's default MPBT-WT as an option) and
+//! `mode`:
 //! - `verify`: every core inserts [`KEYS_PER_CORE`] keys, meets the
 //!   others in a barrier and looks up every other core's keys, checking
 //!   every value byte; then every core replaces its values with a second
@@ -19,9 +22,11 @@
 //!   core cycles, `rma::hal::Clock`) in one `BENCH dht-writer ...` line.
 //!   As in the reference the writer gets the lock first: in each run it
 //!   takes the exclusive lock while the readers wait in a barrier, meets
-//!   them there, waits [`SETTLE_US`] µs so that they are contending for
-//!   the lock (polling its counter, backing off as the scheme says), then
-//!   puts the value and unlocks, timed. Each reader looks the run's key up
+//!   them there, waits `settle` µs so that they are contending for the
+//!   lock (polling its counter, backing off as the scheme says), then puts
+//!   the value and unlocks, timed. The reference gives no such wait; 10 µs
+//!   is a stated assumption (about twenty uncontended lock attempts), and
+//!   the benchmark suite sweeps it to show how much it matters. Each reader looks the run's key up
 //!   again and again until it reads the new value (the write is over; any
 //!   value but the old or the new one fails a check), and everyone meets
 //!   in a barrier before the next run. Readers are chosen by `placement`:
@@ -35,9 +40,10 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use rma::LockScheme;
+use rma::chip::MemoryType;
 use rma::dht::{Dht, DhtConfig, DhtStats, fill_value, value_version};
 use rma::hal::Clock;
+use rma::{LockScheme, WindowOptions};
 
 use kernel::Scc;
 use kernel::chip::settings::{Choice, bytes, choice, integer, name_of};
@@ -54,9 +60,6 @@ pub const RUNS: usize = 101;
 const BENCH_KEYS: usize = 16;
 /// Entries per core's part in `bench`.
 const BENCH_SLOTS: u32 = 32;
-/// µs the writer waits between letting the readers go and its timed put,
-/// so that they contend for its lock while it writes.
-const SETTLE_US: u64 = 10;
 /// Readers nearest core 0 (its memory controller's domain), in the order
 /// they are taken.
 const CLOSE: [u32; 11] = [1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17];
@@ -109,6 +112,10 @@ kernel::chip::settings! {
         readers: u32 = integer(0..=47, "11"),
         /// bench: readers on cores 1-5 and 12-17 (core 0's memory controller) or on cores 6-11 and 18-23 (the next one); no difference for 0 or 47 readers
         placement: Placement = choice::<Placement>("close"),
+        /// the table window's memory type: ncm (uncached, as the reference) or another of dcm, ncm-wcb, mpbt-wb, mpbt-wt
+        memory: MemoryType = choice::<MemoryType>("ncm"),
+        /// bench: µs the writer waits, holding the lock, after letting the readers go and before its timed put (the reference gives none; 10 is a stated assumption)
+        settle: u32 = integer(0..=10_000, "10"),
     }
 }
 
@@ -117,6 +124,11 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         Mode::Verify => verify(scc, settings),
         Mode::Bench => bench(scc, settings),
     }
+}
+
+/// The table window's options: its lock scheme and memory type.
+fn window_options(scheme: LockScheme, memory: MemoryType) -> WindowOptions {
+    WindowOptions::new().lock_scheme(scheme).memory_type(memory)
 }
 
 fn value(key: u64, version: u32, size: u32) -> Vec<u8> {
@@ -134,10 +146,15 @@ fn dht_line(s: &DhtStats) -> String {
 }
 
 fn verify(scc: &Scc, settings: Settings) -> Result<(), String> {
-    let Settings { scheme, size, .. } = settings;
+    let Settings {
+        scheme,
+        size,
+        memory,
+        ..
+    } = settings;
     let mut rma = open(scc)?;
     let (n, me) = (rma.size(), rma.rank());
-    let config = DhtConfig::new(VERIFY_SLOTS, size).lock_scheme(scheme);
+    let config = DhtConfig::new(VERIFY_SLOTS, size).options(window_options(scheme, memory));
     let mut dht = Dht::new(&mut rma, config).map_err(fail("making the table"))?;
     let mut checks = Checks::default();
     let mut buf = vec![0; size as usize];
@@ -180,8 +197,9 @@ fn verify(scc: &Scc, settings: Settings) -> Result<(), String> {
         &checks,
         "dht",
         &format!(
-            "scheme={} size={size}: {KEYS_PER_CORE} keys inserted per core in {VERIFY_SLOTS} slots per core, every other core's found with every value byte right, twice (the second time replaced); keys never inserted absent",
-            name_of(scheme)
+            "scheme={} size={size} memory={}: {KEYS_PER_CORE} keys inserted per core in {VERIFY_SLOTS} slots per core, every other core's found with every value byte right, twice (the second time replaced); keys never inserted absent",
+            name_of(scheme),
+            name_of(memory)
         ),
     )?;
     if me == 0 {
@@ -221,16 +239,18 @@ fn bench(scc: &Scc, settings: Settings) -> Result<(), String> {
         size,
         readers,
         placement,
+        memory,
+        settle,
         ..
     } = settings;
     let mut rma = open(scc)?;
     let (n, me) = (rma.size(), rma.rank());
     let reader_cores = reader_cores(readers, placement, n)?;
     let reading = reader_cores.contains(&me);
-    let config = DhtConfig::new(BENCH_SLOTS, size).lock_scheme(scheme);
+    let config = DhtConfig::new(BENCH_SLOTS, size).options(window_options(scheme, memory));
     let mut dht = Dht::new(&mut rma, config).map_err(fail("making the table"))?;
     let keys = dht.keys_on(0, 1, BENCH_KEYS);
-    let settle = u64::from(scc.chip().timing.core_mhz) * SETTLE_US;
+    let settle_cycles = u64::from(scc.chip().timing.core_mhz) * u64::from(settle);
     let mut checks = Checks::default();
     // Warm-up: the writer stores every key once (version 1), mapping its
     // part and giving the readers something to find from the start.
@@ -257,7 +277,7 @@ fn bench(scc: &Scc, settings: Settings) -> Result<(), String> {
             dht.insert_holding(&mut rma, k, &value(k, new, size), |rma| {
                 rma.comm().barrier();
                 let t0 = scc.cycles();
-                while scc.cycles() - t0 < settle {}
+                while scc.cycles() - t0 < settle_cycles {}
             })
             .map_err(fail("writer insert"))?;
             samples.push(dht.stats().last_write_cycles);
@@ -284,9 +304,11 @@ fn bench(scc: &Scc, settings: Settings) -> Result<(), String> {
     if me == 0 {
         let cycles: Vec<String> = samples.iter().map(|c| format!("{c}")).collect();
         kernel::println!(
-            "BENCH dht-writer scheme={} readers={readers} size={size} placement={} cycles={}",
+            "BENCH dht-writer scheme={} readers={readers} size={size} placement={} memory={} settle={} cycles={}",
             name_of(scheme),
             name_of(placement),
+            name_of(memory),
+            settle,
             cycles.join(",")
         );
     }

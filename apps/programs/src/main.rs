@@ -122,9 +122,10 @@ kernel::programs! {
     /// fence epochs on row and column windows at once, lock epochs, a PSCW epoch, misuse
     /// refused, create, dup and free; every value checked
     "rma-comm" => rma_comm::run,
-    /// a 2D cellular automaton (9-point stencil, a 384x8192 torus whatever the core count) with halo
-    /// rows exchanged by put under PSCW, verified against a serial run on core 0, with per-window
-    /// statistics; benchmark lines: each generation's time on the slowest core
+    /// a 2D cellular automaton (9-point stencil, the thesis's 2400x8192 torus whatever the core
+    /// count) with halo rows exchanged by put under PSCW, every core's rows verified against a
+    /// serial run, with per-window statistics; benchmark lines: each generation's time on the
+    /// slowest core
     "stencil" => stencil::run,
     /// the passive-target distributed hash table: inserts under exclusive locks, lookups under
     /// shared ones, every value checked (mode=verify), or core 0's write times while readers look

@@ -81,6 +81,12 @@ impl MemoryType {
     }
 }
 
+/// The names a program's memory-type setting gives.
+impl crate::settings::Choice for MemoryType {
+    const ALL: &'static [Self] = &Self::ALL;
+    const NAMES: &'static [&'static str] = &["dcm", "ncm", "ncm-wcb", "mpbt-wb", "mpbt-wt"];
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -75,6 +75,7 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: &[Run {
                 program: "bench-pscw",
+                memory_mib: None,
                 cores: &[48],
                 quick_cores: &[17],
                 params: FULL,
@@ -104,8 +105,10 @@ pub static REGISTRY: &[Experiment] = &[
                 pooled. The message-based baseline's two lock modes run the same pairs: \
                 msg-default (CH3's deferred lock: an empty pair sends no message at all, so it \
                 measures only bookkeeping) and msg-immediate (request, grant and unlock messages, \
-                served by the target only inside its own calls into the layer). A counter under \
-                exclusive locks is checked exact after each scheme.",
+                served by the target only inside its own calls into the layer). rma's windows are \
+                uncached (memory=ncm), as the paper kept its lock data in uncached DRAM, so a lock \
+                needs no cache action. A counter under exclusive locks is checked exact after each \
+                scheme.",
         kind: Kind::Lines {
             runs: LOCK_RUNS,
             view: View {
@@ -143,7 +146,11 @@ pub static REGISTRY: &[Experiment] = &[
                 lock taken first, then put + unlock timed, 101 runs) while n readers look them up \
                 under shared locks, readers in core 0's memory-controller domain (close: cores 1-5, \
                 12-17 first) or in another (distant: cores 6-11, 18-23); GBH with back-off against \
-                MCS-WP. Every value read is checked whole.",
+                MCS-WP. The table's window is uncached (memory=ncm), as the paper kept its data in \
+                uncached DRAM; rma's default write-combined MPBT-WT runs beside it at 512 bytes. \
+                The writer holds the lock for a settle time before its timed put so that the readers \
+                contend (the paper gives none: 10 us assumed, and 0 and 100 us run beside it). \
+                Every value read is checked whole.",
         kind: Kind::Lines {
             runs: DHT_RUNS,
             view: View {
@@ -183,6 +190,7 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: &[Run {
                 program: "bench-load-store",
+                memory_mib: None,
                 cores: &[1],
                 quick_cores: &[1],
                 params: FULL,
@@ -219,6 +227,7 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: &[Run {
                 program: "bench-barrier",
+                memory_mib: None,
                 cores: &[2, 4, 8, 16, 24, 32, 48],
                 quick_cores: &[2, 8, 16],
                 params: FULL,
@@ -241,14 +250,15 @@ pub static REGISTRY: &[Experiment] = &[
     Experiment {
         name: "stencil-scaling",
         title: "Stencil strong scaling",
-        about: "The thesis's cellular automaton (SCOSCo version, 4.4.5): a torus of 384 rows of \
-                8 KiB (the thesis's row size; it ran 2400 rows for 100 generations, some 10^11 \
-                emulated instructions) split by rows, halo rows put under post/start/complete/wait \
-                on the distributed window database, 10 generations (a 192x256 torus with --quick), \
+        about: "The thesis's cellular automaton (SCOSCo version, 4.4.5): its torus of 2400 rows of \
+                8 KiB split by rows, halo rows put under post/start/complete/wait on the distributed \
+                window database, 4 generations (the thesis ran 100; each sample is one generation, \
+                and 100 would be some 10^11 emulated instructions per run; a 192x256 torus for 10 \
+                generations with --quick), \
                 the same grid on every process count, ranks filling memory controllers first \
                 (rank i on core i, as the thesis placed them). Each sample is one generation's time on the slowest core; \
-                speedup is the median at 1 process over the median at p (ideal: p). The result is \
-                checked against a serial run of the whole grid.",
+                speedup is the median at 1 process over the median at p (ideal: p). Every core's \
+                rows are checked against a serial run of the rows they depend on.",
         kind: Kind::Lines {
             runs: STENCIL_RUNS,
             view: SCALING_VIEW,
@@ -259,8 +269,8 @@ pub static REGISTRY: &[Experiment] = &[
         title: "Centralized against distributed window database",
         about: "The thesis's window-database study (3.4.5, Figures 3.12 and 3.13): the cellular \
                 automaton with its puts removed, so only post/start/complete/wait and the \
-                computation remain, on the stencil's grid (384 rows of 8 KiB, 10 generations; the \
-                thesis ran 1600 rows for 50), with every core's window records at controller 0 \
+                computation remain, on the thesis's grid for this study (1600 rows of 8 KiB; 4 \
+                generations, the thesis ran 50), with every core's window records at controller 0 \
                 (centralized) or each at its own controller (distributed). Each sample is one generation's time \
                 on the slowest core; speedup against 1 process. Every core's rows are checked \
                 against a serial run of them between zero halos.",
@@ -323,6 +333,7 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: &[Run {
                 program: "bench-random-access",
+                memory_mib: None,
                 cores: &[48],
                 quick_cores: &[16],
                 params: FULL,
@@ -355,6 +366,7 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: &[Run {
                 program: "bench-accumulate",
+                memory_mib: None,
                 cores: &[48],
                 quick_cores: &[16],
                 params: FULL,
@@ -443,24 +455,29 @@ pub static REGISTRY: &[Experiment] = &[
 const FULL: &[(&str, &str)] = &[("scale", "full")];
 const QUICK: &[(&str, &str)] = &[("scale", "quick")];
 
-/// One stencil configuration's runs: per process count (divisors of its
-/// 384 rows: 1, 2, 4, 8, 12, 16, 24, 32, 48), a 48-core run whose
-/// processes fill memory controllers first as the thesis placed them; with
-/// `--quick`, one run per core count of `$quick`, rank i on core i.
+/// One stencil configuration's runs: per process count (1, 2, 4, 8, 12,
+/// 16, 24, 32, 48), a 48-core run whose processes fill memory controllers
+/// first as the thesis placed them; with `--quick`, one run per core count
+/// of `$quick`, rank i on core i. The thesis's grids need more than the
+/// default 32 MiB of RAM (half of it heap) on the core of rank 0 up to 4
+/// processes: a core keeps two copies of its rows while it runs, then its
+/// rows and two copies of those they depend on to check them (at 1
+/// process, the whole 19 MiB grid three times).
 macro_rules! stencil_runs {
     ($database:literal, $puts:literal, $quick:expr) => {
         [
-            stencil_runs!(@full $database, $puts, "1"),
-            stencil_runs!(@full $database, $puts, "2"),
-            stencil_runs!(@full $database, $puts, "4"),
-            stencil_runs!(@full $database, $puts, "8"),
-            stencil_runs!(@full $database, $puts, "12"),
-            stencil_runs!(@full $database, $puts, "16"),
-            stencil_runs!(@full $database, $puts, "24"),
-            stencil_runs!(@full $database, $puts, "32"),
-            stencil_runs!(@full $database, $puts, "48"),
+            stencil_runs!(@full $database, $puts, "1", Some(256)),
+            stencil_runs!(@full $database, $puts, "2", Some(128)),
+            stencil_runs!(@full $database, $puts, "4", Some(64)),
+            stencil_runs!(@full $database, $puts, "8", None),
+            stencil_runs!(@full $database, $puts, "12", None),
+            stencil_runs!(@full $database, $puts, "16", None),
+            stencil_runs!(@full $database, $puts, "24", None),
+            stencil_runs!(@full $database, $puts, "32", None),
+            stencil_runs!(@full $database, $puts, "48", None),
             Run {
                 program: "stencil",
+                memory_mib: None,
                 cores: &[],
                 quick_cores: $quick,
                 params: &[],
@@ -472,9 +489,10 @@ macro_rules! stencil_runs {
             },
         ]
     };
-    (@full $database:literal, $puts:literal, $procs:literal) => {
+    (@full $database:literal, $puts:literal, $procs:literal, $memory:expr) => {
         Run {
             program: "stencil",
+            memory_mib: $memory,
             cores: &[48],
             quick_cores: &[],
             params: &[
@@ -524,6 +542,7 @@ const SCALING_VIEW: View = View {
 /// The put/get program's run, shared by the four put/get experiments.
 const PUT_GET: &[Run] = &[Run {
     program: "bench-put-get",
+    memory_mib: None,
     cores: &[2],
     quick_cores: &[2],
     params: FULL,
@@ -591,6 +610,7 @@ macro_rules! runs_per_layer {
     (@run $program:literal, $quick:literal, $key:literal, $value:literal) => {
         Run {
             program: $program,
+            memory_mib: None,
             cores: &[48],
             quick_cores: &[$quick],
             params: &[("scale", "full"), ($key, $value)],
@@ -609,6 +629,7 @@ macro_rules! lock_run {
     ($layer:literal, $scheme:literal) => {
         Run {
             program: "bench-lock",
+            memory_mib: None,
             cores: LOCK_COUNTS,
             quick_cores: &[],
             params: &[
@@ -633,6 +654,7 @@ const LOCK_RUNS: &[Run] = &[
     lock_run!("msg", "msg-immediate"),
     Run {
         program: "bench-lock",
+        memory_mib: None,
         cores: &[],
         quick_cores: &[16],
         params: &[],
@@ -640,6 +662,7 @@ const LOCK_RUNS: &[Run] = &[
     },
     Run {
         program: "bench-lock",
+        memory_mib: None,
         cores: &[],
         quick_cores: &[16],
         params: &[],
@@ -652,28 +675,36 @@ const OVERLAP_RUNS: &[Run] = runs_per_layer!("bench-overlap", 9, "variant");
 
 macro_rules! dht_run {
     ($cores:expr, $quick:expr, $scheme:literal, $readers:literal, $size:literal, $placement:literal) => {
+        dht_run!($cores, $quick, $scheme, $readers, $size, $placement, "ncm", "10")
+    };
+    ($cores:expr, $quick:expr, $scheme:literal, $readers:literal, $size:literal, $placement:literal, $memory:literal, $settle:literal) => {
         Run {
             program: "dht",
+            memory_mib: None,
             cores: $cores,
             quick_cores: $quick,
-            params: dht_run!(@settings $scheme, $readers, $size, $placement),
-            quick_params: dht_run!(@settings $scheme, $readers, $size, $placement),
+            params: dht_run!(@settings $scheme, $readers, $size, $placement, $memory, $settle),
+            quick_params: dht_run!(@settings $scheme, $readers, $size, $placement, $memory, $settle),
         }
     };
-    (@settings $scheme:literal, $readers:literal, $size:literal, $placement:literal) => {
+    (@settings $scheme:literal, $readers:literal, $size:literal, $placement:literal, $memory:literal, $settle:literal) => {
         &[
             ("mode", "bench"),
             ("scheme", $scheme),
             ("readers", $readers),
             ("size", $size),
             ("placement", $placement),
+            ("memory", $memory),
+            ("settle", $settle),
         ]
     };
 }
 
 /// The DHT writer runs: the reference's grid per scheme, entry sizes 32,
 /// 512 and 1024 bytes with 0, 1, 11 and 47 readers, 1 and 11 both close
-/// and distant (0 and 47 have no placement); with `--quick`, 11 distant
+/// and distant (0 and 47 have no placement), on uncached windows with a
+/// 10 µs settle time; then the settle time swept (0 and 100 µs) and rma's
+/// default MPBT-WT windows, at 512 bytes; with `--quick`, 11 distant
 /// readers on 24 cores (an empty core list: no run in that mode).
 const DHT_RUNS: &[Run] = &[
     dht_run!(&[48], &[], "gbh-backoff", "0", "32", "close"),
@@ -712,6 +743,44 @@ const DHT_RUNS: &[Run] = &[
     dht_run!(&[48], &[], "mcs-wp", "11", "1024", "close"),
     dht_run!(&[48], &[], "mcs-wp", "11", "1024", "distant"),
     dht_run!(&[48], &[], "mcs-wp", "47", "1024", "close"),
+    // The settle time has no source: swept at 47 readers, 512 bytes.
+    dht_run!(&[48], &[], "gbh-backoff", "47", "512", "close", "ncm", "0"),
+    dht_run!(
+        &[48],
+        &[],
+        "gbh-backoff",
+        "47",
+        "512",
+        "close",
+        "ncm",
+        "100"
+    ),
+    dht_run!(&[48], &[], "mcs-wp", "47", "512", "close", "ncm", "0"),
+    dht_run!(&[48], &[], "mcs-wp", "47", "512", "close", "ncm", "100"),
+    // rma's default window type, write-combined MPBT-WT, against the
+    // reference's uncached memory.
+    dht_run!(
+        &[48],
+        &[],
+        "gbh-backoff",
+        "11",
+        "512",
+        "close",
+        "mpbt-wt",
+        "10"
+    ),
+    dht_run!(
+        &[48],
+        &[],
+        "gbh-backoff",
+        "47",
+        "512",
+        "close",
+        "mpbt-wt",
+        "10"
+    ),
+    dht_run!(&[48], &[], "mcs-wp", "11", "512", "close", "mpbt-wt", "10"),
+    dht_run!(&[48], &[], "mcs-wp", "47", "512", "close", "mpbt-wt", "10"),
     dht_run!(&[], &[24], "gbh-backoff", "11", "512", "distant"),
     dht_run!(&[], &[24], "mcs-wp", "11", "512", "distant"),
 ];

@@ -44,6 +44,10 @@ pub enum Work {
         cores: u32,
         /// Its settings.
         params: Vec<(String, String)>,
+        /// MiB of each core's RAM; `None`: the default (also what a
+        /// result written before the setting existed reads as).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        memory_mib: Option<u32>,
     },
     /// A host experiment, by name.
     Host(String),
@@ -74,11 +78,15 @@ impl Job {
                 program,
                 cores,
                 params,
+                memory_mib,
             } => {
                 let mut command = format!(
                     "cargo xtask run --cores {cores} --program {program} --timeout {}",
                     TIMEOUT.as_secs()
                 );
+                if let Some(mib) = memory_mib {
+                    command.push_str(&format!(" --memory-mib {mib}"));
+                }
                 for (k, v) in params {
                     command.push_str(&format!(" --param {k}={v}"));
                 }
@@ -140,6 +148,7 @@ fn lines_works(e: &Experiment, quick: bool) -> Vec<Work> {
                     .iter()
                     .map(|&(k, v)| (k.to_owned(), v.to_owned()))
                     .collect(),
+                memory_mib: run.memory_mib,
             });
         }
     }

@@ -95,6 +95,7 @@
 //!     kind: Kind::Lines {
 //!         runs: &[Run {
 //!             program: "bench-put",
+//!             memory_mib: None,
 //!             cores: &[2],
 //!             quick_cores: &[2],
 //!             params: &[("reps", "1000")],
@@ -190,6 +191,9 @@ pub enum Kind {
 pub struct Run {
     /// The program (one the built-in image declares, [`check_programs`]).
     pub program: &'static str,
+    /// MiB of each core's RAM (`cargo xtask run --memory-mib`); `None`:
+    /// the default.
+    pub memory_mib: Option<u32>,
     /// Core counts, one run each.
     pub cores: &'static [u32],
     /// Core counts with `--quick`.

@@ -254,10 +254,14 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
             program,
             cores,
             params,
+            memory_mib,
         } => {
             let mut config = RunConfig::new(*cores, program);
             config.timeout = TIMEOUT;
             config.params.clone_from(params);
+            if let Some(mib) = memory_mib {
+                config.memory_mib = *mib;
+            }
             let report = ctx.boot(config)?;
             let failure = (!report.success()).then(|| failure(&job.work.describe(), &report));
             let lines = report
