@@ -19,6 +19,8 @@
 //! - [`mesh`]: XY routes and the routers a request crosses;
 //! - [`queue`]: resources serving one request at a time, queued the same
 //!   whatever order the host runs the cores in;
+//! - [`write_buffer`]: the P54C's write buffers, where stores that leave
+//!   the core wait while it goes on;
 //! - [`latency`]: the cost of each access class and one core's modelled
 //!   clock (parameters from [`chip::Timing`]), and the DRAM's refresh;
 //! - [`p54c`]: the cycles a P54C core takes to issue a block of
@@ -42,6 +44,7 @@ pub mod queue;
 pub mod stats;
 pub mod tsr;
 pub mod wcb;
+pub mod write_buffer;
 
 #[cfg(test)]
 mod datapath;
