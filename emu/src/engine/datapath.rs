@@ -165,6 +165,14 @@ impl Engine {
             Event::WriteThrough { addr, .. } => addr & !(CACHE_LINE as u32 - 1),
             Event::WcbFlush(f) => f.line,
         };
+        // A store written through or uncached, and a line the WCB writes
+        // out, leave through a write buffer: others see them when they
+        // reach their target.
+        let reach = match e {
+            Event::WriteThrough { addr, len } => self.buffer_write(addr, len),
+            Event::WcbFlush(f) => self.buffer_write(f.line, LINE as u32),
+            Event::Fill { .. } | Event::WriteBack { .. } | Event::Drop { .. } => None,
+        };
         if !self.shared(line) {
             // A private line: its bytes are in QEMU's RAM already, and only
             // its traffic on the mesh is counted.
@@ -186,7 +194,7 @@ impl Engine {
                 let s = self.system_line(line)?;
                 self.count_line(line, LINE, false);
                 let data = self.views[self.me()].read_line(s);
-                self.publish(s, &data, FULL_LINE);
+                self.publish(s, &data, FULL_LINE, None);
                 self.release(line, s, 0);
             }
             Event::Drop { line, keep } => {
@@ -205,13 +213,13 @@ impl Engine {
                 let from = (addr - paddr) as usize;
                 data[at..at + len as usize].copy_from_slice(&value[from..from + len as usize]);
                 let mask = (((1u64 << len) - 1) << at) as u32;
-                self.publish(s, &data, mask);
+                self.publish(s, &data, mask, reach);
             }
             Event::WcbFlush(f) => {
                 let s = self.system_line(f.line)?;
                 self.count_line(f.line, u64::from(f.mask.count_ones()), false);
                 let data = self.wcb;
-                self.publish(s, &data, f.mask);
+                self.publish(s, &data, f.mask, reach);
                 self.release(f.line, s, 0);
             }
         }
@@ -220,18 +228,22 @@ impl Engine {
 
     /// The bytes `mask` of `data` go to G at line `s` and into the view of
     /// every core that does not hold the line: in modelled-time order if a
-    /// poll ever read the line, waking the cores that wait on it.
-    pub(super) fn publish(&mut self, s: u64, data: &[u8; CACHE_LINE], mask: u32) {
+    /// poll ever read the line, waking the cores that wait on it. They
+    /// reach the line at `at` (`None`: now): the bytes move at once, and
+    /// a core that reads them before `at` in modelled time waits until
+    /// then ([`Time::observe`]).
+    pub(super) fn publish(&mut self, s: u64, data: &[u8; CACHE_LINE], mask: u32, at: Option<u64>) {
         let waiters = self.order_store(s);
-        self.publish_now(s, data, mask);
-        self.wake_waiters(s, waiters);
+        self.publish_now(s, data, mask, at);
+        self.wake_waiters(s, waiters, at);
     }
 
-    fn publish_now(&self, s: u64, data: &[u8; CACHE_LINE], mask: u32) {
+    fn publish_now(&self, s: u64, data: &[u8; CACHE_LINE], mask: u32, at: Option<u64>) {
         self.lock_line(s);
         if let Some(time) = &self.time {
             // Before the bytes: whoever sees them sees when they came.
-            time.stamp(s, time::words_of_bytes(mask));
+            let words = time::words_of_bytes(mask);
+            time.stamp_at(s, words, at.unwrap_or_else(|| time.clock.now()));
         }
         self.g.write_masked(s, data, mask);
         self.directory.update_flags(s, WRITER, self.me() as u64 + 1);

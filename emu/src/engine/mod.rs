@@ -318,6 +318,7 @@ impl Engine {
                     counters: Vec::new(),
                     bookings: time::Bookings::new(),
                     next_resolve: 0,
+                    write_buffers: crate::model::write_buffer::WriteBuffers::new(chip.timing.write_buffers),
                 })
             }
         };
@@ -421,6 +422,9 @@ impl Engine {
                 let s = at & !(LINE - 1);
                 let words = time::words_reached((at - s) as u32, a.len);
                 if let Some(time) = &mut self.time {
+                    // A register access is a bus access (a locked one, for
+                    // the exchange): it follows the buffered writes.
+                    time.drain();
                     match a.kind {
                         Kind::Load => time.observe(s, words, t.target),
                         // The store half of an exchange changes nothing a
@@ -440,7 +444,7 @@ impl Engine {
                 if a.kind == Kind::Store && !exchange_half {
                     // The store is already in the register: the guest
                     // ordered it beforehand (EmuCall::Order) if it must be.
-                    self.wake_waiters(s, CoreSet::default());
+                    self.wake_waiters(s, CoreSet::default(), None);
                 }
                 if a.kind == Kind::Store
                     && let Some(time) = &mut self.time
@@ -514,8 +518,14 @@ impl Engine {
             page.write_through,
         ) {
             InCaches::Yes(outcome) => {
+                if outcome == Outcome::L2
+                    && self.time.as_ref().is_some_and(|t| t.l2_needs_clock(a.kind))
+                {
+                    let (insns, cycles) = executed();
+                    self.set_insns(insns, cycles);
+                }
                 if let Some(time) = &mut self.time {
-                    time.stall_within(outcome);
+                    time.stall_within(a.kind, outcome);
                 }
                 return Ok(());
             }
@@ -738,21 +748,33 @@ impl Engine {
         self.apply_all(&events)
     }
 
-    /// WBINVD: L1 written back and emptied.
+    /// WBINVD: L1 written back and emptied. A serialising instruction: the
+    /// write buffers drain first.
     pub fn wbinvd(&mut self) -> Result<()> {
         self.trace_instant(chip::trace::Op::Wbinvd);
+        self.drain_write_buffers();
         self.cache_op(|t| t.wbinvd);
         let mut events = Vec::new();
         self.memory.wbinvd(|e| events.push(e));
         self.apply_all(&events)
     }
 
-    /// INVD: L1 emptied.
+    /// INVD: L1 emptied. A serialising instruction: the write buffers
+    /// drain first.
     pub fn invd(&mut self) -> Result<()> {
+        self.drain_write_buffers();
         self.cache_op(|t| t.invd);
         let mut events = Vec::new();
         self.memory.invd(|e| events.push(e));
         self.apply_all(&events)
+    }
+
+    /// The core waits for its buffered writes (before a serialising
+    /// instruction; [`chip::Timing::write_buffers`]).
+    fn drain_write_buffers(&mut self) {
+        if let Some(time) = &mut self.time {
+            time.drain();
+        }
     }
 
     /// WBINVD, INVD or CL1INVMB: a fixed cost from the timing table

@@ -555,3 +555,60 @@ fn what_a_core_runs_after_its_exit_call_is_not_counted() {
     other.set_insns(1011, 1220);
     assert_eq!(other.report().stats.insns, 1011);
 }
+
+#[test]
+fn an_uncached_store_waits_in_a_write_buffer_and_a_load_after_it_waits_for_it() {
+    let mut rig = rig_timed(PTE_PCD, Some(100_000));
+    let t = SCC.timing;
+    // Cores 0 and 1 sit on tile 0: its MPB is one router away.
+    let mpb = t.mpb_access(1) - u64::from(t.l1_hit);
+    let own = crate::model::latency::Latencies::new(&SCC, core(0));
+    let arrival = own
+        .target(Target::Mpb(SCC.tile(0).unwrap()))
+        .unwrap()
+        .queue
+        .unwrap()
+        .arrival;
+    rig.engines[0].set_insns(100, 100);
+    rig.store(0, 0x40, 7);
+    // The store costs the core nothing: a write buffer takes it.
+    assert_eq!(rig.engines[0].now(), Some(100));
+    assert_eq!(rig.memory(0x40), 7, "its bytes are in memory");
+    // Another core sees it only once it reached the MPB.
+    rig.engines[1].set_insns(10, 10);
+    assert_eq!(rig.load(1, 0x40), 7);
+    assert_eq!(rig.engines[1].now(), Some(100 + arrival + mpb));
+    // A load of another word waits until the store completed, then makes
+    // its own access: what the store cost before it was buffered.
+    rig.engines[0].set_insns(101, 101);
+    assert_eq!(rig.load(0, 0x80), 0);
+    assert_eq!(rig.engines[0].now(), Some(100 + mpb + mpb));
+    let stats = rig.engines[0].report().stats;
+    assert_eq!(stats.class_count[Class::Buffered as usize], 1);
+    assert_eq!(stats.class_cycles[Class::BufferWait as usize], mpb - 1);
+}
+
+#[test]
+fn a_third_store_in_a_row_waits_for_the_first_to_complete() {
+    let mut rig = rig_timed(PTE_PCD, Some(100_000));
+    let t = SCC.timing;
+    let mpb = t.mpb_access(1) - u64::from(t.l1_hit);
+    for (i, offset) in [0x40, 0x44, 0x48].into_iter().enumerate() {
+        let issued = 100 + i as u64;
+        rig.engines[0].set_insns(issued, issued);
+        rig.store(0, offset, offset);
+    }
+    // Two buffers: the third store waits until the first completes.
+    assert_eq!(rig.engines[0].now(), Some(100 + mpb));
+    // The last goes out once the second completed, and a WBINVD waits
+    // for it.
+    rig.engines[0].wbinvd().unwrap();
+    assert_eq!(
+        rig.engines[0].now(),
+        Some(100 + 3 * mpb + u64::from(t.wbinvd - t.insn_cycles))
+    );
+    assert_eq!(
+        [0x40, 0x44, 0x48].map(|o| rig.memory(o)),
+        [0x40, 0x44, 0x48]
+    );
+}

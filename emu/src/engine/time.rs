@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 use super::*;
 use crate::model::latency::{QUEUES, Queue, Resource};
 use crate::model::queue::{self, Load};
+use crate::model::write_buffer::WriteBuffers;
 use crate::model::stats::CoreStats;
 use crate::timing::POLL_LINES;
 
@@ -351,6 +352,8 @@ pub(super) struct Time {
     /// Clock at which the next periodic charge of waits is due
     /// ([`RESOLVE_PERIOD`]).
     pub(super) next_resolve: u64,
+    /// The core's write buffers: the stores on their way out.
+    pub(super) write_buffers: WriteBuffers,
 }
 
 impl Time {
@@ -365,22 +368,106 @@ impl Time {
         }
     }
 
-    /// The core stalls for a line's part of an access that ended in L1,
-    /// L2 or the WCB (`outcome`), which reaches no resource and costs the
-    /// same whenever it comes.
-    pub(super) fn stall_within(&mut self, outcome: Outcome) {
-        let t = self.latencies.timing();
+    /// The core stalls for a line's part of an access of `kind` that ended
+    /// in L1, L2 or the WCB (`outcome`), which reaches no resource: a load
+    /// from L2 first waits for the buffered writes ([`Time::drain`]), a
+    /// store to L2 goes into a write buffer ([`Time::buffer_write`]).
+    pub(super) fn stall_within(&mut self, kind: Kind, outcome: Outcome) {
+        let t = *self.latencies.timing();
         let (class, cycles) = match outcome {
-            Outcome::L2 => (Class::L2, t.l2_hit.saturating_sub(t.l1_hit)),
+            Outcome::L2 if kind == Kind::Store => {
+                self.buffer_write(None, Payload::store(0));
+                return;
+            }
+            Outcome::L2 => {
+                self.drain();
+                (Class::L2, t.l2_hit.saturating_sub(t.l1_hit))
+            }
             Outcome::Wcb => (Class::Wcb, 0),
             Outcome::L1 | Outcome::Memory => (Class::L1, 0),
         };
         self.clock.stall(class, u64::from(cycles));
     }
 
+    /// Whether the clock must be current for an access that ends in L2:
+    /// a store to L2 takes a write buffer, and a load waits for those
+    /// under way ([`Time::stall_within`]).
+    pub(super) fn l2_needs_clock(&self, kind: Kind) -> bool {
+        kind == Kind::Store || self.write_buffers.busy()
+    }
+
+    /// The core waits until every buffered write has completed: before an
+    /// access that must follow them ([`crate::model::write_buffer`]).
+    pub(super) fn drain(&mut self) {
+        let wait = self.write_buffers.drain(self.clock.now());
+        if wait > 0 {
+            self.clock.stall(Class::BufferWait, wait);
+        }
+    }
+
+    /// A write of `payload` leaves the core for `target` (`None`: for L2)
+    /// through a write buffer: the core waits only for a full buffer. The
+    /// write goes out once the writes before it completed, and then books
+    /// what its packets reach as [`Time::charge`] does, from that time (a
+    /// DRAM refresh it meets lengthens its access, not the core's stall).
+    /// Returns when it reaches its target (`None` for L2, or a target
+    /// not on the mesh): when other cores can see it.
+    ///
+    /// The waits it meets at busy resources are charged to the core when
+    /// they are known, as every access's are ([`Time::resolve`]), rather
+    /// than delaying the writes behind it: a simplification.
+    pub(super) fn buffer_write(&mut self, target: Option<Target>, payload: Payload) -> Option<u64> {
+        let Time {
+            latencies,
+            clock,
+            clocks,
+            bookings,
+            write_buffers,
+            ..
+        } = self;
+        let t = latencies.timing();
+        let l1 = u64::from(t.l1_hit);
+        let cost = match target {
+            Some(target) => Some(latencies.target(target)?),
+            None => None,
+        };
+        let queue = cost.and_then(|c| c.queue);
+        let mut refresh = 0;
+        let w = write_buffers.write(clock.now(), |start| {
+            let Some(cost) = cost else {
+                return u64::from(t.l2_hit).saturating_sub(l1);
+            };
+            if let Some(q) = queue {
+                refresh = latencies.refresh_wait(q.resource, start + q.arrival);
+            }
+            refresh + cost.cycles.saturating_sub(l1)
+        });
+        if w.stall > 0 {
+            clock.stall(Class::BufferWait, w.stall);
+        }
+        clock.count(Class::Buffered, 1);
+        let (cost, q) = (cost?, queue?);
+        let replied = w.start + refresh;
+        if clocks.queues() {
+            let (request, reply) = payload.services(t);
+            for h in cost.hops {
+                let (at, service) = if h.request {
+                    (w.start, request)
+                } else {
+                    (replied, reply)
+                };
+                let link = Resource::Link(h.link);
+                bookings.book(clocks, link, w.start, at + h.arrival, service);
+            }
+            bookings.book(clocks, q.resource, w.start, replied + q.arrival, q.service);
+        }
+        Some(replied + q.arrival)
+    }
+
     /// The core stalls for one access to `target` (or a store of a line
     /// there) moving `payload`, as `class` if given, else the target's own
-    /// class. The access books the target and every link its request and
+    /// class, once the buffered writes have completed ([`Time::drain`]):
+    /// it is the core's one access on the bus. The access books the target and every link its request and
     /// reply cross ([`Latencies::queues`]), each at the time its packet
     /// gets there; their waits are charged later ([`Time::resolve`]).
     ///
@@ -389,6 +476,7 @@ impl Time {
     /// waits: it depends only on the time the request is booked at), and
     /// is booked from there, with its reply's links.
     pub(super) fn charge(&mut self, target: Target, class: Option<Class>, payload: Payload) {
+        self.drain();
         let Time {
             latencies,
             clock,
@@ -497,8 +585,13 @@ impl Time {
 
     /// A write reaches `words` of line `s` of G now.
     pub(super) fn stamp(&self, s: u64, words: u8) {
-        self.stamps
-            .store(dir_word(s), stamp_of(self.clock.now(), words));
+        self.stamp_at(s, words, self.clock.now());
+    }
+
+    /// A write reaches `words` of line `s` of G at `at` (now, or later for
+    /// a buffered write).
+    pub(super) fn stamp_at(&self, s: u64, words: u8, at: u64) {
+        self.stamps.store(dir_word(s), stamp_of(at, words));
     }
 
     /// The cores other than this one waiting on line `s`, one bit each.
@@ -511,13 +604,12 @@ impl Time {
         self.watchers.flags(s) & POLLED != 0
     }
 
-    /// A store reached line `s`, on which the cores `waiters` wait: each
-    /// resumes at its first poll from now.
-    pub(super) fn wake(&self, waiters: CoreSet) {
+    /// A store reached line `s` at `at`, on which the cores `waiters`
+    /// wait: each resumes at its first poll from then.
+    pub(super) fn wake(&self, waiters: CoreSet, at: u64) {
         let me = self.clocks.core();
-        let now = self.clock.now();
         for c in waiters.iter() {
-            self.clocks.wake_waiter(c, now, me);
+            self.clocks.wake_waiter(c, at, me);
         }
     }
 
@@ -832,15 +924,25 @@ impl Engine {
         time.waiting_on(s)
     }
 
-    /// After a store reached line `s` of G: wakes `waiters` (from
-    /// [`Engine::order_store`]) and whoever started waiting on it since.
-    pub(super) fn wake_waiters(&self, s: u64, waiters: CoreSet) {
+    /// After a store reached line `s` of G at `at` (`None`: now): wakes
+    /// `waiters` (from [`Engine::order_store`]) and whoever started waiting
+    /// on it since.
+    pub(super) fn wake_waiters(&self, s: u64, waiters: CoreSet, at: Option<u64>) {
         if let Some(time) = &self.time {
             let all = waiters.union(time.waiting_on(s));
             if !all.is_empty() {
-                time.wake(all);
+                time.wake(all, at.unwrap_or_else(|| time.clock.now()));
             }
         }
+    }
+
+    /// A write of `bytes` at core-physical `addr` leaves the core through
+    /// a write buffer ([`Time::buffer_write`]): when it reaches its
+    /// target, with timing on.
+    pub(super) fn buffer_write(&mut self, addr: u32, bytes: u32) -> Option<u64> {
+        let target = self.lut.translate(addr).ok()?.target;
+        let time = self.time.as_mut()?;
+        time.buffer_write(Some(target), Payload::store(bytes))
     }
 
     /// Adds the latency of `access` (to `target`) to the clock.
@@ -854,25 +956,36 @@ impl Engine {
                 }
             }
         }
+        // Victims' write-backs; the WCB's lines went into the write
+        // buffers as they left ([`Engine::apply`]).
         let mut lines = [None; 2];
         for (slot, e) in lines
             .iter_mut()
             .zip(access.events.iter().filter_map(|e| match *e {
                 Event::WriteBack { line } => Some(line),
-                Event::WcbFlush(f) => Some(f.line),
                 _ => None,
             }))
         {
             *slot = self.lut.translate(e).ok().map(|t| t.target);
         }
         let Some(time) = &mut self.time else { return };
+        if access.kind == Kind::Load && access.parts().iter().any(|p| p.outcome != Outcome::L1) {
+            // A load that leaves L1 follows the buffered writes: it reads
+            // what they wrote only once they are in.
+            time.drain();
+        }
         for (s, words) in read.into_iter().flatten() {
             time.observe(s, words, target);
         }
         let line = LINE as u32;
         for p in access.parts() {
             if p.outcome != Outcome::Memory {
-                time.stall_within(p.outcome);
+                time.stall_within(access.kind, p.outcome);
+                continue;
+            }
+            if access.kind == Kind::Store {
+                // Written through or uncached: in a write buffer already
+                // ([`Engine::apply`]).
                 continue;
             }
             // A fill brings the whole line; an uncached access or a store

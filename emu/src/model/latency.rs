@@ -14,8 +14,11 @@
 //! - every access the memory model classifies adds its latency beyond an
 //!   L1 hit (which the instruction's own cycle covers): the P54C has one
 //!   outstanding access and stalls until it completes, so latencies add up.
-//!   Stores stall too: the mesh acknowledges every write, and the core
-//!   cannot issue its next access before that.
+//!   A store that leaves the core is the exception: it enters a write
+//!   buffer and the core goes on ([`super::write_buffer`]); the buffered
+//!   writes take the latencies below one after the other, and the core
+//!   waits for them only when the buffers are full, or before an access
+//!   that must follow them (`write-buffer` below).
 //!
 //! | class | latency (core cycles) |
 //! |---|---|
@@ -26,7 +29,9 @@
 //! | waiting for a busy MPB, register block or controller | from the requests of all cores around its arrival ([`super::queue`]; one at a time: `mpb_port_mesh_cycles`, `crb_mesh_cycles`, `memctl_mesh_cycles` each), charged once those are known |
 //! | waiting for a busy mesh link | the same, at every link the request and its reply cross ([`Hop`]), each packet busy for its flits ([`chip::Timing::packet_flits`]) × `link_flit_mesh_cycles`; summed in 1/[`LINK_WAIT_SCALE`] cycles and charged as they make whole cycles |
 //! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
-//! | write-back of a victim line, WCB flush | a store of the line to its target |
+//! | write-back of a victim line | a store of the line to its target |
+//! | store leaving the core (to L2 or memory), WCB flush | nothing while a buffer is free (`buffered`); the buffered write keeps the bus for its row's latency, in order after the others |
+//! | waiting for the write buffers: both full, or a load leaving L1, a write-back, a register access, WBINVD or INVD behind buffered writes | until the oldest write completes (full), or the last (`write-buffer`) |
 //! | WBINVD, INVD, CL1INVMB | `wbinvd`, `invd`, `cl1invmb` (the instruction's own cycle included) |
 //! | a read of the core's own clock (`chip::EmuCall::ClockLatch`) | `clock_read`, the two cycles its three moves issue in included ([`chip::Timing::clock_read_issue`]) |
 //!
@@ -106,10 +111,16 @@ pub enum Class {
     LinkWait,
     /// Reads of the core's own cycle counter (`chip::EmuCall::ClockLatch`).
     Clock,
+    /// Stores (and WCB flushes) that went into the write buffers
+    /// ([`super::write_buffer`]): they cost the core nothing themselves.
+    Buffered,
+    /// Waiting for the write buffers: for a free one, or for the buffered
+    /// writes to complete before an access that must follow them.
+    BufferWait,
 }
 
 /// Number of [`Class`]es.
-pub const CLASSES: usize = 15;
+pub const CLASSES: usize = 17;
 
 impl Class {
     /// Every class, in index order.
@@ -129,6 +140,8 @@ impl Class {
         Class::CrbWait,
         Class::LinkWait,
         Class::Clock,
+        Class::Buffered,
+        Class::BufferWait,
     ];
 
     /// Short name for tables and the report file.
@@ -149,6 +162,8 @@ impl Class {
             Class::CrbWait => "CRB-wait",
             Class::LinkWait => "link-wait",
             Class::Clock => "clock",
+            Class::Buffered => "buffered",
+            Class::BufferWait => "write-buffer",
         }
     }
 }
