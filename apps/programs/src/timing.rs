@@ -6,13 +6,21 @@
 //! Every core measures an L1 hit, an L2 hit, CL1INVMB, WBINVD, a read of
 //! its own cycle counter, a load from and a store to its own
 //! tile's MPB and the MPB of one tile at each distance it has (1 to 8 hops
-//! from tile (0,0)).
-//! Core 0 then measures DRAM behind each memory controller and a
-//! test-and-set register round trip (acquire, release), while the others
+//! from tile (0,0)), and a store to its own tile's MPB alone.
+//! Core 0 then measures DRAM behind each memory controller, stores to
+//! DRAM behind its nearest one (alone, one more before a load, a third in
+//! a row with both write buffers full), a write-combine buffer flush, and
+//! a test-and-set register round trip (acquire, release), while the others
 //! wait: no other core's requests queue at a controller. Last, core 0
 //! times `pairs` uncontended lock/unlock pairs (GBH, exclusive) on the
 //! next core's part of a window and prints the last one's cycles, which
 //! `cargo xtask bench calibrate` breaks into its accesses.
+//!
+//! A store costs the core nothing while a write buffer is free
+//! (`chip::Timing::write_buffers`): a store alone is timed on the core's
+//! own clock, which does not wait for it, and reads as an L1 hit; a
+//! store's access is read as what one store more adds to a load that
+//! waits for all of them.
 //!
 //! A sample is the time between two timestamp reads around one access,
 //! minus the same around an access to private memory (an L1 hit, which the
@@ -53,6 +61,11 @@ const LOADED_READS: u32 = 64;
 /// L1 set stride: lines this far apart share an L1 set (128 sets of 32
 /// bytes) but not an L2 set (2048 sets).
 const L1_WAY_STRIDE: u32 = 4096;
+/// Where in each core's DCM area the store measurements' page lies (past
+/// the five L1-way lines' pages).
+const STORE_AREA: u32 = 6 * L1_WAY_STRIDE;
+/// Bytes of a cache line.
+const LINE: u32 = chip::CACHE_LINE as u32;
 
 /// Core cycles between the two timestamp reads around one load of `ptr`.
 #[inline(never)]
@@ -63,13 +76,51 @@ fn timed_load(scc: &Scc, ptr: *const u32) -> u64 {
     scc.global_timestamp() - t0
 }
 
-/// Core cycles between the two timestamp reads around one store to `ptr`.
+/// Core cycles between two reads of the core's own clock around one store
+/// to `ptr`. The own clock is read as RDTSC is, without a bus access, so
+/// it does not wait for the write buffers: a store that leaves the core
+/// shows only what it cost the core (the global timestamp, an FPGA
+/// register, would wait for the store to complete first).
 #[inline(never)]
 fn timed_store(scc: &Scc, ptr: *mut u32) -> u64 {
-    let t0 = scc.global_timestamp();
+    let t0 = scc.now();
     // SAFETY: callers pass a mapped, aligned word no one else uses.
     unsafe { ptr.write_volatile(0x5ca1_ab1e) };
-    scc.global_timestamp() - t0
+    scc.now() - t0
+}
+
+/// Core cycles on the core's own clock ([`timed_store`]) around `stores`
+/// stores, the `i`th to the word `i * stride` bytes past `store`, and a
+/// load of `load` after them, which waits until every buffered store has
+/// completed. Each store more adds its whole access to the load's wait,
+/// wherever it issued: the buffered stores go out one after the other
+/// from the first, and the load ends after the last. So the difference
+/// between `stores` and `stores + 1` is one store's access, whatever the
+/// code around them costs (the buffers must be empty before: a load
+/// beforehand empties them).
+#[inline(never)]
+fn timed_stores_then_load(
+    scc: &Scc,
+    store: *mut u32,
+    stride: usize,
+    stores: usize,
+    load: *const u32,
+) -> u64 {
+    let t0 = scc.now();
+    for i in 0..stores {
+        // SAFETY: callers pass `stores` mapped, aligned words `stride`
+        // bytes apart that no one else uses.
+        unsafe {
+            store
+                .cast::<u8>()
+                .wrapping_add(i * stride)
+                .cast::<u32>()
+                .write_volatile(i as u32)
+        };
+    }
+    // SAFETY: callers pass a mapped, aligned word.
+    unsafe { load.read_volatile() };
+    scc.now() - t0
 }
 
 /// Core cycles between the two timestamp reads around an exchange and a
@@ -323,12 +374,27 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
             .as_ptr()
             .cast::<u32>()
             .wrapping_add(offset as usize / 4);
-        let m = least(|| {}, || timed_store(scc, word));
+        // One store more before a load: its whole access (a store costs
+        // the core nothing while a write buffer is free).
+        let chain = |stores| {
+            least(
+                || load(ptr),
+                || timed_stores_then_load(scc, word, 0, stores, word.cast_const()),
+            )
+        };
         readings.push(Reading {
             what: format!("MPB store {d} hops (tile {})", tile.index()),
-            measured: store_latency(m),
+            measured: chain(2).saturating_sub(chain(1)) + l1,
             expected: t.mpb_access(routers(chip.tile_coord(tile))),
         });
+        if d == 0 {
+            let m = least(|| load(ptr), || timed_store(scc, word));
+            readings.push(Reading {
+                what: "MPB store alone (own tile, write buffer)".into(),
+                measured: store_latency(m),
+                expected: l1,
+            });
+        }
     }
 
     let mut comm = crate::support::communicator(scc)?;
@@ -347,6 +413,63 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
                 expected: t.dram_access(routers(port)),
             });
         }
+        // Stores to DRAM behind the nearest controller, uncached, to this
+        // core's lines: alone (a write buffer takes it), each one more
+        // before a load (its whole access), and a third in a row, which
+        // waits for a free buffer (its whole access all the same: the
+        // load after it waits for the same last store).
+        let port = chip.memory_controllers[mc].port.tile;
+        let hops = routers(port) - 1;
+        let ncm = scc
+            .map_alias(dcm_phys + STORE_AREA, L1_WAY_STRIDE, MemoryType::Ncm)
+            .map_err(|e| format!("mapping uncached DRAM lines: {e:?}"))?;
+        let word = ncm.as_ptr().cast::<u32>();
+        let m = least(|| load(word), || timed_store(scc, word));
+        readings.push(Reading {
+            what: format!("DRAM store alone, controller {mc} ({hops} hops, write buffer)"),
+            measured: store_latency(m),
+            expected: l1,
+        });
+        let chain = |stores| {
+            least(
+                || load(word),
+                || timed_stores_then_load(scc, word, 0, stores, word.cast_const()),
+            )
+        };
+        let (one, two, three) = (chain(1), chain(2), chain(3));
+        readings.push(Reading {
+            what: format!("DRAM store then load, controller {mc} ({hops} hops): one store more"),
+            measured: two.saturating_sub(one) + l1,
+            expected: t.dram_access(routers(port)),
+        });
+        readings.push(Reading {
+            what: format!("DRAM stores in a row, controller {mc} ({hops} hops): the third, buffers full"),
+            measured: three.saturating_sub(two) + l1,
+            expected: t.dram_access(routers(port)),
+        });
+        // WCB flushes: stores to successive lines of an NCM-WCB alias of
+        // the same DRAM; each store to a new line writes the buffered one
+        // out, a line to the controller. Before each sample the WCB is
+        // flushed (leaving its dummy line, which the first store writes
+        // out) and a load empties the write buffers.
+        let wcb = scc
+            .map_alias(dcm_phys + STORE_AREA, L1_WAY_STRIDE, MemoryType::NcmWcb)
+            .map_err(|e| format!("mapping write-combined DRAM lines: {e:?}"))?;
+        let lines = |n| {
+            least(
+                || {
+                    scc.flush_wcb();
+                    load(word);
+                },
+                || timed_stores_then_load(scc, wcb.as_ptr().cast(), LINE as usize, n, word.cast_const()),
+            )
+        };
+        readings.push(Reading {
+            what: format!("WCB flush, controller {mc} ({hops} hops): one line more"),
+            measured: lines(3).saturating_sub(lines(2)) + l1,
+            expected: t.dram_access(routers(port)),
+        });
+
         // A TSR round trip: the acquire (on silicon one read; here an
         // exchange, whose store half costs nothing more) and the release.
         let p = chip.tsr_protocol;

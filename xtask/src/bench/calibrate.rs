@@ -185,13 +185,22 @@ pub fn table_stall(chip: &Chip, class: Class) -> Option<u64> {
     let port = chip.memory_controllers[chip.controller_of(tile)].port.tile;
     let routers = |to| chip.hops(here, to) + 1;
     match class {
-        Class::L1 | Class::Wcb | Class::MpbWait | Class::CrbWait | Class::LinkWait => Some(0),
+        Class::L1
+        | Class::Wcb
+        | Class::MpbWait
+        | Class::CrbWait
+        | Class::LinkWait
+        | Class::Buffered => Some(0),
         Class::L2 => Some(u64::from(t.l2_hit) - l1),
         Class::MpbLocal | Class::Register => Some(t.mpb_access(routers(here)) - l1),
         Class::Dram => Some(t.dram_access(routers(port)) - l1),
         Class::CacheOp => Some(u64::from(t.cl1invmb) - l1),
         Class::Clock => Some(u64::from(t.clock_read) - t.clock_read_issue()),
-        Class::MpbRemote | Class::MemctlWait | Class::Fpga | Class::WriteBack => None,
+        Class::MpbRemote
+        | Class::MemctlWait
+        | Class::Fpga
+        | Class::WriteBack
+        | Class::BufferWait => None,
     }
 }
 
