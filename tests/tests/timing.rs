@@ -27,6 +27,11 @@ fn every_core_reads_back_the_timing_table_on_48_cores() {
         "DRAM controller 1 (5 hops)",
         "DRAM controller 2 (2 hops)",
         "DRAM controller 3 (7 hops)",
+        "MPB store alone",
+        "DRAM store alone",
+        "DRAM store then load",
+        "DRAM stores in a row",
+        "WCB flush",
         "TSR round trip",
     ] {
         assert!(

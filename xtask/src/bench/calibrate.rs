@@ -5,7 +5,9 @@
 //! - Primitives: the `timing` program times each primitive from inside the
 //!   emulated chip (L1 and L2 hits, CL1INVMB, WBINVD, a clock read, loads
 //!   from and stores to the MPB at every distance, DRAM behind each
-//!   controller, a test-and-set register's acquire and release) and prints
+//!   controller, stores to DRAM alone, one more before a load and a third
+//!   with both write buffers full, a WCB flush, a test-and-set register's
+//!   acquire and release) and prints
 //!   `latency <what>: measured <m> expected <e> cycles` against
 //!   `chip::Timing`; a primitive off its table entry is a failure.
 //! - An uncontended lock/unlock pair broken into its accesses: `timing`
