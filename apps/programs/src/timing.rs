@@ -443,7 +443,9 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
             expected: t.dram_access(routers(port)),
         });
         readings.push(Reading {
-            what: format!("DRAM stores in a row, controller {mc} ({hops} hops): the third, buffers full"),
+            what: format!(
+                "DRAM stores in a row, controller {mc} ({hops} hops): the third, buffers full"
+            ),
             measured: three.saturating_sub(two) + l1,
             expected: t.dram_access(routers(port)),
         });
@@ -461,7 +463,15 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
                     scc.flush_wcb();
                     load(word);
                 },
-                || timed_stores_then_load(scc, wcb.as_ptr().cast(), LINE as usize, n, word.cast_const()),
+                || {
+                    timed_stores_then_load(
+                        scc,
+                        wcb.as_ptr().cast(),
+                        LINE as usize,
+                        n,
+                        word.cast_const(),
+                    )
+                },
             )
         };
         readings.push(Reading {

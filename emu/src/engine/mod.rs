@@ -318,7 +318,9 @@ impl Engine {
                     counters: Vec::new(),
                     bookings: time::Bookings::new(),
                     next_resolve: 0,
-                    write_buffers: crate::model::write_buffer::WriteBuffers::new(chip.timing.write_buffers),
+                    write_buffers: crate::model::write_buffer::WriteBuffers::new(
+                        chip.timing.write_buffers,
+                    ),
                 })
             }
         };

@@ -12,8 +12,8 @@ use std::collections::VecDeque;
 use super::*;
 use crate::model::latency::{QUEUES, Queue, Resource};
 use crate::model::queue::{self, Load};
-use crate::model::write_buffer::WriteBuffers;
 use crate::model::stats::CoreStats;
+use crate::model::write_buffer::WriteBuffers;
 use crate::timing::POLL_LINES;
 
 /// Most lines one poll watches; a poll reading more watches its first.

@@ -88,7 +88,10 @@ impl WriteBuffers {
     /// cycles it waits until the last completes. The buffers are empty
     /// after.
     pub fn drain(&mut self, now: u64) -> u64 {
-        let wait = self.pending.back().map_or(0, |&last| last.saturating_sub(now));
+        let wait = self
+            .pending
+            .back()
+            .map_or(0, |&last| last.saturating_sub(now));
         self.pending.clear();
         wait
     }

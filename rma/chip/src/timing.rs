@@ -184,6 +184,12 @@ pub struct Timing {
     /// SCC's mesh interface posts a write (ends the bus cycle before the
     /// acknowledgement): taken not to, which is the reading of the thesis's
     /// sentence.
+    ///
+    /// Stores to configuration and test-and-set registers are not
+    /// buffered: the emulator makes them, in modelled-time order, at the
+    /// core's clock, once the buffered writes have completed (none: a
+    /// simplification; on the P54C they would wait in the buffers, in the
+    /// same order).
     pub write_buffers: u32,
 }
 
