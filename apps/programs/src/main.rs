@@ -165,6 +165,9 @@ kernel::programs! {
     /// benchmark: back-to-back barriers of each algorithm, each timed and checked for a core let
     /// through early
     "bench-barrier" => bench::barrier::run,
+    /// benchmark: 1..N cores each read their own part of core 0's shareable DRAM, every line a fill
+    /// from controller 0; the controller's bandwidth per round, every sum checked
+    "bench-dram-bandwidth" => bench::dram_bandwidth::run,
     /// benchmark: core 0 computes while k origins put into its window under locks; its compute time
     /// against k, every slot checked
     "bench-overlap" => bench::overlap::run,

@@ -219,6 +219,38 @@ pub static REGISTRY: &[Experiment] = &[
         },
     },
     Experiment {
+        name: "dram-bandwidth",
+        title: "Memory controller bandwidth against streaming cores",
+        about: "Cores 0..n-1 each read their own 16 KiB (8 KiB with --quick) of core 0's shareable \
+                DRAM, behind controller 0, a 4-byte load at a time, mapped MPBT write-back and \
+                invalidated before each sweep, so every line is a fill from the controller. A \
+                sample is one round on core 0, from a barrier before the sweeps to a barrier \
+                after them; its bandwidth counts what all n cores read: the controller's \
+                bandwidth against the number of cores streaming from it. Every sweep's sum is \
+                checked.",
+        kind: Kind::Lines {
+            runs: &[Run {
+                program: "bench-dram-bandwidth",
+                cores: &[1, 2, 4, 6, 8, 12, 16, 20, 24],
+                quick_cores: &[1, 4, 12, 24],
+                params: FULL,
+                quick_params: QUICK,
+            }],
+            view: View {
+                x: "procs",
+                table: Measure::Bandwidth,
+                x_label: "cores streaming from controller 0",
+                x_scale: Scale::Linear,
+                plots: &[Plot {
+                    suffix: "",
+                    measure: Measure::Bandwidth,
+                    y_scale: Scale::Linear,
+                    only: &[],
+                }],
+            },
+        },
+    },
+    Experiment {
         name: "barrier",
         title: "Barrier latency",
         about: "Back-to-back barriers of rma's central (TSR counter) and dissemination algorithms, \

@@ -31,6 +31,7 @@
 
 pub mod accumulate;
 pub mod barrier;
+pub mod dram_bandwidth;
 pub mod load_store;
 pub mod lock;
 pub mod overlap;
