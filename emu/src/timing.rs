@@ -42,8 +42,9 @@
 //!   ([`Clocks::await_booked`]), and by the waiter when it resumes. It
 //!   publishes what its polls reach for that.
 //! - **Queues are charged once they are known.** A request to a resource
-//!   that serves one at a time (a controller, an MPB, a register block, and
-//!   every mesh link the request and its reply cross) adds itself to the
+//!   that serves one at a time (a controller's DDR3 channel, a line at a
+//!   time with several in flight, an MPB, a register block, and every
+//!   mesh link the request and its reply cross) adds itself to the
 //!   bucket of its arrival in that resource's calendar
 //!   ([`crate::model::queue`]); the bucket's contents are sums, the same
 //!   whatever order cores add to them. Its wait is computed and charged to

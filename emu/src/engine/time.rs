@@ -1223,6 +1223,34 @@ mod tests {
     }
 
     #[test]
+    fn a_controller_serves_twelve_cores_reaching_it_at_once_with_several_in_flight() {
+        let dir = tempfile::tempdir().unwrap();
+        // Cores 0..12 on row 0 read controller 0's DRAM with requests
+        // that reach it at the same cycle, every 500 cycles.
+        let mut cores: Vec<Core> = (0..12).map(|c| Core::new(dir.path(), c, 12)).collect();
+        let target = Target::Dram {
+            controller: 0,
+            page: 0,
+        };
+        for c in &mut cores {
+            let q = c.latencies.target(target).unwrap().queue.unwrap();
+            assert_eq!(q.service, 6, "a line every 8 mesh cycles");
+            for round in 0..16 {
+                c.load(target, 10_000 + 500 * round - q.arrival);
+            }
+        }
+        for c in &mut cores {
+            c.resolve();
+        }
+        // 11 other lines of 6 cycles in a bucket of 128: 66·6/(2·(128 −
+        // 66)) = 3 cycles a round. Served one at a time, the others' 11
+        // accesses of 31 cycles would make it 170 (half their work).
+        for c in &cores {
+            assert_eq!(c.waits.mc_wait[0], 16 * 3, "{:?}", c.waits.mc_wait);
+        }
+    }
+
+    #[test]
     fn a_core_alone_never_waits_for_its_own_packets() {
         let dir = tempfile::tempdir().unwrap();
         let mut lone = Core::new(dir.path(), 0, 2);

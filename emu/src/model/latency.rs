@@ -26,7 +26,7 @@
 //! | L2 | `l2_hit` |
 //! | MPB, CRB or TSR of a tile `n-1` hops away | `miu_mpb` + 2·n·`router_mesh_cycles` mesh cycles |
 //! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for a refresh ([`refresh_wait`]: `dram_refresh_ns` every `dram_refresh_interval_ns`) and for the controller |
-//! | waiting for a busy MPB, register block or controller | from the requests of all cores around its arrival ([`super::queue`]; one at a time: `mpb_port_mesh_cycles`, `crb_mesh_cycles`, `memctl_mesh_cycles` each), charged once those are known |
+//! | waiting for a busy MPB, register block or controller | from the requests of all cores around its arrival ([`super::queue`]; one at a time: `mpb_port_mesh_cycles`, `crb_mesh_cycles` each; a controller a line per [`super::dram::Ddr3::line_service`], several in flight), charged once those are known |
 //! | waiting for a busy mesh link | the same, at every link the request and its reply cross ([`Hop`]), each packet busy for its flits ([`chip::Timing::packet_flits`]) × `link_flit_mesh_cycles`; summed in 1/[`LINK_WAIT_SCALE`] cycles and charged as they make whole cycles |
 //! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
 //! | write-back of a victim line | a store of the line to its target |
@@ -74,6 +74,7 @@
 
 use chip::{Chip, CoreId, Target, Timing};
 
+use super::dram::Ddr3;
 use super::mesh::{self, Link, MAX_LINKS};
 use super::stats::{MAX_CONTROLLERS, MAX_TILES};
 
@@ -168,8 +169,9 @@ impl Class {
     }
 }
 
-/// A resource that serves one access at a time, so that accesses from
-/// several cores queue at it.
+/// A resource that serves one access at a time (a memory controller: one
+/// line at a time, several in flight), so that accesses from several
+/// cores queue at it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Resource {
     /// A memory controller, by index.
@@ -183,10 +185,13 @@ pub enum Resource {
     Link(Link),
 }
 
-/// Cycles per calendar bucket of a memory controller: about four of its
-/// 31-cycle services (a stated assumption: small enough that a bucket is
-/// one moment of contention, large enough that `SLOTS` buckets cover far
-/// more than cores drift apart; see [`super::queue`]).
+/// Cycles per calendar bucket of a memory controller: about one DRAM
+/// access (76 to 116 core cycles uncontended), so that a core streaming
+/// from DRAM books a controller about once a bucket, and some twenty of
+/// its 6-cycle services ([`super::dram`]; a stated assumption: small
+/// enough that a bucket is one moment of contention, large enough that
+/// `SLOTS` buckets cover far more than cores drift apart; see
+/// [`super::queue`]).
 const CONTROLLER_BUCKET: u64 = 128;
 
 /// Cycles per calendar bucket of an MPB, register block or link: a few of
@@ -383,6 +388,9 @@ pub struct Latencies {
     mpb: Vec<Way>,
     /// Per controller: a DRAM access.
     dram: Vec<Way>,
+    /// Core cycles a controller takes per line with several requests in
+    /// flight ([`super::dram::Ddr3::line_service`]).
+    controller_service: u64,
     fpga: u64,
 }
 
@@ -427,6 +435,7 @@ impl Latencies {
             tile: chip.tile_of(core).index(),
             mpb,
             dram,
+            controller_service: Ddr3::of(&t).line_service(&t),
             fpga: u64::from(t.fpga_factor) * t.mpb_access(sif),
         }
     }
@@ -493,7 +502,7 @@ impl Latencies {
                 Class::Dram,
                 self.dram.get(controller)?,
                 Resource::Controller(controller),
-                t.memctl_service(),
+                self.controller_service,
             ),
             Target::Fpga => Cost {
                 class: Class::Fpga,
@@ -871,7 +880,10 @@ mod tests {
         let q = near.queue.unwrap();
         assert_eq!(q.resource, Resource::Controller(0));
         assert!(q.arrival < near.cycles);
-        assert_eq!(q.service, t.memctl_service());
+        // A line every 4 DRAM clocks (8 mesh cycles), not one access per
+        // 46: the controller has several requests in flight.
+        assert_eq!(q.service, t.mesh_to_core(8));
+        assert!(q.service * 5 < t.mesh_to_core(u64::from(t.memctl_mesh_cycles)));
         // MPBs and register blocks queue too, each at its tile.
         let mpb = l.target(Target::Mpb(SCC.tile(5).unwrap())).unwrap();
         let q = mpb.queue.unwrap();

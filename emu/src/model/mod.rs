@@ -17,8 +17,11 @@
 //! - [`tsr`]: the test-and-set registers and their statistics;
 //! - [`stats`]: per-core counters and their table;
 //! - [`mesh`]: XY routes and the routers a request crosses;
-//! - [`queue`]: resources serving one request at a time, queued the same
-//!   whatever order the host runs the cores in;
+//! - [`queue`]: resources serving one request at a time (or, a memory
+//!   controller, a line at a time), queued the same whatever order the
+//!   host runs the cores in;
+//! - [`dram`]: the DDR3 channel behind a memory controller, its banks and
+//!   bus, and the rate at which it serves lines;
 //! - [`write_buffer`]: the P54C's write buffers, where stores that leave
 //!   the core wait while it goes on;
 //! - [`latency`]: the cost of each access class and one core's modelled
@@ -34,6 +37,7 @@
 //! events the way the plugin will.
 
 pub mod cache;
+pub mod dram;
 pub mod hierarchy;
 pub mod latency;
 pub mod lut;

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-//! Resources that serve one request at a time (a memory controller, a
-//! tile's MPB port, a tile's register block, a directed mesh link), with
-//! queueing that does not depend on the order in which cores reach them on
-//! the host.
+//! Resources that serve one request at a time (a tile's MPB port, a
+//! tile's register block, a directed mesh link) or one line at a time (a
+//! memory controller's DDR3 channel), with queueing that does not depend
+//! on the order in which cores reach them on the host.
+//!
+//! A controller's service is not its latency: its banks and bus have
+//! several requests in flight and pass a line every few cycles
+//! ([`super::dram`]), so a request waits for the lines ahead of it to pass
+//! the channel's narrowest stage, and the formulas below take that
+//! interval as its service. The other resources' service is their whole
+//! occupancy.
 //!
 //! # The calendar
 //!

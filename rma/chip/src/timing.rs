@@ -82,9 +82,14 @@ pub struct Timing {
     /// too, even for the local MPB: "a documented hardware bug prevents a
     /// network bypass" (\[thesis\] 1.4).
     pub router_mesh_cycles: u32,
-    /// Memory controller service time per line, in mesh (controller)
-    /// cycles. \[EAS\]: "46 memory cycles". Each controller serves one
-    /// request at a time (see `emu`'s queue model, `emu::model::queue`).
+    /// Memory controller latency per line, in mesh (controller) cycles:
+    /// from the request reaching the controller to the reply leaving it.
+    /// \[EAS\]: "46 memory cycles". The DDR3 device's part of it is
+    /// tRCD + CL + the burst ([`Timing::dram_trcd`] and the fields after
+    /// it: 35 ns, 28 cycles); the rest is the controller's own, which no
+    /// document at hand breaks down. A controller has several requests in
+    /// flight: it serves a line every few cycles, as its banks and bus
+    /// allow (`emu::model::dram`), not one per latency.
     pub memctl_mesh_cycles: u32,
     /// Bytes a mesh link carries at once: one flit. \[JSSC\] abstract: the
     /// routers are joined by "16B, 5.4 mm wide links".
@@ -191,6 +196,59 @@ pub struct Timing {
     /// simplification; on the P54C they would wait in the buffers, in the
     /// same order).
     pub write_buffers: u32,
+    /// Data rate of the DDR3 DIMMs behind each memory controller, in
+    /// mega-transfers per second; the DRAM clock is half of it (400 MHz,
+    /// 2.5 ns a clock). The SCC boards' management tool initialises the
+    /// platform with the setting "Tile533_Mesh800_DDR800" (sccKit's
+    /// `sccBmc -i`), the clocks \[thesis\] 1.8 gives: DDR3-800. The `dram_*`
+    /// timings below are in clocks of it, from \[JEDEC\] JESD79-3's
+    /// DDR3-800 tables (each rounded up to whole clocks, as a controller
+    /// programs them); `emu::model::dram` schedules a channel's reads with
+    /// them.
+    pub dram_mts: u32,
+    /// CAS latency CL, in DRAM clocks: read command to first data.
+    /// \[JEDEC\] speed bins DDR3-800D (5-5-5) and DDR3-800E (6-6-6); which
+    /// bin the SCC boards' DIMMs are is not in the references (none: the
+    /// slower, 800E, taken: CL 6, 15 ns).
+    pub dram_cl: u32,
+    /// tRCD, in DRAM clocks: activate to read. \[JEDEC\] DDR3-800E: 15 ns.
+    pub dram_trcd: u32,
+    /// tRP, in DRAM clocks: precharge to the bank's next activate.
+    /// \[JEDEC\] DDR3-800E: 15 ns.
+    pub dram_trp: u32,
+    /// tRAS, in DRAM clocks: activate to precharge of a bank, at least.
+    /// \[JEDEC\] DDR3-800: 37.5 ns (tRC = tRAS + tRP = 52.5 ns for 800E).
+    pub dram_tras: u32,
+    /// tRTP, in DRAM clocks: read to precharge of its bank. \[JEDEC\]:
+    /// max(4 clocks, 7.5 ns).
+    pub dram_trtp: u32,
+    /// tCCD, in DRAM clocks: column command to column command. \[JEDEC\]:
+    /// 4 clocks.
+    pub dram_tccd: u32,
+    /// tRRD, in DRAM clocks: activate to activate of another bank of the
+    /// rank. \[JEDEC\] DDR3-800: max(4 clocks, 10 ns) for 1 KB and 2 KB
+    /// pages.
+    pub dram_trrd: u32,
+    /// tFAW, in DRAM clocks: the window in which a rank takes at most four
+    /// activates. \[JEDEC\] DDR3-800: 40 ns for 1 KB pages (x4 and x8
+    /// devices), 50 ns for 2 KB (x16). The devices' width is not in the
+    /// references (none: x8 taken, the width of the 2 Gb devices
+    /// [`Timing::dram_refresh_ns`] assumes on common unbuffered DIMMs).
+    pub dram_tfaw: u32,
+    /// DRAM clocks a 32-byte line's data takes on the 64-bit bus: four
+    /// transfers, two clocks (DDR3's burst chop BC4, \[JEDEC\]). The SCC's
+    /// chip paper (Howard et al., ISSCC 2010, abstract) gives the four
+    /// controllers "an aggregate peak memory bandwidth of 21GB/s at 4x
+    /// burst", at a data rate it does not give: four controllers moving a
+    /// 4-transfer burst of 32 bytes every tCCD of 4 clocks make 21.3 GB/s
+    /// at DDR3-1333 (1.5 ns a clock), which reads the figure as the column
+    /// path, not the burst, pacing the lines, as `emu::model::dram` has it.
+    pub dram_burst: u32,
+    /// Banks of a DDR3 device: 8 for every density (\[JEDEC\]). A
+    /// controller's streams are taken to fall in one rank's banks (none:
+    /// the ranks of the SCC boards' DIMMs are not in the references, and
+    /// tRRD and tFAW hold per rank, so one rank is the narrower case).
+    pub dram_banks: u32,
 }
 
 impl Timing {
@@ -218,6 +276,17 @@ impl Timing {
         dram_refresh_interval_ns: 7_800,
         dram_refresh_ns: 160,
         write_buffers: 2,
+        dram_mts: 800,
+        dram_cl: 6,
+        dram_trcd: 6,
+        dram_trp: 6,
+        dram_tras: 15,
+        dram_trtp: 4,
+        dram_tccd: 4,
+        dram_trrd: 4,
+        dram_tfaw: 16,
+        dram_burst: 2,
+        dram_banks: 8,
     };
 
     /// `mesh` mesh cycles in core cycles, rounded up (a core waits whole
@@ -269,11 +338,6 @@ impl Timing {
         2 * self.insn_cycles as u64
     }
 
-    /// Core cycles a memory controller is busy with one line.
-    pub const fn memctl_service(&self) -> u64 {
-        self.mesh_to_core(self.memctl_mesh_cycles as u64)
-    }
-
     /// Core cycles a tile's MPB is busy with one access.
     pub const fn mpb_port_service(&self) -> u64 {
         self.mesh_to_core(self.mpb_port_mesh_cycles as u64)
@@ -322,7 +386,6 @@ mod tests {
         assert!((50..=56).contains(&t.mpb_access(1)));
         // 8 + 46 = 54 mesh cycles: 35.98 core cycles, 36.
         assert_eq!(t.dram_access(1), 40 + 36);
-        assert_eq!(t.memctl_service(), 31);
         // JEDEC tREFI 7.8 us and tRFC 160 ns at 533 MHz: 4157.4 and 85.28
         // core cycles.
         assert_eq!((t.dram_refresh_interval(), t.dram_refresh()), (4157, 85));
@@ -337,6 +400,20 @@ mod tests {
             (t.link_service(3), t.link_service(2), t.link_service(1)),
             (2, 2, 1)
         );
+        // DDR3-800E in clocks of 2.5 ns, each rounded up: CL, tRCD, tRP
+        // 15 ns; tRAS 37.5 ns; tRTP max(4, 7.5 ns); tCCD 4; tRRD max(4,
+        // 10 ns); tFAW 40 ns.
+        let clocks = |ps: u32| ps.div_ceil(2_000_000 / t.dram_mts);
+        assert_eq!(
+            [t.dram_cl, t.dram_trcd, t.dram_trp, t.dram_tras],
+            [clocks(15_000), clocks(15_000), clocks(15_000), clocks(37_500)]
+        );
+        assert_eq!(
+            [t.dram_trtp, t.dram_tccd, t.dram_trrd, t.dram_tfaw],
+            [clocks(7_500).max(4), 4, clocks(10_000).max(4), clocks(40_000)]
+        );
+        // A 32-byte line on the 64-bit bus: 4 transfers, 2 clocks.
+        assert_eq!(t.dram_burst, 32 / 8 / 2);
         // Every router more costs 8 mesh cycles, about 5.3 core cycles.
         for n in 1..9 {
             let step = t.mpb_access(n + 1) - t.mpb_access(n);
