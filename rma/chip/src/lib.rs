@@ -282,7 +282,7 @@ pub enum ChipError {
         /// The 16 MiB pages it would need.
         pages: u32,
     },
-    /// A clock of [`Chip::timing`] is zero.
+    /// A clock of [`Chip::timing`] is zero, or its DRAM has no banks.
     Clocks,
     /// A tile id is not below the chip's tile count.
     TileOutOfRange {
@@ -339,7 +339,9 @@ impl core::fmt::Display for ChipError {
                 f,
                 "memory controller {controller} would need {pages} pages of 16 MiB: a LUT entry reaches 1024"
             ),
-            Self::Clocks => f.write_str("timing: the core and mesh clocks must not be zero"),
+            Self::Clocks => f.write_str(
+                "timing: the core, mesh and DRAM clocks and the DRAM's banks must not be zero",
+            ),
             Self::TileOutOfRange { tile, tiles } => {
                 write!(
                     f,
@@ -523,6 +525,10 @@ mod tests {
         let mut chip = SCC;
         chip.mpb_bytes_per_tile = 100;
         assert_eq!(chip.validate(), Err(ChipError::MpbSize(100)));
+
+        let mut chip = SCC;
+        chip.timing.dram_banks = 0;
+        assert_eq!(chip.validate(), Err(ChipError::Clocks));
 
         // Without the controller at (5,2), its six tiles have no memory.
         let mut chip = SCC;

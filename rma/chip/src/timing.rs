@@ -366,10 +366,15 @@ impl Timing {
         self.core_mhz as u64
     }
 
-    /// Whether the table can be used: both clocks and the write buffers
-    /// non-zero.
+    /// Whether the table can be used: the clocks (the core's, the mesh's
+    /// and the DRAM's) and the write buffers non-zero, and the DRAM has
+    /// banks.
     pub const fn is_valid(&self) -> bool {
-        self.core_mhz > 0 && self.mesh_mhz > 0 && self.write_buffers > 0
+        self.core_mhz > 0
+            && self.mesh_mhz > 0
+            && self.dram_mts > 0
+            && self.dram_banks > 0
+            && self.write_buffers > 0
     }
 }
 
