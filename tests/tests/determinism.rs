@@ -134,6 +134,12 @@ const BENCHES: &[Bench] = &[
     },
     // Both variants, with no origin and one; the third core waits out
     // each round.
+    // Cores streaming from one controller, each round between barriers.
+    Bench {
+        program: "bench-dram-bandwidth",
+        cores: 4,
+        params: QUICK,
+    },
     Bench {
         program: "bench-overlap",
         cores: 3,

@@ -4,9 +4,12 @@
 //! loads from and stores to its own and remote MPBs at every distance;
 //! core 0 also DRAM behind each controller and a test-and-set register
 //! round trip) through the global timestamp, exactly, and core 0 times an
-//! uncontended lock/unlock pair.
+//! uncontended lock/unlock pair; and cores streaming from one memory
+//! controller get more lines through it than it could serve one access at
+//! a time.
 
-use system_tests::{boot_ok, lines_starting, transcript};
+use chip::SCC;
+use system_tests::{RunConfig, assert_clean_success, boot_ok, boot_with, lines_starting, transcript};
 
 #[test]
 fn every_core_reads_back_the_timing_table_on_48_cores() {
@@ -44,4 +47,43 @@ fn every_core_reads_back_the_timing_table_on_48_cores() {
     }
     let pair = lines_starting(&report, 0, "lock/unlock pair (GBH, exclusive, uncontended");
     assert_eq!(pair.len(), 1, "{}", transcript(&report));
+}
+
+#[test]
+fn eight_cores_stream_from_one_controller_faster_than_one_access_at_a_time() {
+    const CORES: u32 = 8;
+    let config = RunConfig {
+        params: vec![("scale".to_owned(), "quick".to_owned())],
+        ..RunConfig::new(CORES, "bench-dram-bandwidth")
+    };
+    let report = boot_with(&config);
+    assert_clean_success(&report, CORES);
+    let lines = lines_starting(&report, 0, "BENCH dram-bandwidth ");
+    assert_eq!(lines.len(), 1, "{}", transcript(&report));
+    let field = |name: &str| {
+        lines[0]
+            .split(' ')
+            .find_map(|f| f.strip_prefix(name))
+            .unwrap_or_else(|| panic!("no {name} in {}", lines[0]))
+    };
+    assert_eq!(field("procs="), CORES.to_string());
+    let bytes: u64 = field("bytes=").parse().unwrap();
+    let cycles: Vec<u64> = field("cycles=")
+        .split(',')
+        .map(|c| c.parse().unwrap())
+        .collect();
+    // A controller busy for a whole access's 46 memory cycles per line
+    // would pass one 32-byte line per 31 core cycles at most; its DDR3
+    // channel has several in flight, and every round (its barriers
+    // included) moved more than that bound allows.
+    let t = SCC.timing;
+    let one_at_a_time = t.mesh_to_core(u64::from(t.memctl_mesh_cycles));
+    for c in &cycles {
+        let lines_moved = bytes / 32;
+        assert!(
+            lines_moved * one_at_a_time > *c,
+            "{lines_moved} lines in {c} cycles: no faster than one per {one_at_a_time}\n{}",
+            transcript(&report)
+        );
+    }
 }
