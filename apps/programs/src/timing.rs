@@ -30,8 +30,9 @@
 //! program fails if a latency differs from the table by more than
 //! [`TOLERANCE`] cycles: none, as a clock read sees the cycles its block
 //! issued up to the reading instruction, not the whole block's. Last, every core reads DRAM behind controller 0
-//! at once and reports what a read then costs: the controller's queue,
-//! printed, not checked (it depends on how the cores' reads interleave). Without the emulator's timing the timestamp
+//! at once and reports what a read then costs between two clock reads,
+//! printed, not checked: the controller's queueing is charged at the
+//! core's next ordered access, after the second clock read. Without the emulator's timing the timestamp
 //! reads 0 and the program says so and fails.
 
 use alloc::format;
@@ -497,7 +498,8 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     comm.barrier();
 
     // Contention, reported, not checked: every core at once reads DRAM
-    // behind controller 0, which serves one line at a time.
+    // behind controller 0 (its queueing is charged at the next ordered
+    // access, after the second clock read).
     let lsm = scc.lsm(0).as_ptr() as *const u32;
     let mine = lsm.wrapping_add(16 * me.index());
     let t0 = scc.global_timestamp();
