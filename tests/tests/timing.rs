@@ -9,7 +9,9 @@
 //! a time.
 
 use chip::SCC;
-use system_tests::{RunConfig, assert_clean_success, boot_ok, boot_with, lines_starting, transcript};
+use system_tests::{
+    RunConfig, assert_clean_success, boot_ok, boot_with, lines_starting, transcript,
+};
 
 #[test]
 fn every_core_reads_back_the_timing_table_on_48_cores() {

@@ -411,11 +411,21 @@ mod tests {
         let clocks = |ps: u32| ps.div_ceil(2_000_000 / t.dram_mts);
         assert_eq!(
             [t.dram_cl, t.dram_trcd, t.dram_trp, t.dram_tras],
-            [clocks(15_000), clocks(15_000), clocks(15_000), clocks(37_500)]
+            [
+                clocks(15_000),
+                clocks(15_000),
+                clocks(15_000),
+                clocks(37_500)
+            ]
         );
         assert_eq!(
             [t.dram_trtp, t.dram_tccd, t.dram_trrd, t.dram_tfaw],
-            [clocks(7_500).max(4), 4, clocks(10_000).max(4), clocks(40_000)]
+            [
+                clocks(7_500).max(4),
+                4,
+                clocks(10_000).max(4),
+                clocks(40_000)
+            ]
         );
         // A 32-byte line on the 64-bit bus: 4 transfers, 2 clocks.
         assert_eq!(t.dram_burst, 32 / 8 / 2);
