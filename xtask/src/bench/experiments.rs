@@ -231,6 +231,7 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: &[Run {
                 program: "bench-dram-bandwidth",
+                memory_mib: None,
                 cores: &[1, 2, 4, 6, 8, 12, 16, 20, 24],
                 quick_cores: &[1, 4, 12, 24],
                 params: FULL,
