@@ -12,9 +12,14 @@
 //! a row with both write buffers full), a write-combine buffer flush, and
 //! a test-and-set register round trip (acquire, release), while the others
 //! wait: no other core's requests queue at a controller. Last, core 0
-//! times `pairs` uncontended lock/unlock pairs (GBH, exclusive) on the
-//! next core's part of a window and prints the last one's cycles, which
-//! `cargo xtask bench calibrate` breaks into its accesses.
+//! makes each one-sided call `calls` times on the next core's part of a
+//! window (MPBT-WT, GBH locks): an 8-byte put, get and accumulate inside
+//! an exclusive lock epoch, an exclusive and a shared lock/unlock pair, a
+//! fence, and a post/start/complete/wait round with itself as the only
+//! origin and target; it prints the last one's cycles of each, then makes
+//! the call named by `extra` once more. `cargo xtask bench calibrate`
+//! takes each call's instructions and accesses from the difference
+//! between a run with an extra call and one without.
 //!
 //! A store costs the core nothing while a write buffer is free
 //! (`chip::Timing::write_buffers`): a store alone is timed on the core's
@@ -42,9 +47,10 @@ use core::arch::asm;
 
 use chip::{MemoryType, TileCoord};
 
-use kernel::chip::settings::integer;
+use kernel::chip::settings::{Choice, choice, integer};
 use kernel::platform::Scc;
-use rma::{Assert, LockScheme, LockType, Rma, WindowOptions};
+use rma::comm::Group;
+use rma::{AccumulateOp, Assert, LockScheme, LockType, Rma, RmaError, Window, WindowOptions};
 
 use crate::support::osc::fail;
 
@@ -237,11 +243,57 @@ struct Reading {
     expected: u64,
 }
 
+/// The one-sided calls core 0 times, as `extra` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    /// No call (the setting's default).
+    None,
+    /// An 8-byte put (one `u64`) inside an exclusive lock epoch.
+    Put,
+    /// An 8-byte get inside an exclusive lock epoch.
+    Get,
+    /// An 8-byte accumulate (sum of one `u64`) inside an exclusive lock epoch.
+    Accumulate,
+    /// An exclusive lock/unlock pair.
+    LockExclusive,
+    /// A shared lock/unlock pair.
+    LockShared,
+    /// A fence.
+    Fence,
+    /// Post, start, complete and wait, the core its own origin and target.
+    Pscw,
+}
+
+impl Choice for Call {
+    const ALL: &'static [Self] = &[
+        Self::None,
+        Self::Put,
+        Self::Get,
+        Self::Accumulate,
+        Self::LockExclusive,
+        Self::LockShared,
+        Self::Fence,
+        Self::Pscw,
+    ];
+    const NAMES: &'static [&'static str] = &[
+        "none",
+        "put",
+        "get",
+        "accumulate",
+        "lock-exclusive",
+        "lock-shared",
+        "fence",
+        "pscw",
+    ];
+}
+
 kernel::chip::settings! {
     /// timing's settings.
     pub struct Settings {
-        /// uncontended lock/unlock pairs core 0 times last (the last one is printed)
-        pairs: u32 = integer(1..=1000, "8"),
+        /// times core 0 makes each one-sided call last (the last one's cycles are printed)
+        calls: u32 = integer(1..=1000, "8"),
+        /// a call core 0 makes once more after the timed ones, untimed: put, get, accumulate, lock-exclusive, lock-shared, fence, pscw or none
+        extra: Call = choice::<Call>("none"),
     }
 }
 
@@ -509,7 +561,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     }
     let per_read = (scc.global_timestamp() - t0) / u64::from(LOADED_READS);
     comm.barrier();
-    let pair = lock_pairs(scc, comm, settings.pairs)?;
+    let timed_calls = calls(scc, comm, &settings)?;
 
     let mut wrong = Vec::new();
     for r in &readings {
@@ -531,10 +583,10 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         scc.cores(),
         t.dram_access(routers(chip.memory_controllers[0].port.tile))
     );
-    if let Some((target, cycles)) = pair {
+    for (what, cycles) in &timed_calls {
         kernel::println!(
-            "lock/unlock pair (GBH, exclusive, uncontended, on core {target}'s window): {cycles} cycles, the last of {}",
-            settings.pairs
+            "call {what}: {cycles} cycles, the last of {}",
+            settings.calls
         );
     }
     if wrong.is_empty() {
@@ -545,33 +597,179 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     }
 }
 
-/// Core 0 takes and gives back an exclusive GBH lock on the next core's
-/// part of a window `pairs` times while the others wait in a barrier:
-/// that core and the last pair's cycles on core 0's clock (with one clock
-/// read), `None` on the other cores.
-fn lock_pairs(
+/// One timed call: what it is and its cycles on core 0's clock.
+type Timed = (String, u64);
+
+/// Core 0 makes each one-sided call `settings.calls` times on the next
+/// core's part of a window (itself on one core), then `settings.extra`
+/// once more, while the others take part in the fences only: each
+/// call's name and the last one's cycles (with one clock read), none on
+/// the other cores.
+fn calls(
     scc: &Scc,
     comm: rma::comm::Comm<'_, Scc>,
-    pairs: u32,
-) -> Result<Option<(u32, u64)>, String> {
+    settings: &Settings,
+) -> Result<Vec<Timed>, String> {
     let mut rma = Rma::new(comm).map_err(|e| format!("rma: {e}"))?;
     let win = rma
-        .allocate::<u32>(1, WindowOptions::new().lock_scheme(LockScheme::Gbh))
+        .allocate::<u64>(2, WindowOptions::new().lock_scheme(LockScheme::Gbh))
         .map_err(fail("allocating a window"))?;
     let (n, me) = (rma.size(), rma.rank());
     let target = (me + 1) % n;
-    let mut last = None;
-    if me == 0 {
-        for _ in 0..pairs {
-            let (result, cycles) = crate::bench::timed(scc, || {
-                rma.lock(win, LockType::Exclusive, target, Assert::NONE)?;
-                rma.unlock(win, target)
-            });
-            result.map_err(fail("lock/unlock"))?;
-            last = Some((target, cycles));
-        }
+    let own = Group::world(n, me)
+        .and_then(|w| w.incl(&[me]))
+        .map_err(fail("the group of this core"))?;
+    let mut calls = Calls {
+        scc,
+        rma: &mut rma,
+        win,
+        target,
+        own: &own,
+        round: 0,
+    };
+    // A fence is collective: every core makes it, the others nothing else.
+    let mine = |call: Call| me == 0 || call == Call::Fence;
+    let mut timed = Vec::new();
+    for &call in Call::ALL[1..].iter().filter(|&&c| mine(c)) {
+        timed.extend(calls.make(call, settings.calls, settings.extra == call)?);
+    }
+    if me != 0 {
+        timed.clear();
     }
     rma.comm().barrier();
     rma.free(win).map_err(fail("freeing the window"))?;
-    Ok(last)
+    Ok(timed)
+}
+
+/// What [`calls`] makes its calls with.
+struct Calls<'a, 'h> {
+    scc: &'a Scc,
+    rma: &'a mut Rma<'h, Scc>,
+    win: Window<u64>,
+    target: u32,
+    /// Core 0 alone, origin and target of the PSCW round.
+    own: &'a Group,
+    /// Calls made so far: what puts write and the checks expect.
+    round: u64,
+}
+
+/// Makes `call` `times` times, timing each, then once more untimed if
+/// `extra`: the last timed one's cycles (with one clock read).
+fn repeat(
+    scc: &Scc,
+    times: u32,
+    extra: bool,
+    call: &mut dyn FnMut() -> Result<(), RmaError>,
+) -> Result<u64, String> {
+    let mut cycles = 0;
+    for _ in 0..times {
+        let (result, c) = crate::bench::timed(scc, &mut *call);
+        result.map_err(fail("a timed call"))?;
+        cycles = c;
+    }
+    if extra {
+        call().map_err(fail("the extra call"))?;
+    }
+    Ok(cycles)
+}
+
+impl Calls<'_, '_> {
+    /// Makes `call` `times` times in one epoch (a fence or a PSCW round
+    /// per time), then once more untimed if `extra`, and checks its data:
+    /// what was timed and the last time's cycles.
+    fn make(&mut self, call: Call, times: u32, extra: bool) -> Result<Vec<Timed>, String> {
+        let (scc, win, target, own) = (self.scc, self.win, self.target, self.own);
+        self.round += 1;
+        let value = 0x5ca1_ab1e_0000_0000 | self.round;
+        let rma = &mut *self.rma;
+        let on = |what: &str| format!("{what} (GBH, MPBT-WT, on core {target}'s window)");
+        Ok(match call {
+            Call::None => Vec::new(),
+            Call::Put | Call::Get | Call::Accumulate => {
+                rma.lock(win, LockType::Exclusive, target, Assert::NONE)
+                    .map_err(fail("lock"))?;
+                rma.put(win, target, 0, &[value]).map_err(fail("put"))?;
+                let mut got = [0];
+                let (what, cycles, at, add) = match call {
+                    Call::Put => {
+                        let cycles =
+                            repeat(scc, times, extra, &mut || rma.put(win, target, 1, &[value]))?;
+                        ("put 8 B", cycles, 1, 0)
+                    }
+                    Call::Get => {
+                        let cycles =
+                            repeat(scc, times, extra, &mut || rma.get(win, target, 0, &mut got))?;
+                        ("get 8 B", cycles, 0, 0)
+                    }
+                    _ => {
+                        let cycles = repeat(scc, times, extra, &mut || {
+                            rma.accumulate(win, target, 0, &[1], AccumulateOp::Sum)
+                        })?;
+                        (
+                            "accumulate 8 B (sum)",
+                            cycles,
+                            0,
+                            u64::from(times + u32::from(extra)),
+                        )
+                    }
+                };
+                rma.get(win, target, at, &mut got).map_err(fail("get"))?;
+                rma.unlock(win, target).map_err(fail("unlock"))?;
+                if got[0] != value + add {
+                    return Err(format!(
+                        "{what}: the window holds {:#x}, not {:#x}",
+                        got[0],
+                        value + add
+                    ));
+                }
+                alloc::vec![(on(what), cycles)]
+            }
+            Call::LockExclusive | Call::LockShared => {
+                let (kind, what) = if call == Call::LockExclusive {
+                    (LockType::Exclusive, "exclusive")
+                } else {
+                    (LockType::Shared, "shared")
+                };
+                let cycles = repeat(scc, times, extra, &mut || {
+                    rma.lock(win, kind, target, Assert::NONE)?;
+                    rma.unlock(win, target)
+                })?;
+                alloc::vec![(on(&format!("lock/unlock pair, {what}")), cycles)]
+            }
+            Call::Fence => {
+                let cycles = repeat(scc, times, extra, &mut || rma.fence(win, Assert::NONE))?;
+                rma.fence(win, Assert::NOSUCCEED).map_err(fail("fence"))?;
+                alloc::vec![(on("fence"), cycles)]
+            }
+            Call::Pscw => {
+                let mut cycles = [0; 4];
+                for time in 0..times + u32::from(extra) {
+                    let mut parts = [0; 4];
+                    // The extra round untimed, as `repeat`'s extra call.
+                    let mut part = |k: usize, f: &mut dyn FnMut() -> Result<(), RmaError>| {
+                        if time == times {
+                            return f().map_err(fail("the extra PSCW call"));
+                        }
+                        let (result, c) = crate::bench::timed(scc, f);
+                        parts[k] = c;
+                        result.map_err(fail("a PSCW call"))
+                    };
+                    part(0, &mut || rma.post(win, own, Assert::NONE))?;
+                    part(1, &mut || rma.start(win, own, Assert::NONE))?;
+                    part(2, &mut || rma.complete(win))?;
+                    part(3, &mut || rma.wait(win))?;
+                    if time < times {
+                        cycles = parts;
+                    }
+                }
+                let own =
+                    |what: &str| format!("{what} (MPBT-WT, core 0 its own origin and target)");
+                ["post", "start", "complete", "wait"]
+                    .iter()
+                    .zip(cycles)
+                    .map(|(what, c)| (own(what), c))
+                    .collect()
+            }
+        })
+    }
 }

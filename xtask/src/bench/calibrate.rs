@@ -10,13 +10,28 @@
 //!   acquire and release) and prints
 //!   `latency <what>: measured <m> expected <e> cycles` against
 //!   `chip::Timing`; a primitive off its table entry is a failure.
-//! - An uncontended lock/unlock pair broken into its accesses: `timing`
-//!   again with one pair more (`PAIRS` + 1); the difference of core 0's
-//!   chip-model counters between the two runs is one more pair of the timed
-//!   loop, per latency class: its accesses, their stall cycles, what the
-//!   table says they cost, and the instruction issue cycles left over. A
-//!   class whose stall differs from its accesses at their table cost is a
-//!   failure.
+//! - Each one-sided call against its access-only bound: `timing` on one
+//!   core makes each call `CALLS` times and prints the last one's cycles
+//!   (put, get and accumulate of 8 bytes, an exclusive and a shared GBH
+//!   lock/unlock pair, a fence, post, start, complete and wait; MPBT-WT
+//!   windows, the core its own target). Then once per call, the same run
+//!   with that call made once more (`extra`): the difference of core 0's
+//!   chip-model counters is the call's instructions and cycles (a PSCW
+//!   round's for post, start, complete and wait together). The bound is
+//!   what the accesses the call's algorithm must make cost by the table
+//!   (`chip::Timing`), nothing for instructions: each access at its
+//!   latency on core 0 (a store taken by the write-combine buffer, or the
+//!   store that flushes it, one cycle; CL1INVMB 15; a test-and-set
+//!   register access of its own tile 51; a DRAM word behind controller 0
+//!   76, uncached LSM words and MPBT-WT window reads alike, as MPBT-WT
+//!   reads bypass L1). The accesses are counted from the algorithms in
+//!   `rma` with the coherence actions MPBT-WT requires ([`CALL_BOUNDS`]).
+//! - An uncontended lock/unlock pair broken into its accesses: the
+//!   difference of core 0's counters between the run with one exclusive
+//!   pair more and the one without, per latency class: its accesses,
+//!   their stall cycles, what the table says they cost, and the
+//!   instruction issue cycles left over. A class whose stall differs from
+//!   its accesses at their table cost is a failure.
 //! - Contention across quanta and host load: the lock/unlock benchmark on
 //!   `LOCK_CORES` cores at quanta of 1,000 to 100,000 cycles, and at the
 //!   middle quantum again beside two busy host processes; each
@@ -38,9 +53,9 @@ use super::table::{Table, num};
 use super::{Ctx, Section, csv};
 use crate::run::RunConfig;
 
-/// Lock/unlock pairs of the first breakdown run: the caches are warm by
-/// the last one.
-const PAIRS: u32 = 8;
+/// Times the `timing` program makes each one-sided call: the caches are
+/// warm by the last one.
+const CALLS: u32 = 8;
 
 /// Cores of the primitives' run: one core sees every distance from tile 0.
 const TIMING_CORES: u32 = 2;
@@ -86,25 +101,28 @@ pub fn parse_primitive(line: &str) -> Option<Primitive> {
 pub fn calibrate(ctx: &mut Ctx<'_>) -> Result<Section> {
     let mut section = Section::new(super::experiments::experiment("calibrate"));
     primitives(ctx, &mut section)?;
-    lock_pair(ctx, &mut section)?;
+    calls(ctx, &mut section)?;
     contention(ctx, &mut section)?;
     section.notes.push(format!(
         "Primitives come from core 0 of `cargo xtask run --cores {TIMING_CORES} --program timing`; \
-         the pair's breakdown from the difference between `cargo xtask run --cores 1 --program \
-         timing --param pairs={PAIRS}` and the same with `--param pairs={}`; contention from `cargo xtask run --cores {LOCK_CORES} --program \
+         the calls from `cargo xtask run --cores 1 --program timing --param calls={CALLS}`, \
+         their instructions and the pair's breakdown from the difference between that and the \
+         same with `--param extra=CALL`; contention from `cargo xtask run --cores {LOCK_CORES} --program \
          bench-lock --param scale=quick --param layer=rma --quantum Q` for Q in {QUANTA:?}, and \
          at Q = {LOADED_QUANTUM} beside {BUSY_PROCESSES} busy host processes (`sh -c 'while :; do :; \
-         done'`).",
-        PAIRS + 1
+         done'`)."
     ));
     Ok(section)
 }
 
-/// A `timing` run's configuration on `cores` cores with `pairs`
-/// lock/unlock pairs.
-fn timing_run(cores: u32, pairs: u32) -> RunConfig {
+/// A `timing` run's configuration on `cores` cores, making each call
+/// [`CALLS`] times and `extra` (a name of its `extra` setting) once more.
+fn timing_run(cores: u32, extra: &str) -> RunConfig {
     RunConfig {
-        params: vec![("pairs".into(), pairs.to_string())],
+        params: vec![
+            ("calls".into(), CALLS.to_string()),
+            ("extra".into(), extra.into()),
+        ],
         ..RunConfig::new(cores, "timing")
     }
 }
@@ -116,7 +134,7 @@ fn core0_stats(report: &crate::run::RunReport) -> Option<CoreStats> {
 
 /// Times the primitives.
 fn primitives(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
-    let report = ctx.boot(timing_run(TIMING_CORES, PAIRS))?;
+    let report = ctx.boot(timing_run(TIMING_CORES, "none"))?;
     let what = format!("timing on {TIMING_CORES} cores");
     // Failed or not, the lines it printed are tabled.
     section.record(&what, &report);
@@ -168,11 +186,150 @@ fn primitives(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
     Ok(())
 }
 
-/// The pair's line of a `timing` run: its cycles on core 0's clock.
-pub fn parse_pair(line: &str) -> Option<u64> {
-    let rest = line.strip_prefix("lock/unlock pair ")?;
-    let (_, rest) = rest.split_once("): ")?;
-    rest.split_once(" cycles")?.0.parse().ok()
+/// A call's line of a `timing` run: what was timed and its cycles on
+/// core 0's clock.
+pub fn parse_call(line: &str) -> Option<(String, u64)> {
+    let rest = line.strip_prefix("call ")?;
+    let (what, rest) = rest.rsplit_once("): ")?;
+    let cycles = rest.split_once(" cycles")?.0.parse().ok()?;
+    Some((format!("{what})"), cycles))
+}
+
+/// The accesses one call's algorithm must make, per latency class, with
+/// the coherence actions of an MPBT-WT window, on one core that is its
+/// own target (its test-and-set register, its records in the LSM and its
+/// window all behind its own tile and memory controller).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallBound {
+    /// How the `timing` program's line names the call (its start).
+    pub call: &'static str,
+    /// The `extra` setting that makes it once more, if it has its own.
+    pub extra: Option<&'static str>,
+    /// Accesses per class.
+    pub accesses: &'static [(Class, u64)],
+}
+
+/// Every call `timing` times, with its accesses:
+/// - put 8 B: the two word stores into the window, taken by the
+///   write-combine buffer.
+/// - get 8 B: the guard of the invalidation an earlier get needs (a
+///   flushing store), CL1INVMB, the two word loads from DRAM.
+/// - accumulate 8 B: the target's test-and-set register taken and given
+///   back, the guarded invalidation (flush, CL1INVMB), two word loads and
+///   two word stores, the release's flush.
+/// - exclusive GBH pair: four atomic updates of the global and the local
+///   counter (each a register round trip and a DRAM load and store), the
+///   lock's flush and CL1INVMB, the unlock's flush.
+/// - shared GBH pair: two updates of the local counter, the same actions.
+/// - fence alone: the release's flush and the acquire's CL1INVMB (the
+///   barrier of one core makes no access).
+/// - post: the completion counter's store, the match bit set under the
+///   origin's register (load, store), the local window's release (flush).
+/// - start: the guarded invalidation (flush, CL1INVMB).
+/// - complete: the release's flush, the match vector's load, the bit
+///   cleared under this core's register (load, store), the counter
+///   decremented under the target's (load, store).
+/// - wait: the counter's load, the guarded invalidation (flush, CL1INVMB).
+pub const CALL_BOUNDS: [CallBound; 10] = [
+    CallBound {
+        call: "put 8 B",
+        extra: Some("put"),
+        accesses: &[(Class::Wcb, 2)],
+    },
+    CallBound {
+        call: "get 8 B",
+        extra: Some("get"),
+        accesses: &[(Class::Wcb, 1), (Class::CacheOp, 1), (Class::Dram, 2)],
+    },
+    CallBound {
+        call: "accumulate 8 B",
+        extra: Some("accumulate"),
+        accesses: &[
+            (Class::Register, 2),
+            (Class::Wcb, 4),
+            (Class::CacheOp, 1),
+            (Class::Dram, 2),
+        ],
+    },
+    CallBound {
+        call: "lock/unlock pair, exclusive",
+        extra: Some("lock-exclusive"),
+        accesses: &[
+            (Class::Register, 8),
+            (Class::Dram, 8),
+            (Class::Wcb, 2),
+            (Class::CacheOp, 1),
+        ],
+    },
+    CallBound {
+        call: "lock/unlock pair, shared",
+        extra: Some("lock-shared"),
+        accesses: &[
+            (Class::Register, 4),
+            (Class::Dram, 4),
+            (Class::Wcb, 2),
+            (Class::CacheOp, 1),
+        ],
+    },
+    CallBound {
+        call: "fence",
+        extra: Some("fence"),
+        accesses: &[(Class::Wcb, 1), (Class::CacheOp, 1)],
+    },
+    CallBound {
+        call: "post",
+        extra: None,
+        accesses: &[(Class::Register, 2), (Class::Dram, 3), (Class::Wcb, 1)],
+    },
+    CallBound {
+        call: "start",
+        extra: None,
+        accesses: &[(Class::Wcb, 1), (Class::CacheOp, 1)],
+    },
+    CallBound {
+        call: "complete",
+        extra: None,
+        accesses: &[(Class::Register, 4), (Class::Dram, 5), (Class::Wcb, 1)],
+    },
+    CallBound {
+        call: "wait",
+        extra: None,
+        accesses: &[(Class::Dram, 1), (Class::Wcb, 1), (Class::CacheOp, 1)],
+    },
+];
+
+/// The `extra` setting of a whole PSCW round (post, start, complete and
+/// wait, which have none of their own).
+const PSCW_EXTRA: &str = "pscw";
+
+impl CallBound {
+    /// The call's bound on core 0: each access at its table latency (an L1
+    /// hit plus [`table_stall`]).
+    pub fn cycles(&self, chip: &Chip) -> u64 {
+        let l1 = u64::from(chip.timing.l1_hit);
+        self.accesses
+            .iter()
+            .map(|&(class, n)| n * (l1 + table_stall(chip, class).unwrap_or(0)))
+            .sum()
+    }
+
+    /// The accesses, as "2 CRB/TSR + 3 DRAM".
+    pub fn describe(&self) -> String {
+        describe(self.accesses.iter().copied())
+    }
+}
+
+/// Accesses per class as "2 CRB/TSR + 3 DRAM".
+fn describe(accesses: impl Iterator<Item = (Class, u64)>) -> String {
+    let parts: Vec<String> = accesses
+        .filter(|&(_, n)| n > 0)
+        .map(|(class, n)| format!("{n} {}", class.name()))
+        .collect();
+    if parts.is_empty() {
+        "none".to_owned()
+    } else {
+        parts.join(" + ")
+    }
 }
 
 /// What one access of `class` stalls core 0 beyond an L1 hit, by the
@@ -243,28 +400,133 @@ pub fn breakdown(chip: &Chip, before: &CoreStats, after: &CoreStats) -> (Vec<Cla
     (shares, after.cycles.saturating_sub(before.cycles))
 }
 
-/// The uncontended lock/unlock pair, broken into its accesses.
-fn lock_pair(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
-    // One core alone: no other core to wait for, so the two runs differ
-    // by the extra pair only.
-    let mut counters = Vec::new();
-    let mut report = None;
-    for pairs in [PAIRS, PAIRS + 1] {
-        let run = ctx.boot(timing_run(1, pairs))?;
-        let what = format!("timing on 1 core, {pairs} lock/unlock pairs");
+/// The one-sided calls against their bounds, and the exclusive pair
+/// broken into its accesses.
+fn calls(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
+    // One core alone: no other core to wait for, so two runs differ by
+    // the extra call only.
+    let extras = CALL_BOUNDS
+        .iter()
+        .filter_map(|b| b.extra)
+        .chain([PSCW_EXTRA]);
+    let mut runs = Vec::new();
+    for extra in ["none"].into_iter().chain(extras) {
+        let run = ctx.boot(timing_run(1, extra))?;
+        let what = format!("timing on 1 core, extra={extra}");
         if !section.record(&what, &run) {
             return Ok(());
         }
-        counters.push(core0_stats(&run));
-        report = Some(run);
+        let Some(stats) = core0_stats(&run) else {
+            section
+                .failures
+                .push(format!("{what}: core 0 reported no chip-model counters"));
+            return Ok(());
+        };
+        runs.push((extra, stats, run));
     }
-    let (Some(report), [Some(before), Some(after)]) = (report, counters.as_slice()) else {
-        section
-            .failures
-            .push("lock/unlock breakdown: core 0 reported no chip-model counters".into());
-        return Ok(());
+    let chip = chip::DEFAULT_CHIP;
+    let (_, base, report) = &runs[0];
+    let extra = |name: &str| {
+        runs.iter()
+            .find(|(e, _, _)| *e == name)
+            .map(|(_, stats, _)| stats.insns.saturating_sub(base.insns))
     };
-    let measured = report.serial(0).iter().find_map(|l| parse_pair(l));
+    let lines: Vec<(String, u64)> = report
+        .serial(0)
+        .iter()
+        .filter_map(|l| parse_call(l))
+        .collect();
+    let mut table = Table::new(
+        "Each one-sided call against its access-only bound (modelled time)",
+        &[
+            "call",
+            "instructions",
+            "cycles",
+            "bound (cycles)",
+            "bound's accesses",
+            "cycles / bound",
+        ],
+    );
+    table.notes.push(format!(
+        "core 0 alone, the last of {CALLS} calls on its own MPBT-WT window; cycles on its clock \
+         (one clock read included); instructions from the counters' difference with one call \
+         more, untimed (a whole PSCW round for post, start, complete and wait); bound = the accesses \
+         the algorithm must make at their table latency, instructions free"
+    ));
+    for bound in &CALL_BOUNDS {
+        let Some((what, cycles)) = lines.iter().find(|(w, _)| w.starts_with(bound.call)) else {
+            section.failures.push(format!(
+                "timing printed no line for the call {}",
+                bound.call
+            ));
+            continue;
+        };
+        let insns = bound.extra.and_then(extra);
+        let b = bound.cycles(chip);
+        section.samples.push(RawSample {
+            keys: vec![("call".into(), what.clone())],
+            values: vec![
+                ("cycles".into(), cycles.to_string()),
+                (
+                    "instructions".into(),
+                    insns.map_or(String::new(), |i| i.to_string()),
+                ),
+                ("bound cycles".into(), b.to_string()),
+            ],
+            run: section.last_run(),
+            core: Some(0),
+        });
+        table.rows.push(vec![
+            what.clone(),
+            insns.map_or("-".to_owned(), |i| i.to_string()),
+            cycles.to_string(),
+            b.to_string(),
+            bound.describe(),
+            num(*cycles as f64 / b as f64, 1),
+        ]);
+    }
+    if let Some(insns) = extra(PSCW_EXTRA) {
+        let parts = CALL_BOUNDS.iter().filter(|b| b.extra.is_none());
+        let cycles: u64 = parts
+            .clone()
+            .filter_map(|p| lines.iter().find(|(w, _)| w.starts_with(p.call)))
+            .map(|(_, c)| c)
+            .sum();
+        let b: u64 = parts.clone().map(|p| p.cycles(chip)).sum();
+        let mut sum = [0u64; CLASSES];
+        for p in parts {
+            for &(class, n) in p.accesses {
+                sum[class as usize] += n;
+            }
+        }
+        table.rows.push(vec![
+            "PSCW round (post, start, complete, wait)".to_owned(),
+            insns.to_string(),
+            cycles.to_string(),
+            b.to_string(),
+            describe(Class::ALL.iter().map(|&c| (c, sum[c as usize]))),
+            num(cycles as f64 / b as f64, 1),
+        ]);
+    }
+    section.modeled.push(table);
+    if let Some((_, after, _)) = runs.iter().find(|(e, _, _)| *e == "lock-exclusive") {
+        lock_pair(section, base, after, &lines);
+    }
+    Ok(())
+}
+
+/// The exclusive lock/unlock pair broken into its accesses: what `after`
+/// counted beyond `before`.
+fn lock_pair(
+    section: &mut Section,
+    before: &CoreStats,
+    after: &CoreStats,
+    lines: &[(String, u64)],
+) {
+    let measured = lines
+        .iter()
+        .find(|(w, _)| w.starts_with("lock/unlock pair, exclusive"))
+        .map(|(_, c)| *c);
     let chip = chip::DEFAULT_CHIP;
     let (shares, total) = breakdown(chip, before, after);
     let mut table = Table::new(
@@ -279,7 +541,7 @@ fn lock_pair(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
     );
     table.notes.push(format!(
         "core 0, alone, takes and gives back an exclusive GBH lock on its own part of a window; the \
-         counters of one more iteration of its timed loop (the pair, two clock reads, the loop); \
+         counters of one more pair, untimed; \
          stall = core cycles beyond an L1 hit; MC-wait holds DRAM refresh (no other core's requests), \
          not checked. The program's clock gave the pair {} cycles.",
         measured.map_or("no".to_owned(), |c| c.to_string())
@@ -337,7 +599,6 @@ fn lock_pair(ctx: &mut Ctx<'_>, section: &mut Section) -> Result<()> {
         String::new(),
     ]);
     section.modeled.push(table);
-    Ok(())
 }
 
 /// Processes that keep host CPUs busy until dropped: the load beside
@@ -484,18 +745,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_pairs_line_is_read() {
+    fn a_calls_line_is_read() {
         assert_eq!(
-            parse_pair(
-                "lock/unlock pair (GBH, exclusive, uncontended, on core 1's window): 3716 cycles, the last of 9"
+            parse_call(
+                "call lock/unlock pair, exclusive (GBH, MPBT-WT, on core 1's window): 3716 cycles, the last of 8"
             ),
-            Some(3716)
+            Some((
+                "lock/unlock pair, exclusive (GBH, MPBT-WT, on core 1's window)".to_owned(),
+                3716
+            ))
         );
-        assert_eq!(parse_pair("lock/unlock pair (GBH): many cycles"), None);
+        assert_eq!(parse_call("call fence (GBH): many cycles"), None);
         assert_eq!(
-            parse_pair("latency L1 hit: measured 1 expected 1 cycles"),
+            parse_call("latency L1 hit: measured 1 expected 1 cycles"),
             None
         );
+    }
+
+    #[test]
+    fn a_calls_bound_is_its_accesses_at_table_latency() {
+        let chip = chip::DEFAULT_CHIP;
+        let bound = |call: &str| {
+            CALL_BOUNDS
+                .iter()
+                .find(|b| b.call == call)
+                .map(|b| b.cycles(chip))
+        };
+        // Two stores into the write-combine buffer.
+        assert_eq!(bound("put 8 B"), Some(2));
+        // A flush, CL1INVMB (15) and two DRAM words at 76.
+        assert_eq!(bound("get 8 B"), Some(1 + 15 + 2 * 76));
+        // Eight register accesses at 51, eight DRAM words, two flushes, CL1INVMB.
+        assert_eq!(
+            bound("lock/unlock pair, exclusive"),
+            Some(8 * 51 + 8 * 76 + 2 + 15)
+        );
+        assert_eq!(
+            CALL_BOUNDS[2].describe(),
+            "2 CRB/TSR + 4 WCB + 1 cache-op + 2 DRAM"
+        );
+        // Every call with a line of its own has a bound.
+        assert!(CALL_BOUNDS.iter().all(|b| b.cycles(chip) > 0));
     }
 
     #[test]
