@@ -4,7 +4,7 @@
 
 use core::arch::asm;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use chip::{
     AddressMap, CACHE_LINE, Chip, CoreId, EMU_SIGNATURE, EmuCall, LUT_PAGE_SIZE, LutEntry,
@@ -164,6 +164,58 @@ struct Mappings {
     slots: Slots,
 }
 
+/// The bytes of one LUT entry's mapping that the page tables map all of,
+/// readable without [`Scc`]'s lock: `start..end`, offsets from the
+/// mapping's first byte, empty (`end` 0) until an access maps a page.
+/// Only the owning core writes it, under the lock, so an access whose
+/// range lies inside needs neither the lock nor a look at the pages.
+#[derive(Debug)]
+struct Ready {
+    start: AtomicU32,
+    end: AtomicU32,
+}
+
+impl Ready {
+    const EMPTY: Ready = Ready {
+        start: AtomicU32::new(0),
+        end: AtomicU32::new(0),
+    };
+
+    /// Whether `len` bytes from `offset` lie inside.
+    fn covers(&self, offset: u32, len: usize) -> bool {
+        let (start, end) = (
+            self.start.load(Ordering::Relaxed),
+            self.end.load(Ordering::Relaxed),
+        );
+        offset >= start && u64::from(offset) + len as u64 <= u64::from(end)
+    }
+
+    /// Takes in `start..end`, just mapped: the union if the two touch,
+    /// else the larger of the two.
+    fn extend(&self, start: u32, end: u32) {
+        let (s, e) = (
+            self.start.load(Ordering::Relaxed),
+            self.end.load(Ordering::Relaxed),
+        );
+        let touches = e != 0 && start <= e && s <= end;
+        let (start, end) = if touches {
+            (start.min(s), end.max(e))
+        } else if e == 0 || end - start > e - s {
+            (start, end)
+        } else {
+            (s, e)
+        };
+        self.start.store(start, Ordering::Relaxed);
+        self.end.store(end, Ordering::Relaxed);
+    }
+
+    /// Empty again (the mapping is gone).
+    fn clear(&self) {
+        self.end.store(0, Ordering::Relaxed);
+        self.start.store(0, Ordering::Relaxed);
+    }
+}
+
 /// This core's view of the chip.
 #[derive(Debug)]
 pub struct Scc {
@@ -171,6 +223,9 @@ pub struct Scc {
     core: CoreId,
     cores: u32,
     mappings: Mutex<Mappings>,
+    /// Per LUT entry, the bytes of the mapping it starts that the page
+    /// tables map all of ([`Scc::shared_dram`]'s path without the lock).
+    ready: [Ready; 256],
     /// Whether the emulator models time and answers its calls
     /// ([`EmuCall`]): then waits, test-and-set registers and the clock
     /// go through them.
@@ -215,6 +270,7 @@ impl Scc {
             core,
             cores,
             mappings: Mutex::new(mappings),
+            ready: [Ready::EMPTY; 256],
             modelled,
             tracing: trace && modelled,
             polling: AtomicBool::new(false),
@@ -628,11 +684,24 @@ impl Scc {
 
     /// The mapping of shareable DRAM that starts at `slot`, with the pages
     /// holding `len` bytes from `offset` mapped: [`SharedBytes`] over the
-    /// whole mapping, offsets from its first byte.
+    /// mapping's first bytes, offsets from its first byte, at least up to
+    /// `offset + len`.
+    ///
+    /// Once the pages are mapped, a range inside what earlier calls mapped
+    /// takes neither the lock nor a look at the pages: two loads and a
+    /// comparison ([`Ready`]).
     ///
     /// # Panics
     /// If `slot` starts no mapping, or the range runs past it.
     pub fn shared_dram(&self, slot: u8, offset: u32, len: usize) -> SharedBytes {
+        let base = AddressMap::entry_base(slot) as *mut u8;
+        let ready = &self.ready[usize::from(slot)];
+        if ready.covers(offset, len) {
+            return SharedBytes {
+                base,
+                len: ready.end.load(Ordering::Relaxed),
+            };
+        }
         let mut m = self.mappings.lock();
         let Mappings {
             space,
@@ -649,23 +718,24 @@ impl Scc {
             u64::from(offset) + len as u64 <= u64::from(bytes),
             "{core}: {offset:#x}+{len} runs past the {bytes} bytes mapped at LUT entry {slot}"
         );
-        let base = AddressMap::entry_base(slot);
         if len > 0 {
             let last = offset + (len as u32 - 1);
-            for page in offset / PAGE_SIZE..=last / PAGE_SIZE {
+            let pages = offset / PAGE_SIZE..=last / PAGE_SIZE;
+            for page in pages.clone() {
                 if !mapping.is_mapped(page) {
-                    let at = base + page * PAGE_SIZE;
+                    let at = base as u32 + page * PAGE_SIZE;
                     space
                         .map(frames, at, at, PAGE_SIZE, mapping.ty)
                         .unwrap_or_else(|e| panic!("mapping LUT entry {slot}'s page: {e}"));
                     mapping.set_mapped(page);
                 }
             }
+            ready.extend(
+                pages.start() * PAGE_SIZE,
+                (last / PAGE_SIZE + 1) * PAGE_SIZE,
+            );
         }
-        SharedBytes {
-            base: base as *mut u8,
-            len: bytes,
-        }
+        SharedBytes { base, len: bytes }
     }
 
     /// Removes the mapping that starts at `slot`: its pages leave the page
@@ -676,6 +746,7 @@ impl Scc {
     pub fn unmap_shared_dram(&self, slot: u8) {
         let mut m = self.mappings.lock();
         let core = self.core;
+        self.ready[usize::from(slot)].clear();
         let mapping = m
             .slots
             .remove(slot)
