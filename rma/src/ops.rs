@@ -204,8 +204,19 @@ impl<H: RmaHal> Rma<'_, H> {
         disp: u32,
         data: &[T],
     ) -> Result<(), RmaError> {
-        let layout = Vector::contiguous(len_u32(data.len(), call.origin_buffer)?);
-        self.put_vector_as(call, window, target, disp, data, layout, layout)
+        let len = len_u32(data.len(), call.origin_buffer)?;
+        let id = window.id();
+        if target == PROC_NULL {
+            return self.window(id).map(|_| ());
+        }
+        // Contiguous at both sides: one copy, none of a layout's checks.
+        let bytes = u64::from(len) * T::BYTES as u64;
+        let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes);
+        let offset = self.begin_contiguous(call, id, target, disp, bytes)?;
+        let ty = self.window(id)?.options.remote_type;
+        self.write_elements(id, target, ty, offset, data)?;
+        self.finish(id, Kind::Put, bytes);
+        Ok(())
     }
 
     /// [`Rma::get`], its errors naming `call`.
@@ -217,8 +228,18 @@ impl<H: RmaHal> Rma<'_, H> {
         disp: u32,
         buf: &mut [T],
     ) -> Result<(), RmaError> {
-        let layout = Vector::contiguous(len_u32(buf.len(), call.origin_buffer)?);
-        self.get_vector_as(call, window, target, disp, buf, layout, layout)
+        let len = len_u32(buf.len(), call.origin_buffer)?;
+        let id = window.id();
+        if target == PROC_NULL {
+            return self.window(id).map(|_| ());
+        }
+        let bytes = u64::from(len) * T::BYTES as u64;
+        let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes);
+        let offset = self.begin_contiguous(call, id, target, disp, bytes)?;
+        let ty = self.fresh_get(id);
+        self.read_elements(id, target, ty, offset, buf)?;
+        self.finish(id, Kind::Get, bytes);
+        Ok(())
     }
 
     /// Writes the elements `origin` picks from `data` to the places
@@ -435,10 +456,49 @@ impl<H: RmaHal> Rma<'_, H> {
         }
         .operation(&w.access, target)?;
         check_layouts(call, buffer, &origin, &target_layout)?;
-        let remote = w.remotes[target as usize];
-        let offset = u64::from(disp) * u64::from(remote.info.disp_unit);
+        let offset = u64::from(disp) * u64::from(w.remotes[target as usize].info.disp_unit);
         let (first, len) = target_bytes::<T>(offset, &target_layout);
+        self.enter(call, id, target, first, len)?;
+        Ok(offset)
+    }
+
+    /// [`Rma::begin`] for `bytes` contiguous bytes at both sides, which
+    /// have no layout to check.
+    pub(crate) fn begin_contiguous(
+        &mut self,
+        call: &Call,
+        id: u32,
+        target: u32,
+        disp: u32,
+        bytes: u64,
+    ) -> Result<u64, RmaError> {
+        let w = self.window(id)?;
+        check_rank(call.target, target, w.ranks.size())?;
+        Check {
+            call: call.name,
+            window: id,
+        }
+        .operation(&w.access, target)?;
+        let offset = u64::from(disp) * u64::from(w.remotes[target as usize].info.disp_unit);
+        // Below 2^64: a u32 displacement times a u32 unit.
+        self.enter(call, id, target, offset as i64, bytes)?;
+        Ok(offset)
+    }
+
+    /// The checks of [`Rma::begin`] after the layouts': `len` bytes from
+    /// byte `first` inside the target's window, then in a start epoch the
+    /// wait for the target's post, and in a dynamic window, memory the
+    /// target attached.
+    fn enter(
+        &mut self,
+        call: &Call,
+        id: u32,
+        target: u32,
+        first: i64,
+        len: u64,
+    ) -> Result<(), RmaError> {
         self.check_range(call.name, id, target, first, len)?;
+        let w = self.window(id)?;
         let dynamic = w.dynamic.is_some();
         if matches!(w.access, AccessEpoch::Start { .. }) {
             let record = w.remotes[w.ranks.rank as usize].record;
@@ -455,7 +515,7 @@ impl<H: RmaHal> Rma<'_, H> {
             // After the post: what the target attached before it counts.
             self.check_attached(call.name, id, target, first as u64, len)?;
         }
-        Ok(offset)
+        Ok(())
     }
 
     /// Counts a finished operation in the epoch and the statistics.

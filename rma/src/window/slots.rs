@@ -38,6 +38,9 @@ struct Mapped {
 pub struct Slots {
     range: EntryRange,
     mapped: Vec<Option<Mapped>>,
+    /// The entry [`Slots::entry_for`] found last: looked at first, as
+    /// consecutive operations mostly reach the same target.
+    last: usize,
 }
 
 impl Slots {
@@ -46,6 +49,7 @@ impl Slots {
         Self {
             range,
             mapped: alloc::vec![None; range.len() as usize],
+            last: 0,
         }
     }
 
@@ -72,9 +76,14 @@ impl Slots {
         ty: MemoryType,
         stats: &mut WindowStats,
     ) -> Result<u8, RmaError> {
-        let found = self.mapped.iter().position(|m| {
+        let maps = |m: &Option<Mapped>| {
             m.is_some_and(|m| m.controller == controller && m.page == page && m.ty == ty)
-        });
+        };
+        let found = if self.mapped.get(self.last).is_some_and(maps) {
+            Some(self.last)
+        } else {
+            self.mapped.iter().position(maps)
+        };
         let index = match found {
             Some(index) => index,
             None => {
@@ -111,6 +120,7 @@ impl Slots {
         if let Some(m) = &mut self.mapped[index] {
             m.uses += 1;
         }
+        self.last = index;
         Ok(self.slot(index))
     }
 
