@@ -26,14 +26,12 @@
 
 use alloc::vec::Vec;
 
-use chip::CoreId;
-
 use chip::trace::Op;
 
 use crate::RmaError;
 use crate::coherence::{Actions, Coherence, acquire_actions, guard_invalidation, release_actions};
 use crate::comm::Group;
-use crate::epoch::{AccessEpoch, Assert, Check, ExposureEpoch};
+use crate::epoch::{AccessEpoch, Assert, Check, ExposureEpoch, reuse};
 use crate::hal::RmaHal;
 use crate::hal::Span;
 use crate::window::database::Record;
@@ -50,10 +48,15 @@ pub mod pscw {
     /// Algorithm 1, post: the own completion counter to the number of
     /// origins, then this core's bit (`me`) in each origin's match vector
     /// (`origins`: its core and its record), under that origin's TSR.
-    pub fn post<H: Lsm + Tsr>(hal: &H, me: u32, mine: Record, origins: &[(CoreId, Record)]) {
+    pub fn post<H: Lsm + Tsr>(
+        hal: &H,
+        me: u32,
+        mine: Record,
+        origins: impl ExactSizeIterator<Item = (CoreId, Record)>,
+    ) {
         let count = u8::try_from(origins.len()).expect("post checked the group size");
         hal.lsm_write(mine.controller, mine.counter(), &[count]);
-        for &(core, record) in origins {
+        for (core, record) in origins {
             let (word, bit) = record.match_word(me);
             hal.tsr_acquire(core);
             let v = hal.lsm_read_u32(record.controller, word);
@@ -94,27 +97,37 @@ pub mod pscw {
         me: CoreId,
         mine: Record,
         seen: &mut [u32],
-        targets: &[(u32, CoreId, Record)],
+        targets: impl Iterator<Item = (u32, CoreId, Record)> + Clone,
     ) -> u64 {
         let mut polls = 0;
-        let mut clear = alloc::vec![0u32; seen.len()];
-        for &(rank, _, _) in targets {
+        let mut any = false;
+        for (rank, _, _) in targets.clone() {
             polls += await_post(hal, mine, seen, rank);
-            clear[(rank / 32) as usize] |= 1 << (rank % 32);
+            any = true;
         }
-        if !targets.is_empty() {
+        // The bits of word `index` of the match vector to clear.
+        let clear = |index: usize| {
+            targets
+                .clone()
+                .filter(|&(rank, _, _)| (rank / 32) as usize == index)
+                .fold(0u32, |mask, (rank, _, _)| mask | 1 << (rank % 32))
+        };
+        if any {
             hal.tsr_acquire(me);
-            for (index, &mask) in clear.iter().enumerate().filter(|(_, m)| **m != 0) {
-                let (word, _) = mine.match_word(index as u32 * 32);
-                let v = hal.lsm_read_u32(mine.controller, word);
-                hal.lsm_write_u32(mine.controller, word, v & !mask);
+            for index in 0..seen.len() {
+                let mask = clear(index);
+                if mask != 0 {
+                    let (word, _) = mine.match_word(index as u32 * 32);
+                    let v = hal.lsm_read_u32(mine.controller, word);
+                    hal.lsm_write_u32(mine.controller, word, v & !mask);
+                }
             }
             hal.tsr_release(me);
         }
-        for (s, mask) in seen.iter_mut().zip(&clear) {
-            *s &= !mask;
+        for (index, s) in seen.iter_mut().enumerate() {
+            *s &= !clear(index);
         }
-        for &(_, core, record) in targets {
+        for (_, core, record) in targets {
             hal.tsr_acquire(core);
             let mut count = [0];
             hal.lsm_read(record.controller, record.counter(), &mut count);
@@ -175,12 +188,18 @@ impl<H: RmaHal> Rma<'_, H> {
     }
 
     /// The ranks in window `id` of `group`'s members, in the group's
-    /// order: `group` names processes of the run (as MPI's groups do), and
-    /// each is translated to its rank in the window.
+    /// order, into `list`: `group` names processes of the run (as MPI's
+    /// groups do), and each is translated to its rank in the window.
     ///
     /// Return values: `Err(GroupMismatch)` unless `group` is drawn from
     /// this run; `Err(NotMember)` for a member outside the window.
-    fn members(&self, call: &'static str, id: u32, group: &Group) -> Result<Vec<u32>, RmaError> {
+    fn members(
+        &self,
+        call: &'static str,
+        id: u32,
+        group: &Group,
+        list: &mut Vec<u32>,
+    ) -> Result<(), RmaError> {
         let cores = self.hal.cores();
         if group.world_size() != cores {
             return Err(RmaError::GroupMismatch {
@@ -189,21 +208,19 @@ impl<H: RmaHal> Rma<'_, H> {
             });
         }
         let world = &self.ranks(id).world;
-        group
-            .members()
-            .iter()
-            .map(|&process| {
-                world
-                    .iter()
-                    .position(|&w| w == process)
-                    .map(|r| r as u32)
-                    .ok_or(RmaError::NotMember {
-                        call,
-                        of: "the window",
-                        process,
-                    })
-            })
-            .collect()
+        list.clear();
+        for &process in group.members() {
+            let rank = world
+                .iter()
+                .position(|&w| w == process)
+                .ok_or(RmaError::NotMember {
+                    call,
+                    of: "the window",
+                    process,
+                })?;
+            list.push(rank as u32);
+        }
+        Ok(())
     }
 
     pub(crate) fn record(&self, id: u32, rank: u32) -> Record {
@@ -309,7 +326,8 @@ impl<H: RmaHal> Rma<'_, H> {
         }
         .post(&w.exposure)?;
         let local = w.options.local_type;
-        let origins = self.members("post", id, group)?;
+        let mut origins = reuse(&mut self.window_mut(id)?.spare.origins);
+        self.members("post", id, group, &mut origins)?;
         if origins.len() as u32 > MAX_POST_GROUP {
             return Err(RmaError::GroupTooLarge {
                 call: "post",
@@ -321,13 +339,13 @@ impl<H: RmaHal> Rma<'_, H> {
             self.coherence(id, release_actions(local));
         }
         let hal = self.hal;
-        let me = self.window_rank(id);
-        let cores: Vec<(CoreId, Record)> = origins
+        let w = self.window(id)?;
+        let me = w.ranks.rank;
+        let cores = origins
             .iter()
-            .map(|&o| (self.core_of(id, o), self.record(id, o)))
-            .collect();
+            .map(|&o| (w.ranks.cores[o as usize], w.remotes[o as usize].record));
         let start = hal.cycles();
-        pscw::post(hal, me, self.record(id, me), &cores);
+        pscw::post(hal, me, w.remotes[me as usize].record, cores);
         let w = self.window_mut(id)?;
         w.stats.wait_cycles += hal.cycles().saturating_sub(start);
         w.exposure = ExposureEpoch::Post {
@@ -363,7 +381,8 @@ impl<H: RmaHal> Rma<'_, H> {
         }
         .start(&w.access)?;
         let remote = w.options.remote_type;
-        let targets = self.members("start", id, group)?;
+        let mut targets = reuse(&mut self.window_mut(id)?.spare.targets);
+        self.members("start", id, group, &mut targets)?;
         let acquire = guard_invalidation(acquire_actions(remote), &self.types(id));
         self.coherence(id, acquire);
         let w = self.window_mut(id)?;
@@ -386,23 +405,22 @@ impl<H: RmaHal> Rma<'_, H> {
             window: id,
         }
         .complete(&w.access)?;
-        let AccessEpoch::Start { targets } = w.access.clone() else {
-            unreachable!("checked above");
-        };
         let remote = w.options.remote_type;
         self.coherence(id, release_actions(remote));
         let hal = self.hal;
-        let me = self.window_rank(id);
-        let mine = self.record(id, me);
-        let cores: Vec<(u32, CoreId, Record)> = targets
-            .iter()
-            .map(|&t| (t, self.core_of(id, t), self.record(id, t)))
-            .collect();
         let w = self.window_mut(id)?;
+        let AccessEpoch::Start { targets } = core::mem::take(&mut w.access) else {
+            unreachable!("checked above");
+        };
+        let (ranks, remotes) = (&w.ranks, &w.remotes);
+        let mine = remotes[ranks.rank as usize].record;
+        let cores = targets
+            .iter()
+            .map(|&t| (t, ranks.cores[t as usize], remotes[t as usize].record));
         let start = hal.cycles();
-        w.stats.polls += pscw::complete(hal, hal.core(), mine, &mut w.seen, &cores);
+        w.stats.polls += pscw::complete(hal, hal.core(), mine, &mut w.seen, cores);
         w.stats.wait_cycles += hal.cycles().saturating_sub(start);
-        w.access = AccessEpoch::None;
+        w.spare.targets = targets;
         w.stats.completes += 1;
         Ok(())
     }
@@ -459,7 +477,9 @@ impl<H: RmaHal> Rma<'_, H> {
             self.coherence(id, acquire);
         }
         let w = self.window_mut(id).expect("checked by the caller");
-        w.exposure = ExposureEpoch::None;
+        if let ExposureEpoch::Post { origins, .. } = core::mem::take(&mut w.exposure) {
+            w.spare.origins = origins;
+        }
         w.stats.waits += 1;
     }
 }

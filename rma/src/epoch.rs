@@ -101,6 +101,27 @@ pub struct Locked {
     pub taken: bool,
 }
 
+/// The lists of rank that ended epochs leave behind, kept for the next
+/// epochs of the window: opening and closing an epoch then does not reach
+/// the heap, whose first-fit search takes longer the more blocks earlier
+/// allocations left free.
+#[derive(Debug, Default)]
+pub struct Spare {
+    /// A start group's targets.
+    pub targets: Vec<u32>,
+    /// A post group's origins.
+    pub origins: Vec<u32>,
+    /// A lock epoch's locked targets.
+    pub locked: Vec<Locked>,
+}
+
+/// `spare`, emptied, leaving an empty list in its place.
+pub fn reuse<T>(spare: &mut Vec<T>) -> Vec<T> {
+    let mut list = core::mem::take(spare);
+    list.clear();
+    list
+}
+
 /// This core's access epoch on one window (it as origin).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum AccessEpoch {

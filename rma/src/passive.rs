@@ -76,7 +76,7 @@ use chip::trace::Op;
 use crate::RmaError;
 use crate::coherence::{Actions, acquire_actions, guard_invalidation, release_actions};
 use crate::comm::check_rank;
-use crate::epoch::{AccessEpoch, Assert, Check, LockType, Locked};
+use crate::epoch::{AccessEpoch, Assert, Check, LockType, Locked, reuse};
 use crate::hal::RmaHal;
 use crate::hal::Span;
 use crate::window::{Rma, Window};
@@ -438,9 +438,9 @@ impl<H: RmaHal> Rma<'_, H> {
         match &mut w.access {
             AccessEpoch::Lock { targets } => targets.push(locked),
             access => {
-                *access = AccessEpoch::Lock {
-                    targets: alloc::vec![locked],
-                }
+                let mut targets = reuse(&mut w.spare.locked);
+                targets.push(locked);
+                *access = AccessEpoch::Lock { targets };
             }
         }
         w.stats.locks += 1;
@@ -476,8 +476,10 @@ impl<H: RmaHal> Rma<'_, H> {
         let w = self.window_mut(id)?;
         if let AccessEpoch::Lock { targets } = &mut w.access {
             targets.retain(|l| l.rank != target);
-            if targets.is_empty() {
-                w.access = AccessEpoch::None;
+            if targets.is_empty()
+                && let AccessEpoch::Lock { targets } = core::mem::take(&mut w.access)
+            {
+                w.spare.locked = targets;
             }
         }
         w.stats.unlocks += 1;

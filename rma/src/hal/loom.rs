@@ -381,7 +381,13 @@ mod pscw {
         pscw::await_post(hal, mine, seen, target);
         cell.store(value, Ordering::Relaxed);
         let t = hal.participant(target);
-        pscw::complete(hal, me, mine, seen, &[(target, t, record(target))]);
+        pscw::complete(
+            hal,
+            me,
+            mine,
+            seen,
+            [(target, t, record(target))].into_iter(),
+        );
     }
 
     /// One exposure epoch of a target for `origin`: post, wait, then the
@@ -389,7 +395,7 @@ mod pscw {
     fn target_epoch(hal: &LoomHal, origin: u32, cell: &AtomicU32, value: u32) {
         let (k, mine, _) = core(hal);
         let o = hal.participant(origin);
-        pscw::post(hal, k, mine, &[(o, record(origin))]);
+        pscw::post(hal, k, mine, [(o, record(origin))].into_iter());
         pscw::wait(hal, mine);
         assert_eq!(
             cell.load(Ordering::Relaxed),
@@ -535,7 +541,7 @@ mod pscw {
                 (target.participant(1), record(1)),
                 (target.participant(2), record(2)),
             ];
-            pscw::post(&target, k, mine, &both);
+            pscw::post(&target, k, mine, both.iter().copied());
             pscw::wait(&target, mine);
             assert_eq!(cells[1].load(Ordering::Relaxed), 1);
             assert_eq!(cells[2].load(Ordering::Relaxed), 2);

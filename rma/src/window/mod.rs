@@ -465,6 +465,8 @@ pub(crate) struct WindowState {
     /// The local cacheable copy of this core's match vector: targets whose
     /// post was seen in the current access epoch.
     pub seen: Vec<u32>,
+    /// Lists of ranks ended epochs left, for the next ones.
+    pub spare: crate::epoch::Spare,
     pub stats: WindowStats,
     /// Request-based operations not yet waited for.
     pub requests: crate::request::Requests,
@@ -1046,6 +1048,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             access: AccessEpoch::None,
             exposure: ExposureEpoch::None,
             seen: alloc::vec![0; words],
+            spare: Default::default(),
             stats: WindowStats::default(),
             requests: Default::default(),
             dynamic: table.map(|table| dynamic::Dynamic::new(table, size)),
