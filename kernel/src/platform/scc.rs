@@ -176,10 +176,13 @@ struct Ready {
 }
 
 impl Ready {
-    const EMPTY: Ready = Ready {
-        start: AtomicU32::new(0),
-        end: AtomicU32::new(0),
-    };
+    /// Nothing mapped yet.
+    const fn empty() -> Self {
+        Self {
+            start: AtomicU32::new(0),
+            end: AtomicU32::new(0),
+        }
+    }
 
     /// Whether `len` bytes from `offset` lie inside.
     fn covers(&self, offset: u32, len: usize) -> bool {
@@ -270,7 +273,7 @@ impl Scc {
             core,
             cores,
             mappings: Mutex::new(mappings),
-            ready: [Ready::EMPTY; 256],
+            ready: [const { Ready::empty() }; 256],
             modelled,
             tracing: trace && modelled,
             polling: AtomicBool::new(false),
@@ -689,7 +692,7 @@ impl Scc {
     ///
     /// Once the pages are mapped, a range inside what earlier calls mapped
     /// takes neither the lock nor a look at the pages: two loads and a
-    /// comparison ([`Ready`]).
+    /// comparison.
     ///
     /// # Panics
     /// If `slot` starts no mapping, or the range runs past it.
