@@ -476,8 +476,9 @@ pub static REGISTRY: &[Experiment] = &[
         about: "Each primitive's modelled cost (L1 and L2 hits, CL1INVMB, WBINVD, a clock read, \
                 MPB loads and stores at every distance, DRAM behind each controller, a test-and-set \
                 register's acquire and release), timed from inside the chip by the `timing` \
-                program, against its entry in the timing table (`chip::Timing`); an uncontended \
-                lock/unlock pair broken into its accesses, each class against the table; and the \
+                program, against its entry in the timing table (`chip::Timing`); each one-sided \
+                call on one core, its instructions and cycles against its access-only bound (the \
+                accesses it must make at table cost); an uncontended lock/unlock pair broken into its accesses, each class against the table; and the \
                 lock/unlock benchmark's medians across quanta of 1,000 to 100,000 cycles and beside \
                 busy host processes, with their spread.",
         kind: Kind::Host(super::calibrate::calibrate),
