@@ -10,8 +10,8 @@
  *
  * One change runs through them: the standard makes its windows with
  * MPI_Win_create on the program's arrays; here they come from
- * MPI_Win_allocate and the arrays are the memory it gives, because a
- * program's own memory is private to its core on the SCC.
+ * MPI_Win_allocate and the arrays are the memory it gives, the window
+ * itself (window_memory.c makes windows on a program's own arrays).
  *
  * Covered: 11.1 (A = B(map), a get per process through indexed-block
  * datatypes at both sides), 11.2 (the same with a get per element), 11.3

@@ -2,7 +2,8 @@
 //! C programs on the cores (`tests/c/`), built with `--c` against mpi.h,
 //! libmpi.a and the C runtime: the environment and collectives,
 //! point-to-point communication and communicators, one-sided
-//! communication with window memory reached through a pointer, the MPI
+//! communication with window memory reached through a pointer, windows
+//! on every kind of program memory, the MPI
 //! standard's chapter 11 examples, the stencil over MPI windows (against
 //! the Rust stencil's cells), and every way a program ends. The programs check their own data and abort on the
 //! first wrong value; the tests check that every core got through, with
@@ -55,6 +56,17 @@ fn one_sided_communication_from_c_moves_the_right_data_on_48_cores() {
     every_rank_printed(&report, 1, |_| {
         "one-sided checks passed on 48 ranks".to_owned()
     });
+}
+
+#[test]
+fn windows_on_statics_stack_heap_part_of_a_block_and_no_memory_move_the_right_data() {
+    for cores in [2, 3, 4] {
+        let report = boot_c(cores, "window_memory", &[]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, cores, |r| {
+            format!("rank {r} of {cores}: window memory checks passed")
+        });
+    }
 }
 
 #[test]

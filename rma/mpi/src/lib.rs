@@ -13,7 +13,8 @@
 //! The numbers C sees (error classes, predefined handles) are declared in
 //! [`codes`] and in `mpi.h` alike; a host test compares the two.
 //! `MPI_MINLOC` and `MPI_MAXLOC` ([`loc`]) are plain work on bytes, tested
-//! on the host too. The rest of the library runs only on the guest.
+//! on the host too, and so is the bookkeeping of a window's two copies of
+//! program memory ([`copies`]). The rest of the library runs only on the guest.
 #![cfg_attr(target_arch = "x86", no_std)]
 #![warn(missing_docs)]
 // MPI's names are C's.
@@ -22,6 +23,7 @@
 extern crate alloc;
 
 pub mod codes;
+pub mod copies;
 #[cfg(target_arch = "x86")]
 mod guest;
 pub mod loc;

@@ -105,6 +105,7 @@ mod info;
 mod inter;
 mod ops;
 mod p2p;
+mod private;
 mod unsupported;
 mod window;
 
@@ -173,6 +174,9 @@ struct Win {
     /// Its attributes as `MPI_Win_get_attr` hands them out: C gets
     /// pointers to these, which live as long as the window.
     attributes: alloc::boxed::Box<window::Attributes>,
+    /// Public copies of the program memory the window spans or has
+    /// attached ([`private`]), which its synchronisation reconciles.
+    shadows: Vec<private::Shadow>,
 }
 
 /// The one state of this core's process.

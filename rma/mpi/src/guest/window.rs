@@ -11,6 +11,7 @@ use rma::Memory;
 
 use super::datatypes::{self, Derived, Ty, byte_layout, element_layout, size_of, span, type_of};
 use super::groups::{group_of, new_group};
+use super::private::{Block, Shadow};
 use super::*;
 
 /// `MPI_WIN_NULL`.
@@ -55,17 +56,9 @@ pub extern "C" fn MPI_Alloc_mem(size: isize, _info: c_int, baseptr: *mut c_void)
     with_state("MPI_Alloc_mem", codes::comm::WORLD, |state| {
         let bytes = u32::try_from(size)
             .map_err(|_| Failure::new(Class::Arg, format!("size {size}: 0 to 4 GiB")))?;
-        let memory = state.rma.alloc_mem(bytes)?;
-        let part = match state.rma.pin_memory(memory) {
-            Ok(part) => part,
-            Err(e) => {
-                let _ = state.rma.free_mem(memory);
-                return Err(e.into());
-            }
-        };
-        let mapping = crt::platform().shared_dram(part.slot, part.offset, part.len as usize);
-        let base = mapping.as_ptr().wrapping_add(part.offset as usize);
-        state.memories.push((base as usize, memory));
+        let block = Block::take(state, bytes)?;
+        let base = block.base();
+        state.memories.push((base as usize, block.memory));
         store(baseptr.cast::<*mut c_void>(), base.cast())
     })
 }
@@ -96,9 +89,12 @@ pub extern "C" fn MPI_Free_mem(base: *mut c_void) -> c_int {
     })
 }
 
-/// `MPI_Win_create` on memory from `MPI_Alloc_mem`, the whole block (its
-/// start and its size): a program's other memory (its stack, statics and
-/// heap) is private to its core on the SCC, and no other core reaches it.
+/// `MPI_Win_create`: on a whole block of `MPI_Alloc_mem` (its start and
+/// its size), the window is that memory; on any other memory of the
+/// program (its stack, statics, heap, part of a block), which is private
+/// to its core, the window keeps a public copy in shared DRAM that the
+/// window's synchronisation reconciles with the program's bytes
+/// ([`super::private`]).
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_create(
     base: *mut c_void,
@@ -109,28 +105,31 @@ pub extern "C" fn MPI_Win_create(
     win: *mut c_int,
 ) -> c_int {
     with_state("MPI_Win_create", comm, |state| {
-        let (_, memory) = memory_at(state, base).map_err(|f| {
-            Failure::new(
-                f.class,
-                format!(
-                    "{}: a program's own memory (stack, statics, heap) is private to its core on \
-                     the SCC, so no other core could reach the window; take the memory from \
-                     MPI_Alloc_mem, or make the window with MPI_Win_allocate",
-                    f.message
-                ),
-            )
-        })?;
-        if size != memory.len() as isize {
-            return Err(Failure::new(
-                Class::Arg,
-                format!(
-                    "size {size}: a window on memory from MPI_Alloc_mem spans the whole block, {} bytes",
-                    memory.len()
-                ),
-            ));
-        }
+        let bytes = program_memory(base, size)?;
+        let whole = memory_at(state, base)
+            .ok()
+            .map(|(_, memory)| memory)
+            .filter(|memory| memory.len() == bytes);
+        let (memory, shadow) = match whole {
+            Some(memory) => (memory, None),
+            None => {
+                let shadow = Shadow::new(state, base.cast(), bytes)?;
+                (shadow.memory(), Some(shadow))
+            }
+        };
         let (window, handle) =
-            make_window(state, Make::Create(memory), (size, disp_unit, info), comm)?;
+            match make_window(state, Make::Create(memory), (size, disp_unit, info), comm) {
+                Ok(made) => made,
+                Err(e) => {
+                    if let Some(shadow) = shadow {
+                        let _ = shadow.free(state);
+                    }
+                    return Err(e);
+                }
+            };
+        if let Some(shadow) = shadow {
+            win_entry(state, handle)?.shadows.push(shadow);
+        }
         finish_window(
             state,
             window,
@@ -140,6 +139,37 @@ pub extern "C" fn MPI_Win_create(
             win,
         )
     })
+}
+
+/// The bytes of program memory `size` at `base` names: 0 to 4 GiB, and
+/// not at a null base unless 0.
+fn program_memory(base: *const c_void, size: isize) -> Result<u32, Failure> {
+    let bytes = u32::try_from(size)
+        .map_err(|_| Failure::new(Class::Arg, format!("size {size}: 0 to 4 GiB")))?;
+    if base.is_null() && bytes > 0 {
+        return Err(Failure::new(
+            Class::Base,
+            format!("a null base with size {size} (only a window of 0 bytes may have no base)"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The window `handle` names, as C holds it.
+fn win_entry(state: &mut State, handle: c_int) -> Result<&mut Win, Failure> {
+    handle
+        .checked_sub(1)
+        .and_then(|i| state.windows.get_mut(usize::try_from(i).ok()?))
+        .and_then(Option::as_mut)
+        .ok_or_else(|| Failure::new(Class::Win, format!("{handle} names no window")))
+}
+
+/// Runs `f` on each public copy of program memory window `handle` keeps
+/// (none for most windows).
+fn each_shadow(state: &mut State, handle: c_int, f: fn(&mut Shadow)) {
+    if let Ok(w) = win_entry(state, handle) {
+        w.shadows.iter_mut().for_each(f);
+    }
 }
 
 /// `MPI_Win_create_dynamic`: a window without memory, to which each rank
@@ -162,68 +192,80 @@ pub extern "C" fn MPI_Win_create_dynamic(info: c_int, comm: c_int, win: *mut c_i
     })
 }
 
-/// The memory of `MPI_Alloc_mem` at `base`, whole, for `call` on a
-/// dynamic window: a program's other memory is private to its core.
-fn attachable(
-    state: &State,
-    call: &str,
-    base: *const c_void,
-    size: Option<isize>,
-) -> Result<Memory, Failure> {
-    let (_, memory) = memory_at(state, base).map_err(|f| {
-        Failure::new(
-            f.class,
-            format!(
-                "{}: a program's own memory (stack, statics, heap) is private to its core on \
-                 the SCC, so no other core could reach it; {call} takes memory from MPI_Alloc_mem",
-                f.message
-            ),
-        )
-    })?;
-    if let Some(size) = size
-        && size != memory.len() as isize
-    {
-        return Err(Failure::new(
-            Class::Arg,
-            format!(
-                "size {size}: {call} attaches a block of MPI_Alloc_mem whole, {} bytes",
-                memory.len()
-            ),
-        ));
-    }
-    Ok(memory)
-}
-
-/// `MPI_Win_attach`: memory from `MPI_Alloc_mem`, the whole block, to this
-/// rank's part of a dynamic window, locally.
+/// `MPI_Win_attach`: to this rank's part of a dynamic window, locally, a
+/// whole block of `MPI_Alloc_mem` as it is, or any other memory of the
+/// program through a public copy ([`super::private`]).
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_attach(win: c_int, base: *mut c_void, size: isize) -> c_int {
     with_state("MPI_Win_attach", win_errors(win), |state| {
         let window = win_of(state, win)?;
-        let memory = attachable(state, "MPI_Win_attach", base, Some(size))?;
-        Ok(state.rma.attach(window, memory)?)
+        let bytes = program_memory(base, size)?;
+        let whole = memory_at(state, base)
+            .ok()
+            .map(|(_, memory)| memory)
+            .filter(|memory| memory.len() == bytes);
+        if let Some(memory) = whole {
+            return Ok(state.rma.attach(window, memory)?);
+        }
+        let shadow = Shadow::new(state, base.cast(), bytes)?;
+        if let Err(e) = state.rma.attach(window, shadow.memory()) {
+            let _ = shadow.free(state);
+            return Err(e.into());
+        }
+        win_entry(state, win)?.shadows.push(shadow);
+        Ok(())
     })
 }
 
-/// `MPI_Win_detach`: memory attached with `MPI_Win_attach`, locally.
+/// `MPI_Win_detach`: memory attached with `MPI_Win_attach`, locally; what
+/// others put into program memory reaches it first.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_detach(win: c_int, base: *const c_void) -> c_int {
     with_state("MPI_Win_detach", win_errors(win), |state| {
         let window = win_of(state, win)?;
-        let memory = attachable(state, "MPI_Win_detach", base, None)?;
+        let shadows = &mut win_entry(state, win)?.shadows;
+        if let Some(i) = shadows.iter().position(|s| s.program() == base.cast_mut().cast()) {
+            let mut shadow = shadows.remove(i);
+            shadow.pull();
+            if let Err(e) = state.rma.detach(window, shadow.memory()) {
+                win_entry(state, win)?.shadows.insert(i, shadow);
+                return Err(e.into());
+            }
+            return shadow.free(state);
+        }
+        let (_, memory) = memory_at(state, base).map_err(|f| {
+            Failure::new(
+                f.class,
+                format!("{}, nor of memory attached to window {win}", f.message),
+            )
+        })?;
         Ok(state.rma.detach(window, memory)?)
     })
 }
 
-/// `MPI_Get_address`: inside memory from `MPI_Alloc_mem`, the byte's
-/// address in this core's shared DRAM (plus [`ADDRESS_BIAS`]), the
-/// displacement that reaches it in a dynamic window it is attached to;
-/// elsewhere its address in the program. Differences within one block or one object are differences
+/// `MPI_Get_address`: inside program memory attached to a dynamic window
+/// through a public copy, the address of the byte's public copy; inside
+/// memory from `MPI_Alloc_mem`, the byte's address in this core's shared
+/// DRAM; both plus [`ADDRESS_BIAS`], the displacement that reaches it in
+/// a dynamic window it is attached to; elsewhere its address in the
+/// program. Differences within one block or one object are differences
 /// of the program's addresses either way.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Get_address(location: *const c_void, address: *mut isize) -> c_int {
     with_state("MPI_Get_address", codes::comm::WORLD, |state| {
         let at = location as usize;
+        let shadowed = state
+            .windows
+            .iter()
+            .flatten()
+            .flat_map(|w| &w.shadows)
+            .find(|s| s.holds(at));
+        if let Some(shadow) = shadowed {
+            let value = state.rma.address(shadow.memory())? as usize
+                + ADDRESS_BIAS
+                + (at - shadow.program() as usize);
+            return store(address, value as isize);
+        }
         let inside = state
             .memories
             .iter()
@@ -321,6 +363,7 @@ fn make_window(
             options,
             ..Attributes::default()
         }),
+        shadows: Vec::new(),
     }));
     Ok((window, state.windows.len() as c_int))
 }
@@ -536,7 +579,13 @@ pub extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
     with_state("MPI_Win_free", win_errors(handle), |state| {
         let window = win_of(state, handle)?;
         state.rma.free(window)?;
-        state.windows[(handle - 1) as usize] = None;
+        let w = state.windows[(handle - 1) as usize]
+            .take()
+            .expect("found above");
+        for mut shadow in w.shadows {
+            shadow.pull();
+            shadow.free(state)?;
+        }
         store(win, WIN_NULL)
     })
 }
@@ -613,10 +662,13 @@ fn on_window(
 /// `MPI_Win_fence`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_fence(assert: c_int, win: c_int) -> c_int {
-    match assert_of(assert) {
-        Ok(a) => on_window("MPI_Win_fence", win, |rma, w| rma.fence(w, a)),
-        Err(f) => finish("MPI_Win_fence", win_errors(win), Err(f)),
-    }
+    with_state("MPI_Win_fence", win_errors(win), |state| {
+        let (a, w) = (assert_of(assert)?, win_of(state, win)?);
+        each_shadow(state, win, Shadow::publish);
+        state.rma.fence(w, a)?;
+        each_shadow(state, win, Shadow::pull);
+        Ok(())
+    })
 }
 
 /// `MPI_Win_post`.
@@ -628,6 +680,7 @@ pub extern "C" fn MPI_Win_post(group: c_int, assert: c_int, win: c_int) -> c_int
             assert_of(assert)?,
             win_of(state, win)?,
         );
+        each_shadow(state, win, Shadow::publish);
         Ok(state.rma.post(w, &g, a)?)
     })
 }
@@ -654,7 +707,12 @@ pub extern "C" fn MPI_Win_complete(win: c_int) -> c_int {
 /// `MPI_Win_wait`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_wait(win: c_int) -> c_int {
-    on_window("MPI_Win_wait", win, |rma, w| rma.wait(w))
+    with_state("MPI_Win_wait", win_errors(win), |state| {
+        let w = win_of(state, win)?;
+        state.rma.wait(w)?;
+        each_shadow(state, win, Shadow::pull);
+        Ok(())
+    })
 }
 
 /// `MPI_Win_test`.
@@ -663,6 +721,9 @@ pub extern "C" fn MPI_Win_test(win: c_int, flag: *mut c_int) -> c_int {
     with_state("MPI_Win_test", win_errors(win), |state| {
         let w = win_of(state, win)?;
         let done = state.rma.test(w)?;
+        if done {
+            each_shadow(state, win, Shadow::pull);
+        }
         store(flag, c_int::from(done))
     })
 }
@@ -697,32 +758,41 @@ pub extern "C" fn MPI_Win_lock(lock: c_int, rank: c_int, assert: c_int, win: c_i
             win_of(state, win)?,
             target_of(rank)?,
         );
-        Ok(state.rma.lock(w, ty, t, a)?)
+        state.rma.lock(w, ty, t, a)?;
+        each_shadow(state, win, Shadow::pull);
+        Ok(())
     })
 }
 
 /// `MPI_Win_unlock`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_unlock(rank: c_int, win: c_int) -> c_int {
-    match target_of(rank) {
-        Ok(t) => on_window("MPI_Win_unlock", win, |rma, w| rma.unlock(w, t)),
-        Err(f) => finish("MPI_Win_unlock", win_errors(win), Err(f)),
-    }
+    with_state("MPI_Win_unlock", win_errors(win), |state| {
+        let (t, w) = (target_of(rank)?, win_of(state, win)?);
+        each_shadow(state, win, Shadow::publish);
+        Ok(state.rma.unlock(w, t)?)
+    })
 }
 
 /// `MPI_Win_lock_all`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_lock_all(assert: c_int, win: c_int) -> c_int {
-    match assert_of(assert) {
-        Ok(a) => on_window("MPI_Win_lock_all", win, |rma, w| rma.lock_all(w, a)),
-        Err(f) => finish("MPI_Win_lock_all", win_errors(win), Err(f)),
-    }
+    with_state("MPI_Win_lock_all", win_errors(win), |state| {
+        let (a, w) = (assert_of(assert)?, win_of(state, win)?);
+        state.rma.lock_all(w, a)?;
+        each_shadow(state, win, Shadow::pull);
+        Ok(())
+    })
 }
 
 /// `MPI_Win_unlock_all`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_unlock_all(win: c_int) -> c_int {
-    on_window("MPI_Win_unlock_all", win, |rma, w| rma.unlock_all(w))
+    with_state("MPI_Win_unlock_all", win_errors(win), |state| {
+        let w = win_of(state, win)?;
+        each_shadow(state, win, Shadow::publish);
+        Ok(state.rma.unlock_all(w)?)
+    })
 }
 
 /// `MPI_Win_flush`.
@@ -760,7 +830,13 @@ pub extern "C" fn MPI_Win_flush_local_all(win: c_int) -> c_int {
 /// `MPI_Win_sync`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_sync(win: c_int) -> c_int {
-    on_window("MPI_Win_sync", win, |rma, w| rma.sync(w))
+    with_state("MPI_Win_sync", win_errors(win), |state| {
+        let w = win_of(state, win)?;
+        each_shadow(state, win, Shadow::publish);
+        state.rma.sync(w)?;
+        each_shadow(state, win, Shadow::pull);
+        Ok(())
+    })
 }
 
 /// What `MPI_Get_address` adds to rma's address of a byte of memory from
