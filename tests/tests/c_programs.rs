@@ -70,6 +70,17 @@ fn windows_on_statics_stack_heap_part_of_a_block_and_no_memory_move_the_right_da
 }
 
 #[test]
+fn comm_split_type_shares_among_all_and_comm_create_makes_a_subgroups_communicator() {
+    for cores in [1, 3, 4] {
+        let report = boot_c(cores, "split_create", &[]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, cores, |r| {
+            format!("rank {r} of {cores}: split_type and create checks passed")
+        });
+    }
+}
+
+#[test]
 fn point_to_point_communicators_and_irregular_collectives_work_from_c() {
     for cores in [1, 5, 16] {
         let report = boot_c(cores, "point_to_point", &[]);

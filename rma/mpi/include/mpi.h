@@ -155,6 +155,8 @@ typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attr
 #define MPI_PROC_NULL (-1)
 #define MPI_ROOT (-3)
 #define MPI_UNDEFINED (-32766)
+/* MPI_Comm_split_type's one type: every process of the chip shares memory. */
+#define MPI_COMM_TYPE_SHARED 1
 #define MPI_MAX_OBJECT_NAME 128
 /* Attribute keys: the predefined ones of MPI_COMM_WORLD, and the null
  * callbacks of MPI_Comm_create_keyval and MPI_Win_create_keyval. */
@@ -244,6 +246,8 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank);
 int MPI_Comm_size(MPI_Comm comm, int *size);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_free(MPI_Comm *comm);
 int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
@@ -393,7 +397,6 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 
 #ifdef __cplusplus
 }

@@ -236,6 +236,8 @@ pub mod comm {
     pub const WORLD: i32 = 1;
     /// `MPI_COMM_SELF`
     pub const SELF: i32 = 2;
+    /// `MPI_COMM_TYPE_SHARED`, `MPI_Comm_split_type`'s one type.
+    pub const TYPE_SHARED: i32 = 1;
 }
 
 /// The predefined error handlers' handles.

@@ -94,6 +94,7 @@ fn the_header_gives_every_class_datatype_and_operation_the_library_value() {
         ("MPI_COMM_NULL", comm::NULL),
         ("MPI_COMM_WORLD", comm::WORLD),
         ("MPI_COMM_SELF", comm::SELF),
+        ("MPI_COMM_TYPE_SHARED", comm::TYPE_SHARED),
         ("MPI_ERRHANDLER_NULL", errhandler::NULL),
         ("MPI_ERRORS_ARE_FATAL", errhandler::FATAL),
         ("MPI_ERRORS_RETURN", errhandler::RETURN),

@@ -35,6 +35,7 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
                             types: Vec::new(),
                             ops: Vec::new(),
                             memories: Vec::new(),
+                            left_memory: Vec::new(),
                             infos: Vec::new(),
                             attrs: attrs::Attrs::default(),
                         });
@@ -354,6 +355,74 @@ pub extern "C" fn MPI_Comm_split(
 
 /// `MPI_UNDEFINED`.
 const UNDEFINED: c_int = -32766;
+
+/// `MPI_Comm_split_type`: `MPI_COMM_TYPE_SHARED` puts every rank of the
+/// communicator in one new communicator, ordered by `key`, then by rank:
+/// every core of the chip reaches every other core's part of shared DRAM
+/// by load and store through a LUT entry, so every process shares memory
+/// with every other (`MPI_Win_allocate_shared` works on any
+/// communicator). `MPI_UNDEFINED` joins none; `info` is ignored, as MPI
+/// lets hints be.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Comm_split_type(
+    comm: c_int,
+    split_type: c_int,
+    key: c_int,
+    _info: c_int,
+    newcomm: *mut c_int,
+) -> c_int {
+    with_state("MPI_Comm_split_type", comm, |state| {
+        let color = match split_type {
+            UNDEFINED => None,
+            codes::comm::TYPE_SHARED => Some(0),
+            other => {
+                return Err(Failure::new(
+                    Class::Arg,
+                    format!("split type {other}: MPI_COMM_TYPE_SHARED or MPI_UNDEFINED"),
+                ));
+            }
+        };
+        let made = match comm_of(state, comm)? {
+            Target::Comm(c) => c.split(color, key)?,
+            Target::Own => {
+                return Err(Failure::new(
+                    Class::Comm,
+                    "splitting MPI_COMM_SELF is not supported",
+                ));
+            }
+        };
+        let handle = match made {
+            Some(c) => new_comm(state, c),
+            None => codes::comm::NULL,
+        };
+        store(newcomm, handle)
+    })
+}
+
+/// `MPI_Comm_create`: a communicator of `group`'s members, collectively
+/// over `comm` (rma's [`rma::comm::Comm::create`]); `MPI_COMM_NULL` on the
+/// ranks outside the group.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) -> c_int {
+    with_state("MPI_Comm_create", comm, |state| {
+        let g = groups::group_of(state, group)?;
+        let made = match comm_of(state, comm)? {
+            Target::Comm(c) => c.create(&g)?,
+            Target::Own if g.members().is_empty() => None,
+            Target::Own => {
+                return Err(Failure::new(
+                    Class::Comm,
+                    "a communicator from MPI_COMM_SELF's group is not supported (MPI_Comm_split makes one of one rank)",
+                ));
+            }
+        };
+        let handle = match made {
+            Some(c) => new_comm(state, c),
+            None => codes::comm::NULL,
+        };
+        store(newcomm, handle)
+    })
+}
 
 /// `MPI_Comm_dup` (the error handler is copied, as MPI says).
 #[unsafe(no_mangle)]

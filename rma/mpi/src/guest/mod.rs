@@ -144,6 +144,9 @@ struct State {
     ops: Vec<Option<ops::UserOp>>,
     /// Memory from `MPI_Alloc_mem`: its address and rma's handle.
     memories: Vec<(usize, rma::Memory)>,
+    /// Memory the program freed with `MPI_Free_mem` while a window still
+    /// used it: given back when no window does.
+    left_memory: Vec<rma::Memory>,
     /// Info objects by handle − 1 (`None` once freed).
     infos: Vec<Option<info::Info>>,
     /// Attribute keys, window attributes, and names.

@@ -52,5 +52,4 @@ unsupported!(
     MPI_Ibarrier,
     MPI_Ibcast,
     MPI_Iallreduce,
-    MPI_Comm_create,
 );
