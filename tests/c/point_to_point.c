@@ -3,7 +3,8 @@
  * checked: tags and wildcards, statuses and counts, the order of messages
  * and of posted receives, nonblocking calls, probes, truncation, split
  * and duplicated communicators (with their own collectives and a window),
- * and the irregular collectives and all-to-alls. */
+ * the irregular collectives and all-to-alls, and a send the heap cannot
+ * stage (MPI_ERR_NO_MEM). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,6 +264,30 @@ static void irregular(int rank, int size) {
     free(out); free(in); free(sc); free(sd); free(rc); free(rd);
 }
 
+/* A send the heap cannot stage fails with MPI_ERR_NO_MEM, and the heap
+ * (16 MiB) still serves afterwards: 10 MiB of malloc, then a send of
+ * them, which needs as much again. */
+static void no_memory(int rank, int size) {
+    enum { BIG = 10 << 20 };
+    char *big = malloc(BIG);
+    CHECK(big != NULL, "malloc of 10 MiB");
+    memset(big, 7, BIG);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Send(big, BIG, MPI_CHAR, (rank + 1) % size, 99, MPI_COMM_WORLD), class = 0;
+    MPI_Error_class(rc, &class);
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    CHECK(class == MPI_ERR_NO_MEM && strstr(text, "MPI_Send") != NULL, "%s", text);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    free(big);
+    /* The send went nowhere: a small message still goes round. */
+    int token = rank, got = -1;
+    MPI_Sendrecv(&token, 1, MPI_INT, (rank + 1) % size, 98, &got, 1, MPI_INT,
+                 (rank + size - 1) % size, 98, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(got == (rank + size - 1) % size, "after the failed send: %d", got);
+}
+
 int main(int argc, char **argv) {
     int rank, size;
     MPI_Init(&argc, &argv);
@@ -273,6 +298,7 @@ int main(int argc, char **argv) {
     nonblocking(rank, size);
     communicators(rank, size);
     irregular(rank, size);
+    no_memory(rank, size);
     printf("rank %d of %d: point-to-point checks passed\n", rank, size);
     MPI_Finalize();
     return 0;

@@ -642,9 +642,19 @@ pub(super) fn span(pieces: &[(usize, usize)]) -> usize {
     pieces.iter().map(|(s, l)| s + l).max().unwrap_or(0)
 }
 
-/// `count` copies of `ty` at `buf`, packed.
-pub(super) fn pack(buf: *const c_void, count: c_int, ty: &Ty<'_>) -> Result<Vec<u8>, Failure> {
-    gather(buf, &pieces_of(ty, count)?, size_of(ty, count)?)
+/// `head` followed by `count` copies of `ty` at `buf`, packed, in one
+/// buffer taken from the heap (`MPI_ERR_NO_MEM` if it has not room).
+pub(super) fn pack_after(
+    head: &[u8],
+    buf: *const c_void,
+    count: c_int,
+    ty: &Ty<'_>,
+) -> Result<Vec<u8>, Failure> {
+    let pieces = pieces_of(ty, count)?;
+    let mut out = heap_buffer(head.len() + size_of(ty, count)?)?;
+    out.extend_from_slice(head);
+    gather_into(&mut out, buf, &pieces)?;
+    Ok(out)
 }
 
 /// The `size` bytes `pieces` pick at `buf`, in their order.
@@ -653,12 +663,31 @@ pub(super) fn gather(
     pieces: &[(usize, usize)],
     size: usize,
 ) -> Result<Vec<u8>, Failure> {
+    let mut out = heap_buffer(size)?;
+    gather_into(&mut out, buf, pieces)?;
+    Ok(out)
+}
+
+/// Appends the bytes `pieces` pick at `buf` to `out`, in their order.
+fn gather_into(out: &mut Vec<u8>, buf: *const c_void, pieces: &[(usize, usize)]) -> Outcome {
     // SAFETY: MPI's buffer holds every byte the pieces pick.
     let all = unsafe { input(buf, span(pieces)) }?;
-    let mut out = Vec::with_capacity(size);
     for &(s, l) in pieces {
         out.extend_from_slice(&all[s..s + l]);
     }
+    Ok(())
+}
+
+/// An empty buffer with room for `bytes`, or `MPI_ERR_NO_MEM` when the
+/// heap has not that much left (instead of the allocator's panic).
+pub(super) fn heap_buffer(bytes: usize) -> Result<Vec<u8>, Failure> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(bytes).map_err(|_| {
+        Failure::new(
+            Class::NoMem,
+            format!("{bytes} bytes of heap to stage the data, beyond what is left"),
+        )
+    })?;
     Ok(out)
 }
 

@@ -340,13 +340,15 @@ pub(super) fn send(
     tag: c_int,
     comm: c_int,
 ) -> Outcome {
-    let data = datatypes::pack(buf, count, &type_of(&state.types, ty)?)?;
+    let mut message = datatypes::pack_after(
+        &tag.to_le_bytes(),
+        buf,
+        count,
+        &type_of(&state.types, ty)?,
+    )?;
     let Some(dest) = check_send(state, comm, dest, tag)? else {
         return Ok(());
     };
-    let mut message = Vec::with_capacity(4 + data.len());
-    message.extend_from_slice(&tag.to_le_bytes());
-    message.extend_from_slice(&data);
     match comm_of(state, comm)? {
         Target::Comm(c) => Ok(c.send_progressing(dest, &message)?),
         Target::Own => {
