@@ -6,7 +6,8 @@
  * reconciles with the program's bytes, so each epoch kind is exercised:
  * fence (a store and a put to neighbouring bytes of one word both
  * survive), post/start/complete/wait, lock/unlock with the owner reading
- * under its own lock, lock_all with MPI_Win_sync, accumulate, the last
+ * under its own lock, lock_all with MPI_Win_sync, a store and a put to
+ * one word ordered by barriers, accumulate, the last
  * put reaching the program at MPI_Win_free, and a dynamic window with
  * heap memory attached, reached at the address MPI_Get_address gives and
  * read back after MPI_Win_detach. */
@@ -119,6 +120,25 @@ int main(int argc, char **argv) {
     MPI_Win_sync(win);
     CHECK(heap[11] == 5L * left + 3, "load after MPI_Win_sync: %ld", heap[11]);
     MPI_Win_unlock_all(win);
+
+    /* Barriers order stores and puts as the unified model would: a store
+     * then (after a barrier) a put to the same word leaves the put; a put
+     * then (after a barrier) a store leaves the store, which a get finds
+     * after another barrier. */
+    heap[13] = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+    MPI_Put(&big, 1, MPI_LONG, right, 13, 1, MPI_LONG, win);
+    MPI_Win_unlock(right, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(heap[13] == 1000L + left, "a put after a store and a barrier: %ld", heap[13]);
+    heap[13] = 3000L + rank;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+    MPI_Get(&fetched_long, 1, MPI_LONG, right, 13, 1, MPI_LONG, win);
+    MPI_Win_unlock(right, win);
+    CHECK(fetched_long == 3000L + right, "a store after a put and a barrier: %ld", fetched_long);
+    MPI_Barrier(MPI_COMM_WORLD);
 
     /* Accumulate: every rank adds to word 12 of rank 0. */
     MPI_Win_fence(0, win);

@@ -115,9 +115,13 @@ fn reduction_of(
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
     with_state("MPI_Barrier", comm, |state| {
+        // Programs order stores and puts on windows of program memory by
+        // barriers too: both copies of each are reconciled around it.
+        super::private::each_window_shadow(state, super::private::Shadow::publish);
         if let Target::Comm(c) = comm_of(state, comm)? {
             c.barrier();
         }
+        super::private::each_window_shadow(state, super::private::Shadow::pull);
         Ok(())
     })
 }

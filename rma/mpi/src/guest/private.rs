@@ -18,7 +18,11 @@
 //! - [`Shadow::pull`] after `MPI_Win_fence`, `MPI_Win_wait` (and a
 //!   successful `MPI_Win_test`), `MPI_Win_lock`, `MPI_Win_lock_all`,
 //!   `MPI_Win_sync`, `MPI_Win_detach` and `MPI_Win_free`: what others put
-//!   comes to the program's bytes.
+//!   comes to the program's bytes;
+//! - both around every `MPI_Barrier`, for every window, earlier than MPI
+//!   requires (which it allows): programs written for MPI's unified model
+//!   order a store and another rank's put to the same bytes by a barrier,
+//!   and with a reconciliation there the later one wins, as they expect.
 //!
 //! A third copy, the bytes as both copies held them after the last
 //! reconciliation (`crate::copies`), tells which side changed a byte,
@@ -183,5 +187,12 @@ impl Shadow {
     /// Gives the public copy back (its window is freed or it is detached).
     pub(super) fn free(self, state: &mut State) -> Result<(), Failure> {
         Ok(state.rma.free_mem(self.public.memory)?)
+    }
+}
+
+/// Runs `f` on every public copy of program memory of every window.
+pub(super) fn each_window_shadow(state: &mut State, f: fn(&mut Shadow)) {
+    for w in state.windows.iter_mut().flatten() {
+        w.shadows.iter_mut().for_each(&f);
     }
 }
