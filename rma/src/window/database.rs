@@ -55,9 +55,19 @@
 //! by `c` only, read by origins to check their accesses:
 //! - line 0: word 0, the sequence number, odd while `c` changes the
 //!   table (a reader that finds it odd, or changed after it read the
-//!   entries, reads again); word 1, the number of entries;
-//! - from line 1, [`TABLE_ENTRIES`] entries of 8 bytes: the attached
-//!   memory's offset in `c`'s POPSHM and its bytes.
+//!   entries, reads again); word 1, the number of entries; word 2, where
+//!   the table moved (0 while it has not); word 3, the entries it has room
+//!   for;
+//! - from line 1, that many entries of 8 bytes: the attached memory's
+//!   offset in `c`'s POPSHM and its bytes.
+//!
+//! The first table takes a record's bytes ([`first_table_entries`]). When
+//! it is full, `c` writes every entry into a table twice as large at the
+//! same controller, then the new table's offset into word 2 of the old
+//! one ([`move_table`]): a reader that finds it there reads the new table
+//! and keeps reading there. Old tables stay the window's until it is
+//! freed (a reader may still look at one); grown tables' bytes are not
+//! reused.
 //!
 //! Allocating a record takes the TSR of the even-numbered core next to the
 //! controller that will hold it (core 0 of the tile the controller hangs
@@ -88,7 +98,9 @@ pub const MCS_LOCK: u32 = 5 * LINE;
 pub const NODES: u32 = 6 * LINE;
 /// Bytes per MCS-WP queue node.
 pub const NODE_BYTES: u32 = 8;
-/// Bytes per window record.
+/// Bytes of the largest window record: one with a queue node for each of
+/// [`MATCH_BITS`] ranks. A run's records have a node per core of the run
+/// ([`record_bytes`]).
 pub const RECORD_BYTES: u32 = NODES + MATCH_BITS * NODE_BYTES;
 /// Offset of the match vector in a record.
 pub const MATCH: u32 = LINE;
@@ -102,11 +114,26 @@ pub const GLOBAL: u32 = 4 * LINE;
 pub const MATCH_BITS: u32 = LINE * 8;
 /// Offset of the attachment table's location in a record.
 const TABLE: u32 = 16;
-/// Bytes of an attachment table: a record's, so freed records and tables
-/// serve each other.
-pub const TABLE_BYTES: u32 = RECORD_BYTES;
-/// Memory regions an attachment table lists.
-pub const TABLE_ENTRIES: u32 = (TABLE_BYTES - LINE) / 8;
+
+/// Bytes of a window record in a run of `cores` cores: the fixed lines
+/// and a queue node for each core (a window has at most that many ranks),
+/// whole lines.
+pub const fn record_bytes(cores: u32) -> u32 {
+    NODES + (cores * NODE_BYTES).next_multiple_of(LINE)
+}
+
+/// Memory regions the first attachment table of a dynamic window lists
+/// in a run of `cores` cores: it takes a record's bytes, so freed records
+/// and first tables serve each other. A full table grows
+/// ([`table_bytes`], [`move_table`]).
+pub const fn first_table_entries(cores: u32) -> u32 {
+    (record_bytes(cores) - LINE) / 8
+}
+
+/// Bytes of an attachment table that lists `entries` regions.
+pub const fn table_bytes(entries: u32) -> u32 {
+    LINE + 8 * entries
+}
 
 /// Marks a valid POPSHM entry ("POPS").
 const POPSHM_MAGIC: u32 = 0x504F_5053;
@@ -114,7 +141,7 @@ const POPSHM_MAGIC: u32 = 0x504F_5053;
 const RECORD_MAGIC: u32 = 0x5749_4E44;
 
 const _: () = assert!(RECORDS.is_multiple_of(LINE) && RECORDS < LSM_RMA.end);
-const _: () = assert!(RECORD_BYTES.is_multiple_of(LINE));
+const _: () = assert!(RECORD_BYTES.is_multiple_of(LINE) && record_bytes(1).is_multiple_of(LINE));
 
 /// Where a record lies: a controller's LSM page and the offset there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -281,30 +308,50 @@ pub fn read_popshm<H: Topology + Lsm>(hal: &H, core: CoreId) -> Result<DramPages
 }
 
 /// Takes a fresh record for this core at the controller `placement`
-/// names.
+/// names ([`record_bytes`] of the run's cores).
 ///
 /// Return values: `Err(NoMemory)` when that controller's database is full.
 pub fn allocate_record<H: Topology + Lsm + Tsr>(
     hal: &H,
     placement: Database,
 ) -> Result<Record, RmaError> {
-    let chip = hal.chip();
-    let controller = placement.controller(chip, hal.core());
-    let lock = allocation_lock(chip, controller);
+    let controller = placement.controller(hal.chip(), hal.core());
+    allocate(hal, controller, record_bytes(hal.cores()))
+}
+
+/// Takes a fresh attachment table for `entries` regions at `controller`.
+///
+/// Return values: `Err(NoMemory)` when that controller's database is full.
+pub fn allocate_table<H: Topology + Lsm + Tsr>(
+    hal: &H,
+    controller: usize,
+    entries: u32,
+) -> Result<Record, RmaError> {
+    allocate(hal, controller, table_bytes(entries))
+}
+
+/// Takes `bytes` (whole lines) of `controller`'s database.
+fn allocate<H: Topology + Lsm + Tsr>(
+    hal: &H,
+    controller: usize,
+    bytes: u32,
+) -> Result<Record, RmaError> {
+    let bytes = bytes.next_multiple_of(LINE);
+    let lock = allocation_lock(hal.chip(), controller);
     hal.tsr_acquire(lock);
     let next = match hal.lsm_read_u32(controller, ALLOC) {
         0 => RECORDS,
         n => n,
     };
-    let fits = next + RECORD_BYTES <= LSM_RMA.end;
+    let fits = u64::from(next) + u64::from(bytes) <= u64::from(LSM_RMA.end);
     if fits {
-        hal.lsm_write_u32(controller, ALLOC, next + RECORD_BYTES);
+        hal.lsm_write_u32(controller, ALLOC, next + bytes);
     }
     hal.tsr_release(lock);
     if !fits {
         return Err(RmaError::NoMemory {
-            what: "window database records",
-            requested: RECORD_BYTES.into(),
+            what: "window database bytes (records and attachment tables)",
+            requested: bytes.into(),
             available: (LSM_RMA.end - next).into(),
         });
     }
@@ -358,10 +405,14 @@ pub fn clear_record<H: Lsm>(hal: &H, record: Record) {
 /// Reads the window `core` described in `record`.
 ///
 /// Return values: `Err(Database)` if the record is not a valid one.
-pub fn read_record<H: Lsm>(hal: &H, core: CoreId, record: Record) -> Result<WindowInfo, RmaError> {
+pub fn read_record<H: Lsm + Topology>(
+    hal: &H,
+    core: CoreId,
+    record: Record,
+) -> Result<WindowInfo, RmaError> {
     let mc = record.controller;
     let valid = record.offset >= RECORDS
-        && record.offset + RECORD_BYTES <= LSM_RMA.end
+        && record.offset + record_bytes(hal.cores()) <= LSM_RMA.end
         && hal.lsm_read_u32(mc, record.offset) == RECORD_MAGIC;
     if !valid {
         return Err(RmaError::Database {
@@ -381,10 +432,31 @@ pub fn read_record<H: Lsm>(hal: &H, core: CoreId, record: Record) -> Result<Wind
 /// and bytes.
 pub type Region = (u32, u32);
 
-/// Empties the attachment table at `table`, sequence number 0.
-pub fn clear_table<H: Lsm>(hal: &H, table: Record) {
+/// Empties the attachment table at `table`, with room for `entries`,
+/// sequence number `sequence` (even).
+pub fn clear_table<H: Lsm>(hal: &H, table: Record, entries: u32, sequence: u32) {
     hal.lsm_write_u32(table.controller, table.offset + 4, 0);
-    hal.lsm_write_u32(table.controller, table.offset, 0);
+    hal.lsm_write_u32(table.controller, table.offset + 8, 0);
+    hal.lsm_write_u32(table.controller, table.offset + 12, entries);
+    hal.lsm_write_u32(table.controller, table.offset, sequence);
+}
+
+/// Tells readers of the full table `old` that it moved to `new` (at the
+/// same controller), which lists every region already.
+pub fn move_table<H: Lsm>(hal: &H, old: Record, new: Record) {
+    debug_assert_eq!(old.controller, new.controller);
+    hal.lsm_write_u32(old.controller, old.offset + 8, new.offset);
+}
+
+/// What a reader found in an attachment table ([`read_table`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableRead {
+    /// The sequence number it knew: nothing changed.
+    Known(u32),
+    /// A new sequence number, and the regions listed under it.
+    Changed(u32, Vec<Region>),
+    /// The table moved to this offset at its controller.
+    Moved(u32),
 }
 
 /// Changes the attachment table at `table`, whose sequence number is
@@ -397,8 +469,11 @@ pub fn write_table<H: Lsm>(
     regions: &[Region],
     changed: core::ops::Range<usize>,
 ) -> u32 {
-    debug_assert!(sequence.is_multiple_of(2) && regions.len() <= TABLE_ENTRIES as usize);
     let mc = table.controller;
+    debug_assert!(
+        sequence.is_multiple_of(2)
+            && regions.len() <= hal.lsm_read_u32(mc, table.offset + 12) as usize
+    );
     hal.lsm_write_u32(mc, table.offset, sequence.wrapping_add(1));
     for (k, &(offset, bytes)) in regions
         .iter()
@@ -417,29 +492,29 @@ pub fn write_table<H: Lsm>(
 }
 
 /// Reads the attachment table at `table` once, as a poll: `None` if its
-/// owner was changing it (read again); else its sequence number and, when
-/// that is not `known`, its regions (`None` when it is).
-pub fn read_table<H: Lsm>(
-    hal: &H,
-    table: Record,
-    known: u32,
-) -> Option<(u32, Option<Vec<Region>>)> {
+/// owner was changing it (read again); else what it found ([`TableRead`]).
+pub fn read_table<H: Lsm>(hal: &H, table: Record, known: u32) -> Option<TableRead> {
     let mc = table.controller;
     let sequence = hal.lsm_read_u32(mc, table.offset);
     if !sequence.is_multiple_of(2) {
         return None;
     }
-    if sequence == known {
-        return Some((sequence, None));
+    match hal.lsm_read_u32(mc, table.offset + 8) {
+        0 => {}
+        moved => return Some(TableRead::Moved(moved)),
     }
-    let count = hal.lsm_read_u32(mc, table.offset + 4).min(TABLE_ENTRIES);
+    if sequence == known {
+        return Some(TableRead::Known(sequence));
+    }
+    let room = hal.lsm_read_u32(mc, table.offset + 12);
+    let count = hal.lsm_read_u32(mc, table.offset + 4).min(room);
     let regions = (0..count)
         .map(|k| {
             let at = table.offset + LINE + 8 * k;
             (hal.lsm_read_u32(mc, at), hal.lsm_read_u32(mc, at + 4))
         })
         .collect();
-    (hal.lsm_read_u32(mc, table.offset) == sequence).then_some((sequence, Some(regions)))
+    (hal.lsm_read_u32(mc, table.offset) == sequence).then_some(TableRead::Changed(sequence, regions))
 }
 
 #[cfg(test)]
@@ -534,16 +609,18 @@ mod tests {
     #[test]
     fn a_full_database_is_reported() {
         Mock::run(1, |hal| {
-            hal.lsm_write_u32(0, ALLOC, LSM_RMA.end - RECORD_BYTES - 8);
+            let bytes = record_bytes(1);
+            assert_eq!(bytes, 7 * LINE, "six lines and one line of nodes");
+            hal.lsm_write_u32(0, ALLOC, LSM_RMA.end - bytes - 32);
             let last = allocate_record(hal, Database::Distributed).unwrap();
-            assert_eq!(last.offset, LSM_RMA.end - RECORD_BYTES - 8);
+            assert_eq!(last.offset, LSM_RMA.end - bytes - 32);
             let e = allocate_record(hal, Database::Distributed).unwrap_err();
             assert_eq!(
                 e,
                 RmaError::NoMemory {
-                    what: "window database records",
-                    requested: RECORD_BYTES.into(),
-                    available: 8,
+                    what: "window database bytes (records and attachment tables)",
+                    requested: bytes.into(),
+                    available: 32,
                 }
             );
             assert_eq!(e.class(), crate::ErrorClass::NoMem);
@@ -570,29 +647,50 @@ mod tests {
     fn attachment_tables_round_trip_and_a_change_under_way_is_read_again() {
         Mock::run(1, |hal| {
             let table = allocate_record(hal, Database::Distributed).unwrap();
-            clear_table(hal, table);
-            assert_eq!(read_table(hal, table, u32::MAX), Some((0, Some(vec![]))));
+            let entries = first_table_entries(hal.cores());
+            clear_table(hal, table, entries, 0);
+            assert_eq!(
+                read_table(hal, table, u32::MAX),
+                Some(TableRead::Changed(0, vec![]))
+            );
             let regions = [(0, 12), (8192, 4096), (65536, 1)];
             let sequence = write_table(hal, table, 0, &regions, 0..3);
             assert_eq!(sequence, 2);
             let read = read_table(hal, table, 0);
-            assert_eq!(read, Some((2, Some(regions.to_vec()))));
-            assert_eq!(read_table(hal, table, 2), Some((2, None)), "known");
+            assert_eq!(read, Some(TableRead::Changed(2, regions.to_vec())));
+            assert_eq!(read_table(hal, table, 2), Some(TableRead::Known(2)));
             // The first entry gone, the last moved into its place: only
             // that entry is written again.
             let fewer = [(65536, 1), (8192, 4096)];
             assert_eq!(write_table(hal, table, 2, &fewer, 0..1), 4);
-            assert_eq!(read_table(hal, table, 2), Some((4, Some(fewer.to_vec()))));
+            assert_eq!(
+                read_table(hal, table, 2),
+                Some(TableRead::Changed(4, fewer.to_vec()))
+            );
             // A change under way: odd.
             hal.lsm_write_u32(table.controller, table.offset, 5);
             assert_eq!(read_table(hal, table, 4), None);
-            // A full table holds TABLE_ENTRIES regions.
-            let full: std::vec::Vec<Region> =
-                (0..TABLE_ENTRIES).map(|k| (4096 * k, k + 1)).collect();
+            // A full table holds its entries.
+            let full: std::vec::Vec<Region> = (0..entries).map(|k| (4096 * k, k + 1)).collect();
             let sequence = write_table(hal, table, 6, &full, 0..full.len());
-            let (_, read) = read_table(hal, table, sequence - 2).unwrap();
-            assert_eq!(read.unwrap(), full);
-            assert!(table.offset + TABLE_BYTES <= LSM_RMA.end);
+            let read = read_table(hal, table, sequence - 2).unwrap();
+            assert_eq!(read, TableRead::Changed(sequence, full.clone()));
+            // It moves to a table twice as large, which readers find.
+            let grown = allocate_table(hal, table.controller, 2 * entries).unwrap();
+            clear_table(hal, grown, 2 * entries, sequence);
+            let more: std::vec::Vec<Region> =
+                (0..=entries).map(|k| (4096 * k, k + 1)).collect();
+            let after = write_table(hal, grown, sequence, &more, 0..more.len());
+            move_table(hal, table, grown);
+            assert_eq!(
+                read_table(hal, table, sequence),
+                Some(TableRead::Moved(grown.offset))
+            );
+            assert_eq!(
+                read_table(hal, grown, sequence),
+                Some(TableRead::Changed(after, more))
+            );
+            assert!(grown.offset + table_bytes(2 * entries) <= LSM_RMA.end);
         });
     }
 }

@@ -41,7 +41,7 @@
 
 use alloc::vec::Vec;
 
-use super::database::{self, Record, Region, TABLE_ENTRIES};
+use super::database::{self, Record, Region, TableRead};
 use super::{Flavor, Memory, Rma, Window, WindowOptions, WindowState};
 use crate::RmaError;
 use crate::comm::{Comm, Element};
@@ -52,6 +52,11 @@ use crate::hal::RmaHal;
 pub(crate) struct Dynamic {
     /// Where this core's attachment table lies.
     table: Record,
+    /// The regions it has room for.
+    room: u32,
+    /// The first table, a record's bytes, which goes back with the
+    /// window's record; tables it grew out of stay the window's.
+    first: Record,
     /// The table's sequence number (even).
     sequence: u32,
     /// The memory this core attached, by handle number, in the table's
@@ -77,7 +82,7 @@ struct Copy {
 
 impl Dynamic {
     /// A dynamic window of `size` ranks whose table (empty) lies at `table`.
-    pub(crate) fn new(table: Record, size: u32) -> Self {
+    pub(crate) fn new(table: Record, room: u32, size: u32) -> Self {
         let copy = Copy {
             sequence: u32::MAX,
             epochs: 0,
@@ -85,6 +90,8 @@ impl Dynamic {
         };
         Self {
             table,
+            room,
+            first: table,
             sequence: 0,
             attached: Vec::new(),
             regions: Vec::new(),
@@ -92,9 +99,9 @@ impl Dynamic {
         }
     }
 
-    /// Where this core's attachment table lies.
+    /// Where this core's first attachment table lies (a record's bytes).
     pub(crate) fn table(&self) -> Record {
-        self.table
+        self.first
     }
 }
 
@@ -166,8 +173,9 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Flavor)` unless the
     /// window is dynamic; `Err(UnknownMemory)`; `Err(Attach)` if `memory`
-    /// is attached to the window already, or the window's attachment table
-    /// holds [`TABLE_ENTRIES`] memories.
+    /// is attached to the window already; `Err(NoMemory)` if its
+    /// attachment table is full and the window database has no room for
+    /// one twice as large (the table grows: see [`database`]).
     pub fn attach<T>(&mut self, window: Window<T>, memory: Memory) -> Result<(), RmaError> {
         let id = window.id();
         self.dynamic_window("attach", id)?;
@@ -183,13 +191,28 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         if d.attached.contains(&memory.id) {
             return Err(fail("is attached to it already"));
         }
-        if d.regions.len() >= TABLE_ENTRIES as usize {
-            return Err(fail("does not fit: the window's attachment table is full"));
+        d.regions.push((state.offset, state.size));
+        if d.regions.len() > d.room as usize {
+            // Full: every entry into a table twice as large.
+            let room = d.room * 2;
+            let grown = match database::allocate_table(hal, d.table.controller, room) {
+                Ok(grown) => grown,
+                Err(e) => {
+                    d.regions.pop();
+                    return Err(e);
+                }
+            };
+            database::clear_table(hal, grown, room, d.sequence);
+            let all = 0..d.regions.len();
+            d.sequence = database::write_table(hal, grown, d.sequence, &d.regions, all);
+            database::move_table(hal, d.table, grown);
+            d.table = grown;
+            d.room = room;
+        } else {
+            let k = d.regions.len() - 1;
+            d.sequence = database::write_table(hal, d.table, d.sequence, &d.regions, k..k + 1);
         }
         d.attached.push(memory.id);
-        d.regions.push((state.offset, state.size));
-        let k = d.regions.len() - 1;
-        d.sequence = database::write_table(hal, d.table, d.sequence, &d.regions, k..k + 1);
         Ok(())
     }
 
@@ -284,8 +307,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             len,
         };
         let epochs = epochs(w);
-        let remote = w.remotes[target as usize];
         let me = w.ranks.rank;
+        let remote = &mut w.remotes[target as usize];
         let d = w.dynamic.as_mut().expect("a dynamic window");
         if target == me {
             return covers(&d.regions, address, len)
@@ -296,19 +319,28 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         if copy.epochs == epochs && covers(&copy.regions, address, len) {
             return Ok(());
         }
-        let table = Record {
-            controller: remote.record.controller,
-            offset: remote.info.table,
-        };
         let known = copy.sequence;
-        // The owner may be changing it: read it as a poll, again until
-        // whole.
-        let (sequence, regions) = hal.wait_for(|| database::read_table(hal, table, known));
-        copy.sequence = sequence;
-        copy.epochs = epochs;
-        if let Some(regions) = regions {
-            copy.regions = regions;
+        loop {
+            let table = Record {
+                controller: remote.record.controller,
+                offset: remote.info.table,
+            };
+            // The owner may be changing it: read it as a poll, again until
+            // whole.
+            match hal.wait_for(|| database::read_table(hal, table, known)) {
+                TableRead::Moved(offset) => remote.info.table = offset,
+                TableRead::Known(sequence) => {
+                    copy.sequence = sequence;
+                    break;
+                }
+                TableRead::Changed(sequence, regions) => {
+                    copy.sequence = sequence;
+                    copy.regions = regions;
+                    break;
+                }
+            }
         }
+        copy.epochs = epochs;
         covers(&copy.regions, address, len)
             .then_some(())
             .ok_or(unattached)

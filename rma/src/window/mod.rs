@@ -951,7 +951,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                         });
                     }
                     let table = self.take_record(options.database)?;
-                    database::clear_table(self.hal, table);
+                    let room = database::first_table_entries(self.hal.cores());
+                    database::clear_table(self.hal, table, room, 0);
                     let info = WindowInfo {
                         offset: 0,
                         size: 0,
@@ -1051,7 +1052,10 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             spare: Default::default(),
             stats: WindowStats::default(),
             requests: Default::default(),
-            dynamic: table.map(|table| dynamic::Dynamic::new(table, size)),
+            dynamic: table.map(|table| {
+                let room = database::first_table_entries(self.hal.cores());
+                dynamic::Dynamic::new(table, room, size)
+            }),
             pinned: Vec::new(),
         }));
         Ok(Window {
