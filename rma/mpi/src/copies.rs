@@ -15,10 +15,15 @@ use core::ops::Range;
 /// (over the shorter's length), found a word at a time.
 pub fn next_difference(a: &[u8], b: &[u8], from: usize) -> Option<Range<usize>> {
     let len = a.len().min(b.len());
-    let mut at = from;
-    while at + 4 <= len && a[at..at + 4] == b[at..at + 4] {
-        at += 4;
-    }
+    let mut at = from.min(len);
+    // Equal words are skipped a word at a time: one load and compare each.
+    let word = |s: &[u8], at: usize| u32::from_ne_bytes([s[at], s[at + 1], s[at + 2], s[at + 3]]);
+    let words = a[at..len]
+        .chunks_exact(4)
+        .zip(b[at..len].chunks_exact(4))
+        .take_while(|(x, y)| word(x, 0) == word(y, 0))
+        .count();
+    at += 4 * words;
     while at < len && a[at] == b[at] {
         at += 1;
     }
