@@ -42,16 +42,16 @@
 //!   bits 3-31 the reader count), the reader stack's head, the writer
 //!   queue's tail and its head; the first three changed by any origin
 //!   under `c`'s TSR, the head stored by the writer that sets it;
-//! - from line 6 ([`NODES`]), [`MATCH_BITS`] MCS-WP queue nodes of `c` as
-//!   an origin, 8 bytes each, node `t` for its locks on rank `t`: word 0
+//! - from line 6 ([`NODES`]), one MCS-WP queue node per core of the run
+//!   ([`record_bytes`]) of `c` as an origin, 8 bytes each, node `t` for its locks on rank `t`: word 0
 //!   `next` (a writer's successor, stored by that successor), word 1
 //!   `blocked` (polled by `c` only, cleared by whoever wakes it). Node
 //!   references are ranks + 1, 0 for nil. `c` writes both words before it
 //!   publishes the node, so they are not cleared with the record.
 //!
 //! An attachment table of core `c` for one dynamic window
-//! ([`TABLE_BYTES`], taken and reused as a record is, at the controller
-//! of `c`'s record of the window) lists the memory `c` attached, written
+//! ([`table_bytes`], at the controller of `c`'s record of the window)
+//! lists the memory `c` attached, written
 //! by `c` only, read by origins to check their accesses:
 //! - line 0: word 0, the sequence number, odd while `c` changes the
 //!   table (a reader that finds it odd, or changed after it read the
@@ -514,7 +514,8 @@ pub fn read_table<H: Lsm>(hal: &H, table: Record, known: u32) -> Option<TableRea
             (hal.lsm_read_u32(mc, at), hal.lsm_read_u32(mc, at + 4))
         })
         .collect();
-    (hal.lsm_read_u32(mc, table.offset) == sequence).then_some(TableRead::Changed(sequence, regions))
+    (hal.lsm_read_u32(mc, table.offset) == sequence)
+        .then_some(TableRead::Changed(sequence, regions))
 }
 
 #[cfg(test)]
@@ -678,8 +679,7 @@ mod tests {
             // It moves to a table twice as large, which readers find.
             let grown = allocate_table(hal, table.controller, 2 * entries).unwrap();
             clear_table(hal, grown, 2 * entries, sequence);
-            let more: std::vec::Vec<Region> =
-                (0..=entries).map(|k| (4096 * k, k + 1)).collect();
+            let more: std::vec::Vec<Region> = (0..=entries).map(|k| (4096 * k, k + 1)).collect();
             let after = write_table(hal, grown, sequence, &more, 0..more.len());
             move_table(hal, table, grown);
             assert_eq!(

@@ -100,7 +100,7 @@ impl Dynamic {
     }
 
     /// Where this core's first attachment table lies (a record's bytes).
-    pub(crate) fn table(&self) -> Record {
+    pub(crate) fn first_table(&self) -> Record {
         self.first
     }
 }

@@ -495,9 +495,7 @@ fn a_full_attachment_table_grows_and_origins_follow_it() {
         // Memories of 0 bytes take no POPSHM; enough to grow the table
         // twice.
         let first = database::first_table_entries(crate::hal::Topology::cores(hal));
-        let memories: Vec<Memory> = (0..2 * first)
-            .map(|_| rma.alloc_mem(0).unwrap())
-            .collect();
+        let memories: Vec<Memory> = (0..2 * first).map(|_| rma.alloc_mem(0).unwrap()).collect();
         let early = rma.alloc_mem(4).unwrap();
         rma.memory_write(early, 0, &[me as u8 + 10; 4]).unwrap();
         rma.attach(win, early).unwrap();
@@ -545,7 +543,7 @@ fn a_freed_dynamic_window_s_record_and_table_serve_the_next() {
         let first = rma.create_dynamic::<u32>(WindowOptions::new()).unwrap();
         let records = [
             rma.record(first.id(), me),
-            rma.dynamic_mut(first.id()).table(),
+            rma.dynamic_mut(first.id()).first_table(),
         ];
         rma.attach(first, memory).unwrap();
         rma.comm().barrier();
@@ -557,7 +555,7 @@ fn a_freed_dynamic_window_s_record_and_table_serve_the_next() {
         let mut taken = [
             rma.record(plain.id(), me),
             rma.record(second.id(), me),
-            rma.dynamic_mut(second.id()).table(),
+            rma.dynamic_mut(second.id()).first_table(),
         ];
         taken.sort_by_key(|r| r.offset);
         assert!(records.iter().all(|r| taken.contains(r)), "{taken:?}");

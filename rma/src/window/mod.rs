@@ -1114,7 +1114,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         database::clear_record(self.hal, record);
         self.free_records.push(record);
         // A dynamic window's attachments go with it.
-        self.free_records.extend(w.dynamic.map(|d| d.table()));
+        self.free_records.extend(w.dynamic.map(|d| d.first_table()));
         let Some(memory) = w.memory else {
             return Ok(());
         };

@@ -340,12 +340,8 @@ pub(super) fn send(
     tag: c_int,
     comm: c_int,
 ) -> Outcome {
-    let mut message = datatypes::pack_after(
-        &tag.to_le_bytes(),
-        buf,
-        count,
-        &type_of(&state.types, ty)?,
-    )?;
+    let mut message =
+        datatypes::pack_after(&tag.to_le_bytes(), buf, count, &type_of(&state.types, ty)?)?;
     let Some(dest) = check_send(state, comm, dest, tag)? else {
         return Ok(());
     };

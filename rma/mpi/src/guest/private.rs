@@ -146,8 +146,7 @@ impl Shadow {
         }
         // SAFETY: as in `new`; `&mut self` keeps this the only slice, and
         // the program's bytes are not the heap block `agreed` holds.
-        let program =
-            unsafe { core::slice::from_raw_parts_mut(self.program, self.agreed.len()) };
+        let program = unsafe { core::slice::from_raw_parts_mut(self.program, self.agreed.len()) };
         (program, &mut self.agreed)
     }
 

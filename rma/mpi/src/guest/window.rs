@@ -249,7 +249,10 @@ pub extern "C" fn MPI_Win_detach(win: c_int, base: *const c_void) -> c_int {
     with_state("MPI_Win_detach", win_errors(win), |state| {
         let window = win_of(state, win)?;
         let shadows = &mut win_entry(state, win)?.shadows;
-        if let Some(i) = shadows.iter().position(|s| s.program() == base.cast_mut().cast()) {
+        if let Some(i) = shadows
+            .iter()
+            .position(|s| s.program() == base.cast_mut().cast())
+        {
             let mut shadow = shadows.remove(i);
             shadow.pull();
             if let Err(e) = state.rma.detach(window, shadow.memory()) {
