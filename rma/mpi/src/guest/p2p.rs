@@ -205,7 +205,7 @@ fn progress(state: &mut State, comm: c_int) -> Result<bool, Failure> {
         }
     }
     let any = !arrived.is_empty();
-    for (source, data) in arrived {
+    for (source, mut data) in arrived {
         if data.len() < 4 {
             return Err(Failure::new(
                 Class::Intern,
@@ -216,11 +216,13 @@ fn progress(state: &mut State, comm: c_int) -> Result<bool, Failure> {
             ));
         }
         let tag = c_int::from_le_bytes([data[0], data[1], data[2], data[3]]);
+        // The data moves down in place: no second copy of a large message.
+        data.drain(..4);
         state.p2p.arrived(Message {
             comm,
             source,
             tag,
-            data: data[4..].to_vec(),
+            data,
         });
     }
     Ok(any)
