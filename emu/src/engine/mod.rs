@@ -304,6 +304,7 @@ impl Engine {
                 let watchers = LineRecords::new(watchers, words);
                 Some(Time {
                     latencies: Latencies::new(chip, core),
+                    crossings: crate::model::backpressure::Crossings::new(chip, core),
                     clock: CoreClock::new(),
                     clocks: Clocks::new(clocks, core.index() as u32, cores, quantum, queues),
                     stamps,

@@ -10,6 +10,7 @@ use chip::{EMU_SIGNATURE, EmuCall};
 use std::collections::VecDeque;
 
 use super::*;
+use crate::model::backpressure::{self, Crossings};
 use crate::model::latency::{QUEUES, Queue, Resource};
 use crate::model::queue::{self, Load};
 use crate::model::stats::CoreStats;
@@ -113,6 +114,11 @@ pub(super) struct Pending {
     /// core waited ([`Bookings::capture`]): charged as if computed when
     /// [`Bookings::resolve`] reaches it.
     captured: Option<u64>,
+    /// For a request passing the router of a register block rather than
+    /// queueing at it ([`Bookings::cross`]): the requests the MIU and the
+    /// router hold before it is held up ([`backpressure::Crossing::hold`]).
+    /// Not booked in the calendar, only read.
+    hold: Option<u64>,
 }
 
 impl Pending {
@@ -129,12 +135,16 @@ impl Pending {
         clocks.advance_loads(self.resource, self.k, loads, *from);
         *from = Some(self.k);
         let scale = self.resource.wait_scale();
-        queue::wait(
-            &loads[..],
-            self.requests,
-            self.service * scale,
-            self.resource.bucket() * scale,
-        ) * self.requests
+        let (service, bucket) = (self.service * scale, self.resource.bucket() * scale);
+        let wait = match self.hold {
+            // What a request of its own would wait there, beyond the
+            // router's hold: not one of the register block's requests.
+            Some(hold) => {
+                backpressure::crossing_wait(queue::wait(&loads[..], 0, service, bucket), service, hold)
+            }
+            None => queue::wait(&loads[..], self.requests, service, bucket),
+        };
+        wait * self.requests
     }
 }
 
@@ -212,8 +222,29 @@ impl Bookings {
             requests: 1,
             service,
             captured: None,
+            hold: None,
         });
         clocks.book(resource, k, 1, 1);
+    }
+
+    /// Notes that a request of this core, made by an access issued at
+    /// `issued`, passes at `at` the router of register block `resource`,
+    /// whose requests take `service` cycles each, and is held up once more
+    /// than `hold` of them wait ([`backpressure`]). Nothing is booked: its
+    /// wait is read from the register block's calendar when its bucket is
+    /// final, as a request's is.
+    fn cross(&mut self, resource: Resource, issued: u64, at: u64, service: u64, hold: u64) {
+        debug_assert!(at >= issued);
+        self.pending.push_back(Pending {
+            resource,
+            calendar: resource.calendar() as u32,
+            issued,
+            k: resource.bucket_of(at),
+            requests: 1,
+            service,
+            captured: None,
+            hold: Some(hold),
+        });
     }
 
     /// When the bucket of this core's last pending request ends (`None`:
@@ -320,6 +351,9 @@ impl Bookings {
 #[derive(Debug)]
 pub(super) struct Time {
     pub(super) latencies: Latencies,
+    /// The routers each access's request passes whose register blocks
+    /// may hold it up.
+    pub(super) crossings: Crossings,
     pub(super) clock: CoreClock,
     pub(super) clocks: Clocks,
     /// Per line of G, when it was last written (see [`crate::timing`]).
@@ -479,6 +513,7 @@ impl Time {
         self.drain();
         let Time {
             latencies,
+            crossings,
             clock,
             clocks,
             waits,
@@ -510,6 +545,10 @@ impl Time {
                     bookings.book(clocks, link, issued, at + h.arrival, service);
                 }
                 bookings.book(clocks, q.resource, issued, replied + q.arrival, q.service);
+                for c in crossings.of(target) {
+                    let crb = Resource::Crb(c.tile);
+                    bookings.cross(crb, issued, issued + c.arrival, t.crb_service(), c.hold);
+                }
             }
         }
         clock.stall(class.unwrap_or(cost.class), cost.cycles.saturating_sub(l1));
@@ -1045,6 +1084,7 @@ mod tests {
     /// bookings and what it was charged per resource.
     struct Core {
         latencies: Latencies,
+        crossings: Crossings,
         clocks: Clocks,
         bookings: Bookings,
         waits: CoreStats,
@@ -1056,6 +1096,7 @@ mod tests {
         fn new(dir: &Path, core: u32, cores: u32) -> Self {
             Self {
                 latencies: Latencies::new(&SCC, SCC.core(core).unwrap()),
+                crossings: Crossings::new(&SCC, SCC.core(core).unwrap()),
                 clocks: clocks(dir, core, cores),
                 bookings: Bookings::new(),
                 waits: CoreStats::default(),
@@ -1073,6 +1114,12 @@ mod tests {
             for q in queues {
                 self.bookings
                     .book(&self.clocks, q.resource, at, at + q.arrival, q.service);
+            }
+            let service = self.latencies.timing().crb_service();
+            for c in self.crossings.of(target) {
+                let crb = Resource::Crb(c.tile);
+                self.bookings
+                    .cross(crb, at, at + c.arrival, service, c.hold);
             }
             self.now = self.now.max(at);
         }
@@ -1220,6 +1267,52 @@ mod tests {
             let waited = c.waits.link_wait[link.index()];
             assert!((2..=4).contains(&waited), "{:?}", c.waits.link_wait);
         }
+    }
+
+    /// Cores 1..=`spinners` read tile 0's register block (a test-and-set
+    /// register) every 70 cycles for 40 rounds while core 0 reads its own
+    /// tile's MPB and controller 0's DRAM (both past router (0,0)) and
+    /// core 47 on tile 23 reads tile 23's MPB, far from it. What each of
+    /// the two waited for register block 0, in all.
+    fn spinning_on_tile_0(spinners: u32) -> (u64, u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let crb0 = Target::Crb(SCC.tile(0).unwrap());
+        let dram0 = Target::Dram {
+            controller: 0,
+            page: 0,
+        };
+        let mut reader = Core::new(dir.path(), 0, 48);
+        let mut far = Core::new(dir.path(), 47, 48);
+        let mut spinning: Vec<Core> = (1..=spinners)
+            .map(|c| Core::new(dir.path(), c, 48))
+            .collect();
+        for round in 0..40 {
+            let at = 10_000 + 70 * round;
+            for (i, c) in spinning.iter_mut().enumerate() {
+                c.load(crb0, at + i as u64 % 70);
+            }
+            if round >= 20 {
+                reader.load(if round % 2 == 0 { mpb(0) } else { dram0 }, at);
+                far.load(mpb(23), at);
+            }
+        }
+        reader.resolve();
+        far.resolve();
+        (reader.waits.crb_wait[0], far.waits.crb_wait.iter().sum())
+    }
+
+    #[test]
+    fn requests_through_the_router_of_a_crowded_register_block_wait_for_its_backlog() {
+        let (few, far_few) = spinning_on_tile_0(4);
+        assert_eq!((few, far_few), (0, 0), "four spinners fit in the router");
+        let (many, far_many) = spinning_on_tile_0(47);
+        // 46 other requests queued, ten held by the MIU and the corner
+        // router's ports: 36 services of 3 cycles for each of the 20
+        // reads, at most.
+        assert!(many > 20 * 3 * 10 && many <= 20 * 36 * 3, "{many}");
+        assert_eq!(far_many, 0, "tile 23's router is clear");
+        let (some, _) = spinning_on_tile_0(30);
+        assert!(some < many, "{some} < {many}");
     }
 
     #[test]

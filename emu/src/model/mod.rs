@@ -17,6 +17,8 @@
 //! - [`tsr`]: the test-and-set registers and their statistics;
 //! - [`stats`]: per-core counters and their table;
 //! - [`mesh`]: XY routes and the routers a request crosses;
+//! - [`backpressure`]: a busy register block's requests backing up into
+//!   its router and holding up the other requests that pass it;
 //! - [`queue`]: resources serving one request at a time (or, a memory
 //!   controller, a line at a time), queued the same whatever order the
 //!   host runs the cores in;
@@ -36,6 +38,7 @@
 //! semantics, run against the models plus an executor that applies their
 //! events the way the plugin will.
 
+pub mod backpressure;
 pub mod cache;
 pub mod dram;
 pub mod hierarchy;

@@ -119,6 +119,24 @@ pub struct Timing {
     /// taken equal to [`Timing::mpb_port_mesh_cycles`], as it sits behind
     /// the same mesh interface).
     pub crb_mesh_cycles: u32,
+    /// Requests a tile's mesh interface unit takes from its router's tile
+    /// port for the register block and the MPB, the one being served
+    /// included: the rest wait in the router's input ports. No document at
+    /// hand gives the MIU's input buffering (none: one taken, the request in
+    /// service; see `emu::model::backpressure`).
+    pub miu_queue_packets: u32,
+    /// Virtual channels of one router input port that a request packet may
+    /// take, each holding one whole packet (a request is one to three
+    /// flits). \[JSSC\] abstract: the router uses "virtual channel (VC) flow
+    /// control" and a "Wrapped Wave-Front Allocator", whose rotating
+    /// priority serves the input ports in turn; it gives neither the number
+    /// of VCs nor how requests and replies share them (none: four taken,
+    /// half of eight, the other half for replies, which a mesh carrying
+    /// requests and replies keeps apart so that replies are never blocked
+    /// by requests). A port whose request VCs are all held by packets for
+    /// a busy register block or MPB takes no further request: the packets
+    /// behind it wait on the link (see `emu::model::backpressure`).
+    pub router_request_vcs: u32,
     /// How many times slower a register of the FPGA bank (the global
     /// timestamp, atomic increment registers) is than a test-and-set
     /// register of the system interface's router. \[thesis\] 1.6: AIR access
@@ -268,6 +286,8 @@ impl Timing {
         header_flits: 1,
         mpb_port_mesh_cycles: 4,
         crb_mesh_cycles: 4,
+        miu_queue_packets: 1,
+        router_request_vcs: 4,
         fpga_factor: 4,
         wbinvd: 10_000,
         invd: 15,
@@ -359,6 +379,17 @@ impl Timing {
     /// Core cycles a tile's register block is busy with one access.
     pub const fn crb_service(&self) -> u64 {
         self.mesh_to_core(self.crb_mesh_cycles as u64)
+    }
+
+    /// Requests for a tile's register block or MPB that its MIU and
+    /// router hold before one of the router's `input_ports` input ports is
+    /// full of them and blocks every other request arriving there: the
+    /// MIU's [`Timing::miu_queue_packets`], and in each port all but one
+    /// of its [`Timing::router_request_vcs`] (held in equal shares: the
+    /// allocator serves the ports in turn).
+    pub const fn router_hold(&self, input_ports: u32) -> u64 {
+        self.miu_queue_packets as u64
+            + input_ports as u64 * (self.router_request_vcs as u64).saturating_sub(1)
     }
 
     /// Core cycles of modelled time in `us` microseconds.
