@@ -155,6 +155,12 @@ const BENCHES: &[Bench] = &[
         cores: 4,
         params: QUICK,
     },
+    // One holder and one and three spinners on core 0's TSR.
+    Bench {
+        program: "bench-tsr",
+        cores: 4,
+        params: QUICK,
+    },
     Bench {
         program: "dht",
         cores: 4,

@@ -177,4 +177,7 @@ kernel::programs! {
     /// benchmark: accumulate, get_accumulate and fetch_and_op from 1..N processes onto every rank,
     /// each call timed; every value and every returned old value checked
     "bench-accumulate" => bench::accumulate::run,
+    /// benchmark: cores 0..=n take core 0's test-and-set register in turn, a fixed critical
+    /// section each, for 1..N-1 spinners; each acquire and release timed, a counter checked exact
+    "bench-tsr" => bench::tsr::run,
 }

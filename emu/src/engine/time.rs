@@ -139,9 +139,11 @@ impl Pending {
         let wait = match self.hold {
             // What a request of its own would wait there, beyond the
             // router's hold: not one of the register block's requests.
-            Some(hold) => {
-                backpressure::crossing_wait(queue::wait(&loads[..], 0, service, bucket), service, hold)
-            }
+            Some(hold) => backpressure::crossing_wait(
+                queue::wait(&loads[..], 0, service, bucket),
+                service,
+                hold,
+            ),
             None => queue::wait(&loads[..], self.requests, service, bucket),
         };
         wait * self.requests

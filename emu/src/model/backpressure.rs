@@ -70,7 +70,8 @@ pub struct Crossing {
 pub fn request_ports(chip: &Chip, at: TileCoord) -> u32 {
     let (x, y) = (u32::from(at.x), u32::from(at.y));
     let (w, h) = (u32::from(chip.mesh_x), u32::from(chip.mesh_y));
-    let neighbours = u32::from(x > 0) + u32::from(x + 1 < w) + u32::from(y > 0) + u32::from(y + 1 < h);
+    let neighbours =
+        u32::from(x > 0) + u32::from(x + 1 < w) + u32::from(y > 0) + u32::from(y + 1 < h);
     neighbours + 1
 }
 

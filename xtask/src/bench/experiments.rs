@@ -434,6 +434,48 @@ pub static REGISTRY: &[Experiment] = &[
         },
     },
     Experiment {
+        name: "tsr-contention",
+        title: "Test-and-set register contention",
+        about: "One test-and-set register (core 0's, on tile 0) against the number of cores spinning \
+                on it: cores 0..=n take it in turn, 20 times each (3 with --quick), each holding it for \
+                a critical section of 400 cycles that adds one to a counter in controller 0's legacy \
+                shared memory (behind the register's router); acquire (first attempt until taken) and \
+                release (the freeing store) timed, every sample's queueing waits included. The SCC \
+                literature reports \"exponential increasing latency when more than 24 cores compete \
+                for a spin-lock\" (Reble et al., quoted by the SCC one-sided thesis); here the curve \
+                comes from the register block's queue and its back-up into the router alone \
+                (`emu::model::backpressure`). The counter is checked exact at every count.",
+        kind: Kind::Lines {
+            runs: &[Run {
+                program: "bench-tsr",
+                cores: &[48],
+                quick_cores: &[48],
+                params: FULL,
+                quick_params: QUICK,
+            }],
+            view: View {
+                x: "spinners",
+                table: Measure::Latency,
+                x_label: "spinners n",
+                x_scale: Scale::Linear,
+                plots: &[
+                    Plot {
+                        suffix: "-acquire",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Linear,
+                        only: &[("op", "acquire")],
+                    },
+                    Plot {
+                        suffix: "-release",
+                        measure: Measure::Latency,
+                        y_scale: Scale::Linear,
+                        only: &[("op", "release")],
+                    },
+                ],
+            },
+        },
+    },
+    Experiment {
         name: "emulator-speed",
         title: "Emulator speed",
         about: "How fast the emulator runs on this host: the host time until all 48 cores have booted \

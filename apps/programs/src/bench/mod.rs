@@ -38,6 +38,7 @@ pub mod overlap;
 pub mod pscw;
 pub mod put_get;
 pub mod random_access;
+pub mod tsr;
 
 use alloc::string::String;
 use alloc::vec::Vec;
