@@ -505,7 +505,9 @@ impl Time {
     /// class, once the buffered writes have completed ([`Time::drain`]):
     /// it is the core's one access on the bus. The access books the target and every link its request and
     /// reply cross ([`Latencies::queues`]), each at the time its packet
-    /// gets there; their waits are charged later ([`Time::resolve`]).
+    /// gets there, and notes every router its request passes whose register
+    /// block may hold it up ([`backpressure`]); their waits are charged
+    /// later ([`Time::resolve`]).
     ///
     /// A request that reaches a memory controller while its DRAM refreshes
     /// waits for the refresh's end (charged at once, with the controller's
