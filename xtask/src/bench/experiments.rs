@@ -448,6 +448,7 @@ pub static REGISTRY: &[Experiment] = &[
         kind: Kind::Lines {
             runs: &[Run {
                 program: "bench-tsr",
+                memory_mib: None,
                 cores: &[48],
                 quick_cores: &[48],
                 params: FULL,
