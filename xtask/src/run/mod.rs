@@ -190,7 +190,7 @@ fn check_memory(cores: u32, need: u64, available: Option<u64>) -> Result<()> {
             "not enough memory for {cores} cores: the run may need {} MiB ({} MiB per core), \
              but the host has {} MiB available; boot fewer cores",
             need.div_ceil(1 << 20),
-            need / u64::from(cores.max(1)) >> 20,
+            (need / u64::from(cores.max(1))) >> 20,
             available >> 20
         ),
         _ => Ok(()),
