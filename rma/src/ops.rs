@@ -2,8 +2,10 @@
 //! Put and get: plain copies between this core's buffer and the target's
 //! window, through the target's POPSHM mapped into a free LUT entry. No
 //! message, no involvement of the target (thesis 4.5: zero copy, truly
-//! one-sided); elements pass through a small stack buffer only to become
-//! little-endian bytes.
+//! one-sided). Elements whose memory already holds their little-endian
+//! bytes (every primitive type on the little-endian cores) are copied
+//! straight from and into the caller's buffer; others pass through a
+//! small stack buffer to become those bytes.
 //!
 //! The layouts at either side are contiguous, a [`Vector`], or a count of
 //! a committed [datatype](crate::datatype); all three are copied by one
