@@ -336,25 +336,37 @@ pub extern "C" fn MPI_Comm_split(
                 )
             })?),
         };
-        let made = match comm_of(state, comm)? {
-            Target::Comm(c) => c.split(color, key)?,
-            Target::Own => {
-                return Err(Failure::new(
-                    Class::Comm,
-                    "splitting MPI_COMM_SELF is not supported",
-                ));
-            }
-        };
-        let handle = match made {
-            Some(c) => new_comm(state, c),
-            None => codes::comm::NULL,
-        };
-        store(newcomm, handle)
+        split_into(state, comm, color, key, newcomm)
     })
 }
 
 /// `MPI_UNDEFINED`.
 const UNDEFINED: c_int = -32766;
+
+/// Splits `comm` by `color` (`None`: join none) and `key`, and stores
+/// the new communicator's handle, or `MPI_COMM_NULL`, at `newcomm`.
+fn split_into(
+    state: &mut State,
+    comm: c_int,
+    color: Option<u32>,
+    key: c_int,
+    newcomm: *mut c_int,
+) -> Outcome {
+    let made = match comm_of(state, comm)? {
+        Target::Comm(c) => c.split(color, key)?,
+        Target::Own => {
+            return Err(Failure::new(
+                Class::Comm,
+                "splitting MPI_COMM_SELF is not supported",
+            ));
+        }
+    };
+    let handle = match made {
+        Some(c) => new_comm(state, c),
+        None => codes::comm::NULL,
+    };
+    store(newcomm, handle)
+}
 
 /// `MPI_Comm_split_type`: `MPI_COMM_TYPE_SHARED` puts every rank of the
 /// communicator in one new communicator, ordered by `key`, then by rank:
@@ -382,20 +394,7 @@ pub extern "C" fn MPI_Comm_split_type(
                 ));
             }
         };
-        let made = match comm_of(state, comm)? {
-            Target::Comm(c) => c.split(color, key)?,
-            Target::Own => {
-                return Err(Failure::new(
-                    Class::Comm,
-                    "splitting MPI_COMM_SELF is not supported",
-                ));
-            }
-        };
-        let handle = match made {
-            Some(c) => new_comm(state, c),
-            None => codes::comm::NULL,
-        };
-        store(newcomm, handle)
+        split_into(state, comm, color, key, newcomm)
     })
 }
 
