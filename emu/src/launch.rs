@@ -320,7 +320,7 @@ mod tests {
         );
         assert_eq!(
             value_of(&args, "-plugin"),
-            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=100000,queues=on,wt-reads=silicon,entry=0x100000,mem=/run/chip.mem"
+            "file=/p/libemu_plugin.so,core=5,cores=48,chip=scc,check=off,quantum=100000,queues=on,seed=0,wt-reads=silicon,entry=0x100000,mem=/run/chip.mem"
         );
         // Each flag once; the kernel is never told its core id.
         for flag in ["-M", "-m", "-kernel", "-append", "-plugin", "-bios"] {
@@ -339,6 +339,7 @@ mod tests {
                 time: Time::On {
                     quantum: NonZeroU64::new(5000).unwrap(),
                     queues: false,
+                    seed: 12,
                 },
             },
             Model {

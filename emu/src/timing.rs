@@ -218,6 +218,7 @@ use std::time::Duration;
 
 use crate::model::latency::{self, Queue, Resource};
 use crate::model::queue::{self, Load};
+use crate::model::variation::Variation;
 use crate::shm::Mapping;
 
 /// How many cores sleep (32 bits): publishing looks for sleepers to wake
@@ -436,20 +437,27 @@ impl Until {
 }
 
 /// Whether core `o`, at horizon `h`, is not past time `t` of core `c`:
-/// its horizon is earlier, or the same and its number lower (ties break
-/// by core number).
-fn holds_past(h: u64, o: u32, c: u32, t: u64) -> bool {
-    h < t || (h == t && o < c)
+/// its horizon is earlier, or the same and it goes first at `t` (ties
+/// break as the run's arbitration draws them,
+/// [`Variation::goes_first`]).
+fn holds_past(h: u64, o: u32, c: u32, t: u64, variation: Variation) -> bool {
+    h < t || (h == t && variation.goes_first(t, o, c))
 }
 
 /// What core `c` of `cores` waits for to have every other core past its
 /// time `t`, each core's horizon as `horizon` gives it: of those not
 /// past, the one closest to it (see [`Look`]); `None` if all are past.
-fn not_past(cores: u32, c: u32, t: u64, horizon: impl Fn(u32) -> u64) -> Option<Until> {
+fn not_past(
+    cores: u32,
+    c: u32,
+    t: u64,
+    variation: Variation,
+    horizon: impl Fn(u32) -> u64,
+) -> Option<Until> {
     (0..cores)
         .filter(|&o| o != c)
         .map(|o| (horizon(o), o))
-        .filter(|&(h, o)| holds_past(h, o, c, t))
+        .filter(|&(h, o)| holds_past(h, o, c, t, variation))
         .max()
         .map(|(_, on)| Until::Past { time: t, on })
 }
@@ -478,6 +486,7 @@ fn not_reached(cores: u32, c: u32, t: u64, clock: impl Fn(u32) -> u64) -> Option
 /// against 1.7 M, for 0.34 M sleeps).
 struct Look {
     cores: u32,
+    variation: Variation,
     horizons: [u64; MAX_CORES as usize],
     clocks: [u64; MAX_CORES as usize],
 }
@@ -486,7 +495,9 @@ impl Look {
     /// What core `c` waits for to have every other core past its time `t`
     /// ([`Clocks::ordered`]): of those not past, the one closest to it.
     fn past(&self, c: u32, t: u64) -> Option<Until> {
-        not_past(self.cores, c, t, |o| self.horizons[o as usize])
+        not_past(self.cores, c, t, self.variation, |o| {
+            self.horizons[o as usize]
+        })
     }
 
     /// What core `c` waits for to have every other running core's clock at
@@ -542,6 +553,8 @@ pub struct Clocks {
     quantum: u64,
     /// Whether requests queue at the resources ([`Clocks::book`]).
     queues: bool,
+    /// How ties between cores ordering at the same cycle break.
+    variation: Variation,
     /// Times this core slept because it was a quantum ahead.
     pub sleeps: u64,
     /// Times this core blocked to order a synchronising access.
@@ -559,8 +572,16 @@ impl Clocks {
 
     /// Core `core`'s side of a run of `cores` cores over the mapped clocks
     /// file, keeping within `quantum` cycles of the slowest running core;
-    /// requests queue at the resources if `queues`.
-    pub fn new(map: Mapping, core: u32, cores: u32, quantum: u64, queues: bool) -> Self {
+    /// requests queue at the resources if `queues`; ties between cores
+    /// that order at the same cycle break as `variation` draws them.
+    pub fn new(
+        map: Mapping,
+        core: u32,
+        cores: u32,
+        quantum: u64,
+        queues: bool,
+        variation: Variation,
+    ) -> Self {
         assert!(cores <= MAX_CORES && core < cores);
         Self {
             map,
@@ -568,6 +589,7 @@ impl Clocks {
             cores,
             quantum,
             queues,
+            variation,
             sleeps: 0,
             order_waits: 0,
             future_reads: 0,
@@ -601,19 +623,19 @@ impl Clocks {
     }
 
     /// Whether every other core is past time `t` of this core: its
-    /// horizon is later, or equal and its number higher.
+    /// horizon is later, or equal and it goes after this core at `t`.
     pub fn ordered(&self, t: u64) -> bool {
         let me = self.core;
         (0..self.cores)
             .filter(|&o| o != me)
-            .all(|o| !holds_past(self.horizon(o), o, me, t))
+            .all(|o| !holds_past(self.horizon(o), o, me, t, self.variation))
     }
 
     /// What core `me` waits for to have every other core past its time
     /// `t` ([`Clocks::ordered`]): of those not past, the one closest to
     /// it (see [`Look`]); `None` if every other core is past.
     fn past(&self, me: u32, t: u64) -> Option<Until> {
-        not_past(self.cores, me, t, |o| self.horizon(o))
+        not_past(self.cores, me, t, self.variation, |o| self.horizon(o))
     }
 
     /// What core `me` waits for to have every other running core's clock
@@ -637,6 +659,7 @@ impl Clocks {
     fn look(&self) -> Look {
         let mut look = Look {
             cores: self.cores,
+            variation: self.variation,
             horizons: [NEVER; MAX_CORES as usize],
             clocks: [NEVER; MAX_CORES as usize],
         };
@@ -762,7 +785,7 @@ impl Clocks {
     /// Whether the core `until` names still holds sleeping core `c` back.
     fn holds_back(&self, c: u32, until: Until) -> bool {
         match until {
-            Until::Past { time, on } => holds_past(self.horizon(on), on, c, time),
+            Until::Past { time, on } => holds_past(self.horizon(on), on, c, time, self.variation),
             Until::Reached { time, on } => self.pacing_clock(on) < time,
             Until::Any { .. } => false,
         }
@@ -816,13 +839,13 @@ impl Clocks {
 
     /// Core `c`, waiting, saw a watched line written at `at` by core
     /// `writer`: it resumes at its first poll at or after `at` (after, on
-    /// a tie with a lower-numbered poller, whose poll came first), unless
-    /// an earlier wake is already set.
+    /// a tie with a poller that goes first at `at`, whose poll came first),
+    /// unless an earlier wake is already set.
     pub fn wake_waiter(&self, c: u32, at: u64, writer: u32) {
         let start = self.map.load(Self::at(c, Word::PollStart));
         let period = self.map.load(Self::at(c, Word::Period)).max(1);
         let mut t = start + at.saturating_sub(start).div_ceil(period).max(1) * period;
-        if t == at && c < writer {
+        if t == at && self.variation.goes_first(at, c, writer) {
             t += period;
         }
         if self.map.fetch_min(Self::at(c, Word::Wake), t) > t {
@@ -1198,6 +1221,9 @@ impl queue::Calendar for SharedCalendar<'_> {
 
 #[cfg(test)]
 mod tests {
+    /// The variation the tests run with: ties break as it draws them.
+    const TEST_VARIATION: Variation = Variation::new(0);
+
     use std::fs::File;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -1224,6 +1250,7 @@ mod tests {
             cores,
             quantum,
             queues,
+            TEST_VARIATION,
         )
     }
 
@@ -1297,15 +1324,27 @@ mod tests {
     fn a_sleeper_waits_on_the_core_closest_to_its_time() {
         let mut look = Look {
             cores: 6,
+            variation: TEST_VARIATION,
             horizons: [NEVER; MAX_CORES as usize],
             clocks: [NEVER; MAX_CORES as usize],
         };
         for (c, h) in [(0, 20), (1, 30), (3, 10), (5, 10)] {
             look.horizons[c] = h;
         }
-        // Core 3 goes before core 5 at 10.
-        assert_eq!(look.past(5, 10), Some(Until::Past { time: 10, on: 3 }));
-        assert_eq!(look.past(3, 10), None);
+        // Of cores 3 and 5, both at 10, the first at 10 waits for nobody.
+        let (first, second) = if TEST_VARIATION.goes_first(10, 3, 5) {
+            (3, 5)
+        } else {
+            (5, 3)
+        };
+        assert_eq!(
+            look.past(second, 10),
+            Some(Until::Past {
+                time: 10,
+                on: first
+            })
+        );
+        assert_eq!(look.past(first, 10), None);
         assert_eq!(look.past(4, 25), Some(Until::Past { time: 25, on: 0 }));
         assert_eq!(look.past(0, 25), Some(Until::Past { time: 25, on: 5 }));
         assert_eq!(look.past(2, 31), Some(Until::Past { time: 31, on: 1 }));
@@ -1352,8 +1391,12 @@ mod tests {
         assert!(!sleeper.is_finished());
         b.publish(99);
         assert_eq!(b.map.load_atomic_u32(futex), seq, "still behind");
-        // On a tie, the lower-numbered core goes first.
+        // On a tie, the core the arbitration puts first at 100 goes first.
         b.publish(100);
+        if TEST_VARIATION.goes_first(100, 1, 0) {
+            assert_eq!(b.map.load_atomic_u32(futex), seq, "core 1 goes first");
+            b.publish(101);
+        }
         let a = sleeper.join().unwrap();
         assert_eq!(a.order_waits, 1);
     }

@@ -26,6 +26,7 @@ fn lock_samples(quantum: u64) -> Vec<Vec<String>> {
             time: Time::On {
                 quantum: NonZeroU64::new(quantum).unwrap(),
                 queues: true,
+                seed: chip::DEFAULT_SEED,
             },
             ..Model::DEFAULT
         }),

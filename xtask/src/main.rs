@@ -235,6 +235,15 @@ struct RunFlags {
           value_parser = clap::value_parser!(u64).range(1..),
           conflicts_with_all = ["plain", "no_timing"])]
     quantum: u64,
+    /// The seed of what differs between two boots of the chip and the
+    /// program cannot see: each tile's clock phase against the mesh's,
+    /// each memory controller's refresh phase, the moment each core leaves
+    /// reset, and the order in which arbiters meet simultaneous requests.
+    /// The same seed gives the same modelled time; another seed shows how
+    /// much a result depends on them.
+    #[arg(long, value_name = "N", default_value_t = chip::DEFAULT_SEED,
+          conflicts_with_all = ["plain", "no_timing"])]
+    seed: u64,
     /// Run the chip model without modelled time (the global timestamp
     /// reads 0 and the kernel's clock falls back to the host's rdtsc).
     #[arg(long, conflicts_with = "plain")]
@@ -390,6 +399,7 @@ fn mode_of(args: &RunFlags) -> Mode {
         Time::On {
             quantum: NonZeroU64::new(args.quantum).expect("clap refuses a quantum of 0"),
             queues: !args.no_queues,
+            seed: args.seed,
         }
     };
     Mode::Modelled(Model {

@@ -118,6 +118,7 @@ use crate::model::mesh;
 use crate::model::paging::{PageType, Tlb};
 use crate::model::stats::CoreStats;
 use crate::model::tsr::TsrStats;
+use crate::model::variation::Variation;
 use crate::report::{CoreReport, STALE_KEPT, StaleRead};
 use crate::shm::{self, Mapping};
 use crate::timing::{Clocks, State};
@@ -293,8 +294,16 @@ impl Engine {
         let lut_registers = layout.crb(tile) + u64::from(chip.crb.lut_entry(chip.z_of(core), 0));
         let time = match model.time {
             chip::Time::Off => None,
-            chip::Time::On { quantum, queues } => {
+            chip::Time::On {
+                quantum,
+                queues,
+                seed,
+            } => {
                 let quantum = quantum.get();
+                let variation = Variation::new(seed);
+                let reset_release = variation.reset_release(&chip.timing, core.index() as u32);
+                let mut clock = CoreClock::new();
+                clock.idle_until(reset_release);
                 let path = crate::timing::clocks_path(&dir);
                 let (_, clocks) = map(&path, crate::timing::FILE_SIZE)?;
                 let path = chipmem::stamps_path(&dir);
@@ -303,10 +312,18 @@ impl Engine {
                 let (_, watchers) = map(&path, chipmem::records_size(&layout))?;
                 let watchers = LineRecords::new(watchers, words);
                 Some(Time {
-                    latencies: Latencies::new(chip, core),
+                    latencies: Latencies::new(chip, core, variation),
                     crossings: crate::model::backpressure::Crossings::new(chip, core),
-                    clock: CoreClock::new(),
-                    clocks: Clocks::new(clocks, core.index() as u32, cores, quantum, queues),
+                    clock,
+                    reset_release,
+                    clocks: Clocks::new(
+                        clocks,
+                        core.index() as u32,
+                        cores,
+                        quantum,
+                        queues,
+                        variation,
+                    ),
                     stamps,
                     next_sync: quantum / 2,
                     pc: 0,
@@ -604,7 +621,11 @@ impl Engine {
     /// entered the booted image.
     pub fn start_time(&mut self) {
         if let Some(time) = &mut self.time {
+            let starts = !time.clock.started();
             time.clock.start();
+            if starts {
+                time.clock.idle_until(time.reset_release);
+            }
         }
     }
 

@@ -5,6 +5,7 @@ use chip::{EmuCall, PTE_PCD, PTE_PMB, PTE_PWT, SCC};
 use tempfile::TempDir;
 
 use super::*;
+use crate::model::variation::Variation;
 
 /// Tile 0's MPB, as every core addresses it.
 const MPB0: u32 = 0xC000_0000;
@@ -37,6 +38,18 @@ fn rig(flags: u32) -> Rig {
 }
 
 /// As [`rig`], with modelled time kept within `quantum` if given.
+/// The cycle at which core `c` of a timed rig leaves reset.
+fn release(c: u32) -> u64 {
+    Variation::new(chip::DEFAULT_SEED).reset_release(&SCC.timing, c)
+}
+
+/// What crossing between the clocks adds to core `c`'s access to
+/// `target` issued at `issued`, in a timed rig.
+fn crossing(c: u32, target: Target, issued: u64) -> u64 {
+    let own = Latencies::new(&SCC, core(c), Variation::new(chip::DEFAULT_SEED));
+    own.crossing(&own.target(target).unwrap(), issued)
+}
+
 fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
     rig_on(&SCC, 2, [0, 1], flags, quantum)
 }
@@ -71,6 +84,7 @@ fn rig_on(
         let time = quantum.map_or(chip::Time::Off, |q| chip::Time::On {
             quantum: std::num::NonZeroU64::new(q).unwrap(),
             queues: true,
+            seed: chip::DEFAULT_SEED,
         });
         let model = chip::Model {
             check: true,
@@ -473,7 +487,7 @@ fn a_held_clock_starts_at_the_entry() {
     rig.engines[0].start_time();
     // 100 instructions issued in 130 cycles.
     rig.engines[0].set_insns(40_100, 52_130);
-    assert_eq!(rig.engines[0].now(), Some(130));
+    assert_eq!(rig.engines[0].now(), Some(release(0) + 130));
     // What the core executed before counts as executed all the same.
     assert_eq!(rig.engines[0].report().stats.insns, 40_100);
 }
@@ -543,7 +557,10 @@ fn what_a_core_runs_after_its_exit_call_is_not_counted() {
     engine.set_insns(1000, 1200);
     engine.emu_call(EmuCall::Exit, emu_call(EmuCall::Exit));
     let at_exit = engine.report();
-    assert_eq!((at_exit.stats.insns, at_exit.stats.cycles), (1000, 1200));
+    assert_eq!(
+        (at_exit.stats.insns, at_exit.stats.cycles),
+        (1000, release(0) + 1200)
+    );
     // QEMU stops the core a little later: the instructions it runs
     // meanwhile (as many as the host schedules) change nothing.
     engine.set_insns(1011, 1220);
@@ -562,30 +579,39 @@ fn an_uncached_store_waits_in_a_write_buffer_and_a_load_after_it_waits_for_it() 
     let t = SCC.timing;
     // Cores 0 and 1 sit on tile 0: its MPB is one router away.
     let mpb = t.mpb_access(1) - u64::from(t.l1_hit);
-    let own = crate::model::latency::Latencies::new(&SCC, core(0));
-    let arrival = own
-        .target(Target::Mpb(SCC.tile(0).unwrap()))
-        .unwrap()
-        .queue
-        .unwrap()
-        .arrival;
-    rig.engines[0].set_insns(100, 100);
+    let target = Target::Mpb(SCC.tile(0).unwrap());
+    let own = Latencies::new(&SCC, core(0), Variation::new(chip::DEFAULT_SEED));
+    let arrival = own.target(target).unwrap().queue.unwrap().arrival;
+    // Core 0 far ahead of core 1, whatever their release from reset.
+    rig.engines[0].set_insns(1000, 1000);
     rig.store(0, 0x40, 7);
     // The store costs the core nothing: a write buffer takes it.
-    assert_eq!(rig.engines[0].now(), Some(100));
+    let issued = release(0) + 1000;
+    assert_eq!(rig.engines[0].now(), Some(issued));
     assert_eq!(rig.memory(0x40), 7, "its bytes are in memory");
     // Another core sees it only once it reached the MPB.
     rig.engines[1].set_insns(10, 10);
     assert_eq!(rig.load(1, 0x40), 7);
-    assert_eq!(rig.engines[1].now(), Some(100 + arrival + mpb));
+    let seen = issued + arrival;
+    assert_eq!(
+        rig.engines[1].now(),
+        Some(seen + mpb + crossing(1, target, seen))
+    );
     // A load of another word waits until the store completed, then makes
     // its own access: what the store cost before it was buffered.
-    rig.engines[0].set_insns(101, 101);
+    rig.engines[0].set_insns(1001, 1001);
     assert_eq!(rig.load(0, 0x80), 0);
-    assert_eq!(rig.engines[0].now(), Some(100 + mpb + mpb));
+    let completed = issued + mpb + crossing(0, target, issued);
+    assert_eq!(
+        rig.engines[0].now(),
+        Some(completed + mpb + crossing(0, target, completed))
+    );
     let stats = rig.engines[0].report().stats;
     assert_eq!(stats.class_count[Class::Buffered as usize], 1);
-    assert_eq!(stats.class_cycles[Class::BufferWait as usize], mpb - 1);
+    assert_eq!(
+        stats.class_cycles[Class::BufferWait as usize],
+        completed - (issued + 1)
+    );
 }
 
 #[test]
@@ -598,14 +624,20 @@ fn a_third_store_in_a_row_waits_for_the_first_to_complete() {
         rig.engines[0].set_insns(issued, issued);
         rig.store(0, offset, offset);
     }
+    // Each write keeps the bus for an access, one after the other.
+    let target = Target::Mpb(SCC.tile(0).unwrap());
+    let done = |start: u64| start + mpb + crossing(0, target, start);
+    let first = done(release(0) + 100);
+    let (second, third) = (done(first), done(done(first)));
     // Two buffers: the third store waits until the first completes.
-    assert_eq!(rig.engines[0].now(), Some(100 + mpb));
+    assert_eq!(rig.engines[0].now(), Some(first));
     // The last goes out once the second completed, and a WBINVD waits
     // for it.
+    assert!(second < third);
     rig.engines[0].wbinvd().unwrap();
     assert_eq!(
         rig.engines[0].now(),
-        Some(100 + 3 * mpb + u64::from(t.wbinvd - t.insn_cycles))
+        Some(third + u64::from(t.wbinvd - t.insn_cycles))
     );
     assert_eq!(
         [0x40, 0x44, 0x48].map(|o| rig.memory(o)),

@@ -390,6 +390,10 @@ pub(super) struct Time {
     pub(super) next_resolve: u64,
     /// The core's write buffers: the stores on their way out.
     pub(super) write_buffers: WriteBuffers,
+    /// The cycle at which the core left reset
+    /// ([`crate::model::variation::Variation::reset_release`]): its clock
+    /// starts there.
+    pub(super) reset_release: u64,
 }
 
 impl Time {
@@ -476,7 +480,7 @@ impl Time {
             if let Some(q) = queue {
                 refresh = latencies.refresh_wait(q.resource, start + q.arrival);
             }
-            refresh + cost.cycles.saturating_sub(l1)
+            refresh + cost.cycles.saturating_sub(l1) + latencies.crossing(&cost, start)
         });
         if w.stall > 0 {
             clock.stall(Class::BufferWait, w.stall);
@@ -555,7 +559,11 @@ impl Time {
                 }
             }
         }
-        clock.stall(class.unwrap_or(cost.class), cost.cycles.saturating_sub(l1));
+        let crossing = latencies.crossing(&cost, clock.now());
+        clock.stall(
+            class.unwrap_or(cost.class),
+            cost.cycles.saturating_sub(l1) + crossing,
+        );
     }
 
     /// Charges the waits of this core's requests in buckets that end by
@@ -1063,6 +1071,10 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
+    /// The variation the tests run with.
+    const TEST_VARIATION: crate::model::variation::Variation =
+        crate::model::variation::Variation::new(0);
+
     use std::path::Path;
 
     use chip::SCC;
@@ -1081,7 +1093,7 @@ mod tests {
             .unwrap();
         file.set_len(crate::timing::FILE_SIZE).unwrap();
         let map = Mapping::new(&file, crate::timing::FILE_SIZE).unwrap();
-        Clocks::new(map, core, cores, 1000, true)
+        Clocks::new(map, core, cores, 1000, true, TEST_VARIATION)
     }
 
     /// One core of a test: its latencies, its side of the clocks, its
@@ -1099,7 +1111,7 @@ mod tests {
     impl Core {
         fn new(dir: &Path, core: u32, cores: u32) -> Self {
             Self {
-                latencies: Latencies::new(&SCC, SCC.core(core).unwrap()),
+                latencies: Latencies::new(&SCC, SCC.core(core).unwrap(), TEST_VARIATION),
                 crossings: Crossings::new(&SCC, SCC.core(core).unwrap()),
                 clocks: clocks(dir, core, cores),
                 bookings: Bookings::new(),

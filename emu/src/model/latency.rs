@@ -25,9 +25,10 @@
 //! | L1 hit, store absorbed by L1 or the WCB | `l1_hit` |
 //! | L2 | `l2_hit` |
 //! | MPB, CRB or TSR of a tile `n-1` hops away | `miu_mpb` + 2·n·`router_mesh_cycles` mesh cycles |
-//! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for a refresh ([`refresh_wait`]: `dram_refresh_ns` every `dram_refresh_interval_ns`) and for the controller |
+//! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for a refresh ([`refresh_wait`]: `dram_refresh_ns` every `dram_refresh_interval_ns`, at the controller's phase) and for the controller |
 //! | waiting for a busy MPB, register block or controller | from the requests of all cores around its arrival ([`super::queue`]; one at a time: `mpb_port_mesh_cycles`, `crb_mesh_cycles` each; a controller a line per [`super::dram::Ddr3::line_service`], several in flight), charged once those are known |
 //! | waiting for a busy mesh link | the same, at every link the request and its reply cross ([`Hop`]), each packet busy for its flits ([`chip::Timing::packet_flits`]) × `link_flit_mesh_cycles`; summed in 1/[`LINK_WAIT_SCALE`] cycles and charged as they make whole cycles |
+//! | crossing between the core's and the mesh's clocks (MPB, CRB, TSR, DRAM) | the request waits for the mesh clock's next edge and the reply for the core's: 0 or 1 core cycle beyond the rounded-up mesh cycles above, from the tile's clock phase ([`Latencies::crossing`]) |
 //! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
 //! | write-back of a victim line | a store of the line to its target |
 //! | store leaving the core (to L2 or memory), WCB flush | nothing while a buffer is free (`buffered`); the buffered write keeps the bus for its row's latency, in order after the others |
@@ -77,6 +78,7 @@ use chip::{Chip, CoreId, Target, Timing};
 use super::dram::Ddr3;
 use super::mesh::{self, Link, MAX_LINKS};
 use super::stats::{MAX_CONTROLLERS, MAX_TILES};
+use super::variation::{self, Variation};
 
 /// Latency classes, the rows of the timing statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -366,6 +368,10 @@ pub struct Cost<'a> {
     /// The links its request and its reply cross, the request's first, each
     /// way in order (none to the core's own tile, nor to the FPGA).
     pub hops: &'a [Hop],
+    /// Mesh cycles of its round trip (none to the FPGA): `cycles` holds
+    /// them rounded up to core cycles, [`Latencies::crossing`] what the
+    /// two clocks' edges add.
+    pub mesh: u64,
 }
 
 /// How one core reaches a tile or a controller.
@@ -375,6 +381,8 @@ struct Way {
     arrival: u64,
     /// Core cycles of the whole access.
     cycles: u64,
+    /// Mesh cycles of the whole access.
+    mesh: u64,
     /// The links crossed, the request's first.
     hops: Vec<Hop>,
 }
@@ -384,6 +392,11 @@ struct Way {
 pub struct Latencies {
     timing: Timing,
     tile: usize,
+    /// Where the core's clock ticks against the mesh's
+    /// ([`Variation::tile_phase`]).
+    phase: u64,
+    /// Per controller: where its refreshes fall ([`Variation::refresh_phase`]).
+    refresh_phases: Vec<u64>,
     /// Per tile: an MPB (or CRB) access.
     mpb: Vec<Way>,
     /// Per controller: a DRAM access.
@@ -395,8 +408,9 @@ pub struct Latencies {
 }
 
 impl Latencies {
-    /// The latencies of `core` of `chip`.
-    pub fn new(chip: &Chip, core: CoreId) -> Self {
+    /// The latencies of `core` of `chip`, its clock phase and the
+    /// controllers' refreshes as `variation` draws them.
+    pub fn new(chip: &Chip, core: CoreId, variation: Variation) -> Self {
         let t = chip.timing;
         let here = chip.tile_coord(chip.tile_of(core));
         let mpb = chip
@@ -407,6 +421,7 @@ impl Latencies {
                 Way {
                     arrival: t.miu_mpb as u64 + t.mesh_to_core(routers_mesh(&t, n)),
                     cycles: t.mpb_access(n),
+                    mesh: t.round_trip_mesh(n),
                     hops: hops(chip, here, there, t.miu_mpb as u64, 0),
                 }
             })
@@ -419,6 +434,7 @@ impl Latencies {
                 Way {
                     arrival: t.miu_dram as u64 + t.mesh_to_core(routers_mesh(&t, n)),
                     cycles: t.dram_access(n),
+                    mesh: t.round_trip_mesh(n) + u64::from(t.memctl_mesh_cycles),
                     hops: hops(
                         chip,
                         here,
@@ -430,9 +446,14 @@ impl Latencies {
             })
             .collect();
         let sif = mesh::routers(chip, here, chip.system_interface.tile);
+        let tile = chip.tile_of(core).index();
         Self {
             timing: t,
-            tile: chip.tile_of(core).index(),
+            tile,
+            phase: variation.tile_phase(&t, tile),
+            refresh_phases: (0..chip.memory_controllers.len())
+                .map(|c| variation.refresh_phase(&t, c))
+                .collect(),
             mpb,
             dram,
             controller_service: Ddr3::of(&t).line_service(&t),
@@ -449,13 +470,20 @@ impl Latencies {
     /// DRAM refresh ([`refresh_wait`]): none but at a memory controller.
     pub fn refresh_wait(&self, resource: Resource, arrival: u64) -> u64 {
         match resource {
-            Resource::Controller(_) => refresh_wait(
-                arrival,
+            Resource::Controller(c) => refresh_wait(
+                arrival + self.refresh_phases.get(c).copied().unwrap_or(0),
                 self.timing.dram_refresh_interval(),
                 self.timing.dram_refresh(),
             ),
             Resource::Mpb(_) | Resource::Crb(_) | Resource::Link(_) => 0,
         }
+    }
+
+    /// The core cycles an access costing `cost` and issued at core cycle
+    /// `issued` adds to its `cycles` as it crosses from the core's clock
+    /// to the mesh's and back ([`variation::crossing`]): 0 or 1.
+    pub fn crossing(&self, cost: &Cost<'_>, issued: u64) -> u64 {
+        variation::crossing(&self.timing, self.phase, issued, cost.mesh)
     }
 
     /// What one access (load or store) to `target` costs, or `None` for a
@@ -472,6 +500,7 @@ impl Latencies {
                     service,
                 }),
                 hops: &way.hops,
+                mesh: way.mesh,
             }
         }
         Some(match target {
@@ -509,6 +538,7 @@ impl Latencies {
                 cycles: self.fpga,
                 queue: None,
                 hops: &[],
+                mesh: 0,
             },
             Target::Nothing => return None,
         })
@@ -749,7 +779,7 @@ mod tests {
             bytes in 0u32..=32,
             store in any::<bool>(),
         ) {
-            let l = Latencies::new(&SCC, core);
+            let l = Latencies::new(&SCC, core, Variation::new(0));
             let t = SCC.timing;
             let cost = l.target(target).unwrap();
             let q = cost.queue.unwrap();
@@ -806,7 +836,7 @@ mod tests {
         let t = SCC.timing;
         // Core 0 on tile (0,0) reads tile (2,1)'s MPB: out east, east,
         // north; back west, west along row 1, then south.
-        let l = Latencies::new(&SCC, SCC.core(0).unwrap());
+        let l = Latencies::new(&SCC, SCC.core(0).unwrap(), Variation::new(0));
         let cost = l.target(Target::Mpb(SCC.tile(8).unwrap())).unwrap();
         let at = |x, y| chip::TileCoord { x, y };
         let hops: Vec<(Link, u64, bool)> = cost
@@ -863,7 +893,7 @@ mod tests {
     #[test]
     fn latencies_grow_by_one_router_per_hop() {
         let core0 = SCC.core(0).unwrap();
-        let l = Latencies::new(&SCC, core0);
+        let l = Latencies::new(&SCC, core0, Variation::new(0));
         let t = SCC.timing;
         let own = l.target(Target::Mpb(SCC.tile(0).unwrap())).unwrap();
         assert_eq!((own.class, own.cycles), (Class::MpbLocal, t.mpb_access(1)));

@@ -28,6 +28,8 @@
 //!   the core wait while it goes on;
 //! - [`latency`]: the cost of each access class and one core's modelled
 //!   clock (parameters from [`chip::Timing`]), and the DRAM's refresh;
+//! - [`variation`]: what differs between two boots of the chip (clock
+//!   phases, release from reset, arbitration), drawn from the run's seed;
 //! - [`p54c`]: the cycles a P54C core takes to issue a block of
 //!   instructions (U/V pairing, multi-cycle instructions, address
 //!   generation interlocks), every memory operand an L1 hit: the base of
@@ -50,6 +52,7 @@ pub mod paging;
 pub mod queue;
 pub mod stats;
 pub mod tsr;
+pub mod variation;
 pub mod wcb;
 pub mod write_buffer;
 

@@ -42,7 +42,8 @@ pub use lut::{LutEntry, Subdest, Target};
 pub use memtype::{MemoryType, PTE_PCD, PTE_PMB, PTE_PWT};
 #[cfg(any(test, feature = "alloc"))]
 pub use options::{
-    DEFAULT_QUANTUM, Mode, Model, OptionKey, OptionsError, PluginOptions, Time, WtReads,
+    DEFAULT_QUANTUM, DEFAULT_SEED, Mode, Model, OptionKey, OptionsError, PluginOptions, Time,
+    WtReads,
 };
 pub use registers::{CrbLayout, EMU_SIGNATURE, EmuCall, FpgaLayout, TsrProtocol};
 pub use timing::Timing;

@@ -9,7 +9,7 @@
 //! quantum, and queues exist only with modelled time.
 //!
 //! QEMU hands the plugin its options as separate `key=value` strings:
-//! `core=<n>,cores=<N>,chip=<name>,check=on|off,quantum=<cycles>|off,queues=on|off,wt-reads=silicon|ideal,entry=<address>,mem=<path>`.
+//! `core=<n>,cores=<N>,chip=<name>,check=on|off,quantum=<cycles>|off,queues=on|off,seed=<n>,wt-reads=silicon|ideal,entry=<address>,mem=<path>`.
 //! [`PluginOptions::to_args`] writes them and [`PluginOptions::parse`]
 //! reads and checks them, so that a wrong command line stops QEMU with a
 //! reason instead of emulating the wrong chip. Opening the chip memory
@@ -28,6 +28,9 @@ use crate::{Chip, CoreCount, CoreId, chip_names, find_chip};
 /// hundred times smaller (within about 1 %) at a fraction of their host
 /// time (`cargo xtask bench quantum`, README).
 pub const DEFAULT_QUANTUM: u64 = 100_000;
+
+/// The seed of a run that names none ([`Time::On`]).
+pub const DEFAULT_SEED: u64 = 0;
 
 /// How a run emulates the chip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -141,6 +144,11 @@ pub enum Time {
         /// resource serves at once: contention is not modelled (a DRAM
         /// refresh, which is not contention, still delays a request).
         queues: bool,
+        /// What differs between two boots of the chip that the program
+        /// cannot see (clock phases, the cores' release from reset, the
+        /// arbiters' order: `emu::model::variation`), drawn from this
+        /// number. The same seed gives the same modelled time.
+        seed: u64,
     },
 }
 
@@ -150,6 +158,7 @@ impl Time {
     pub const DEFAULT: Self = Self::On {
         quantum: NonZeroU64::new(DEFAULT_QUANTUM).expect("the default quantum is not 0"),
         queues: true,
+        seed: DEFAULT_SEED,
     };
 
     /// The quantum, if time is on.
@@ -188,6 +197,9 @@ pub enum OptionKey {
     /// `queues=on|off`: whether requests queue ([`Time::On`]); only with a
     /// quantum, on if left out.
     Queues,
+    /// `seed=<n>`: the seed of the chip's variation ([`Time::On`]); only
+    /// with a quantum, [`DEFAULT_SEED`] if left out.
+    Seed,
     /// `wt-reads=silicon|ideal`: [`WtReads`]; silicon if left out.
     WtReads,
     /// `entry=<address>`: the booted image's entry point, in hexadecimal
@@ -201,13 +213,14 @@ pub enum OptionKey {
 impl OptionKey {
     /// Every key, in the order [`PluginOptions::to_args`] writes them and
     /// messages list them.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::Core,
         Self::Cores,
         Self::Chip,
         Self::Check,
         Self::Quantum,
         Self::Queues,
+        Self::Seed,
         Self::WtReads,
         Self::Entry,
         Self::Mem,
@@ -222,6 +235,7 @@ impl OptionKey {
             Self::Check => "check",
             Self::Quantum => "quantum",
             Self::Queues => "queues",
+            Self::Seed => "seed",
             Self::WtReads => "wt-reads",
             Self::Entry => "entry",
             Self::Mem => "mem",
@@ -275,8 +289,13 @@ pub enum OptionsError {
     UnknownWtReads(String),
     /// `quantum=0`: no clock could move.
     ZeroQuantum,
-    /// `queues=` is given without modelled time, which has the queues.
-    QueuesWithoutTime(String),
+    /// `queues=` or `seed=` is given without modelled time, which has them.
+    WithoutTime {
+        /// The key.
+        key: OptionKey,
+        /// The value given.
+        value: String,
+    },
     /// `chip=` names none of [`CHIPS`](crate::CHIPS).
     UnknownChip(String),
     /// `cores=` is 0 or larger than the chip.
@@ -332,10 +351,9 @@ impl fmt::Display for OptionsError {
                 "option `{}=0`: must be at least 1 cycle, or off",
                 OptionKey::Quantum
             ),
-            Self::QueuesWithoutTime(value) => write!(
+            Self::WithoutTime { key, value } => write!(
                 f,
-                "option `{}={value}`: queues are part of modelled time, which needs `{}=<cycles>`",
-                OptionKey::Queues,
+                "option `{key}={value}`: part of modelled time, which needs `{}=<cycles>`",
                 OptionKey::Quantum
             ),
             Self::UnknownChip(name) => {
@@ -434,7 +452,7 @@ impl PluginOptions {
     }
 
     /// The `key=value` strings, one per key in the order of
-    /// [`OptionKey::ALL`]; `queues=` only with modelled time, `entry=`
+    /// [`OptionKey::ALL`]; `queues=` and `seed=` only with modelled time, `entry=`
     /// only when the options name one.
     pub fn to_args(&self) -> Vec<String> {
         let on_off = |on: bool| if on { ON } else { OFF };
@@ -459,6 +477,10 @@ impl PluginOptions {
                         Time::Off => return None,
                         Time::On { queues, .. } => on_off(queues).into(),
                     },
+                    OptionKey::Seed => match time {
+                        Time::Off => return None,
+                        Time::On { seed, .. } => seed.to_string(),
+                    },
                     OptionKey::WtReads => wt_reads.name().into(),
                     OptionKey::Entry => format!("{:#x}", self.entry?),
                     OptionKey::Mem => self.mem.clone(),
@@ -470,8 +492,8 @@ impl PluginOptions {
 
     /// Reads and checks the `key=value` strings QEMU passed, in any order.
     /// Only [`OptionKey::is_required`] keys must be given; the others mean,
-    /// when left out: no checker, no modelled time, queues (with modelled
-    /// time), MPBT-WT reads as on silicon, time from reset.
+    /// when left out: no checker, no modelled time, queues and
+    /// [`DEFAULT_SEED`] (with modelled time), MPBT-WT reads as on silicon, time from reset.
     pub fn parse<I>(args: I) -> Result<Self, OptionsError>
     where
         I: IntoIterator,
@@ -502,10 +524,11 @@ impl PluginOptions {
             required(take(OptionKey::Cores)),
             required(take(OptionKey::Chip)),
         );
-        let (check, quantum, queues, wt_reads, entry, mem) = (
+        let (check, quantum, queues, seed, wt_reads, entry, mem) = (
             take(OptionKey::Check),
             take(OptionKey::Quantum),
             take(OptionKey::Queues),
+            take(OptionKey::Seed),
             take(OptionKey::WtReads),
             take(OptionKey::Entry),
             required(take(OptionKey::Mem)),
@@ -526,12 +549,23 @@ impl PluginOptions {
                 Some(NonZeroU64::new(n).ok_or(OptionsError::ZeroQuantum)?)
             }
         };
-        let time = match (quantum, queues) {
-            (None, None) => Time::Off,
-            (None, Some(queues)) => return Err(OptionsError::QueuesWithoutTime(queues)),
-            (Some(quantum), queues) => Time::On {
+        let time = match quantum {
+            None => {
+                let given = [(OptionKey::Queues, queues), (OptionKey::Seed, seed)];
+                if let Some((key, Some(value))) = given.into_iter().find(|(_, v)| v.is_some()) {
+                    return Err(OptionsError::WithoutTime { key, value });
+                }
+                Time::Off
+            }
+            Some(quantum) => Time::On {
                 quantum,
                 queues: queues.map_or(Ok(true), |v| on_off(OptionKey::Queues, v))?,
+                seed: seed.map_or(Ok(DEFAULT_SEED), |v| {
+                    v.parse().map_err(|_| OptionsError::NotANumber {
+                        key: OptionKey::Seed,
+                        value: v,
+                    })
+                })?,
             },
         };
         let wt_reads = match wt_reads {
@@ -646,6 +680,7 @@ mod tests {
                 time: Time::On {
                     quantum: quantum(DEFAULT_QUANTUM),
                     queues: true,
+                    seed: DEFAULT_SEED,
                 },
             })
         );
@@ -663,10 +698,12 @@ mod tests {
             Time::On {
                 quantum: quantum(1),
                 queues: false,
+                seed: 7,
             },
             Time::On {
                 quantum: quantum(u64::MAX),
                 queues: true,
+                seed: u64::MAX,
             },
         ];
         for (core, cores) in [(0, 1), (5, 48), (47, 48)] {
@@ -716,6 +753,7 @@ mod tests {
             time: Time::On {
                 quantum: quantum(5000),
                 queues: false,
+                seed: 3,
             },
         };
         let options =
@@ -729,6 +767,7 @@ mod tests {
                 "check=on",
                 "quantum=5000",
                 "queues=off",
+                "seed=3",
                 "wt-reads=ideal",
                 "mem=/run/chip.mem"
             ]
@@ -804,9 +843,21 @@ mod tests {
             parse(&with(&["quantum=5000"])).unwrap().model().time,
             Time::On {
                 quantum: quantum(5000),
-                queues: true
+                queues: true,
+                seed: DEFAULT_SEED,
             },
-            "requests queue unless told not to"
+            "requests queue unless told not to, with the default seed"
+        );
+        assert_eq!(
+            parse(&with(&["quantum=5000", "seed=18446744073709551615"]))
+                .unwrap()
+                .model()
+                .time,
+            Time::On {
+                quantum: quantum(5000),
+                queues: true,
+                seed: u64::MAX,
+            }
         );
         assert_eq!(
             parse(&with(&["quantum=5000", "queues=off"]))
@@ -815,7 +866,8 @@ mod tests {
                 .time,
             Time::On {
                 quantum: quantum(5000),
-                queues: false
+                queues: false,
+                seed: DEFAULT_SEED,
             }
         );
         assert_eq!(
@@ -857,26 +909,35 @@ mod tests {
             message(&with(&["quantum=0"])),
             "option `quantum=0`: must be at least 1 cycle, or off"
         );
-        for queues in ["on", "off"] {
-            let arg = format!("queues={queues}");
+        for (key, value) in [
+            (OptionKey::Queues, "on"),
+            (OptionKey::Queues, "off"),
+            (OptionKey::Seed, "1"),
+        ] {
+            let arg = format!("{key}={value}");
             assert_eq!(
                 parse(&with(&[&arg])),
-                Err(OptionsError::QueuesWithoutTime(queues.into()))
+                Err(OptionsError::WithoutTime {
+                    key,
+                    value: value.into()
+                })
             );
             assert_eq!(
                 message(&with(&["quantum=off", &arg])),
-                format!(
-                    "option `queues={queues}`: queues are part of modelled time, which needs `quantum=<cycles>`"
-                )
+                format!("option `{arg}`: part of modelled time, which needs `quantum=<cycles>`")
             );
         }
+        assert_eq!(
+            message(&with(&["quantum=10", "seed=-1"])),
+            "option `seed=-1`: not a number"
+        );
     }
 
     #[test]
     fn unknown_key_lists_the_valid_ones() {
         assert_eq!(
             message(&["core=0", "cpus=4"]),
-            "unknown option `cpus` (valid options: core, cores, chip, check, quantum, queues, wt-reads, entry, mem)"
+            "unknown option `cpus` (valid options: core, cores, chip, check, quantum, queues, seed, wt-reads, entry, mem)"
         );
     }
 

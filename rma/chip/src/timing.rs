@@ -30,6 +30,10 @@
 //! - **\[JEDEC\]**: the DDR3 SDRAM standard (JESD79-3), for what every
 //!   DDR3 device does whatever controller drives it (the SCC's four
 //!   memory controllers drive DDR3);
+//! - **\[SCC forum\]**: Intel's answer in the SCC community forum on
+//!   the cores' clocks ("Clock Synchronization",
+//!   communities.intel.com/thread/20377, 2011): how the management
+//!   console releases the cores from reset;
 //! - **none**: no datasheet-level number exists; the value is a stated
 //!   assumption, chosen from the structure of the hardware and never from
 //!   a benchmark result.
@@ -164,15 +168,25 @@ pub struct Timing {
     /// clocks, not pairable; the larger is taken.
     pub clock_read: u32,
     /// How often a DRAM device refreshes, in nanoseconds. \[JEDEC\]: the
-    /// average periodic refresh interval tREFI is 7.8 µs at 0-85 °C. Every
-    /// controller's devices refresh on the same schedule, from time 0
-    /// (none: the controllers' refresh phases are not documented).
+    /// average periodic refresh interval tREFI is 7.8 µs at 0-85 °C. Each
+    /// controller refreshes on its own schedule, its phase drawn from the
+    /// run's seed (none: the controllers' refresh phases are not
+    /// documented; `emu::model::variation`).
     pub dram_refresh_interval_ns: u32,
     /// How long a refresh keeps a DRAM device from serving requests, in
     /// nanoseconds. \[JEDEC\]: tRFC is 160 ns for 2 Gb devices (110 ns for
     /// 1 Gb, 260 ns for 4 Gb); the density of the SCC boards' DIMMs is not
     /// in the references (none: 2 Gb taken).
     pub dram_refresh_ns: u32,
+    /// The spread of the moments the cores leave reset, in nanoseconds:
+    /// each core's clock starts at a moment drawn from the run's seed in
+    /// `0..reset_spread_ns` (`emu::model::variation`). \[SCC forum\]: the
+    /// management console releases each core's reset on its own, in a
+    /// loop, "but there is still a finite skew between cores due to the
+    /// reset loop overhead"; its size is not in the references (none: one
+    /// microsecond taken, about one register write over the system
+    /// interface).
+    pub reset_spread_ns: u32,
     /// Write buffers between the core and its bus: a store that leaves
     /// the core (to L2, DRAM or an MPB, or a line the write-combine buffer
     /// writes out) waits in one and the core goes on. \[SDM\]
@@ -295,6 +309,7 @@ impl Timing {
         clock_read: 7,
         dram_refresh_interval_ns: 7_800,
         dram_refresh_ns: 160,
+        reset_spread_ns: 1_000,
         write_buffers: 2,
         dram_mts: 800,
         dram_cl: 6,
@@ -341,6 +356,12 @@ impl Timing {
     /// Core cycles between two refreshes of a controller's DRAM.
     pub const fn dram_refresh_interval(&self) -> u64 {
         self.ns_to_core(self.dram_refresh_interval_ns as u64)
+    }
+
+    /// Core cycles over which the cores leave reset
+    /// ([`Timing::reset_spread_ns`]).
+    pub const fn reset_spread(&self) -> u64 {
+        self.ns_to_core(self.reset_spread_ns as u64)
     }
 
     /// Core cycles a refresh keeps a controller's DRAM from serving

@@ -59,6 +59,7 @@ pub(super) const fn timed(quantum: u64) -> Mode {
         time: Time::On {
             quantum,
             queues: true,
+            seed: chip::DEFAULT_SEED,
         },
         ..UNTIMED
     })
@@ -218,10 +219,18 @@ pub fn mode_name(mode: Mode) -> String {
         "model"
     }
     .to_owned();
-    if let Time::On { quantum, queues } = model.time {
+    if let Time::On {
+        quantum,
+        queues,
+        seed,
+    } = model.time
+    {
         name.push_str(&format!("+timing Q={quantum}"));
         if !queues {
             name.push_str(" without queues");
+        }
+        if seed != chip::DEFAULT_SEED {
+            name.push_str(&format!(" seed {seed}"));
         }
     }
     if model.wt_reads == WtReads::Ideal {
