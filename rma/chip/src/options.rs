@@ -67,6 +67,29 @@ impl Mode {
             Self::Modelled(model) => model.time.quantum(),
         }
     }
+
+    /// This mode with the chip's variation drawn from `seed`
+    /// ([`Time::On`]); a mode without modelled time has none to draw.
+    pub const fn with_seed(self, seed: u64) -> Self {
+        match self {
+            Self::Modelled(Model {
+                check,
+                wt_reads,
+                time: Time::On {
+                    quantum, queues, ..
+                },
+            }) => Self::Modelled(Model {
+                check,
+                wt_reads,
+                time: Time::On {
+                    quantum,
+                    queues,
+                    seed,
+                },
+            }),
+            other => other,
+        }
+    }
 }
 
 /// What the chip model does besides keeping each core's caches as
@@ -688,6 +711,16 @@ mod tests {
         assert_eq!(Mode::Plain.quantum(), None);
         assert_eq!(Mode::Plain.model(), None);
         assert_eq!(Mode::default().model(), Some(Model::default()));
+        let seeded = Mode::default().with_seed(5);
+        assert_eq!(
+            seeded.model().map(|m| m.time),
+            Some(Time::On {
+                quantum: quantum(DEFAULT_QUANTUM),
+                queues: true,
+                seed: 5,
+            })
+        );
+        assert_eq!(Mode::Plain.with_seed(5), Mode::Plain);
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //!   experiment's runs, in the order the experiment lists them (program
 //!   by program, then core count by core count). Experiments that read
 //!   the lines of the same run (put latency and bandwidth, say) share the
-//!   job, whichever of them is chosen;
+//!   job, whichever of them is chosen. Each such run is made once per
+//!   seed of the chip's variation ([`seeds`]): with the first seed its ID
+//!   is as above, with seed `s` after it `<experiment>-<k>-seed<s>`;
 //! - a host experiment is its own name.
 //!
 //! `--quick` has its own list (other core counts and settings): a job's
@@ -23,6 +25,15 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use super::{Experiment, Kind, REGISTRY, TIMEOUT};
+
+/// The seeds of the chip's variation (`cargo xtask run --seed`) every
+/// result-line run is made with: three for the suite, so that its medians
+/// pool three boots of the chip and the report shows their spread; one
+/// for `--quick`.
+pub fn seeds(quick: bool) -> &'static [u64] {
+    const SUITE: [u64; 3] = [chip::DEFAULT_SEED, 1, 2];
+    if quick { &SUITE[..1] } else { &SUITE }
+}
 
 /// One job of the suite.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +59,10 @@ pub enum Work {
         /// result written before the setting existed reads as).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         memory_mib: Option<u32>,
+        /// The seed of the chip's variation (what a result written before
+        /// seeds existed reads as: the default).
+        #[serde(default)]
+        seed: u64,
     },
     /// A host experiment, by name.
     Host(String),
@@ -57,7 +72,18 @@ impl Work {
     /// What it runs, in a few words.
     pub fn describe(&self) -> String {
         match self {
-            Self::Lines { program, cores, .. } => format!("{program} on {cores} core(s)"),
+            Self::Lines {
+                program,
+                cores,
+                seed,
+                ..
+            } => {
+                if *seed == chip::DEFAULT_SEED {
+                    format!("{program} on {cores} core(s)")
+                } else {
+                    format!("{program} on {cores} core(s), seed {seed}")
+                }
+            }
             Self::Host(name) => format!("host experiment {name}"),
         }
     }
@@ -79,6 +105,7 @@ impl Job {
                 cores,
                 params,
                 memory_mib,
+                seed,
             } => {
                 let mut command = format!(
                     "cargo xtask run --cores {cores} --program {program} --timeout {}",
@@ -86,6 +113,9 @@ impl Job {
                 );
                 if let Some(mib) = memory_mib {
                     command.push_str(&format!(" --memory-mib {mib}"));
+                }
+                if *seed != chip::DEFAULT_SEED {
+                    command.push_str(&format!(" --seed {seed}"));
                 }
                 for (k, v) in params {
                     command.push_str(&format!(" --param {k}={v}"));
@@ -127,9 +157,11 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
-/// The result-line runs experiment `e` reads, in its order, as (program,
-/// cores, settings); none for a host experiment.
-fn lines_works(e: &Experiment, quick: bool) -> Vec<Work> {
+/// The result-line runs experiment `e` reads, in its order, each with
+/// its place among them (from 1) and its seed: run by run of the
+/// experiment, core count by core count, seed by seed ([`seeds`]); none
+/// for a host experiment.
+fn lines_works(e: &Experiment, quick: bool) -> Vec<(usize, Work)> {
     let Kind::Lines { runs, .. } = &e.kind else {
         return Vec::new();
     };
@@ -141,15 +173,20 @@ fn lines_works(e: &Experiment, quick: bool) -> Vec<Work> {
             (run.cores, run.params)
         };
         for &cores in cores {
-            works.push(Work::Lines {
-                program: run.program.to_owned(),
-                cores,
-                params: params
-                    .iter()
-                    .map(|&(k, v)| (k.to_owned(), v.to_owned()))
-                    .collect(),
-                memory_mib: run.memory_mib,
-            });
+            let place = works.len() / seeds(quick).len() + 1;
+            for &seed in seeds(quick) {
+                let work = Work::Lines {
+                    program: run.program.to_owned(),
+                    cores,
+                    params: params
+                        .iter()
+                        .map(|&(k, v)| (k.to_owned(), v.to_owned()))
+                        .collect(),
+                    memory_mib: run.memory_mib,
+                    seed,
+                };
+                works.push((place, work));
+            }
         }
     }
     works
@@ -166,12 +203,15 @@ pub fn all(quick: bool) -> Vec<Job> {
             });
             continue;
         }
-        for (k, work) in lines_works(e, quick).into_iter().enumerate() {
+        for (place, work) in lines_works(e, quick) {
             if !jobs.iter().any(|j| j.work == work) {
-                jobs.push(Job {
-                    id: format!("{}-{}", e.name, k + 1),
-                    work,
-                });
+                let id = match work {
+                    Work::Lines { seed, .. } if seed != seeds(quick)[0] => {
+                        format!("{}-{place}-seed{seed}", e.name)
+                    }
+                    _ => format!("{}-{place}", e.name),
+                };
+                jobs.push(Job { id, work });
             }
         }
     }
@@ -182,7 +222,7 @@ pub fn all(quick: bool) -> Vec<Job> {
 pub fn of_experiment(e: &Experiment, quick: bool, all: &[Job]) -> Vec<String> {
     let works = match &e.kind {
         Kind::Host(_) => vec![Work::Host(e.name.to_owned())],
-        Kind::Lines { .. } => lines_works(e, quick),
+        Kind::Lines { .. } => lines_works(e, quick).into_iter().map(|(_, w)| w).collect(),
     };
     works
         .iter()

@@ -752,6 +752,7 @@ fn summary_table(e: &Experiment, view: &View, keys: &[String], rows: &[&Row], mh
     let bytes = rows.iter().any(|r| r.extra("bytes").is_some());
     let ops = rows.iter().any(|r| r.extra("ops").is_some());
     let total = ops && view.plots.iter().any(|p| p.measure == Measure::TotalRate);
+    let seeded = rows.iter().any(|r| r.cycles_per_seed().len() > 1);
     let mut header: Vec<String> = keys.to_vec();
     header.extend(
         [
@@ -775,6 +776,10 @@ fn summary_table(e: &Experiment, view: &View, keys: &[String], rows: &[&Row], mh
     if total {
         header.push("total rate (Mops/s)".into());
     }
+    if seeded {
+        header.push("seeds".into());
+        header.push("seed spread (%)".into());
+    }
     let mut table = Table::new(e.title, &[]);
     table.header = header;
     table.notes = vec![
@@ -783,6 +788,13 @@ fn summary_table(e: &Experiment, view: &View, keys: &[String], rows: &[&Row], mh
         ),
         "MB/s = 10^6 bytes per second".to_owned(),
     ];
+    if seeded {
+        table.notes.push(
+            "samples pooled over the runs' seeds of the chip's variation too; seed spread = \
+             largest median of one seed's samples / smallest - 1"
+                .to_owned(),
+        );
+    }
     for r in rows {
         let Some(c) = Summary::of_u64(&r.cycles()) else {
             continue;
@@ -816,9 +828,30 @@ fn summary_table(e: &Experiment, view: &View, keys: &[String], rows: &[&Row], mh
                 None => String::new(),
             });
         }
+        if seeded {
+            let (seeds, spread) = seed_spread(r);
+            row.push(seeds.to_string());
+            row.push(spread.map_or_else(String::new, |s| num(100.0 * s, 2)));
+        }
         table.rows.push(row);
     }
     table
+}
+
+/// How many seeds of the chip's variation `row`'s samples come from, and
+/// the spread of their medians: the largest over the smallest, minus one
+/// (`None` with fewer than two seeds, or a median of 0).
+fn seed_spread(row: &Row) -> (usize, Option<f64>) {
+    let medians: Vec<f64> = row
+        .cycles_per_seed()
+        .iter()
+        .filter_map(|(_, cycles)| Summary::of_u64(cycles).map(|s| s.median))
+        .collect();
+    let (low, high) = medians
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), &m| (l.min(m), h.max(m)));
+    let spread = (medians.len() > 1 && low > 0.0).then(|| high / low - 1.0);
+    (medians.len(), spread)
 }
 
 /// Every sample of `rows`, row by row, with the keys `keys`, the row's
@@ -1295,6 +1328,39 @@ mod tests {
     }
 
     #[test]
+    fn samples_pool_over_seeds_and_the_summary_shows_their_spread() {
+        let mut pool = Pool::default();
+        pool.seed_run(2, 1);
+        pool.seed_run(3, 2);
+        for (run, cycles) in [(1, "100,100"), (2, "110,110"), (3, "120,120")] {
+            pool.add_serial(
+                run,
+                0,
+                &[format!("BENCH put-latency size=1 cycles={cycles}")],
+            );
+        }
+        let one_seed = |size| format!("BENCH put-latency size={size} cycles=50");
+        pool.add_serial(1, 0, &[one_seed(2)]);
+        let s = lines_section(&SYNTHETIC, &VIEW, &pool, 533.0);
+        let summary = &s.modeled[0];
+        let at = |name: &str| summary.header.iter().position(|h| h == name).unwrap();
+        let (seeds, spread, median) = (at("seeds"), at("seed spread (%)"), at("median (cycles)"));
+        // Pooled: the median of all six samples; spread 120 / 100 - 1.
+        assert_eq!(summary.rows[0][median], "110");
+        assert_eq!(summary.rows[0][seeds], "3");
+        assert_eq!(summary.rows[0][spread], "20.00");
+        // One seed: no spread.
+        assert_eq!(summary.rows[1][seeds], "1");
+        assert_eq!(summary.rows[1][spread], "");
+        assert!(summary.notes.iter().any(|n| n.contains("seed spread")));
+        // A single seed has no such columns.
+        let mut pool = Pool::default();
+        pool.add_serial(1, 0, &[one_seed(2)]);
+        let s = lines_section(&SYNTHETIC, &VIEW, &pool, 533.0);
+        assert!(!s.modeled[0].header.iter().any(|h| h.starts_with("seed")));
+    }
+
+    #[test]
     fn a_speedup_plot_has_the_ideal_line() {
         let mut pool = Pool::default();
         pool.add_serial(1, 0, &["BENCH put-latency procs=1 cycles=8528".into()]);
@@ -1390,6 +1456,7 @@ mod tests {
                 cycles,
                 run: 1,
                 core: 0,
+                seed: chip::DEFAULT_SEED,
             }],
             cores: vec![0],
         };

@@ -102,6 +102,8 @@ pub struct Sample {
     pub run: usize,
     /// The core that printed it.
     pub core: u32,
+    /// The seed of the chip's variation its run had.
+    pub seed: u64,
 }
 
 /// The samples of one measurement: every line of one experiment with the
@@ -138,6 +140,16 @@ impl Row {
     pub fn cycles(&self) -> Vec<u64> {
         self.samples.iter().map(|s| s.cycles).collect()
     }
+
+    /// The samples' cycles per seed of the chip's variation, in seed
+    /// order.
+    pub fn cycles_per_seed(&self) -> Vec<(u64, Vec<u64>)> {
+        let mut seeds: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for s in &self.samples {
+            seeds.entry(s.seed).or_default().push(s.cycles);
+        }
+        seeds.into_iter().collect()
+    }
 }
 
 /// Pooled rows, each keyed by experiment and sorted keys.
@@ -148,9 +160,18 @@ pub struct Pool {
     pub errors: Vec<String>,
     /// Lines pooled.
     pub lines: usize,
+    /// The seed of each run that has another than the default, by run
+    /// number ([`Pool::seed_run`]).
+    seeds: BTreeMap<usize, u64>,
 }
 
 impl Pool {
+    /// Run `run`'s chip variation was drawn from `seed`: its samples say
+    /// so. A run not named here had the default seed.
+    pub fn seed_run(&mut self, run: usize, seed: u64) {
+        self.seeds.insert(run, seed);
+    }
+
     /// Adds every `BENCH` line of core `core`'s serial output in run `run`
     /// (numbered from 1).
     pub fn add_serial(&mut self, run: usize, core: u32, serial: &[String]) {
@@ -198,11 +219,13 @@ impl Pool {
                 "its bytes=/ops= differ from an earlier line of the same measurement ({theirs:?})"
             ));
         }
-        row.samples.extend(
-            line.cycles
-                .iter()
-                .map(|&cycles| Sample { cycles, run, core }),
-        );
+        let seed = self.seeds.get(&run).copied().unwrap_or(chip::DEFAULT_SEED);
+        row.samples.extend(line.cycles.iter().map(|&cycles| Sample {
+            cycles,
+            run,
+            core,
+            seed,
+        }));
         if let Err(at) = row.cores.binary_search(&core) {
             row.cores.insert(at, core);
         }
@@ -285,6 +308,7 @@ mod tests {
     #[test]
     fn samples_pool_across_lines_and_cores_whatever_the_key_order() {
         let mut pool = Pool::default();
+        pool.seed_run(2, 7);
         pool.add_serial(
             1,
             3,
@@ -313,7 +337,8 @@ mod tests {
             Sample {
                 cycles: 4,
                 run: 2,
-                core: 1
+                core: 1,
+                seed: 7,
             }
         );
         assert_eq!(rows[0].cores, [1, 3]);

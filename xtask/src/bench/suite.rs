@@ -255,8 +255,10 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
             cores,
             params,
             memory_mib,
+            seed,
         } => {
             let mut config = RunConfig::new(*cores, program);
+            config.mode = config.mode.with_seed(*seed);
             config.timeout = TIMEOUT;
             config.params.clone_from(params);
             if let Some(mib) = memory_mib {
@@ -501,6 +503,9 @@ pub fn section_of(
             for (n, id) in ids.iter().enumerate() {
                 let job = job(id);
                 let command = job.command(quick);
+                if let Work::Lines { seed, .. } = job.work {
+                    pool.seed_run(n + 1, seed);
+                }
                 match results.get(id) {
                     Some(r) => {
                         let time = host_time(r.seconds, r.load);

@@ -607,7 +607,14 @@ mod tests {
             timing::FILE_SIZE,
         )
         .unwrap();
-        let clocks = timing::Clocks::new(map, 1, 2, 10, true);
+        let clocks = timing::Clocks::new(
+            map,
+            1,
+            2,
+            10,
+            true,
+            emu::model::variation::Variation::new(0),
+        );
         clocks.publish(500);
         let t1 = t0 + Duration::from_secs(1);
         progress.sample(dir.path(), 2, t1);
