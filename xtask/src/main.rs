@@ -295,7 +295,8 @@ struct BenchArgs {
     /// Experiments to run, or `all` (see the list below).
     #[arg(value_name = "SET", value_parser = parse_set)]
     sets: Vec<String>,
-    /// One run per measurement instead of three, and smaller cases: quicker, noisier.
+    /// One run per measurement (seed 0) instead of three (seeds 0, 1 and 2
+    /// of the chip's variation), and smaller cases: quicker, noisier.
     #[arg(long)]
     quick: bool,
     /// Directory for the tables, CSV files and plots [default: target/bench].

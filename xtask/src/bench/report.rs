@@ -143,9 +143,9 @@ pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
         out,
         "- parameters: {}",
         if info.quick {
-            "--quick (one run per measurement, smaller cases)"
+            "--quick (one run per measurement, seed 0, smaller cases)"
         } else {
-            "full"
+            "full (every benchmark program's run made with seeds 0, 1 and 2 of the chip's variation)"
         }
     );
     let _ = writeln!(out, "- date: {}", info.date);
@@ -236,6 +236,32 @@ pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
                 let _ = writeln!(out, "- {f}");
             }
             out.push('\n');
+        }
+    }
+    out.push_str(&model_parameters(&chip::DEFAULT_CHIP.timing));
+    out
+}
+
+/// The report's last section: every value of the chip's timing table, and
+/// where each value's source and the model's stated assumptions are.
+fn model_parameters(timing: &chip::Timing) -> String {
+    let mut out = String::from("\n## Model parameters\n\n");
+    out.push_str(
+        "The chip's timing table (`chip::Timing`) at this commit. Each value's source is its \
+         comment in `rma/chip/src/timing.rs`: [thesis], [JSSC], [EAS], [Pentium], [PSR], [SDM], \
+         [JEDEC], [SCC forum], or none, a stated assumption. The model's other assumptions are \
+         stated where they are made: queueing between known loads (Poisson arrivals within a \
+         bucket, a window of history buckets: `emu/src/model/queue.rs`), DDR3 banks and bus \
+         (`emu/src/model/dram.rs`), the P54C's write buffers (`emu/src/model/write_buffer.rs`), \
+         register-block back-pressure and its router's virtual channels \
+         (`emu/src/model/backpressure.rs`), and the seed's draws of clock phases, refresh \
+         phases, release from reset and arbitration (`emu/src/model/variation.rs`).\n\n",
+    );
+    out.push_str("| parameter | value |\n|---|---:|\n");
+    let debug = format!("{timing:#?}");
+    for line in debug.lines() {
+        if let Some((name, value)) = line.trim().trim_end_matches(',').split_once(": ") {
+            let _ = writeln!(out, "| `{name}` | {value} |");
         }
     }
     out
@@ -343,6 +369,10 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("- parameters: full"));
+        // The timing table closes the report, one row per value.
+        assert!(md.contains("\n## Model parameters\n"), "{md}");
+        assert!(md.contains("| `core_mhz` | 533 |\n"), "{md}");
+        assert!(md.contains("| `reset_spread_ns` | 1000 |\n"), "{md}");
         assert!(
             md.contains("Files: [mesh-heatmap.txt](results/mesh-heatmap.txt) (text tables)\n"),
             "{md}"
