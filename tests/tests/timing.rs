@@ -3,7 +3,8 @@
 //! every core reads back the latencies of the chip's timing table (L1, L2,
 //! loads from and stores to its own and remote MPBs at every distance;
 //! core 0 also DRAM behind each controller and a test-and-set register
-//! round trip) through the global timestamp, exactly, and core 0 times
+//! round trip) through the global timestamp, exactly but for the clocks'
+//! crossing (a cycle at most per mesh round trip), and core 0 times
 //! each one-sided call (its data checked); and cores streaming from one
 //! memory controller get more lines through it than it could serve one
 //! access at a time.
