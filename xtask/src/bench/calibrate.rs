@@ -34,7 +34,8 @@
 //!   pair more and the one without, per latency class: its accesses,
 //!   their stall cycles, what the table says they cost, and the
 //!   instruction issue cycles left over. A class whose stall differs from
-//!   its accesses at their table cost is a failure.
+//!   its accesses at their table cost is a failure, by more than a cycle
+//!   per access where the accesses cross between the clocks.
 //! - Contention across quanta and host load: the lock/unlock benchmark on
 //!   `LOCK_CORES` cores at quanta of 1,000 to 100,000 cycles, and at the
 //!   middle quantum again beside two busy host processes; each
@@ -400,13 +401,17 @@ pub struct ClassShare {
 }
 
 impl ClassShare {
-    /// Whether the stall is its accesses at their table cost, plus at most
-    /// a cycle per access that crosses between the core's clock and the
-    /// mesh's (or the class is not checked).
+    /// Whether the stall is its accesses at their table cost (or the
+    /// class is not checked), give or take a cycle per access of a class
+    /// that crosses between the core's clock and the mesh's: an access
+    /// may take one more, and the share is a difference of two runs
+    /// whose other accesses may cross at other phases.
     pub fn matches(&self) -> bool {
         let crossing = u64::from(crosses_the_mesh(self.class));
-        self.table
-            .is_none_or(|t| (self.count * t..=self.count * (t + crossing)).contains(&self.cycles))
+        self.table.is_none_or(|t| {
+            let low = self.count * t.saturating_sub(crossing);
+            (low..=self.count * (t + crossing)).contains(&self.cycles)
+        })
     }
 }
 
@@ -858,9 +863,14 @@ mod tests {
         // Nine cycles too many at DRAM fail (a crossing adds one per
         // access at most); the refresh is not checked.
         assert_eq!(ok, [false, true, true]);
-        after.class_cycles[at(Class::Dram)] = 8 * 75 + 8;
+        for within in [8 * 75 + 8, 8 * 75 - 8] {
+            after.class_cycles[at(Class::Dram)] = within;
+            let (shares, _) = breakdown(chip, &before, &after);
+            assert!(shares.iter().all(ClassShare::matches), "{shares:?}");
+        }
+        after.class_cycles[at(Class::Dram)] = 8 * 75 - 9;
         let (shares, _) = breakdown(chip, &before, &after);
-        assert!(shares.iter().all(ClassShare::matches), "{shares:?}");
+        assert!(!shares[0].matches());
     }
 
     #[test]
