@@ -236,7 +236,7 @@ struct RunFlags {
           conflicts_with_all = ["plain", "no_timing"])]
     quantum: u64,
     /// The seed of what differs between two boots of the chip and the
-    /// program cannot see: each tile's clock phase against the mesh's,
+    /// program cannot see: where each access meets the mesh's clock,
     /// each memory controller's refresh phase, the moment each core leaves
     /// reset, and the order in which arbiters meet simultaneous requests.
     /// The same seed gives the same modelled time; another seed shows how

@@ -316,6 +316,7 @@ impl Engine {
                     crossings: crate::model::backpressure::Crossings::new(chip, core),
                     clock,
                     reset_release,
+                    mesh_accesses: 0,
                     clocks: Clocks::new(
                         clocks,
                         core.index() as u32,

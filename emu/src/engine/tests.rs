@@ -44,10 +44,10 @@ fn release(c: u32) -> u64 {
 }
 
 /// What crossing between the clocks adds to core `c`'s access to
-/// `target` issued at `issued`, in a timed rig.
-fn crossing(c: u32, target: Target, issued: u64) -> u64 {
+/// `target`, its mesh access `access` (from 0), in a timed rig.
+fn crossing(c: u32, target: Target, access: u64) -> u64 {
     let own = Latencies::new(&SCC, core(c), Variation::new(chip::DEFAULT_SEED));
-    own.crossing(&own.target(target).unwrap(), issued)
+    own.crossing(&own.target(target).unwrap(), access)
 }
 
 fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
@@ -595,16 +595,16 @@ fn an_uncached_store_waits_in_a_write_buffer_and_a_load_after_it_waits_for_it() 
     let seen = issued + arrival;
     assert_eq!(
         rig.engines[1].now(),
-        Some(seen + mpb + crossing(1, target, seen))
+        Some(seen + mpb + crossing(1, target, 0))
     );
     // A load of another word waits until the store completed, then makes
     // its own access: what the store cost before it was buffered.
     rig.engines[0].set_insns(1001, 1001);
     assert_eq!(rig.load(0, 0x80), 0);
-    let completed = issued + mpb + crossing(0, target, issued);
+    let completed = issued + mpb + crossing(0, target, 0);
     assert_eq!(
         rig.engines[0].now(),
-        Some(completed + mpb + crossing(0, target, completed))
+        Some(completed + mpb + crossing(0, target, 1))
     );
     let stats = rig.engines[0].report().stats;
     assert_eq!(stats.class_count[Class::Buffered as usize], 1);
@@ -626,9 +626,10 @@ fn a_third_store_in_a_row_waits_for_the_first_to_complete() {
     }
     // Each write keeps the bus for an access, one after the other.
     let target = Target::Mpb(SCC.tile(0).unwrap());
-    let done = |start: u64| start + mpb + crossing(0, target, start);
-    let first = done(release(0) + 100);
-    let (second, third) = (done(first), done(done(first)));
+    let done = |start: u64, access| start + mpb + crossing(0, target, access);
+    let first = done(release(0) + 100, 0);
+    let second = done(first, 1);
+    let third = done(second, 2);
     // Two buffers: the third store waits until the first completes.
     assert_eq!(rig.engines[0].now(), Some(first));
     // The last goes out once the second completed, and a WBINVD waits

@@ -390,6 +390,9 @@ pub(super) struct Time {
     pub(super) next_resolve: u64,
     /// The core's write buffers: the stores on their way out.
     pub(super) write_buffers: WriteBuffers,
+    /// Mesh accesses the core made: the next one's number
+    /// ([`Latencies::crossing`]).
+    pub(super) mesh_accesses: u64,
     /// The cycle at which the core left reset
     /// ([`crate::model::variation::Variation::reset_release`]): its clock
     /// starts there.
@@ -463,6 +466,7 @@ impl Time {
             clocks,
             bookings,
             write_buffers,
+            mesh_accesses,
             ..
         } = self;
         let t = latencies.timing();
@@ -471,6 +475,8 @@ impl Time {
             Some(target) => Some(latencies.target(target)?),
             None => None,
         };
+        let access = *mesh_accesses;
+        *mesh_accesses += u64::from(cost.is_some());
         let queue = cost.and_then(|c| c.queue);
         let mut refresh = 0;
         let w = write_buffers.write(clock.now(), |start| {
@@ -480,7 +486,7 @@ impl Time {
             if let Some(q) = queue {
                 refresh = latencies.refresh_wait(q.resource, start + q.arrival);
             }
-            refresh + cost.cycles.saturating_sub(l1) + latencies.crossing(&cost, start)
+            refresh + cost.cycles.saturating_sub(l1) + latencies.crossing(&cost, access)
         });
         if w.stall > 0 {
             clock.stall(Class::BufferWait, w.stall);
@@ -526,11 +532,14 @@ impl Time {
             clocks,
             waits,
             bookings,
+            mesh_accesses,
             ..
         } = self;
         let Some(cost) = latencies.target(target) else {
             return;
         };
+        let access = *mesh_accesses;
+        *mesh_accesses += 1;
         let t = latencies.timing();
         let l1 = u64::from(t.l1_hit);
         if let Some(q) = cost.queue {
@@ -559,7 +568,7 @@ impl Time {
                 }
             }
         }
-        let crossing = latencies.crossing(&cost, clock.now());
+        let crossing = latencies.crossing(&cost, access);
         clock.stall(
             class.unwrap_or(cost.class),
             cost.cycles.saturating_sub(l1) + crossing,

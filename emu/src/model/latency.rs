@@ -28,7 +28,7 @@
 //! | DRAM behind a controller `n-1` hops away | `miu_dram` + (2·n·`router_mesh_cycles` + `memctl_mesh_cycles`) mesh cycles, plus the wait for a refresh ([`refresh_wait`]: `dram_refresh_ns` every `dram_refresh_interval_ns`, at the controller's phase) and for the controller |
 //! | waiting for a busy MPB, register block or controller | from the requests of all cores around its arrival ([`super::queue`]; one at a time: `mpb_port_mesh_cycles`, `crb_mesh_cycles` each; a controller a line per [`super::dram::Ddr3::line_service`], several in flight), charged once those are known |
 //! | waiting for a busy mesh link | the same, at every link the request and its reply cross ([`Hop`]), each packet busy for its flits ([`chip::Timing::packet_flits`]) × `link_flit_mesh_cycles`; summed in 1/[`LINK_WAIT_SCALE`] cycles and charged as they make whole cycles |
-//! | crossing between the core's and the mesh's clocks (MPB, CRB, TSR, DRAM) | the request waits for the mesh clock's next edge and the reply for the core's: 0 or 1 core cycle beyond the rounded-up mesh cycles above, from the tile's clock phase ([`Latencies::crossing`]) |
+//! | crossing between the core's and the mesh's clocks (MPB, CRB, TSR, DRAM) | the request waits for the mesh clock's next edge and the reply for the core's: 0 or 1 core cycle beyond the rounded-up mesh cycles above, from where the access meets the mesh clock, drawn per access ([`Latencies::crossing`]) |
 //! | FPGA register | `fpga_factor` × a CRB access at the system interface's router |
 //! | write-back of a victim line | a store of the line to its target |
 //! | store leaving the core (to L2 or memory), WCB flush | nothing while a buffer is free (`buffered`); the buffered write keeps the bus for its row's latency, in order after the others |
@@ -392,9 +392,10 @@ struct Way {
 pub struct Latencies {
     timing: Timing,
     tile: usize,
-    /// Where the core's clock ticks against the mesh's
-    /// ([`Variation::tile_phase`]).
-    phase: u64,
+    /// The core.
+    core: u32,
+    /// Where its accesses meet the mesh clock ([`Variation::access_phase`]).
+    variation: Variation,
     /// Per controller: where its refreshes fall ([`Variation::refresh_phase`]).
     refresh_phases: Vec<u64>,
     /// Per tile: an MPB (or CRB) access.
@@ -408,7 +409,7 @@ pub struct Latencies {
 }
 
 impl Latencies {
-    /// The latencies of `core` of `chip`, its clock phase and the
+    /// The latencies of `core` of `chip`, the clocks' crossings and the
     /// controllers' refreshes as `variation` draws them.
     pub fn new(chip: &Chip, core: CoreId, variation: Variation) -> Self {
         let t = chip.timing;
@@ -450,7 +451,8 @@ impl Latencies {
         Self {
             timing: t,
             tile,
-            phase: variation.tile_phase(&t, tile),
+            core: core.index() as u32,
+            variation,
             refresh_phases: (0..chip.memory_controllers.len())
                 .map(|c| variation.refresh_phase(&t, c))
                 .collect(),
@@ -479,11 +481,13 @@ impl Latencies {
         }
     }
 
-    /// The core cycles an access costing `cost` and issued at core cycle
-    /// `issued` adds to its `cycles` as it crosses from the core's clock
-    /// to the mesh's and back ([`variation::crossing`]): 0 or 1.
-    pub fn crossing(&self, cost: &Cost<'_>, issued: u64) -> u64 {
-        variation::crossing(&self.timing, self.phase, issued, cost.mesh)
+    /// The core cycles an access costing `cost`, the core's mesh access
+    /// `access` (from 0), adds to its `cycles` as it crosses from the
+    /// core's clock to the mesh's and back ([`variation::crossing`]): 0
+    /// or 1.
+    pub fn crossing(&self, cost: &Cost<'_>, access: u64) -> u64 {
+        let to_edge = self.variation.access_phase(&self.timing, self.core, access);
+        variation::crossing(&self.timing, to_edge, cost.mesh)
     }
 
     /// What one access (load or store) to `target` costs, or `None` for a
