@@ -46,7 +46,7 @@ pub use options::{
     WtReads,
 };
 pub use registers::{CrbLayout, EMU_SIGNATURE, EmuCall, FpgaLayout, TsrProtocol};
-pub use timing::Timing;
+pub use timing::{Timing, reads_back};
 pub use topology::{CoreId, MemoryController, Port, TileCoord, TileId, TileIdRegister, TileRect};
 
 /// Size of a cache line and of a write-combine buffer on the SCC (thesis 1.2, 1.5).

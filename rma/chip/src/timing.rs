@@ -283,6 +283,15 @@ pub struct Timing {
     pub dram_banks: u32,
 }
 
+/// Whether a latency read back from inside the chip, `measured`, is the
+/// table's `expected`, give or take the crossings between the core's clock
+/// and the mesh's: a cycle at most more per mesh round trip timed
+/// (`crossed`), a cycle at most less per round trip in what was subtracted
+/// from it (`subtracted`) (`emu::model::variation`).
+pub const fn reads_back(measured: u64, expected: u64, crossed: u64, subtracted: u64) -> bool {
+    measured >= expected.saturating_sub(subtracted) && measured <= expected + crossed
+}
+
 impl Timing {
     /// The SCC at its default clocks (533 MHz cores, 800 MHz mesh).
     pub const SCC: Timing = Timing {
