@@ -568,11 +568,11 @@ impl Time {
                 }
             }
         }
+        clock.stall(class.unwrap_or(cost.class), cost.cycles.saturating_sub(l1));
         let crossing = latencies.crossing(&cost, access);
-        clock.stall(
-            class.unwrap_or(cost.class),
-            cost.cycles.saturating_sub(l1) + crossing,
-        );
+        if crossing > 0 {
+            clock.stall(Class::Crossing, crossing);
+        }
     }
 
     /// Charges the waits of this core's requests in buckets that end by

@@ -120,10 +120,14 @@ pub enum Class {
     /// Waiting for the write buffers: for a free one, or for the buffered
     /// writes to complete before an access that must follow them.
     BufferWait,
+    /// The cycle an access to the mesh may add as it crosses from the
+    /// core's clock to the mesh's and back ([`super::variation::crossing`]):
+    /// counted apart from its class, whose stall is then the table's.
+    Crossing,
 }
 
 /// Number of [`Class`]es.
-pub const CLASSES: usize = 17;
+pub const CLASSES: usize = 18;
 
 impl Class {
     /// Every class, in index order.
@@ -145,6 +149,7 @@ impl Class {
         Class::Clock,
         Class::Buffered,
         Class::BufferWait,
+        Class::Crossing,
     ];
 
     /// Short name for tables and the report file.
@@ -167,6 +172,7 @@ impl Class {
             Class::Clock => "clock",
             Class::Buffered => "buffered",
             Class::BufferWait => "write-buffer",
+            Class::Crossing => "crossing",
         }
     }
 }
