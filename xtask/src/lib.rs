@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod build;
+pub mod conformance;
 pub mod mpicc;
 pub mod new;
 pub mod programs;

@@ -131,6 +131,24 @@ enum Cli {
     /// The run flags are `cargo xtask run`'s (they come before PROG), and
     /// so are the output and the exit status.
     Mpiexec(MpiexecArgs),
+    /// Build and run a conformance suite of an MPI implementation's tests, unmodified, and write a table of the results.
+    ///
+    /// `mpich-rma`: MPICH's one-sided tests, `test/mpi/rma` of the MPICH
+    /// source tree at --mpich (nothing is fetched). Every line of its
+    /// `testlist` (or `testlist.in`) is one test: the program (its sources
+    /// and -D flags from `Makefile.am`) is built with `cargo xtask mpicc`
+    /// and MPICH's own harness (`test/mpi/util/mtest.c`), and booted on the
+    /// line's process count as `cargo xtask mpiexec -n NP
+    /// --check-coherence` boots it, with the line's `arg=` arguments and
+    /// `timeLimit=` seconds. A test passes when every core succeeds, " No
+    /// Errors" is printed and no read was stale; `xfail=` lines that fail
+    /// count as expected failures. Tests that need threads, MPI-IO,
+    /// MPICH's DTPools library, environment variables or more cores than
+    /// the chip has are skipped, with the reason. The table (test,
+    /// processes, arguments, result, stale reads, reason) goes to --out;
+    /// objects, images and each run's log go to --work. The exit status
+    /// is 0 whatever the tests did: the table is the report.
+    Conformance(ConformanceArgs),
     /// Write target/mpi/bin/mpicc and target/mpi/bin/mpiexec: scripts that run `cargo xtask mpicc` and `mpiexec` from any directory (for `make CC=...`).
     ///
     /// `cargo xtask build` writes them too. Each runs this workspace's
@@ -153,6 +171,34 @@ struct MpiexecArgs {
         allow_hyphen_values = true
     )]
     command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+struct ConformanceArgs {
+    /// The suite.
+    #[arg(value_enum)]
+    suite: xtask::conformance::Suite,
+    /// The top of an MPICH source tree (it holds test/mpi/rma/testlist or
+    /// testlist.in, and test/mpi/util/mtest.c).
+    #[arg(long, value_name = "PATH")]
+    mpich: PathBuf,
+    /// Tests built and run at once; each boots its process count of QEMUs.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    jobs: usize,
+    /// Run only these tests (names as the list spells them; every line of
+    /// each).
+    #[arg(long, value_name = "NAME", num_args = 1..)]
+    only: Vec<String>,
+    /// The Markdown table's file [default: target/conformance/SUITE.md].
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Where objects, images and run logs go [default:
+    /// target/conformance/SUITE/].
+    #[arg(long, value_name = "DIR")]
+    work: Option<PathBuf>,
+    /// The chip to emulate (as `run --chip`).
+    #[arg(long, value_name = "NAME", default_value = chip::DEFAULT_CHIP.name, value_parser = xtask::parse_chip)]
+    chip: &'static chip::Chip,
 }
 
 /// The environment variables xtask reads, for `--help`.
@@ -623,6 +669,31 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
             Ok(ExitCode::SUCCESS)
         }
         Cli::Bench(args) => bench(args, interrupt),
+        Cli::Conformance(args) => {
+            let name = "mpich-rma";
+            let base = xtask::build::target_dir().join("conformance");
+            let options = xtask::conformance::Options {
+                mpich: args.mpich,
+                out: args.out.unwrap_or_else(|| base.join(format!("{name}.md"))),
+                work: args.work.unwrap_or_else(|| base.join(name)),
+                jobs: args.jobs,
+                only: args.only,
+                chip: args.chip,
+                interrupt: Some(Arc::clone(interrupt)),
+            };
+            let rows = xtask::conformance::run(args.suite, &options)?;
+            let counts = xtask::conformance::Counts::of(&rows);
+            println!(
+                "{} tests: {} pass, {} fail, {} expected failures, {} skipped; table written to {}",
+                rows.len(),
+                counts.pass,
+                counts.fail,
+                counts.xfail,
+                counts.skip,
+                options.out.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Cli::Programs { app } => {
             let app = app.map_or(Ok(xtask::App::Builtin), xtask::app_in)?;
             let artifacts = xtask::build_app(&app, true)?;

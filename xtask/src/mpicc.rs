@@ -198,8 +198,14 @@ impl Mpicc {
 
     /// Compiles, and links unless `-c`; returns the files made.
     pub fn run(&self) -> Result<Vec<PathBuf>> {
+        self.run_logging(None)
+    }
+
+    /// [`Mpicc::run`], with gcc's output (warnings, errors) appended to
+    /// the file `log` instead of shown, when `log` is given.
+    pub fn run_logging(&self, log: Option<&Path>) -> Result<Vec<PathBuf>> {
         if self.compile_only {
-            return self.compile_only();
+            return self.compile_only(log);
         }
         let libs = self
             .libs
@@ -219,7 +225,7 @@ impl Mpicc {
             if input.extension().is_some_and(|e| e == "c") {
                 let stem = input.file_stem().unwrap_or_default().to_string_lossy();
                 let object = scratch.path().join(format!("{i}-{stem}.o"));
-                self.compile(input, &object)?;
+                self.compile(input, &object, log)?;
                 inputs.push(object);
             } else {
                 ensure!(input.is_file(), "mpicc: {}: no such file", input.display());
@@ -229,13 +235,13 @@ impl Mpicc {
         inputs.extend(libs.into_iter().flatten());
         let library = build::build_libmpi(true)?;
         let link = build::link_command(&inputs, &library, &output);
-        build::run_tool(link, &format!("linking {}", output.display()))?;
+        run_tool(link, &format!("linking {}", output.display()), log)?;
         Ok(vec![output])
     }
 
     /// `-c`: each source to its object (`-o`, or its name with `.o` in
     /// the current directory).
-    fn compile_only(&self) -> Result<Vec<PathBuf>> {
+    fn compile_only(&self, log: Option<&Path>) -> Result<Vec<PathBuf>> {
         let sources: Vec<_> = self.sources().collect();
         ensure!(!sources.is_empty(), "mpicc: -c: no C source (.c) given");
         ensure!(
@@ -255,17 +261,34 @@ impl Mpicc {
                 Some(out) => out.clone(),
                 None => PathBuf::from(source.file_stem().unwrap_or_default()).with_extension("o"),
             };
-            self.compile(source, &object)?;
+            self.compile(source, &object, log)?;
             made.push(object);
         }
         Ok(made)
     }
 
-    fn compile(&self, source: &Path, object: &Path) -> Result<()> {
+    fn compile(&self, source: &Path, object: &Path, log: Option<&Path>) -> Result<()> {
         let mut compile = build::compile_command(&self.cflags);
         compile.arg("-c").arg(source).arg("-o").arg(object);
-        build::run_tool(compile, &format!("compiling {}", source.display()))
+        run_tool(compile, &format!("compiling {}", source.display()), log)
     }
+}
+
+/// [`build::run_tool`], with the tool's output appended to `log` when
+/// one is given.
+fn run_tool(mut command: std::process::Command, what: &str, log: Option<&Path>) -> Result<()> {
+    if let Some(log) = log {
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .with_context(|| format!("mpicc: cannot open the log {}", log.display()))?;
+        let copy = file
+            .try_clone()
+            .with_context(|| format!("mpicc: cannot share the log {}", log.display()))?;
+        command.stdout(copy).stderr(file);
+    }
+    build::run_tool(command, what)
 }
 
 /// The directory [`write_scripts`] writes to: `target/mpi/bin`.
