@@ -290,3 +290,12 @@ fn a_c_file_that_does_not_compile_is_reported_before_anything_boots() {
     let message = format!("{:#}", xtask::run(&config).unwrap_err());
     assert!(message.contains("missing.c: no such file"), "{message}");
 }
+
+#[test]
+fn calls_mpichs_one_sided_tests_make_work_from_c_on_1_and_3_cores() {
+    for cores in [1, 3] {
+        let report = boot_c(cores, "rma_extras", &[]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, cores, |r| format!("rank {r}: rma extras ok"));
+    }
+}

@@ -38,6 +38,7 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
                             left_memory: Vec::new(),
                             infos: Vec::new(),
                             attrs: attrs::Attrs::default(),
+                            user_handlers: Vec::new(),
                         });
                         Ok(())
                     }
@@ -276,17 +277,6 @@ pub extern "C" fn MPI_Comm_get_errhandler(comm: c_int, errhandler: *mut c_int) -
     })
 }
 
-/// `MPI_Errhandler_free`: the predefined handlers stay; the handle
-/// becomes `MPI_ERRHANDLER_NULL`.
-#[unsafe(no_mangle)]
-pub extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c_int {
-    finish(
-        "MPI_Errhandler_free",
-        codes::comm::WORLD,
-        store(errhandler, codes::errhandler::NULL),
-    )
-}
-
 // ---------------------------------------------------------------------
 // Communicators.
 
@@ -478,10 +468,10 @@ pub extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
 }
 
 /// `MPI_IDENT`, `MPI_CONGRUENT`, `MPI_SIMILAR` and `MPI_UNEQUAL`.
-const IDENT: c_int = 0;
+pub(super) const IDENT: c_int = 0;
 const CONGRUENT: c_int = 1;
-const SIMILAR: c_int = 2;
-const UNEQUAL: c_int = 3;
+pub(super) const SIMILAR: c_int = 2;
+pub(super) const UNEQUAL: c_int = 3;
 
 /// `MPI_Comm_compare`.
 #[unsafe(no_mangle)]

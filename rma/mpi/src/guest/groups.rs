@@ -159,6 +159,28 @@ pub extern "C" fn MPI_Group_free(group: *mut c_int) -> c_int {
     })
 }
 
+/// `MPI_Group_compare`: `MPI_IDENT` when both groups have the same
+/// processes in the same order, `MPI_SIMILAR` when only the order
+/// differs, else `MPI_UNEQUAL`.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Group_compare(group1: c_int, group2: c_int, result: *mut c_int) -> c_int {
+    with_state("MPI_Group_compare", codes::comm::WORLD, |state| {
+        let a = group_of(state, group1)?.members().to_vec();
+        let b = group_of(state, group2)?.members().to_vec();
+        let (mut sa, mut sb) = (a.clone(), b.clone());
+        sa.sort_unstable();
+        sb.sort_unstable();
+        let answer = if a == b {
+            super::env::IDENT
+        } else if sa == sb {
+            super::env::SIMILAR
+        } else {
+            super::env::UNEQUAL
+        };
+        store(result, answer)
+    })
+}
+
 /// `MPI_GROUP_NULL`.
 const GROUP_NULL: c_int = 0;
 

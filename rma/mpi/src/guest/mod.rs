@@ -100,6 +100,7 @@ mod attrs;
 mod collective;
 mod datatypes;
 mod env;
+mod errhandlers;
 mod groups;
 mod info;
 mod inter;
@@ -151,6 +152,9 @@ struct State {
     infos: Vec<Option<info::Info>>,
     /// Attribute keys, window attributes, and names.
     attrs: attrs::Attrs,
+    /// Error handlers of `MPI_Win_create_errhandler`, by handle − 3
+    /// (`None` once let go).
+    user_handlers: Vec<Option<errhandlers::UserHandler>>,
 }
 
 /// A communicator made by `MPI_Comm_split` or `MPI_Comm_dup`.
@@ -251,8 +255,21 @@ fn finish(call: &str, comm: c_int, outcome: Outcome) -> c_int {
         return codes::SUCCESS;
     };
     let report = format!("{call}: {} ({})", failure.message, failure.class.name());
-    if handler_of(comm) == codes::errhandler::RETURN {
+    let handler = handler_of(comm);
+    if handler == codes::errhandler::RETURN {
         return record(failure.class, report);
+    }
+    if let Some(function) = user_function(handler) {
+        // A window's handler of the program's: called with the window and
+        // the code (the state is free again: it may call MPI).
+        let code = record(failure.class, report);
+        let win = if comm >= WIN_HANDLERS {
+            comm - WIN_HANDLERS + 1
+        } else {
+            0
+        };
+        errhandlers::call(function, win, code);
+        return code;
     }
     fail(format_args!("{report}"))
 }
@@ -293,6 +310,16 @@ fn handler_of(handle: c_int) -> c_int {
         return comm_entry(state, handle).map_or(world, |c| c.handler);
     }
     slot_of(handle).map_or(world, |i| state.handlers[i])
+}
+
+/// The function of error handler `handler` when it is one of the
+/// program's ([`errhandlers`]).
+fn user_function(handler: c_int) -> Option<errhandlers::WinFunction> {
+    let phase = STATE.0.try_borrow().ok()?;
+    match &*phase {
+        Phase::Running(state) => errhandlers::function_of(state, handler),
+        _ => None,
+    }
 }
 
 /// The communicator made here that `handle` names.

@@ -18,7 +18,7 @@ use super::*;
 const WIN_NULL: c_int = 0;
 
 /// The window `handle` names.
-fn win_of(state: &State, handle: c_int) -> Result<Window<u8>, Failure> {
+pub(super) fn win_of(state: &State, handle: c_int) -> Result<Window<u8>, Failure> {
     win_of_windows(&state.windows, handle)
 }
 
@@ -611,6 +611,7 @@ pub extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
         let w = state.windows[(handle - 1) as usize]
             .take()
             .expect("found above");
+        super::errhandlers::release(state, w.handler);
         for mut shadow in w.shadows {
             shadow.pull();
             shadow.free(state)?;
@@ -620,23 +621,20 @@ pub extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
     })
 }
 
-/// `MPI_Win_set_errhandler`.
+/// `MPI_Win_set_errhandler`: `MPI_ERRORS_ARE_FATAL`, `MPI_ERRORS_RETURN`
+/// or a handler of `MPI_Win_create_errhandler`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_set_errhandler(win: c_int, errhandler: c_int) -> c_int {
     with_state("MPI_Win_set_errhandler", win_errors(win), |state| {
         win_of(state, win)?;
-        match errhandler {
-            codes::errhandler::FATAL | codes::errhandler::RETURN => {
-                if let Some(Some(w)) = state.windows.get_mut((win - 1) as usize) {
-                    w.handler = errhandler;
-                }
-                Ok(())
-            }
-            other => Err(Failure::new(
-                Class::Arg,
-                format!("{other} is not MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN"),
-            )),
-        }
+        super::errhandlers::check(state, errhandler)?;
+        super::errhandlers::hold(state, errhandler);
+        let old = match state.windows.get_mut((win - 1) as usize) {
+            Some(Some(w)) => core::mem::replace(&mut w.handler, errhandler),
+            _ => codes::errhandler::FATAL,
+        };
+        super::errhandlers::release(state, old);
+        Ok(())
     })
 }
 
@@ -1121,21 +1119,22 @@ fn accumulate_op(op: c_int) -> Result<AccumulateOp, Failure> {
     accumulate_op_of(op)
 }
 
-/// `MPI_Accumulate`: any committed datatypes whose elements share one
-/// predefined type, and a predefined operation.
-#[unsafe(no_mangle)]
-pub extern "C" fn MPI_Accumulate(
+/// An accumulate as `MPI_Accumulate` and `MPI_Raccumulate` make it: any
+/// committed datatypes whose elements share one predefined type, and a
+/// predefined operation; with `request`, rma's request for it (in a
+/// passive-target epoch).
+#[allow(clippy::too_many_arguments)] // MPI_Accumulate's, and whether a request
+fn accumulate(
+    state: &mut State,
     origin: *const c_void,
     count: c_int,
     ty: c_int,
     rank: c_int,
     disp: isize,
-    tcount: c_int,
-    tty: c_int,
+    (tcount, tty, win): (c_int, c_int, c_int),
     op: c_int,
-    win: c_int,
-) -> c_int {
-    with_state("MPI_Accumulate", win_errors(win), |state| {
+    request: bool,
+) -> Result<Option<rma::Request>, Failure> {
         datatypes::refuse_mixed(&state.types, ty, "origin")?;
         datatypes::refuse_mixed(&state.types, tty, "target")?;
         let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
@@ -1160,7 +1159,13 @@ pub extern "C" fn MPI_Accumulate(
             // SAFETY: MPI's origin buffer of `count` elements.
             let data = unsafe { input(origin, bytes_of(count, b)?) }?;
             return as_element!(base.element(), base, T => {
-                Ok(state.rma.accumulate(w.retype::<T>(), target, d, &elements::<T>(data), op)?)
+                let (w, data) = (w.retype::<T>(), elements::<T>(data));
+                Ok(if request {
+                    Some(state.rma.raccumulate(w, target, d, &data, op)?)
+                } else {
+                    state.rma.accumulate(w, target, d, &data, op)?;
+                    None
+                })
             });
         }
         as_element!(base.element(), base, T => {
@@ -1168,23 +1173,23 @@ pub extern "C" fn MPI_Accumulate(
             let reach = span(&datatypes::pieces_of(&o, count)?);
             // SAFETY: MPI's origin buffer holds every byte its type picks.
             let data = elements::<T>(unsafe { input(origin, reach) }?);
-            Ok(state.rma.accumulate_typed(w.retype::<T>(), target, d, &data, ol.times(1), tl.times(1), op)?)
+            let w = w.retype::<T>();
+            Ok(if request {
+                Some(state.rma.raccumulate_typed(w, target, d, &data, ol.times(1), tl.times(1), op)?)
+            } else {
+                state.rma.accumulate_typed(w, target, d, &data, ol.times(1), tl.times(1), op)?;
+                None
+            })
         })
-    })
 }
 
-/// `MPI_Get_accumulate`: any committed datatypes at the origin, the
-/// result and the target, whose elements share one predefined type; the
-/// result holds as many elements as the target (and the origin, but with
-/// `MPI_NO_OP`, which does not read it).
+/// `MPI_Accumulate`: any committed datatypes whose elements share one
+/// predefined type, and a predefined operation.
 #[unsafe(no_mangle)]
-pub extern "C" fn MPI_Get_accumulate(
+pub extern "C" fn MPI_Accumulate(
     origin: *const c_void,
     count: c_int,
     ty: c_int,
-    result: *mut c_void,
-    rcount: c_int,
-    rty: c_int,
     rank: c_int,
     disp: isize,
     tcount: c_int,
@@ -1192,7 +1197,50 @@ pub extern "C" fn MPI_Get_accumulate(
     op: c_int,
     win: c_int,
 ) -> c_int {
-    with_state("MPI_Get_accumulate", win_errors(win), |state| {
+    with_state("MPI_Accumulate", win_errors(win), |state| {
+        let target = (tcount, tty, win);
+        accumulate(state, origin, count, ty, rank, disp, target, op, false).map(drop)
+    })
+}
+
+/// `MPI_Raccumulate`: `MPI_Accumulate` in a passive-target epoch, complete
+/// when it returns; its request is retired by the wait or test calls.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Raccumulate(
+    origin: *const c_void,
+    count: c_int,
+    ty: c_int,
+    rank: c_int,
+    disp: isize,
+    tcount: c_int,
+    tty: c_int,
+    op: c_int,
+    win: c_int,
+    request: *mut c_int,
+) -> c_int {
+    with_state("MPI_Raccumulate", win_errors(win), |state| {
+        let target = (tcount, tty, win);
+        let r = accumulate(state, origin, count, ty, rank, disp, target, op, true)?;
+        keep_request(state, win, r, request)
+    })
+}
+
+/// A get-accumulate as `MPI_Get_accumulate` and `MPI_Rget_accumulate`
+/// make it: any committed datatypes at the origin, the result and the
+/// target, whose elements share one predefined type; the result holds as
+/// many elements as the target (and the origin, but with `MPI_NO_OP`,
+/// which does not read it). With `request`, rma's request for it.
+#[allow(clippy::too_many_arguments)] // MPI_Get_accumulate's, and whether a request
+fn get_accumulate(
+    state: &mut State,
+    (origin, count, ty): (*const c_void, c_int, c_int),
+    (result, rcount, rty): (*mut c_void, c_int, c_int),
+    rank: c_int,
+    disp: isize,
+    (tcount, tty, win): (c_int, c_int, c_int),
+    op: c_int,
+    request: bool,
+) -> Result<Option<rma::Request>, Failure> {
         let op = accumulate_op(op)?;
         datatypes::refuse_mixed(&state.types, rty, "result")?;
         datatypes::refuse_mixed(&state.types, tty, "target")?;
@@ -1240,9 +1288,15 @@ pub extern "C" fn MPI_Get_accumulate(
                     None => elements::<T>(&vec![0u8; len]),
                 };
                 let mut back: Vec<T> = elements::<T>(&vec![0u8; len]);
-                state.rma.get_accumulate(w.retype::<T>(), target, d, &origin, &mut back, op)?;
+                let w = w.retype::<T>();
+                let r = if request {
+                    Some(state.rma.rget_accumulate(w, target, d, &origin, &mut back, op)?)
+                } else {
+                    state.rma.get_accumulate(w, target, d, &origin, &mut back, op)?;
+                    None
+                };
                 write_back(&back, out);
-                Ok(())
+                Ok(r)
             });
         }
         as_element!(base.element(), base, T => {
@@ -1263,20 +1317,66 @@ pub extern "C" fn MPI_Get_accumulate(
             let out = unsafe { output(result, reach) }?;
             let mut back = elements::<T>(out);
             let origin = ol.as_ref().unwrap_or(&tl).times(1);
-            state.rma.get_accumulate_typed(
-                w.retype::<T>(),
-                target,
-                d,
-                &data,
-                origin,
-                &mut back,
-                rl.times(1),
-                tl.times(1),
-                op,
-            )?;
+            let w = w.retype::<T>();
+            let r = if request {
+                Some(state.rma.rget_accumulate_typed(
+                    w, target, d, &data, origin, &mut back, rl.times(1), tl.times(1), op,
+                )?)
+            } else {
+                state.rma.get_accumulate_typed(
+                    w, target, d, &data, origin, &mut back, rl.times(1), tl.times(1), op,
+                )?;
+                None
+            };
             write_back(&back, out);
-            Ok(())
+            Ok(r)
         })
+}
+
+/// `MPI_Get_accumulate` (see [`get_accumulate`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Get_accumulate(
+    origin: *const c_void,
+    count: c_int,
+    ty: c_int,
+    result: *mut c_void,
+    rcount: c_int,
+    rty: c_int,
+    rank: c_int,
+    disp: isize,
+    tcount: c_int,
+    tty: c_int,
+    op: c_int,
+    win: c_int,
+) -> c_int {
+    with_state("MPI_Get_accumulate", win_errors(win), |state| {
+        let (o, r, t) = ((origin, count, ty), (result, rcount, rty), (tcount, tty, win));
+        get_accumulate(state, o, r, rank, disp, t, op, false).map(drop)
+    })
+}
+
+/// `MPI_Rget_accumulate`: `MPI_Get_accumulate` in a passive-target epoch;
+/// the result holds the old values when it returns.
+#[unsafe(no_mangle)]
+pub extern "C" fn MPI_Rget_accumulate(
+    origin: *const c_void,
+    count: c_int,
+    ty: c_int,
+    result: *mut c_void,
+    rcount: c_int,
+    rty: c_int,
+    rank: c_int,
+    disp: isize,
+    tcount: c_int,
+    tty: c_int,
+    op: c_int,
+    win: c_int,
+    request: *mut c_int,
+) -> c_int {
+    with_state("MPI_Rget_accumulate", win_errors(win), |state| {
+        let (o, r, t) = ((origin, count, ty), (result, rcount, rty), (tcount, tty, win));
+        let req = get_accumulate(state, o, r, rank, disp, t, op, true)?;
+        keep_request(state, win, req, request)
     })
 }
 

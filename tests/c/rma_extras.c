@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/* Calls MPICH's one-sided tests make beyond the common ones: request-based
+ * accumulates (MPI_Raccumulate, MPI_Rget_accumulate), window error
+ * handlers of the program's (MPI_Win_create_errhandler,
+ * MPI_Win_call_errhandler, MPI_Win_get_errhandler, counted handles),
+ * MPI_Group_compare, windows on MPI_COMM_SELF, MPI_Win_shared_query on
+ * MPI_PROC_NULL and on windows that are not shared, MPI_MAXLOC and
+ * MPI_MINLOC on pair types in accumulates, and <memory.h>. Every value
+ * moved is checked. */
+#include <memory.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+static int calls, last_code;
+static MPI_Win expected_win;
+
+static void count_errors(MPI_Win *win, int *code, ...)
+{
+    CHECK(*win == expected_win, "handler called for window %d, not %d", *win, expected_win);
+    calls++;
+    last_code = *code;
+}
+
+/* Request-based accumulates into each rank's right neighbour. */
+static void request_accumulates(int rank, int size)
+{
+    int *base;
+    MPI_Win win;
+    MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    for (int i = 0; i < 4; i++)
+        base[i] = 100 * rank + i;
+    MPI_Barrier(MPI_COMM_WORLD);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int add[4] = {1, 2, 3, 4}, old[4] = {-1, -1, -1, -1}, mine[2] = {7, 8};
+    MPI_Request req[2];
+    MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+    MPI_Raccumulate(add, 4, MPI_INT, right, 0, 4, MPI_INT, MPI_SUM, win, &req[0]);
+    MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+    /* Old values of elements 2..3 (with the sum just made), then replaced. */
+    MPI_Rget_accumulate(mine, 2, MPI_INT, old, 2, MPI_INT, right, 2, 2, MPI_INT, MPI_REPLACE, win,
+                        &req[1]);
+    MPI_Wait(&req[1], MPI_STATUS_IGNORE);
+    MPI_Win_unlock(right, win);
+    CHECK(old[0] == 100 * right + 2 + 3 && old[1] == 100 * right + 3 + 4,
+          "Rget_accumulate's old values %d %d", old[0], old[1]);
+    CHECK(old[2] == -1 && old[3] == -1, "Rget_accumulate wrote past its count");
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
+    CHECK(base[0] == 100 * rank + 1 && base[1] == 100 * rank + 3, "Raccumulate: %d %d", base[0],
+          base[1]);
+    CHECK(base[2] == 7 && base[3] == 8, "Rget_accumulate's replace: %d %d", base[2], base[3]);
+    MPI_Win_unlock(rank, win);
+    (void)left;
+    /* Outside a passive-target epoch: MPI_ERR_RMA_SYNC. */
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int err = MPI_Raccumulate(add, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_SUM, win, &req[0]), cls;
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_RMA_SYNC, "Raccumulate outside an epoch: class %d", cls);
+    MPI_Win_free(&win);
+}
+
+/* The program's error handlers on windows. */
+static void error_handlers(int rank, int size)
+{
+    int buf[2] = {0, 0};
+    MPI_Win win;
+    /* Many times over: handles are counted and their slots reused. */
+    for (int i = 0; i < 200; i++) {
+        MPI_Errhandler eh;
+        MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        expected_win = win;
+        MPI_Win_create_errhandler(count_errors, &eh);
+        MPI_Win_set_errhandler(win, eh);
+        calls = 0;
+        CHECK(MPI_Win_call_errhandler(win, MPI_ERR_OTHER) == MPI_SUCCESS, "call_errhandler");
+        CHECK(calls == 1 && last_code == MPI_ERR_OTHER, "handler calls %d, code %d", calls,
+              last_code);
+        MPI_Errhandler_free(&eh);
+        CHECK(eh == MPI_ERRHANDLER_NULL, "freed handle %d", eh);
+        /* Still the window's: an error calls it, then the call returns. */
+        MPI_Win_fence(0, win);
+        int err = MPI_Put(buf, 1, MPI_INT, size + 3, 0, 1, MPI_INT, win), cls;
+        MPI_Error_class(err, &cls);
+        CHECK(calls == 2, "the handler was not called for the failed put (%d)", calls);
+        CHECK(cls == MPI_ERR_RANK && last_code == err, "class %d, code %d vs %d", cls, last_code,
+              err);
+        MPI_Errhandler got;
+        MPI_Win_get_errhandler(win, &got);
+        CHECK(got != MPI_ERRORS_ARE_FATAL && got != MPI_ERRORS_RETURN, "get_errhandler %d", got);
+        MPI_Errhandler_free(&got);
+        MPI_Win_fence(0, win);
+        MPI_Win_free(&win);
+    }
+    /* MPI_ERRORS_RETURN: call_errhandler does nothing and succeeds. */
+    MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    CHECK(MPI_Win_call_errhandler(win, MPI_ERR_OTHER) == MPI_SUCCESS, "call on ERRORS_RETURN");
+    MPI_Win_free(&win);
+    (void)rank;
+}
+
+static void group_compare(int rank, int size)
+{
+    MPI_Group world, reversed, part, same;
+    int result, *ranks = malloc(size * sizeof(int));
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Comm_group(MPI_COMM_WORLD, &same);
+    for (int i = 0; i < size; i++)
+        ranks[i] = size - 1 - i;
+    MPI_Group_incl(world, size, ranks, &reversed);
+    MPI_Group_incl(world, 1, ranks, &part);
+    MPI_Group_compare(world, same, &result);
+    CHECK(result == MPI_IDENT, "world vs world: %d", result);
+    MPI_Group_compare(world, reversed, &result);
+    CHECK(result == (size > 1 ? MPI_SIMILAR : MPI_IDENT), "world vs reversed: %d", result);
+    MPI_Group_compare(world, part, &result);
+    CHECK(result == (size > 1 ? MPI_UNEQUAL : MPI_IDENT), "world vs one: %d", result);
+    MPI_Group_compare(part, MPI_GROUP_EMPTY, &result);
+    CHECK(result == MPI_UNEQUAL, "one vs empty: %d", result);
+    /* A window's group is its communicator's. */
+    MPI_Win win;
+    int *base;
+    MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Group wg;
+    MPI_Win_get_group(win, &wg);
+    MPI_Group_compare(world, wg, &result);
+    CHECK(result == MPI_IDENT, "world vs the window's group: %d", result);
+    MPI_Win_free(&win);
+    MPI_Group_free(&wg);
+    MPI_Group_free(&world);
+    MPI_Group_free(&same);
+    MPI_Group_free(&reversed);
+    MPI_Group_free(&part);
+    free(ranks);
+    (void)rank;
+}
+
+static void memory_h(void)
+{
+    char a[8] = "abcdefg", b[8];
+    memcpy(b, a, sizeof a);
+    CHECK(memcmp(a, b, sizeof a) == 0, "memcpy from <memory.h>");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    memory_h();
+    request_accumulates(rank, size);
+    error_handlers(rank, size);
+    group_compare(rank, size);
+    MPI_Barrier(MPI_COMM_WORLD);
+    printf("rank %d: rma extras ok\n", rank);
+    MPI_Finalize();
+    return 0;
+}
