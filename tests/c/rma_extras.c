@@ -138,6 +138,92 @@ static void group_compare(int rank, int size)
     (void)rank;
 }
 
+/* Windows on MPI_COMM_SELF: each process alone, every flavor. */
+static void self_windows(int rank)
+{
+    int *base, buf[4] = {0, 0, 0, 0}, got[4], mine[4];
+    MPI_Win win;
+    for (int i = 0; i < 4; i++)
+        mine[i] = 1000 * rank + i;
+    MPI_Win_allocate(sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
+    MPI_Group g;
+    int gsize;
+    MPI_Win_get_group(win, &g);
+    MPI_Group_size(g, &gsize);
+    CHECK(gsize == 1, "a self window's group has %d", gsize);
+    MPI_Group_free(&g);
+    MPI_Win_fence(0, win);
+    MPI_Put(mine, 4, MPI_INT, 0, 0, 4, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    for (int i = 0; i < 4; i++)
+        CHECK(base[i] == 1000 * rank + i, "self allocate: [%d] = %d", i, base[i]);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+    MPI_Accumulate(mine, 4, MPI_INT, 0, 0, 4, MPI_INT, MPI_SUM, win);
+    MPI_Get(got, 4, MPI_INT, 0, 0, 4, MPI_INT, win);
+    MPI_Win_unlock(0, win);
+    for (int i = 0; i < 4; i++)
+        CHECK(got[i] == 2 * (1000 * rank + i), "self accumulate: [%d] = %d", i, got[i]);
+    MPI_Win_free(&win);
+
+    MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF, &win);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+    MPI_Put(mine, 4, MPI_INT, 0, 0, 4, MPI_INT, win);
+    MPI_Win_unlock(0, win);
+    MPI_Win_free(&win);
+    for (int i = 0; i < 4; i++)
+        CHECK(buf[i] == 1000 * rank + i, "self create: [%d] = %d", i, buf[i]);
+
+    MPI_Win_allocate_shared(sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
+    MPI_Aint qsize;
+    int qunit, *qbase;
+    MPI_Win_shared_query(win, MPI_PROC_NULL, &qsize, &qunit, &qbase);
+    CHECK(qbase == base && qsize == sizeof buf && qunit == sizeof(int),
+          "self shared query with MPI_PROC_NULL: %p %ld %d", (void *)qbase, (long)qsize, qunit);
+    MPI_Win_free(&win);
+}
+
+/* MPI_Win_shared_query: MPI_PROC_NULL finds the lowest rank with memory;
+ * windows that are not shared answer size 0 and NULL. */
+static void shared_query(int rank, int size)
+{
+    int *base;
+    MPI_Win win;
+    MPI_Aint qsize;
+    int qunit, *qbase;
+    /* Rank 0 has no memory, the others 4 ints each. */
+    MPI_Aint mine = rank == 0 ? 0 : 4 * sizeof(int);
+    MPI_Win_allocate_shared(mine, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_lock_all(0, win);
+    if (rank == 1)
+        for (int i = 0; i < 4; i++)
+            base[i] = 50 + i;
+    MPI_Win_sync(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(win);
+    MPI_Win_shared_query(win, MPI_PROC_NULL, &qsize, &qunit, &qbase);
+    if (size > 1) {
+        CHECK(qsize == 4 * sizeof(int) && qunit == sizeof(int) && qbase != NULL,
+              "PROC_NULL query: %ld %d %p", (long)qsize, qunit, (void *)qbase);
+        for (int i = 0; i < 4; i++)
+            CHECK(qbase[i] == 50 + i, "rank 1's part through the query: [%d] = %d", i, qbase[i]);
+    } else {
+        CHECK(qsize == 0, "PROC_NULL query of an empty window: %ld", (long)qsize);
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    /* Not shared: size 0, a null pointer. */
+    MPI_Win_allocate(16, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    qbase = (int *)&qsize;
+    MPI_Win_shared_query(win, 0, &qsize, &qunit, &qbase);
+    CHECK(qsize == 0 && qbase == NULL, "query of an allocate window: %ld %p", (long)qsize,
+          (void *)qbase);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int err = MPI_Win_shared_query(win, size, &qsize, &qunit, &qbase), cls;
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_RANK, "query of rank %d: class %d", size, cls);
+    MPI_Win_free(&win);
+}
+
 static void memory_h(void)
 {
     char a[8] = "abcdefg", b[8];
@@ -155,6 +241,8 @@ int main(int argc, char **argv)
     request_accumulates(rank, size);
     error_handlers(rank, size);
     group_compare(rank, size);
+    self_windows(rank);
+    shared_query(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
     printf("rank %d: rma extras ok\n", rank);
     MPI_Finalize();

@@ -39,6 +39,7 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
                             infos: Vec::new(),
                             attrs: attrs::Attrs::default(),
                             user_handlers: Vec::new(),
+                            self_comm: None,
                         });
                         Ok(())
                     }

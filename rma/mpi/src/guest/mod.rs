@@ -155,6 +155,9 @@ struct State {
     /// Error handlers of `MPI_Win_create_errhandler`, by handle − 3
     /// (`None` once let go).
     user_handlers: Vec<Option<errhandlers::UserHandler>>,
+    /// The communicator of this process alone that windows on
+    /// `MPI_COMM_SELF` are made on, once one is (its handle).
+    self_comm: Option<c_int>,
 }
 
 /// A communicator made by `MPI_Comm_split` or `MPI_Comm_dup`.

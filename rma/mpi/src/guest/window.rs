@@ -334,6 +334,22 @@ enum Make {
     Dynamic,
 }
 
+/// The communicator of this process alone that stands for
+/// `MPI_COMM_SELF` in window calls (rma makes windows on communicators):
+/// made locally at the first window on `MPI_COMM_SELF`, with a context of
+/// its own, and kept for the next.
+fn self_comm(state: &mut State) -> Result<c_int, Failure> {
+    if let Some(handle) = state.self_comm {
+        return Ok(handle);
+    }
+    let me = state.rma.rank();
+    let context = state.rma.comm().last_context() + 1;
+    let comm = state.rma.comm().join(context, alloc::vec![me])?;
+    let handle = super::env::new_comm(state, comm);
+    state.self_comm = Some(handle);
+    Ok(handle)
+}
+
 /// Makes a window as `make` says, of `size` bytes per rank with the
 /// options of `info` ([`super::info::window_options`]) over `comm`, keeps
 /// it, and returns it with its handle.
@@ -355,6 +371,10 @@ fn make_window(
         Make::Dynamic => hinted,
         _ => hinted.disp_unit(unit),
     };
+    let comm = match comm {
+        codes::comm::SELF => self_comm(state)?,
+        other => other,
+    };
     let window = match comm {
         codes::comm::WORLD => match make {
             Make::Allocate => state.rma.allocate::<u8>(size, options)?,
@@ -362,12 +382,6 @@ fn make_window(
             Make::Create(memory) => state.rma.create::<u8>(memory, options)?,
             Make::Dynamic => state.rma.create_dynamic::<u8>(options)?,
         },
-        codes::comm::SELF => {
-            return Err(Failure::new(
-                Class::Comm,
-                "a window on MPI_COMM_SELF is not supported (make it on a communicator of one rank from MPI_Comm_split)",
-            ));
-        }
         other => {
             let entry = usize::try_from(other - FIRST_COMM)
                 .ok()
@@ -564,7 +578,11 @@ pub extern "C" fn MPI_Win_allocate_shared(
 }
 
 /// `MPI_Win_shared_query`: the size, displacement unit and address of
-/// `rank`'s part of a shared window.
+/// `rank`'s part of a shared window; with `MPI_PROC_NULL`, of the part of
+/// the lowest rank whose size is not 0 (MPI-3.1 11.2.3). Of a window of
+/// another flavor, whose parts are not reached by loads and stores: size
+/// 0, displacement unit 1 and a null address, as MPI-4.0 12.2.3 answers
+/// for memory that is not shared.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_shared_query(
     win: c_int,
@@ -575,12 +593,31 @@ pub extern "C" fn MPI_Win_shared_query(
 ) -> c_int {
     with_state("MPI_Win_shared_query", win_errors(win), |state| {
         let window = win_of(state, win)?;
-        let rank = u32::try_from(rank).map_err(|_| {
-            Failure::new(
+        let ranks = state.rma.group(window)?.size();
+        if rank != PROC_NULL && u32::try_from(rank).map_or(true, |r| r >= ranks) {
+            return Err(Failure::new(
                 Class::Rank,
-                format!("rank {rank} (MPI_PROC_NULL: not supported)"),
-            )
-        })?;
+                format!("rank {rank}: the window's group has {ranks} (or MPI_PROC_NULL)"),
+            ));
+        }
+        let shared = state.windows[(win - 1) as usize]
+            .as_ref()
+            .is_some_and(|w| w.attributes.flavor == FLAVOR_SHARED);
+        if !shared {
+            // No process reaches another's part of this window by loads
+            // and stores: MPI's answer for memory not shared.
+            store(size, 0)?;
+            store(disp_unit, 1)?;
+            return store(baseptr.cast::<*mut c_void>(), core::ptr::null_mut());
+        }
+        // MPI_PROC_NULL: the part of the lowest rank whose size is not 0,
+        // else rank 0's (of 0 bytes).
+        let rank = match u32::try_from(rank) {
+            Ok(r) => r,
+            Err(_) => (0..ranks)
+                .find(|&r| state.rma.shared_query(window, r).is_ok_and(|p| p.size > 0))
+                .unwrap_or(0),
+        };
         let part = state.rma.shared_query(window, rank)?;
         let base = address_of(state, window, rank)?;
         store(size, part.size as isize)?;
@@ -588,6 +625,9 @@ pub extern "C" fn MPI_Win_shared_query(
         store(baseptr.cast::<*mut c_void>(), base.cast())
     })
 }
+
+/// `MPI_PROC_NULL`.
+const PROC_NULL: c_int = -1;
 
 /// `MPI_Win_free`.
 #[unsafe(no_mangle)]
