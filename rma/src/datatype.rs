@@ -586,10 +586,14 @@ impl<T: Element> Datatype<T> {
     /// the type lists its elements, adjacent runs merged.
     ///
     /// Return values: `Err(NoMemory)` if it would take more than
-    /// [`MAX_RUNS`] runs.
+    /// [`MAX_RUNS`] runs, or more memory than the heap has left.
     pub fn commit(&self) -> Result<Committed<T>, RmaError> {
         let runs = self.flatten()?;
-        let mut sorted = runs.clone();
+        let mut sorted = Vec::new();
+        sorted
+            .try_reserve_exact(runs.len())
+            .map_err(|_| runs_no_memory(runs.len() as u128))?;
+        sorted.extend_from_slice(&runs);
         sorted.sort_unstable_by_key(|r| r.start);
         // Sorted by start, any overlap shows between neighbours.
         let overlapping = sorted.windows(2).any(|w| w[1].start < w[0].end());
@@ -745,6 +749,16 @@ fn per_block(runs: &[Run], shape: &Shape, copies: u64) -> u128 {
     }
 }
 
+/// The error of a heap without room for `runs` runs.
+fn runs_no_memory(runs: u128) -> RmaError {
+    let bytes = runs.saturating_mul(core::mem::size_of::<Run>() as u128);
+    RmaError::NoMemory {
+        what: "the heap, for a datatype's runs",
+        requested: u64::try_from(bytes).unwrap_or(u64::MAX),
+        available: 0,
+    }
+}
+
 /// Runs being collected, adjacent ones merged.
 #[derive(Default)]
 struct Runs {
@@ -752,7 +766,8 @@ struct Runs {
 }
 
 impl Runs {
-    /// `Err(NoMemory)` unless `more` runs would fit [`MAX_RUNS`].
+    /// `Err(NoMemory)` unless `more` runs would fit [`MAX_RUNS`] and the
+    /// heap has room for them.
     fn reserve(&mut self, more: u128) -> Result<(), RmaError> {
         let total = self.runs.len() as u128 + more;
         if total > MAX_RUNS as u128 {
@@ -762,8 +777,9 @@ impl Runs {
                 available: MAX_RUNS as u64,
             });
         }
-        self.runs.reserve(more as usize);
-        Ok(())
+        self.runs
+            .try_reserve(more as usize)
+            .map_err(|_| runs_no_memory(total))
     }
 
     fn push(&mut self, start: i64, len: u64) {

@@ -299,3 +299,10 @@ fn calls_mpichs_one_sided_tests_make_work_from_c_on_1_and_3_cores() {
         every_rank_printed(&report, cores, |r| format!("rank {r}: rma extras ok"));
     }
 }
+
+#[test]
+fn a_heap_without_room_fails_the_call_with_mpi_err_no_mem_on_2_cores() {
+    let report = boot_c(2, "no_memory", &[]);
+    assert_clean_success(&report, 2);
+    every_rank_printed(&report, 2, |r| format!("rank {r}: out of memory reported"));
+}

@@ -25,8 +25,12 @@ struct Partial {
     length: usize,
     /// Bytes of it taken so far.
     offset: usize,
-    /// The message, `length` bytes, valid up to `offset`.
+    /// The message, `length` bytes, valid up to `offset`; empty when
+    /// `lost`.
     data: Vec<u8>,
+    /// The heap had no room for it: its chunks are taken and dropped, and
+    /// its receive fails with `Err(NoMemory)`.
+    lost: bool,
 }
 
 /// A whole message taken from the MPB before a receive asked for it.
@@ -37,6 +41,27 @@ struct Early {
     /// The context it was sent in.
     context: u32,
     data: Vec<u8>,
+    /// Its length, when the heap had no room for it (`data` is empty).
+    lost: Option<usize>,
+}
+
+impl Early {
+    /// The message, or `Err(NoMemory)` if the heap had no room for it.
+    fn into_data(self) -> Result<Vec<u8>, RmaError> {
+        match self.lost {
+            None => Ok(self.data),
+            Some(length) => Err(no_room(length)),
+        }
+    }
+}
+
+/// The error of a message the heap had no room for on arrival.
+fn no_room(length: usize) -> RmaError {
+    RmaError::NoMemory {
+        what: "the heap, for an arriving message",
+        requested: length as u64,
+        available: 0,
+    }
 }
 
 /// One core's end of every channel to the other cores, shared by all its
@@ -136,6 +161,9 @@ struct Incoming<'b> {
     /// Whether its first chunk (or a partial message) was taken.
     started: bool,
     done: bool,
+    /// The chunks taken before the receive came were dropped for want of
+    /// heap: the receive fails with `Err(NoMemory)`.
+    lost: bool,
 }
 
 /// Which of a communicator's two streams a message travels in: the
@@ -293,22 +321,24 @@ impl<H: Hal> Comm<'_, H> {
     /// communicators met on the way are kept for them.
     ///
     /// Return values: `Some((source, message))`, the source as a rank of
-    /// this communicator, or `None` if no message is complete yet.
-    pub fn try_recv_any(&mut self) -> Option<(u32, Vec<u8>)> {
+    /// this communicator, or `None` if no message is complete yet; the
+    /// message is `Err(NoMemory)` if the heap had no room for it when it
+    /// arrived (it is consumed).
+    pub fn try_recv_any(&mut self) -> Option<(u32, Result<Vec<u8>, RmaError>)> {
         let members = core::mem::take(&mut self.members);
         let start = self.next_any;
         let got = self.link(Plane::Point, |l| {
             let context = l.context;
             if let Some(at) = l.ch.inbox.iter().position(|e| e.context == context) {
                 let early = l.ch.inbox.remove(at).expect("the position is in the inbox");
-                return Some((early.source, early.data));
+                return Some((early.source, early.into_data()));
             }
             if let Some(at) = l.ch.to_self.iter().position(|(c, _)| *c == context) {
                 let (_, own) =
                     l.ch.to_self
                         .remove(at)
                         .expect("the position is in the queue");
-                return Some((l.ch.me, own));
+                return Some((l.ch.me, Ok(own)));
             }
             // The sources' lines race with their sends.
             let hal = l.hal;
@@ -321,7 +351,7 @@ impl<H: Hal> Comm<'_, H> {
             .expect("a message of this context");
         self.next_any = (rank + 1) % self.size;
         self.stats.messages_received += 1;
-        self.stats.bytes_received += data.len() as u64;
+        self.stats.bytes_received += data.as_ref().map_or(0, Vec::len) as u64;
         Some((rank, data))
     }
 
@@ -440,7 +470,11 @@ impl<H: Hal> Link<'_, H> {
                     .inbox
                     .remove(at)
                     .expect("the position is in the inbox");
-                delivered = Some(self.deliver(rank, early.data, buf));
+                delivered = Some(
+                    early
+                        .into_data()
+                        .and_then(|data| self.deliver(rank, data, buf)),
+                );
             } else if src == me {
                 delivered = Some(self.recv_from_self(rank, buf));
             } else {
@@ -452,6 +486,7 @@ impl<H: Hal> Link<'_, H> {
                     offset: 0,
                     started: false,
                     done: false,
+                    lost: false,
                 });
             }
         }
@@ -487,7 +522,9 @@ impl<H: Hal> Link<'_, H> {
             Some(inc) => {
                 self.stats.messages_received += 1;
                 self.stats.bytes_received += inc.length as u64;
-                if inc.length > inc.buf.len() {
+                if inc.lost {
+                    Err(no_room(inc.length))
+                } else if inc.length > inc.buf.len() {
                     Err(RmaError::Truncate {
                         source: inc.rank,
                         sent: inc.length,
@@ -598,7 +635,11 @@ impl<H: Hal> Link<'_, H> {
                 Some(true) => {
                     let partial = self.ch.partial[src as usize].take().expect("seen above");
                     let keep = partial.offset.min(inc.buf.len());
-                    inc.buf[..keep].copy_from_slice(&partial.data[..keep]);
+                    if partial.lost {
+                        inc.lost = true;
+                    } else {
+                        inc.buf[..keep].copy_from_slice(&partial.data[..keep]);
+                    }
                     inc.length = partial.length;
                     inc.offset = partial.offset;
                     inc.started = true;
@@ -665,7 +706,7 @@ impl<H: Hal> Link<'_, H> {
     /// One poll of `members` (world ranks) but this core, from position
     /// `start` on, taking at most one chunk from each; the first message
     /// of this context that completes is returned, others go to the inbox.
-    fn poll_any(&mut self, members: &[u32], start: u32) -> Option<(u32, Vec<u8>)> {
+    fn poll_any(&mut self, members: &[u32], start: u32) -> Option<(u32, Result<Vec<u8>, RmaError>)> {
         let n = members.len() as u32;
         for step in 0..n {
             let src = members[((start + step) % n) as usize];
@@ -674,7 +715,7 @@ impl<H: Hal> Link<'_, H> {
             }
             if let Some(Some(early)) = self.try_recv_partial_chunk(src) {
                 if early.context == self.context {
-                    return Some((early.source, early.data));
+                    return Some((early.source, early.into_data()));
                 }
                 self.ch.inbox.push_back(early);
             }
@@ -718,18 +759,28 @@ impl<H: Hal> Link<'_, H> {
             None => {
                 let length = hal.mpb_read_u32(MpbHalf::Own, line + PEER_LENGTH) as usize;
                 let context = hal.mpb_read_u32(MpbHalf::Own, line + PEER_CONTEXT);
+                // A heap without room for it drops the message (its
+                // receive fails) instead of ending the run.
+                let mut data = Vec::new();
+                let lost = data.try_reserve_exact(length).is_err();
+                if !lost {
+                    data.resize(length, 0);
+                }
                 Partial {
                     context,
                     length,
                     offset: 0,
-                    data: alloc::vec![0; length],
+                    data,
+                    lost,
                 }
             }
         };
         let there = MpbHalf::Of(hal.participant(src));
         let chunk = (layout.data_bytes as usize).min(partial.length - partial.offset);
         let at = partial.offset;
-        hal.mpb_read(there, layout.data, &mut partial.data[at..at + chunk]);
+        if !partial.lost {
+            hal.mpb_read(there, layout.data, &mut partial.data[at..at + chunk]);
+        }
         self.acknowledge(src);
         partial.offset += chunk;
         if partial.offset == partial.length {
@@ -737,6 +788,7 @@ impl<H: Hal> Link<'_, H> {
                 source: src,
                 context: partial.context,
                 data: partial.data,
+                lost: partial.lost.then_some(partial.length),
             }))
         } else {
             self.ch.partial[src as usize] = Some(partial);

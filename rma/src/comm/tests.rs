@@ -430,6 +430,7 @@ fn try_recv_any_returns_every_message_once_in_order_per_source() {
                 let Some((src, msg)) = c.try_recv_any() else {
                     continue;
                 };
+                let msg = msg.unwrap();
                 let k = expected[src as usize];
                 assert_eq!(msg.last(), Some(&(k as u8)), "order from {src}");
                 assert!(

@@ -22,7 +22,7 @@ impl<'h, H: Hal> MsgRma<'h, H> {
             let Some((src, message)) = self.comm.try_recv_any() else {
                 break;
             };
-            self.dispatch(src, message)?;
+            self.dispatch(src, message?)?;
         }
         Ok(())
     }
@@ -87,7 +87,7 @@ impl<'h, H: Hal> MsgRma<'h, H> {
             let mut any = false;
             while let Some((src, message)) = self.comm.try_recv_any() {
                 any = true;
-                if let Err(e) = self.dispatch(src, message) {
+                if let Err(e) = message.and_then(|m| self.dispatch(src, m)) {
                     return Some(Err(e));
                 }
             }

@@ -213,9 +213,9 @@ fn allreduce_folded(
     let acc = accumulate_op_of(op)?;
     let all = allgather_var(Target::Comm(comm), values)?;
     as_element!(ty.element(), ty, T => {
-        let mut result = elements::<T>(&all[0]);
+        let mut result = elements::<T>(&all[0])?;
         for theirs in &all[1..] {
-            for (r, v) in result.iter_mut().zip(elements::<T>(theirs)) {
+            for (r, v) in result.iter_mut().zip(elements::<T>(theirs)?) {
                 *r = T::combine(acc, *r, v);
             }
         }

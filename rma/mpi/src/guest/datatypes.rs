@@ -10,6 +10,7 @@
 //! unpacked as a receive completes). `MPI_Fetch_and_op` and
 //! `MPI_Compare_and_swap` take predefined types only, as MPI says.
 
+use alloc::borrow::Cow;
 use alloc::format;
 use alloc::vec::Vec;
 use core::ffi::c_int;
@@ -605,12 +606,13 @@ pub(super) fn pieces_of(ty: &Ty<'_>, count: c_int) -> Result<Vec<(usize, usize)>
         Ty::Basic(t) if ty.plain().is_some() => Ok(alloc::vec![(0, bytes_of(count, *t)?)]),
         Ty::Basic(t) => {
             let extent = t.extent() as usize;
-            Ok((0..count_of(count, "count")? as usize)
-                .flat_map(|k| {
-                    t.runs()
-                        .map(move |(at, len)| (k * extent + at as usize, len as usize))
-                })
-                .collect())
+            let count = count_of(count, "count")? as usize;
+            let mut out = heap_vec(count.saturating_mul(t.runs().count()), "its pieces")?;
+            out.extend((0..count).flat_map(|k| {
+                t.runs()
+                    .map(move |(at, len)| (k * extent + at as usize, len as usize))
+            }));
+            Ok(out)
         }
         Ty::Derived(c, _) => pieces(c, count),
     }
@@ -621,7 +623,7 @@ pub(super) fn pieces_of(ty: &Ty<'_>, count: c_int) -> Result<Vec<(usize, usize)>
 pub(super) fn pieces(ty: &Committed<u8>, count: c_int) -> Result<Vec<(usize, usize)>, Failure> {
     let count = count_of(count, "count")?;
     let extent = ty.shape().extent as i64;
-    let mut out = Vec::with_capacity(ty.runs().len() * count as usize);
+    let mut out = heap_vec(ty.runs().len().saturating_mul(count as usize), "its pieces")?;
     for k in 0..i64::from(count) {
         for run in ty.runs() {
             let start = k * extent + run.start;
@@ -678,6 +680,22 @@ fn gather_into(out: &mut Vec<u8>, buf: *const c_void, pieces: &[(usize, usize)])
     Ok(())
 }
 
+/// An empty vector with room for `len` values, or `MPI_ERR_NO_MEM`
+/// naming `what` (of a datatype) when the heap has not that much left.
+fn heap_vec<V>(len: usize, what: &str) -> Result<Vec<V>, Failure> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| {
+        Failure::new(
+            Class::NoMem,
+            format!(
+                "{} bytes of heap for a datatype's layout ({what}), beyond what is left",
+                len.saturating_mul(core::mem::size_of::<V>())
+            ),
+        )
+    })?;
+    Ok(out)
+}
+
 /// An empty buffer with room for `bytes`, or `MPI_ERR_NO_MEM` when the
 /// heap has not that much left (instead of the allocator's panic).
 pub(super) fn heap_buffer(bytes: usize) -> Result<Vec<u8>, Failure> {
@@ -721,18 +739,21 @@ pub(super) fn element_layout<T: rma::comm::Element>(
 ) -> Result<Committed<T>, Failure> {
     let size = T::BYTES;
     let pieces = pieces_of(ty, count)?;
-    let blocks = pieces
-        .iter()
-        .map(|&(s, l)| Block::new((l / size) as u32, s as i64))
-        .collect::<Vec<_>>();
+    let mut blocks = heap_vec(pieces.len(), "its blocks")?;
+    blocks.extend(
+        pieces
+            .iter()
+            .map(|&(s, l)| Block::new((l / size) as u32, s as i64)),
+    );
     Ok(Layout::<T>::hindexed(&blocks, &Layout::element())?.commit()?)
 }
 
-/// The byte layout of `count` copies of `ty`, for rma's typed put and get.
-pub(super) fn byte_layout(ty: &Ty<'_>) -> Result<Committed<u8>, Failure> {
+/// The byte layout of `count` copies of `ty`, for rma's typed put and
+/// get: a derived type's own (not copied: it may be large).
+pub(super) fn byte_layout<'t>(ty: &Ty<'t>) -> Result<Cow<'t, Committed<u8>>, Failure> {
     match ty {
-        Ty::Basic(t) => Ok(bytes_layout(*t).commit()?),
-        Ty::Derived(c, _) => Ok((*c).clone()),
+        Ty::Basic(t) => Ok(Cow::Owned(bytes_layout(*t).commit()?)),
+        Ty::Derived(c, _) => Ok(Cow::Borrowed(*c)),
     }
 }
 

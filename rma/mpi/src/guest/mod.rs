@@ -84,9 +84,35 @@ macro_rules! as_element {
     };
 }
 
-/// `bytes` as elements `T`.
-fn elements<T: Accumulable>(bytes: &[u8]) -> Vec<T> {
-    bytes.chunks_exact(T::BYTES).map(T::read_le).collect()
+/// `bytes` as elements `T`, or `MPI_ERR_NO_MEM` when the heap has no
+/// room for them.
+fn elements<T: Accumulable>(bytes: &[u8]) -> Result<Vec<T>, Failure> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(bytes.len() / T::BYTES).map_err(|_| {
+        Failure::new(
+            Class::NoMem,
+            format!(
+                "{} bytes of heap to stage the elements, beyond what is left",
+                bytes.len()
+            ),
+        )
+    })?;
+    out.extend(bytes.chunks_exact(T::BYTES).map(T::read_le));
+    Ok(out)
+}
+
+/// `len` bytes' worth of zero elements `T` (see [`elements`]).
+fn zeros<T: Accumulable>(len: usize) -> Result<Vec<T>, Failure> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(len / T::BYTES).map_err(|_| {
+        Failure::new(
+            Class::NoMem,
+            format!("{len} bytes of heap to stage the elements, beyond what is left"),
+        )
+    })?;
+    let zero = T::read_le(&alloc::vec![0u8; T::BYTES]);
+    out.extend((0..len / T::BYTES).map(|_| zero));
+    Ok(out)
 }
 
 /// `values` written back into `out` as bytes.

@@ -199,9 +199,18 @@ impl Matching {
 /// matching; whether one did.
 fn progress(state: &mut State, comm: c_int) -> Result<bool, Failure> {
     let mut arrived = Vec::new();
+    // A message the heap had no room for is lost: the call fails with
+    // MPI_ERR_NO_MEM once the messages that came before it are matched.
+    let mut lost = None;
     if let Target::Comm(c) = comm_of(state, comm)? {
         while let Some((source, data)) = c.try_recv_any() {
-            arrived.push((source, data));
+            match data {
+                Ok(data) => arrived.push((source, data)),
+                Err(e) => {
+                    lost = Some(Failure::from(e));
+                    break;
+                }
+            }
         }
     }
     let any = !arrived.is_empty();
@@ -225,7 +234,10 @@ fn progress(state: &mut State, comm: c_int) -> Result<bool, Failure> {
             data,
         });
     }
-    Ok(any)
+    match lost {
+        Some(failure) => Err(failure),
+        None => Ok(any),
+    }
 }
 
 /// The messages that arrived for this core (on `MPI_COMM_WORLD`, taken

@@ -1199,7 +1199,7 @@ fn accumulate(
             // SAFETY: MPI's origin buffer of `count` elements.
             let data = unsafe { input(origin, bytes_of(count, b)?) }?;
             return as_element!(base.element(), base, T => {
-                let (w, data) = (w.retype::<T>(), elements::<T>(data));
+                let (w, data) = (w.retype::<T>(), elements::<T>(data)?);
                 Ok(if request {
                     Some(state.rma.raccumulate(w, target, d, &data, op)?)
                 } else {
@@ -1212,7 +1212,7 @@ fn accumulate(
             let (ol, tl) = (element_layout::<T>(&o, count)?, element_layout::<T>(&t, tcount)?);
             let reach = span(&datatypes::pieces_of(&o, count)?);
             // SAFETY: MPI's origin buffer holds every byte its type picks.
-            let data = elements::<T>(unsafe { input(origin, reach) }?);
+            let data = elements::<T>(unsafe { input(origin, reach) }?)?;
             let w = w.retype::<T>();
             Ok(if request {
                 Some(state.rma.raccumulate_typed(w, target, d, &data, ol.times(1), tl.times(1), op)?)
@@ -1324,10 +1324,10 @@ fn get_accumulate(
             let out = unsafe { output(result, len) }?;
             return as_element!(base.element(), base, T => {
                 let origin: Vec<T> = match o {
-                    Some(_) => elements::<T>(data),
-                    None => elements::<T>(&vec![0u8; len]),
+                    Some(_) => elements::<T>(data)?,
+                    None => zeros::<T>(len)?,
                 };
-                let mut back: Vec<T> = elements::<T>(&vec![0u8; len]);
+                let mut back: Vec<T> = zeros::<T>(len)?;
                 let w = w.retype::<T>();
                 let r = if request {
                     Some(state.rma.rget_accumulate(w, target, d, &origin, &mut back, op)?)
@@ -1345,7 +1345,7 @@ fn get_accumulate(
                 Some(o) => {
                     let reach = span(&datatypes::pieces_of(o, count)?);
                     // SAFETY: MPI's origin buffer holds every byte its type picks.
-                    let data = elements::<T>(unsafe { input(origin, reach) }?);
+                    let data = elements::<T>(unsafe { input(origin, reach) }?)?;
                     (data, Some(element_layout::<T>(o, count)?))
                 }
                 None => (Vec::new(), None),
@@ -1355,7 +1355,7 @@ fn get_accumulate(
             // this call's alone; what it does not pick is written back as
             // it was read.
             let out = unsafe { output(result, reach) }?;
-            let mut back = elements::<T>(out);
+            let mut back = elements::<T>(out)?;
             let origin = ol.as_ref().unwrap_or(&tl).times(1);
             let w = w.retype::<T>();
             let r = if request {
