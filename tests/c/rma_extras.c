@@ -5,7 +5,8 @@
  * MPI_Win_call_errhandler, MPI_Win_get_errhandler, counted handles),
  * MPI_Group_compare, windows on MPI_COMM_SELF, MPI_Win_shared_query on
  * MPI_PROC_NULL and on windows that are not shared, MPI_MAXLOC and
- * MPI_MINLOC on pair types in accumulates, and <memory.h>. Every value
+ * MPI_MINLOC on pair types in accumulates (with fetch-and-op and
+ * get-accumulate of pairs), and <memory.h>. Every value
  * moved is checked. */
 #include <memory.h>
 #include <mpi.h>
@@ -224,6 +225,114 @@ static void shared_query(int rank, int size)
     MPI_Win_free(&win);
 }
 
+/* MPI_MAXLOC and MPI_MINLOC on the pair types in accumulates: every rank
+ * combines its pair into rank 0's; the winner and, of ties, the lowest
+ * index must be left. */
+struct long_double_int {
+    long double value;
+    int index;
+};
+
+static void pair_accumulates(int rank, int size)
+{
+    struct {
+        int value, index;
+    } *ints, mine_int = {rank % 2 == 0 ? 100 : 5 * rank, rank};
+    struct {
+        double value;
+        int index;
+    } *doubles, mine_double = {-1.5 * rank, rank};
+    MPI_Win wi, wd, wl;
+    MPI_Win_allocate(2 * sizeof *ints, sizeof *ints, MPI_INFO_NULL, MPI_COMM_WORLD, &ints, &wi);
+    MPI_Win_allocate(sizeof *doubles, sizeof *doubles, MPI_INFO_NULL, MPI_COMM_WORLD, &doubles,
+                     &wd);
+    ints[0].value = 50, ints[0].index = -1, ints[1].value = 50, ints[1].index = -1;
+    doubles->value = 0.25, doubles->index = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_fence(0, wi);
+    MPI_Accumulate(&mine_int, 1, MPI_2INT, 0, 0, 1, MPI_2INT, MPI_MAXLOC, wi);
+    MPI_Accumulate(&mine_int, 1, MPI_2INT, 0, 1, 1, MPI_2INT, MPI_MINLOC, wi);
+    MPI_Win_fence(0, wi);
+    MPI_Win_fence(0, wd);
+    MPI_Accumulate(&mine_double, 1, MPI_DOUBLE_INT, 0, 0, 1, MPI_DOUBLE_INT, MPI_MINLOC, wd);
+    MPI_Win_fence(0, wd);
+    if (rank == 0) {
+        /* MAXLOC: 100 from every even rank, the lowest index 0 (over 50);
+         * with 1 rank, rank 0's 100. MINLOC: 5 from rank 1, else 50. */
+        CHECK(ints[0].value == 100 && ints[0].index == 0, "MAXLOC 2INT: %d at %d", ints[0].value,
+              ints[0].index);
+        if (size > 1)
+            CHECK(ints[1].value == 5 && ints[1].index == 1, "MINLOC 2INT: %d at %d",
+                  ints[1].value, ints[1].index);
+        else
+            CHECK(ints[1].value == 50 && ints[1].index == -1, "MINLOC 2INT alone: %d at %d",
+                  ints[1].value, ints[1].index);
+        double want = size > 1 ? -1.5 * (size - 1) : 0.0;
+        int at = size > 1 ? size - 1 : 0;
+        CHECK(doubles->value == want && doubles->index == at, "MINLOC DOUBLE_INT: %g at %d",
+              doubles->value, doubles->index);
+    }
+    /* Fetch_and_op and Get_accumulate read and replace pairs. */
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wi);
+    struct {
+        int value, index;
+    } old = {0, 0}, put = {rank + 1000, rank};
+    MPI_Fetch_and_op(NULL, &old, MPI_2INT, 0, 0, MPI_NO_OP, wi);
+    CHECK(old.value >= 100, "fetch of the pair: %d at %d", old.value, old.index);
+    MPI_Get_accumulate(&put, 1, MPI_2INT, &old, 1, MPI_2INT, 0, 1, 1, MPI_2INT, MPI_REPLACE, wi);
+    MPI_Win_unlock(0, wi);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        CHECK(ints[1].value >= 1000 && ints[1].value - 1000 == ints[1].index,
+              "the replaced pair: %d at %d", ints[1].value, ints[1].index);
+
+    /* MPI_LONG_DOUBLE_INT in a vector: 3 of every 5, values that differ
+     * only past a double's precision. */
+    struct long_double_int *ld, src[10];
+    MPI_Datatype vec;
+    MPI_Type_vector(2, 3, 5, MPI_LONG_DOUBLE_INT, &vec);
+    MPI_Type_commit(&vec);
+    MPI_Win_allocate(10 * sizeof *ld, sizeof *ld, MPI_INFO_NULL, MPI_COMM_WORLD, &ld, &wl);
+    for (int i = 0; i < 10; i++) {
+        ld[i].value = 1.0L;
+        ld[i].index = -7;
+        src[i].value = 1.0L + (long double)rank * 0x1p-60L;
+        src[i].index = rank;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_fence(0, wl);
+    MPI_Accumulate(src, 1, vec, 0, 0, 1, vec, MPI_MAXLOC, wl);
+    MPI_Win_fence(0, wl);
+    if (rank == 0)
+        for (int i = 0; i < 10; i++) {
+            int picked = i % 5 < 3;
+            long double want = picked ? 1.0L + (long double)(size - 1) * 0x1p-60L : 1.0L;
+            /* Alone, rank 0's 1.0 ties and the lower index, -7, stays. */
+            int at = picked && size > 1 ? size - 1 : -7;
+            CHECK(ld[i].value == want && ld[i].index == at, "MAXLOC LONG_DOUBLE_INT [%d]: at %d",
+                  i, ld[i].index);
+        }
+    MPI_Type_free(&vec);
+
+    /* What MAXLOC does not take: a type that is not a pair, and the
+     * padded MPI_SHORT_INT. */
+    MPI_Win_set_errhandler(wi, MPI_ERRORS_RETURN);
+    MPI_Win_fence(0, wi);
+    int cls, err = MPI_Accumulate(&mine_int, 2, MPI_INT, 0, 0, 2, MPI_INT, MPI_MAXLOC, wi);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_OP, "MAXLOC on MPI_INT: class %d", cls);
+    err = MPI_Accumulate(&mine_int, 1, MPI_SHORT_INT, 0, 0, 1, MPI_SHORT_INT, MPI_MAXLOC, wi);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_TYPE, "MAXLOC on MPI_SHORT_INT: class %d", cls);
+    err = MPI_Accumulate(&mine_int, 1, MPI_2INT, 0, 0, 1, MPI_2INT, MPI_SUM, wi);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_OP, "SUM on MPI_2INT: class %d", cls);
+    MPI_Win_fence(0, wi);
+    MPI_Win_free(&wl);
+    MPI_Win_free(&wd);
+    MPI_Win_free(&wi);
+}
+
 static void memory_h(void)
 {
     char a[8] = "abcdefg", b[8];
@@ -243,6 +352,7 @@ int main(int argc, char **argv)
     group_compare(rank, size);
     self_windows(rank);
     shared_query(rank, size);
+    pair_accumulates(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
     printf("rank %d: rma extras ok\n", rank);
     MPI_Finalize();

@@ -840,3 +840,52 @@ fn maxloc_and_minloc_keep_the_best_pair_and_the_lowest_index_on_ties() {
         rma.free(win).unwrap();
     });
 }
+
+/// The x87 value of `v` (a normal `f64` or a zero), with its significand's
+/// lowest bit set when `nudge`.
+fn x87(v: f64, nudge: bool) -> X87 {
+    let bits = v.to_bits();
+    let sign = ((bits >> 63) as u16) << 15;
+    let (exponent, significand) = if v == 0.0 {
+        (0u16, 0u64)
+    } else {
+        let e = ((bits >> 52) & 0x7ff) as i32 - 1023 + 16383;
+        (e as u16, (1 << 63) | ((bits & ((1 << 52) - 1)) << 11))
+    };
+    let significand = significand | u64::from(nudge);
+    let mut out = [0u8; 12];
+    out[..8].copy_from_slice(&significand.to_le_bytes());
+    out[8..10].copy_from_slice(&(sign | exponent).to_le_bytes());
+    out[10..].copy_from_slice(&[0xaa, 0x55]);
+    X87(out)
+}
+
+#[test]
+fn x87_long_doubles_compare_exactly_and_maxloc_takes_the_larger() {
+    use core::cmp::Ordering::*;
+    assert_eq!(x87(1.0, false).partial_cmp(&x87(2.0, false)), Some(Less));
+    assert_eq!(x87(-2.0, false).partial_cmp(&x87(-1.0, false)), Some(Less));
+    assert_eq!(x87(-1.0, false).partial_cmp(&x87(0.5, false)), Some(Less));
+    assert_eq!(x87(0.0, false), x87(-0.0, false));
+    // One ulp of the 64-bit significand: equal as f64, not as x87.
+    assert_eq!(x87(1.0, true).partial_cmp(&x87(1.0, false)), Some(Greater));
+    assert_eq!(x87(-1.0, true).partial_cmp(&x87(-1.0, false)), Some(Less));
+    let mut nan = x87(1.0, false);
+    nan.0[8] = 0xff;
+    nan.0[9] = 0x7f;
+    nan.0[0] = 1;
+    assert_eq!(nan.partial_cmp(&x87(1.0, false)), None);
+    let a = Loc { value: x87(3.0, false), index: 4 };
+    let b = Loc { value: x87(3.0, true), index: 9 };
+    let max = <Loc<X87> as Accumulable>::combine(AccumulateOp::MaxLoc, a, b);
+    assert_eq!((max.value, max.index), (b.value, 9));
+    let min = <Loc<X87> as Accumulable>::combine(AccumulateOp::MinLoc, b, a);
+    assert_eq!((min.value, min.index), (a.value, 4));
+    let tie = <Loc<X87> as Accumulable>::combine(AccumulateOp::MaxLoc, b, Loc { index: 2, ..b });
+    assert_eq!(tie.index, 2);
+    // The bytes go through unchanged, padding and all.
+    let mut bytes = [0u8; 16];
+    a.write_le(&mut bytes);
+    assert_eq!(&bytes[..12], &a.value.0);
+    assert_eq!(<Loc<X87> as Element>::read_le(&bytes), a);
+}

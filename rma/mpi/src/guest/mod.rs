@@ -84,6 +84,43 @@ macro_rules! as_element {
     };
 }
 
+/// [`as_element!`] for one-sided accumulates, where the pair types are
+/// elements too: `MPI_2INT` and `MPI_LONG_INT` (`Loc<i32>`),
+/// `MPI_FLOAT_INT` (`Loc<f32>`), `MPI_DOUBLE_INT` (`Loc<f64>`) and
+/// `MPI_LONG_DOUBLE_INT` (`Loc<X87>`), which `MPI_MAXLOC`, `MPI_MINLOC`,
+/// `MPI_REPLACE` and `MPI_NO_OP` combine. `MPI_SHORT_INT`, whose element
+/// has padding between its value and its index, fails the call.
+macro_rules! as_accumulable {
+    ($kind:expr, $ty:expr, $t:ident => $body:expr) => {
+        match $ty {
+            Datatype::TwoInt | Datatype::LongInt => {
+                type $t = rma::Loc<i32>;
+                $body
+            }
+            Datatype::FloatInt => {
+                type $t = rma::Loc<f32>;
+                $body
+            }
+            Datatype::DoubleInt => {
+                type $t = rma::Loc<f64>;
+                $body
+            }
+            Datatype::LongDoubleInt => {
+                type $t = rma::Loc<rma::X87>;
+                $body
+            }
+            Datatype::ShortInt => {
+                return Err(Failure::new(
+                    Class::Type,
+                    "MPI_SHORT_INT (a short, padding, then the int) is not supported in one-sided \
+                     accumulates; the other pair types are",
+                ));
+            }
+            _ => as_element!($kind, $ty, $t => $body),
+        }
+    };
+}
+
 /// `bytes` as elements `T`, or `MPI_ERR_NO_MEM` when the heap has no
 /// room for them.
 fn elements<T: Accumulable>(bytes: &[u8]) -> Result<Vec<T>, Failure> {

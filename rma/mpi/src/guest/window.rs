@@ -1147,6 +1147,13 @@ pub extern "C" fn MPI_Rget(
 /// rma's accumulate operation for handle `op`: a predefined one, as MPI
 /// says (an operation of `MPI_Op_create` reduces, it does not accumulate).
 fn accumulate_op(op: c_int) -> Result<AccumulateOp, Failure> {
+    // MAXLOC and MINLOC combine the pair types (rma refuses them on
+    // others).
+    match operation(op) {
+        Ok(Op::Maxloc) => return Ok(AccumulateOp::MaxLoc),
+        Ok(Op::Minloc) => return Ok(AccumulateOp::MinLoc),
+        _ => {}
+    }
     let op = operation(op).map_err(|f| {
         Failure::new(
             f.class,
@@ -1198,7 +1205,7 @@ fn accumulate(
         if let (Some(b), Some(_)) = (o.plain(), t.plain()) {
             // SAFETY: MPI's origin buffer of `count` elements.
             let data = unsafe { input(origin, bytes_of(count, b)?) }?;
-            return as_element!(base.element(), base, T => {
+            return as_accumulable!(base.element(), base, T => {
                 let (w, data) = (w.retype::<T>(), elements::<T>(data)?);
                 Ok(if request {
                     Some(state.rma.raccumulate(w, target, d, &data, op)?)
@@ -1208,7 +1215,7 @@ fn accumulate(
                 })
             });
         }
-        as_element!(base.element(), base, T => {
+        as_accumulable!(base.element(), base, T => {
             let (ol, tl) = (element_layout::<T>(&o, count)?, element_layout::<T>(&t, tcount)?);
             let reach = span(&datatypes::pieces_of(&o, count)?);
             // SAFETY: MPI's origin buffer holds every byte its type picks.
@@ -1322,7 +1329,7 @@ fn get_accumulate(
             let data = unsafe { input(origin, data_len) }?;
             // SAFETY: MPI's result buffer of `rcount` elements.
             let out = unsafe { output(result, len) }?;
-            return as_element!(base.element(), base, T => {
+            return as_accumulable!(base.element(), base, T => {
                 let origin: Vec<T> = match o {
                     Some(_) => elements::<T>(data)?,
                     None => zeros::<T>(len)?,
@@ -1339,7 +1346,7 @@ fn get_accumulate(
                 Ok(r)
             });
         }
-        as_element!(base.element(), base, T => {
+        as_accumulable!(base.element(), base, T => {
             let (rl, tl) = (element_layout::<T>(&r, rcount)?, element_layout::<T>(&t, tcount)?);
             let (data, ol) = match &o {
                 Some(o) => {
@@ -1448,7 +1455,7 @@ pub extern "C" fn MPI_Fetch_and_op(
             // SAFETY: MPI's origin buffer of one element.
             unsafe { input(origin, len) }?.to_vec()
         };
-        as_element!(ty.element(), ty, T => {
+        as_accumulable!(ty.element(), ty, T => {
             let old = state.rma.fetch_and_op(w.retype::<T>(), t, d, T::read_le(&value), op)?;
             old.write_le(out);
             Ok(())
@@ -1479,7 +1486,7 @@ pub extern "C" fn MPI_Compare_and_swap(
         let (value, expected) = unsafe { (input(origin, len)?, input(compare, len)?) };
         // SAFETY: MPI's result buffer of one element.
         let out = unsafe { output(result, len) }?;
-        as_element!(ty.element(), ty, T => {
+        as_accumulable!(ty.element(), ty, T => {
             let old = state.rma.compare_and_swap(w.retype::<T>(), t, d, T::read_le(value), T::read_le(expected))?;
             old.write_le(out);
             Ok(())
