@@ -58,6 +58,10 @@ pub struct Options {
     pub only: Vec<String>,
     /// The chip.
     pub chip: &'static chip::Chip,
+    /// KiB of each core's stack.
+    pub stack_kib: u32,
+    /// MiB of each core's private RAM (the heap is half of it).
+    pub memory_mib: u32,
     /// Raised by Ctrl-C: no new test starts.
     pub interrupt: Option<Arc<AtomicBool>>,
 }
@@ -543,12 +547,23 @@ fn build_mtest(mpich: &Path, work: &Path) -> Result<Vec<PathBuf>> {
     Ok(made)
 }
 
-/// The first line of gcc's output in `log` that reports an error (else
-/// its first line).
+/// What gcc's output in `log` says went wrong: the symbols the link
+/// missed, else the first line that reports an error, else its first
+/// line.
 fn first_error(log: &Path) -> Option<String> {
     let text = fs::read_to_string(log).ok()?;
+    let mut missing: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_once("undefined reference to `"))
+        .filter_map(|(_, rest)| rest.split('\'').next())
+        .collect();
+    missing.sort_unstable();
+    missing.dedup();
+    if !missing.is_empty() {
+        return Some(format!("undefined reference to {}", missing.join(", ")));
+    }
     text.lines()
-        .find(|l| l.contains("error"))
+        .find(|l| l.contains("error") && !l.starts_with("collect2"))
         .or_else(|| text.lines().next())
         .map(|l| l.trim().to_owned())
 }
@@ -639,8 +654,8 @@ impl Harness<'_> {
             app: App::Image(image.to_path_buf()),
             program: None,
             params,
-            stack_kib: chip::args::DEFAULT_STACK_KIB,
-            memory_mib: emu::launch::DEFAULT_MEMORY_MIB,
+            stack_kib: self.options.stack_kib,
+            memory_mib: self.options.memory_mib,
             timeout,
             echo: false,
             interrupt: self.options.interrupt.clone(),
@@ -706,7 +721,18 @@ pub fn judge(report: &RunReport) -> Verdict {
             .map(String::as_str)
             .filter(|l| !kernel_line(l) && !l.trim().is_empty())
     };
-    let first_complaint = |core: usize| program_lines(core).find(|l| !no_errors(l));
+    // The first line that is not MPICH's success, with the next when it
+    // ends in a colon (a panic's place, then its message).
+    let first_complaint = |core: usize| {
+        let mut lines = program_lines(core).skip_while(|l| no_errors(l));
+        let first = lines.next()?;
+        Some(match lines.next() {
+            Some(next) if first.trim_end().ends_with(':') => {
+                format!("{} {}", first.trim(), next.trim())
+            }
+            _ => first.to_owned(),
+        })
+    };
     let stale = report.stale_reads();
     let mut reasons = Vec::new();
     match &report.outcome {

@@ -199,6 +199,15 @@ struct ConformanceArgs {
     /// The chip to emulate (as `run --chip`).
     #[arg(long, value_name = "NAME", default_value = chip::DEFAULT_CHIP.name, value_parser = xtask::parse_chip)]
     chip: &'static chip::Chip,
+    /// KiB of each core's stack (as `run --stack-kib`); the default is
+    /// Linux's usual 8 MiB limit, which MPICH's tests assume (arrays on
+    /// the stack).
+    #[arg(long, value_name = "N", default_value_t = 8192)]
+    stack_kib: u32,
+    /// MiB of each core's private RAM (as `run --memory-mib`; the heap is
+    /// half of it).
+    #[arg(long, value_name = "N", default_value_t = 128)]
+    memory_mib: u32,
 }
 
 /// The environment variables xtask reads, for `--help`.
@@ -679,6 +688,8 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 jobs: args.jobs,
                 only: args.only,
                 chip: args.chip,
+                stack_kib: args.stack_kib,
+                memory_mib: args.memory_mib,
                 interrupt: Some(Arc::clone(interrupt)),
             };
             let rows = xtask::conformance::run(args.suite, &options)?;
