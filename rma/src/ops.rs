@@ -438,7 +438,8 @@ impl<H: RmaHal> Rma<'_, H> {
 
     /// Checks an operation and waits for the target's post in a start
     /// epoch; returns the byte offset of displacement `disp` in the
-    /// target's window.
+    /// target's window (in a dynamic window, where the address `disp`
+    /// names lies in the target's POPSHM).
     #[allow(clippy::too_many_arguments)] // one operation's full description
     pub(crate) fn begin<T: Element>(
         &mut self,
@@ -460,8 +461,8 @@ impl<H: RmaHal> Rma<'_, H> {
         check_layouts(call, buffer, &origin, &target_layout)?;
         let offset = u64::from(disp) * u64::from(w.remotes[target as usize].info.disp_unit);
         let (first, len) = target_bytes::<T>(offset, &target_layout);
-        self.enter(call, id, target, first, len)?;
-        Ok(offset)
+        let shift = self.enter(call, id, target, first, len)?;
+        shifted(call, id, target, offset, shift, len)
     }
 
     /// [`Rma::begin`] for `bytes` contiguous bytes at both sides, which
@@ -483,14 +484,16 @@ impl<H: RmaHal> Rma<'_, H> {
         .operation(&w.access, target)?;
         let offset = u64::from(disp) * u64::from(w.remotes[target as usize].info.disp_unit);
         // Below 2^64: a u32 displacement times a u32 unit.
-        self.enter(call, id, target, offset as i64, bytes)?;
-        Ok(offset)
+        let shift = self.enter(call, id, target, offset as i64, bytes)?;
+        shifted(call, id, target, offset, shift, bytes)
     }
 
     /// The checks of [`Rma::begin`] after the layouts': `len` bytes from
     /// byte `first` inside the target's window, then in a start epoch the
     /// wait for the target's post, and in a dynamic window, memory the
-    /// target attached.
+    /// target attached (at addresses it chose: [`Rma::attach_at`]), whose
+    /// bytes lie in its POPSHM. Returns how far the bytes lie from
+    /// `first` in the target's part: 0 but in a dynamic window.
     fn enter(
         &mut self,
         call: &Call,
@@ -498,10 +501,13 @@ impl<H: RmaHal> Rma<'_, H> {
         target: u32,
         first: i64,
         len: u64,
-    ) -> Result<(), RmaError> {
-        self.check_range(call.name, id, target, first, len)?;
+    ) -> Result<i64, RmaError> {
         let w = self.window(id)?;
         let dynamic = w.dynamic.is_some();
+        if !dynamic || first < 0 {
+            self.check_range(call.name, id, target, first, len)?;
+        }
+        let w = self.window(id)?;
         if matches!(w.access, AccessEpoch::Start { .. }) {
             let record = w.remotes[w.ranks.rank as usize].record;
             let hal = self.hal;
@@ -514,10 +520,16 @@ impl<H: RmaHal> Rma<'_, H> {
             }
         }
         if dynamic {
+            if len == 0 {
+                // Reaches no byte, at whatever address.
+                return Ok(0);
+            }
             // After the post: what the target attached before it counts.
-            self.check_attached(call.name, id, target, first as u64, len)?;
+            let at = self.check_attached(call.name, id, target, first as u64, len)?;
+            self.check_range(call.name, id, target, at as i64, len)?;
+            return Ok(at as i64 - first);
         }
-        Ok(())
+        Ok(0)
     }
 
     /// Counts a finished operation in the epoch and the statistics.
@@ -673,6 +685,27 @@ pub(crate) fn len_u32(len: usize, what: &'static str) -> Result<u32, RmaError> {
         what,
         len,
         expected: u32::MAX as usize,
+    })
+}
+
+/// `offset` moved by `shift` ([`Rma::enter`]'s); a target layout that
+/// starts past its displacement may leave it below the target's first
+/// byte: `Err(Range)`.
+fn shifted(
+    call: &Call,
+    window: u32,
+    target: u32,
+    offset: u64,
+    shift: i64,
+    len: u64,
+) -> Result<u64, RmaError> {
+    offset.checked_add_signed(shift).ok_or(RmaError::Range {
+        call: call.name,
+        window,
+        target,
+        offset: offset as i64 + shift,
+        len,
+        size: 0,
     })
 }
 

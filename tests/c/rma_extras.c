@@ -6,7 +6,8 @@
  * MPI_Group_compare, windows on MPI_COMM_SELF, MPI_Win_shared_query on
  * MPI_PROC_NULL and on windows that are not shared, MPI_MAXLOC and
  * MPI_MINLOC on pair types in accumulates (with fetch-and-op and
- * get-accumulate of pairs), and <memory.h>. Every value
+ * get-accumulate of pairs), addresses taken before MPI_Win_attach, and
+ * <memory.h>. Every value
  * moved is checked. */
 #include <memory.h>
 #include <mpi.h>
@@ -333,6 +334,58 @@ static void pair_accumulates(int rank, int size)
     MPI_Win_free(&wi);
 }
 
+/* Addresses taken before MPI_Win_attach reach the memory once attached:
+ * a stack array (reached through its public copy) and a block of
+ * MPI_Alloc_mem, in one dynamic window. */
+static void address_before_attach(int rank, int size)
+{
+    int stack_part[16], *block, *mids = malloc(2 * size * sizeof(MPI_Aint));
+    MPI_Aint mine[2], *all = (MPI_Aint *)mids;
+    MPI_Alloc_mem(8 * sizeof(int), MPI_INFO_NULL, &block);
+    for (int i = 0; i < 16; i++)
+        stack_part[i] = 100 * rank + i;
+    for (int i = 0; i < 8; i++)
+        block[i] = -100 * rank - i;
+    MPI_Get_address(&stack_part[8], &mine[0]);
+    MPI_Get_address(block, &mine[1]);
+    CHECK(mine[0] == (MPI_Aint)&stack_part[8], "MPI_Get_address is the identity");
+    MPI_Allgather(mine, 2, MPI_AINT, all, 2, MPI_AINT, MPI_COMM_WORLD);
+    MPI_Win win;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_attach(win, stack_part, sizeof stack_part);
+    MPI_Win_attach(win, block, 8 * sizeof(int));
+    int right = (rank + 1) % size, got[4] = {0, 0, 0, 0}, mark = 7000 + rank;
+    MPI_Win_fence(0, win);
+    /* Elements 6..9 of the right neighbour's stack array, from the
+     * address of its element 8. */
+    MPI_Get(got, 4, MPI_INT, right, MPI_Aint_add(all[2 * right], -2 * (MPI_Aint)sizeof(int)), 4,
+            MPI_INT, win);
+    MPI_Put(&mark, 1, MPI_INT, right, MPI_Aint_add(all[2 * right + 1], 5 * sizeof(int)), 1,
+            MPI_INT, win);
+    MPI_Win_fence(0, win);
+    for (int i = 0; i < 4; i++)
+        CHECK(got[i] == 100 * right + 6 + i, "before-attach get [%d] = %d", i, got[i]);
+    int left = (rank + size - 1) % size;
+    CHECK(block[5] == 7000 + left, "before-attach put into the block: %d", block[5]);
+    for (int i = 0; i < 8; i++)
+        if (i != 5)
+            CHECK(block[i] == -100 * rank - i, "block [%d] = %d", i, block[i]);
+    /* Detached: the address reaches nothing. */
+    MPI_Win_detach(win, stack_part);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+    int err = MPI_Get(got, 1, MPI_INT, right, all[2 * right], 1, MPI_INT, win), cls;
+    MPI_Win_unlock(right, win);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_RMA_RANGE, "a get from detached memory: class %d", cls);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_detach(win, block);
+    MPI_Win_free(&win);
+    MPI_Free_mem(block);
+    free(mids);
+}
+
 static void memory_h(void)
 {
     char a[8] = "abcdefg", b[8];
@@ -353,6 +406,7 @@ int main(int argc, char **argv)
     self_windows(rank);
     shared_query(rank, size);
     pair_accumulates(rank, size);
+    address_before_attach(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
     printf("rank %d: rma extras ok\n", rank);
     MPI_Finalize();

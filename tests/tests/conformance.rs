@@ -170,7 +170,8 @@ fn a_path_without_the_test_list_is_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(
-        stderr.contains("no test/mpi/rma/testlist (nor testlist.in) there: not an MPICH source tree"),
+        stderr
+            .contains("no test/mpi/rma/testlist (nor testlist.in) there: not an MPICH source tree"),
         "{stderr}"
     );
 }

@@ -62,6 +62,9 @@ pub struct Options {
     pub stack_kib: u32,
     /// MiB of each core's private RAM (the heap is half of it).
     pub memory_mib: u32,
+    /// Each test's time limit (`timeLimit=`, else the run's default) is
+    /// multiplied by this, as MPICH's `MPITEST_TIMEOUT_MULTIPLIER` does.
+    pub timeout_multiplier: u32,
     /// Raised by Ctrl-C: no new test starts.
     pub interrupt: Option<Arc<AtomicBool>>,
 }
@@ -208,10 +211,13 @@ pub fn parse_testlist(text: &str) -> Result<Vec<Entry>> {
             continue;
         }
         let mut words = line.split_whitespace();
-        let name = words.next().expect("a non-empty line has a word").to_owned();
-        let np = words
+        let name = words
             .next()
-            .with_context(|| format!("testlist line {}: {name} has no process count", number + 1))?;
+            .expect("a non-empty line has a word")
+            .to_owned();
+        let np = words.next().with_context(|| {
+            format!("testlist line {}: {name} has no process count", number + 1)
+        })?;
         let np: u32 = np.parse().with_context(|| {
             format!(
                 "testlist line {}: {name}: `{np}` is not a process count",
@@ -263,9 +269,7 @@ pub fn parse_makefile_am(text: &str) -> BTreeMap<String, Recipe> {
             .map(str::to_owned);
         if let Some(program) = left.strip_suffix("_SOURCES") {
             let recipe = recipes.entry(program.to_owned()).or_default();
-            recipe
-                .sources
-                .extend(words.filter(|w| w.ends_with(".c")));
+            recipe.sources.extend(words.filter(|w| w.ends_with(".c")));
         } else if let Some(program) = left.strip_suffix("_CPPFLAGS") {
             recipes
                 .entry(program.to_owned())
@@ -348,6 +352,10 @@ const MTEST_FILES: &[&str] = &["mtest.c", "mtest_common.c", "mtest_single.c"];
 pub fn run(suite: Suite, options: &Options) -> Result<Vec<Row>> {
     let Suite::MpichRma = suite;
     ensure!(options.jobs >= 1, "--jobs must be at least 1");
+    ensure!(
+        options.timeout_multiplier >= 1,
+        "--timeout-multiplier must be at least 1"
+    );
     let mpich = fs::canonicalize(&options.mpich)
         .with_context(|| format!("--mpich {}: no such directory", options.mpich.display()))?;
     let (dir, list) = locate(&mpich)?;
@@ -463,7 +471,7 @@ pub fn run(suite: Suite, options: &Options) -> Result<Vec<Row>> {
         .into_iter()
         .map(|r| r.expect("every test ran"))
         .collect();
-    let table = table(&mpich, &list, &rows, options.chip);
+    let table = table(&mpich, &list, &rows, options);
     fs::write(&options.out, table)
         .with_context(|| format!("cannot write {}", options.out.display()))?;
     Ok(rows)
@@ -644,10 +652,10 @@ impl Harness<'_> {
     /// does, and keeps its serial output and report in a log.
     fn boot(&self, index: usize, entry: &Entry, image: &Path) -> Result<RunReport> {
         let params = vec![crate::argv_param(&entry.name, &entry.args)?];
-        let timeout = entry.time_limit.map_or_else(
-            || RunConfig::default_timeout(entry.np),
-            Duration::from_secs,
-        );
+        let timeout = entry
+            .time_limit
+            .map_or_else(|| RunConfig::default_timeout(entry.np), Duration::from_secs)
+            * self.options.timeout_multiplier;
         let config = RunConfig {
             chip: self.options.chip,
             cores: entry.np,
@@ -691,10 +699,12 @@ impl Harness<'_> {
             "{report}\n(host time with the build: {:.1} s)",
             started.elapsed().as_secs_f64()
         );
-        let path = self
-            .work
-            .join("logs")
-            .join(format!("{:03}-{}-n{}.log", index + 1, entry.name, entry.np));
+        let path = self.work.join("logs").join(format!(
+            "{:03}-{}-n{}.log",
+            index + 1,
+            entry.name,
+            entry.np
+        ));
         fs::create_dir_all(path.parent().expect("a log has a directory"))?;
         fs::write(&path, log)?;
         Ok(report)
@@ -793,18 +803,25 @@ fn cell(text: &str) -> String {
 }
 
 /// The Markdown table of `rows`.
-pub fn table(mpich: &Path, list: &Path, rows: &[Row], chip: &chip::Chip) -> String {
+pub fn table(mpich: &Path, list: &Path, rows: &[Row], options: &Options) -> String {
     let counts = Counts::of(rows);
     let mut text = String::new();
     let _ = writeln!(text, "# MPICH one-sided tests (`test/mpi/rma`)\n");
     let _ = writeln!(
         text,
         "MPICH tree: `{}` (commit {}); list: `{}`; chip: {}; each test booted as \
-         `cargo xtask mpiexec -n NP --check-coherence` boots it.\n",
+         `cargo xtask mpiexec -n NP --check-coherence --stack-kib {} --memory-mib {}` boots \
+         it, its time limit times {}.\n",
         mpich.display(),
-        commit_of(mpich).map_or_else(|| "unknown: not a git work tree".to_owned(), |c| format!("`{c}`")),
+        commit_of(mpich).map_or_else(
+            || "unknown: not a git work tree".to_owned(),
+            |c| format!("`{c}`")
+        ),
         list.file_name().unwrap_or_default().to_string_lossy(),
-        chip.name
+        options.chip.name,
+        options.stack_kib,
+        options.memory_mib,
+        options.timeout_multiplier
     );
     let _ = writeln!(
         text,
@@ -815,7 +832,10 @@ pub fn table(mpich: &Path, list: &Path, rows: &[Row], chip: &chip::Chip) -> Stri
         counts.xfail,
         counts.skip
     );
-    let _ = writeln!(text, "| test | np | arguments | result | stale reads | reason |");
+    let _ = writeln!(
+        text,
+        "| test | np | arguments | result | stale reads | reason |"
+    );
     let _ = writeln!(text, "|---|---|---|---|---|---|");
     for row in rows {
         let e = &row.entry;
@@ -852,7 +872,11 @@ mod tests {
         assert_eq!(entries[2].env, ["X=1"]);
         assert_eq!(entries[2].mpi_version.as_deref(), Some("4.0"));
         let chip = chip::DEFAULT_CHIP;
-        assert!(skip_reason(&entries[2], "", chip).unwrap().contains("environment"));
+        assert!(
+            skip_reason(&entries[2], "", chip)
+                .unwrap()
+                .contains("environment")
+        );
         assert!(parse_testlist("foo two\n").is_err());
         assert!(parse_testlist("foo\n").is_err());
     }
@@ -874,15 +898,21 @@ mod tests {
         let chip = chip::DEFAULT_CHIP;
         let mut entry = parse_testlist("t 2\n").unwrap().remove(0);
         assert_eq!(skip_reason(&entry, "int main(void) {}", chip), None);
-        assert!(skip_reason(&entry, "#include \"mtest_dtp.h\"", chip)
-            .unwrap()
-            .contains("DTPools"));
-        assert!(skip_reason(&entry, "pthread_create(", chip)
-            .unwrap()
-            .contains("threads"));
-        assert!(skip_reason(&entry, "MPI_File_open(", chip)
-            .unwrap()
-            .contains("MPI-IO"));
+        assert!(
+            skip_reason(&entry, "#include \"mtest_dtp.h\"", chip)
+                .unwrap()
+                .contains("DTPools")
+        );
+        assert!(
+            skip_reason(&entry, "pthread_create(", chip)
+                .unwrap()
+                .contains("threads")
+        );
+        assert!(
+            skip_reason(&entry, "MPI_File_open(", chip)
+                .unwrap()
+                .contains("MPI-IO")
+        );
         entry.np = chip.cores() + 1;
         assert!(skip_reason(&entry, "", chip).unwrap().contains("cores"));
     }

@@ -205,9 +205,15 @@ struct ConformanceArgs {
     #[arg(long, value_name = "N", default_value_t = 8192)]
     stack_kib: u32,
     /// MiB of each core's private RAM (as `run --memory-mib`; the heap is
-    /// half of it).
-    #[arg(long, value_name = "N", default_value_t = 128)]
+    /// half of it): more than `run`'s default, as some tests stage
+    /// datatypes of a million elements.
+    #[arg(long, value_name = "N", default_value_t = 256)]
     memory_mib: u32,
+    /// Multiply every test's time limit (its `timeLimit=`, else run's
+    /// default) by N, as MPICH's MPITEST_TIMEOUT_MULTIPLIER does: for a
+    /// slow or busy host.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    timeout_multiplier: u32,
 }
 
 /// The environment variables xtask reads, for `--help`.
@@ -690,6 +696,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 chip: args.chip,
                 stack_kib: args.stack_kib,
                 memory_mib: args.memory_mib,
+                timeout_multiplier: args.timeout_multiplier,
                 interrupt: Some(Arc::clone(interrupt)),
             };
             let rows = xtask::conformance::run(args.suite, &options)?;

@@ -875,8 +875,14 @@ fn x87_long_doubles_compare_exactly_and_maxloc_takes_the_larger() {
     nan.0[9] = 0x7f;
     nan.0[0] = 1;
     assert_eq!(nan.partial_cmp(&x87(1.0, false)), None);
-    let a = Loc { value: x87(3.0, false), index: 4 };
-    let b = Loc { value: x87(3.0, true), index: 9 };
+    let a = Loc {
+        value: x87(3.0, false),
+        index: 4,
+    };
+    let b = Loc {
+        value: x87(3.0, true),
+        index: 9,
+    };
     let max = <Loc<X87> as Accumulable>::combine(AccumulateOp::MaxLoc, a, b);
     assert_eq!((max.value, max.index), (b.value, 9));
     let min = <Loc<X87> as Accumulable>::combine(AccumulateOp::MinLoc, b, a);

@@ -706,7 +706,11 @@ impl<H: Hal> Link<'_, H> {
     /// One poll of `members` (world ranks) but this core, from position
     /// `start` on, taking at most one chunk from each; the first message
     /// of this context that completes is returned, others go to the inbox.
-    fn poll_any(&mut self, members: &[u32], start: u32) -> Option<(u32, Result<Vec<u8>, RmaError>)> {
+    fn poll_any(
+        &mut self,
+        members: &[u32],
+        start: u32,
+    ) -> Option<(u32, Result<Vec<u8>, RmaError>)> {
         let n = members.len() as u32;
         for step in 0..n {
             let src = members[((start + step) % n) as usize];

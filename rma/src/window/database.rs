@@ -58,8 +58,10 @@
 //!   entries, reads again); word 1, the number of entries; word 2, where
 //!   the table moved (0 while it has not); word 3, the entries it has room
 //!   for;
-//! - from line 1, that many entries of 8 bytes: the attached memory's
-//!   offset in `c`'s POPSHM and its bytes.
+//! - from line 1, that many entries of 12 bytes: the address accesses
+//!   name the attached memory by (its first byte's; the POPSHM offset
+//!   unless [`super::Rma::attach_at`] gave another), its bytes, and its
+//!   offset in `c`'s POPSHM.
 //!
 //! The first table takes a record's bytes ([`first_table_entries`]). When
 //! it is full, `c` writes every entry into a table twice as large at the
@@ -127,12 +129,15 @@ pub const fn record_bytes(cores: u32) -> u32 {
 /// and first tables serve each other. A full table grows
 /// ([`table_bytes`], [`move_table`]).
 pub const fn first_table_entries(cores: u32) -> u32 {
-    (record_bytes(cores) - LINE) / 8
+    (record_bytes(cores) - LINE) / ENTRY
 }
+
+/// Bytes of an attachment table's entry: address, bytes, offset.
+const ENTRY: u32 = 12;
 
 /// Bytes of an attachment table that lists `entries` regions.
 pub const fn table_bytes(entries: u32) -> u32 {
-    LINE + 8 * entries
+    LINE + ENTRY * entries
 }
 
 /// Marks a valid POPSHM entry ("POPS").
@@ -428,9 +433,9 @@ pub fn read_record<H: Lsm + Topology>(
     })
 }
 
-/// A memory region of an attachment table: offset in the owner's POPSHM
-/// and bytes.
-pub type Region = (u32, u32);
+/// A memory region of an attachment table: the address accesses name
+/// its first byte by, its bytes, and its offset in the owner's POPSHM.
+pub type Region = (u32, u32, u32);
 
 /// Empties the attachment table at `table`, with room for `entries`,
 /// sequence number `sequence` (even).
@@ -475,15 +480,16 @@ pub fn write_table<H: Lsm>(
             && regions.len() <= hal.lsm_read_u32(mc, table.offset + 12) as usize
     );
     hal.lsm_write_u32(mc, table.offset, sequence.wrapping_add(1));
-    for (k, &(offset, bytes)) in regions
+    for (k, &(address, bytes, offset)) in regions
         .iter()
         .enumerate()
         .take(changed.end)
         .skip(changed.start)
     {
-        let at = table.offset + LINE + 8 * k as u32;
-        hal.lsm_write_u32(mc, at, offset);
+        let at = table.offset + LINE + ENTRY * k as u32;
+        hal.lsm_write_u32(mc, at, address);
         hal.lsm_write_u32(mc, at + 4, bytes);
+        hal.lsm_write_u32(mc, at + 8, offset);
     }
     hal.lsm_write_u32(mc, table.offset + 4, regions.len() as u32);
     let next = sequence.wrapping_add(2);
@@ -510,8 +516,12 @@ pub fn read_table<H: Lsm>(hal: &H, table: Record, known: u32) -> Option<TableRea
     let count = hal.lsm_read_u32(mc, table.offset + 4).min(room);
     let regions = (0..count)
         .map(|k| {
-            let at = table.offset + LINE + 8 * k;
-            (hal.lsm_read_u32(mc, at), hal.lsm_read_u32(mc, at + 4))
+            let at = table.offset + LINE + ENTRY * k;
+            (
+                hal.lsm_read_u32(mc, at),
+                hal.lsm_read_u32(mc, at + 4),
+                hal.lsm_read_u32(mc, at + 8),
+            )
         })
         .collect();
     (hal.lsm_read_u32(mc, table.offset) == sequence)
@@ -654,7 +664,7 @@ mod tests {
                 read_table(hal, table, u32::MAX),
                 Some(TableRead::Changed(0, vec![]))
             );
-            let regions = [(0, 12), (8192, 4096), (65536, 1)];
+            let regions = [(0, 12, 0), (8192, 4096, 8192), (1 << 30, 1, 65536)];
             let sequence = write_table(hal, table, 0, &regions, 0..3);
             assert_eq!(sequence, 2);
             let read = read_table(hal, table, 0);
@@ -662,7 +672,7 @@ mod tests {
             assert_eq!(read_table(hal, table, 2), Some(TableRead::Known(2)));
             // The first entry gone, the last moved into its place: only
             // that entry is written again.
-            let fewer = [(65536, 1), (8192, 4096)];
+            let fewer = [(1 << 30, 1, 65536), (8192, 4096, 8192)];
             assert_eq!(write_table(hal, table, 2, &fewer, 0..1), 4);
             assert_eq!(
                 read_table(hal, table, 2),
@@ -672,14 +682,16 @@ mod tests {
             hal.lsm_write_u32(table.controller, table.offset, 5);
             assert_eq!(read_table(hal, table, 4), None);
             // A full table holds its entries.
-            let full: std::vec::Vec<Region> = (0..entries).map(|k| (4096 * k, k + 1)).collect();
+            let full: std::vec::Vec<Region> =
+                (0..entries).map(|k| (4096 * k, k + 1, 8 * k)).collect();
             let sequence = write_table(hal, table, 6, &full, 0..full.len());
             let read = read_table(hal, table, sequence - 2).unwrap();
             assert_eq!(read, TableRead::Changed(sequence, full.clone()));
             // It moves to a table twice as large, which readers find.
             let grown = allocate_table(hal, table.controller, 2 * entries).unwrap();
             clear_table(hal, grown, 2 * entries, sequence);
-            let more: std::vec::Vec<Region> = (0..=entries).map(|k| (4096 * k, k + 1)).collect();
+            let more: std::vec::Vec<Region> =
+                (0..=entries).map(|k| (4096 * k, k + 1, 8 * k)).collect();
             let after = write_table(hal, grown, sequence, &more, 0..more.len());
             move_table(hal, table, grown);
             assert_eq!(

@@ -5,16 +5,20 @@
 //! [`Rma::detach`], `MPI_Win_attach` and `MPI_Win_detach`).
 //!
 //! A dynamic window's displacements are addresses (displacement unit 1):
-//! the offset of a byte in its rank's POPSHM, as [`Rma::address`] gives it
-//! for memory from `alloc_mem` (`MPI_Get_address`). The window's base
-//! (`MPI_BOTTOM`, its `MPI_WIN_BASE`) is the POPSHM's first byte. An access
-//! with address `a` reaches bytes `a..a + len` of the target's POPSHM
-//! through the same LUT mappings, memory types and coherence actions as an
-//! access to any other window; epochs work as for any window.
+//! by default the offset of a byte in its rank's POPSHM, as
+//! [`Rma::address`] gives it for memory from `alloc_mem`; memory attached
+//! with [`Rma::attach_at`] is reached at addresses of the owner's choosing
+//! instead (the program's own, for `MPI_Get_address`, which may be asked
+//! for before the attach). The window's base (`MPI_BOTTOM`, its
+//! `MPI_WIN_BASE`) is address 0. An access with address `a` inside
+//! attached memory reaches the bytes it stands for in the target's
+//! POPSHM through the same LUT mappings, memory types and coherence
+//! actions as an access to any other window; epochs work as for any
+//! window.
 //!
 //! What is checked, and where:
-//! - every access: its bytes lie inside the target's POPSHM, else
-//!   `Err(Range)`;
+//! - every access: the bytes its addresses stand for lie inside the
+//!   target's POPSHM, else `Err(Range)`;
 //! - an access to this core's own part: its bytes lie inside one memory
 //!   this core attached to the window, else `Err(Unattached)`;
 //! - an access to another rank's part: its bytes lie inside one memory the
@@ -62,8 +66,8 @@ pub(crate) struct Dynamic {
     /// The memory this core attached, by handle number, in the table's
     /// order.
     attached: Vec<u32>,
-    /// Where each lies in the POPSHM and its bytes, as the table lists
-    /// them.
+    /// The address each is reached at, its bytes and where it lies in the
+    /// POPSHM, as the table lists them.
     regions: Vec<Region>,
     /// Per rank, its table as this core last read it.
     copies: Vec<Copy>,
@@ -105,10 +109,12 @@ impl Dynamic {
     }
 }
 
-/// Whether `len` bytes at `address` lie inside one of `regions`.
-fn covers(regions: &[Region], address: u64, len: u64) -> bool {
-    regions.iter().any(|&(offset, bytes)| {
-        address >= u64::from(offset) && address + len <= u64::from(offset) + u64::from(bytes)
+/// Where `len` bytes at `address` lie in the POPSHM, if inside one of
+/// `regions`.
+fn locate(regions: &[Region], address: u64, len: u64) -> Option<u64> {
+    regions.iter().find_map(|&(at, bytes, offset)| {
+        let (at, bytes) = (u64::from(at), u64::from(bytes));
+        (address >= at && address + len <= at + bytes).then(|| u64::from(offset) + (address - at))
     })
 }
 
@@ -177,6 +183,24 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// attachment table is full and the window database has no room for
     /// one twice as large (the table grows: see [`database`]).
     pub fn attach<T>(&mut self, window: Window<T>, memory: Memory) -> Result<(), RmaError> {
+        let address = self.memory(memory.id)?.offset;
+        self.attach_at(window, memory, address)
+    }
+
+    /// [`Rma::attach`], with accesses reaching `memory`'s first byte at
+    /// `address` instead of its POPSHM offset: an address of the
+    /// program's choosing, which it may have handed out before attaching
+    /// (`MPI_Get_address` on memory a public copy stands for). Addresses
+    /// of one core's attached memory must not overlap.
+    ///
+    /// Return values: as [`Rma::attach`]; `Err(Attach)` also if the
+    /// memory's addresses overlap memory attached already.
+    pub fn attach_at<T>(
+        &mut self,
+        window: Window<T>,
+        memory: Memory,
+        address: u32,
+    ) -> Result<(), RmaError> {
         let id = window.id();
         self.dynamic_window("attach", id)?;
         let state = self.memory(memory.id)?;
@@ -191,7 +215,17 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         if d.attached.contains(&memory.id) {
             return Err(fail("is attached to it already"));
         }
-        d.regions.push((state.offset, state.size));
+        let end = u64::from(address) + u64::from(state.size);
+        if end > 1 << 32 {
+            return Err(fail("would end past the last address, 2^32"));
+        }
+        let overlaps = d.regions.iter().any(|&(at, bytes, _)| {
+            u64::from(address) < u64::from(at) + u64::from(bytes) && u64::from(at) < end
+        });
+        if overlaps && state.size > 0 {
+            return Err(fail("has addresses of memory attached already"));
+        }
+        d.regions.push((address, state.size, state.offset));
         if d.regions.len() > d.room as usize {
             // Full: every entry into a table twice as large.
             let room = d.room * 2;
@@ -279,12 +313,11 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             .expect("callers checked the window is dynamic")
     }
 
-    /// `Ok` if `len` bytes at `address` of `target`'s part of dynamic
-    /// window `id`, inside its POPSHM ([`Rma::check_range`] said so), lie
-    /// inside memory it attached, as far as this core knows, else
-    /// `Err(Unattached)`: see the module's description. Origins check after
-    /// a start epoch's wait for the target's post, so memory attached
-    /// before the post is found.
+    /// Where `len` bytes at `address` of `target`'s part of dynamic window
+    /// `id` lie in its POPSHM, if inside memory it attached, as far as
+    /// this core knows, else `Err(Unattached)`: see the module's
+    /// description. Origins check after a start epoch's wait for the
+    /// target's post, so memory attached before the post is found.
     pub(crate) fn check_attached(
         &mut self,
         call: &'static str,
@@ -292,10 +325,10 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         target: u32,
         address: u64,
         len: u64,
-    ) -> Result<(), RmaError> {
+    ) -> Result<u64, RmaError> {
         if len == 0 {
             // Reaches no byte.
-            return Ok(());
+            return Ok(address);
         }
         let hal = self.hal;
         let w = self.window_mut(id)?;
@@ -311,13 +344,13 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         let remote = &mut w.remotes[target as usize];
         let d = w.dynamic.as_mut().expect("a dynamic window");
         if target == me {
-            return covers(&d.regions, address, len)
-                .then_some(())
-                .ok_or(unattached);
+            return locate(&d.regions, address, len).ok_or(unattached);
         }
         let copy = &mut d.copies[target as usize];
-        if copy.epochs == epochs && covers(&copy.regions, address, len) {
-            return Ok(());
+        if copy.epochs == epochs
+            && let Some(at) = locate(&copy.regions, address, len)
+        {
+            return Ok(at);
         }
         let known = copy.sequence;
         loop {
@@ -341,8 +374,6 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             }
         }
         copy.epochs = epochs;
-        covers(&copy.regions, address, len)
-            .then_some(())
-            .ok_or(unattached)
+        locate(&copy.regions, address, len).ok_or(unattached)
     }
 }

@@ -392,20 +392,19 @@ fn misuse_of_dynamic_windows_is_refused() {
         assert_eq!(class(rma.detach(win, gone)), ErrorClass::Base);
         let address = rma.address(memory).unwrap();
         let theirs = addresses(&mut rma, memory)[other as usize];
-        // Accesses outside the POPSHM, outside attached memory, across
-        // its end.
+        // Accesses at an address no memory has (past the POPSHM's size:
+        // addresses are the owner's, not offsets), outside attached
+        // memory, across its end.
         rma.fence(win, Assert::NONE).unwrap();
-        let popshm = rma.popshm().bytes();
         let e = rma.get(win, other, u32::MAX - 1, &mut [0]).unwrap_err();
         assert_eq!(
             e,
-            RmaError::Range {
+            RmaError::Unattached {
                 call: "get",
                 window: win.id(),
                 target: other,
-                offset: i64::from(u32::MAX - 1),
+                address: u64::from(u32::MAX - 1),
                 len: 4,
-                size: popshm
             }
         );
         let e = rma.put(win, other, theirs + 4096, &[1]).unwrap_err();
@@ -638,4 +637,66 @@ fn memory_attached_before_a_post_is_found_by_the_start_epoch() {
         rma.free(win).unwrap();
         rma.free_mem(memory).unwrap();
     });
+}
+
+#[test]
+fn memory_attached_at_chosen_addresses_is_reached_there() {
+    for n in [1, 3] {
+        Mock::run(n, |hal| {
+            let mut rma = rma(hal);
+            let me = rma.rank();
+            let (left, right) = ((me + n - 1) % n, (me + 1) % n);
+            let win = rma.create_dynamic::<u32>(WindowOptions::new()).unwrap();
+            let memory = rma.alloc_mem(64).unwrap();
+            let other = rma.alloc_mem(32).unwrap();
+            store(&mut rma, memory, &values(me, 1, 16, 0));
+            store(&mut rma, other, &values(me, 2, 8, 0));
+            // Far past the POPSHM, different on every rank, known to
+            // every rank before the attach.
+            let at = |rank: u32| 0xC000_0000 + 0x1000 * rank;
+            rma.attach_at(win, memory, at(me)).unwrap();
+            // The other memory stays at its offset.
+            rma.attach(win, other).unwrap();
+            let others = addresses(&mut rma, other);
+            // Overlapping addresses are refused; the last byte is 2^32 - 1.
+            let third = rma.alloc_mem(8).unwrap();
+            assert_eq!(
+                class(rma.attach_at(win, third, at(me) + 60)),
+                ErrorClass::RmaAttach
+            );
+            assert!(rma.attach_at(win, third, u32::MAX - 3).is_err());
+            rma.fence(win, Assert::NONE).unwrap();
+            let data = values(me, 3, 4, 1);
+            rma.put(win, right, at(right) + 8, &data).unwrap();
+            let mut got = [0u32; 6];
+            rma.get(win, left, at(left) + 40, &mut got).unwrap();
+            let mut second = [0u32; 2];
+            rma.get(win, left, others[left as usize] + 24, &mut second)
+                .unwrap();
+            // Across the end of the memory at its address: refused.
+            assert_eq!(
+                class(rma.get(win, left, at(left) + 60, &mut [0, 0])),
+                ErrorClass::RmaRange
+            );
+            rma.fence(win, Assert::NONE).unwrap();
+            assert_eq!(&got[..], &values(left, 1, 16, 0)[10..]);
+            assert_eq!(&second[..], &values(left, 2, 8, 0)[6..]);
+            let mut mine = values(me, 1, 16, 0);
+            mine[2..6].copy_from_slice(&values(left, 3, 4, 1));
+            assert_eq!(load(&mut rma, memory, 16), mine);
+            rma.detach(win, memory).unwrap();
+            rma.fence(win, Assert::NONE).unwrap();
+            // Detached: the address reaches nothing.
+            assert_eq!(
+                class(rma.get(win, left, at(left), &mut [0])),
+                ErrorClass::RmaRange
+            );
+            rma.fence(win, Assert::NOSUCCEED).unwrap();
+            rma.detach(win, other).unwrap();
+            rma.free(win).unwrap();
+            for m in [memory, other, third] {
+                rma.free_mem(m).unwrap();
+            }
+        });
+    }
 }

@@ -8,8 +8,9 @@ use super::*;
 
 const HEADER: &str = include_str!("../../include/mpi.h");
 /// The library's sources, where the calls are defined.
-const CALLS: [&str; 11] = [
+const CALLS: [&str; 12] = [
     include_str!("../guest/attrs.rs"),
+    include_str!("../guest/errhandlers.rs"),
     include_str!("../guest/inter.rs"),
     include_str!("../guest/ops.rs"),
     include_str!("../guest/datatypes.rs"),

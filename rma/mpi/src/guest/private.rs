@@ -128,11 +128,6 @@ impl Shadow {
         self.program
     }
 
-    /// Whether the program's byte at `at` lies in it.
-    pub(super) fn holds(&self, at: usize) -> bool {
-        (self.program as usize..self.program as usize + self.agreed.len()).contains(&at)
-    }
-
     /// The public copy's memory.
     pub(super) fn memory(&self) -> Memory {
         self.public.memory

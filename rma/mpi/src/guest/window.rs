@@ -229,11 +229,14 @@ pub extern "C" fn MPI_Win_attach(win: c_int, base: *mut c_void, size: isize) -> 
             .ok()
             .map(|(_, memory)| memory)
             .filter(|memory| memory.len() == bytes);
+        // Reached at the program's addresses, as MPI_Get_address gives
+        // them.
+        let at = base as usize as u32;
         if let Some(memory) = whole {
-            return Ok(state.rma.attach(window, memory)?);
+            return Ok(state.rma.attach_at(window, memory, at)?);
         }
         let shadow = Shadow::new(state, base.cast(), bytes)?;
-        if let Err(e) = state.rma.attach(window, shadow.memory()) {
+        if let Err(e) = state.rma.attach_at(window, shadow.memory(), at) {
             let _ = shadow.free(state);
             return Err(e.into());
         }
@@ -272,40 +275,15 @@ pub extern "C" fn MPI_Win_detach(win: c_int, base: *const c_void) -> c_int {
     })
 }
 
-/// `MPI_Get_address`: inside program memory attached to a dynamic window
-/// through a public copy, the address of the byte's public copy; inside
-/// memory from `MPI_Alloc_mem`, the byte's address in this core's shared
-/// DRAM; both plus [`ADDRESS_BIAS`], the displacement that reaches it in
-/// a dynamic window it is attached to; elsewhere its address in the
-/// program. Differences within one block or one object are differences
-/// of the program's addresses either way.
+/// `MPI_Get_address`: the byte's address in the program, as in MPICH
+/// (`MPI_BOTTOM` is 0). It is also the displacement that reaches the byte
+/// in a dynamic window its memory is attached to, whether asked for
+/// before or after the attach: `MPI_Win_attach` lists memory at the
+/// program's addresses ([`rma::Rma::attach_at`]).
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Get_address(location: *const c_void, address: *mut isize) -> c_int {
-    with_state("MPI_Get_address", codes::comm::WORLD, |state| {
-        let at = location as usize;
-        let shadowed = state
-            .windows
-            .iter()
-            .flatten()
-            .flat_map(|w| &w.shadows)
-            .find(|s| s.holds(at));
-        if let Some(shadow) = shadowed {
-            let value = state.rma.address(shadow.memory())? as usize
-                + ADDRESS_BIAS
-                + (at - shadow.program() as usize);
-            return store(address, value as isize);
-        }
-        let inside = state
-            .memories
-            .iter()
-            .find(|&&(base, memory)| (base..base + memory.len() as usize).contains(&at));
-        let value = match inside {
-            Some(&(base, memory)) => {
-                state.rma.address(memory)? as usize + ADDRESS_BIAS + (at - base)
-            }
-            None => at,
-        };
-        store(address, value as isize)
+    with_state("MPI_Get_address", codes::comm::WORLD, |_| {
+        store(address, location as isize)
     })
 }
 
@@ -907,15 +885,9 @@ pub extern "C" fn MPI_Win_sync(win: c_int) -> c_int {
     })
 }
 
-/// What `MPI_Get_address` adds to rma's address of a byte of memory from
-/// `MPI_Alloc_mem` (its offset in this core's shared DRAM, where 0 is a
-/// byte like any): so no memory has `MPI_BOTTOM`'s address, 0, which
-/// programs use as nil (MPI-3.1 example 11.23). A dynamic window's target
-/// displacements take it off again ([`disp_in`]).
-const ADDRESS_BIAS: usize = 4096;
-
 /// A target displacement of window `win` (checked to exist) from C: for a
-/// dynamic window an address `MPI_Get_address` gave.
+/// dynamic window an address `MPI_Get_address` gave (its bits: an address
+/// above 2 GiB is a negative `MPI_Aint`), never `MPI_BOTTOM`.
 fn disp_in(windows: &[Option<Win>], win: c_int, disp: isize) -> Result<u32, Failure> {
     let dynamic = win
         .checked_sub(1)
@@ -925,15 +897,13 @@ fn disp_in(windows: &[Option<Win>], win: c_int, disp: isize) -> Result<u32, Fail
     if !dynamic {
         return disp_of(disp);
     }
-    match disp.checked_sub(ADDRESS_BIAS as isize) {
-        Some(d) if d >= 0 => disp_of(d),
-        _ => Err(Failure::new(
+    match disp as usize as u32 {
+        0 => Err(Failure::new(
             Class::Disp,
-            format!(
-                "address {disp:#x} in a dynamic window: no memory from MPI_Alloc_mem has it \
-                 (MPI_Get_address gives the addresses to use)"
-            ),
+            "address 0 (MPI_BOTTOM) in a dynamic window: no memory has it (MPI_Get_address \
+             gives the addresses to use)",
         )),
+        address => Ok(address),
     }
 }
 
@@ -1182,52 +1152,52 @@ fn accumulate(
     op: c_int,
     request: bool,
 ) -> Result<Option<rma::Request>, Failure> {
-        datatypes::refuse_mixed(&state.types, ty, "origin")?;
-        datatypes::refuse_mixed(&state.types, tty, "target")?;
-        let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
-        let op = accumulate_op(op)?;
-        let (w, target, d) = (
-            win_of_windows(&state.windows, win)?,
-            target_of(rank)?,
-            disp_in(&state.windows, win, disp)?,
-        );
-        let base = o.base();
-        if t.base() != base {
-            return Err(Failure::new(
-                Class::Type,
-                format!(
-                    "the origin's elements are {}, the target's {}",
-                    base.name(),
-                    t.base().name()
-                ),
-            ));
-        }
-        if let (Some(b), Some(_)) = (o.plain(), t.plain()) {
-            // SAFETY: MPI's origin buffer of `count` elements.
-            let data = unsafe { input(origin, bytes_of(count, b)?) }?;
-            return as_accumulable!(base.element(), base, T => {
-                let (w, data) = (w.retype::<T>(), elements::<T>(data)?);
-                Ok(if request {
-                    Some(state.rma.raccumulate(w, target, d, &data, op)?)
-                } else {
-                    state.rma.accumulate(w, target, d, &data, op)?;
-                    None
-                })
-            });
-        }
-        as_accumulable!(base.element(), base, T => {
-            let (ol, tl) = (element_layout::<T>(&o, count)?, element_layout::<T>(&t, tcount)?);
-            let reach = span(&datatypes::pieces_of(&o, count)?);
-            // SAFETY: MPI's origin buffer holds every byte its type picks.
-            let data = elements::<T>(unsafe { input(origin, reach) }?)?;
-            let w = w.retype::<T>();
+    datatypes::refuse_mixed(&state.types, ty, "origin")?;
+    datatypes::refuse_mixed(&state.types, tty, "target")?;
+    let (o, t) = typed_transfer(&state.types, count, ty, tcount, tty)?;
+    let op = accumulate_op(op)?;
+    let (w, target, d) = (
+        win_of_windows(&state.windows, win)?,
+        target_of(rank)?,
+        disp_in(&state.windows, win, disp)?,
+    );
+    let base = o.base();
+    if t.base() != base {
+        return Err(Failure::new(
+            Class::Type,
+            format!(
+                "the origin's elements are {}, the target's {}",
+                base.name(),
+                t.base().name()
+            ),
+        ));
+    }
+    if let (Some(b), Some(_)) = (o.plain(), t.plain()) {
+        // SAFETY: MPI's origin buffer of `count` elements.
+        let data = unsafe { input(origin, bytes_of(count, b)?) }?;
+        return as_accumulable!(base.element(), base, T => {
+            let (w, data) = (w.retype::<T>(), elements::<T>(data)?);
             Ok(if request {
-                Some(state.rma.raccumulate_typed(w, target, d, &data, ol.times(1), tl.times(1), op)?)
+                Some(state.rma.raccumulate(w, target, d, &data, op)?)
             } else {
-                state.rma.accumulate_typed(w, target, d, &data, ol.times(1), tl.times(1), op)?;
+                state.rma.accumulate(w, target, d, &data, op)?;
                 None
             })
+        });
+    }
+    as_accumulable!(base.element(), base, T => {
+        let (ol, tl) = (element_layout::<T>(&o, count)?, element_layout::<T>(&t, tcount)?);
+        let reach = span(&datatypes::pieces_of(&o, count)?);
+        // SAFETY: MPI's origin buffer holds every byte its type picks.
+        let data = elements::<T>(unsafe { input(origin, reach) }?)?;
+        let w = w.retype::<T>();
+        Ok(if request {
+            Some(state.rma.raccumulate_typed(w, target, d, &data, ol.times(1), tl.times(1), op)?)
+        } else {
+            state.rma.accumulate_typed(w, target, d, &data, ol.times(1), tl.times(1), op)?;
+            None
         })
+    })
 }
 
 /// `MPI_Accumulate`: any committed datatypes whose elements share one
@@ -1288,96 +1258,96 @@ fn get_accumulate(
     op: c_int,
     request: bool,
 ) -> Result<Option<rma::Request>, Failure> {
-        let op = accumulate_op(op)?;
-        datatypes::refuse_mixed(&state.types, rty, "result")?;
-        datatypes::refuse_mixed(&state.types, tty, "target")?;
-        if op != AccumulateOp::NoOp {
-            datatypes::refuse_mixed(&state.types, ty, "origin")?;
+    let op = accumulate_op(op)?;
+    datatypes::refuse_mixed(&state.types, rty, "result")?;
+    datatypes::refuse_mixed(&state.types, tty, "target")?;
+    if op != AccumulateOp::NoOp {
+        datatypes::refuse_mixed(&state.types, ty, "origin")?;
+    }
+    let (r, t) = typed_transfer(&state.types, rcount, rty, tcount, tty)?;
+    // With MPI_NO_OP the origin is not read (its count may be 0).
+    let o = if op == AccumulateOp::NoOp {
+        None
+    } else {
+        Some(typed_transfer(&state.types, count, ty, tcount, tty)?.0)
+    };
+    let base = t.base();
+    for (what, other) in [("result", Some(&r)), ("origin", o.as_ref())] {
+        if let Some(other) = other
+            && other.base() != base
+        {
+            return Err(Failure::new(
+                Class::Type,
+                format!(
+                    "the {what}'s elements are {}, the target's {}",
+                    other.base().name(),
+                    base.name()
+                ),
+            ));
         }
-        let (r, t) = typed_transfer(&state.types, rcount, rty, tcount, tty)?;
-        // With MPI_NO_OP the origin is not read (its count may be 0).
-        let o = if op == AccumulateOp::NoOp {
-            None
-        } else {
-            Some(typed_transfer(&state.types, count, ty, tcount, tty)?.0)
-        };
-        let base = t.base();
-        for (what, other) in [("result", Some(&r)), ("origin", o.as_ref())] {
-            if let Some(other) = other
-                && other.base() != base
-            {
-                return Err(Failure::new(
-                    Class::Type,
-                    format!(
-                        "the {what}'s elements are {}, the target's {}",
-                        other.base().name(),
-                        base.name()
-                    ),
-                ));
-            }
-        }
-        let (w, target, d) = (
-            win_of_windows(&state.windows, win)?,
-            target_of(rank)?,
-            disp_in(&state.windows, win, disp)?,
-        );
-        let plain = r.plain().is_some() && t.plain().is_some();
-        if plain && o.as_ref().is_none_or(|o| o.plain().is_some()) {
-            let len = size_of(&t, tcount)?;
-            let data_len = if o.is_some() { len } else { 0 };
-            // SAFETY: MPI's origin buffer of `count` elements.
-            let data = unsafe { input(origin, data_len) }?;
-            // SAFETY: MPI's result buffer of `rcount` elements.
-            let out = unsafe { output(result, len) }?;
-            return as_accumulable!(base.element(), base, T => {
-                let origin: Vec<T> = match o {
-                    Some(_) => elements::<T>(data)?,
-                    None => zeros::<T>(len)?,
-                };
-                let mut back: Vec<T> = zeros::<T>(len)?;
-                let w = w.retype::<T>();
-                let r = if request {
-                    Some(state.rma.rget_accumulate(w, target, d, &origin, &mut back, op)?)
-                } else {
-                    state.rma.get_accumulate(w, target, d, &origin, &mut back, op)?;
-                    None
-                };
-                write_back(&back, out);
-                Ok(r)
-            });
-        }
-        as_accumulable!(base.element(), base, T => {
-            let (rl, tl) = (element_layout::<T>(&r, rcount)?, element_layout::<T>(&t, tcount)?);
-            let (data, ol) = match &o {
-                Some(o) => {
-                    let reach = span(&datatypes::pieces_of(o, count)?);
-                    // SAFETY: MPI's origin buffer holds every byte its type picks.
-                    let data = elements::<T>(unsafe { input(origin, reach) }?)?;
-                    (data, Some(element_layout::<T>(o, count)?))
-                }
-                None => (Vec::new(), None),
+    }
+    let (w, target, d) = (
+        win_of_windows(&state.windows, win)?,
+        target_of(rank)?,
+        disp_in(&state.windows, win, disp)?,
+    );
+    let plain = r.plain().is_some() && t.plain().is_some();
+    if plain && o.as_ref().is_none_or(|o| o.plain().is_some()) {
+        let len = size_of(&t, tcount)?;
+        let data_len = if o.is_some() { len } else { 0 };
+        // SAFETY: MPI's origin buffer of `count` elements.
+        let data = unsafe { input(origin, data_len) }?;
+        // SAFETY: MPI's result buffer of `rcount` elements.
+        let out = unsafe { output(result, len) }?;
+        return as_accumulable!(base.element(), base, T => {
+            let origin: Vec<T> = match o {
+                Some(_) => elements::<T>(data)?,
+                None => zeros::<T>(len)?,
             };
-            let reach = span(&datatypes::pieces_of(&r, rcount)?);
-            // SAFETY: MPI's result buffer holds every byte its type picks,
-            // this call's alone; what it does not pick is written back as
-            // it was read.
-            let out = unsafe { output(result, reach) }?;
-            let mut back = elements::<T>(out)?;
-            let origin = ol.as_ref().unwrap_or(&tl).times(1);
+            let mut back: Vec<T> = zeros::<T>(len)?;
             let w = w.retype::<T>();
             let r = if request {
-                Some(state.rma.rget_accumulate_typed(
-                    w, target, d, &data, origin, &mut back, rl.times(1), tl.times(1), op,
-                )?)
+                Some(state.rma.rget_accumulate(w, target, d, &origin, &mut back, op)?)
             } else {
-                state.rma.get_accumulate_typed(
-                    w, target, d, &data, origin, &mut back, rl.times(1), tl.times(1), op,
-                )?;
+                state.rma.get_accumulate(w, target, d, &origin, &mut back, op)?;
                 None
             };
             write_back(&back, out);
             Ok(r)
-        })
+        });
+    }
+    as_accumulable!(base.element(), base, T => {
+        let (rl, tl) = (element_layout::<T>(&r, rcount)?, element_layout::<T>(&t, tcount)?);
+        let (data, ol) = match &o {
+            Some(o) => {
+                let reach = span(&datatypes::pieces_of(o, count)?);
+                // SAFETY: MPI's origin buffer holds every byte its type picks.
+                let data = elements::<T>(unsafe { input(origin, reach) }?)?;
+                (data, Some(element_layout::<T>(o, count)?))
+            }
+            None => (Vec::new(), None),
+        };
+        let reach = span(&datatypes::pieces_of(&r, rcount)?);
+        // SAFETY: MPI's result buffer holds every byte its type picks,
+        // this call's alone; what it does not pick is written back as
+        // it was read.
+        let out = unsafe { output(result, reach) }?;
+        let mut back = elements::<T>(out)?;
+        let origin = ol.as_ref().unwrap_or(&tl).times(1);
+        let w = w.retype::<T>();
+        let r = if request {
+            Some(state.rma.rget_accumulate_typed(
+                w, target, d, &data, origin, &mut back, rl.times(1), tl.times(1), op,
+            )?)
+        } else {
+            state.rma.get_accumulate_typed(
+                w, target, d, &data, origin, &mut back, rl.times(1), tl.times(1), op,
+            )?;
+            None
+        };
+        write_back(&back, out);
+        Ok(r)
+    })
 }
 
 /// `MPI_Get_accumulate` (see [`get_accumulate`]).
@@ -1397,7 +1367,11 @@ pub extern "C" fn MPI_Get_accumulate(
     win: c_int,
 ) -> c_int {
     with_state("MPI_Get_accumulate", win_errors(win), |state| {
-        let (o, r, t) = ((origin, count, ty), (result, rcount, rty), (tcount, tty, win));
+        let (o, r, t) = (
+            (origin, count, ty),
+            (result, rcount, rty),
+            (tcount, tty, win),
+        );
         get_accumulate(state, o, r, rank, disp, t, op, false).map(drop)
     })
 }
@@ -1421,7 +1395,11 @@ pub extern "C" fn MPI_Rget_accumulate(
     request: *mut c_int,
 ) -> c_int {
     with_state("MPI_Rget_accumulate", win_errors(win), |state| {
-        let (o, r, t) = ((origin, count, ty), (result, rcount, rty), (tcount, tty, win));
+        let (o, r, t) = (
+            (origin, count, ty),
+            (result, rcount, rty),
+            (tcount, tty, win),
+        );
         let req = get_accumulate(state, o, r, rank, disp, t, op, true)?;
         keep_request(state, win, req, request)
     })
