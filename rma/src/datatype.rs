@@ -986,13 +986,37 @@ impl<'a> Layout<'a> {
     }
 
     /// Whether some element is picked twice. Copies closer than one
-    /// copy's true extent count as overlapping.
+    /// copy's true extent may interleave without sharing an element (a
+    /// column type resized to one element's extent, as a transpose takes
+    /// it): their places are then sorted and compared, unless they are
+    /// more than [`MAX_RUNS`] or the heap has no room for them, when they
+    /// count as overlapping.
     pub(crate) fn overlaps(&self) -> bool {
-        self.elements() > 0
-            && (self.overlapping
-                || (self.count > 1
-                    && i128::from(self.true_ub) - i128::from(self.true_lb)
-                        > i128::from(self.extent)))
+        if self.elements() == 0 {
+            return false;
+        }
+        if self.overlapping {
+            return true;
+        }
+        let interleaved = self.count > 1
+            && i128::from(self.true_ub) - i128::from(self.true_lb) > i128::from(self.extent);
+        interleaved && !self.places_apart()
+    }
+
+    /// Whether no two places of every copy share an element, checked
+    /// place by place.
+    fn places_apart(&self) -> bool {
+        let total = u128::from(self.count) * self.runs.len() as u128;
+        if total > MAX_RUNS as u128 {
+            return false;
+        }
+        let mut all: Vec<Run> = Vec::new();
+        if all.try_reserve_exact(total as usize).is_err() {
+            return false;
+        }
+        all.extend(self.runs());
+        all.sort_unstable_by_key(|r| r.start);
+        all.windows(2).all(|w| w[1].start >= w[0].end())
     }
 
     /// The runs of all copies in order, adjacent ones merged.

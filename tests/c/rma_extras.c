@@ -211,6 +211,10 @@ static void shared_query(int rank, int size)
     } else {
         CHECK(qsize == 0, "PROC_NULL query of an empty window: %ld", (long)qsize);
     }
+    /* Rank 0's part has no bytes: no address either. */
+    qbase = (int *)&qsize;
+    MPI_Win_shared_query(win, 0, &qsize, &qunit, &qbase);
+    CHECK(qsize == 0 && qbase == NULL, "rank 0's empty part: %ld %p", (long)qsize, (void *)qbase);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
     /* Not shared: size 0, a null pointer. */
@@ -328,6 +332,16 @@ static void pair_accumulates(int rank, int size)
     err = MPI_Accumulate(&mine_int, 1, MPI_2INT, 0, 0, 1, MPI_2INT, MPI_SUM, wi);
     MPI_Error_class(err, &cls);
     CHECK(cls == MPI_ERR_OP, "SUM on MPI_2INT: class %d", cls);
+    /* Types that move nothing need not match; types that move do. */
+    double nothing;
+    CHECK(MPI_Accumulate(&nothing, 0, MPI_DOUBLE, 0, 0, 0, MPI_INT, MPI_SUM, wi) == MPI_SUCCESS,
+          "an accumulate of nothing");
+    CHECK(MPI_Get_accumulate(&nothing, 0, MPI_DOUBLE, &nothing, 0, MPI_INT, 0, 0, 0, MPI_INT,
+                             MPI_SUM, wi) == MPI_SUCCESS,
+          "a get-accumulate of nothing");
+    err = MPI_Accumulate(&nothing, 1, MPI_DOUBLE, 0, 0, 2, MPI_INT, MPI_SUM, wi);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_TYPE, "doubles into ints: class %d", cls);
     MPI_Win_fence(0, wi);
     MPI_Win_free(&wl);
     MPI_Win_free(&wd);

@@ -462,18 +462,32 @@ pub fn run(suite: Suite, options: &Options) -> Result<Vec<Row>> {
             });
         }
     });
-    if interrupted(options) {
-        bail!("interrupted: the table was not written");
-    }
+    // Interrupted, the tests that did not finish are skipped, and the
+    // table says so.
+    let stopped = interrupted(options);
     let rows: Vec<Row> = rows
         .into_inner()
         .expect("rows")
         .into_iter()
-        .map(|r| r.expect("every test ran"))
+        .zip(&entries)
+        .map(|(row, entry)| {
+            row.unwrap_or_else(|| Row {
+                entry: entry.clone(),
+                verdict: Verdict::Skip("not run: the run was interrupted".to_owned()),
+                stale: None,
+                seconds: None,
+            })
+        })
         .collect();
     let table = table(&mpich, &list, &rows, options);
     fs::write(&options.out, table)
         .with_context(|| format!("cannot write {}", options.out.display()))?;
+    if stopped {
+        bail!(
+            "interrupted: the table in {} lists the tests not run as skipped",
+            options.out.display()
+        );
+    }
     Ok(rows)
 }
 
@@ -745,6 +759,9 @@ pub fn judge(report: &RunReport) -> Verdict {
     };
     let stale = report.stale_reads();
     let mut reasons = Vec::new();
+    if report.outcome == Outcome::Interrupted {
+        return Verdict::Skip("not finished: the run was interrupted".to_owned());
+    }
     match &report.outcome {
         Outcome::Success => {
             let said = (0..report.cores.len()).any(|c| program_lines(c).any(no_errors));

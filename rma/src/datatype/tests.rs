@@ -515,17 +515,29 @@ proptest! {
                 (Some(&l), Some(&h)) => prop_assert_eq!((lo, hi), (i128::from(l), i128::from(h) + 1)),
                 _ => prop_assert_eq!((lo, hi), (0, 0)),
             }
-            // Copies closer than their true extent (a subarray of a type
-            // reaching below 0) count as overlapping even where they
-            // interleave without.
+            // Exactly when some element is picked twice, interleaved
+            // copies included (compared place by place).
             let distinct: BTreeSet<i64> = w.iter().copied().collect();
-            if distinct.len() != w.len() {
-                prop_assert!(layout.overlaps());
-            } else if layout.overlaps() {
-                prop_assert!(layout.count > 1 && layout.true_ub - layout.true_lb > layout.extent);
-            }
+            prop_assert_eq!(layout.overlaps(), distinct.len() != w.len());
         }
     }
+}
+
+#[test]
+fn interleaved_copies_overlap_only_where_they_share_an_element() {
+    let e = Datatype::<u32>::element();
+    // A column of a 100x100 matrix resized to one element: 100 copies
+    // are the matrix transposed, every element once (MPICH's transpose2).
+    let column = Datatype::vector(100, 1, 100, &e).unwrap();
+    let column1 = Datatype::resized(&column, 0, 1).unwrap().commit().unwrap();
+    assert!(!column1.times(100).layout().overlaps());
+    assert!(!column1.times(1).layout().overlaps());
+    // Two elements a column: the second copy's first is the first's
+    // second.
+    let pairs = Datatype::vector(2, 1, 1, &e).unwrap();
+    let pairs1 = Datatype::resized(&pairs, 0, 1).unwrap().commit().unwrap();
+    assert!(pairs1.times(2).layout().overlaps());
+    assert!(!pairs1.times(1).layout().overlaps());
 }
 
 #[test]

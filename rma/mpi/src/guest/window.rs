@@ -557,7 +557,8 @@ pub extern "C" fn MPI_Win_allocate_shared(
 
 /// `MPI_Win_shared_query`: the size, displacement unit and address of
 /// `rank`'s part of a shared window; with `MPI_PROC_NULL`, of the part of
-/// the lowest rank whose size is not 0 (MPI-3.1 11.2.3). Of a window of
+/// the lowest rank whose size is not 0 (MPI-3.1 11.2.3); a part of 0
+/// bytes has a null address. Of a window of
 /// another flavor, whose parts are not reached by loads and stores: size
 /// 0, displacement unit 1 and a null address, as MPI-4.0 12.2.3 answers
 /// for memory that is not shared.
@@ -597,7 +598,11 @@ pub extern "C" fn MPI_Win_shared_query(
                 .unwrap_or(0),
         };
         let part = state.rma.shared_query(window, rank)?;
-        let base = address_of(state, window, rank)?;
+        // A part of 0 bytes has no address (MPICH answers NULL too).
+        let base = match part.size {
+            0 => core::ptr::null_mut(),
+            _ => address_of(state, window, rank)?,
+        };
         store(size, part.size as isize)?;
         store(disp_unit, part.disp_unit as c_int)?;
         store(baseptr.cast::<*mut c_void>(), base.cast())
@@ -1162,7 +1167,9 @@ fn accumulate(
         disp_in(&state.windows, win, disp)?,
     );
     let base = o.base();
-    if t.base() != base {
+    // Types that move nothing need not match (MPICH's badrma).
+    let moves = size_of(&o, count)? > 0 || size_of(&t, tcount)? > 0;
+    if t.base() != base && moves {
         return Err(Failure::new(
             Class::Type,
             format!(
@@ -1272,9 +1279,12 @@ fn get_accumulate(
         Some(typed_transfer(&state.types, count, ty, tcount, tty)?.0)
     };
     let base = t.base();
+    // Types that move nothing need not match (MPICH's badrma).
+    let moves = size_of(&t, tcount)? > 0 || size_of(&r, rcount)? > 0;
     for (what, other) in [("result", Some(&r)), ("origin", o.as_ref())] {
         if let Some(other) = other
             && other.base() != base
+            && moves
         {
             return Err(Failure::new(
                 Class::Type,
