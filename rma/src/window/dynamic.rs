@@ -160,10 +160,11 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         )
     }
 
-    /// The address of `memory`'s first byte (`MPI_Get_address`): its
-    /// offset in this core's POPSHM, the displacement that reaches it in a
-    /// dynamic window of this core once it is attached. A `u32`, as every
-    /// displacement of rma's calls is (the POPSHM holds less than 4 GiB).
+    /// The address of `memory`'s first byte: its offset in this core's
+    /// POPSHM, the displacement that reaches it in a dynamic window of
+    /// this core once [`Rma::attach`] attached it ([`Rma::attach_at`]
+    /// takes another). A `u32`, as every displacement of rma's calls is
+    /// (the POPSHM holds less than 4 GiB).
     ///
     /// Return values: `Err(UnknownMemory)` once freed.
     pub fn address(&self, memory: Memory) -> Result<u32, RmaError> {
