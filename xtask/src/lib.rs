@@ -42,8 +42,10 @@ pub fn test() -> Result<()> {
 }
 
 /// The habits the project keeps, checked before the tests: formatting
-/// (`cargo fmt --check`), clippy without warnings on the host crates with
-/// their tests and on the guest crates for the guest target, and rustdoc
+/// (`cargo fmt --check`), clippy without warnings on the whole workspace
+/// for the host with its tests, as `cargo clippy --workspace` (the guest
+/// programs are only a `main` there), and on the guest crates for the
+/// guest target, and rustdoc
 /// without warnings (broken or private links) on both.
 pub fn lint() -> Result<()> {
     let guest = ["-p", "kernel", "-p", "crt", "-p", "mpi", "-p", "programs"];
@@ -53,28 +55,11 @@ pub fn lint() -> Result<()> {
             vec!["fmt", "--all", "--", "--check"],
         ),
         (
-            "clippy on the host crates",
+            "clippy on the workspace for the host (cargo clippy --workspace --all-targets)",
             vec![
                 "clippy",
+                "--workspace",
                 "--all-targets",
-                "-p",
-                "chip",
-                "-p",
-                "rma",
-                "-p",
-                "mpi",
-                "-p",
-                "kernel",
-                "-p",
-                "crt",
-                "-p",
-                "emu",
-                "-p",
-                "emu-plugin",
-                "-p",
-                "xtask",
-                "-p",
-                "system-tests",
                 "--",
                 "-D",
                 "warnings",

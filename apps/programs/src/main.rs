@@ -7,11 +7,31 @@
 //! [`kernel::chip::settings!`] beside it. To add one, write the module
 //! and list it below: the list is the only place that names programs, and
 //! the run tool reads it back from the image.
-#![no_std]
-#![no_main]
+//!
+//! The crate is a guest: built for the host (as `cargo clippy
+//! --workspace` does), it is only a `main` that says so.
+#![cfg_attr(target_arch = "x86", no_std, no_main)]
 #![warn(missing_docs)]
 #![deny(dead_code)]
 
+/// Built for the host, the programs have no kernel to run on.
+#[cfg(not(target_arch = "x86"))]
+fn main() {
+    eprintln!(
+        "programs: the built-in programs run on the emulated chip, not the host: \
+         `cargo xtask run --program NAME` builds and boots them"
+    );
+    std::process::exit(2);
+}
+
+/// Keeps `items` for the guest target only.
+macro_rules! on_the_chip {
+    ($($item:item)*) => {
+        $(#[cfg(target_arch = "x86")] $item)*
+    };
+}
+
+on_the_chip! {
 extern crate alloc;
 
 mod bench;
@@ -180,4 +200,5 @@ kernel::programs! {
     /// benchmark: cores 0..=n take core 0's test-and-set register in turn, a fixed critical
     /// section each, for 1..N-1 spinners; each acquire and release timed, a counter checked exact
     "bench-tsr" => bench::tsr::run,
+}
 }
