@@ -47,7 +47,10 @@ fn release(c: u32) -> u64 {
 /// `target`, its mesh access `access` (from 0), in a timed rig.
 fn crossing(c: u32, target: Target, access: u64) -> u64 {
     let own = Latencies::new(&SCC, core(c), Variation::new(chip::DEFAULT_SEED));
-    own.crossing(&own.target(target).unwrap(), access)
+    own.crossing(
+        &own.target(target).unwrap(),
+        crate::model::variation::MeshAccess::Counted(access),
+    )
 }
 
 fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {

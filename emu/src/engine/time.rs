@@ -14,6 +14,7 @@ use crate::model::backpressure::{self, Crossings};
 use crate::model::latency::{QUEUES, Queue, Resource};
 use crate::model::queue::{self, Load};
 use crate::model::stats::CoreStats;
+use crate::model::variation::MeshAccess;
 use crate::model::write_buffer::WriteBuffers;
 use crate::timing::POLL_LINES;
 
@@ -78,6 +79,26 @@ pub(super) fn words_of_bytes(mask: u32) -> u8 {
     })
 }
 
+/// Names the core's next access for its phase draw ([`MeshAccess`]), and
+/// counts it if it goes on the mesh (`mesh`): inside a poll by its place
+/// in the poll, else by the number of the core's accesses outside polls
+/// (`counted`), which a poll made once more or once less does not move.
+fn next_access(counted: &mut u64, poll: &mut Option<Poll>, mesh: bool) -> MeshAccess {
+    let step = u64::from(mesh);
+    match poll {
+        Some(p) => {
+            let n = p.accesses;
+            p.accesses += step;
+            MeshAccess::Polled { start: p.start, n }
+        }
+        None => {
+            let n = *counted;
+            *counted += step;
+            MeshAccess::Counted(n)
+        }
+    }
+}
+
 /// A poll in progress: when it began and the lines its loads reached.
 #[derive(Debug)]
 pub(super) struct Poll {
@@ -87,6 +108,8 @@ pub(super) struct Poll {
     /// ordered again ([`Time::renew_poll`]).
     made_at: u64,
     lines: Vec<Watched>,
+    /// Its mesh accesses so far.
+    accesses: u64,
 }
 
 /// A line a poll read: where in G, its stamp when read, and what reading
@@ -390,8 +413,8 @@ pub(super) struct Time {
     pub(super) next_resolve: u64,
     /// The core's write buffers: the stores on their way out.
     pub(super) write_buffers: WriteBuffers,
-    /// Mesh accesses the core made: the next one's number
-    /// ([`Latencies::crossing`]).
+    /// Mesh accesses the core made outside polls: the next one's number
+    /// ([`Latencies::crossing`], [`next_access`]).
     pub(super) mesh_accesses: u64,
     /// The cycle at which the core left reset
     /// ([`crate::model::variation::Variation::reset_release`]): its clock
@@ -467,6 +490,7 @@ impl Time {
             bookings,
             write_buffers,
             mesh_accesses,
+            poll,
             ..
         } = self;
         let t = latencies.timing();
@@ -475,8 +499,7 @@ impl Time {
             Some(target) => Some(latencies.target(target)?),
             None => None,
         };
-        let access = *mesh_accesses;
-        *mesh_accesses += u64::from(cost.is_some());
+        let access = next_access(mesh_accesses, poll, cost.is_some());
         let queue = cost.and_then(|c| c.queue);
         let mut refresh = 0;
         let w = write_buffers.write(clock.now(), |start| {
@@ -533,13 +556,13 @@ impl Time {
             waits,
             bookings,
             mesh_accesses,
+            poll,
             ..
         } = self;
         let Some(cost) = latencies.target(target) else {
             return;
         };
-        let access = *mesh_accesses;
-        *mesh_accesses += 1;
+        let access = next_access(mesh_accesses, poll, true);
         let t = latencies.timing();
         let l1 = u64::from(t.l1_hit);
         if let Some(q) = cost.queue {
@@ -773,6 +796,7 @@ impl Time {
             start,
             made_at: start,
             lines: Vec::new(),
+            accesses: 0,
         });
     }
 

@@ -78,7 +78,7 @@ use chip::{Chip, CoreId, Target, Timing};
 use super::dram::Ddr3;
 use super::mesh::{self, Link, MAX_LINKS};
 use super::stats::{MAX_CONTROLLERS, MAX_TILES};
-use super::variation::{self, Variation};
+use super::variation::{self, MeshAccess, Variation};
 
 /// Latency classes, the rows of the timing statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -488,10 +488,10 @@ impl Latencies {
     }
 
     /// The core cycles an access costing `cost`, the core's mesh access
-    /// `access` (from 0), adds to its `cycles` as it crosses from the
+    /// `access`, adds to its `cycles` as it crosses from the
     /// core's clock to the mesh's and back ([`variation::crossing`]): 0
     /// or 1.
-    pub fn crossing(&self, cost: &Cost<'_>, access: u64) -> u64 {
+    pub fn crossing(&self, cost: &Cost<'_>, access: MeshAccess) -> u64 {
         let to_edge = self.variation.access_phase(&self.timing, self.core, access);
         variation::crossing(&self.timing, to_edge, cost.mesh)
     }

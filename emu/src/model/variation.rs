@@ -21,7 +21,8 @@
 //! | which of two cores that order at the same cycle goes first | a fresh draw per cycle and pair | the arbiters' state (round-robin) is not modelled |
 //!
 //! An access's phase is drawn for the access (the core's how-manieth mesh
-//! access it is), not computed from the core's clock: the clock at an
+//! access it is, or for an access of a poll its place in the poll:
+//! [`MeshAccess`]), not computed from the core's clock: the clock at an
 //! access holds waits charged when they become known, whose moment, not
 //! sum, may follow the host, and a cost that followed the clock's exact
 //! value would carry that into the results. Drawn per access, the phases
@@ -43,6 +44,28 @@ enum Stream {
     RefreshPhase = 2,
     ResetRelease = 3,
     Arbitration = 4,
+    PollPhase = 5,
+}
+
+/// Which of a core's mesh accesses a phase is drawn for.
+///
+/// A poll is made as often as the host's timing decides (a store that
+/// lands between a poll's read and its wait makes the core poll once
+/// more; the modelled time is the same either way): its accesses are
+/// named by the poll, not counted with the others, so that the accesses
+/// after it draw the same phases in every run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeshAccess {
+    /// The core's `n`th mesh access outside polls (from 0).
+    Counted(u64),
+    /// The `n`th mesh access (from 0) of the poll that began at cycle
+    /// `start`.
+    Polled {
+        /// When the poll began.
+        start: u64,
+        /// The access's place in the poll.
+        n: u64,
+    },
 }
 
 /// The variation of one run, from its seed.
@@ -63,12 +86,17 @@ impl Variation {
         mix(key)
     }
 
-    /// How long mesh access `access` (from 0) of core `core` waits for
-    /// the mesh clock's next edge, in `1/(core_mhz·mesh_mhz)` µs (a core
-    /// cycle is `mesh_mhz` of them, a mesh cycle `core_mhz`).
-    pub fn access_phase(self, t: &Timing, core: u32, access: u64) -> u64 {
-        let index = mix(u64::from(core)) ^ access;
-        self.draw(Stream::AccessPhase, index) % u64::from(t.core_mhz).max(1)
+    /// How long mesh access `access` of core `core` waits for the mesh
+    /// clock's next edge, in `1/(core_mhz·mesh_mhz)` µs (a core cycle is
+    /// `mesh_mhz` of them, a mesh cycle `core_mhz`).
+    pub fn access_phase(self, t: &Timing, core: u32, access: MeshAccess) -> u64 {
+        let draw = match access {
+            MeshAccess::Counted(n) => self.draw(Stream::AccessPhase, mix(u64::from(core)) ^ n),
+            MeshAccess::Polled { start, n } => {
+                self.draw(Stream::PollPhase, mix(mix(u64::from(core)) ^ start) ^ n)
+            }
+        };
+        draw % u64::from(t.core_mhz).max(1)
     }
 
     /// Where in its refresh interval controller `controller` is at time
@@ -139,7 +167,7 @@ mod tests {
         assert_eq!(a, Variation::new(1));
         let phases = |v: Variation| {
             (0..24)
-                .map(|k| v.access_phase(&T, 3, k))
+                .map(|k| v.access_phase(&T, 3, MeshAccess::Counted(k)))
                 .collect::<Vec<_>>()
         };
         assert_eq!(phases(a), phases(Variation::new(1)));
@@ -193,7 +221,7 @@ mod tests {
         let mesh = T.round_trip_mesh(3) + u64::from(T.memctl_mesh_cycles);
         let v = Variation::new(4);
         let extras: Vec<u64> = (0..2000)
-            .map(|k| crossing(&T, v.access_phase(&T, 0, k), mesh))
+            .map(|k| crossing(&T, v.access_phase(&T, 0, MeshAccess::Counted(k)), mesh))
             .collect();
         assert!(extras.iter().all(|&e| e <= 1));
         let ones = extras.iter().filter(|&&e| e == 1).count();
