@@ -16,6 +16,12 @@ use crate::{ErrorClass, LockType};
 
 const MODES: [LockMode; 2] = [LockMode::Default, LockMode::Immediate];
 
+/// The stall limit of the tests that expect a stall: the mock's clock is
+/// the host's (nanoseconds), so it must be long enough that a thread a
+/// busy host did not run for a while is not taken for one that stalls
+/// (100 ms was not, with some fifty processes running on 2 cores).
+const STALL_LIMIT: Option<u64> = Some(2_000_000_000);
+
 fn rma(hal: &Mock, mode: LockMode) -> MsgRma<'_, Mock> {
     let comm = Comm::new(hal).expect("the SCC layout fits");
     MsgRma::new(
@@ -169,7 +175,7 @@ fn immediate_mode_deadlocks_on_crossed_locks() {
                 comm,
                 MsgOptions {
                     mode,
-                    stall_limit: Some(300_000_000),
+                    stall_limit: STALL_LIMIT,
                     ..MsgOptions::default()
                 },
             );
@@ -286,7 +292,7 @@ fn a_passive_target_that_does_not_poll_stalls_its_origins() {
                 comm,
                 MsgOptions {
                     mode,
-                    stall_limit: Some(100_000_000),
+                    stall_limit: STALL_LIMIT,
                     ..MsgOptions::default()
                 },
             );
@@ -326,7 +332,7 @@ fn sends_without_receive_progress_deadlock_already_at_window_creation() {
                 comm,
                 MsgOptions {
                     mode: LockMode::Immediate,
-                    stall_limit: Some(200_000_000),
+                    stall_limit: STALL_LIMIT,
                     blocking_sends: true,
                 },
             );
