@@ -26,5 +26,9 @@ double trunc(double x);
 double round(double x);
 double fmod(double x, double y);
 double copysign(double x, double y);
+/* On the x87 (c/x87math.c says how accurate they are). */
+double sin(double x);
+double cos(double x);
+double exp(double x);
 
 #endif

@@ -30,7 +30,8 @@
 //! - `ctype.h` (ASCII), `assert.h`, `errno.h` (a plain global),
 //!   `unistd.h`/`getopt.h` (`getopt`), `time.h` (`clock`, `time`,
 //!   `difftime`, `clock_gettime`, `clock_getres`), `math.h` (`fabs`,
-//!   `sqrt`, `floor`, `ceil`, `trunc`, `round`, `fmod`, `copysign`),
+//!   `sqrt`, `floor`, `ceil`, `trunc`, `round`, `fmod`, `copysign`; `sin`,
+//!   `cos`, `exp` on the x87),
 //!   `inttypes.h` (format macros, `strtoimax`, `imaxdiv`), and the
 //!   freestanding headers `stddef.h`, `stdint.h`, `stdbool.h`,
 //!   `stdarg.h`, `limits.h`, `float.h`.
@@ -41,7 +42,7 @@
 //! it is given), no locales (`setlocale`),
 //! no wide or multibyte characters (`wchar.h`, `%ls`), no `%n` and no
 //! positional arguments (`%1$d`) in formats, no transcendental maths
-//! (`exp`, `log`, `pow`, `sin`, ...), no calendar time (`gmtime`,
+//! beyond `sin`, `cos` and `exp` (no `log`, `pow`, `tan`, ...), no calendar time (`gmtime`,
 //! `strftime`), no signals, no `setjmp`, no `strtold`. `%L` arguments
 //! are rounded to double before formatting.
 //!

@@ -25,10 +25,12 @@
 #define clock_getres crt_clock_getres
 #define clock_gettime crt_clock_gettime
 #define copysign crt_copysign
+#define cos crt_cos
 #define difftime crt_difftime
 #define div crt_div
 #define errno crt_errno
 #define exit crt_exit
+#define exp crt_exp
 #define fabs crt_fabs
 #define fabsf crt_fabsf
 #define fflush crt_fflush
@@ -77,6 +79,7 @@
 #define round crt_round
 #define setbuf crt_setbuf
 #define setvbuf crt_setvbuf
+#define sin crt_sin
 #define snprintf crt_snprintf
 #define sprintf crt_sprintf
 #define sqrt crt_sqrt

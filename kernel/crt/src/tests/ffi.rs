@@ -177,6 +177,9 @@ unsafe extern "C" {
     pub fn crt_round(x: c_double) -> c_double;
     pub fn crt_fmod(x: c_double, y: c_double) -> c_double;
     pub fn crt_copysign(x: c_double, y: c_double) -> c_double;
+    pub fn crt_sin(x: c_double) -> c_double;
+    pub fn crt_cos(x: c_double) -> c_double;
+    pub fn crt_exp(x: c_double) -> c_double;
 
     pub fn __crt_assert_fail(
         expr: *const c_char,
