@@ -8,7 +8,10 @@
 //! does not need), and this library's own `scc_lock_scheme` (`gbh`,
 //! `gbh-backoff` or `mcs-wp`: how passive-target locks are taken) and
 //! `scc_database` (`distributed` or `centralized`: where the window's
-//! records lie). A known key with a value it does not take is refused with
+//! records lie) and `scc_memory_type` (`dcm`, `ncm`, `ncm-wcb`, `mpbt-wb`
+//! or `mpbt-wt`, the default: the memory type every core maps the window
+//! with, locally and remotely; rma's `WindowOptions::memory_type`). A
+//! known key with a value it does not take is refused with
 //! `MPI_ERR_INFO_VALUE`; other keys are ignored, as MPI lets hints be.
 
 use alloc::format;
@@ -16,6 +19,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::ffi::{CStr, c_char, c_int};
 
+use chip::MemoryType;
 use chip::settings::{Choice, name_of};
 use rma::{AccumulateOps, AccumulateOrdering, Database, LockScheme};
 
@@ -279,6 +283,7 @@ pub(super) fn window_options(state: &State, handle: c_int) -> Result<WindowOptio
             },
             "scc_lock_scheme" => options.lock_scheme(choice::<LockScheme>(key, value)?),
             "scc_database" => options.database(choice::<Database>(key, value)?),
+            "scc_memory_type" => options.memory_type(choice::<MemoryType>(key, value)?),
             _ => options,
         };
     }
@@ -304,6 +309,7 @@ fn keys_of(options: &WindowOptions) -> Info {
             name_of(options.lock_scheme).into()
         ),
         ("scc_database".into(), name_of(options.database).into()),
+        ("scc_memory_type".into(), name_of(options.local_type).into()),
     ]
 }
 
