@@ -373,6 +373,32 @@ int main(int argc, char **argv) {
     CHECK(class == MPI_ERR_INFO_VALUE && refused == MPI_WIN_NULL, "a lock scheme of no name: %d",
           class);
     MPI_Info_free(&info);
+
+    /* scc_memory_type: the window is mapped as NCM, says so, and a put
+     * under a fence reaches the neighbour; a type of no name is refused. */
+    MPI_Info typed;
+    MPI_Win ncm;
+    int *slot;
+    MPI_Info_create(&typed);
+    MPI_Info_set(typed, "scc_memory_type", "ncm");
+    MPI_Win_allocate(sizeof(int), sizeof(int), typed, MPI_COMM_WORLD, &slot, &ncm);
+    MPI_Win_get_info(ncm, &used);
+    MPI_Info_get(used, "scc_memory_type", MPI_MAX_INFO_VAL, value, &found);
+    CHECK(found == 1 && strcmp(value, "ncm") == 0, "memory type in use: %s", value);
+    MPI_Info_free(&used);
+    int ours = 1000 + rank;
+    MPI_Win_fence(0, ncm);
+    MPI_Put(&ours, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, ncm);
+    MPI_Win_fence(0, ncm);
+    CHECK(*slot == 1000 + (rank + size - 1) % size, "put into an NCM window: %d", *slot);
+    MPI_Win_free(&ncm);
+    MPI_Info_set(typed, "scc_memory_type", "cached");
+    refused = MPI_WIN_NULL;
+    rc = MPI_Win_allocate(sizeof(int), sizeof(int), typed, MPI_COMM_WORLD, &unused, &refused);
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_INFO_VALUE && refused == MPI_WIN_NULL, "a memory type of no name: %d",
+          class);
+    MPI_Info_free(&typed);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     if (rank == 0) printf("one-sided checks passed on %d ranks\n", size);
     MPI_Finalize();

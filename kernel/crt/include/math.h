@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* math.h: the mathematics this library has (C11 7.12, a small subset):
- * the exact functions (fabs, floor, ceil, trunc, round, fmod, copysign)
- * and sqrt (the FPU's correctly rounded square root). No transcendental
- * functions (exp, log, pow, sin, ...): they are not declared. */
+ * the exact functions (fabs, floor, ceil, trunc, round, fmod, copysign),
+ * sqrt (the FPU's correctly rounded square root), and sin, cos and exp
+ * on the x87 (c/x87math.c says how accurate). No other transcendental
+ * functions (log, pow, tan, ...): they are not declared. */
 #ifndef CRT_MATH_H
 #define CRT_MATH_H
 
