@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
-/* unistd.h: getopt and its globals, and sleep (POSIX); no system calls. */
+/* unistd.h: getopt and its globals, sleep, and the page size (POSIX); no
+ * system calls. */
 #ifndef CRT_UNISTD_H
 #define CRT_UNISTD_H
 
@@ -17,5 +18,16 @@ int getopt(int argc, char *const argv[], const char *optstring);
 /** Lets `seconds` seconds of the core's modelled time pass (the kernel's
  * clock, as clock_gettime reads it); returns 0, as nothing interrupts it. */
 unsigned int sleep(unsigned int seconds);
+
+/** sysconf's name for the page size (the only name it knows). */
+#define _SC_PAGESIZE 30
+/** Another spelling of _SC_PAGESIZE. */
+#define _SC_PAGE_SIZE _SC_PAGESIZE
+
+/** The size in bytes of the kernel's memory pages: 4096. */
+int getpagesize(void);
+/** The value of a configuration name: the page size for _SC_PAGESIZE;
+ * -1 with errno set to EINVAL for any other name. */
+long sysconf(int name);
 
 #endif

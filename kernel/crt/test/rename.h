@@ -43,6 +43,7 @@
 #define fwrite crt_fwrite
 #define getenv crt_getenv
 #define getopt crt_getopt
+#define getpagesize crt_getpagesize
 #define imaxabs crt_imaxabs
 #define imaxdiv crt_imaxdiv
 #define isalnum crt_isalnum
@@ -117,6 +118,7 @@
 #define strtoul crt_strtoul
 #define strtoull crt_strtoull
 #define strtoumax crt_strtoumax
+#define sysconf crt_sysconf
 #define time crt_time
 #define tolower crt_tolower
 #define toupper crt_toupper

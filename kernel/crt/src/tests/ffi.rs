@@ -162,6 +162,8 @@ unsafe extern "C" {
     pub fn crt_getopt(argc: c_int, argv: *const *mut c_char, optstring: *const c_char) -> c_int;
 
     pub fn crt_clock() -> c_long;
+    pub fn crt_getpagesize() -> c_int;
+    pub fn crt_sysconf(name: c_int) -> c_long;
     pub fn crt_time(t: *mut c_long) -> c_long;
     pub fn crt_difftime(a: c_long, b: c_long) -> c_double;
     pub fn crt_clock_gettime(id: c_int, tp: *mut Timespec) -> c_int;

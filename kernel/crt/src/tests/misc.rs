@@ -222,3 +222,17 @@ fn every_public_symbol_is_renamed_on_the_host() {
         .collect();
     assert!(stray.is_empty(), "not renamed: {stray:?}");
 }
+
+#[test]
+fn page_size() {
+    let _g = lock();
+    // SAFETY: functions without pointer arguments.
+    unsafe {
+        assert_eq!(crt_getpagesize(), 4096);
+        set_errno(0);
+        assert_eq!(crt_sysconf(30), 4096, "_SC_PAGESIZE");
+        assert_eq!(errno(), 0);
+        assert_eq!(crt_sysconf(0), -1, "an unknown name");
+        assert_eq!(errno(), 22, "EINVAL");
+    }
+}
