@@ -390,6 +390,8 @@ impl<H: RmaHal> Rma<'_, H> {
     /// the window's [`LockScheme`] (GBH's counters, waiting as the scheme
     /// says, or MCS-WP's queues), then drops stale lines.
     /// `Assert::NOCHECK` promises no conflicting lock and skips the lock.
+    /// A lock of [`PROC_NULL`](crate::PROC_NULL) does nothing, as MPICH
+    /// takes it: it opens no epoch, and its unlock and flushes do nothing.
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Assert)` for anything but
     /// `NOCHECK`; `Err(Rank)` for a target outside the window; `Err(Lock)` if
@@ -406,6 +408,9 @@ impl<H: RmaHal> Rma<'_, H> {
         let id = window.id();
         assert.check("lock", Assert::NOCHECK)?;
         let w = self.window(id)?;
+        if target == crate::PROC_NULL {
+            return Ok(());
+        }
         if w.options.no_locks {
             return Err(RmaError::Sync {
                 call: "lock",
@@ -452,7 +457,8 @@ impl<H: RmaHal> Rma<'_, H> {
 
     /// Unlocks `target` (`MPI_Win_unlock`): completes this core's
     /// operations on it (releasing the writes), then gives the lock up.
-    /// The epoch ends with the last locked target.
+    /// The epoch ends with the last locked target. An unlock of
+    /// [`PROC_NULL`](crate::PROC_NULL) does nothing.
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Rank)`; `Err(Lock)` if
     /// this core does not hold `target` locked; `Err(Sync)` in a lock_all
@@ -461,6 +467,9 @@ impl<H: RmaHal> Rma<'_, H> {
         let _span = Span::begin(self.hal, Op::Unlock, window.id(), Some(target), 0);
         let id = window.id();
         let w = self.window(id)?;
+        if target == crate::PROC_NULL {
+            return Ok(());
+        }
         check_rank("unlock target", target, w.ranks.size())?;
         let check = Check {
             call: "unlock",
@@ -581,7 +590,8 @@ impl<H: RmaHal> Rma<'_, H> {
     }
 
     /// Completes this core's operations on `target` at the target
-    /// (`MPI_Win_flush`), keeping the lock: releases the writes.
+    /// (`MPI_Win_flush`), keeping the lock: releases the writes. A flush
+    /// of [`PROC_NULL`](crate::PROC_NULL) does nothing.
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Rank)`; `Err(Lock)` if
     /// `target` is not locked in this lock epoch; `Err(Sync)` without a
@@ -589,6 +599,9 @@ impl<H: RmaHal> Rma<'_, H> {
     pub fn flush<T>(&mut self, window: Window<T>, target: u32) -> Result<(), RmaError> {
         let _span = Span::begin(self.hal, Op::Flush, window.id(), Some(target), 0);
         let id = window.id();
+        if target == crate::PROC_NULL {
+            return self.window(id).map(|_| ());
+        }
         self.check_flush("flush", id, target)?;
         let release = self.passive_actions(id, Some(target), release_actions);
         self.coherence(id, release);
@@ -602,6 +615,9 @@ impl<H: RmaHal> Rma<'_, H> {
     /// Return values: as [`Rma::flush`].
     pub fn flush_local<T>(&mut self, window: Window<T>, target: u32) -> Result<(), RmaError> {
         let id = window.id();
+        if target == crate::PROC_NULL {
+            return self.window(id).map(|_| ());
+        }
         self.check_flush("flush_local", id, target)?;
         self.count_flush(id)
     }

@@ -6,7 +6,8 @@
  * MPI_Group_compare, windows on MPI_COMM_SELF, MPI_Win_shared_query on
  * MPI_PROC_NULL and on windows that are not shared, MPI_MAXLOC and
  * MPI_MINLOC on pair types in accumulates (with fetch-and-op and
- * get-accumulate of pairs), addresses taken before MPI_Win_attach, and
+ * get-accumulate of pairs), addresses taken before MPI_Win_attach,
+ * lock, unlock and flushes of MPI_PROC_NULL (calls that do nothing), and
  * <memory.h>. Every value
  * moved is checked. */
 #include <memory.h>
@@ -400,6 +401,42 @@ static void address_before_attach(int rank, int size)
     free(mids);
 }
 
+/* Lock, unlock, flush and flush_local of MPI_PROC_NULL do nothing, as
+ * MPICH takes them: no epoch, no data moved; inside a real lock epoch they
+ * leave it open. */
+static void proc_null_sync(int rank, int size)
+{
+    int buf[4] = {rank, rank, rank, rank}, got[4] = {-1, -1, -1, -1}, one = 1;
+    MPI_Win win;
+    MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, MPI_PROC_NULL, 0, win) == MPI_SUCCESS, "lock null");
+    CHECK(MPI_Put(&one, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win) == MPI_SUCCESS, "put");
+    CHECK(MPI_Get(got, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT, win) == MPI_SUCCESS, "get");
+    CHECK(MPI_Win_flush(MPI_PROC_NULL, win) == MPI_SUCCESS, "flush null");
+    CHECK(MPI_Win_flush_local(MPI_PROC_NULL, win) == MPI_SUCCESS, "flush_local null");
+    CHECK(MPI_Win_unlock(MPI_PROC_NULL, win) == MPI_SUCCESS, "unlock null");
+    for (int i = 0; i < 4; i++)
+        CHECK(got[i] == -1, "a get of MPI_PROC_NULL wrote [%d] = %d", i, got[i]);
+    /* No epoch is open: an access to a real rank is refused. */
+    int right = (rank + 1) % size, err, cls;
+    err = MPI_Put(&one, 1, MPI_INT, right, 0, 1, MPI_INT, win);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_RMA_SYNC, "a put outside an epoch: class %d", cls);
+    MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+    CHECK(MPI_Win_lock(MPI_LOCK_SHARED, MPI_PROC_NULL, 0, win) == MPI_SUCCESS, "nested");
+    CHECK(MPI_Win_flush(MPI_PROC_NULL, win) == MPI_SUCCESS, "flush null in an epoch");
+    CHECK(MPI_Win_unlock(MPI_PROC_NULL, win) == MPI_SUCCESS, "unlock null in an epoch");
+    CHECK(MPI_Get(got, 4, MPI_INT, right, 0, 4, MPI_INT, win) == MPI_SUCCESS, "get right");
+    CHECK(MPI_Win_unlock(right, win) == MPI_SUCCESS, "unlock right");
+    for (int i = 0; i < 4; i++)
+        CHECK(got[i] == right, "get from the right neighbour [%d] = %d", i, got[i]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 4; i++)
+        CHECK(buf[i] == rank, "the window was touched: [%d] = %d", i, buf[i]);
+    MPI_Win_free(&win);
+}
+
 static void memory_h(void)
 {
     char a[8] = "abcdefg", b[8];
@@ -421,6 +458,7 @@ int main(int argc, char **argv)
     shared_query(rank, size);
     pair_accumulates(rank, size);
     address_before_attach(rank, size);
+    proc_null_sync(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
     printf("rank %d: rma extras ok\n", rank);
     MPI_Finalize();

@@ -534,3 +534,55 @@ fn a_window_made_with_no_locks_refuses_locks_and_leaves_its_lock_words_alone() {
         rma.free(win).unwrap();
     });
 }
+
+#[test]
+fn lock_unlock_and_flushes_of_proc_null_do_nothing() {
+    for scheme in SCHEMES {
+        Mock::run(2, |hal| {
+            let mut rma = rma(hal);
+            let me = rma.rank();
+            let options = WindowOptions::new().lock_scheme(scheme);
+            let win = rma.allocate::<u32>(4, options).unwrap();
+            rma.local_write(win, 0, &[7; 4]).unwrap();
+            rma.comm().barrier();
+            // Outside any epoch: lock, operations, flushes and unlock of
+            // PROC_NULL all succeed and touch nothing.
+            rma.lock(win, LockType::Exclusive, crate::PROC_NULL, Assert::NONE)
+                .unwrap();
+            rma.put(win, crate::PROC_NULL, 0, &[1; 4]).unwrap();
+            let mut got = [9u32; 4];
+            rma.get(win, crate::PROC_NULL, 0, &mut got).unwrap();
+            assert_eq!(got, [9; 4], "a get of PROC_NULL leaves the buffer");
+            rma.flush(win, crate::PROC_NULL).unwrap();
+            rma.flush_local(win, crate::PROC_NULL).unwrap();
+            rma.unlock(win, crate::PROC_NULL).unwrap();
+            // No epoch was opened: a put to a real rank is still refused.
+            let e = rma.put(win, 1 - me, 0, &[1]).unwrap_err();
+            assert_eq!(e.class(), ErrorClass::RmaSync, "{e}");
+            // Inside a real lock epoch, PROC_NULL's calls leave it open.
+            rma.lock(win, LockType::Shared, 1 - me, Assert::NONE)
+                .unwrap();
+            rma.lock(win, LockType::Shared, crate::PROC_NULL, Assert::NONE)
+                .unwrap();
+            rma.flush(win, crate::PROC_NULL).unwrap();
+            rma.unlock(win, crate::PROC_NULL).unwrap();
+            rma.get(win, 1 - me, 0, &mut got).unwrap();
+            assert_eq!(got, [7; 4]);
+            rma.unlock(win, 1 - me).unwrap();
+            // A bad assert or window is still an error.
+            let e = rma
+                .lock(win, LockType::Shared, crate::PROC_NULL, Assert::NOPUT)
+                .unwrap_err();
+            assert_eq!(e.class(), ErrorClass::Assert);
+            let s = rma.stats(win).unwrap();
+            assert_eq!((s.locks, s.unlocks), (1, 1));
+            rma.comm().barrier();
+            let stale = win;
+            rma.free(win).unwrap();
+            let e = rma.flush(stale, crate::PROC_NULL).unwrap_err();
+            assert_eq!(e.class(), ErrorClass::Win);
+            let e = rma.unlock(stale, crate::PROC_NULL).unwrap_err();
+            assert_eq!(e.class(), ErrorClass::Win);
+        });
+    }
+}
