@@ -56,9 +56,14 @@ pub(crate) struct Requests {
 }
 
 impl<H: RmaHal> Rma<'_, H> {
-    /// `Err(Sync)` naming `call` outside a passive-target epoch.
-    fn check_request(&self, call: &'static str, id: u32) -> Result<(), RmaError> {
+    /// `Err(Sync)` naming `call` outside a passive-target epoch, but for
+    /// [`PROC_NULL`](crate::PROC_NULL), whose operations do nothing in any
+    /// epoch (as its lock opens none).
+    fn check_request(&self, call: &'static str, id: u32, target: u32) -> Result<(), RmaError> {
         let w = self.window(id)?;
+        if target == crate::PROC_NULL {
+            return Ok(());
+        }
         Check { call, window: id }.passive(&w.access)
     }
 
@@ -88,7 +93,7 @@ impl<H: RmaHal> Rma<'_, H> {
         disp: u32,
         data: &[T],
     ) -> Result<Request, RmaError> {
-        self.check_request(RPUT.name, window.id())?;
+        self.check_request(RPUT.name, window.id(), target)?;
         self.put_as(&RPUT, window, target, disp, data)?;
         Ok(self.issue(window.id()))
     }
@@ -104,7 +109,7 @@ impl<H: RmaHal> Rma<'_, H> {
         disp: u32,
         buf: &mut [T],
     ) -> Result<Request, RmaError> {
-        self.check_request(RGET.name, window.id())?;
+        self.check_request(RGET.name, window.id(), target)?;
         self.get_as(&RGET, window, target, disp, buf)?;
         Ok(self.issue(window.id()))
     }
@@ -121,7 +126,7 @@ impl<H: RmaHal> Rma<'_, H> {
         data: &[T],
         op: AccumulateOp,
     ) -> Result<Request, RmaError> {
-        self.check_request(RACCUMULATE.name, window.id())?;
+        self.check_request(RACCUMULATE.name, window.id(), target)?;
         self.accumulate_as(&RACCUMULATE, window, target, disp, data, op)?;
         Ok(self.issue(window.id()))
     }
@@ -140,7 +145,7 @@ impl<H: RmaHal> Rma<'_, H> {
         result: &mut [T],
         op: AccumulateOp,
     ) -> Result<Request, RmaError> {
-        self.check_request(RGET_ACCUMULATE.name, window.id())?;
+        self.check_request(RGET_ACCUMULATE.name, window.id(), target)?;
         self.get_accumulate_as(&RGET_ACCUMULATE, window, target, disp, data, result, op)?;
         Ok(self.issue(window.id()))
     }
@@ -159,7 +164,7 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Counted<'_, T>,
         target_type: Counted<'_, T>,
     ) -> Result<Request, RmaError> {
-        self.check_request(RPUT.name, window.id())?;
+        self.check_request(RPUT.name, window.id(), target)?;
         let (origin, target_type) = (origin.layout(), target_type.layout());
         self.put_layout(&RPUT, window, target, disp, data, origin, target_type)?;
         Ok(self.issue(window.id()))
@@ -179,7 +184,7 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Counted<'_, T>,
         target_type: Counted<'_, T>,
     ) -> Result<Request, RmaError> {
-        self.check_request(RGET.name, window.id())?;
+        self.check_request(RGET.name, window.id(), target)?;
         let (origin, target_type) = (origin.layout(), target_type.layout());
         self.get_layout(&RGET, window, target, disp, buf, origin, target_type)?;
         Ok(self.issue(window.id()))
@@ -201,7 +206,7 @@ impl<H: RmaHal> Rma<'_, H> {
         target_type: Counted<'_, T>,
         op: AccumulateOp,
     ) -> Result<Request, RmaError> {
-        self.check_request(RACCUMULATE.name, window.id())?;
+        self.check_request(RACCUMULATE.name, window.id(), target)?;
         let (origin, target_type) = (origin.layout(), target_type.layout());
         self.combine(
             &RACCUMULATE,
@@ -236,7 +241,7 @@ impl<H: RmaHal> Rma<'_, H> {
         target_type: Counted<'_, T>,
         op: AccumulateOp,
     ) -> Result<Request, RmaError> {
-        self.check_request(RGET_ACCUMULATE.name, window.id())?;
+        self.check_request(RGET_ACCUMULATE.name, window.id(), target)?;
         self.combine(
             &RGET_ACCUMULATE,
             window,

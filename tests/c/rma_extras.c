@@ -415,7 +415,13 @@ static void proc_null_sync(int rank, int size)
     CHECK(MPI_Get(got, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT, win) == MPI_SUCCESS, "get");
     CHECK(MPI_Win_flush(MPI_PROC_NULL, win) == MPI_SUCCESS, "flush null");
     CHECK(MPI_Win_flush_local(MPI_PROC_NULL, win) == MPI_SUCCESS, "flush_local null");
+    MPI_Request req;
+    int rerr = MPI_Rget(got, 4, MPI_INT, MPI_PROC_NULL, 0, 4, MPI_INT, win, &req), rlen;
+    char rmsg[MPI_MAX_ERROR_STRING];
+    MPI_Error_string(rerr, rmsg, &rlen);
+    CHECK(rerr == MPI_SUCCESS, "rget null: %s", rmsg);
     CHECK(MPI_Win_unlock(MPI_PROC_NULL, win) == MPI_SUCCESS, "unlock null");
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait for rget null");
     for (int i = 0; i < 4; i++)
         CHECK(got[i] == -1, "a get of MPI_PROC_NULL wrote [%d] = %d", i, got[i]);
     /* No epoch is open: an access to a real rank is refused. */

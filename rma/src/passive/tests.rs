@@ -586,3 +586,29 @@ fn lock_unlock_and_flushes_of_proc_null_do_nothing() {
         });
     }
 }
+
+#[test]
+fn request_operations_on_proc_null_need_no_epoch() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let win = rma.allocate::<u32>(4, WindowOptions::new()).unwrap();
+        rma.local_write(win, 0, &[5; 4]).unwrap();
+        rma.lock(win, LockType::Exclusive, crate::PROC_NULL, Assert::NONE)
+            .unwrap();
+        let r = rma.rput(win, crate::PROC_NULL, 0, &[1; 4]).unwrap();
+        rma.wait_request(win, r).unwrap();
+        let mut got = [3u32; 4];
+        let r = rma.rget(win, crate::PROC_NULL, 0, &mut got).unwrap();
+        rma.wait_request(win, r).unwrap();
+        assert_eq!(got, [3; 4]);
+        rma.unlock(win, crate::PROC_NULL).unwrap();
+        // A real target still needs a passive-target epoch.
+        let e = rma.rput(win, 0, 0, &[1]).unwrap_err();
+        assert_eq!(e.class(), ErrorClass::RmaSync);
+        rma.comm().barrier();
+        let mut mine = [0u32; 4];
+        rma.local_read(win, 0, &mut mine).unwrap();
+        assert_eq!(mine, [5; 4]);
+        rma.free(win).unwrap();
+    });
+}
