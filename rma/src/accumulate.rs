@@ -331,6 +331,57 @@ macro_rules! loc {
 
 loc!(i32, i64, f32, f64, X87);
 
+/// An element of MPI's `MPI_SHORT_INT` as C lays it out: a short, 2 bytes
+/// of padding, then the int (8 bytes). Combined as a [`Loc<i16>`] would be
+/// (MAXLOC, MINLOC, REPLACE, NO_OP); the padding of the target's element
+/// is kept, whatever the origin's holds, so only the short and the int
+/// are written.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShortLoc {
+    /// The value compared.
+    pub value: i16,
+    /// The padding between the value and the index, as it lies in memory.
+    pub pad: [u8; 2],
+    /// Where it came from.
+    pub index: i32,
+}
+
+impl Element for ShortLoc {
+    const BYTES: usize = 8;
+    fn write_le(self, out: &mut [u8]) {
+        out[..2].copy_from_slice(&self.value.to_le_bytes());
+        out[2..4].copy_from_slice(&self.pad);
+        out[4..8].copy_from_slice(&self.index.to_le_bytes());
+    }
+    fn read_le(bytes: &[u8]) -> Self {
+        Self {
+            value: i16::from_le_bytes([bytes[0], bytes[1]]),
+            pad: [bytes[2], bytes[3]],
+            index: i32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]),
+        }
+    }
+}
+
+impl sealed::Sealed for ShortLoc {}
+impl Accumulable for ShortLoc {
+    const NAME: &'static str = "ShortLoc";
+    const INTEGER: bool = false;
+    const PAIR: bool = true;
+    fn combine(op: AccumulateOp, target: Self, origin: Self) -> Self {
+        let pair = |l: Self| Loc {
+            value: i32::from(l.value),
+            index: l.index,
+        };
+        let out = <Loc<i32> as Accumulable>::combine(op, pair(target), pair(origin));
+        Self {
+            // A value of either side: it fits.
+            value: out.value as i16,
+            pad: target.pad,
+            index: out.index,
+        }
+    }
+}
+
 /// A C `long double` as gcc -m32 stores it: the x87 80-bit extended value
 /// (a 64-bit significand with its integer bit, then the sign and a 15-bit
 /// exponent) in 10 bytes, then 2 bytes of padding: 12 bytes. It only

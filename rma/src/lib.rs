@@ -54,7 +54,7 @@ pub mod request;
 pub mod stats;
 pub mod window;
 
-pub use accumulate::{Accumulable, AccumulateOp, Loc, X87};
+pub use accumulate::{Accumulable, AccumulateOp, Loc, ShortLoc, X87};
 pub use chip;
 pub use coherence::Coherence;
 pub use datatype::{Block, Committed, Counted, Datatype, Run, Shape, StructBlock};

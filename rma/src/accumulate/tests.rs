@@ -895,3 +895,41 @@ fn x87_long_doubles_compare_exactly_and_maxloc_takes_the_larger() {
     assert_eq!(&bytes[..12], &a.value.0);
     assert_eq!(<Loc<X87> as Element>::read_le(&bytes), a);
 }
+
+#[test]
+fn short_locs_combine_as_pairs_and_keep_the_targets_padding() {
+    let t = ShortLoc {
+        value: -3,
+        pad: [0xAA, 0xBB],
+        index: 4,
+    };
+    let o = ShortLoc {
+        value: 7,
+        pad: [1, 2],
+        index: 9,
+    };
+    let max = <ShortLoc as Accumulable>::combine(AccumulateOp::MaxLoc, t, o);
+    assert_eq!((max.value, max.pad, max.index), (7, [0xAA, 0xBB], 9));
+    let min = <ShortLoc as Accumulable>::combine(AccumulateOp::MinLoc, t, o);
+    assert_eq!(min, t);
+    let tie =
+        <ShortLoc as Accumulable>::combine(AccumulateOp::MinLoc, t, ShortLoc { index: 1, ..t });
+    assert_eq!((tie.value, tie.index), (-3, 1));
+    let replaced = <ShortLoc as Accumulable>::combine(AccumulateOp::Replace, t, o);
+    assert_eq!(
+        (replaced.value, replaced.pad, replaced.index),
+        (7, [0xAA, 0xBB], 9)
+    );
+    assert_eq!(
+        <ShortLoc as Accumulable>::combine(AccumulateOp::NoOp, t, o),
+        t
+    );
+    // The bytes: the short, the padding, then the int.
+    let mut bytes = [0u8; 8];
+    t.write_le(&mut bytes);
+    assert_eq!(bytes, [0xFD, 0xFF, 0xAA, 0xBB, 4, 0, 0, 0]);
+    assert_eq!(<ShortLoc as Element>::read_le(&bytes), t);
+    // Only the pair operations apply.
+    assert!(check_op::<ShortLoc>(&ACCUMULATE, 0, AccumulateOp::Sum, false).is_err());
+    assert!(check_op::<ShortLoc>(&ACCUMULATE, 0, AccumulateOp::MaxLoc, false).is_ok());
+}
