@@ -7,7 +7,8 @@
  * MPI_PROC_NULL and on windows that are not shared, MPI_MAXLOC and
  * MPI_MINLOC on pair types in accumulates (with fetch-and-op and
  * get-accumulate of pairs), addresses taken before MPI_Win_attach,
- * lock, unlock and flushes of MPI_PROC_NULL (calls that do nothing), and
+ * lock, unlock and flushes of MPI_PROC_NULL (calls that do nothing),
+ * MPI_SHORT_INT in accumulates (its padding left alone), and
  * <memory.h>. Every value
  * moved is checked. */
 #include <memory.h>
@@ -320,16 +321,16 @@ static void pair_accumulates(int rank, int size)
         }
     MPI_Type_free(&vec);
 
-    /* What MAXLOC does not take: a type that is not a pair, and the
-     * padded MPI_SHORT_INT. */
+    /* What MAXLOC does not take: a type that is not a pair; nor a pair
+     * type SUM. */
     MPI_Win_set_errhandler(wi, MPI_ERRORS_RETURN);
     MPI_Win_fence(0, wi);
     int cls, err = MPI_Accumulate(&mine_int, 2, MPI_INT, 0, 0, 2, MPI_INT, MPI_MAXLOC, wi);
     MPI_Error_class(err, &cls);
     CHECK(cls == MPI_ERR_OP, "MAXLOC on MPI_INT: class %d", cls);
-    err = MPI_Accumulate(&mine_int, 1, MPI_SHORT_INT, 0, 0, 1, MPI_SHORT_INT, MPI_MAXLOC, wi);
+    err = MPI_Accumulate(&mine_int, 1, MPI_SHORT_INT, 0, 0, 1, MPI_SHORT_INT, MPI_SUM, wi);
     MPI_Error_class(err, &cls);
-    CHECK(cls == MPI_ERR_TYPE, "MAXLOC on MPI_SHORT_INT: class %d", cls);
+    CHECK(cls == MPI_ERR_OP, "SUM on MPI_SHORT_INT: class %d", cls);
     err = MPI_Accumulate(&mine_int, 1, MPI_2INT, 0, 0, 1, MPI_2INT, MPI_SUM, wi);
     MPI_Error_class(err, &cls);
     CHECK(cls == MPI_ERR_OP, "SUM on MPI_2INT: class %d", cls);
@@ -443,6 +444,72 @@ static void proc_null_sync(int rank, int size)
     MPI_Win_free(&win);
 }
 
+/* MPI_SHORT_INT: a short, 2 bytes of padding, an int. Accumulates,
+ * fetch-and-op and get-accumulate touch the short and the int only. */
+struct short_int {
+    short value;
+    int index;
+};
+
+static unsigned char pad_of(const struct short_int *e, int k)
+{
+    return ((const unsigned char *)e)[2 + k];
+}
+
+static void short_int_accumulates(int rank, int size)
+{
+    struct short_int *part;
+    MPI_Win win;
+    MPI_Win_allocate(2 * sizeof *part, sizeof *part, MPI_INFO_NULL, MPI_COMM_WORLD, &part, &win);
+    memset(part, 0xA5, 2 * sizeof *part);
+    part[0].value = -5, part[0].index = -1, part[1].value = 9, part[1].index = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    struct short_int mine;
+    memset(&mine, 0x11, sizeof mine);
+    mine.value = (short)(10 * rank - 3), mine.index = rank;
+    MPI_Win_fence(0, win);
+    MPI_Accumulate(&mine, 1, MPI_SHORT_INT, 0, 0, 1, MPI_SHORT_INT, MPI_MAXLOC, win);
+    MPI_Accumulate(&mine, 1, MPI_SHORT_INT, 0, 1, 1, MPI_SHORT_INT, MPI_MINLOC, win);
+    MPI_Win_fence(0, win);
+    if (rank == 0) {
+        /* MAXLOC: the last rank's 10(size-1)-3 (over -5); MINLOC: rank 0's -3. */
+        CHECK(part[0].value == 10 * (size - 1) - 3 && part[0].index == size - 1,
+              "MAXLOC SHORT_INT: %d at %d", part[0].value, part[0].index);
+        CHECK(part[1].value == -3 && part[1].index == 0, "MINLOC SHORT_INT: %d at %d",
+              part[1].value, part[1].index);
+        for (int e = 0; e < 2; e++)
+            for (int k = 0; k < 2; k++)
+                CHECK(pad_of(&part[e], k) == 0xA5, "padding of [%d] byte %d: %#x", e, k,
+                      pad_of(&part[e], k));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* Fetch (NO_OP) and replace (REPLACE), the result's padding kept. */
+    struct short_int old, put;
+    memset(&old, 0x77, sizeof old);
+    memset(&put, 0x33, sizeof put);
+    put.value = (short)(1000 + rank), put.index = rank;
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+    MPI_Fetch_and_op(NULL, &old, MPI_SHORT_INT, 0, 0, MPI_NO_OP, win);
+    CHECK(old.value >= 10 * (size - 1) - 3, "fetched SHORT_INT: %d at %d", old.value, old.index);
+    CHECK(pad_of(&old, 0) == 0x77 && pad_of(&old, 1) == 0x77, "fetch wrote the padding");
+    memset(&old, 0x77, sizeof old);
+    MPI_Get_accumulate(&put, 1, MPI_SHORT_INT, &old, 1, MPI_SHORT_INT, 0, 1, 1, MPI_SHORT_INT,
+                       MPI_REPLACE, win);
+    MPI_Win_unlock(0, win);
+    CHECK(pad_of(&old, 0) == 0x77 && pad_of(&old, 1) == 0x77, "get_accumulate wrote the padding");
+    CHECK(old.value == -3 || old.value >= 1000, "the pair replaced: %d at %d", old.value,
+          old.index);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        CHECK(part[1].value >= 1000 && part[1].value - 1000 == part[1].index,
+              "the replaced SHORT_INT: %d at %d", part[1].value, part[1].index);
+        CHECK(pad_of(&part[1], 0) == 0xA5 && pad_of(&part[1], 1) == 0xA5,
+              "REPLACE wrote the target's padding");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(&win);
+}
+
 static void memory_h(void)
 {
     char a[8] = "abcdefg", b[8];
@@ -465,6 +532,7 @@ int main(int argc, char **argv)
     pair_accumulates(rank, size);
     address_before_attach(rank, size);
     proc_null_sync(rank, size);
+    short_int_accumulates(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
     printf("rank %d: rma extras ok\n", rank);
     MPI_Finalize();

@@ -739,12 +739,46 @@ pub(super) fn element_layout<T: rma::comm::Element>(
 ) -> Result<Committed<T>, Failure> {
     let size = T::BYTES;
     let pieces = pieces_of(ty, count)?;
+    if ty.base() == Datatype::ShortInt {
+        return short_int_layout(&pieces);
+    }
     let mut blocks = heap_vec(pieces.len(), "its blocks")?;
     blocks.extend(
         pieces
             .iter()
             .map(|&(s, l)| Block::new((l / size) as u32, s as i64)),
     );
+    Ok(Layout::<T>::hindexed(&blocks, &Layout::element())?.commit()?)
+}
+
+/// The layout in whole `MPI_SHORT_INT` elements (8 bytes, padding and
+/// all) of `pieces`, the bytes of a type of them: each element a short at
+/// some place, then its int 4 bytes on.
+fn short_int_layout<T: rma::comm::Element>(
+    pieces: &[(usize, usize)],
+) -> Result<Committed<T>, Failure> {
+    let bad = || Failure::new(Class::Type, "MPI_SHORT_INT's bytes are not in their places");
+    let mut blocks = heap_vec(pieces.len(), "its blocks")?;
+    // (piece, bytes of it taken)
+    let (mut i, mut taken) = (0, 0);
+    let mut take = |want: usize, at: Option<usize>| -> Result<Option<usize>, Failure> {
+        while i < pieces.len() && taken == pieces[i].1 {
+            (i, taken) = (i + 1, 0);
+        }
+        let Some(&(start, len)) = pieces.get(i) else {
+            return if at.is_none() { Ok(None) } else { Err(bad()) };
+        };
+        let here = start + taken;
+        if len - taken < want || at.is_some_and(|a| a != here) {
+            return Err(bad());
+        }
+        taken += want;
+        Ok(Some(here))
+    };
+    while let Some(e) = take(2, None)? {
+        take(4, Some(e + 4))?;
+        blocks.push(Block::new(1, e as i64));
+    }
     Ok(Layout::<T>::hindexed(&blocks, &Layout::element())?.commit()?)
 }
 

@@ -110,11 +110,8 @@ macro_rules! as_accumulable {
                 $body
             }
             Datatype::ShortInt => {
-                return Err(Failure::new(
-                    Class::Type,
-                    "MPI_SHORT_INT (a short, padding, then the int) is not supported in one-sided \
-                     accumulates; the other pair types are",
-                ));
+                type $t = rma::ShortLoc;
+                $body
             }
             _ => as_element!($kind, $ty, $t => $body),
         }

@@ -1337,12 +1337,15 @@ fn get_accumulate(
             }
             None => (Vec::new(), None),
         };
-        let reach = span(&datatypes::pieces_of(&r, rcount)?);
+        let picked = datatypes::pieces_of(&r, rcount)?;
+        let reach = span(&picked);
         // SAFETY: MPI's result buffer holds every byte its type picks,
         // this call's alone; what it does not pick is written back as
         // it was read.
         let out = unsafe { output(result, reach) }?;
         let mut back = elements::<T>(out)?;
+        // MPI_SHORT_INT's padding, inside the elements, is not the result's.
+        let before = if base == Datatype::ShortInt { out.to_vec() } else { Vec::new() };
         let origin = ol.as_ref().unwrap_or(&tl).times(1);
         let w = w.retype::<T>();
         let r = if request {
@@ -1356,6 +1359,13 @@ fn get_accumulate(
             None
         };
         write_back(&back, out);
+        if !before.is_empty() {
+            let mut kept = before;
+            for &(at, len) in &picked {
+                kept[at..at + len].copy_from_slice(&out[at..at + len]);
+            }
+            out.copy_from_slice(&kept);
+        }
         Ok(r)
     })
 }
@@ -1434,7 +1444,9 @@ pub extern "C" fn MPI_Fetch_and_op(
             target_of(rank)?,
             disp_in(&state.windows, win, disp)?,
         );
-        let len = ty.size() as usize;
+        // The whole element, padding and all (MPI_SHORT_INT's); only its
+        // data is written to the result.
+        let len = ty.extent() as usize;
         // SAFETY: MPI's result buffer of one element.
         let out = unsafe { output(result, len) }?;
         let value = if op == AccumulateOp::NoOp {
@@ -1445,7 +1457,12 @@ pub extern "C" fn MPI_Fetch_and_op(
         };
         as_accumulable!(ty.element(), ty, T => {
             let old = state.rma.fetch_and_op(w.retype::<T>(), t, d, T::read_le(&value), op)?;
-            old.write_le(out);
+            let mut bytes = vec![0u8; len];
+            old.write_le(&mut bytes);
+            for (at, n) in ty.runs() {
+                let (at, n) = (at as usize, n as usize);
+                out[at..at + n].copy_from_slice(&bytes[at..at + n]);
+            }
             Ok(())
         })
     })
