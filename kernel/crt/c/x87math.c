@@ -62,14 +62,21 @@ static long double trig_argument(double x)
     return a;
 }
 
-double sin(double x)
+/* sin or cos of an x that is not finite: a NaN stays (quieted), an
+ * infinity is a domain error (EDOM, NaN). */
+static double trig_not_finite(double x)
 {
     if (isnan(x)) {
         return x + x;
     }
-    if (isinf(x)) {
-        errno = EDOM;
-        return x - x;
+    errno = EDOM;
+    return x - x;
+}
+
+double sin(double x)
+{
+    if (!isfinite(x)) {
+        return trig_not_finite(x);
     }
     long double r;
     __asm__("fsin" : "=t"(r) : "0"(trig_argument(x)));
@@ -78,12 +85,8 @@ double sin(double x)
 
 double cos(double x)
 {
-    if (isnan(x)) {
-        return x + x;
-    }
-    if (isinf(x)) {
-        errno = EDOM;
-        return x - x;
+    if (!isfinite(x)) {
+        return trig_not_finite(x);
     }
     long double r;
     __asm__("fcos" : "=t"(r) : "0"(trig_argument(x)));
