@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The one error type of rma, with MPI's error classes.
 
-use core::fmt;
-
 use crate::hal::MapError;
 
 /// MPI's error classes, as far as rma reports them.
@@ -75,10 +73,11 @@ impl ErrorClass {
 
 /// What went wrong in an rma call. Each value says which argument was
 /// wrong and why; [`RmaError::class`] gives its MPI error class.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RmaError {
     /// A rank is not below the size of the group or communicator it names
     /// a member of.
+    #[error("{class}: {role} {rank} is not a rank of a group of {size}", class = self.class().mpi_name())]
     Rank {
         /// What the rank was given as (e.g. "send destination").
         role: &'static str,
@@ -88,6 +87,7 @@ pub enum RmaError {
         size: u32,
     },
     /// A rank appears twice in a list that must name each member once.
+    #[error("{class}: {operation} names rank {rank} more than once", class = self.class().mpi_name())]
     DuplicateRank {
         /// The operation (e.g. "Group::incl").
         operation: &'static str,
@@ -95,6 +95,7 @@ pub enum RmaError {
         rank: u32,
     },
     /// A collective's root is not a rank of the communicator.
+    #[error("{class}: root {root} is not a rank of a communicator of {size}", class = self.class().mpi_name())]
     Root {
         /// The root given.
         root: u32,
@@ -102,6 +103,7 @@ pub enum RmaError {
         size: u32,
     },
     /// Two groups that must come from the same set of processes do not.
+    #[error("{class}: groups drawn from {first} and from {second} processes cannot be compared", class = self.class().mpi_name())]
     GroupMismatch {
         /// Processes the first group was drawn from.
         first: u32,
@@ -109,6 +111,7 @@ pub enum RmaError {
         second: u32,
     },
     /// A buffer's length is not what the operation needs.
+    #[error("{class}: {what} has length {len}, expected {expected}", class = self.class().mpi_name())]
     BufferLength {
         /// The operation and buffer (e.g. "allgather output").
         what: &'static str,
@@ -119,18 +122,21 @@ pub enum RmaError {
     },
     /// A receive from this core itself with no message to itself pending:
     /// it could never complete.
+    #[error("{class}: receive from self with no message to self pending would never end", class = self.class().mpi_name())]
     RecvFromSelfWithoutMessage,
     /// A message does not fit the receive buffer; the message was consumed
     /// and its first `capacity` bytes kept.
+    #[error("{class}: rank {sender} sent {sent} bytes, the receive buffer holds {capacity}", class = self.class().mpi_name())]
     Truncate {
         /// The sender's rank.
-        source: u32,
+        sender: u32,
         /// Bytes sent.
         sent: usize,
         /// Bytes the receive buffer holds.
         capacity: usize,
     },
     /// The message passing buffer is too small for rma's layout on this chip.
+    #[error("{class}: the MPB has {bytes} bytes per core, the communication layout needs {needed}", class = self.class().mpi_name())]
     MpbTooSmall {
         /// Bytes per core.
         bytes: u32,
@@ -138,11 +144,13 @@ pub enum RmaError {
         needed: u32,
     },
     /// A window handle names no window of this core (freed, or never made).
+    #[error("{class}: window {window} does not exist (freed or never created)", class = self.class().mpi_name())]
     UnknownWindow {
         /// The handle's number.
         window: u32,
     },
     /// A memory handle names no memory from `alloc_mem` of this core.
+    #[error("{class}: memory {memory} does not exist (freed or never allocated)", class = self.class().mpi_name())]
     UnknownMemory {
         /// The handle's number.
         memory: u32,
@@ -150,6 +158,7 @@ pub enum RmaError {
     /// A call on a window whose flavor does not allow it (e.g.
     /// `shared_query` on a window not made by `allocate_shared`, `attach`
     /// on one not made by `create_dynamic`).
+    #[error("{class}: {call} on window {window}: only {needs} allows it", class = self.class().mpi_name())]
     Flavor {
         /// The call.
         call: &'static str,
@@ -162,6 +171,7 @@ pub enum RmaError {
     /// Memory that cannot be attached to a dynamic window (attached to it
     /// already, or its attachment table full), or detached from it (not
     /// attached to it).
+    #[error("{class}: {call} on window {window}: memory {memory} {problem}", class = self.class().mpi_name())]
     Attach {
         /// The call ("attach" or "detach").
         call: &'static str,
@@ -175,6 +185,7 @@ pub enum RmaError {
     /// Memory from `alloc_mem` cannot be freed while a window uses it or
     /// it is attached to a dynamic window, nor read or written with
     /// `memory_read`/`memory_write` while a window made on it uses it.
+    #[error("{class}: memory {memory} is in use by window {window}", class = self.class().mpi_name())]
     MemoryInUse {
         /// The memory handle's number.
         memory: u32,
@@ -183,6 +194,7 @@ pub enum RmaError {
     },
     /// A displacement unit the window cannot have: 0, or another than 1
     /// for a dynamic window (whose displacements are addresses).
+    #[error("{class}: displacement unit {disp_unit} ({allowed})", class = self.class().mpi_name())]
     DispUnit {
         /// The unit given.
         disp_unit: u32,
@@ -190,6 +202,7 @@ pub enum RmaError {
         allowed: &'static str,
     },
     /// Assertions given to a call that does not accept them.
+    #[error("{class}: {call} does not accept {invalid}", class = self.class().mpi_name())]
     Assert {
         /// The call (e.g. "post").
         call: &'static str,
@@ -197,6 +210,7 @@ pub enum RmaError {
         invalid: &'static str,
     },
     /// A call made in a synchronisation state that does not allow it.
+    #[error("{class}: {call} on window {window}: {problem}", class = self.class().mpi_name())]
     Sync {
         /// The call (e.g. "put").
         call: &'static str,
@@ -206,6 +220,7 @@ pub enum RmaError {
         problem: &'static str,
     },
     /// A one-sided access to a rank outside the epoch's group.
+    #[error("{class}: {call} on window {window}: rank {rank} is not in the {group}", class = self.class().mpi_name())]
     NotInGroup {
         /// The call.
         call: &'static str,
@@ -218,6 +233,7 @@ pub enum RmaError {
     },
     /// A passive-target call about one target in a state that does not
     /// allow it (e.g. unlock of a rank that is not locked).
+    #[error("{class}: {call} on window {window}: rank {rank} {problem}", class = self.class().mpi_name())]
     Lock {
         /// The call (e.g. "unlock").
         call: &'static str,
@@ -229,6 +245,7 @@ pub enum RmaError {
         problem: &'static str,
     },
     /// Fence asserted `MPI_MODE_NOPRECEDE`, yet operations precede it.
+    #[error("{class}: fence on window {window} asserts MPI_MODE_NOPRECEDE, but {operations} operations precede it", class = self.class().mpi_name())]
     NoPrecedeViolated {
         /// The window.
         window: u32,
@@ -237,6 +254,7 @@ pub enum RmaError {
     },
     /// An access reaches outside the target's window (for a dynamic
     /// window, outside the target's POPSHM: its addresses).
+    #[error("{class}: {call} on window {window}: bytes {offset}..{end} of rank {target}'s window of {size} bytes", class = self.class().mpi_name(), end = i128::from(*.offset) + i128::from(*.len))]
     Range {
         /// The call.
         call: &'static str,
@@ -255,6 +273,7 @@ pub enum RmaError {
     /// An access to a dynamic window reaches bytes of the target that lie
     /// in no memory it attached to the window (as far as the origin can
     /// tell: see [`crate::window::dynamic`]).
+    #[error("{class}: {call} on window {window}: bytes {address}..{end} of rank {target} lie in no memory it attached to the window", class = self.class().mpi_name(), end = u128::from(*.address) + u128::from(*.len))]
     Unattached {
         /// The call.
         call: &'static str,
@@ -268,6 +287,7 @@ pub enum RmaError {
         len: u64,
     },
     /// An access reaches outside memory from `alloc_mem`.
+    #[error("{class}: {call}: bytes {offset}..{end} of memory {memory} of {size} bytes", class = self.class().mpi_name(), end = u64::from(*.offset) + *.len)]
     MemoryRange {
         /// The call.
         call: &'static str,
@@ -281,6 +301,7 @@ pub enum RmaError {
         size: u32,
     },
     /// A layout that cannot be used (e.g. blocks overlap).
+    #[error("{class}: {what}: {problem}", class = self.class().mpi_name())]
     BadLayout {
         /// The call and layout (e.g. "put target layout").
         what: &'static str,
@@ -290,6 +311,7 @@ pub enum RmaError {
     /// A byte stride or displacement of a datatype that is not a whole
     /// number of elements: a datatype holds one element type, so every
     /// place it picks is an element.
+    #[error("{class}: {what} of {bytes} bytes is not a multiple of the element size ({element} bytes)", class = self.class().mpi_name())]
     Unaligned {
         /// The argument (e.g. "hvector stride").
         what: &'static str,
@@ -299,6 +321,7 @@ pub enum RmaError {
         element: u32,
     },
     /// A subarray dimension whose part does not fit inside it.
+    #[error("{class}: subarray dimension {dimension}: {subsize} elements from {start} reach past its {size}", class = self.class().mpi_name())]
     Subarray {
         /// The dimension (0 is the slowest varying, as in C).
         dimension: u32,
@@ -310,6 +333,7 @@ pub enum RmaError {
         start: u32,
     },
     /// A group larger than an 8-bit completion counter can count.
+    #[error("{class}: {call} with a group of {size}: at most {max} members", class = self.class().mpi_name())]
     GroupTooLarge {
         /// The call.
         call: &'static str,
@@ -319,6 +343,7 @@ pub enum RmaError {
         max: u32,
     },
     /// Not enough of a resource is left.
+    #[error("{class}: {what}: {requested} asked for, {available} left", class = self.class().mpi_name())]
     NoMemory {
         /// What ran out (e.g. "POPSHM", "window database").
         what: &'static str,
@@ -328,9 +353,11 @@ pub enum RmaError {
         available: u64,
     },
     /// The platform refused to map shareable memory.
+    #[error("{class}: the platform refused a mapping: {0}", class = self.class().mpi_name())]
     Map(MapError),
     /// Another rank failed its part of a collective window call, so this
     /// rank's part was undone.
+    #[error("{class}: {call} failed on rank {rank}", class = self.class().mpi_name())]
     PeerFailed {
         /// The call.
         call: &'static str,
@@ -339,6 +366,7 @@ pub enum RmaError {
     },
     /// An accumulate operation the call or the element type does not
     /// allow (e.g. `MPI_BAND` on `f32`, `MPI_NO_OP` in accumulate).
+    #[error("{class}: {call} on window {window}: {op} on {ty} {problem}", class = self.class().mpi_name())]
     Op {
         /// The call (e.g. "accumulate").
         call: &'static str,
@@ -353,6 +381,7 @@ pub enum RmaError {
     },
     /// An element type the call does not accept (e.g. compare_and_swap on
     /// a floating-point type).
+    #[error("{class}: {call} on window {window}: {ty} {problem}", class = self.class().mpi_name())]
     Type {
         /// The call.
         call: &'static str,
@@ -365,6 +394,7 @@ pub enum RmaError {
     },
     /// A request handle given to a call that cannot use it (completed
     /// already, or made on another window).
+    #[error("{class}: {call} on window {window}: request {request} {problem}", class = self.class().mpi_name())]
     Request {
         /// The call (e.g. "wait_request").
         call: &'static str,
@@ -377,6 +407,7 @@ pub enum RmaError {
     },
     /// A core's entry in the distributed window database is missing or
     /// malformed.
+    #[error("{class}: the window database holds no valid {what} of core {core}", class = self.class().mpi_name())]
     Database {
         /// What was read.
         what: &'static str,
@@ -387,6 +418,7 @@ pub enum RmaError {
     /// window's communicator) may be: a group for `Comm::create` that is
     /// not a subgroup of the parent, or a post or start group with a
     /// process outside the window.
+    #[error("{class}: {call}: process {process} of the run is not a member of {of}", class = self.class().mpi_name())]
     NotMember {
         /// The call (e.g. "comm_create").
         call: &'static str,
@@ -396,6 +428,7 @@ pub enum RmaError {
         process: u32,
     },
     /// The ranks of a collective call that must pass the same group did not.
+    #[error("{class}: {call}: rank {rank} passed a different group than rank 0", class = self.class().mpi_name())]
     DifferentGroups {
         /// The call (e.g. "comm_create").
         call: &'static str,
@@ -404,6 +437,7 @@ pub enum RmaError {
         rank: u32,
     },
     /// A communicator could not be made: every context number is taken.
+    #[error("{class}: {call}: every communicator context number is taken", class = self.class().mpi_name())]
     NoContext {
         /// The call (e.g. "comm_split").
         call: &'static str,
@@ -450,198 +484,6 @@ impl RmaError {
     }
 }
 
-impl fmt::Display for RmaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.class().mpi_name())?;
-        match self {
-            Self::Rank { role, rank, size } => {
-                write!(f, "{role} {rank} is not a rank of a group of {size}")
-            }
-            Self::DuplicateRank { operation, rank } => {
-                write!(f, "{operation} names rank {rank} more than once")
-            }
-            Self::Root { root, size } => {
-                write!(f, "root {root} is not a rank of a communicator of {size}")
-            }
-            Self::GroupMismatch { first, second } => write!(
-                f,
-                "groups drawn from {first} and from {second} processes cannot be compared"
-            ),
-            Self::BufferLength {
-                what,
-                len,
-                expected,
-            } => write!(f, "{what} has length {len}, expected {expected}"),
-            Self::RecvFromSelfWithoutMessage => {
-                f.write_str("receive from self with no message to self pending would never end")
-            }
-            Self::Truncate {
-                source,
-                sent,
-                capacity,
-            } => write!(
-                f,
-                "rank {source} sent {sent} bytes, the receive buffer holds {capacity}"
-            ),
-            Self::MpbTooSmall { bytes, needed } => write!(
-                f,
-                "the MPB has {bytes} bytes per core, the communication layout needs {needed}"
-            ),
-            Self::UnknownWindow { window } => {
-                write!(f, "window {window} does not exist (freed or never created)")
-            }
-            Self::UnknownMemory { memory } => {
-                write!(
-                    f,
-                    "memory {memory} does not exist (freed or never allocated)"
-                )
-            }
-            Self::Flavor {
-                call,
-                window,
-                needs,
-            } => write!(f, "{call} on window {window}: only {needs} allows it"),
-            Self::Attach {
-                call,
-                window,
-                memory,
-                problem,
-            } => write!(f, "{call} on window {window}: memory {memory} {problem}"),
-            Self::MemoryInUse { memory, window } => {
-                write!(f, "memory {memory} is in use by window {window}")
-            }
-            Self::DispUnit { disp_unit, allowed } => {
-                write!(f, "displacement unit {disp_unit} ({allowed})")
-            }
-            Self::Assert { call, invalid } => write!(f, "{call} does not accept {invalid}"),
-            Self::Sync {
-                call,
-                window,
-                problem,
-            } => write!(f, "{call} on window {window}: {problem}"),
-            Self::NotInGroup {
-                call,
-                window,
-                rank,
-                group,
-            } => write!(
-                f,
-                "{call} on window {window}: rank {rank} is not in the {group}"
-            ),
-            Self::Lock {
-                call,
-                window,
-                rank,
-                problem,
-            } => write!(f, "{call} on window {window}: rank {rank} {problem}"),
-            Self::NoPrecedeViolated { window, operations } => write!(
-                f,
-                "fence on window {window} asserts MPI_MODE_NOPRECEDE, but {operations} operations precede it"
-            ),
-            Self::Range {
-                call,
-                window,
-                target,
-                offset,
-                len,
-                size,
-            } => write!(
-                f,
-                "{call} on window {window}: bytes {offset}..{} of rank {target}'s window of {size} bytes",
-                i128::from(*offset) + i128::from(*len)
-            ),
-            Self::Unattached {
-                call,
-                window,
-                target,
-                address,
-                len,
-            } => write!(
-                f,
-                "{call} on window {window}: bytes {address}..{} of rank {target} lie in no memory it attached to the window",
-                u128::from(*address) + u128::from(*len)
-            ),
-            Self::MemoryRange {
-                call,
-                memory,
-                offset,
-                len,
-                size,
-            } => write!(
-                f,
-                "{call}: bytes {offset}..{} of memory {memory} of {size} bytes",
-                u64::from(*offset) + len
-            ),
-            Self::BadLayout { what, problem } => write!(f, "{what}: {problem}"),
-            Self::Unaligned {
-                what,
-                bytes,
-                element,
-            } => write!(
-                f,
-                "{what} of {bytes} bytes is not a multiple of the element size ({element} bytes)"
-            ),
-            Self::Subarray {
-                dimension,
-                size,
-                subsize,
-                start,
-            } => write!(
-                f,
-                "subarray dimension {dimension}: {subsize} elements from {start} reach past its {size}"
-            ),
-            Self::GroupTooLarge { call, size, max } => {
-                write!(f, "{call} with a group of {size}: at most {max} members")
-            }
-            Self::NoMemory {
-                what,
-                requested,
-                available,
-            } => write!(f, "{what}: {requested} asked for, {available} left"),
-            Self::Map(e) => write!(f, "the platform refused a mapping: {e}"),
-            Self::PeerFailed { call, rank } => write!(f, "{call} failed on rank {rank}"),
-            Self::Op {
-                call,
-                window,
-                op,
-                ty,
-                problem,
-            } => write!(f, "{call} on window {window}: {op} on {ty} {problem}"),
-            Self::Type {
-                call,
-                window,
-                ty,
-                problem,
-            } => write!(f, "{call} on window {window}: {ty} {problem}"),
-            Self::Request {
-                call,
-                window,
-                request,
-                problem,
-            } => write!(f, "{call} on window {window}: request {request} {problem}"),
-            Self::Database { what, core } => {
-                write!(
-                    f,
-                    "the window database holds no valid {what} of core {core}"
-                )
-            }
-            Self::NotMember { call, of, process } => write!(
-                f,
-                "{call}: process {process} of the run is not a member of {of}"
-            ),
-            Self::DifferentGroups { call, rank } => write!(
-                f,
-                "{call}: rank {rank} passed a different group than rank 0"
-            ),
-            Self::NoContext { call } => {
-                write!(f, "{call}: every communicator context number is taken")
-            }
-        }
-    }
-}
-
-impl core::error::Error for RmaError {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -660,13 +502,36 @@ mod tests {
             "MPI_ERR_RANK: send destination 9 is not a rank of a group of 8"
         );
         let e = RmaError::Truncate {
-            source: 2,
+            sender: 2,
             sent: 33,
             capacity: 32,
         };
         assert_eq!(
             e.to_string(),
             "MPI_ERR_TRUNCATE: rank 2 sent 33 bytes, the receive buffer holds 32"
+        );
+        let e = RmaError::Range {
+            call: "put",
+            window: 3,
+            target: 1,
+            offset: -8,
+            len: 16,
+            size: 64,
+        };
+        assert_eq!(
+            e.to_string(),
+            "MPI_ERR_RMA_RANGE: put on window 3: bytes -8..8 of rank 1's window of 64 bytes"
+        );
+        let e = RmaError::MemoryRange {
+            call: "memory_read",
+            memory: 2,
+            offset: 60,
+            len: 8,
+            size: 64,
+        };
+        assert_eq!(
+            e.to_string(),
+            "MPI_ERR_RMA_RANGE: memory_read: bytes 60..68 of memory 2 of 64 bytes"
         );
         assert_eq!(
             RmaError::GroupMismatch {

@@ -526,7 +526,7 @@ impl<H: Hal> Link<'_, H> {
                     Err(no_room(inc.length))
                 } else if inc.length > inc.buf.len() {
                     Err(RmaError::Truncate {
-                        source: inc.rank,
+                        sender: inc.rank,
                         sent: inc.length,
                         capacity: inc.buf.len(),
                     })
@@ -567,7 +567,7 @@ impl<H: Hal> Link<'_, H> {
         buf[..keep].copy_from_slice(&message[..keep]);
         if message.len() > buf.len() {
             return Err(RmaError::Truncate {
-                source,
+                sender: source,
                 sent: message.len(),
                 capacity: buf.len(),
             });

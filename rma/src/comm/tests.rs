@@ -342,7 +342,7 @@ fn a_truncated_message_is_consumed_and_the_next_one_arrives() {
             assert_eq!(
                 c.recv(other, &mut small),
                 Err(RmaError::Truncate {
-                    source: other,
+                    sender: other,
                     sent: 10_000,
                     capacity: 100
                 })
