@@ -34,6 +34,7 @@ use chip::{Mode, Model, Time, WtReads};
 
 use super::TIMEOUT;
 use super::samples::RawSample;
+use super::stats::Summary;
 use crate::run::{Outcome, RunConfig, boot};
 use crate::{build, qemu};
 
@@ -174,15 +175,10 @@ pub struct Measurement {
     pub runs: Vec<usize>,
 }
 
-/// The median of `values` (of the middle two for an even count).
+/// The median of `values` (of the middle two for an even count), NaN for
+/// none.
 fn median(values: &[f64]) -> f64 {
-    let mut s = values.to_vec();
-    s.sort_by(f64::total_cmp);
-    match s.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => s[n / 2],
-        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
-    }
+    Summary::of(values.iter().copied()).map_or(f64::NAN, |s| s.median)
 }
 
 impl Measurement {
