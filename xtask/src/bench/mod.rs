@@ -1225,7 +1225,7 @@ mod tests {
         assert!(md.contains("![put-latency.svg](put-latency.svg)"), "{md}");
         assert!(md.contains("| 8 | fence | - | 1 | 1 | 533 |"), "{md}");
         assert!(
-            md.contains("[put-latency-samples.csv](put-latency-samples.csv) (every sample)"),
+            md.contains("`put-latency-samples.csv` (every sample)"),
             "{md}"
         );
         assert!(md.contains("Synthetic."));

@@ -158,6 +158,15 @@ pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
         "\nModelled SCC time is in core cycles of the emulated chip ({mhz} MHz, so µs = cycles / {mhz}); \
          host time is wall time on the machine above. The two are kept in separate tables.\n"
     );
+    let _ = writeln!(
+        out,
+        "Raw data: every sample (`<experiment>-samples.csv`), each run's record (`runs/<ID>.json`) \
+         and its serial log (`logs/<ID>.log`) are written beside the report. A copy kept in a \
+         repository holds the report, the text tables, the summaries, the plots and the run \
+         records as one archive, `runs.tar.xz` (`tar -cJf runs.tar.xz runs`). At the commit \
+         above, `mkdir DIR && tar -xJf runs.tar.xz -C DIR && cargo xtask bench --collect DIR` \
+         makes the samples, the tables and the plots again.\n"
+    );
     let _ = writeln!(out, "| experiment | result | host time |");
     let _ = writeln!(out, "|---|---|---:|");
     for s in sections {
@@ -214,7 +223,9 @@ pub fn markdown(info: &RunInfo, sections: &[Section], links: &str) -> String {
             files.push(file(format!("{}.csv", s.name), "summary"));
         }
         if !s.samples.is_empty() {
-            files.push(file(s.samples_file(), "every sample"));
+            // Not a link: raw data stays beside the report where it was
+            // made, and a copy kept in a repository leaves it out.
+            files.push(format!("`{}` (every sample)", s.samples_file()));
         }
         let _ = writeln!(out, "Files: {}\n", files.join(", "));
         if !s.runs.is_empty() {
