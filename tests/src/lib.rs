@@ -322,3 +322,9 @@ mod tests {
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/porting.md")]
 pub struct PortingGuide;
+
+/// The one-sided chapter of the book, whose examples run on rma's host
+/// mock as this crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/one-sided.md")]
+pub struct OneSidedChapter;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The README's Slurm recipe, run for real: a single-node Slurm cluster on
+//! The book's Slurm recipe (`docs/benchmarks.md`), run for real: a single-node Slurm cluster on
 //! this host (Debian's `slurmctld`, `slurmd` and `slurm-client`, installed
 //! with apt if missing) runs a few quick benchmark sets as a job array of
 //! `--list-runs` commands, `--collect` makes their tables, and every
@@ -337,14 +337,14 @@ impl Drop for Cluster {
     }
 }
 
-/// The README's Slurm recipe, its paths those of this test: the
+/// The book's Slurm recipe, its paths those of this test: the
 /// workspace, and `dir` for everything else; `--list-runs` of [`SETS`]
 /// at the quick scale.
 fn recipe(dir: &Path) -> String {
-    let readme = read_lossy(&xtask::workspace_root().join("README.md"));
+    let readme = read_lossy(&xtask::workspace_root().join("docs/benchmarks.md"));
     let start = readme
         .find("With a Slurm job array")
-        .expect("the README has a Slurm recipe");
+        .expect("the benchmarks chapter (docs/benchmarks.md) has a Slurm recipe");
     let block = &readme[start..];
     let block = &block[block.find("```sh\n").expect("its sh block") + 6..];
     let block = &block[..block.find("```").expect("its end")];
@@ -355,7 +355,7 @@ fn recipe(dir: &Path) -> String {
     assert_eq!(
         shell_word(&workspace),
         workspace,
-        "the workspace's path needs quoting, which the README's recipe does not do"
+        "the workspace's path needs quoting, which the book's recipe does not do"
     );
     let shared = dir.to_str().expect("a UTF-8 temporary directory");
     assert_eq!(
@@ -572,7 +572,7 @@ fn a_slurm_job_array_of_listed_runs_collects_the_local_suites_modelled_results()
             tasks += &format!("--- {}\n{}\n", out.display(), tail(&read_lossy(&out), 30));
         }
         panic!(
-            "the README's Slurm recipe {}:\n{}\n{tasks}{}",
+            "the Slurm recipe of docs/benchmarks.md {}:\n{}\n{tasks}{}",
             match ran {
                 Ok(_) => "failed".to_owned(),
                 Err(e) => e,

@@ -6,6 +6,7 @@
 //! the system tests call [`run`] directly and assert on the [`RunReport`].
 
 pub mod bench;
+pub mod book;
 pub mod build;
 pub mod conformance;
 pub mod mpicc;

@@ -86,6 +86,11 @@ enum Cli {
     /// Check the project's habits: cargo fmt, clippy (host and guest crates)
     /// and rustdoc, each without warnings.
     Lint,
+    /// Build the book (the chapters in docs/, listed in docs/SUMMARY.md) into target/book with mdBook.
+    ///
+    /// mdBook is installed with `cargo install` if it is missing, printing
+    /// the command, unless SCC_NO_INSTALL is set.
+    Doc,
     /// Compile and link C programs over MPI for the cores, as MPICH's and Open MPI's mpicc do.
     ///
     /// Sources (.c) are compiled with the flags `run --c` uses (32-bit,
@@ -739,6 +744,11 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
         Cli::Lint => {
             xtask::lint()?;
             println!("formatting, clippy and rustdoc: no warnings");
+            Ok(ExitCode::SUCCESS)
+        }
+        Cli::Doc => {
+            let index = xtask::book::build()?;
+            println!("the book: {}", index.display());
             Ok(ExitCode::SUCCESS)
         }
     }

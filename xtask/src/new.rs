@@ -22,7 +22,7 @@ use anyhow::{Context, Result, bail, ensure};
 
 use crate::build::{BUILTIN, workspace_root};
 
-/// The program the template holds: the README's hello-rma example.
+/// The program the template holds: the hello-rma example of the README and of the book's "Your own program".
 const MAIN: &str = r#"//! NAME: an app on the emulated SCC's kernel library.
 #![no_std]
 #![no_main]
@@ -227,6 +227,20 @@ mod tests {
         }
         for bad in ["Hello", "2app", "", "a b", "kernel", "programs"] {
             assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// The README and the book show the template's program, which
+    /// `tests/tests/apps.rs` boots: they must show it as it is.
+    #[test]
+    fn the_hello_example_of_the_readme_and_the_book_is_the_template() {
+        let program = MAIN[MAIN.find("kernel::programs!").unwrap()..].replace("NAME", "hello");
+        for doc in ["README.md", "docs/programs.md"] {
+            let text = fs::read_to_string(workspace_root().join(doc)).unwrap();
+            assert!(
+                text.contains(&program),
+                "{doc} does not show the template's program as `cargo xtask new` writes it:\n{program}"
+            );
         }
     }
 

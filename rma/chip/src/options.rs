@@ -26,7 +26,7 @@ use crate::{Chip, CoreCount, CoreId, chip_names, find_chip};
 /// The default quantum of modelled time, in core cycles (about 188 µs at
 /// 533 MHz): on the 48-core MPB ring it models the same cycles as quanta a
 /// hundred times smaller (within about 1 %) at a fraction of their host
-/// time (`cargo xtask bench quantum`, README).
+/// time (`cargo xtask bench quantum`, `docs/modelled-time.md`).
 pub const DEFAULT_QUANTUM: u64 = 100_000;
 
 /// The seed of a run that names none ([`Time::On`]).

@@ -161,14 +161,14 @@ fn quote(word: &str) -> String {
 /// Room per core for the run's shared files: 48-core runs of `comm`,
 /// `dht`, `stencil` and `bench-load-store` (and a 2-core `bench-put-get`)
 /// took 0.4 to 1.2 MiB per core (`du` of the run directory, sampled during
-/// the run; README, "Requirements"); an assumption with room for programs
+/// the run; the book's "Getting started", `docs/getting-started.md`); an assumption with room for programs
 /// that write more shared memory than these.
 const SHARED_PER_CORE: u64 = 8 << 20;
 
 /// Host memory per core of a run with the chip model, its run directory
 /// in `/dev/shm` included: while `cargo xtask run --chip mesh8x8 --cores
 /// 128 --program comm` ran, the memory in use rose by 8884 MiB and the
-/// run directory held 1521 MiB, 81 MiB per core (README, "Requirements").
+/// run directory held 1521 MiB, 81 MiB per core (`docs/getting-started.md`, "Requirements").
 const MEMORY_PER_CORE: u64 = 81 << 20;
 
 /// Host memory a run of `cores` cores with `memory_mib` of RAM each may
