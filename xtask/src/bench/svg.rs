@@ -9,6 +9,13 @@
 //! and markers are drawn hollow, so that series lying on top of each
 //! other stay visible. A base-2 axis reads 1, 4, 16, ..., 1K, 4K, 1M
 //! (binary prefixes); other axes read 10k, 1M (decimal ones).
+//!
+//! Why by hand rather than with a plotting crate: the files hold SVG
+//! `<text>` that the viewer lays out, so nothing here measures glyphs.
+//! plotters, the usual choice, lays text out itself, and so needs a font:
+//! the system's, through fontconfig (a C library CI would have to
+//! install), or one bundled and registered. These two plot kinds need a
+//! few hundred lines of plain string writing, tested below.
 
 use std::fmt::Write as _;
 
