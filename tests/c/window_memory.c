@@ -217,6 +217,30 @@ int main(int argc, char **argv) {
     MPI_Win_free(&win);
     free(attached);
 
+    /* A window made on a shared window's part is another view of it: a
+     * put through it is what a load through the shared window reads,
+     * after the shared window's sync. The shared window may go first. */
+    int *part;
+    MPI_Win shm, view;
+    MPI_Win_allocate_shared(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &part,
+                            &shm);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, shm);
+    part[0] = part[1] = -1;
+    MPI_Win_sync(shm);
+    MPI_Win_create(part, 2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &view);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, view);
+    int tag = 1000 + rank;
+    MPI_Put(&tag, 1, MPI_INT, right, 1, 1, MPI_INT, view);
+    MPI_Win_unlock(right, view);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(shm);
+    CHECK(part[0] == -1 && part[1] == 1000 + left, "put through the second view: %d %d", part[0],
+          part[1]);
+    MPI_Win_unlock_all(shm);
+    MPI_Win_free(&shm);
+    MPI_Win_free(&view);
+
     /* What is refused: a null base with bytes. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     rc = MPI_Win_create(NULL, 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);

@@ -485,6 +485,9 @@ struct MemoryState {
     size: u32,
     /// A window made on it.
     window: Option<u32>,
+    /// The window that allocated it was freed while another window
+    /// spanned it: it is freed with the last window over it.
+    orphaned: bool,
     /// The mapping [`Rma::pin_memory`] pinned for it: controller, page and
     /// memory type.
     pinned: Option<(usize, u16, MemoryType)>,
@@ -655,6 +658,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             offset,
             size: bytes,
             window: None,
+            orphaned: false,
             pinned: None,
         }));
         Ok(Memory { id, len: bytes })
@@ -1086,7 +1090,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
 
     /// Frees a window, collectively (`MPI_Win_free`): after a barrier, so
     /// no rank still accesses it. Memory from [`Rma::allocate`] is freed
-    /// with it; memory given to [`Rma::create`] is the caller's again, and
+    /// with it, or, while a window [`Rma::create`] made on it
+    /// ([`Rma::window_memory`]) still spans it, with the last such window; memory given to [`Rma::create`] is the caller's again, and
     /// so is memory attached to a dynamic window (detached with it).
     ///
     /// Return values: `Err(UnknownWindow)`; `Err(Sync)` while an epoch is
@@ -1123,12 +1128,19 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             .zip(&self.windows)
             .find(|(_, other)| other.as_ref().is_some_and(|o| o.memory == w.memory))
             .map(|(id, _)| id);
-        if let Some(m) = &mut self.memories[memory as usize] {
-            m.window = other;
-        }
-        if w.flavor.owns_memory() {
-            let len = self.memories[memory as usize].map_or(0, |m| m.size);
-            self.free_mem(Memory { id: memory, len })?;
+        let Some(m) = &mut self.memories[memory as usize] else {
+            return Ok(());
+        };
+        m.window = other;
+        if w.flavor.owns_memory() || m.orphaned {
+            if other.is_some() {
+                // `MPI_Win_create` on a part of this window made another
+                // view of it, not freed yet: the memory goes with the last.
+                m.orphaned = true;
+            } else {
+                let len = m.size;
+                self.free_mem(Memory { id: memory, len })?;
+            }
         }
         Ok(())
     }
@@ -1170,6 +1182,24 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// Return values: `Err(UnknownWindow)`.
     pub fn stats<T>(&self, window: Window<T>) -> Result<WindowStats, RmaError> {
         Ok(self.window(window.id)?.stats)
+    }
+
+    /// The memory of this core's part of `window`: `None` for a dynamic
+    /// window, which has none of its own. [`Rma::create`] makes another
+    /// window on it, a second view of the same bytes (`MPI_Win_create` on
+    /// the memory of a shared window: a put through the new window lands
+    /// where loads through the shared one read).
+    ///
+    /// Return values: `Err(UnknownWindow)`.
+    pub fn window_memory<T>(&self, window: Window<T>) -> Result<Option<Memory>, RmaError> {
+        let Some(id) = self.window(window.id)?.memory else {
+            return Ok(None);
+        };
+        let state = self.memory(id)?;
+        Ok(Some(Memory {
+            id,
+            len: state.size,
+        }))
     }
 
     /// The window's attributes for this core's part

@@ -1105,6 +1105,57 @@ fn the_accumulate_info_keys_are_kept_and_change_no_result() {
 }
 
 #[test]
+fn a_window_made_on_a_shared_part_puts_where_the_shared_window_loads() {
+    Mock::run(3, |hal| {
+        let mut rma = rma(hal);
+        let (me, n) = (rma.rank(), rma.size());
+        let shared = rma.allocate_shared::<u32>(2, WindowOptions::new()).unwrap();
+        let memory = rma.window_memory(shared).unwrap().expect("a part");
+        assert_eq!(memory.len(), 8);
+        let second = rma.create::<u32>(memory, WindowOptions::new()).unwrap();
+        // Rank 0 puts into rank 1's part through the second window, and
+        // rank 2 loads it through the shared one.
+        rma.lock_all(shared, Assert::NOCHECK).unwrap();
+        if me == 0 {
+            rma.lock(second, crate::epoch::LockType::Exclusive, 1, Assert::NONE)
+                .unwrap();
+            rma.put(second, 1, 1, &[0xfeed]).unwrap();
+            rma.unlock(second, 1).unwrap();
+        }
+        rma.comm().barrier();
+        rma.sync(shared).unwrap();
+        let part = rma.shared_query(shared, 1).unwrap();
+        let mut got = [0; 2];
+        rma.shared_load(shared, part, 0, &mut got).unwrap();
+        assert_eq!(got, [0, 0xfeed], "rank {me} of {n}");
+        rma.unlock_all(shared).unwrap();
+        // The shared window goes first, as MPICH's tests free them: its
+        // memory stays the second window's until that one goes too.
+        let left = rma.popshm_left();
+        rma.free(shared).unwrap();
+        assert_eq!(
+            rma.popshm_left(),
+            left,
+            "still spanned by the second window"
+        );
+        rma.lock(second, crate::epoch::LockType::Shared, 1, Assert::NONE)
+            .unwrap();
+        let mut again = [0; 2];
+        rma.get(second, 1, 0, &mut again).unwrap();
+        rma.unlock(second, 1).unwrap();
+        assert_eq!(again, [0, 0xfeed]);
+        rma.free(second).unwrap();
+        assert!(
+            rma.popshm_left() > left,
+            "freed with the last window over it"
+        );
+        let dynamic = rma.create_dynamic::<u32>(WindowOptions::new()).unwrap();
+        assert_eq!(rma.window_memory(dynamic).unwrap(), None);
+        rma.free(dynamic).unwrap();
+    });
+}
+
+#[test]
 fn a_shared_window_is_loaded_and_stored_directly_and_synced() {
     Mock::run(3, |hal| {
         let mut rma = rma(hal);

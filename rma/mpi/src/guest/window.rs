@@ -115,11 +115,14 @@ fn free_left_memory(state: &mut State) -> Outcome {
 }
 
 /// `MPI_Win_create`: on a whole block of `MPI_Alloc_mem` (its start and
-/// its size), the window is that memory; on any other memory of the
-/// program (its stack, statics, heap, part of a block), which is private
-/// to its core, the window keeps a public copy in shared DRAM that the
-/// window's synchronisation reconciles with the program's bytes
-/// ([`super::private`]).
+/// its size), or on this rank's whole part of a window made by
+/// `MPI_Win_allocate` or `MPI_Win_allocate_shared`, the window is that
+/// memory, a second view of it: what origins put through the new window,
+/// loads through the other read, after the synchronisation MPI asks for.
+/// On any other memory of the program (its stack, statics, heap, part of
+/// a block), which is private to its core, the window keeps a public copy
+/// in shared DRAM that the window's synchronisation reconciles with the
+/// program's bytes ([`super::private`]).
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_create(
     base: *mut c_void,
@@ -134,6 +137,7 @@ pub extern "C" fn MPI_Win_create(
         let whole = memory_at(state, base)
             .ok()
             .map(|(_, memory)| memory)
+            .or_else(|| window_part_at(state, base))
             .filter(|memory| memory.len() == bytes);
         let (memory, shadow) = match whole {
             Some(memory) => (memory, None),
@@ -163,6 +167,17 @@ pub extern "C" fn MPI_Win_create(
             core::ptr::null_mut(),
             win,
         )
+    })
+}
+
+/// The memory of this rank's part of a window made by `MPI_Win_allocate`
+/// or `MPI_Win_allocate_shared` whose base is `base`, if one is.
+fn window_part_at(state: &State, base: *const c_void) -> Option<Memory> {
+    state.windows.iter().flatten().find_map(|w| {
+        let owned = matches!(w.attributes.flavor, FLAVOR_ALLOCATE | FLAVOR_SHARED);
+        let at = owned && !base.is_null() && w.attributes.base.cast_const() == base;
+        at.then(|| state.rma.window_memory(w.window).ok().flatten())
+            .flatten()
     })
 }
 
