@@ -39,8 +39,10 @@
 //! do. Memory detached since the origin's last read may still pass: MPI
 //! makes accessing it erroneous, and only synchronisation, which the
 //! program must provide, keeps a target from detaching memory under an
-//! access anyway. An access spanning two attached memories (even adjacent
-//! ones) is refused.
+//! access anyway. An access may span memories attached one after the
+//! other when they also lie one after the other in the POPSHM (memory
+//! from consecutive `alloc_mem` calls, such as the public copies of two
+//! halves of an array); one spanning a gap in either is refused.
 #![forbid(unsafe_code)]
 
 use alloc::vec::Vec;
@@ -110,12 +112,31 @@ impl Dynamic {
 }
 
 /// Where `len` bytes at `address` lie in the POPSHM, if inside one of
-/// `regions`.
+/// `regions`, or inside several that follow each other without a gap both
+/// at their addresses and in the POPSHM (memory attached in adjacent
+/// pieces: its bytes are one run there too).
 fn locate(regions: &[Region], address: u64, len: u64) -> Option<u64> {
-    regions.iter().find_map(|&(at, bytes, offset)| {
-        let (at, bytes) = (u64::from(at), u64::from(bytes));
-        (address >= at && address + len <= at + bytes).then(|| u64::from(offset) + (address - at))
-    })
+    let containing = |a: u64| {
+        regions.iter().find(|&&(at, bytes, _)| {
+            let at = u64::from(at);
+            a >= at && a < at + u64::from(bytes)
+        })
+    };
+    let &(at, bytes, offset) = containing(address)?;
+    let start = u64::from(offset) + (address - u64::from(at));
+    let (mut end, mut popshm_end) = (
+        u64::from(at) + u64::from(bytes),
+        u64::from(offset) + u64::from(bytes),
+    );
+    while address + len > end {
+        let &(next, bytes, offset) = containing(end)?;
+        if u64::from(next) != end || u64::from(offset) != popshm_end {
+            return None;
+        }
+        end += u64::from(bytes);
+        popshm_end += u64::from(bytes);
+    }
+    Some(start)
 }
 
 /// Epochs of window `w` this core has opened: fences, starts, locks.

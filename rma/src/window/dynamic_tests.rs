@@ -457,35 +457,6 @@ fn misuse_of_dynamic_windows_is_refused() {
 }
 
 #[test]
-fn accesses_spanning_two_attachments_are_refused() {
-    Mock::run(1, |hal| {
-        let mut rma = rma(hal);
-        let win = rma.create_dynamic::<u8>(WindowOptions::new()).unwrap();
-        let a = rma.alloc_mem(4096).unwrap();
-        let b = rma.alloc_mem(4096).unwrap();
-        rma.attach(win, a).unwrap();
-        rma.attach(win, b).unwrap();
-        rma.lock_all(win, Assert::NONE).unwrap();
-        assert_eq!(rma.address(b), Ok(4096));
-        let e = rma.put(win, 0, 4090, &[1; 10]).unwrap_err();
-        assert_eq!(e.class(), ErrorClass::RmaRange);
-        rma.put(win, 0, 4086, &[1; 10]).unwrap();
-        rma.put(win, 0, 4096, &[2; 10]).unwrap();
-        let mut got = [0u8; 20];
-        rma.get(win, 0, 4086, &mut got[..10]).unwrap();
-        rma.get(win, 0, 4096, &mut got[10..]).unwrap();
-        assert_eq!(got[..10], [1; 10]);
-        assert_eq!(got[10..], [2; 10]);
-        rma.unlock_all(win).unwrap();
-        rma.detach(win, a).unwrap();
-        rma.detach(win, b).unwrap();
-        rma.free(win).unwrap();
-        rma.free_mem(b).unwrap();
-        rma.free_mem(a).unwrap();
-    });
-}
-
-#[test]
 fn a_full_attachment_table_grows_and_origins_follow_it() {
     Mock::run(2, |hal| {
         let mut rma = rma(hal);
@@ -636,6 +607,63 @@ fn memory_attached_before_a_post_is_found_by_the_start_epoch() {
         rma.comm().barrier();
         rma.free(win).unwrap();
         rma.free_mem(memory).unwrap();
+    });
+}
+
+#[test]
+fn an_access_may_span_memories_adjacent_at_their_addresses_and_in_the_popshm() {
+    Mock::run(2, |hal| {
+        let mut rma = rma(hal);
+        let me = rma.rank();
+        let other = 1 - me;
+        let win = rma.create_dynamic::<u32>(WindowOptions::new()).unwrap();
+        // Two halves of one array, attached apart, as MPICH's tests do;
+        // consecutive allocations lie one after the other in the POPSHM.
+        // (Whole pages: allocations are rounded up to MEMORY_ALIGN.)
+        let page = MEMORY_ALIGN;
+        let words = page / 4;
+        let (low, high) = (rma.alloc_mem(page).unwrap(), rma.alloc_mem(page).unwrap());
+        // And two with a gap between them in the POPSHM.
+        let apart = rma.alloc_mem(page).unwrap();
+        let gap = rma.alloc_mem(page).unwrap();
+        let beyond = rma.alloc_mem(page).unwrap();
+        for (i, m) in [low, high, apart, beyond].into_iter().enumerate() {
+            store(&mut rma, m, &values(me, i as u32, words, 0));
+        }
+        let at = |rank: u32| 0xC000_0000 + 0x10_0000 * rank;
+        rma.attach_at(win, low, at(me)).unwrap();
+        rma.attach_at(win, high, at(me) + page).unwrap();
+        rma.attach_at(win, apart, at(me) + 4 * page).unwrap();
+        rma.attach_at(win, beyond, at(me) + 5 * page).unwrap();
+        rma.fence(win, Assert::NONE).unwrap();
+        let mut got = [0u32; 8];
+        rma.get(win, other, at(other) + page - 16, &mut got)
+            .unwrap();
+        assert_eq!(
+            class(rma.get(win, other, at(other) + 5 * page - 16, &mut [0; 8])),
+            ErrorClass::RmaRange,
+            "adjacent addresses, a gap in the POPSHM"
+        );
+        assert_eq!(
+            class(rma.get(win, other, at(other) + 2 * page - 16, &mut [0; 8])),
+            ErrorClass::RmaRange,
+            "past the second half: nothing attached there"
+        );
+        rma.fence(win, Assert::NONE).unwrap();
+        assert_eq!(got[..4], values(other, 0, words, 0)[words as usize - 4..]);
+        assert_eq!(got[4..], values(other, 1, words, 0)[..4]);
+        // A put across the seam lands in both.
+        rma.put(win, other, at(other) + page - 4, &[7, 8]).unwrap();
+        rma.fence(win, Assert::NOSUCCEED).unwrap();
+        assert_eq!(load(&mut rma, low, words as usize)[words as usize - 1], 7);
+        assert_eq!(load(&mut rma, high, words as usize)[0], 8);
+        for m in [low, high, apart, beyond] {
+            rma.detach(win, m).unwrap();
+        }
+        rma.free(win).unwrap();
+        for m in [low, high, apart, gap, beyond] {
+            rma.free_mem(m).unwrap();
+        }
     });
 }
 
