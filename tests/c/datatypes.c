@@ -477,6 +477,40 @@ int main(int argc, char **argv) {
                   two_columns[k * N + i]);
     MPI_Type_free(&narrow_column);
 
+    /* Origin types that reach below their buffer: MPI_BOTTOM with the
+     * absolute addresses of MPI_Get_address, and a negative displacement
+     * from a base inside the array. */
+    int source[4] = {10 * rank + 1, 10 * rank + 2, 10 * rank + 3, 10 * rank + 4}, sink[4] = {0};
+    int *exposed;
+    MPI_Win bottom;
+    MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &exposed,
+                     &bottom);
+    MPI_Aint at[2];
+    MPI_Get_address(&source[3], &at[0]);
+    MPI_Get_address(&source[0], &at[1]);
+    int unit_lengths[2] = {1, 1};
+    MPI_Datatype absolute, below;
+    MPI_Type_create_hindexed(2, unit_lengths, at, MPI_INT, &absolute);
+    MPI_Type_commit(&absolute);
+    MPI_Aint behind[2] = {-3 * (MPI_Aint)sizeof(int), -2 * (MPI_Aint)sizeof(int)};
+    MPI_Type_create_hindexed(2, unit_lengths, behind, MPI_INT, &below);
+    MPI_Type_commit(&below);
+    MPI_Win_fence(0, bottom);
+    MPI_Put(MPI_BOTTOM, 1, absolute, right, 0, 2, MPI_INT, bottom);
+    MPI_Put(&source[3], 1, below, right, 2, 2, MPI_INT, bottom);
+    MPI_Win_fence(0, bottom);
+    CHECK(exposed[0] == 10 * left + 4 && exposed[1] == 10 * left + 1 &&
+              exposed[2] == 10 * left + 1 && exposed[3] == 10 * left + 2,
+          "puts from below the buffer: %d %d %d %d", exposed[0], exposed[1], exposed[2],
+          exposed[3]);
+    MPI_Get(&sink[3], 1, below, right, 0, 2, MPI_INT, bottom);
+    MPI_Win_fence(0, bottom);
+    CHECK(sink[0] == 10 * rank + 4 && sink[1] == 10 * rank + 1 && sink[2] == 0 && sink[3] == 0,
+          "get into below the buffer: %d %d %d %d", sink[0], sink[1], sink[2], sink[3]);
+    MPI_Type_free(&absolute);
+    MPI_Type_free(&below);
+    MPI_Win_free(&bottom);
+
     /* Errors: an uncommitted type; a freed one. */
     MPI_Datatype loose;
     MPI_Type_contiguous(3, MPI_INT, &loose);

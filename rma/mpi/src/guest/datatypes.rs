@@ -639,6 +639,81 @@ pub(super) fn pieces(ty: &Committed<u8>, count: c_int) -> Result<Vec<(usize, usi
     Ok(out)
 }
 
+/// The bytes `count` copies of committed `ty` pick from the buffer at
+/// `buf`, as (address, length) pairs in the type's order: for a buffer
+/// that [`pieces`] cannot describe from its start, because the type
+/// reaches below it (a negative lower bound) or `buf` is `MPI_BOTTOM`
+/// (null) and the displacements are addresses (`MPI_Get_address`).
+pub(super) fn addressed_pieces(
+    buf: *const c_void,
+    ty: &Committed<u8>,
+    count: c_int,
+) -> Result<Vec<(usize, usize)>, Failure> {
+    let count = count_of(count, "count")?;
+    let extent = ty.shape().extent as i64;
+    let base = buf as usize as i64;
+    let mut out = heap_vec(ty.runs().len().saturating_mul(count as usize), "its pieces")?;
+    for k in 0..i64::from(count) {
+        for run in ty.runs() {
+            // Addresses above 2 GiB are negative `MPI_Aint`s: an address
+            // is the displacement's bits, taken modulo the address space.
+            let at = (base + k * extent + run.start).rem_euclid(1 << usize::BITS.min(63));
+            let address = usize::try_from(at)
+                .ok()
+                .filter(|a| a.checked_add(run.len as usize).is_some() && *a != 0)
+                .ok_or_else(|| {
+                    Failure::new(
+                        Class::Type,
+                        format!(
+                            "a datatype that picks bytes at address {at:#x}, outside memory \
+                             (buffer {buf:p})"
+                        ),
+                    )
+                })?;
+            out.push((address, run.len as usize));
+        }
+    }
+    Ok(out)
+}
+
+/// The bytes `pieces` ([`addressed_pieces`]) pick, in their order.
+///
+/// # Safety
+/// Every piece must be readable memory, as MPI promises of the bytes an
+/// origin buffer's type picks.
+pub(super) unsafe fn gather_addressed(pieces: &[(usize, usize)]) -> Result<Vec<u8>, Failure> {
+    let mut out = heap_buffer(pieces.iter().map(|&(_, l)| l).sum())?;
+    for &(address, len) in pieces {
+        // SAFETY: as the caller promises.
+        let bytes = unsafe {
+            core::slice::from_raw_parts(core::ptr::with_exposed_provenance::<u8>(address), len)
+        };
+        out.extend_from_slice(bytes);
+    }
+    Ok(out)
+}
+
+/// Writes `packed` into the bytes `pieces` ([`addressed_pieces`]) pick,
+/// in their order.
+///
+/// # Safety
+/// Every piece must be writable memory that nothing else reaches, as MPI
+/// promises of the bytes a receiving buffer's type picks.
+pub(super) unsafe fn scatter_addressed(packed: &[u8], pieces: &[(usize, usize)]) {
+    let mut at = 0;
+    for &(address, len) in pieces {
+        // SAFETY: as the caller promises.
+        let bytes = unsafe {
+            core::slice::from_raw_parts_mut(
+                core::ptr::with_exposed_provenance_mut::<u8>(address),
+                len,
+            )
+        };
+        bytes.copy_from_slice(&packed[at..at + len]);
+        at += len;
+    }
+}
+
 /// The bytes one past the last `pieces` reaches: the buffer they need.
 pub(super) fn span(pieces: &[(usize, usize)]) -> usize {
     pieces.iter().map(|(s, l)| s + l).max().unwrap_or(0)

@@ -986,9 +986,26 @@ fn put(
         });
     }
     let (ol, tl) = (byte_layout(&o)?, byte_layout(&t)?);
-    let reach = span(&datatypes::pieces(&ol, count)?);
+    let pieces = datatypes::pieces(&ol, count)
+        .ok()
+        .filter(|_| !origin.is_null());
+    let Some(pieces) = pieces else {
+        // The type reaches below the buffer, or the buffer is MPI_BOTTOM:
+        // the bytes go packed, picked at their addresses.
+        let picked = datatypes::addressed_pieces(origin, &ol, count)?;
+        // SAFETY: MPI's origin buffer holds every byte its type picks.
+        let packed = unsafe { datatypes::gather_addressed(&picked) }?;
+        let whole = rma::Datatype::<u8>::element().commit()?;
+        let (ol, tl) = (whole.times(packed.len() as u32), tl.times(tcount as u32));
+        return Ok(if request {
+            Some(rma.rput_typed(w, target, d, &packed, ol, tl)?)
+        } else {
+            rma.put_typed(w, target, d, &packed, ol, tl)?;
+            None
+        });
+    };
     // SAFETY: MPI's origin buffer holds every byte its type picks.
-    let data = unsafe { input(origin, reach) }?;
+    let data = unsafe { input(origin, span(&pieces)) }?;
     let (ol, tl) = (ol.times(count as u32), tl.times(tcount as u32));
     Ok(if request {
         Some(rma.rput_typed(w, target, d, data, ol, tl)?)
@@ -1030,9 +1047,28 @@ fn get(
         });
     }
     let (ol, tl) = (byte_layout(&o)?, byte_layout(&t)?);
-    let reach = span(&datatypes::pieces(&ol, count)?);
+    let pieces = datatypes::pieces(&ol, count)
+        .ok()
+        .filter(|_| !origin.is_null());
+    let Some(pieces) = pieces else {
+        // As in `put`: the bytes arrive packed, then go to their addresses
+        // (they are in place when the call returns, as below).
+        let picked = datatypes::addressed_pieces(origin, &ol, count)?;
+        let mut packed = vec![0; picked.iter().map(|&(_, l)| l).sum()];
+        let whole = rma::Datatype::<u8>::element().commit()?;
+        let (ol, tl) = (whole.times(packed.len() as u32), tl.times(tcount as u32));
+        let r = if request {
+            Some(rma.rget_typed(w, target, d, &mut packed, ol, tl)?)
+        } else {
+            rma.get_typed(w, target, d, &mut packed, ol, tl)?;
+            None
+        };
+        // SAFETY: MPI's origin buffer holds every byte its type picks.
+        unsafe { datatypes::scatter_addressed(&packed, &picked) };
+        return Ok(r);
+    };
     // SAFETY: MPI's origin buffer holds every byte its type picks.
-    let buf = unsafe { output(origin, reach) }?;
+    let buf = unsafe { output(origin, span(&pieces)) }?;
     let (ol, tl) = (ol.times(count as u32), tl.times(tcount as u32));
     Ok(if request {
         Some(rma.rget_typed(w, target, d, buf, ol, tl)?)
