@@ -25,6 +25,12 @@
 //! A core that panics makes every other core's next wait panic too, and a
 //! wait that sees no progress for [`WAIT_LIMIT`] panics naming its core, so
 //! a broken protocol fails a test instead of hanging it.
+//!
+//! [`Mock::run_watching`] waits as the emulator's modelled time does: a
+//! poll that finds nothing sleeps until a store reaches one of the MPB
+//! lines it read (the first [`MAX_WATCHED`] of them), so a wait whose last
+//! poll did not read the line its wakening depends on hangs, and panics
+//! after [`WATCH_LIMIT`] naming the lines it waits on.
 #![forbid(unsafe_code)]
 
 extern crate std;
@@ -46,10 +52,25 @@ use super::{
 /// How long one wait may go without its condition becoming true.
 pub const WAIT_LIMIT: Duration = Duration::from_secs(60);
 
+/// How long a wait of [`Mock::run_watching`] may sleep without a store to
+/// a line it watches.
+pub const WATCH_LIMIT: Duration = Duration::from_secs(10);
+
+/// Most MPB lines one poll watches (as the emulator's): a poll reading
+/// more watches its first.
+pub const MAX_WATCHED: usize = 64;
+
+/// Bytes of an MPB line, the unit a poll watches.
+const LINE: usize = 32;
+
 /// Polls a waiting thread makes before it starts sleeping between polls.
 const SPIN_POLLS: u32 = 64;
 /// Longest sleep between polls when nothing wakes the thread.
 const SLEEP: Duration = Duration::from_micros(200);
+
+/// The MPB lines a poll read (line numbers across every core's half),
+/// each with its store count before the read.
+type Watched = Vec<(usize, u32)>;
 
 /// What all threads of one run share.
 #[derive(Debug)]
@@ -70,6 +91,15 @@ struct Shared {
     dram: Vec<Dram>,
     /// Each core's mappings, by LUT entry.
     mappings: Vec<Mutex<Mappings>>,
+    /// Whether waits sleep until a line they read is written
+    /// ([`Mock::run_watching`]).
+    watching: bool,
+    /// Stores to each MPB line, line after line of every core's half
+    /// (counted only when `watching`).
+    stores: Vec<AtomicU32>,
+    /// Per core, the poll in progress of a watching wait: the lines it
+    /// read, each with its store count before the read.
+    polls: Vec<Mutex<Option<Watched>>>,
 }
 
 /// Bytes of DRAM allocated at once.
@@ -176,6 +206,17 @@ impl Mock {
         Self::run_on(chip::DEFAULT_CHIP, cores, program)
     }
 
+    /// As [`Mock::run`], but a wait's poll that finds nothing sleeps until
+    /// a store reaches one of the MPB lines it read, as under the
+    /// emulator's modelled time (see the [module doc](self)).
+    ///
+    /// # Panics
+    /// As [`Mock::run`]; also if a wait sleeps [`WATCH_LIMIT`] without a
+    /// store to the lines it watches.
+    pub fn run_watching<T: Send>(cores: u32, program: impl Fn(&Mock) -> T + Sync) -> Vec<T> {
+        Self::start(chip::DEFAULT_CHIP, cores, true, program)
+    }
+
     /// As [`Mock::run`], on cores of `chip`.
     ///
     /// # Panics
@@ -183,6 +224,15 @@ impl Mock {
     pub fn run_on<T: Send>(
         chip: &'static Chip,
         cores: u32,
+        program: impl Fn(&Mock) -> T + Sync,
+    ) -> Vec<T> {
+        Self::start(chip, cores, false, program)
+    }
+
+    fn start<T: Send>(
+        chip: &'static Chip,
+        cores: u32,
+        watching: bool,
         program: impl Fn(&Mock) -> T + Sync,
     ) -> Vec<T> {
         let chip_cores = chip.cores();
@@ -212,6 +262,11 @@ impl Mock {
                     })
                 })
                 .collect(),
+            watching,
+            stores: (0..words * 4 * chip_cores as usize / LINE)
+                .map(|_| AtomicU32::new(0))
+                .collect(),
+            polls: (0..cores).map(|_| Mutex::new(None)).collect(),
         });
         let program = &program;
         std::thread::scope(|scope| {
@@ -282,6 +337,56 @@ impl Mock {
 
     fn word(&self, byte: usize) -> &AtomicU32 {
         &self.shared.mpb[byte / 4]
+    }
+
+    /// The poll in progress of this core's watching wait.
+    fn poll(&self) -> std::sync::MutexGuard<'_, Option<Watched>> {
+        self.shared.polls[self.core.index()]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A read of `len` bytes at byte `base` of the MPBs is about to
+    /// happen: a watching poll in progress watches its lines.
+    fn watch(&self, base: usize, len: usize) {
+        if !self.shared.watching {
+            return;
+        }
+        let mut poll = self.poll();
+        let Some(lines) = poll.as_mut() else {
+            return;
+        };
+        for line in base / LINE..(base + len.max(1)).div_ceil(LINE) {
+            if lines.len() < MAX_WATCHED && !lines.iter().any(|&(l, _)| l == line) {
+                lines.push((line, self.shared.stores[line].load(Ordering::SeqCst)));
+            }
+        }
+    }
+
+    /// A store of `len` bytes at byte `base` of the MPBs was made.
+    fn stored(&self, base: usize, len: usize) {
+        if self.shared.watching {
+            for line in base / LINE..(base + len.max(1)).div_ceil(LINE) {
+                self.shared.stores[line].fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// Whether a store reached one of `lines` since it was read.
+    fn any_stored(&self, lines: &[(usize, u32)]) -> bool {
+        lines
+            .iter()
+            .any(|&(line, seen)| self.shared.stores[line].load(Ordering::SeqCst) != seen)
+    }
+
+    /// `lines` named as `core+offset` of the MPB halves.
+    fn describe(&self, lines: &[(usize, u32)]) -> std::string::String {
+        let per_core = self.shared.chip.mpb_bytes_per_core() as usize / LINE;
+        let named: Vec<_> = lines
+            .iter()
+            .map(|&(line, _)| std::format!("{}+{:#x}", line / per_core, line % per_core * LINE))
+            .collect();
+        named.join(" ")
     }
 
     /// Wakes every sleeping core: shared DRAM changed.
@@ -357,8 +462,9 @@ impl Mpb for Mock {
             "MPB word at {offset:#x} unaligned"
         );
         self.check_range(offset, 4);
-        self.word(self.half_base(half) + offset as usize)
-            .load(Ordering::Acquire)
+        let at = self.half_base(half) + offset as usize;
+        self.watch(at, 4);
+        self.word(at).load(Ordering::Acquire)
     }
 
     fn mpb_write_u32(&self, half: MpbHalf, offset: u32, value: u32) {
@@ -367,14 +473,16 @@ impl Mpb for Mock {
             "MPB word at {offset:#x} unaligned"
         );
         self.check_range(offset, 4);
-        self.word(self.half_base(half) + offset as usize)
-            .store(value, Ordering::Release);
+        let at = self.half_base(half) + offset as usize;
+        self.word(at).store(value, Ordering::Release);
+        self.stored(at, 4);
         self.shared.doorbells[self.half_core(half)].ring();
     }
 
     fn mpb_read(&self, half: MpbHalf, offset: u32, buf: &mut [u8]) {
         self.check_range(offset, buf.len());
         let base = (self.half_base(half) + offset as usize) as u64;
+        self.watch(base as usize, buf.len());
         read_words(base, buf, |byte| self.word(byte as usize));
     }
 
@@ -382,6 +490,7 @@ impl Mpb for Mock {
         self.check_range(offset, data.len());
         let base = (self.half_base(half) + offset as usize) as u64;
         write_words(base, data, |byte| self.word(byte as usize));
+        self.stored(base as usize, data.len());
         self.shared.doorbells[self.half_core(half)].ring();
     }
 }
@@ -516,6 +625,10 @@ impl Wait for Mock {
     /// Spins a little (yielding the host CPU), then sleeps between polls
     /// until its MPB half is written or a short timeout passes.
     fn wait_for<T>(&self, mut ready: impl FnMut() -> Option<T>) -> T {
+        // A wait inside a watching poll is part of that poll.
+        if self.shared.watching && self.poll().is_none() {
+            return self.wait_watching(ready);
+        }
         let start = Instant::now();
         let doorbell = &self.shared.doorbells[self.core.index()];
         let mut polls = 0u32;
@@ -545,6 +658,50 @@ impl Wait for Mock {
                     continue;
                 }
                 doorbell.sleep(seen);
+            }
+        }
+    }
+}
+
+impl Mock {
+    /// [`Wait::wait_for`] of [`Mock::run_watching`]: after a poll that
+    /// found nothing, sleeps until a store reaches a line the poll read
+    /// (a poll that read no MPB line sleeps as [`Mock::run`]'s waits do).
+    fn wait_watching<T>(&self, mut ready: impl FnMut() -> Option<T>) -> T {
+        let start = Instant::now();
+        let doorbell = &self.shared.doorbells[self.core.index()];
+        loop {
+            let seen = doorbell.rings.load(Ordering::SeqCst);
+            *self.poll() = Some(Vec::new());
+            let found = ready();
+            let lines = self.poll().take().unwrap_or_default();
+            if let Some(value) = found {
+                return value;
+            }
+            let asleep = Instant::now();
+            while !self.any_stored(&lines) {
+                assert!(
+                    !self.shared.failed.load(Ordering::Relaxed),
+                    "{} stops waiting: another core panicked",
+                    self.core
+                );
+                if lines.is_empty() {
+                    assert!(
+                        start.elapsed() < WAIT_LIMIT,
+                        "{} waited {WAIT_LIMIT:?} without progress",
+                        self.core
+                    );
+                    doorbell.sleep(seen);
+                    break;
+                }
+                assert!(
+                    asleep.elapsed() < WATCH_LIMIT,
+                    "{} waited {WATCH_LIMIT:?} for a store to the MPB lines its last poll read \
+                     (core+offset): {}",
+                    self.core,
+                    self.describe(&lines)
+                );
+                doorbell.sleep(doorbell.rings.load(Ordering::SeqCst));
             }
         }
     }
