@@ -712,12 +712,9 @@ impl<H: Hal> Link<'_, H> {
         start: u32,
     ) -> Option<(u32, Result<Vec<u8>, RmaError>)> {
         let n = members.len() as u32;
-        for step in 0..n {
-            let src = members[((start + step) % n) as usize];
-            if src == self.ch.me {
-                continue;
-            }
-            if let Some(Some(early)) = self.try_recv_partial_chunk(src) {
+        let order = (0..n).map(|step| members[((start + step) % n) as usize]);
+        for src in self.publishing(order) {
+            if let Some(early) = self.take_partial_chunk(src) {
                 if early.context == self.context {
                     return Some((early.source, early.into_data()));
                 }
@@ -731,17 +728,43 @@ impl<H: Hal> Link<'_, H> {
     /// taking at most one chunk from each; the first message that completes, whatever
     /// its context, is returned.
     fn poll_all(&mut self, world: u32, skip: Option<u32>) -> Option<Early> {
-        for step in 0..world {
-            let src = (self.ch.next_drain + step) % world;
-            if src == self.ch.me || Some(src) == skip {
-                continue;
-            }
-            if let Some(Some(early)) = self.try_recv_partial_chunk(src) {
+        let start = self.ch.next_drain;
+        let order = (0..world)
+            .map(|step| (start + step) % world)
+            .filter(|&src| Some(src) != skip);
+        for src in self.publishing(order) {
+            if let Some(early) = self.take_partial_chunk(src) {
                 self.ch.next_drain = (src + 1) % world;
                 return Some(early);
             }
         }
         None
+    }
+
+    /// The sources of `order` (world ranks; this core is left out) that
+    /// published a chunk not yet taken, in that order.
+    ///
+    /// Every source's line is read before any chunk is. A wait sleeps
+    /// until a line its last poll read is written, and the emulator's
+    /// modelled time watches only the first 64 lines a poll reads; a chunk
+    /// is up to a data buffer of lines (192 on the SCC), so a poll that
+    /// took one before reading the lines of the sources after it slept
+    /// without watching them, and never woke for their next chunk. NAS
+    /// FT's transpose stopped so on 32 cores: a sender waited for the
+    /// acknowledgement of a receiver asleep on other lines.
+    fn publishing(&mut self, order: impl Iterator<Item = u32>) -> Vec<u32> {
+        let me = self.ch.me;
+        order
+            .filter(|&src| src != me && self.has_chunk(src))
+            .collect()
+    }
+
+    /// Whether `src` published a chunk this core has not taken.
+    fn has_chunk(&self, src: u32) -> bool {
+        let hal = self.hal;
+        hal.invalidate_mpbt();
+        let published = hal.mpb_read_u32(MpbHalf::Own, self.layout.peer(src) + PEER_SENT);
+        published != self.ch.received[src as usize]
     }
 
     /// Takes the next chunk from `src` into its partial message if `src`
@@ -751,13 +774,15 @@ impl<H: Hal> Link<'_, H> {
     /// chunk was taken and the message is not complete; `Some(Some(_))`
     /// with the message once its last chunk is in.
     fn try_recv_partial_chunk(&mut self, src: u32) -> Option<Option<Early>> {
+        self.has_chunk(src).then(|| self.take_partial_chunk(src))
+    }
+
+    /// Takes the chunk `src` published (its line read since, by
+    /// [`has_chunk`](Self::has_chunk)) into its partial message; the
+    /// message once its last chunk is in.
+    fn take_partial_chunk(&mut self, src: u32) -> Option<Early> {
         let (hal, layout) = (self.hal, self.layout);
         let line = layout.peer(src);
-        hal.invalidate_mpbt();
-        let published = hal.mpb_read_u32(MpbHalf::Own, line + PEER_SENT);
-        if published == self.ch.received[src as usize] {
-            return None;
-        }
         let mut partial = match self.ch.partial[src as usize].take() {
             Some(partial) => partial,
             None => {
@@ -788,15 +813,15 @@ impl<H: Hal> Link<'_, H> {
         self.acknowledge(src);
         partial.offset += chunk;
         if partial.offset == partial.length {
-            Some(Some(Early {
+            Some(Early {
                 source: src,
                 context: partial.context,
                 data: partial.data,
                 lost: partial.lost.then_some(partial.length),
-            }))
+            })
         } else {
             self.ch.partial[src as usize] = Some(partial);
-            Some(None)
+            None
         }
     }
 }

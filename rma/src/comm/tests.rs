@@ -7,6 +7,7 @@ use std::vec::Vec;
 
 use super::*;
 use crate::ErrorClass;
+use crate::hal::Wait;
 use crate::hal::mock::Mock;
 
 const CORES: [u32; 5] = [1, 2, 3, 8, 48];
@@ -572,4 +573,51 @@ fn the_channel_and_collectives_run_on_the_8x8_chip() {
         Layout::for_chip(chip).unwrap().data_bytes
             > Layout::for_chip(&chip::SCC).unwrap().data_bytes
     );
+}
+
+#[test]
+fn a_transpose_of_progressing_sends_wakes_every_waiting_receiver() {
+    // NAS FT's two-sided transpose as the MPI library makes it: every rank
+    // sends pieces of several chunks to every other with progressing
+    // sends, then waits, taking messages in with `try_recv_any`, until all
+    // of its pieces are in. A wait sleeps until a line its last poll read
+    // is written (the emulator's rule), so that poll must read the line of
+    // every source that may still send.
+    const PLANES: usize = 3;
+    const ROUNDS: usize = 3;
+    let n = 8;
+    Mock::run_watching(n, |hal| {
+        let mut c = comm(hal);
+        let me = c.rank();
+        let len = 16 * 1024 + 4;
+        for round in 0..ROUNDS {
+            for plane in 0..PLANES {
+                for i in 1..n {
+                    let to = (me + i) % n;
+                    let mut msg = payload(me, to, len);
+                    msg[0] = plane as u8;
+                    msg[1] = round as u8;
+                    c.send_progressing(to, &msg).unwrap();
+                }
+            }
+            let mut got = std::vec![0usize; n as usize];
+            let expected = PLANES * (n as usize - 1);
+            hal.wait_for(|| {
+                while let Some((src, msg)) = c.try_recv_any() {
+                    let msg = msg.unwrap();
+                    let mut want = payload(src, me, len);
+                    want[0] = got[src as usize] as u8;
+                    want[1] = round as u8;
+                    assert!(
+                        msg == want,
+                        "round {round}: piece {} {src} -> {me}",
+                        got[src as usize]
+                    );
+                    got[src as usize] += 1;
+                }
+                (got.iter().sum::<usize>() == expected).then_some(())
+            });
+            c.barrier();
+        }
+    });
 }
