@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The flags C code for the cores is compiled with: the C runtime itself
 // (build.rs), its 32-bit test programs (src/tests) and C programs
-// (`cargo xtask run --c`). Read by build.rs with `include!` and exported
-// by the library, so there is one list.
+// (`cargo xtask run --c`). Read with `include!` by build.rs and by xtask
+// (`xtask::build::cflags`, which so does not build this crate), and
+// exported by the library, so there is one list.
 
 /// Flags for code that sees only our headers and no C library or runtime
 /// of the host's: the C runtime's own for the host tests too.

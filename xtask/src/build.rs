@@ -14,6 +14,14 @@ use anyhow::{Context, Result, bail, ensure};
 
 /// The guest's target: the prebuilt 32-bit target builds a bare-metal P54C
 /// kernel on the stable toolchain (see `.cargo/config.toml`).
+/// The flags C code for the cores is compiled with, from the C runtime's
+/// one list (`kernel/crt/cflags.rs`, which its build script includes too):
+/// included, not taken from the crate, so that building xtask does not
+/// build the C runtime.
+pub mod cflags {
+    include!("../../kernel/crt/cflags.rs");
+}
+
 pub const KERNEL_TARGET: &str = "i586-unknown-linux-gnu";
 
 /// The app a run boots.
@@ -277,7 +285,7 @@ pub fn build_app(app: &App, quiet: bool) -> Result<Artifacts> {
 }
 
 /// The flags C programs are compiled with for the guest, beside the C
-/// runtime's own ([`crt::TARGET_CFLAGS`], [`crt::FREESTANDING_CFLAGS`]):
+/// runtime's own ([`cflags::TARGET_CFLAGS`], [`cflags::FREESTANDING_CFLAGS`]):
 /// C11, optimised, with debug information and warnings.
 pub const PROGRAM_CFLAGS: &[&str] = &["-std=c11", "-O2", "-g", "-Wall"];
 
@@ -294,8 +302,8 @@ pub fn build_libmpi(quiet: bool) -> Result<PathBuf> {
     Ok(target_dir().join(KERNEL_TARGET).join("release/libmpi.a"))
 }
 
-/// The gcc command that compiles C for the cores: [`crt::TARGET_CFLAGS`],
-/// [`crt::FREESTANDING_CFLAGS`], [`PROGRAM_CFLAGS`], then `extra` (a
+/// The gcc command that compiles C for the cores: [`cflags::TARGET_CFLAGS`],
+/// [`cflags::FREESTANDING_CFLAGS`], [`PROGRAM_CFLAGS`], then `extra` (a
 /// user's flags: gcc takes the last `-O` and `-std`, so theirs win over
 /// the defaults), then the include directories of the C runtime and of
 /// `mpi.h`. The caller adds `-c`, the source and `-o`.
@@ -303,8 +311,8 @@ pub fn compile_command(extra: &[String]) -> Command {
     let root = workspace_root();
     let mut compile = Command::new("gcc");
     compile
-        .args(crt::TARGET_CFLAGS)
-        .args(crt::FREESTANDING_CFLAGS)
+        .args(cflags::TARGET_CFLAGS)
+        .args(cflags::FREESTANDING_CFLAGS)
         .args(PROGRAM_CFLAGS)
         .args(extra);
     compile.arg("-I").arg(root.join("kernel/crt/include"));
