@@ -53,7 +53,9 @@ impl CoreSet {
 /// The records of one shared file: `words` words per line of G.
 #[derive(Debug)]
 pub(super) struct LineRecords {
+    /// The shared file, mapped.
     map: Mapping,
+    /// Words per record: one of flags, then the cores'.
     words: u64,
 }
 

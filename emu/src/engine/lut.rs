@@ -8,6 +8,7 @@ use super::*;
 /// Where QEMU shows one LUT page to the guest, for remapping.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct HostPage {
+    /// Address of the page in this process.
     pub(super) host: usize,
     /// Bytes QEMU maps there: a LUT page, or less (the own MPB).
     pub(super) len: usize,

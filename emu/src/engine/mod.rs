@@ -144,21 +144,41 @@ pub fn trace_path(dir: &Path, core: usize) -> std::path::PathBuf {
 /// One core's memory-system engine.
 #[derive(Debug)]
 pub struct Engine {
+    /// The chip the run models.
     chip: &'static Chip,
+    /// The core this engine models.
     core: CoreId,
+    /// Cores in the run: the views mapped, one per running core.
     cores: u32,
+    /// Where each region of the chip lies in G and the views.
     layout: Layout,
+    /// The run's directory, where its shared files and reports are.
     dir: PathBuf,
+    /// G, the chip memory (`chip.mem`): what the chip's memory and
+    /// registers hold.
     g: Mapping,
+    /// G's file, which QEMU maps at register pages (for remapping them).
     g_file: File,
+    /// Every running core's view V_c, by core index: what its loads
+    /// return.
     views: Vec<Mapping>,
+    /// This core's view's file, which QEMU maps at cacheable pages (for
+    /// remapping them).
     own_view: File,
+    /// Per line of G: its lock, last writer and holders (module docs).
     directory: LineRecords,
+    /// The core's private RAM, where its page tables are: mapped the
+    /// first time paging is on.
     ram: Option<Mapping>,
+    /// The caches' and write-combine buffer's model, and its statistics.
     memory: CoreMemory,
+    /// Page types read from the guest's page tables, until flushed.
     tlb: Tlb,
+    /// The guest's CR0 as last written (bit 31: paging on).
     cr0: u32,
+    /// The guest's CR3 as last written: its page directory.
     cr3: u32,
+    /// The core's LUT as in force at its last access.
     lut: Lut,
     /// Pairs of LUT entries that reach the same page (the own-MPB entry
     /// and the tile's MPB entry, or a free entry pointed at memory another
@@ -167,19 +187,31 @@ pub struct Engine {
     aliases: Vec<(u8, u8)>,
     /// Offset in G of this core's LUT registers in its tile's CRB.
     lut_registers: u64,
+    /// The bytes in the write-combine buffer, at their offsets in its
+    /// line (which bytes are valid, the model of the buffer says).
     wcb: [u8; CACHE_LINE],
+    /// Whether the coherence checker is on: shared loads are compared with
+    /// G.
     check: bool,
+    /// Stale reads the checker found.
     stale_reads: u64,
+    /// The first [`STALE_KEPT`] stale reads, for the report.
     stale: Vec<StaleRead>,
+    /// Per core of the chip, the operations this core made on that core's
+    /// test-and-set register.
     tsr: Vec<TsrStats>,
     /// Who last wrote each LUT entry of each core
     /// ([`chipmem::lut_writes_path`]).
     lut_writes: Mapping,
-    /// Stores to read-only registers, all undone, and the first distinct
-    /// ones.
+    /// Stores to read-only registers, all undone.
     read_only_writes: u64,
+    /// The first [`crate::report::READ_ONLY_KEPT`] distinct stores to
+    /// read-only registers, each with its count.
     read_only: Vec<crate::report::ReadOnlyWrite>,
+    /// Per LUT entry, where QEMU shows its page in this process (`None`:
+    /// no device there); found at the first LUT write that needs it.
     host_pages: Option<Vec<Option<HostPage>>>,
+    /// Modelled time, with timing on.
     time: Option<Time>,
     /// The report as it stood when the program said it was over
     /// ([`chip::EmuCall::Exit`]): what the core runs after is not counted.
@@ -190,8 +222,9 @@ pub struct Engine {
     /// load: a store by the same instruction to the same address next is
     /// the second half of a locked exchange.
     last_register_load: Option<(u32, u32)>,
-    /// [`Engine::shared_low`] and [`Engine::shared_high`] of the chip.
+    /// [`Engine::shared_low`] of the chip.
     shared_low: u32,
+    /// [`Engine::shared_high`] of the chip.
     shared_high: u32,
 }
 

@@ -107,6 +107,7 @@ pub(super) struct Poll {
     /// When its accesses count as made: its start, or the time it last
     /// ordered again ([`Time::renew_poll`]).
     made_at: u64,
+    /// The lines its loads read, the first [`MAX_WATCHED`].
     lines: Vec<Watched>,
     /// Its mesh accesses so far.
     accesses: u64,
@@ -116,8 +117,11 @@ pub(super) struct Poll {
 /// it reaches (for the polls a wait charges).
 #[derive(Debug, Clone, Copy)]
 struct Watched {
+    /// Offset of the line in G.
     s: u64,
+    /// The line's stamp when the poll read it.
     seen: u64,
+    /// What reading the line reaches.
     target: Target,
 }
 
@@ -130,8 +134,11 @@ pub(super) struct Pending {
     calendar: u32,
     /// When the access that made the first of them was issued.
     issued: u64,
+    /// The bucket of the calendar they are in.
     k: u64,
+    /// How many requests.
     requests: u64,
+    /// Cycles the resource is busy with each (the longest of them).
     service: u64,
     /// Its wait in 1/[`Resource::wait_scale`] cycles, computed before the
     /// core waited ([`Bookings::capture`]): charged as if computed when
@@ -375,11 +382,15 @@ impl Bookings {
 /// The modelled clock and what it needs (timing on).
 #[derive(Debug)]
 pub(super) struct Time {
+    /// What each access costs this core, by where it completes.
     pub(super) latencies: Latencies,
     /// The routers each access's request passes whose register blocks
     /// may hold it up.
     pub(super) crossings: Crossings,
+    /// The core's modelled clock.
     pub(super) clock: CoreClock,
+    /// The run's clocks file: every core's clock and state, and the
+    /// resources' shared calendars.
     pub(super) clocks: Clocks,
     /// Per line of G, when it was last written (see [`crate::timing`]).
     pub(super) stamps: Mapping,
