@@ -4,6 +4,7 @@
 //! write-backs, write-throughs, WCB flushes, drops), published to the other
 //! cores' views under the line's lock.
 
+use super::checker::ReadPart;
 use super::*;
 
 impl Engine {
@@ -39,10 +40,61 @@ impl Engine {
                 }
             }
         }
-        if a.kind == Kind::Load && self.check {
+        if a.kind == Kind::Load && self.checker.on() {
             self.check_load(&a, &access)?;
         }
         Ok(access)
+    }
+
+    /// Hands the checker each part of load `a` that the caches returned
+    /// (a part read from memory is fresh by the invariant).
+    fn check_load(&mut self, a: &GuestAccess, access: &Access) -> Result<()> {
+        let value = a.value.to_le_bytes();
+        for p in access.parts() {
+            if !matches!(p.outcome, Outcome::L1 | Outcome::L2) {
+                continue; // read from memory: fresh by the invariant
+            }
+            let line = p.addr & !(CACHE_LINE as u32 - 1);
+            let dirty = [self.memory.l1().peek(line), self.memory.l2().peek(line)]
+                .iter()
+                .any(|s| s.is_some_and(|s| s.dirty));
+            if dirty {
+                continue; // the core's own newer data
+            }
+            let s = self.system_line(line)?;
+            let mut memory = [0; CACHE_LINE];
+            self.g.read(s, &mut memory);
+            let part = ReadPart {
+                value: &value,
+                from: (p.addr - a.paddr) as usize,
+                at: (p.addr - line) as usize,
+                len: p.len as usize,
+                wcb: self.memory.wcb_mask(line),
+                memory: &memory,
+            };
+            if !part.stale() {
+                continue;
+            }
+            let describe = || {
+                let writer = (self.directory.flags(s) & WRITER) as u32;
+                let t = self
+                    .lut
+                    .translate(a.paddr)
+                    .map_err(|e| Error::Model(format!("core {}: {e}", self.core.index())))?;
+                Ok(StaleRead {
+                    reader: self.core.index() as u32,
+                    paddr: a.paddr,
+                    target: describe(self.chip, t.target, t.offset),
+                    insn: a.insn,
+                    len: a.len,
+                    read: a.value,
+                    memory: part.held(),
+                    writer: writer.checked_sub(1),
+                })
+            };
+            self.checker.found(describe)?;
+        }
+        Ok(())
     }
 
     /// Puts the bytes of store `a`'s part `p` into the WCB's data, and

@@ -89,8 +89,9 @@
 //!
 //! One concern each: `datapath` (accesses through the caches' model,
 //! publish and refresh under the line lock), `lut` (live LUTs),
-//! `registers` (TSR counts, the global timestamp), `checker` (stale
-//! reads), `time` (modelled time and sync points), `traffic` (bytes
+//! `registers` (TSR counts, the global timestamp), `checker` (the
+//! `Checker`, which owns the stale reads it finds and decides whether a
+//! load's part is stale; `datapath` hands it what a load read), `time` (modelled time and sync points), `traffic` (bytes
 //! per MPB, controller and router); this file holds the engine and its
 //! entry points.
 
@@ -119,10 +120,11 @@ use crate::model::paging::{PageType, Tlb};
 use crate::model::stats::CoreStats;
 use crate::model::tsr::TsrStats;
 use crate::model::variation::Variation;
-use crate::report::{CoreReport, STALE_KEPT, StaleRead};
+use crate::report::{CoreReport, StaleRead};
 use crate::shm::{self, Mapping};
 use crate::timing::{Clocks, State};
 use crate::{Error, Result};
+use checker::Checker;
 use lines::{CoreSet, LineRecords};
 use lut::HostPage;
 use time::Time;
@@ -190,13 +192,9 @@ pub struct Engine {
     /// The bytes in the write-combine buffer, at their offsets in its
     /// line (which bytes are valid, the model of the buffer says).
     wcb: [u8; CACHE_LINE],
-    /// Whether the coherence checker is on: shared loads are compared with
-    /// G.
-    check: bool,
-    /// Stale reads the checker found.
-    stale_reads: u64,
-    /// The first [`STALE_KEPT`] stale reads, for the report.
-    stale: Vec<StaleRead>,
+    /// The coherence checker: whether it is on and the stale reads it
+    /// found.
+    checker: Checker,
     /// Per core of the chip, the operations this core made on that core's
     /// test-and-set register.
     tsr: Vec<TsrStats>,
@@ -396,9 +394,7 @@ impl Engine {
             aliases: Vec::new(),
             lut_registers,
             wcb: [0; CACHE_LINE],
-            check: model.check,
-            stale_reads: 0,
-            stale: Vec::new(),
+            checker: Checker::new(model.check),
             tsr: vec![TsrStats::default(); chip.cores() as usize],
             lut_writes,
             read_only_writes: 0,
@@ -883,7 +879,7 @@ impl Engine {
         if let Some(report) = &self.exited {
             return report.clone();
         }
-        let mut report = CoreReport::new(self.core.index() as u32, self.check);
+        let mut report = CoreReport::new(self.core.index() as u32, self.checker.on());
         report.stats = *self.memory.stats();
         report.stats.insns = self.insns;
         if let Some(time) = &self.time {
@@ -908,8 +904,7 @@ impl Engine {
             .filter(|(_, s)| **s != TsrStats::default())
             .map(|(i, s)| (i as u32, *s))
             .collect();
-        report.stale_reads = self.stale_reads;
-        report.stale = self.stale.clone();
+        self.checker.report(&mut report);
         report.read_only_writes = self.read_only_writes;
         report.read_only = self.read_only.clone();
         report
