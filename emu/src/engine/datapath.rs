@@ -9,7 +9,7 @@ use super::*;
 
 impl Engine {
     pub(super) fn memory_access(&mut self, a: GuestAccess) -> Result<Access> {
-        let page = self.page_type(a.vaddr)?;
+        let page = self.translator.page_type(a.vaddr)?;
         let access = self.through_caches(&a, page);
         let value = a.value.to_le_bytes();
         // A store's parts that went into the WCB take their bytes there;
@@ -78,7 +78,8 @@ impl Engine {
             let describe = || {
                 let writer = (self.directory.flags(s) & WRITER) as u32;
                 let t = self
-                    .lut
+                    .translator
+                    .lut()
                     .translate(a.paddr)
                     .map_err(|e| Error::Model(format!("core {}: {e}", self.core.index())))?;
                 Ok(StaleRead {
@@ -120,40 +121,9 @@ impl Engine {
         }
     }
 
-    pub(super) fn page_type(&mut self, vaddr: u32) -> Result<PageType> {
-        if self.cr0 & (1 << 31) != 0 && self.ram.is_none() {
-            let path = chipmem::ram_path(&self.dir, self.core);
-            let file = File::options()
-                .read(true)
-                .write(true)
-                .open(&path)
-                .map_err(Error::io(&path))?;
-            let len = file.metadata().map_err(Error::io(&path))?.len();
-            self.ram = Some(Mapping::new(&file, len).map_err(Error::io(&path))?);
-        }
-        let ram = &self.ram;
-        let read = |pa: u32| match ram {
-            Some(ram) if u64::from(pa) + 4 <= ram.len() => ram.load_u32(u64::from(pa)),
-            _ => 0,
-        };
-        let cr0 = self.cr0;
-        let cr3 = self.cr3;
-        let core = self.core.index();
-        self.tlb
-            .page_type(cr0, cr3, vaddr, read)
-            .map_err(|e| Error::Model(format!("core {core}: {e}")))
-    }
-
     /// The offset in G (and every view) of the line of `paddr`.
     pub(super) fn system_line(&self, paddr: u32) -> Result<u64> {
-        let t = self.lut.translate(paddr).map_err(|e| self.stop(e))?;
-        match self.layout.backing(t.target, self.core) {
-            Backing::Memory { offset } => Ok((offset + u64::from(t.offset)) & !(LINE - 1)),
-            _ => Err(self.stop(format_args!(
-                "a cached line at {paddr:#010x} now translates to {:?}, which is not memory",
-                t.target
-            ))),
-        }
+        self.translator.system_line(paddr)
     }
 
     /// Whether this core's caches hold `line` (system line `s`), directly
@@ -165,41 +135,10 @@ impl Engine {
         }
         let entry = Chip::lut_index(line) as u8;
         let offset = line % LUT_PAGE_SIZE;
-        self.aliases
-            .iter()
-            .filter_map(|&(a, b)| match entry {
-                e if e == a => Some(b),
-                e if e == b => Some(a),
-                _ => None,
-            })
-            .any(|e| {
-                let alias = u32::from(e) * LUT_PAGE_SIZE + offset;
-                self.memory.holds(alias) && self.system_line(alias).is_ok_and(|a| a == s)
-            })
-    }
-
-    /// Recomputes [`Engine::aliases`] from the LUT in force.
-    pub(super) fn find_aliases(&mut self) {
-        // Only entries that reach shared memory can alias a cached line
-        // (unused entries all hold the same value and reach nothing).
-        let memory: Vec<u8> = (0..chip::LUT_ENTRIES)
-            .map(|e| e as u8)
-            .filter(|&e| {
-                let target = self.chip.target_of(self.lut.entry(e));
-                matches!(
-                    self.layout.backing(target, self.core),
-                    Backing::Memory { .. }
-                )
-            })
-            .collect();
-        self.aliases.clear();
-        for (i, &a) in memory.iter().enumerate() {
-            for &b in &memory[i + 1..] {
-                if self.lut.entry(a) == self.lut.entry(b) {
-                    self.aliases.push((a, b));
-                }
-            }
-        }
+        self.translator.aliases_of(entry).any(|e| {
+            let alias = u32::from(e) * LUT_PAGE_SIZE + offset;
+            self.memory.holds(alias) && self.system_line(alias).is_ok_and(|a| a == s)
+        })
     }
 
     /// The bytes of system line `s` the write-combine buffer holds, under

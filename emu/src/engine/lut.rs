@@ -25,7 +25,7 @@ impl Engine {
             .g
             .load_u32(self.lut_registers + u64::from(chip::CrbLayout::LUT_STRIDE) * entry as u64)
             & LutEntry::MASK;
-        if raw != self.lut.entry(entry as u8).encode() {
+        if raw != self.translator.lut().entry(entry as u8).encode() {
             self.lut_changed(entry as u8, raw)?;
         }
         Ok(())
@@ -62,8 +62,7 @@ impl Engine {
                 self.directory.clear_flags(s, LOCKED);
             }
         }
-        self.lut.write_raw(entry, raw);
-        self.find_aliases();
+        self.translator.write_lut(entry, raw);
         for (l, data) in old {
             if let Ok(s) = self.system_line(l) {
                 self.directory.insert(s, self.me());
@@ -78,7 +77,7 @@ impl Engine {
         let Some(page) = self.host_page(entry)? else {
             return Ok(()); // no device there: accesses are reported
         };
-        let target = self.lut.translate(base).ok().map(|t| t.target);
+        let target = self.translator.lut().translate(base).ok().map(|t| t.target);
         let (file, offset) = match target.map(|t| self.layout.backing(t, self.core)) {
             Some(Backing::Memory { offset }) if page.view => (&self.own_view, offset),
             Some(Backing::Registers { offset }) if !page.view => (&self.g_file, offset),

@@ -104,6 +104,7 @@ mod registers;
 mod tests;
 mod time;
 mod traffic;
+mod translator;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -114,9 +115,8 @@ use crate::chipmem::{self, Backing, ChipMemory, Layout};
 use crate::model::cache::MruLines;
 use crate::model::hierarchy::{Access, Config, CoreMemory, Event, InCaches, Kind, Outcome, Part};
 use crate::model::latency::{Class, CoreClock, Latencies, Payload};
-use crate::model::lut::Lut;
 use crate::model::mesh;
-use crate::model::paging::{PageType, Tlb};
+use crate::model::paging::PageType;
 use crate::model::stats::CoreStats;
 use crate::model::tsr::TsrStats;
 use crate::model::variation::Variation;
@@ -128,6 +128,7 @@ use checker::Checker;
 use lines::{CoreSet, LineRecords};
 use lut::HostPage;
 use time::Time;
+use translator::Translator;
 
 const LINE: u64 = CACHE_LINE as u64;
 const FULL_LINE: u32 = u32::MAX;
@@ -169,24 +170,11 @@ pub struct Engine {
     own_view: File,
     /// Per line of G: its lock, last writer and holders (module docs).
     directory: LineRecords,
-    /// The core's private RAM, where its page tables are: mapped the
-    /// first time paging is on.
-    ram: Option<Mapping>,
     /// The caches' and write-combine buffer's model, and its statistics.
     memory: CoreMemory,
-    /// Page types read from the guest's page tables, until flushed.
-    tlb: Tlb,
-    /// The guest's CR0 as last written (bit 31: paging on).
-    cr0: u32,
-    /// The guest's CR3 as last written: its page directory.
-    cr3: u32,
-    /// The core's LUT as in force at its last access.
-    lut: Lut,
-    /// Pairs of LUT entries that reach the same page (the own-MPB entry
-    /// and the tile's MPB entry, or a free entry pointed at memory another
-    /// entry reaches), kept current on every LUT write so that releasing a
-    /// line need not search the whole LUT.
-    aliases: Vec<(u8, u8)>,
+    /// Translation: the page types of the guest's page tables (TLB, CR0,
+    /// CR3) and the LUT in force, with its aliases.
+    translator: Translator,
     /// Offset in G of this core's LUT registers in its tile's CRB.
     lut_registers: u64,
     /// The bytes in the write-combine buffer, at their offsets in its
@@ -374,7 +362,8 @@ impl Engine {
                 })
             }
         };
-        let mut engine = Self {
+        let translator = Translator::new(chip, core, layout, chipmem::ram_path(&dir, core));
+        let engine = Self {
             chip,
             core,
             cores,
@@ -385,13 +374,8 @@ impl Engine {
             views,
             own_view,
             directory,
-            ram: None,
             memory: CoreMemory::new(config).map_err(|e| Error::Model(e.to_string()))?,
-            tlb: Tlb::new(),
-            cr0: 0,
-            cr3: 0,
-            lut: Lut::new(chip, core),
-            aliases: Vec::new(),
+            translator,
             lut_registers,
             wcb: [0; CACHE_LINE],
             checker: Checker::new(model.check),
@@ -407,7 +391,6 @@ impl Engine {
             shared_low: Self::shared_low(chip),
             shared_high: Self::shared_high(chip),
         };
-        engine.find_aliases();
         engine.sign_fpga_bank();
         Ok(engine)
     }
@@ -445,7 +428,8 @@ impl Engine {
         let entry = Chip::lut_index(a.paddr);
         self.follow_remote_lut_write(entry)?;
         let t = self
-            .lut
+            .translator
+            .lut()
             .translate(a.paddr)
             .map_err(|e| self.stop(format_args!("{e}{}", self.lut_writer(entry))))?;
         match self.layout.backing(t.target, self.core) {
@@ -533,14 +517,14 @@ impl Engine {
     /// which lies outside every shared region
     /// ([`Engine::shared_low`]..[`Engine::shared_high`]).
     pub fn private_page(&mut self, vaddr: u32, paddr: u32) -> Result<PrivatePage> {
-        let dram = self.lut.translate(paddr).is_ok_and(|t| {
+        let dram = self.translator.lut().translate(paddr).is_ok_and(|t| {
             matches!(t.target, Target::Dram { .. })
                 && self.layout.backing(t.target, self.core) == Backing::Unbacked
         });
         if !dram {
             return Ok(PrivatePage::Unmodelled);
         }
-        Ok(PrivatePage::Modelled(self.page_type(vaddr)?))
+        Ok(PrivatePage::Modelled(self.translator.page_type(vaddr)?))
     }
 
     /// A load or store to the core's private DRAM, on a page of type
@@ -590,7 +574,11 @@ impl Engine {
         for e in access.events.iter() {
             self.apply(*e, a.paddr, &value)?;
         }
-        let t = self.lut.translate(a.paddr).map_err(|e| self.stop(e))?;
+        let t = self
+            .translator
+            .lut()
+            .translate(a.paddr)
+            .map_err(|e| self.stop(e))?;
         self.count_uncached_parts(&access, t.target);
         if self.time.is_some() {
             self.time_access(&access, t.target);
@@ -764,7 +752,7 @@ impl Engine {
     /// A store to a LUT register of this core, seen in the callback of the
     /// store (so that the next access already goes to the new target).
     pub fn after_store(&mut self, paddr: u32) -> Result<()> {
-        let t = match self.lut.translate(paddr) {
+        let t = match self.translator.lut().translate(paddr) {
             Ok(t) => t,
             Err(_) => return Ok(()),
         };
@@ -853,25 +841,13 @@ impl Engine {
 
     /// The guest writes `value` to control register `cr`.
     pub fn write_cr(&mut self, cr: u8, value: u32) {
-        match cr {
-            0 => {
-                if (self.cr0 ^ value) & (1 << 31) != 0 {
-                    self.tlb.flush();
-                }
-                self.cr0 = value;
-            }
-            3 => {
-                self.cr3 = value;
-                self.tlb.flush();
-            }
-            _ => {}
-        }
+        self.translator.write_cr(cr, value);
     }
 
     /// The guest executes `invlpg`: the engine forgets every page type
     /// (it does not decode the operand; a full flush is always safe).
     pub fn invlpg(&mut self) {
-        self.tlb.flush();
+        self.translator.invlpg();
     }
 
     /// Everything this core's model counted, for the report file.

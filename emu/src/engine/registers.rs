@@ -104,7 +104,7 @@ impl Engine {
     /// of an access the entry stopped: the core and instruction of the
     /// last write, or that it holds its value from reset.
     pub(super) fn lut_writer(&self, entry: usize) -> String {
-        let raw = self.lut.entry(entry as u8).encode();
+        let raw = self.translator.lut().entry(entry as u8).encode();
         let offset = lut_write_offset(self.core, entry);
         // The writer records its write just after its store: a core that
         // saw the new value at once may have to wait for the record.

@@ -305,15 +305,6 @@ fn a_cached_line_whose_lut_entry_is_cleared_is_dropped_if_clean_and_refused_if_m
 }
 
 #[test]
-fn the_own_mpb_entry_is_known_as_an_alias_of_its_tiles_mpb() {
-    let rig = rig(PTE_PMB);
-    let own_mpb = SCC.address_map.own_mpb;
-    let tile0 = Chip::lut_index(MPB0) as u8;
-    // Core 0 is on tile 0: its own-MPB entry and entry 192 reach one page.
-    assert_eq!(rig.engines[0].aliases, [(tile0, own_mpb)]);
-}
-
-#[test]
 fn a_store_across_a_line_boundary_through_the_wcb_reaches_memory_whole() {
     // An 8-byte store 4 bytes before a line's end (a double at a 4-byte
     // boundary): its first part goes into the WCB, its second part's write

@@ -1035,7 +1035,7 @@ impl Engine {
     /// a write buffer ([`Time::buffer_write`]): when it reaches its
     /// target, with timing on.
     pub(super) fn buffer_write(&mut self, addr: u32, bytes: u32) -> Option<u64> {
-        let target = self.lut.translate(addr).ok()?.target;
+        let target = self.translator.lut().translate(addr).ok()?.target;
         let time = self.time.as_mut()?;
         time.buffer_write(Some(target), Payload::store(bytes))
     }
@@ -1061,7 +1061,7 @@ impl Engine {
                 _ => None,
             }))
         {
-            *slot = self.lut.translate(e).ok().map(|t| t.target);
+            *slot = self.translator.lut().translate(e).ok().map(|t| t.target);
         }
         let Some(time) = &mut self.time else { return };
         if access.kind == Kind::Load && access.parts().iter().any(|p| p.outcome != Outcome::L1) {

@@ -47,7 +47,7 @@ impl Engine {
     /// Counts the mesh traffic of a line that enters or leaves the caches
     /// (`inbound` for a fill), going to wherever the LUT maps it now.
     pub(super) fn count_line(&mut self, line: u32, bytes: u64, inbound: bool) {
-        if let Ok(t) = self.lut.translate(line) {
+        if let Ok(t) = self.translator.lut().translate(line) {
             self.count_route(t.target, bytes, inbound);
         }
     }
