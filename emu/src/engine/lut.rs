@@ -21,10 +21,7 @@ impl Engine {
     /// Notices a write to this core's LUT entry `entry` (by anyone, through
     /// any address) since the last access.
     pub(super) fn follow_remote_lut_write(&mut self, entry: usize) -> Result<()> {
-        let raw = self
-            .g
-            .load_u32(self.lut_registers + u64::from(chip::CrbLayout::LUT_STRIDE) * entry as u64)
-            & LutEntry::MASK;
+        let raw = self.g.load_u32(self.registers.lut_register(entry)) & LutEntry::MASK;
         if raw != self.translator.lut().entry(entry as u8).encode() {
             self.lut_changed(entry as u8, raw)?;
         }

@@ -118,7 +118,6 @@ use crate::model::latency::{Class, CoreClock, Latencies, Payload};
 use crate::model::mesh;
 use crate::model::paging::PageType;
 use crate::model::stats::CoreStats;
-use crate::model::tsr::TsrStats;
 use crate::model::variation::Variation;
 use crate::report::{CoreReport, StaleRead};
 use crate::shm::{self, Mapping};
@@ -127,6 +126,7 @@ use crate::{Error, Result};
 use checker::Checker;
 use lines::{CoreSet, LineRecords};
 use lut::HostPage;
+use registers::Registers;
 use time::Time;
 use translator::Translator;
 
@@ -175,25 +175,16 @@ pub struct Engine {
     /// Translation: the page types of the guest's page tables (TLB, CR0,
     /// CR3) and the LUT in force, with its aliases.
     translator: Translator,
-    /// Offset in G of this core's LUT registers in its tile's CRB.
-    lut_registers: u64,
     /// The bytes in the write-combine buffer, at their offsets in its
     /// line (which bytes are valid, the model of the buffer says).
     wcb: [u8; CACHE_LINE],
     /// The coherence checker: whether it is on and the stale reads it
     /// found.
     checker: Checker,
-    /// Per core of the chip, the operations this core made on that core's
-    /// test-and-set register.
-    tsr: Vec<TsrStats>,
-    /// Who last wrote each LUT entry of each core
-    /// ([`chipmem::lut_writes_path`]).
-    lut_writes: Mapping,
-    /// Stores to read-only registers, all undone.
-    read_only_writes: u64,
-    /// The first [`crate::report::READ_ONLY_KEPT`] distinct stores to
-    /// read-only registers, each with its count.
-    read_only: Vec<crate::report::ReadOnlyWrite>,
+    /// The registers: where this core's are, the test-and-set register
+    /// operations and stores to read-only registers it made, who wrote
+    /// each LUT entry.
+    registers: Registers,
     /// Per LUT entry, where QEMU shows its page in this process (`None`:
     /// no device there); found at the first LUT write that needs it.
     host_pages: Option<Vec<Option<HostPage>>>,
@@ -204,10 +195,6 @@ pub struct Engine {
     exited: Option<CoreReport>,
     /// Instructions executed since reset, as the plugin last said.
     insns: u64,
-    /// Instruction and address of the last access, if it was a register
-    /// load: a store by the same instruction to the same address next is
-    /// the second half of a locked exchange.
-    last_register_load: Option<(u32, u32)>,
     /// [`Engine::shared_low`] of the chip.
     shared_low: u32,
     /// [`Engine::shared_high`] of the chip.
@@ -309,8 +296,6 @@ impl Engine {
             &chipmem::lut_writes_path(&dir),
             chipmem::lut_writes_size(chip),
         )?;
-        let tile = chip.tile_of(core);
-        let lut_registers = layout.crb(tile) + u64::from(chip.crb.lut_entry(chip.z_of(core), 0));
         let time = match model.time {
             chip::Time::Off => None,
             chip::Time::On {
@@ -376,18 +361,13 @@ impl Engine {
             directory,
             memory: CoreMemory::new(config).map_err(|e| Error::Model(e.to_string()))?,
             translator,
-            lut_registers,
             wcb: [0; CACHE_LINE],
             checker: Checker::new(model.check),
-            tsr: vec![TsrStats::default(); chip.cores() as usize],
-            lut_writes,
-            read_only_writes: 0,
-            read_only: Vec::new(),
+            registers: Registers::new(chip, core, layout, lut_writes),
             host_pages: None,
             time,
             exited: None,
             insns: 0,
-            last_register_load: None,
             shared_low: Self::shared_low(chip),
             shared_high: Self::shared_high(chip),
         };
@@ -410,6 +390,13 @@ impl Engine {
             .map(|r| r.base.saturating_add(r.size))
             .max()
             .unwrap_or(0)
+    }
+
+    /// Who left entry `entry` of this core's LUT as it is
+    /// ([`Registers::lut_writer`]).
+    fn lut_writer(&self, entry: usize) -> String {
+        let raw = self.translator.lut().entry(entry as u8).encode();
+        self.registers.lut_writer(entry, raw)
     }
 
     fn me(&self) -> usize {
@@ -438,7 +425,10 @@ impl Engine {
                 a.kind, a.paddr, a.insn, t.target, self.lut_writer(entry)
             ))),
             Backing::Registers { offset } => {
-                if let Some(call) = self.emu_call_at(t.target, offset + u64::from(t.offset)) {
+                if let Some(call) = self
+                    .registers
+                    .emu_call_at(t.target, offset + u64::from(t.offset))
+                {
                     self.emu_call(call, a);
                     return Ok(());
                 }
@@ -446,13 +436,8 @@ impl Engine {
                 // one instruction at one address: on silicon, the
                 // test-and-set register it stands for is one read, so the
                 // store half costs nothing more.
-                let exchange_half = a.kind == Kind::Store
-                    && self.last_register_load == Some((a.insn, a.paddr))
-                    && self
-                        .tsr_owner(t.target, offset + u64::from(t.offset))
-                        .is_some();
-                self.last_register_load = (a.kind == Kind::Load).then_some((a.insn, a.paddr));
                 let at = offset + u64::from(t.offset);
+                let exchange_half = self.registers.exchange_half(&a, t.target, at);
                 let s = at & !(LINE - 1);
                 let words = time::words_reached((at - s) as u32, a.len);
                 if let Some(time) = &mut self.time {
@@ -489,9 +474,12 @@ impl Engine {
                     && let Target::Crb(tile) = t.target
                 {
                     let own = entry == usize::from(self.chip.address_map.own_crb);
-                    self.crb_store(a, tile, t.offset, own);
+                    self.registers.crb_store(&self.g, a, tile, t.offset, own);
                 }
-                self.register_access(a, t.target, offset + u64::from(t.offset));
+                let now = self.now();
+                if self.registers.access(&self.g, a, t.target, at, now) {
+                    self.memory.stats_mut().tsr_ops += 1;
+                }
                 self.count_route(t.target, u64::from(a.len), a.kind == Kind::Load);
                 self.after_timed_access();
                 Ok(())
@@ -771,12 +759,12 @@ impl Engine {
         // A store through the own-CRB entry lands in the core's private
         // copy of the CRB: the LUT in force lives in the tile's CRB.
         let own = Chip::lut_index(paddr) == usize::from(self.chip.address_map.own_crb);
-        let index = u64::from(entry) * u64::from(stride);
         if own {
             let raw = self
                 .g
                 .load_u32(self.layout.own_crb(self.core) + u64::from(t.offset));
-            self.g.store_u32(self.lut_registers + index, raw);
+            self.g
+                .store_u32(self.registers.lut_register(usize::from(entry)), raw);
         }
         self.follow_remote_lut_write(usize::from(entry))
     }
@@ -873,16 +861,8 @@ impl Engine {
             s.mc_wait = time.waits.mc_wait;
             s.link_wait = time.waits.link_wait;
         }
-        report.tsr = self
-            .tsr
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| **s != TsrStats::default())
-            .map(|(i, s)| (i as u32, *s))
-            .collect();
+        self.registers.report(&mut report);
         self.checker.report(&mut report);
-        report.read_only_writes = self.read_only_writes;
-        report.read_only = self.read_only.clone();
         report
     }
 
