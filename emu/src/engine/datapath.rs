@@ -233,8 +233,7 @@ impl Engine {
         self.lock_line(s);
         if let Some(time) = &self.time {
             // Before the bytes: whoever sees them sees when they came.
-            let words = time::words_of_bytes(mask);
-            time.stamp_at(s, words, at.unwrap_or_else(|| time.clock.now()));
+            time.stamp_bytes(s, mask, at);
         }
         self.g.write_masked(s, data, mask);
         self.directory.update_flags(s, WRITER, self.me() as u64 + 1);
@@ -280,5 +279,61 @@ impl Engine {
         let data = self.g.read_line(s);
         self.views[self.me()].write_masked(s, &data, !keep);
         self.directory.clear_flags(s, LOCKED);
+    }
+
+    /// Before a store reaches line `s` of G, with timing on: the waiters
+    /// to wake once it is in ([`Time::order_store`]).
+    pub(super) fn order_store(&mut self, s: u64) -> CoreSet {
+        match &mut self.time {
+            Some(time) => time.order_store(s),
+            None => CoreSet::default(),
+        }
+    }
+
+    /// After a store reached line `s` of G at `at` (`None`: now), with
+    /// timing on: wakes `waiters` and whoever waits on it since
+    /// ([`Time::wake_waiters`]).
+    pub(super) fn wake_waiters(&self, s: u64, waiters: CoreSet, at: Option<u64>) {
+        if let Some(time) = &self.time {
+            time.wake_waiters(s, waiters, at);
+        }
+    }
+
+    /// A write of `bytes` at core-physical `addr` leaves the core through
+    /// a write buffer ([`Time::buffer_write`]): when it reaches its
+    /// target, with timing on.
+    pub(super) fn buffer_write(&mut self, addr: u32, bytes: u32) -> Option<u64> {
+        let target = self.translator.lut().translate(addr).ok()?.target;
+        let time = self.time.as_mut()?;
+        time.buffer_write(Some(target), Payload::store(bytes))
+    }
+
+    /// Adds the latency of `access` (to `target`) to the clock, with
+    /// timing on ([`Time::access`]).
+    pub(super) fn time_access(&mut self, access: &Access, target: Target) {
+        let mut read = [None; 2];
+        if access.kind == Kind::Load {
+            for (slot, p) in read.iter_mut().zip(access.parts()) {
+                if p.outcome == Outcome::Memory && self.shared(p.addr) {
+                    let words = time::words_reached(p.addr % LINE as u32, p.len);
+                    *slot = self.system_line(p.addr).ok().map(|s| (s, words));
+                }
+            }
+        }
+        // Victims' write-backs; the WCB's lines went into the write
+        // buffers as they left ([`Engine::apply`]).
+        let mut victims = [None; 2];
+        for (slot, e) in victims
+            .iter_mut()
+            .zip(access.events.iter().filter_map(|e| match *e {
+                Event::WriteBack { line } => Some(line),
+                _ => None,
+            }))
+        {
+            *slot = self.translator.lut().translate(e).ok().map(|t| t.target);
+        }
+        if let Some(time) = &mut self.time {
+            time.access(access, target, read, victims);
+        }
     }
 }

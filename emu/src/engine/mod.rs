@@ -85,14 +85,26 @@
 //!   counted (test-and-set registers) and watched (LUT writes).
 
 //!
-//! # Files
+//! # Parts
 //!
-//! One concern each: `datapath` (accesses through the caches' model,
-//! publish and refresh under the line lock), `lut` (live LUTs),
-//! `registers` (TSR counts, the global timestamp), `checker` (the
-//! `Checker`, which owns the stale reads it finds and decides whether a
-//! load's part is stale; `datapath` hands it what a load read), `time` (modelled time and sync points), `traffic` (bytes
-//! per MPB, controller and router); this file holds the engine and its
+//! The engine composes parts that own their state, each in its file with
+//! its tests, and routes the plugin's calls to them:
+//!
+//! - `Translator` (`translator`): the LUT in force and its aliases, the
+//!   TLB with CR0 and CR3, and the line of G an address reaches;
+//! - `Registers` (`registers`): where the core's registers are in G,
+//!   test-and-set register counts, stores to read-only registers, LUT
+//!   write records, the FPGA bank's latches; G is lent to it;
+//! - `Checker` (`checker`): the stale reads found, and whether a load's
+//!   part is stale;
+//! - `Time` (`time`): the modelled clock, its requests queuing at the
+//!   shared resources, polls and waits, sync points, the trace.
+//!
+//! The engine itself holds G, the views, the directory and the caches'
+//! model: `datapath` applies an access's events (publish and refresh
+//! under the line lock) and feeds the parts, `lut` follows LUT writes
+//! (cached lines move, QEMU shows the new target), `traffic` counts bytes
+//! per MPB, controller and router; this file holds the engine and its
 //! entry points.
 
 mod checker;
@@ -109,19 +121,18 @@ mod translator;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use chip::{CACHE_LINE, Chip, CoreId, LUT_PAGE_SIZE, LutEntry, MemoryType, Model, Target, WtReads};
+use chip::{
+    CACHE_LINE, Chip, CoreId, EmuCall, LUT_PAGE_SIZE, LutEntry, MemoryType, Model, Target, WtReads,
+};
 
 use crate::chipmem::{self, Backing, ChipMemory, Layout};
 use crate::model::cache::MruLines;
 use crate::model::hierarchy::{Access, Config, CoreMemory, Event, InCaches, Kind, Outcome, Part};
-use crate::model::latency::{Class, CoreClock, Latencies, Payload};
+use crate::model::latency::Payload;
 use crate::model::mesh;
 use crate::model::paging::PageType;
-use crate::model::stats::CoreStats;
-use crate::model::variation::Variation;
 use crate::report::{CoreReport, StaleRead};
 use crate::shm::{self, Mapping};
-use crate::timing::{Clocks, State};
 use crate::{Error, Result};
 use checker::Checker;
 use lines::{CoreSet, LineRecords};
@@ -303,11 +314,6 @@ impl Engine {
                 queues,
                 seed,
             } => {
-                let quantum = quantum.get();
-                let variation = Variation::new(seed);
-                let reset_release = variation.reset_release(&chip.timing, core.index() as u32);
-                let mut clock = CoreClock::new();
-                clock.idle_until(reset_release);
                 let path = crate::timing::clocks_path(&dir);
                 let (_, clocks) = map(&path, crate::timing::FILE_SIZE)?;
                 let path = chipmem::stamps_path(&dir);
@@ -315,36 +321,16 @@ impl Engine {
                 let path = chipmem::watchers_path(&dir);
                 let (_, watchers) = map(&path, chipmem::records_size(&layout))?;
                 let watchers = LineRecords::new(watchers, words);
-                Some(Time {
-                    latencies: Latencies::new(chip, core, variation),
-                    crossings: crate::model::backpressure::Crossings::new(chip, core),
-                    clock,
-                    reset_release,
-                    mesh_accesses: 0,
-                    clocks: Clocks::new(
-                        clocks,
-                        core.index() as u32,
-                        cores,
-                        quantum,
-                        queues,
-                        variation,
-                    ),
-                    stamps,
-                    next_sync: quantum / 2,
-                    pc: 0,
-                    waits: CoreStats::default(),
-                    watchers,
-                    poll: None,
-                    ordered_at: None,
-                    trace: None,
-                    trace_arg: 0,
-                    counters: Vec::new(),
-                    bookings: time::Bookings::new(),
-                    next_resolve: 0,
-                    write_buffers: crate::model::write_buffer::WriteBuffers::new(
-                        chip.timing.write_buffers,
-                    ),
-                })
+                let files = (clocks, stamps, watchers);
+                Some(Time::new(
+                    chip,
+                    core,
+                    cores,
+                    quantum.get(),
+                    queues,
+                    seed,
+                    files,
+                ))
             }
         };
         let translator = Translator::new(chip, core, layout, chipmem::ram_path(&dir, core));
@@ -371,7 +357,9 @@ impl Engine {
             shared_low: Self::shared_low(chip),
             shared_high: Self::shared_high(chip),
         };
-        engine.sign_fpga_bank();
+        if engine.time.is_some() {
+            engine.registers.sign_fpga_bank(&engine.g);
+        }
         Ok(engine)
     }
 
@@ -410,7 +398,7 @@ impl Engine {
     /// A load or store the guest made (already done on the view).
     pub fn access(&mut self, a: GuestAccess) -> Result<()> {
         if let Some(time) = &mut self.time {
-            time.pc = a.insn;
+            time.set_pc(a.insn);
         }
         let entry = Chip::lut_index(a.paddr);
         self.follow_remote_lut_write(entry)?;
@@ -441,24 +429,7 @@ impl Engine {
                 let s = at & !(LINE - 1);
                 let words = time::words_reached((at - s) as u32, a.len);
                 if let Some(time) = &mut self.time {
-                    // A register access is a bus access (a locked one, for
-                    // the exchange): it follows the buffered writes.
-                    time.drain();
-                    match a.kind {
-                        Kind::Load => time.observe(s, words, t.target),
-                        // The store half of an exchange changes nothing a
-                        // waiter waits for: a failed attempt leaves the
-                        // register taken, a successful one takes it.
-                        Kind::Store if exchange_half => {}
-                        Kind::Store => time.stamp(s, words),
-                    }
-                    if !exchange_half {
-                        let payload = match a.kind {
-                            Kind::Load => Payload::load(a.len),
-                            Kind::Store => Payload::store(a.len),
-                        };
-                        time.charge(t.target, None, payload);
-                    }
+                    time.register_access(a.kind, a.len, (s, words), t.target, exchange_half);
                 }
                 if a.kind == Kind::Store && !exchange_half {
                     // The store is already in the register: the guest
@@ -556,7 +527,7 @@ impl Engine {
         let (insns, cycles) = executed();
         self.set_insns(insns, cycles);
         if let Some(time) = &mut self.time {
-            time.pc = a.insn;
+            time.set_pc(a.insn);
         }
         let value = a.value.to_le_bytes();
         for e in access.events.iter() {
@@ -593,7 +564,33 @@ impl Engine {
     pub fn count_l1_hits(&mut self, loads: u64, stores: u64) {
         self.memory.count_l1_hits(loads, stores);
         if let Some(time) = &mut self.time {
-            time.clock.count(Class::L1, loads + stores);
+            time.count_l1_hits(loads + stores);
+        }
+    }
+
+    /// The emulator's call register `call` was accessed by `a` (a store
+    /// makes the call; see [`EmuCall`]). Calls take no modelled time and
+    /// do nothing with timing off.
+    fn emu_call(&mut self, call: EmuCall, a: GuestAccess) {
+        if call == EmuCall::Exit && a.kind == Kind::Store && self.time.is_some() {
+            self.exited = Some(self.report());
+            return;
+        }
+        let Some(time) = &mut self.time else { return };
+        time.set_pc(a.insn);
+        if a.kind == Kind::Load {
+            return;
+        }
+        if let Some(now) = time.emu_call(call, a.value, a.rest) {
+            self.registers.latch_clock(&self.g, now);
+        }
+        self.after_timed_access();
+    }
+
+    /// Syncs with the other cores once the clock passed the next point.
+    fn after_timed_access(&mut self) {
+        if let Some(time) = &mut self.time {
+            time.after_access();
         }
     }
 
@@ -610,7 +607,7 @@ impl Engine {
     pub fn set_insns(&mut self, insns: u64, cycles: u64) {
         self.insns = self.insns.max(insns);
         if let Some(time) = &mut self.time {
-            time.clock.set_issued(cycles);
+            time.set_issued(cycles);
         }
     }
 
@@ -619,7 +616,7 @@ impl Engine {
     /// off.
     pub fn hold_time(&mut self) {
         if let Some(time) = &mut self.time {
-            time.clock = CoreClock::held();
+            time.hold();
         }
     }
 
@@ -627,11 +624,7 @@ impl Engine {
     /// entered the booted image.
     pub fn start_time(&mut self) {
         if let Some(time) = &mut self.time {
-            let starts = !time.clock.started();
-            time.clock.start();
-            if starts {
-                time.clock.idle_until(time.reset_release);
-            }
+            time.start();
         }
     }
 
@@ -641,13 +634,13 @@ impl Engine {
     /// instructions as executed.
     pub fn untimed(&mut self, cycles: u64) {
         if let Some(time) = &mut self.time {
-            time.clock.untimed(cycles);
+            time.untimed(cycles);
         }
     }
 
     /// Modelled core cycles since reset, with timing on.
     pub fn now(&self) -> Option<u64> {
-        self.time.as_ref().map(|t| t.clock.now())
+        self.time.as_ref().map(Time::now)
     }
 
     /// A periodic sync point in the block at `pc`: publishes the clock
@@ -655,51 +648,10 @@ impl Engine {
     /// running core.
     pub fn sync_point(&mut self, pc: u32) {
         if let Some(time) = &mut self.time {
-            time.pc = pc;
-            time.sync();
-        }
-        self.sample_counters();
-    }
-
-    /// A traced core's sample of the chip's counters at a sync point: for
-    /// each MPB and memory controller, the bytes it moved for this core
-    /// and the cycles this core queued for it since the last sample, as
-    /// [`chip::trace::Op::Counter`] records (only those that moved).
-    fn sample_counters(&mut self) {
-        use chip::trace::{Counter, Event, Op, Phase, Record};
-        let Some(time) = &mut self.time else { return };
-        let Some(trace) = &mut time.trace else { return };
-        let stats = self.memory.stats();
-        let tiles = self.chip.tiles() as usize;
-        let controllers = self.chip.memory_controllers.len();
-        let now: Vec<(Counter, usize, u64)> = [
-            (Counter::MpbBytes, &stats.mpb_bytes[..tiles]),
-            (Counter::McBytes, &stats.mc_bytes[..controllers]),
-            (Counter::MpbWait, &time.waits.mpb_wait[..tiles]),
-            (Counter::McWait, &time.waits.mc_wait[..controllers]),
-        ]
-        .into_iter()
-        .flat_map(|(c, values)| values.iter().enumerate().map(move |(i, &v)| (c, i, v)))
-        .collect();
-        if time.counters.len() != now.len() {
-            time.counters = vec![0; now.len()];
-        }
-        let cycles = time.clock.now();
-        for ((counter, index, value), last) in now.into_iter().zip(&mut time.counters) {
-            if value != *last {
-                let event = Event {
-                    op: Op::Counter,
-                    phase: Phase::Instant,
-                    window: counter as u8,
-                    target: index as u16,
-                };
-                trace.push(Record {
-                    cycles,
-                    word: event.word(),
-                    arg: u32::try_from(value - *last).unwrap_or(u32::MAX),
-                });
-                *last = value;
-            }
+            time.sync_point(pc);
+            let tiles = self.chip.tiles() as usize;
+            let controllers = self.chip.memory_controllers.len();
+            time.sample_counters(self.memory.stats(), tiles, controllers);
         }
     }
 
@@ -707,12 +659,7 @@ impl Engine {
     /// until it resumes.
     pub fn halted(&mut self) {
         if let Some(time) = &mut self.time {
-            // Before the image's entry (the firmware waits on timers) the
-            // core still holds the others at 0: from its entry on it books
-            // requests from time 0, and no bucket may be final before.
-            if time.clock.started() {
-                time.halt();
-            }
+            time.halted();
         }
     }
 
@@ -722,18 +669,14 @@ impl Engine {
     /// read of data written later moves it on, see [`crate::timing`]).
     pub fn resumed(&mut self) {
         if let Some(time) = &mut self.time {
-            if let Some(slowest) = time.clocks.slowest_other() {
-                time.clock
-                    .idle_until(slowest.saturating_sub(time.clocks.quantum()));
-            }
-            time.clocks.set_state(State::Running, time.clock.now());
+            time.resumed();
         }
     }
 
     /// The core's QEMU exits: it holds nobody back any more.
     pub fn finished(&mut self) {
         if let Some(time) = &mut self.time {
-            time.clocks.set_state(State::Finished, time.clock.now());
+            time.finished();
         }
     }
 
@@ -813,9 +756,7 @@ impl Engine {
     /// taken off.
     fn cache_op(&mut self, cost: impl Fn(&chip::Timing) -> u32) {
         if let Some(time) = &mut self.time {
-            let timing = time.latencies.timing();
-            let cycles = cost(timing).saturating_sub(timing.insn_cycles);
-            time.clock.stall(Class::CacheOp, u64::from(cycles));
+            time.cache_op(cost);
         }
         self.after_timed_access();
     }
@@ -847,19 +788,7 @@ impl Engine {
         report.stats = *self.memory.stats();
         report.stats.insns = self.insns;
         if let Some(time) = &self.time {
-            let s = &mut report.stats;
-            s.cycles = time.clock.now();
-            s.idle_cycles = time.clock.idle_cycles();
-            s.class_cycles = time.clock.class_cycles;
-            s.class_count = time.clock.class_count;
-            s.quantum_sleeps = time.clocks.sleeps;
-            s.order_waits = time.clocks.order_waits;
-            s.future_reads = time.clocks.future_reads;
-            s.modelled_polls = time.waits.modelled_polls;
-            s.mpb_wait = time.waits.mpb_wait;
-            s.crb_wait = time.waits.crb_wait;
-            s.mc_wait = time.waits.mc_wait;
-            s.link_wait = time.waits.link_wait;
+            time.report(&mut report.stats);
         }
         self.registers.report(&mut report);
         self.checker.report(&mut report);
@@ -874,15 +803,14 @@ impl Engine {
     /// Records `op` as a moment of this core's trace, if it is traced.
     fn trace_instant(&mut self, op: chip::trace::Op) {
         if let Some(time) = &mut self.time {
-            let now = time.clock.now();
-            time.trace(now, op, chip::trace::Phase::Instant);
+            time.trace_instant(op);
         }
     }
 
     /// Writes this core's trace, if the guest traced anything, to
     /// [`trace_path`] in the run directory.
     pub fn write_trace(&self) -> std::io::Result<()> {
-        let Some(trace) = self.time.as_ref().and_then(|t| t.trace.as_ref()) else {
+        let Some(trace) = self.time.as_ref().and_then(Time::records) else {
             return Ok(());
         };
         let bytes: Vec<u8> = trace.iter().flat_map(|r| r.to_bytes()).collect();

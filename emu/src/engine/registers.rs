@@ -3,7 +3,7 @@
 //! timestamp the FPGA bank latches on a read, who wrote each LUT entry,
 //! and stores to read-only registers, which are undone and reported.
 
-use chip::{Chip, CoreId, EmuCall, Target, TileId};
+use chip::{Chip, CoreId, EMU_SIGNATURE, EmuCall, Target, TileId};
 
 use super::GuestAccess;
 use crate::chipmem::{Layout, LutWrite, crb_reset_word, lut_write_offset};
@@ -249,6 +249,29 @@ impl Registers {
         chip.all_cores()
             .filter(|&c| chip.tile_of(c) == tile)
             .find(|&c| chip.crb.lock[usize::from(chip.z_of(c))] == in_crb)
+    }
+
+    /// Marks this core's FPGA bank in `g` as the emulator's (timing on).
+    pub(super) fn sign_fpga_bank(&self, g: &Mapping) {
+        let at =
+            self.layout.fpga(self.core) + u64::from(self.chip.fpga.emu_call(EmuCall::Signature));
+        g.store_u32(at, EMU_SIGNATURE);
+    }
+
+    /// Latches clock reading `now` into this core's emulator call
+    /// registers in `g` ([`EmuCall::ClockLatch`]), where the guest reads
+    /// it ([`EmuCall::ClockLo`], [`EmuCall::ClockHi`]).
+    pub(super) fn latch_clock(&self, g: &Mapping, now: u64) {
+        let bank = self.layout.fpga(self.core);
+        let fpga = self.chip.fpga;
+        g.store_u32(
+            bank + u64::from(fpga.emu_call(EmuCall::ClockLo)),
+            now as u32,
+        );
+        g.store_u32(
+            bank + u64::from(fpga.emu_call(EmuCall::ClockHi)),
+            (now >> 32) as u32,
+        );
     }
 
     /// Writes the counts into `report`: the test-and-set registers used,

@@ -5,6 +5,7 @@ use chip::{EmuCall, PTE_PCD, PTE_PMB, PTE_PWT, SCC};
 use tempfile::TempDir;
 
 use super::*;
+use crate::model::latency::{Class, Latencies};
 use crate::model::variation::Variation;
 
 /// Tile 0's MPB, as every core addresses it.
@@ -412,7 +413,7 @@ fn a_poll_longer_than_a_hold_orders_again_and_holds_the_others_back_throughout()
     let long = start + (1 << 16) + 5000;
     rig.engines[1].set_insns(200, long);
     rig.engines[1].sync_point(0x0010_0000);
-    let past = |rig: &Rig, t: u64| rig.engines[0].time.as_ref().unwrap().clocks.ordered(t);
+    let past = |rig: &Rig, t: u64| rig.engines[0].time.as_ref().unwrap().clocks().ordered(t);
     assert!(
         !past(&rig, start + 1),
         "the poll holds the others at {start}"
@@ -455,21 +456,6 @@ fn a_read_waits_for_a_later_write_to_its_words_only() {
         "{after} read what was written at {written}"
     );
     assert_eq!(rig.engines[1].report().stats.future_reads, 1);
-}
-
-#[test]
-fn the_words_of_a_line_an_access_reaches() {
-    assert_eq!(time::words_reached(0, 4), 0b1);
-    assert_eq!(time::words_reached(4, 4), 0b10);
-    assert_eq!(time::words_reached(2, 4), 0b11);
-    assert_eq!(time::words_reached(0, 32), 0xFF);
-    assert_eq!(time::words_reached(31, 1), 0x80);
-    assert_eq!(time::words_reached(8, 8), 0b1100);
-    assert_eq!(time::words_of_bytes(0), 0);
-    assert_eq!(time::words_of_bytes(0xF), 0b1);
-    assert_eq!(time::words_of_bytes(0x10), 0b10);
-    assert_eq!(time::words_of_bytes(0x8000_0001), 0x81);
-    assert_eq!(time::words_of_bytes(u32::MAX), 0xFF);
 }
 
 #[test]

@@ -5,18 +5,21 @@
 //! ([`crate::timing`]).
 
 use chip::trace::{self, Op, Phase, Record};
-use chip::{EMU_SIGNATURE, EmuCall};
+use chip::{Chip, CoreId, EmuCall, Target};
 
 use std::collections::VecDeque;
 
-use super::*;
+use super::lines::{CoreSet, LineRecords};
+use super::{LINE, dir_word};
 use crate::model::backpressure::{self, Crossings};
-use crate::model::latency::{QUEUES, Queue, Resource};
+use crate::model::hierarchy::{Access, Event, Kind, Outcome};
+use crate::model::latency::{Class, CoreClock, Latencies, Payload, QUEUES, Queue, Resource};
 use crate::model::queue::{self, Load};
 use crate::model::stats::CoreStats;
-use crate::model::variation::MeshAccess;
+use crate::model::variation::{MeshAccess, Variation};
 use crate::model::write_buffer::WriteBuffers;
-use crate::timing::POLL_LINES;
+use crate::shm::Mapping;
+use crate::timing::{Clocks, POLL_LINES, State};
 
 /// Most lines one poll watches; a poll reading more watches its first.
 const MAX_WATCHED: usize = 64;
@@ -69,7 +72,7 @@ pub(super) fn words_reached(offset: u32, len: u32) -> u8 {
 
 /// The words of a line (one bit per 4 bytes) that byte mask `mask` (bit
 /// i: byte i) reaches.
-pub(super) fn words_of_bytes(mask: u32) -> u8 {
+fn words_of_bytes(mask: u32) -> u8 {
     (0..8).fold(0, |words, w| {
         if mask >> (4 * w) & 0xF != 0 {
             words | 1 << w
@@ -101,7 +104,7 @@ fn next_access(counted: &mut u64, poll: &mut Option<Poll>, mesh: bool) -> MeshAc
 
 /// A poll in progress: when it began and the lines its loads reached.
 #[derive(Debug)]
-pub(super) struct Poll {
+struct Poll {
     /// When it began: its period runs from here.
     start: u64,
     /// When its accesses count as made: its start, or the time it last
@@ -128,7 +131,7 @@ struct Watched {
 /// Requests of this core in one bucket of a resource's calendar whose
 /// wait is not charged yet ([`crate::model::queue`]).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Pending {
+struct Pending {
     resource: Resource,
     /// [`Resource::calendar`] of `resource`.
     calendar: u32,
@@ -185,7 +188,7 @@ const NO_REQUEST: u64 = u64::MAX;
 
 /// This core's requests whose queueing is not charged yet.
 #[derive(Debug)]
-pub(super) struct Bookings {
+struct Bookings {
     /// In the order they were made, and so in the order of the accesses
     /// that made them: each resource's in time order (a core makes one
     /// access at a time, and every packet of an access reaches what it
@@ -212,7 +215,7 @@ pub(super) struct Bookings {
 }
 
 impl Bookings {
-    pub(super) fn new() -> Self {
+    fn new() -> Self {
         Self {
             pending: VecDeque::new(),
             first: 0,
@@ -383,54 +386,54 @@ impl Bookings {
 #[derive(Debug)]
 pub(super) struct Time {
     /// What each access costs this core, by where it completes.
-    pub(super) latencies: Latencies,
+    latencies: Latencies,
     /// The routers each access's request passes whose register blocks
     /// may hold it up.
-    pub(super) crossings: Crossings,
+    crossings: Crossings,
     /// The core's modelled clock.
-    pub(super) clock: CoreClock,
+    clock: CoreClock,
     /// The run's clocks file: every core's clock and state, and the
     /// resources' shared calendars.
-    pub(super) clocks: Clocks,
+    clocks: Clocks,
     /// Per line of G, when it was last written (see [`crate::timing`]).
-    pub(super) stamps: Mapping,
+    stamps: Mapping,
     /// Clock at which the next access syncs.
-    pub(super) next_sync: u64,
+    next_sync: u64,
     /// Address of the last instruction the engine heard of, published at
     /// each sync point so that a run tool can say where a core stopped.
-    pub(super) pc: u32,
+    pc: u32,
     /// Cycles waited at each resource, and the counters of ordering and
     /// waiting (only those of the statistics are used).
-    pub(super) waits: CoreStats,
+    waits: CoreStats,
     /// Per line of G, the cores waiting on it (one bit each).
-    pub(super) watchers: LineRecords,
+    watchers: LineRecords,
     /// The poll in progress, if the guest began one.
-    pub(super) poll: Option<Poll>,
+    poll: Option<Poll>,
     /// When the guest last ordered ([`EmuCall::Order`]), until the
     /// register store it ordered is made.
-    pub(super) ordered_at: Option<u64>,
+    ordered_at: Option<u64>,
     /// The core's trace, once the guest traced its first event
     /// ([`EmuCall::Trace`]); `None`: not traced.
-    pub(super) trace: Option<Vec<Record>>,
+    trace: Option<Vec<Record>>,
     /// The argument of the next trace event ([`EmuCall::TraceArg`]).
-    pub(super) trace_arg: u32,
+    trace_arg: u32,
     /// The counters at the last sample a traced core took, in the order
     /// of [`trace::Counter::ALL`], each over its resources.
-    pub(super) counters: Vec<u64>,
+    counters: Vec<u64>,
     /// This core's requests whose queueing is not charged yet.
-    pub(super) bookings: Bookings,
+    bookings: Bookings,
     /// Clock at which the next periodic charge of waits is due
     /// ([`RESOLVE_PERIOD`]).
-    pub(super) next_resolve: u64,
+    next_resolve: u64,
     /// The core's write buffers: the stores on their way out.
-    pub(super) write_buffers: WriteBuffers,
+    write_buffers: WriteBuffers,
     /// Mesh accesses the core made outside polls: the next one's number
     /// ([`Latencies::crossing`], [`next_access`]).
-    pub(super) mesh_accesses: u64,
+    mesh_accesses: u64,
     /// The cycle at which the core left reset
     /// ([`crate::model::variation::Variation::reset_release`]): its clock
     /// starts there.
-    pub(super) reset_release: u64,
+    reset_release: u64,
 }
 
 impl Time {
@@ -940,68 +943,281 @@ impl Time {
     }
 }
 
-impl Engine {
-    /// The emulator's call register `call` was accessed by `a` (a store
-    /// makes the call; see [`EmuCall`]). Calls take no modelled time and
-    /// do nothing with timing off.
-    pub(super) fn emu_call(&mut self, call: EmuCall, a: GuestAccess) {
-        let bank = self.layout.fpga(self.core);
-        let fpga = self.chip.fpga;
-        if call == EmuCall::Exit && a.kind == Kind::Store && self.time.is_some() {
-            self.exited = Some(self.report());
-            return;
+impl Time {
+    /// Modelled time for `core` of a run of `cores` cores of `chip`, kept
+    /// within `quantum` cycles of the others' (requests queuing at the
+    /// resources if `queues`), drawing its variation from `seed`. The
+    /// run's shared files are mapped: `clocks` ([`crate::timing`]),
+    /// `stamps` (per line of G, when it was last written) and `watchers`
+    /// (per line of G, the cores waiting on it).
+    pub(super) fn new(
+        chip: &'static Chip,
+        core: CoreId,
+        cores: u32,
+        quantum: u64,
+        queues: bool,
+        seed: u64,
+        (clocks, stamps, watchers): (Mapping, Mapping, LineRecords),
+    ) -> Self {
+        let variation = Variation::new(seed);
+        let reset_release = variation.reset_release(&chip.timing, core.index() as u32);
+        let mut clock = CoreClock::new();
+        clock.idle_until(reset_release);
+        Time {
+            latencies: Latencies::new(chip, core, variation),
+            crossings: Crossings::new(chip, core),
+            clock,
+            reset_release,
+            mesh_accesses: 0,
+            clocks: Clocks::new(
+                clocks,
+                core.index() as u32,
+                cores,
+                quantum,
+                queues,
+                variation,
+            ),
+            stamps,
+            next_sync: quantum / 2,
+            pc: 0,
+            waits: CoreStats::default(),
+            watchers,
+            poll: None,
+            ordered_at: None,
+            trace: None,
+            trace_arg: 0,
+            counters: Vec::new(),
+            bookings: Bookings::new(),
+            next_resolve: 0,
+            write_buffers: WriteBuffers::new(chip.timing.write_buffers),
         }
-        let Some(time) = &mut self.time else { return };
-        time.pc = a.insn;
-        if a.kind == Kind::Load {
-            return;
-        }
-        match call {
-            EmuCall::Signature | EmuCall::ClockLo | EmuCall::ClockHi | EmuCall::Exit => {}
-            EmuCall::TraceArg => time.trace_arg = a.value as u32,
-            EmuCall::Trace => {
-                let record = Record {
-                    cycles: time.clock.now(),
-                    word: a.value as u32,
-                    arg: std::mem::take(&mut time.trace_arg),
-                };
-                time.trace.get_or_insert_with(Vec::new).push(record);
-            }
-            EmuCall::Order => time.order_next(),
-            EmuCall::Poll => time.begin_poll(),
-            EmuCall::Wait => time.wait(a.value as u32),
-            EmuCall::Done => time.end_poll(),
-            EmuCall::Pause => {
-                let until = time.clock.now() + (a.value & u64::from(u32::MAX));
-                time.clock.idle_until(until);
-                time.clocks.publish(time.shown());
-            }
-            EmuCall::ClockLatch => {
-                let now = time.clock.now().saturating_sub(u64::from(a.rest));
-                self.g.store_u32(
-                    bank + u64::from(fpga.emu_call(EmuCall::ClockLo)),
-                    now as u32,
-                );
-                self.g.store_u32(
-                    bank + u64::from(fpga.emu_call(EmuCall::ClockHi)),
-                    (now >> 32) as u32,
-                );
-                // The latch and the two reads are one RDTSC: the moves'
-                // issue cycles are counted already.
-                let t = time.latencies.timing();
-                let cost = u64::from(t.clock_read).saturating_sub(t.clock_read_issue());
-                time.clock.stall(Class::Clock, cost);
-            }
-        }
-        self.after_timed_access();
     }
 
-    /// With timing on, marks this core's FPGA bank as the emulator's.
-    pub(super) fn sign_fpga_bank(&self) {
-        if self.time.is_some() {
-            let at = self.layout.fpga(self.core)
-                + u64::from(self.chip.fpga.emu_call(EmuCall::Signature));
-            self.g.store_u32(at, EMU_SIGNATURE);
+    /// The engine heard of the instruction at `pc`.
+    pub(super) fn set_pc(&mut self, pc: u32) {
+        self.pc = pc;
+    }
+
+    /// Modelled core cycles since reset.
+    pub(super) fn now(&self) -> u64 {
+        self.clock.now()
+    }
+
+    /// The core has taken `cycles` core cycles to issue its instructions
+    /// since reset: the clock's base.
+    pub(super) fn set_issued(&mut self, cycles: u64) {
+        self.clock.set_issued(cycles);
+    }
+
+    /// `hits` accesses hit L1 without the model: they cost no cycles
+    /// beyond their instructions', and are counted as L1's.
+    pub(super) fn count_l1_hits(&mut self, hits: u64) {
+        self.clock.count(Class::L1, hits);
+    }
+
+    /// Holds the clock at 0 until [`Time::start`].
+    pub(super) fn hold(&mut self) {
+        self.clock = CoreClock::held();
+    }
+
+    /// The clock starts, if held: from the core's release from reset.
+    pub(super) fn start(&mut self) {
+        let starts = !self.clock.started();
+        self.clock.start();
+        if starts {
+            self.clock.idle_until(self.reset_release);
+        }
+    }
+
+    /// `cycles` of the issue cycles so far take no modelled time.
+    pub(super) fn untimed(&mut self, cycles: u64) {
+        self.clock.untimed(cycles);
+    }
+
+    /// A periodic sync point in the block at `pc`: publishes the clock
+    /// (and `pc`) and sleeps while it is a quantum ahead of the slowest
+    /// running core.
+    pub(super) fn sync_point(&mut self, pc: u32) {
+        self.pc = pc;
+        self.sync();
+    }
+
+    /// The core halts: once its time has started, it holds nobody back
+    /// until it resumes.
+    pub(super) fn halted(&mut self) {
+        // Before the image's entry (the firmware waits on timers) the
+        // core still holds the others at 0: from its entry on it books
+        // requests from time 0, and no bucket may be final before.
+        if self.clock.started() {
+            self.halt();
+        }
+    }
+
+    /// The core resumes from a halt: its clock moves up to a quantum
+    /// behind the slowest running core.
+    pub(super) fn resumed(&mut self) {
+        if let Some(slowest) = self.clocks.slowest_other() {
+            self.clock
+                .idle_until(slowest.saturating_sub(self.clocks.quantum()));
+        }
+        self.clocks.set_state(State::Running, self.clock.now());
+    }
+
+    /// The core's QEMU exits: it holds nobody back any more.
+    pub(super) fn finished(&mut self) {
+        self.clocks.set_state(State::Finished, self.clock.now());
+    }
+
+    /// WBINVD, INVD or CL1INVMB: a fixed cost from the timing table
+    /// (`cost` of it), write-backs included, the instruction's own cycle
+    /// (already counted: the P54C model issues each in one, not paired)
+    /// taken off.
+    pub(super) fn cache_op(&mut self, cost: impl Fn(&chip::Timing) -> u32) {
+        let timing = self.latencies.timing();
+        let cycles = cost(timing).saturating_sub(timing.insn_cycles);
+        self.clock.stall(Class::CacheOp, u64::from(cycles));
+    }
+
+    /// Records `op` as a moment of the trace now, if the core is traced.
+    pub(super) fn trace_instant(&mut self, op: Op) {
+        let now = self.clock.now();
+        self.trace(now, op, Phase::Instant);
+    }
+
+    /// The core's trace, if the guest traced anything.
+    pub(super) fn records(&self) -> Option<&[Record]> {
+        self.trace.as_deref()
+    }
+
+    /// The run's clocks, for tests.
+    #[cfg(test)]
+    pub(super) fn clocks(&self) -> &Clocks {
+        &self.clocks
+    }
+
+    /// Writes the clock's counts and the waits into `s`, the core's
+    /// statistics for the report.
+    pub(super) fn report(&self, s: &mut CoreStats) {
+        s.cycles = self.clock.now();
+        s.idle_cycles = self.clock.idle_cycles();
+        s.class_cycles = self.clock.class_cycles;
+        s.class_count = self.clock.class_count;
+        s.quantum_sleeps = self.clocks.sleeps;
+        s.order_waits = self.clocks.order_waits;
+        s.future_reads = self.clocks.future_reads;
+        s.modelled_polls = self.waits.modelled_polls;
+        s.mpb_wait = self.waits.mpb_wait;
+        s.crb_wait = self.waits.crb_wait;
+        s.mc_wait = self.waits.mc_wait;
+        s.link_wait = self.waits.link_wait;
+    }
+
+    /// A traced core's sample of the chip's counters at a sync point: for
+    /// each of the `tiles` MPBs and `controllers` memory controllers, the
+    /// bytes it moved for this core (per `stats`) and the cycles this core
+    /// queued for it since the last sample, as [`trace::Op::Counter`]
+    /// records (only those that moved).
+    pub(super) fn sample_counters(&mut self, stats: &CoreStats, tiles: usize, controllers: usize) {
+        use chip::trace::{Counter, Event};
+        let Some(trace) = &mut self.trace else { return };
+        let now: Vec<(Counter, usize, u64)> = [
+            (Counter::MpbBytes, &stats.mpb_bytes[..tiles]),
+            (Counter::McBytes, &stats.mc_bytes[..controllers]),
+            (Counter::MpbWait, &self.waits.mpb_wait[..tiles]),
+            (Counter::McWait, &self.waits.mc_wait[..controllers]),
+        ]
+        .into_iter()
+        .flat_map(|(c, values)| values.iter().enumerate().map(move |(i, &v)| (c, i, v)))
+        .collect();
+        if self.counters.len() != now.len() {
+            self.counters = vec![0; now.len()];
+        }
+        let cycles = self.clock.now();
+        for ((counter, index, value), last) in now.into_iter().zip(&mut self.counters) {
+            if value != *last {
+                let event = Event {
+                    op: Op::Counter,
+                    phase: Phase::Instant,
+                    window: counter as u8,
+                    target: index as u16,
+                };
+                trace.push(Record {
+                    cycles,
+                    word: event.word(),
+                    arg: u32::try_from(value - *last).unwrap_or(u32::MAX),
+                });
+                *last = value;
+            }
+        }
+    }
+
+    /// The guest made emulator call `call` by a store of `value` (see
+    /// [`EmuCall`]), `rest` issue cycles before the end of its block.
+    /// Calls take no modelled time. Returns the clock to latch into the
+    /// call registers, for [`EmuCall::ClockLatch`].
+    pub(super) fn emu_call(&mut self, call: EmuCall, value: u64, rest: u32) -> Option<u64> {
+        match call {
+            EmuCall::Signature | EmuCall::ClockLo | EmuCall::ClockHi | EmuCall::Exit => {}
+            EmuCall::TraceArg => self.trace_arg = value as u32,
+            EmuCall::Trace => {
+                let record = Record {
+                    cycles: self.clock.now(),
+                    word: value as u32,
+                    arg: std::mem::take(&mut self.trace_arg),
+                };
+                self.trace.get_or_insert_with(Vec::new).push(record);
+            }
+            EmuCall::Order => self.order_next(),
+            EmuCall::Poll => self.begin_poll(),
+            EmuCall::Wait => self.wait(value as u32),
+            EmuCall::Done => self.end_poll(),
+            EmuCall::Pause => {
+                let until = self.clock.now() + (value & u64::from(u32::MAX));
+                self.clock.idle_until(until);
+                self.clocks.publish(self.shown());
+            }
+            EmuCall::ClockLatch => {
+                let now = self.clock.now().saturating_sub(u64::from(rest));
+                // The latch and the two reads are one RDTSC: the moves'
+                // issue cycles are counted already.
+                let t = self.latencies.timing();
+                let cost = u64::from(t.clock_read).saturating_sub(t.clock_read_issue());
+                self.clock.stall(Class::Clock, cost);
+                return Some(now);
+            }
+        }
+        None
+    }
+
+    /// A register access of `kind`, `len` bytes reaching `words` of line
+    /// `s` of G in `target` (`exchange_half`: the store half of a locked
+    /// exchange, which costs nothing more). A bus access: it follows the
+    /// buffered writes.
+    pub(super) fn register_access(
+        &mut self,
+        kind: Kind,
+        len: u32,
+        (s, words): (u64, u8),
+        target: Target,
+        exchange_half: bool,
+    ) {
+        // A register access is a bus access (a locked one, for the
+        // exchange): it follows the buffered writes.
+        self.drain();
+        match kind {
+            Kind::Load => self.observe(s, words, target),
+            // The store half of an exchange changes nothing a waiter
+            // waits for: a failed attempt leaves the register taken, a
+            // successful one takes it.
+            Kind::Store if exchange_half => {}
+            Kind::Store => self.stamp(s, words),
+        }
+        if !exchange_half {
+            let payload = match kind {
+                Kind::Load => Payload::load(len),
+                Kind::Store => Payload::store(len),
+            };
+            self.charge(target, None, payload);
         }
     }
 
@@ -1009,73 +1225,51 @@ impl Engine {
     /// it waits until every other core is past its time. Returns the waiters
     /// to wake once the store is in.
     pub(super) fn order_store(&mut self, s: u64) -> CoreSet {
-        let Some(time) = &mut self.time else {
-            return CoreSet::default();
-        };
-        if !time.polled(s) {
+        if !self.polled(s) {
             return CoreSet::default();
         }
-        time.order();
-        time.waiting_on(s)
+        self.order();
+        self.waiting_on(s)
     }
 
     /// After a store reached line `s` of G at `at` (`None`: now): wakes
-    /// `waiters` (from [`Engine::order_store`]) and whoever started waiting
+    /// `waiters` (from [`Time::order_store`]) and whoever started waiting
     /// on it since.
     pub(super) fn wake_waiters(&self, s: u64, waiters: CoreSet, at: Option<u64>) {
-        if let Some(time) = &self.time {
-            let all = waiters.union(time.waiting_on(s));
-            if !all.is_empty() {
-                time.wake(all, at.unwrap_or_else(|| time.clock.now()));
-            }
+        let all = waiters.union(self.waiting_on(s));
+        if !all.is_empty() {
+            self.wake(all, at.unwrap_or_else(|| self.clock.now()));
         }
     }
 
-    /// A write of `bytes` at core-physical `addr` leaves the core through
-    /// a write buffer ([`Time::buffer_write`]): when it reaches its
-    /// target, with timing on.
-    pub(super) fn buffer_write(&mut self, addr: u32, bytes: u32) -> Option<u64> {
-        let target = self.translator.lut().translate(addr).ok()?.target;
-        let time = self.time.as_mut()?;
-        time.buffer_write(Some(target), Payload::store(bytes))
+    /// Bytes `mask` of line `s` of G are written at `at` (`None`: now).
+    pub(super) fn stamp_bytes(&self, s: u64, mask: u32, at: Option<u64>) {
+        let words = words_of_bytes(mask);
+        self.stamp_at(s, words, at.unwrap_or_else(|| self.clock.now()));
     }
 
-    /// Adds the latency of `access` (to `target`) to the clock.
-    pub(super) fn time_access(&mut self, access: &Access, target: Target) {
-        let mut read = [None; 2];
-        if access.kind == Kind::Load {
-            for (slot, p) in read.iter_mut().zip(access.parts()) {
-                if p.outcome == Outcome::Memory && self.shared(p.addr) {
-                    let words = words_reached(p.addr % LINE as u32, p.len);
-                    *slot = self.system_line(p.addr).ok().map(|s| (s, words));
-                }
-            }
-        }
-        // Victims' write-backs; the WCB's lines went into the write
-        // buffers as they left ([`Engine::apply`]).
-        let mut lines = [None; 2];
-        for (slot, e) in lines
-            .iter_mut()
-            .zip(access.events.iter().filter_map(|e| match *e {
-                Event::WriteBack { line } => Some(line),
-                _ => None,
-            }))
-        {
-            *slot = self.translator.lut().translate(e).ok().map(|t| t.target);
-        }
-        let Some(time) = &mut self.time else { return };
+    /// Adds the latency of `access` (to `target`) to the clock: `read`
+    /// holds the lines of G (and their words) its parts loaded from
+    /// memory, `victims` the targets of the lines it wrote back.
+    pub(super) fn access(
+        &mut self,
+        access: &Access,
+        target: Target,
+        read: [Option<(u64, u8)>; 2],
+        victims: [Option<Target>; 2],
+    ) {
         if access.kind == Kind::Load && access.parts().iter().any(|p| p.outcome != Outcome::L1) {
             // A load that leaves L1 follows the buffered writes: it reads
             // what they wrote only once they are in.
-            time.drain();
+            self.drain();
         }
         for (s, words) in read.into_iter().flatten() {
-            time.observe(s, words, target);
+            self.observe(s, words, target);
         }
         let line = LINE as u32;
         for p in access.parts() {
             if p.outcome != Outcome::Memory {
-                time.stall_within(access.kind, p.outcome);
+                self.stall_within(access.kind, p.outcome);
                 continue;
             }
             if access.kind == Kind::Store {
@@ -1094,21 +1288,20 @@ impl Engine {
                 Kind::Load => Payload::load(bytes),
                 Kind::Store => Payload::store(bytes),
             };
-            time.charge(target, None, payload);
+            self.charge(target, None, payload);
         }
-        for target in lines.into_iter().flatten() {
-            time.charge(target, Some(Class::WriteBack), Payload::store(line));
+        for target in victims.into_iter().flatten() {
+            self.charge(target, Some(Class::WriteBack), Payload::store(line));
         }
     }
 
-    /// Syncs with the other cores once the clock passed the next point.
-    pub(super) fn after_timed_access(&mut self) {
-        if let Some(time) = &mut self.time {
-            time.renew_poll();
-            time.resolve_due();
-            if time.clock.now() >= time.next_sync {
-                time.sync();
-            }
+    /// After a timed access: renews a long poll, charges the waits due,
+    /// and syncs with the other cores once the clock passed the next point.
+    pub(super) fn after_access(&mut self) {
+        self.renew_poll();
+        self.resolve_due();
+        if self.clock.now() >= self.next_sync {
+            self.sync();
         }
     }
 }
@@ -1119,6 +1312,7 @@ mod tests {
     const TEST_VARIATION: crate::model::variation::Variation =
         crate::model::variation::Variation::new(0);
 
+    use std::fs::File;
     use std::path::Path;
 
     use chip::SCC;
@@ -1138,6 +1332,106 @@ mod tests {
         file.set_len(crate::timing::FILE_SIZE).unwrap();
         let map = Mapping::new(&file, crate::timing::FILE_SIZE).unwrap();
         Clocks::new(map, core, cores, 1000, true, TEST_VARIATION)
+    }
+
+    /// Modelled time for core 0 of a run of 2 cores of the SCC, on the
+    /// run's files in `dir`.
+    fn time_of_core_0(dir: &Path) -> Time {
+        let memory = crate::chipmem::ChipMemory::create(dir, &SCC, 2).unwrap();
+        let layout = *memory.layout();
+        let map = |path: &Path, len: u64| {
+            let file = File::options().read(true).write(true).open(path).unwrap();
+            Mapping::new(&file, len).unwrap()
+        };
+        let clocks = map(&crate::timing::clocks_path(dir), crate::timing::FILE_SIZE);
+        let stamps = map(
+            &crate::chipmem::stamps_path(dir),
+            crate::chipmem::stamps_size(layout.size()),
+        );
+        let watchers = map(
+            &crate::chipmem::watchers_path(dir),
+            crate::chipmem::records_size(&layout),
+        );
+        let watchers = LineRecords::new(watchers, crate::chipmem::record_words(&SCC));
+        let core = SCC.core(0).unwrap();
+        Time::new(&SCC, core, 2, 1000, true, 0, (clocks, stamps, watchers))
+    }
+
+    #[test]
+    fn the_clock_starts_at_the_release_from_reset_unless_held_until_the_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut time = time_of_core_0(dir.path());
+        let release = TEST_VARIATION.reset_release(&SCC.timing, 0);
+        assert_eq!(time.now(), release);
+        time.hold();
+        time.set_issued(500);
+        assert_eq!(time.now(), 0, "held: the firmware takes no time");
+        time.start();
+        assert!(time.now() >= release);
+        let mut stats = CoreStats::default();
+        time.report(&mut stats);
+        assert_eq!(stats.cycles, time.now());
+    }
+
+    #[test]
+    fn a_clock_latch_reads_the_clock_less_the_rest_of_the_block_and_costs_a_clock_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut time = time_of_core_0(dir.path());
+        time.set_issued(1000);
+        let before = time.now();
+        assert_eq!(time.emu_call(EmuCall::ClockLatch, 0, 3), Some(before - 3));
+        let t = SCC.timing;
+        let cost = u64::from(t.clock_read).saturating_sub(t.clock_read_issue());
+        assert_eq!(time.now(), before + cost);
+        // A pause idles for the cycles asked, and latches nothing.
+        assert_eq!(time.emu_call(EmuCall::Pause, 50, 0), None);
+        assert_eq!(time.now(), before + cost + 50);
+    }
+
+    #[test]
+    fn a_traced_core_keeps_its_events_with_their_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut time = time_of_core_0(dir.path());
+        time.trace_instant(Op::Wbinvd);
+        assert!(
+            time.records().is_none(),
+            "not traced before the guest traces"
+        );
+        time.emu_call(EmuCall::TraceArg, 7, 0);
+        time.emu_call(EmuCall::Trace, 0x1234, 0);
+        time.trace_instant(Op::Wbinvd);
+        let records = time.records().unwrap();
+        assert_eq!(records.len(), 2);
+        assert_eq!((records[0].word, records[0].arg), (0x1234, 7));
+        assert_eq!(records[1].arg, 0, "an argument serves one event");
+    }
+
+    #[test]
+    fn the_store_half_of_an_exchange_costs_nothing_more() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut time = time_of_core_0(dir.path());
+        time.set_issued(1000);
+        let tsr = Target::Crb(SCC.tile(0).unwrap());
+        let before = time.now();
+        time.register_access(Kind::Store, 1, (0, 1), tsr, true);
+        assert_eq!(time.now(), before);
+        time.register_access(Kind::Load, 1, (0, 1), tsr, false);
+        assert!(time.now() > before, "a register load takes its latency");
+    }
+
+    #[test]
+    fn the_words_of_a_line_an_access_reaches() {
+        assert_eq!(words_reached(0, 4), 0b1);
+        assert_eq!(words_reached(4, 4), 0b10);
+        assert_eq!(words_reached(2, 4), 0b11);
+        assert_eq!(words_reached(0, 32), 0xFF);
+        assert_eq!(words_reached(31, 1), 0x80);
+        assert_eq!(words_reached(8, 8), 0b1100);
+        assert_eq!(words_of_bytes(0), 0);
+        assert_eq!(words_of_bytes(0xF), 0b1);
+        assert_eq!(words_of_bytes(0x10), 0b10);
+        assert_eq!(words_of_bytes(0x8000_0001), 0x81);
+        assert_eq!(words_of_bytes(u32::MAX), 0xFF);
     }
 
     /// One core of a test: its latencies, its side of the clocks, its
