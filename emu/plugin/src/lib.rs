@@ -49,6 +49,11 @@
 //! nothing), the plugin writes the report, prints the reason and ends QEMU
 //! with `emu::launch::MODEL_STOP_STATUS`: the run tool names the core and
 //! shows the reason.
+//!
+//! The fast path's caches of translations (private pages, virtual lines)
+//! are plain types of their own, tested on the host (module `fast`).
+
+mod fast;
 
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::io::{self, Write};
@@ -56,11 +61,12 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use fast::{CACHE_LINE, PAGE_OFFSET, PageFlags, PrivatePages, VirtualLines};
+
 use emu::engine::{Engine, GuestAccess, PrivatePage};
 use emu::model::cache::MruLines;
 use emu::model::hierarchy::{Config, Kind};
 use emu::model::p54c;
-use emu::model::paging::PageType;
 use emu::options::PluginSetup;
 use qemu_plugin_sys::{
     GArray, GByteArray, QEMU_PLUGIN_VERSION, qemu_info_t, qemu_plugin_cb_flags, qemu_plugin_cond,
@@ -154,120 +160,28 @@ static PLUGIN: OnceLock<Plugin> = OnceLock::new();
 /// fast path reaches an entry without following a pointer.
 static L1_MRU: MruLines = MruLines::new(Config::SCC.l1);
 
-/// Virtual pages known to hold private memory, so that most accesses skip
-/// asking QEMU for their physical address (the plugin's largest cost per
-/// access) and the engine how to treat them. Direct-mapped: slot
-/// `page % PRIVATE_SLOTS` holds `page + 1` in its high half, and in its
-/// low half the physical page's address with what [`PrivatePage`] the
-/// engine found it to be below it ([`PageFlags`]). Forgotten whenever the guest could change its
-/// mappings (CR0 and CR3 writes, `invlpg`), as a TLB is. Only the one vCPU
-/// thread uses it.
-static PRIVATE_PAGES: [AtomicU64; PRIVATE_SLOTS] = [const { AtomicU64::new(0) }; PRIVATE_SLOTS];
-const PRIVATE_SLOTS: usize = 1024;
-const PAGE_OFFSET: u32 = 0xfff;
+/// Virtual pages known to hold private memory ([`PrivatePages`]).
+/// Forgotten whenever the guest could change its mappings (CR0 and CR3
+/// writes, `invlpg`), as a TLB is. Only the one vCPU thread uses it.
+static PRIVATE_PAGES: PrivatePages = PrivatePages::new();
 
-/// A [`PrivatePage`] packed below a page's address: bit 0 modelled, bit 1
-/// fast ([`PrivatePage::fast`]), bit 2 PWT, bits 3-5 the memory type's
-/// index in [`MemoryType::ALL`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct PageFlags(u32);
-
-impl PageFlags {
-    const MODELLED: u32 = 1;
-    const FAST: u32 = 2;
-    const PWT: u32 = 4;
-    const TYPE_SHIFT: u32 = 3;
-
-    fn pack(page: PrivatePage) -> Self {
-        match page {
-            PrivatePage::Unmodelled => Self(0),
-            PrivatePage::Modelled(t) => {
-                let ty = MemoryType::ALL
-                    .iter()
-                    .position(|&m| m == t.memory_type)
-                    .expect("every type is in ALL") as u32;
-                Self(
-                    Self::MODELLED
-                        | if page.fast() { Self::FAST } else { 0 }
-                        | if t.write_through { Self::PWT } else { 0 }
-                        | ty << Self::TYPE_SHIFT,
-                )
-            }
-        }
-    }
-
-    fn modelled(self) -> bool {
-        self.0 & Self::MODELLED != 0
-    }
-
-    fn fast(self) -> bool {
-        self.0 & Self::FAST != 0
-    }
-
-    fn page_type(self) -> PageType {
-        PageType {
-            memory_type: MemoryType::ALL[(self.0 >> Self::TYPE_SHIFT) as usize & 7],
-            write_through: self.0 & Self::PWT != 0,
-        }
-    }
-}
-const CACHE_LINE: u32 = chip::CACHE_LINE as u32;
-use chip::MemoryType;
-
+/// Forgets every private page's translation, and with them the virtual
+/// lines.
 fn forget_private_pages() {
-    for slot in &PRIVATE_PAGES {
-        slot.store(0, Ordering::Relaxed);
-    }
-    forget_virtual_lines();
+    PRIVATE_PAGES.forget();
+    VIRTUAL_LINES.forget();
 }
 
-/// Per slot, a virtual line of a fast private page ([`PrivatePage::fast`])
-/// and the physical line it maps to, as `(vline | 1) << 32 | pline` (0:
-/// none): the one the fast path ([`fast_hit`]) looks for, without
-/// translating the address. Slot `vline / CACHE_LINE % VIRTUAL_SLOTS`, one
-/// per set of L1: L1 has no more sets than a page has lines, so the slot
-/// is also the physical line's set, and the slots can name each set's most
-/// recently used line. Set whenever a private access to a fast page was
+/// The physical line of each virtual line of a fast private page that
+/// the fast path ([`fast_hit`]) looks for, one per set of L1
+/// ([`VirtualLines`]). Set whenever a private access to a fast page was
 /// handled while [`FAST_ON`]; forgotten with [`PRIVATE_PAGES`], and when
-/// [`FAST_ON`] goes off. A slot only says what the line maps to: whether
-/// it is L1's most recently used one the fast path asks [`L1_MRU`]. Only
-/// the one vCPU thread uses it.
-static VIRTUAL_LINES: [AtomicU64; VIRTUAL_SLOTS] = [const { AtomicU64::new(0) }; VIRTUAL_SLOTS];
-const VIRTUAL_SLOTS: usize = Config::SCC.l1.sets();
-const _: () = assert!(
-    VIRTUAL_SLOTS * CACHE_LINE as usize <= 4096,
-    "L1's set of a line is within the page offset"
-);
+/// [`FAST_ON`] goes off. Whether the line is L1's most recently used one
+/// the fast path asks [`L1_MRU`]. Only the one vCPU thread uses it.
+static VIRTUAL_LINES: L1Lines = L1Lines::new();
 
-/// The slot of [`VIRTUAL_LINES`] for `vaddr`.
-#[inline(always)]
-fn virtual_slot(vaddr: u32) -> &'static AtomicU64 {
-    &VIRTUAL_LINES[virtual_set(vaddr)]
-}
-
-/// The index of `vaddr`'s slot of [`VIRTUAL_LINES`]: the set of L1 its
-/// physical line is in.
-#[inline(always)]
-fn virtual_set(vaddr: u32) -> usize {
-    (vaddr / CACHE_LINE) as usize % VIRTUAL_SLOTS
-}
-
-/// The line of `vaddr`, on a fast private page, maps to the line of
-/// `paddr` ([`VIRTUAL_LINES`]).
-#[inline(always)]
-fn remember_virtual_line(vaddr: u32, paddr: u32) {
-    let (vline, pline) = (vaddr & !(CACHE_LINE - 1), paddr & !(CACHE_LINE - 1));
-    virtual_slot(vaddr).store(
-        u64::from(vline | 1) << 32 | u64::from(pline),
-        Ordering::Relaxed,
-    );
-}
-
-fn forget_virtual_lines() {
-    for slot in &VIRTUAL_LINES {
-        slot.store(0, Ordering::Relaxed);
-    }
-}
+/// [`VirtualLines`] with one slot per set of the model's L1.
+type L1Lines = VirtualLines<{ Config::SCC.l1.sets() }>;
 
 /// Whether private memory is modelled yet: from the booted image's entry
 /// point on (from reset if the options name none). The firmware before it
@@ -288,7 +202,7 @@ fn update_fast_on() {
     let on = PRIVATE_MODELLED.load(Ordering::Relaxed) && !TRAP.pending();
     let was = FAST_ON.swap(on, Ordering::Relaxed);
     if was && !on {
-        forget_virtual_lines();
+        VIRTUAL_LINES.forget();
     }
 }
 
@@ -1108,7 +1022,17 @@ unsafe fn rep_memory(
         unsafe { qemu_plugin_u64_add(plugin.budget.0, vcpu, u64::from(rep.cycles)) };
     }
     // SAFETY: as the caller's.
-    unsafe { memory(vcpu, info, vaddr, insn, 0, store, known_page(vaddr)) };
+    unsafe {
+        memory(
+            vcpu,
+            info,
+            vaddr,
+            insn,
+            0,
+            store,
+            PRIVATE_PAGES.known(vaddr),
+        )
+    };
 }
 
 unsafe extern "C" fn on_load(
@@ -1150,14 +1074,13 @@ unsafe extern "C" fn on_store(
 #[inline(always)]
 fn fast_hit(vaddr: u64, limit: u32, store: bool) -> bool {
     let vaddr = vaddr as u32;
-    let known = virtual_slot(vaddr).load(Ordering::Relaxed);
-    if (known >> 32) as u32 != vaddr & !(CACHE_LINE - 1) | 1 || vaddr % CACHE_LINE >= limit {
+    let Some(pline) = VIRTUAL_LINES.known(vaddr) else {
+        return false;
+    };
+    if vaddr % CACHE_LINE >= limit {
         return false;
     }
-    count_hit(
-        L1_MRU.hit_in_set(virtual_set(vaddr), known as u32, store),
-        store,
-    )
+    count_hit(L1_MRU.hit_in_set(L1Lines::set(vaddr), pline, store), store)
 }
 
 /// Counts a fast hit ([`FAST_LOADS`], [`FAST_STORES`]) if `hit`; returns
@@ -1171,27 +1094,18 @@ fn count_hit(hit: bool, store: bool) -> bool {
     hit
 }
 
-/// What [`PRIVATE_PAGES`] knows of `vaddr`'s page, if its slot holds it:
-/// the slot's low half (the physical page and its [`PageFlags`]).
-#[inline(always)]
-fn known_page(vaddr: u64) -> Option<u32> {
-    let page = (vaddr >> 12) as u32;
-    let known = PRIVATE_PAGES[page as usize % PRIVATE_SLOTS].load(Ordering::Relaxed);
-    ((known >> 32) as u32 == page.wrapping_add(1)).then_some(known as u32)
-}
-
 /// The fast path's second chance, for an access whose line
 /// [`VIRTUAL_LINES`] does not know: as [`fast_hit`], with the page's
-/// translation `known` ([`known_page`]: a fast private page,
+/// translation `known` ([`PrivatePages::known`]: a fast private page,
 /// [`PrivatePage::fast`], while [`FAST_ON`]). The line is then remembered.
 #[inline(always)]
 fn page_hit(vaddr: u64, known: u32, limit: u32, store: bool) -> bool {
-    if !PageFlags(known & PAGE_OFFSET).fast() || !FAST_ON.load(Ordering::Relaxed) {
+    if !PageFlags::of(known).fast() || !FAST_ON.load(Ordering::Relaxed) {
         return false;
     }
     let paddr = known & !PAGE_OFFSET | vaddr as u32 & PAGE_OFFSET;
     if paddr % CACHE_LINE < limit && count_hit(L1_MRU.hit(paddr, store), store) {
-        remember_virtual_line(vaddr as u32, paddr);
+        VIRTUAL_LINES.remember(vaddr as u32, paddr);
         return true;
     }
     false
@@ -1218,7 +1132,7 @@ unsafe fn not_fast(
         // SAFETY: `info` is valid during the callback (caller).
         in_line_below(1u32 << unsafe { qemu_plugin_mem_size_shift(info) })
     };
-    let known = known_page(vaddr);
+    let known = PRIVATE_PAGES.known(vaddr);
     if let Some(known) = known
         && page_hit(vaddr, known, limit, store)
     {
@@ -1231,7 +1145,8 @@ unsafe fn not_fast(
 
 /// One load or store of the instruction at `insn`, already done by QEMU,
 /// after which its block issues `rest` more cycles ([`Site`]), that the
-/// fast path did not take; `known` is what [`known_page`] says of its page.
+/// fast path did not take; `known` is what [`PRIVATE_PAGES`] says of its
+/// page.
 ///
 /// # Safety
 ///
@@ -1251,8 +1166,6 @@ unsafe fn memory(
         unsafe { private(vcpu, info, vaddr, insn, store, known) };
         return;
     }
-    let page = (vaddr >> 12) as u32;
-    let slot = &PRIVATE_PAGES[page as usize % PRIVATE_SLOTS];
     let Some(plugin) = PLUGIN.get() else { return };
     // SAFETY: `info` is valid during the callback.
     let hw = unsafe { qemu_plugin_get_hwaddr(info, vaddr) };
@@ -1271,11 +1184,9 @@ unsafe fn memory(
                 Ok(())
             });
         }
-        let flags = PageFlags::pack(kind).0;
-        let known = u64::from(page.wrapping_add(1)) << 32 | u64::from(frame | flags);
-        slot.store(known, Ordering::Relaxed);
+        let known = PRIVATE_PAGES.remember(vaddr, frame, kind);
         // SAFETY: as the caller's.
-        unsafe { private(vcpu, info, vaddr, insn, store, known as u32) };
+        unsafe { private(vcpu, info, vaddr, insn, store, known) };
         return;
     }
     // SAFETY: `info` is valid during the callback.
@@ -1334,7 +1245,7 @@ unsafe fn private(
     store: bool,
     known: u32,
 ) {
-    let flags = PageFlags(known & PAGE_OFFSET);
+    let flags = PageFlags::of(known);
     if !flags.modelled() || !PRIVATE_MODELLED.load(Ordering::Relaxed) {
         return;
     }
@@ -1360,7 +1271,7 @@ unsafe fn private(
         engine.private_access(access, flags.page_type(), || executed(plugin, vcpu))
     });
     if flags.fast() && FAST_ON.load(Ordering::Relaxed) {
-        remember_virtual_line(vaddr as u32, paddr);
+        VIRTUAL_LINES.remember(vaddr as u32, paddr);
     }
 }
 
@@ -1426,7 +1337,7 @@ mod tests {
             !fast_hit(u64::from(line), four_bytes, false),
             "not remembered"
         );
-        remember_virtual_line(line + 4, line + 4);
+        VIRTUAL_LINES.remember(line + 4, line + 4);
         assert!(fast_hit(u64::from(line + 8), four_bytes, false));
         assert!(fast_hit(u64::from(line + 28), four_bytes, true));
         // An access that would leave the line is not the fast path's.
@@ -1441,7 +1352,7 @@ mod tests {
         // goes off (a CL1INVMB trap pending).
         forget_private_pages();
         assert!(!fast_hit(u64::from(line), four_bytes, false));
-        remember_virtual_line(line, line);
+        VIRTUAL_LINES.remember(line, line);
         PRIVATE_MODELLED.store(false, Ordering::Relaxed);
         update_fast_on();
         assert!(!fast_hit(u64::from(line), four_bytes, false));
