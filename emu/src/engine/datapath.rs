@@ -5,6 +5,7 @@
 //! cores' views under the line's lock.
 
 use super::checker::ReadPart;
+use super::shared::FULL_LINE;
 use super::*;
 
 impl Engine {
@@ -63,7 +64,7 @@ impl Engine {
             }
             let s = self.system_line(line)?;
             let mut memory = [0; CACHE_LINE];
-            self.g.read(s, &mut memory);
+            self.shared.g().read(s, &mut memory);
             let part = ReadPart {
                 value: &value,
                 from: (p.addr - a.paddr) as usize,
@@ -76,7 +77,6 @@ impl Engine {
                 continue;
             }
             let describe = || {
-                let writer = (self.directory.flags(s) & WRITER) as u32;
                 let t = self
                     .translator
                     .lut()
@@ -90,7 +90,7 @@ impl Engine {
                     len: a.len,
                     read: a.value,
                     memory: part.held(),
-                    writer: writer.checked_sub(1),
+                    writer: self.shared.writer(s),
                 })
             };
             self.checker.found(describe)?;
@@ -105,7 +105,7 @@ impl Engine {
         let at = (p.addr % CACHE_LINE as u32) as usize;
         self.wcb[at..at + p.len as usize].copy_from_slice(&value[from..from + p.len as usize]);
         let s = self.system_line(p.addr)?;
-        self.directory.insert(s, self.me());
+        self.shared.hold(s);
         Ok(())
     }
 
@@ -178,13 +178,13 @@ impl Engine {
         match e {
             Event::Fill { line } => {
                 let s = self.system_line(line)?;
-                self.directory.insert(s, self.me());
+                self.shared.hold(s);
                 self.count_line(line, LINE, true);
             }
             Event::WriteBack { line } => {
                 let s = self.system_line(line)?;
                 self.count_line(line, LINE, false);
-                let data = self.views[self.me()].read_line(s);
+                let data = self.shared.own_line(s);
                 self.publish(s, &data, FULL_LINE, None);
                 self.release(line, s, 0);
             }
@@ -230,35 +230,12 @@ impl Engine {
     }
 
     fn publish_now(&self, s: u64, data: &[u8; CACHE_LINE], mask: u32, at: Option<u64>) {
-        self.lock_line(s);
-        if let Some(time) = &self.time {
-            // Before the bytes: whoever sees them sees when they came.
-            time.stamp_bytes(s, mask, at);
-        }
-        self.g.write_masked(s, data, mask);
-        self.directory.update_flags(s, WRITER, self.me() as u64 + 1);
-        let holders = self.directory.cores(s);
-        for (c, view) in self.views.iter().enumerate() {
-            if !holders.contains(c) {
-                view.write_masked(s, data, mask);
+        self.shared.publish(s, data, mask, || {
+            if let Some(time) = &self.time {
+                // Before the bytes: whoever sees them sees when they came.
+                time.stamp_bytes(s, mask, at);
             }
-        }
-        self.directory.clear_flags(s, LOCKED);
-    }
-
-    /// Takes the lock of line `s` of G. Held
-    /// for a few hundred nanoseconds; with more instances than host cores
-    /// the holder may be descheduled, so waiting yields.
-    pub(super) fn lock_line(&self, s: u64) {
-        let mut spins = 0u32;
-        while self.directory.set_flags(s, LOCKED) & LOCKED != 0 {
-            spins += 1;
-            if spins < 64 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
+        });
     }
 
     /// Line `paddr` (system line `s`) left this core's caches or WCB. If a
@@ -272,13 +249,7 @@ impl Engine {
             return;
         }
         let keep = keep | self.wcb_bytes(s);
-        self.lock_line(s);
-        if keep == 0 {
-            self.directory.remove(s, self.me());
-        }
-        let data = self.g.read_line(s);
-        self.views[self.me()].write_masked(s, &data, !keep);
-        self.directory.clear_flags(s, LOCKED);
+        self.shared.refresh(s, keep);
     }
 
     /// Before a store reaches line `s` of G, with timing on: the waiters

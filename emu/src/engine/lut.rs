@@ -21,7 +21,7 @@ impl Engine {
     /// Notices a write to this core's LUT entry `entry` (by anyone, through
     /// any address) since the last access.
     pub(super) fn follow_remote_lut_write(&mut self, entry: usize) -> Result<()> {
-        let raw = self.g.load_u32(self.registers.lut_register(entry)) & LutEntry::MASK;
+        let raw = self.shared.g().load_u32(self.registers.lut_register(entry)) & LutEntry::MASK;
         if raw != self.translator.lut().entry(entry as u8).encode() {
             self.lut_changed(entry as u8, raw)?;
         }
@@ -47,23 +47,18 @@ impl Engine {
             .iter()
             .filter_map(|&l| {
                 let s = self.system_line(l).ok()?;
-                Some((l, self.views[self.me()].read_line(s)))
+                Some((l, self.shared.own_line(s)))
             })
             .collect();
         for &(l, _) in &old {
             if let Ok(s) = self.system_line(l) {
-                self.lock_line(s);
-                self.directory.remove(s, self.me());
-                let fresh = self.g.read_line(s);
-                self.views[self.me()].write_masked(s, &fresh, FULL_LINE);
-                self.directory.clear_flags(s, LOCKED);
+                self.shared.refresh(s, 0);
             }
         }
         self.translator.write_lut(entry, raw);
         for (l, data) in old {
             if let Ok(s) = self.system_line(l) {
-                self.directory.insert(s, self.me());
-                self.views[self.me()].write_masked(s, &data, FULL_LINE);
+                self.shared.hold_with(s, &data);
             }
         }
         self.show(entry, base)

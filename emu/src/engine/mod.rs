@@ -98,11 +98,14 @@
 //! - `Checker` (`checker`): the stale reads found, and whether a load's
 //!   part is stale;
 //! - `Time` (`time`): the modelled clock, its requests queuing at the
-//!   shared resources, polls and waits, sync points, the trace.
+//!   shared resources, polls and waits, sync points, the trace;
+//! - `SharedLines` (`shared`): G, the views and the directory as this
+//!   core moves bytes in them: publish and refresh under the line lock,
+//!   holding a line, its last writer.
 //!
-//! The engine itself holds G, the views, the directory and the caches'
-//! model: `datapath` applies an access's events (publish and refresh
-//! under the line lock) and feeds the parts, `lut` follows LUT writes
+//! The engine itself holds the caches' model and the write-combine
+//! buffer's bytes: `datapath` applies an access's events and feeds the
+//! parts, `lut` follows LUT writes
 //! (cached lines move, QEMU shows the new target), `traffic` counts bytes
 //! per MPB, controller and router; this file holds the engine and its
 //! entry points.
@@ -112,6 +115,7 @@ mod datapath;
 mod lines;
 mod lut;
 mod registers;
+mod shared;
 #[cfg(test)]
 mod tests;
 mod time;
@@ -138,16 +142,12 @@ use checker::Checker;
 use lines::{CoreSet, LineRecords};
 use lut::HostPage;
 use registers::Registers;
+use shared::SharedLines;
 use time::Time;
 use translator::Translator;
 
+/// The bytes of a cache line.
 const LINE: u64 = CACHE_LINE as u64;
-const FULL_LINE: u32 = u32::MAX;
-/// Directory flag locking the line while its bytes move between G and
-/// the views.
-const LOCKED: u64 = 1 << 63;
-/// Directory flags naming the last writer, plus one (0: nobody yet).
-const WRITER: u64 = u32::MAX as u64;
 
 /// Where core `core`'s trace goes in run directory `dir`
 /// ([`chip::trace::Record`]s, one after the other).
@@ -168,19 +168,14 @@ pub struct Engine {
     layout: Layout,
     /// The run's directory, where its shared files and reports are.
     dir: PathBuf,
-    /// G, the chip memory (`chip.mem`): what the chip's memory and
-    /// registers hold.
-    g: Mapping,
+    /// G, the views and the directory: the run's shared memory, moved
+    /// line by line under the lines' locks.
+    shared: SharedLines,
     /// G's file, which QEMU maps at register pages (for remapping them).
     g_file: File,
-    /// Every running core's view V_c, by core index: what its loads
-    /// return.
-    views: Vec<Mapping>,
     /// This core's view's file, which QEMU maps at cacheable pages (for
     /// remapping them).
     own_view: File,
-    /// Per line of G: its lock, last writer and holders (module docs).
-    directory: LineRecords,
     /// The caches' and write-combine buffer's model, and its statistics.
     memory: CoreMemory,
     /// Translation: the page types of the guest's page tables (TLB, CR0,
@@ -340,11 +335,9 @@ impl Engine {
             cores,
             layout,
             dir,
-            g,
+            shared: SharedLines::new(g, views, directory, core.index()),
             g_file,
-            views,
             own_view,
-            directory,
             memory: CoreMemory::new(config).map_err(|e| Error::Model(e.to_string()))?,
             translator,
             wcb: [0; CACHE_LINE],
@@ -358,7 +351,7 @@ impl Engine {
             shared_high: Self::shared_high(chip),
         };
         if engine.time.is_some() {
-            engine.registers.sign_fpga_bank(&engine.g);
+            engine.registers.sign_fpga_bank(engine.shared.g());
         }
         Ok(engine)
     }
@@ -385,10 +378,6 @@ impl Engine {
     fn lut_writer(&self, entry: usize) -> String {
         let raw = self.translator.lut().entry(entry as u8).encode();
         self.registers.lut_writer(entry, raw)
-    }
-
-    fn me(&self) -> usize {
-        self.core.index()
     }
 
     fn stop(&self, reason: impl std::fmt::Display) -> Error {
@@ -445,10 +434,10 @@ impl Engine {
                     && let Target::Crb(tile) = t.target
                 {
                     let own = entry == usize::from(self.chip.address_map.own_crb);
-                    self.registers.crb_store(&self.g, a, tile, t.offset, own);
+                    self.registers.crb_store(self.shared.g(), a, tile, t.offset, own);
                 }
                 let now = self.now();
-                if self.registers.access(&self.g, a, t.target, at, now) {
+                if self.registers.access(self.shared.g(), a, t.target, at, now) {
                     self.memory.stats_mut().tsr_ops += 1;
                 }
                 self.count_route(t.target, u64::from(a.len), a.kind == Kind::Load);
@@ -582,7 +571,7 @@ impl Engine {
             return;
         }
         if let Some(now) = time.emu_call(call, a.value, a.rest) {
-            self.registers.latch_clock(&self.g, now);
+            self.registers.latch_clock(self.shared.g(), now);
         }
         self.after_timed_access();
     }
@@ -703,11 +692,9 @@ impl Engine {
         // copy of the CRB: the LUT in force lives in the tile's CRB.
         let own = Chip::lut_index(paddr) == usize::from(self.chip.address_map.own_crb);
         if own {
-            let raw = self
-                .g
-                .load_u32(self.layout.own_crb(self.core) + u64::from(t.offset));
-            self.g
-                .store_u32(self.registers.lut_register(usize::from(entry)), raw);
+            let g = self.shared.g();
+            let raw = g.load_u32(self.layout.own_crb(self.core) + u64::from(t.offset));
+            g.store_u32(self.registers.lut_register(usize::from(entry)), raw);
         }
         self.follow_remote_lut_write(usize::from(entry))
     }
