@@ -6,6 +6,7 @@
 
 use super::checker::ReadPart;
 use super::shared::FULL_LINE;
+use super::traffic;
 use super::*;
 
 impl Engine {
@@ -305,6 +306,31 @@ impl Engine {
         }
         if let Some(time) = &mut self.time {
             time.access(access, target, read, victims);
+        }
+    }
+
+    /// Counts `bytes` at every router between this core's tile and the
+    /// router serving `target`: on the reply's route if `inbound`, else on
+    /// the request's ([`Routes::count`]).
+    pub(super) fn count_route(&mut self, target: Target, bytes: u64, inbound: bool) {
+        let counters = &mut self.memory.stats_mut().router_bytes;
+        self.routes.count(counters, target, bytes, inbound);
+    }
+
+    /// Counts the mesh traffic of the parts of `access` that went to
+    /// `target` without filling a line ([`traffic::uncached_parts`]).
+    pub(super) fn count_uncached_parts(&mut self, access: &Access, target: Target) {
+        let inbound = access.kind == Kind::Load;
+        for len in traffic::uncached_parts(access) {
+            self.count_route(target, u64::from(len), inbound);
+        }
+    }
+
+    /// Counts the mesh traffic of a line that enters or leaves the caches
+    /// (`inbound` for a fill), going to wherever the LUT maps it now.
+    pub(super) fn count_line(&mut self, line: u32, bytes: u64, inbound: bool) {
+        if let Ok(t) = self.translator.lut().translate(line) {
+            self.count_route(t.target, bytes, inbound);
         }
     }
 }

@@ -101,13 +101,14 @@
 //!   shared resources, polls and waits, sync points, the trace;
 //! - `SharedLines` (`shared`): G, the views and the directory as this
 //!   core moves bytes in them: publish and refresh under the line lock,
-//!   holding a line, its last writer.
+//!   holding a line, its last writer;
+//! - `Routes` (`traffic`): the XY routes from the core's tile, along
+//!   which the bytes of each access are counted per router.
 //!
 //! The engine itself holds the caches' model and the write-combine
-//! buffer's bytes: `datapath` applies an access's events and feeds the
-//! parts, `lut` follows LUT writes
-//! (cached lines move, QEMU shows the new target), `traffic` counts bytes
-//! per MPB, controller and router; this file holds the engine and its
+//! buffer's bytes: `datapath` applies an access's events, counts their
+//! traffic and feeds the parts; `lut` follows LUT writes (cached lines
+//! move, QEMU shows the new target); this file holds the engine and its
 //! entry points.
 
 mod checker;
@@ -133,7 +134,6 @@ use crate::chipmem::{self, Backing, ChipMemory, Layout};
 use crate::model::cache::MruLines;
 use crate::model::hierarchy::{Access, Config, CoreMemory, Event, InCaches, Kind, Outcome, Part};
 use crate::model::latency::Payload;
-use crate::model::mesh;
 use crate::model::paging::PageType;
 use crate::report::{CoreReport, StaleRead};
 use crate::shm::{self, Mapping};
@@ -144,6 +144,7 @@ use lut::HostPage;
 use registers::Registers;
 use shared::SharedLines;
 use time::Time;
+use traffic::Routes;
 use translator::Translator;
 
 /// The bytes of a cache line.
@@ -178,6 +179,8 @@ pub struct Engine {
     own_view: File,
     /// The caches' and write-combine buffer's model, and its statistics.
     memory: CoreMemory,
+    /// The core's routes on the mesh, for counting bytes per router.
+    routes: Routes,
     /// Translation: the page types of the guest's page tables (TLB, CR0,
     /// CR3) and the LUT in force, with its aliases.
     translator: Translator,
@@ -340,6 +343,7 @@ impl Engine {
             own_view,
             memory: CoreMemory::new(config).map_err(|e| Error::Model(e.to_string()))?,
             translator,
+            routes: Routes::new(chip, core),
             wcb: [0; CACHE_LINE],
             checker: Checker::new(model.check),
             registers: Registers::new(chip, core, layout, lut_writes),
