@@ -104,8 +104,10 @@ struct Plugin {
     /// almost never wanted by two threads at once, and taking it costs one
     /// atomic operation (releasing it, a plain store).
     engine: spin::Mutex<Engine>,
-    /// Core-physical range of the chip's shared regions: the fast filter.
+    /// Lowest core-physical address of the chip's shared regions
+    /// ([`Engine::shared_low`]): with `high`, the fast filter.
     low: u32,
+    /// One past the highest ([`Engine::shared_high`]).
     high: u32,
     /// QEMU's handles of eax, ecx, edx, ebx, esp, ebp, esi, edi (in the
     /// order of the x86 register encoding), found when the vCPU starts.

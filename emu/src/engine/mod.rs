@@ -103,7 +103,9 @@
 //!   core moves bytes in them: publish and refresh under the line lock,
 //!   holding a line, its last writer;
 //! - `Routes` (`traffic`): the XY routes from the core's tile, along
-//!   which the bytes of each access are counted per router.
+//!   which the bytes of each access are counted per router;
+//! - `QemuPages` (`qemu_pages`): where QEMU shows each LUT page in this
+//!   process, and the files it remaps there when an entry changes.
 //!
 //! The engine itself holds the caches' model and the write-combine
 //! buffer's bytes: `datapath` applies an access's events, counts their
@@ -115,6 +117,7 @@ mod checker;
 mod datapath;
 mod lines;
 mod lut;
+mod qemu_pages;
 mod registers;
 mod shared;
 #[cfg(test)]
@@ -136,11 +139,11 @@ use crate::model::hierarchy::{Access, Config, CoreMemory, Event, InCaches, Kind,
 use crate::model::latency::Payload;
 use crate::model::paging::PageType;
 use crate::report::{CoreReport, StaleRead};
-use crate::shm::{self, Mapping};
+use crate::shm::Mapping;
 use crate::{Error, Result};
 use checker::Checker;
 use lines::{CoreSet, LineRecords};
-use lut::HostPage;
+use qemu_pages::QemuPages;
 use registers::Registers;
 use shared::SharedLines;
 use time::Time;
@@ -172,11 +175,6 @@ pub struct Engine {
     /// G, the views and the directory: the run's shared memory, moved
     /// line by line under the lines' locks.
     shared: SharedLines,
-    /// G's file, which QEMU maps at register pages (for remapping them).
-    g_file: File,
-    /// This core's view's file, which QEMU maps at cacheable pages (for
-    /// remapping them).
-    own_view: File,
     /// The caches' and write-combine buffer's model, and its statistics.
     memory: CoreMemory,
     /// The core's routes on the mesh, for counting bytes per router.
@@ -194,9 +192,8 @@ pub struct Engine {
     /// operations and stores to read-only registers it made, who wrote
     /// each LUT entry.
     registers: Registers,
-    /// Per LUT entry, where QEMU shows its page in this process (`None`:
-    /// no device there); found at the first LUT write that needs it.
-    host_pages: Option<Vec<Option<HostPage>>>,
+    /// Where QEMU shows each LUT page, and the files it shows them from.
+    qemu_pages: QemuPages,
     /// Modelled time, with timing on.
     time: Option<Time>,
     /// The report as it stood when the program said it was over
@@ -331,6 +328,7 @@ impl Engine {
                 ))
             }
         };
+        let qemu_pages = QemuPages::new(chip, core, layout, dir.clone(), (g_file, own_view));
         let translator = Translator::new(chip, core, layout, chipmem::ram_path(&dir, core));
         let engine = Self {
             chip,
@@ -339,15 +337,13 @@ impl Engine {
             layout,
             dir,
             shared: SharedLines::new(g, views, directory, core.index()),
-            g_file,
-            own_view,
             memory: CoreMemory::new(config).map_err(|e| Error::Model(e.to_string()))?,
             translator,
             routes: Routes::new(chip, core),
             wcb: [0; CACHE_LINE],
             checker: Checker::new(model.check),
             registers: Registers::new(chip, core, layout, lut_writes),
-            host_pages: None,
+            qemu_pages,
             time,
             exited: None,
             insns: 0,
