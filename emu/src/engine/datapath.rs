@@ -7,7 +7,15 @@
 use super::checker::ReadPart;
 use super::shared::FULL_LINE;
 use super::traffic;
-use super::*;
+use chip::{CACHE_LINE, Chip, LUT_PAGE_SIZE, Target};
+
+use super::lines::CoreSet;
+use super::{Engine, GuestAccess, LINE, describe, time};
+use crate::model::hierarchy::{Access, Event, Kind, Outcome, Part};
+use crate::model::latency::Payload;
+use crate::model::paging::PageType;
+use crate::report::StaleRead;
+use crate::{Error, Result};
 
 impl Engine {
     pub(super) fn memory_access(&mut self, a: GuestAccess) -> Result<Access> {

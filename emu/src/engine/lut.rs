@@ -3,7 +3,9 @@
 //! access through it; cached lines move with the page, and QEMU shows the
 //! new target's memory ([`super::qemu_pages`]).
 
-use super::*;
+use chip::{CACHE_LINE, LUT_PAGE_SIZE, LutEntry};
+
+use super::{Engine, Result};
 
 impl Engine {
     /// Notices a write to this core's LUT entry `entry` (by anyone, through

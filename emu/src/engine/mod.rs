@@ -129,16 +129,13 @@ mod translator;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use chip::{
-    CACHE_LINE, Chip, CoreId, EmuCall, LUT_PAGE_SIZE, LutEntry, MemoryType, Model, Target, WtReads,
-};
+use chip::{CACHE_LINE, Chip, CoreId, EmuCall, MemoryType, Model, Target, WtReads};
 
 use crate::chipmem::{self, Backing, ChipMemory, Layout};
 use crate::model::cache::MruLines;
-use crate::model::hierarchy::{Access, Config, CoreMemory, Event, InCaches, Kind, Outcome, Part};
-use crate::model::latency::Payload;
+use crate::model::hierarchy::{Config, CoreMemory, Event, InCaches, Kind, Outcome};
 use crate::model::paging::PageType;
-use crate::report::{CoreReport, StaleRead};
+use crate::report::CoreReport;
 use crate::shm::Mapping;
 use crate::{Error, Result};
 use checker::Checker;

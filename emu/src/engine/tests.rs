@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 //! The engine on two cores, with the test playing both guests.
 
-use chip::{EmuCall, PTE_PCD, PTE_PMB, PTE_PWT, SCC};
+use chip::{EmuCall, LutEntry, PTE_PCD, PTE_PMB, PTE_PWT, SCC};
 use tempfile::TempDir;
 
 use super::*;
