@@ -89,7 +89,7 @@
 //!   ordered by the emulator (QEMU reports it after its bytes were read),
 //!   so a program orders a read that races with other cores' stores
 //!   outside any wait by making it a poll that finds what it reads
-//!   (`Scc::read_ordered`, rma's `Wait::read_ordered`): a flag read once,
+//!   (`Platform::read_ordered`, rma's `Wait::read_ordered`): a flag read once,
 //!   a test for messages, MCS-WP's look at a successor linking in. Reads
 //!   of words written only under the test-and-set register they are read
 //!   under need nothing: the register orders them.

@@ -3,7 +3,7 @@
 //!
 //! An app lists its programs once with [`programs!`](crate::programs!):
 //! each program's name, its help (the doc comment) and its entry, a
-//! function `fn(&Scc, S) -> Result<(), E>` whose settings type `S` comes
+//! function `fn(&Platform, S) -> Result<(), E>` whose settings type `S` comes
 //! from [`chip::settings!`] (or is `()`) and whose error `E` is an
 //! [`AppError`] ([`AppResult`]) or converts into one, as `String` does. From that one list the macro makes the
 //! table the kernel dispatches on and the declarations the run tool reads
@@ -44,7 +44,7 @@ impl<E: Display> From<E> for AppError {
 pub type Entry<P> = fn(&'static P, &[(&str, &str)]) -> AppResult;
 
 /// An app's programs, as [`programs!`](crate::programs!) lists them. `P`
-/// is the platform they run on: the kernel's `Scc`.
+/// is the platform they run on: the kernel's `Platform`.
 #[derive(Debug)]
 pub struct Program<P: 'static> {
     /// Its name, help and settings.
@@ -124,7 +124,7 @@ pub(crate) fn find<'a, P: 'static>(
 ///     /// Every core puts its rank into its right neighbour's window.
 ///     "hello" => hello,
 /// }
-/// fn hello(scc: &kernel::Scc, (): ()) -> kernel::AppResult { Ok(()) }
+/// fn hello(scc: &kernel::Platform, (): ()) -> kernel::AppResult { Ok(()) }
 /// ```
 ///
 /// The first program is the one a command line without `program=` runs.
@@ -133,7 +133,7 @@ pub(crate) fn find<'a, P: 'static>(
 macro_rules! programs {
     ( $( $(#[doc = $doc:literal])+ $name:literal => $run:path ),+ $(,)? ) => {
         const _: () = {
-            const PROGRAMS: &[$crate::app::Program<$crate::Scc>] = &[ $(
+            const PROGRAMS: &[$crate::app::Program<$crate::Platform>] = &[ $(
                 $crate::app::Program {
                     declaration: $crate::chip::settings::Declaration {
                         name: $name,
@@ -142,10 +142,10 @@ macro_rules! programs {
                     },
                     entry: {
                         fn entry(
-                            scc: &'static $crate::Scc,
+                            platform: &'static $crate::Platform,
                             given: &[(&str, &str)],
                         ) -> $crate::AppResult {
-                            $crate::app::call($run, scc, given)
+                            $crate::app::call($run, platform, given)
                         }
                         entry
                     },
@@ -161,7 +161,7 @@ macro_rules! programs {
 
             /// The kernel's way to this app's programs.
             #[unsafe(no_mangle)]
-            fn __scc_app_programs() -> &'static [$crate::app::Program<$crate::Scc>] {
+            fn __scc_app_programs() -> &'static [$crate::app::Program<$crate::Platform>] {
                 PROGRAMS
             }
         };

@@ -12,7 +12,7 @@
 //! it, identity from MYTILEID, then the program the command line names,
 //! with its settings parsed. The run ends through `isa-debug-exit`.
 //!
-//! What an app uses: [`Scc`] (the core: its identity, rma's hardware
+//! What an app uses: [`Platform`] (the core: its identity, rma's hardware
 //! interface, memory mapping), [`println!`], [`AppResult`], and the
 //! lower layers in [`arch`], [`mm`] and [`platform`].
 //!
@@ -60,4 +60,4 @@ pub use app::{AppError, AppResult, Program};
 /// The chip crate the kernel is built on, for apps and [`programs!`].
 pub use chip;
 #[cfg(target_arch = "x86")]
-pub use platform::Scc;
+pub use platform::Platform;

@@ -14,13 +14,13 @@ use crate::arch::x86::paging::{Access, AddressSpace, PAGE_SIZE};
 use crate::arch::x86::{gdt, idt, stack, timer};
 use crate::exit::{ExitCode, exit, fail};
 use crate::mm::FrameAllocator;
-use crate::platform::{self, Scc};
+use crate::platform::{self, Platform};
 use crate::{console, mm};
 
 // SAFETY: `programs!`, which every app uses once, defines this function
 // with this signature; an image without it does not link.
 unsafe extern "Rust" {
-    safe fn __scc_app_programs() -> &'static [Program<Scc>];
+    safe fn __scc_app_programs() -> &'static [Program<Platform>];
 }
 
 unsafe extern "C" {
@@ -113,7 +113,7 @@ extern "C" fn kernel_entry(magic: u32, info: *const u8) -> ! {
 /// program.
 fn run(
     args: BootArgs<'_>,
-    program: &'static Program<Scc>,
+    program: &'static Program<Platform>,
     space: AddressSpace,
     frames: FrameAllocator,
 ) -> ! {
@@ -131,20 +131,15 @@ fn run(
     // The program may map more at run time: it gets the space and the frames left.
     // It lives as long as the core runs: programs may keep it (a C
     // program's runtime does, for the calls C makes into it).
-    let scc: &'static Scc = alloc::boxed::Box::leak(alloc::boxed::Box::new(Scc::new(
-        chip,
-        core,
-        args.cores(),
-        space,
-        frames,
-        args.trace(),
-    )));
+    let platform: &'static Platform = alloc::boxed::Box::leak(alloc::boxed::Box::new(
+        Platform::new(chip, core, args.cores(), space, frames, args.trace()),
+    ));
     if core.index() == 0 {
         announce(declaration, args.settings());
     }
-    match (program.entry)(scc, args.settings()) {
+    match (program.entry)(platform, args.settings()) {
         Ok(()) => {
-            scc.finish();
+            platform.finish();
             exit(ExitCode::Success)
         }
         Err(reason) => fail(format_args!("program failed: {}", reason.message())),

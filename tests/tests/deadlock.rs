@@ -38,7 +38,7 @@ fn deadlocks(case: &str, cores: &[u32], calls: &[&str]) {
         "{case}: {said}"
     );
     assert!(
-        said.contains("kernel::platform::scc::Scc::poll_call"),
+        said.contains("kernel::platform::scc::Platform::poll_call"),
         "{case}: {said}"
     );
     // The calls each core waits in, from its stack, out to the program's line.

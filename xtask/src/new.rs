@@ -27,7 +27,7 @@ const MAIN: &str = r#"//! NAME: an app on the emulated SCC's kernel library.
 #![no_std]
 #![no_main]
 
-use kernel::{AppResult, Scc};
+use kernel::{AppResult, Platform};
 use rma::comm::Comm;
 use rma::{Assert, Rma, WindowOptions};
 
@@ -36,8 +36,8 @@ kernel::programs! {
     "NAME" => hello,
 }
 
-fn hello(scc: &Scc, (): ()) -> AppResult {
-    let mut rma = Rma::new(Comm::new(scc)?)?;
+fn hello(platform: &Platform, (): ()) -> AppResult {
+    let mut rma = Rma::new(Comm::new(platform)?)?;
     let (me, n) = (rma.rank(), rma.size());
     let win = rma.allocate::<u32>(1, WindowOptions::new())?;
     rma.fence(win, Assert::NOPRECEDE)?;

@@ -24,7 +24,7 @@ use alloc::string::String;
 
 use rma::comm::PROGRAM_LINES;
 
-use kernel::Scc;
+use kernel::Platform;
 
 /// Bytes in a line, as an MPB offset.
 const LINE: u32 = kernel::chip::CACHE_LINE as u32;
@@ -57,16 +57,16 @@ const fn expected(hops: u32, j: u32) -> u32 {
     hops.wrapping_mul(0x9E37_79B9) ^ j
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let me = scc.core().index() as u32;
-    let cores = scc.cores();
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let me = platform.core().index() as u32;
+    let cores = platform.cores();
     let laps = laps(cores);
-    let next = scc.mpb(scc.participant((me + 1) % cores));
-    let own = scc.own_mpb();
+    let next = platform.mpb(platform.participant((me + 1) % cores));
+    let own = platform.own_mpb();
 
     let receive = |hops: u32| -> Result<(), String> {
-        scc.wait_for(|| {
-            scc.invalidate_mpbt();
+        platform.wait_for(|| {
+            platform.invalidate_mpbt();
             (own.read_u32(HOPS) == hops).then_some(())
         });
         for j in 0..PAYLOAD {
@@ -81,7 +81,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
         Ok(())
     };
     let pass = |hops: u32| {
-        scc.invalidate_mpbt();
+        platform.invalidate_mpbt();
         // The payload lines, then the count's line: writing it pushes the
         // last payload line out of the write-combine buffer, so whoever
         // sees the count sees the payload too.
@@ -89,7 +89,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
             next.write_u32(payload(j), expected(hops, j));
         }
         next.write_u32(HOPS, hops);
-        scc.flush_wcb();
+        platform.flush_wcb();
     };
 
     // Core k receives hop lap * cores + k; core 0 receives the end of each

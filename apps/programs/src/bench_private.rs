@@ -12,7 +12,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use kernel::Scc;
+use kernel::Platform;
 
 /// Words in the buffer: 64 KiB.
 const WORDS: u32 = 16 * 1024;
@@ -21,7 +21,7 @@ const WORDS: u32 = 16 * 1024;
 /// and stores in all (a few seconds of plain QEMU).
 const PASSES: u32 = 15_000;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
     let mut words: Vec<u32> = (0..WORDS).collect();
     let base = words.as_mut_ptr();
     for pass in 0..PASSES {
@@ -49,7 +49,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     }
     kernel::println!(
         "bench-private: core {}: {} loads and stores on {} KiB of private memory, every word checked, checksum {checksum:#010x}",
-        scc.core().index(),
+        platform.core().index(),
         2 * u64::from(WORDS) * u64::from(PASSES),
         WORDS * 4 / 1024
     );

@@ -20,7 +20,7 @@ use rma::comm::{BarrierAlgorithm, Comm, ReduceOp};
 use rma::hal::Clock;
 
 use crate::support::communicator;
-use kernel::Scc;
+use kernel::Platform;
 
 /// Barriers in the barrier check, alternating algorithms.
 const BARRIERS: u32 = 200;
@@ -66,11 +66,11 @@ impl Checks {
     }
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let mut comm = communicator(scc)?;
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let mut comm = communicator(platform)?;
     let (n, me) = (comm.size(), comm.rank());
     let mut checks = Checks { made: 0, failed: 0 };
-    let start = scc.cycles();
+    let start = platform.cycles();
     let e = |e: rma::RmaError| e.to_string();
 
     // Neighbour exchange: send right, receive from the left, at once.
@@ -101,19 +101,19 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
 
     // Barriers: nobody leaves episode k before everyone has entered it.
     for episode in 1..=BARRIERS {
-        scc.invalidate_mpbt();
-        scc.own_mpb().write_u32(episode_mark(episode), episode);
-        scc.flush_wcb();
+        platform.invalidate_mpbt();
+        platform.own_mpb().write_u32(episode_mark(episode), episode);
+        platform.flush_wcb();
         let algorithm = if episode % 2 == 0 {
             BarrierAlgorithm::Central
         } else {
             BarrierAlgorithm::Dissemination
         };
         comm.barrier_with(algorithm);
-        scc.invalidate_mpbt();
+        platform.invalidate_mpbt();
         for rank in 0..n {
-            let mark = scc
-                .mpb(scc.participant(rank))
+            let mark = platform
+                .mpb(platform.participant(rank))
                 .read_u32(episode_mark(episode));
             checks.check(mark == episode, || {
                 format!("left barrier {episode} ({algorithm:?}) while rank {rank} marked {mark}")
@@ -151,7 +151,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     let mut totals = [checks.made, checks.failed];
     comm.allreduce(&mut totals, ReduceOp::Sum).map_err(e)?;
     let [made, failed] = totals;
-    let cycles = scc.cycles() - start;
+    let cycles = platform.cycles() - start;
     if me == 0 {
         let stats = comm.stats();
         kernel::println!(
@@ -165,7 +165,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
             stats.barriers,
             cycles / 1_000_000,
             stats.wait_cycles / 1_000_000,
-            if scc.clock_is_modelled() {
+            if platform.clock_is_modelled() {
                 "modelled cycles"
             } else {
                 "time-stamp counter, host time"
@@ -180,7 +180,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
 
 /// Allreduce of every element type and operation, checked against the
 /// closed forms.
-fn allreduce_checks(comm: &mut Comm<'_, Scc>, checks: &mut Checks) -> Result<(), rma::RmaError> {
+fn allreduce_checks(comm: &mut Comm<'_, Platform>, checks: &mut Checks) -> Result<(), rma::RmaError> {
     let (n, r) = (comm.size(), comm.rank());
 
     let mut v = [r + 1, 1000 - r];

@@ -45,7 +45,7 @@ use rma::dht::{Dht, DhtConfig, DhtStats, fill_value, value_version};
 use rma::hal::Clock;
 use rma::{LockScheme, WindowOptions};
 
-use kernel::Scc;
+use kernel::Platform;
 use kernel::chip::settings::{Choice, bytes, choice, integer, name_of};
 
 use crate::support::osc::{Checks, conclude, fail, open, stats_line};
@@ -119,10 +119,10 @@ kernel::chip::settings! {
     }
 }
 
-pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
+pub fn run(platform: &Platform, settings: Settings) -> Result<(), String> {
     match settings.mode {
-        Mode::Verify => verify(scc, settings),
-        Mode::Bench => bench(scc, settings),
+        Mode::Verify => verify(platform, settings),
+        Mode::Bench => bench(platform, settings),
     }
 }
 
@@ -145,14 +145,14 @@ fn dht_line(s: &DhtStats) -> String {
     )
 }
 
-fn verify(scc: &Scc, settings: Settings) -> Result<(), String> {
+fn verify(platform: &Platform, settings: Settings) -> Result<(), String> {
     let Settings {
         scheme,
         size,
         memory,
         ..
     } = settings;
-    let mut rma = open(scc)?;
+    let mut rma = open(platform)?;
     let (n, me) = (rma.size(), rma.rank());
     let config = DhtConfig::new(VERIFY_SLOTS, size).options(window_options(scheme, memory));
     let mut dht = Dht::new(&mut rma, config).map_err(fail("making the table"))?;
@@ -233,7 +233,7 @@ fn reader_cores(readers: u32, placement: Placement, n: u32) -> Result<Vec<u32>, 
     Ok(cores)
 }
 
-fn bench(scc: &Scc, settings: Settings) -> Result<(), String> {
+fn bench(platform: &Platform, settings: Settings) -> Result<(), String> {
     let Settings {
         scheme,
         size,
@@ -243,14 +243,14 @@ fn bench(scc: &Scc, settings: Settings) -> Result<(), String> {
         settle,
         ..
     } = settings;
-    let mut rma = open(scc)?;
+    let mut rma = open(platform)?;
     let (n, me) = (rma.size(), rma.rank());
     let reader_cores = reader_cores(readers, placement, n)?;
     let reading = reader_cores.contains(&me);
     let config = DhtConfig::new(BENCH_SLOTS, size).options(window_options(scheme, memory));
     let mut dht = Dht::new(&mut rma, config).map_err(fail("making the table"))?;
     let keys = dht.keys_on(0, 1, BENCH_KEYS);
-    let settle_cycles = u64::from(scc.chip().timing.core_mhz) * u64::from(settle);
+    let settle_cycles = u64::from(platform.chip().timing.core_mhz) * u64::from(settle);
     let mut checks = Checks::default();
     // Warm-up: the writer stores every key once (version 1), mapping its
     // part and giving the readers something to find from the start.
@@ -276,8 +276,8 @@ fn bench(scc: &Scc, settings: Settings) -> Result<(), String> {
             // Lock, then let the readers start and spin before the write.
             dht.insert_holding(&mut rma, k, &value(k, new, size), |rma| {
                 rma.comm().barrier();
-                let t0 = scc.cycles();
-                while scc.cycles() - t0 < settle_cycles {}
+                let t0 = platform.cycles();
+                while platform.cycles() - t0 < settle_cycles {}
             })
             .map_err(fail("writer insert"))?;
             samples.push(dht.stats().last_write_cycles);

@@ -6,10 +6,10 @@
 
 use crate::support::communicator;
 use alloc::string::String;
-use kernel::Scc;
+use kernel::Platform;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    if scc.core().index() as u32 == scc.cores() - 1 {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    if platform.core().index() as u32 == platform.cores() - 1 {
         kernel::println!("looping forever");
         let mut spins: u32 = 0;
         loop {
@@ -22,6 +22,6 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
             }
         }
     }
-    communicator(scc)?.barrier();
+    communicator(platform)?.barrier();
     Err("the barrier passed although one core never reached it".into())
 }

@@ -3,13 +3,13 @@
 
 use crate::support::{communicator, print_identity};
 use alloc::string::String;
-use kernel::Scc;
+use kernel::Platform;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    print_identity(scc);
-    communicator(scc)?.barrier();
-    if scc.core().index() == 0 {
-        kernel::println!("barrier passed by {} cores", scc.cores());
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    print_identity(platform);
+    communicator(platform)?.barrier();
+    if platform.core().index() == 0 {
+        kernel::println!("barrier passed by {} cores", platform.cores());
     }
     Ok(())
 }

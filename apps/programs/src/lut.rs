@@ -7,12 +7,12 @@ use alloc::string::String;
 
 use chip::LUT_ENTRIES;
 
-use kernel::Scc;
+use kernel::Platform;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let expected = scc.chip().default_lut(scc.core());
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let expected = platform.chip().default_lut(platform.core());
     for (index, want) in expected.iter().enumerate() {
-        let found = scc.lut_entry(scc.core(), index);
+        let found = platform.lut_entry(platform.core(), index);
         if found != *want {
             return Err(format!(
                 "LUT entry {index} holds {:#08x} ({found:?}), the default layout has {:#08x} ({want:?})",

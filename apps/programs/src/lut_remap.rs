@@ -16,7 +16,7 @@ use chip::{AddressMap, LutEntry, MemoryType, Port, Subdest, Target, TileId};
 use rma::comm::PROGRAM_LINES;
 
 use crate::support::pair::{Pair, unexpected};
-use kernel::Scc;
+use kernel::Platform;
 
 /// A LUT entry the chip's map leaves free: the ninth of its free entries
 /// (140 on the SCC, whose free entries are 132-190).
@@ -33,25 +33,25 @@ const SEED: u32 = 0xAAAA_AAAA;
 const SECOND: u32 = 0xBBBB_BBBB;
 
 /// A LUT entry reaching `tile`'s MPB.
-fn mpb_entry(scc: &Scc, tile: TileId) -> LutEntry {
+fn mpb_entry(platform: &Platform, tile: TileId) -> LutEntry {
     let port = Port {
-        tile: scc.chip().tile_coord(tile),
+        tile: platform.chip().tile_coord(tile),
         subdest: Subdest::Mpb,
     };
     LutEntry::new(port, 0)
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let entry = entry(scc.chip());
-    let Some(mut pair) = Pair::new(scc, "lut-remap")? else {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let entry = entry(platform.chip());
+    let Some(mut pair) = Pair::new(platform, "lut-remap")? else {
         return Ok(());
     };
     if pair.is_writer() {
-        remap(scc, &mut pair)
+        remap(platform, &mut pair)
     } else {
-        let own = scc.own_mpb();
+        let own = platform.own_mpb();
         let read = || {
-            scc.invalidate_mpbt();
+            platform.invalidate_mpbt();
             own.read_u32(WORD)
         };
         pair.step();
@@ -83,11 +83,11 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     }
 }
 
-fn remap(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
-    let chip = scc.chip();
+fn remap(platform: &Platform, pair: &mut Pair<'_>) -> Result<(), String> {
+    let chip = platform.chip();
     let entry = entry(chip);
-    let me = scc.core();
-    let reader = scc.participant(1);
+    let me = platform.core();
+    let reader = platform.participant(1);
     let first = chip.tile_of(reader);
     let second = chip
         .tile((first.index() as u32 + 1) % chip.tiles())
@@ -98,18 +98,18 @@ fn remap(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
         .expect("every tile has the reader's position");
     let offset = u32::from(chip.z_of(reader)) * chip.mpb_bytes_per_core() + WORD;
 
-    let original = scc.lut_entry(me, entry.into());
+    let original = platform.lut_entry(me, entry.into());
     if chip.target_of(original) != Target::Nothing {
         return Err(format!(
             "LUT entry {entry} already reaches {:?}: it must be free",
             chip.target_of(original)
         ));
     }
-    scc.mpb(spare).write_u32(WORD, SEED);
-    scc.flush_wcb();
+    platform.mpb(spare).write_u32(WORD, SEED);
+    platform.flush_wcb();
 
-    scc.set_lut_entry(entry.into(), mpb_entry(scc, first));
-    let window = scc
+    platform.set_lut_entry(entry.into(), mpb_entry(platform, first));
+    let window = platform
         .map_free_entry(
             AddressMap::entry_base(entry),
             chip.mpb_bytes_per_tile,
@@ -130,16 +130,16 @@ fn remap(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
     // Core 1 reads the word through its own MPB mapping.
     pair.step();
 
-    scc.set_lut_entry(entry.into(), mpb_entry(scc, second));
+    platform.set_lut_entry(entry.into(), mpb_entry(platform, second));
     let next = window.read_u32(offset);
     window.write_u32(offset, SECOND);
-    scc.invalidate_mpbt();
-    let landed = scc.mpb(spare).read_u32(WORD);
+    platform.invalidate_mpbt();
+    let landed = platform.mpb(spare).read_u32(WORD);
     check_second(second, next, landed)?;
     pair.step();
     // Core 1 checks its half kept the first value.
     pair.step();
-    scc.set_lut_entry(entry.into(), original);
+    platform.set_lut_entry(entry.into(), original);
     let (first, second) = (first.index(), second.index());
     kernel::println!(
         "lut-remap: entry {entry} to tile {first}'s MPB: core 1 read {FIRST:#010x} written through it; \

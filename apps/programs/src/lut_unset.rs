@@ -15,7 +15,7 @@ use alloc::string::String;
 use chip::{AddressMap, CoreId, MemoryType};
 
 use crate::support::communicator;
-use kernel::Scc;
+use kernel::Platform;
 
 /// A free entry no program points anywhere, unused since reset: the 19th
 /// of the chip's free entries (150 on the SCC).
@@ -23,13 +23,13 @@ fn entry(chip: &chip::Chip) -> u8 {
     chip.address_map.shareable.first + 18
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    if scc.core().index() != 0 {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    if platform.core().index() != 0 {
         return Ok(());
     }
-    let entry = entry(scc.chip());
+    let entry = entry(platform.chip());
     let base = AddressMap::entry_base(entry);
-    let page = scc
+    let page = platform
         .map_free_entry(base, 4096, MemoryType::Ncm)
         .map_err(|e| format!("mapping LUT entry {entry}: {e}"))?;
     let value = page.read_u32(0);
@@ -47,26 +47,26 @@ fn remote_entry(chip: &chip::Chip) -> u8 {
 /// through its tile's CRB: a write of another core's LUT that no kernel
 /// call makes.
 #[inline(never)]
-fn point_at_private_dram(scc: &Scc, core: CoreId, entry: u8) {
-    let private = scc.chip().default_lut(core)[1].encode();
-    let register = scc.chip().lut_entry_addr(core, usize::from(entry)) as *mut u32;
+fn point_at_private_dram(platform: &Platform, core: CoreId, entry: u8) {
+    let private = platform.chip().default_lut(core)[1].encode();
+    let register = platform.chip().lut_entry_addr(core, usize::from(entry)) as *mut u32;
     // SAFETY: an aligned LUT register in a CRB, which the kernel maps
     // uncached for the whole run; core 0 reaches nothing through the
     // entry before this write, and only this program's read after it.
     unsafe { register.write_volatile(private) };
 }
 
-pub fn run_remote(scc: &Scc, (): ()) -> Result<(), String> {
-    let chip = scc.chip();
+pub fn run_remote(platform: &Platform, (): ()) -> Result<(), String> {
+    let chip = platform.chip();
     let entry = remote_entry(chip);
-    let mut comm = communicator(scc)?;
-    if scc.core().index() == 1 {
-        point_at_private_dram(scc, scc.participant(0), entry);
+    let mut comm = communicator(platform)?;
+    if platform.core().index() == 1 {
+        point_at_private_dram(platform, platform.participant(0), entry);
     }
     comm.barrier();
-    if scc.core().index() == 0 {
+    if platform.core().index() == 0 {
         let base = AddressMap::entry_base(entry);
-        let page = scc
+        let page = platform
             .map_free_entry(base, 4096, MemoryType::Ncm)
             .map_err(|e| format!("mapping LUT entry {entry}: {e}"))?;
         let value = page.read_u32(0);

@@ -2,7 +2,7 @@
 //! The built-in programs: tests of the chip model, rma's test programs and
 //! the benchmark suite's programs, as one app on the kernel library.
 //!
-//! Each program is a module with an entry `fn run(&Scc, Settings) ->
+//! Each program is a module with an entry `fn run(&Platform, Settings) ->
 //! AppResult`; its settings, if any, are a struct declared with
 //! [`kernel::chip::settings!`] beside it. To add one, write the module
 //! and list it below: the list is the only place that names programs, and

@@ -13,7 +13,7 @@ use alloc::format;
 use alloc::string::String;
 
 use crate::support::pair::Pair;
-use kernel::Scc;
+use kernel::Platform;
 use kernel::platform::scc::SharedBytes;
 
 /// Round trips.
@@ -41,9 +41,9 @@ fn send(lsm: SharedBytes, from: u32, round: u32) {
     lsm.write_u32(message, round);
 }
 
-fn receive(scc: &Scc, lsm: SharedBytes, from: u32, round: u32) -> Result<(), String> {
+fn receive(platform: &Platform, lsm: SharedBytes, from: u32, round: u32) -> Result<(), String> {
     let message = MESSAGE[from as usize];
-    let seen = scc.wait_at_most(POLLS, || {
+    let seen = platform.wait_at_most(POLLS, || {
         let seen = lsm.read_u32(message);
         (seen == round).then_some(())
     });
@@ -64,18 +64,18 @@ fn receive(scc: &Scc, lsm: SharedBytes, from: u32, round: u32) -> Result<(), Str
     Ok(())
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let Some(pair) = Pair::new(scc, "ncm-fresh")? else {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let Some(pair) = Pair::new(platform, "ncm-fresh")? else {
         return Ok(());
     };
-    let lsm = scc.lsm(0);
+    let lsm = platform.lsm(0);
     let (me, other) = if pair.is_writer() { (0, 1) } else { (1, 0) };
     for round in 1..=ROUNDS {
         if me == 0 {
             send(lsm, me, round);
-            receive(scc, lsm, other, round)?;
+            receive(platform, lsm, other, round)?;
         } else {
-            receive(scc, lsm, other, round)?;
+            receive(platform, lsm, other, round)?;
             send(lsm, me, round);
         }
     }

@@ -5,13 +5,13 @@
 
 use crate::support::communicator;
 use alloc::string::String;
-use kernel::Scc;
+use kernel::Platform;
 
 /// LUT entry 191: in the free range, never mapped at boot.
 const UNMAPPED: u32 = 0xBF00_0000;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    if scc.core().index() as u32 == scc.cores() - 1 {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    if platform.core().index() as u32 == platform.cores() - 1 {
         kernel::println!("reading unmapped address {UNMAPPED:#x}");
         // SAFETY: deliberately faults; the page-fault handler ends the run.
         let value = unsafe { (UNMAPPED as *const u32).read_volatile() };
@@ -19,6 +19,6 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
             "read {value:#x} from an unmapped address without a fault"
         ));
     }
-    communicator(scc)?.barrier();
+    communicator(platform)?.barrier();
     Err("the barrier passed although one core crashed".into())
 }

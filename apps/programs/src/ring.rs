@@ -13,34 +13,34 @@ use rma::comm::BarrierAlgorithm;
 use rma::comm::PROGRAM_LINES;
 
 use crate::support::{communicator, print_identity};
-use kernel::Scc;
+use kernel::Platform;
 
 /// The token: hops so far (0 = no token), then the running sum, in the
 /// first of the MPB lines rma leaves to programs.
 const HOPS: u32 = PROGRAM_LINES;
 const SUM: u32 = PROGRAM_LINES + 4;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    print_identity(scc);
-    let me = scc.core().index() as u32;
-    let cores = scc.cores();
-    let next = scc.mpb(scc.participant((me + 1) % cores));
-    let own = scc.own_mpb();
-    let mut comm = communicator(scc)?;
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    print_identity(platform);
+    let me = platform.core().index() as u32;
+    let cores = platform.cores();
+    let next = platform.mpb(platform.participant((me + 1) % cores));
+    let own = platform.own_mpb();
+    let mut comm = communicator(platform)?;
 
     let wait_for_token = || {
-        scc.wait_for(|| {
-            scc.invalidate_mpbt();
+        platform.wait_for(|| {
+            platform.invalidate_mpbt();
             let hops = own.read_u32(HOPS);
             (hops != 0).then(|| (hops, own.read_u32(SUM)))
         })
     };
     let pass_token = |hops: u32, sum: u32| {
         // The sum goes first: whoever sees the hop count sees the sum too.
-        scc.invalidate_mpbt();
+        platform.invalidate_mpbt();
         next.write_u32(SUM, sum);
         next.write_u32(HOPS, hops);
-        scc.flush_wcb();
+        platform.flush_wcb();
     };
 
     if me == 0 {

@@ -21,7 +21,7 @@ use rma::comm::BarrierAlgorithm;
 use rma::comm::PROGRAM_LINES;
 
 use crate::support::{communicator, print_identity};
-use kernel::Scc;
+use kernel::Platform;
 
 /// The token, as in `ring.rs`: hops so far (0 = no token), then the sum.
 const HOPS: u32 = PROGRAM_LINES;
@@ -36,15 +36,15 @@ const POLLS: u32 = 1000;
 /// the token, before failing.
 const ROUNDS: u32 = 6;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    print_identity(scc);
-    let me = scc.core().index() as u32;
-    let cores = scc.cores();
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    print_identity(platform);
+    let me = platform.core().index() as u32;
+    let cores = platform.cores();
     let prev = (me + cores - 1) % cores;
-    let next = scc.mpb(scc.participant((me + 1) % cores));
-    let own = scc.own_mpb();
-    let lsm = scc.lsm(0);
-    let mut comm = communicator(scc)?;
+    let next = platform.mpb(platform.participant((me + 1) % cores));
+    let own = platform.own_mpb();
+    let lsm = platform.lsm(0);
+    let mut comm = communicator(platform)?;
 
     // Cache the empty token line, then tell core 0.
     let _ = own.read_u32(HOPS);
@@ -53,14 +53,14 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     let wait_for_token = || -> Result<(u32, u32), String> {
         for _ in 0..ROUNDS {
             // The mistake: no CL1INVMB before reading the line.
-            let token = scc.wait_at_most(POLLS, || {
+            let token = platform.wait_at_most(POLLS, || {
                 let hops = own.read_u32(HOPS);
                 (hops != 0).then(|| (hops, own.read_u32(SUM)))
             });
             if let Some(token) = token {
                 return Ok(token);
             }
-            scc.invalidate_mpbt();
+            platform.invalidate_mpbt();
             let hops = own.read_u32(HOPS);
             if hops != 0 {
                 return Err(format!(
@@ -75,17 +75,17 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     };
     let pass_token = |hops: u32, sum: u32| {
         // The sum goes first: whoever sees the hop count sees the sum too.
-        scc.invalidate_mpbt();
+        platform.invalidate_mpbt();
         next.write_u32(SUM, sum);
         next.write_u32(HOPS, hops);
-        scc.flush_wcb();
+        platform.flush_wcb();
     };
 
     // Every core waits until all have cached their line, so that the
     // polls' time limits count from when core 0 can start the token,
     // however long each core took to boot (cores behind a busier memory
     // controller take longer).
-    scc.wait_for(|| {
+    platform.wait_for(|| {
         (0..cores)
             .all(|n| lsm.read_u32(CACHED + 4 * n) == 1)
             .then_some(())

@@ -29,7 +29,7 @@ use rma::comm::{Comm, ReduceOp};
 use rma::{AccumulateOp, Assert, ErrorClass, LockType, Rma, WindowOptions};
 
 use crate::support::osc::{Checks, conclude, fail, open, value, values};
-use kernel::Scc;
+use kernel::Platform;
 
 /// Fence epochs on the row and column windows.
 const ROUNDS: u32 = 3;
@@ -46,8 +46,8 @@ fn columns(cores: u32) -> u32 {
         .unwrap_or(1)
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let mut rma = open(scc)?;
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let mut checks = Checks::default();
     let (n, me) = (rma.size(), rma.rank());
     let cols = columns(n);
@@ -86,7 +86,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
 }
 
 /// This core's communicator of the ranks that pass `color`, by `key`.
-fn split<'h>(rma: &mut Rma<'h, Scc>, color: u32, key: i32) -> Result<Comm<'h, Scc>, String> {
+fn split<'h>(rma: &mut Rma<'h, Platform>, color: u32, key: i32) -> Result<Comm<'h, Platform>, String> {
     rma.comm()
         .split(Some(color), key)
         .map_err(fail("split"))?
@@ -94,7 +94,7 @@ fn split<'h>(rma: &mut Rma<'h, Scc>, color: u32, key: i32) -> Result<Comm<'h, Sc
 }
 
 /// Allreduce, bcast, allgather and barriers on `comm`: three checks.
-fn collectives(comm: &mut Comm<'_, Scc>, checks: &mut Checks, name: &str) -> Result<(), String> {
+fn collectives(comm: &mut Comm<'_, Platform>, checks: &mut Checks, name: &str) -> Result<(), String> {
     let members = comm.members().to_vec();
     let world = members[comm.rank() as usize];
     let mut sums = [world, 1];
@@ -132,9 +132,9 @@ fn collectives(comm: &mut Comm<'_, Scc>, checks: &mut Checks, name: &str) -> Res
 /// rank of the column; three checks per round. Then a PSCW epoch on the
 /// row window, the window groups and two refusals: four checks.
 fn fences<'h>(
-    rma: &mut Rma<'h, Scc>,
-    row: &mut Comm<'h, Scc>,
-    col: &mut Comm<'h, Scc>,
+    rma: &mut Rma<'h, Platform>,
+    row: &mut Comm<'h, Platform>,
+    col: &mut Comm<'h, Platform>,
     checks: &mut Checks,
 ) -> Result<(), String> {
     let me = rma.rank();
@@ -281,8 +281,8 @@ fn fences<'h>(
 /// get and put under exclusive locks, and one at the last rank counted by
 /// fetch_and_op under shared locks; two checks.
 fn locks<'h>(
-    rma: &mut Rma<'h, Scc>,
-    col: &mut Comm<'h, Scc>,
+    rma: &mut Rma<'h, Platform>,
+    col: &mut Comm<'h, Platform>,
     checks: &mut Checks,
 ) -> Result<(), String> {
     let rows = col.size();
@@ -329,7 +329,7 @@ fn locks<'h>(
 
 /// A communicator of the first row by `create`, duplicated, with an
 /// allreduce on the duplicate, then both freed; one check.
-fn create(rma: &mut Rma<'_, Scc>, checks: &mut Checks, cols: u32) -> Result<(), String> {
+fn create(rma: &mut Rma<'_, Platform>, checks: &mut Checks, cols: u32) -> Result<(), String> {
     let me = rma.rank();
     let first: Vec<u32> = (0..cols).collect();
     let group = rma.comm().group().incl(&first).map_err(fail("group"))?;

@@ -38,7 +38,7 @@ use rma::{
 };
 
 use crate::support::osc::{Checks, conclude, fail, open, value};
-use kernel::Scc;
+use kernel::Platform;
 
 /// Rows of the transposed matrix each core holds.
 const ROWS: u32 = 4;
@@ -48,8 +48,8 @@ const HALO_COLS: u32 = 6;
 /// Records each core packs.
 const RECORDS: u32 = 4;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let mut rma = open(scc)?;
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let mut checks = Checks::default();
     transpose(&mut rma, &mut checks)?;
     halo(&mut rma, &mut checks)?;
@@ -71,7 +71,7 @@ fn commit<T: Element>(ty: Result<Datatype<T>, RmaError>) -> Result<Committed<T>,
         .map_err(fail("building a datatype"))
 }
 
-fn transpose(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> {
+fn transpose(rma: &mut Rma<'_, Platform>, c: &mut Checks) -> Result<(), String> {
     let (p, me) = (rma.size(), rma.rank());
     let n = ROWS * p;
     let a = |i: u32, j: u32| i * n + j + 1;
@@ -149,7 +149,7 @@ fn grid(p: u32) -> (u32, u32) {
     (rows, p / rows)
 }
 
-fn halo(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> {
+fn halo(rma: &mut Rma<'_, Platform>, c: &mut Checks) -> Result<(), String> {
     const R: u32 = HALO_ROWS;
     const C: u32 = HALO_COLS;
     const COLS: u32 = C + 2;
@@ -240,7 +240,7 @@ fn halo(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> {
     rma.free(win).map_err(fail("freeing the window"))
 }
 
-fn records(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> {
+fn records(rma: &mut Rma<'_, Platform>, c: &mut Checks) -> Result<(), String> {
     let (p, me) = (rma.size(), rma.rank());
     let (left, right) = ((me + p - 1) % p, (me + 1) % p);
     let e = Datatype::<f64>::element();
@@ -301,7 +301,7 @@ fn records(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> {
     rma.free(win).map_err(fail("freeing the window"))
 }
 
-fn accumulate(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> {
+fn accumulate(rma: &mut Rma<'_, Platform>, c: &mut Checks) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
     let e = Datatype::<u64>::element();
     // The middle 2x2 of each of 3 tiles of 4x4.
@@ -370,7 +370,7 @@ fn accumulate(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> {
     rma.free(win).map_err(fail("freeing the window"))
 }
 
-fn get_accumulate(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> {
+fn get_accumulate(rma: &mut Rma<'_, Platform>, c: &mut Checks) -> Result<(), String> {
     let (p, me) = (rma.size(), rma.rank());
     let right = (me + 1) % p;
     let e = Datatype::<u32>::element();
@@ -501,7 +501,7 @@ fn get_accumulate(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> 
     rma.free(win).map_err(fail("freeing the window"))
 }
 
-fn misuse(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> {
+fn misuse(rma: &mut Rma<'_, Platform>, c: &mut Checks) -> Result<(), String> {
     use ErrorClass::{Arg, RmaRange, Type};
     let (p, me) = (rma.size(), rma.rank());
     let right = (me + 1) % p;

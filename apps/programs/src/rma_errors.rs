@@ -17,10 +17,10 @@ use rma::comm::Group;
 use rma::{Assert, ErrorClass, Rma, Vector, Window, WindowOptions};
 
 use crate::support::osc::{Checks, conclude, fail, open, value};
-use kernel::Scc;
+use kernel::Platform;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let mut rma = open(scc)?;
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let mut checks = Checks::default();
     let win = rma
         .allocate::<u32>(64, WindowOptions::new())
@@ -40,7 +40,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
 
 /// Calls without an epoch, assertions a call does not accept, ranks and
 /// groups from elsewhere.
-fn outside_epochs(rma: &mut Rma<'_, Scc>, c: &mut Checks, win: Window<u32>) -> Result<(), String> {
+fn outside_epochs(rma: &mut Rma<'_, Platform>, c: &mut Checks, win: Window<u32>) -> Result<(), String> {
     use ErrorClass::{Assert as A, Group as G, Rank as R, RmaSync as S};
     let (n, me) = (rma.size(), rma.rank());
     let w = win.id();
@@ -124,7 +124,7 @@ fn outside_epochs(rma: &mut Rma<'_, Scc>, c: &mut Checks, win: Window<u32>) -> R
 
 /// Misuse inside post and start epochs: post to the left neighbour, start
 /// to the right one.
-fn in_pscw(rma: &mut Rma<'_, Scc>, c: &mut Checks, win: Window<u32>) -> Result<(), String> {
+fn in_pscw(rma: &mut Rma<'_, Platform>, c: &mut Checks, win: Window<u32>) -> Result<(), String> {
     use ErrorClass::{Arg, RmaRange, RmaSync as S};
     let (n, me) = (rma.size(), rma.rank());
     let w = win.id();
@@ -257,7 +257,7 @@ fn in_pscw(rma: &mut Rma<'_, Scc>, c: &mut Checks, win: Window<u32>) -> Result<(
 }
 
 /// Misuse inside a fence epoch.
-fn in_fence(rma: &mut Rma<'_, Scc>, c: &mut Checks, win: Window<u32>) -> Result<(), String> {
+fn in_fence(rma: &mut Rma<'_, Platform>, c: &mut Checks, win: Window<u32>) -> Result<(), String> {
     use ErrorClass::RmaSync as S;
     let (n, me) = (rma.size(), rma.rank());
     let w = win.id();
@@ -324,7 +324,7 @@ fn in_fence(rma: &mut Rma<'_, Scc>, c: &mut Checks, win: Window<u32>) -> Result<
 }
 
 /// Freed windows, memory handles, sizes, displacement units, LUT entries.
-fn memory(rma: &mut Rma<'_, Scc>, c: &mut Checks, win: Window<u32>) -> Result<(), String> {
+fn memory(rma: &mut Rma<'_, Platform>, c: &mut Checks, win: Window<u32>) -> Result<(), String> {
     use ErrorClass::{Arg, Base, Disp, NoMem, Win};
     let me = rma.rank();
     let w = win.id();
@@ -432,7 +432,7 @@ fn memory(rma: &mut Rma<'_, Scc>, c: &mut Checks, win: Window<u32>) -> Result<()
 }
 
 /// A fresh window works after all that: a neighbour put under fence.
-fn after_misuse(rma: &mut Rma<'_, Scc>, c: &mut Checks) -> Result<(), String> {
+fn after_misuse(rma: &mut Rma<'_, Platform>, c: &mut Checks) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
     let (left, right) = ((me + n - 1) % n, (me + 1) % n);
     let win = rma

@@ -23,7 +23,7 @@ use chip::{EntryRange, MemoryType};
 use rma::{AccumulateOp, Assert, Flavor, MemoryModel, PROC_NULL, Rma, WindowOptions};
 
 use crate::support::osc::{Checks, conclude, fail, open, value, values};
-use kernel::Scc;
+use kernel::Platform;
 
 /// Elements per put or get in consecutive epochs: one, a line's worth and
 /// one more, and many lines crossing a 4 KiB page. Together they fit in
@@ -37,8 +37,8 @@ const SMALL_PUTS: u32 = 1000;
 /// Fences without operations.
 const EMPTY_EPOCHS: u32 = 40;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let mut rma = open(scc)?;
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let mut checks = Checks::default();
     for ty in [
         MemoryType::MpbtWt,
@@ -63,7 +63,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
 /// Puts, gets and accumulates to `PROC_NULL` in a fence epoch: they return
 /// at once and touch no window or buffer; the window is made with
 /// `no_locks`, which refuses lock_all.
-fn proc_null(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> Result<(), String> {
+fn proc_null(rma: &mut Rma<'_, Platform>, checks: &mut Checks) -> Result<(), String> {
     // A window that is never locked (MPI's no_locks): fence epochs only.
     let win = rma
         .allocate::<u32>(4, WindowOptions::new().no_locks(true))
@@ -91,7 +91,7 @@ fn proc_null(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> Result<(), String> 
 }
 
 /// Puts, then gets, to and from both neighbours, one epoch per size.
-fn neighbours(rma: &mut Rma<'_, Scc>, checks: &mut Checks, ty: MemoryType) -> Result<(), String> {
+fn neighbours(rma: &mut Rma<'_, Platform>, checks: &mut Checks, ty: MemoryType) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
     let (left, right) = ((me + n - 1) % n, (me + 1) % n);
     let name = ty.name();
@@ -195,7 +195,7 @@ fn neighbours(rma: &mut Rma<'_, Scc>, checks: &mut Checks, ty: MemoryType) -> Re
 
 /// Many one-element puts in one epoch, in a scrambled order; then single
 /// bytes at odd places of a byte window.
-fn small_puts(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> Result<(), String> {
+fn small_puts(rma: &mut Rma<'_, Platform>, checks: &mut Checks) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
     let (left, right) = ((me + n - 1) % n, (me + 1) % n);
     let win = rma
@@ -261,7 +261,7 @@ fn small_puts(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> Result<(), String>
 }
 
 /// Fences that neither complete nor start operations, then one that does.
-fn empty_epochs(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> Result<(), String> {
+fn empty_epochs(rma: &mut Rma<'_, Platform>, checks: &mut Checks) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
     let right = (me + 1) % n;
     let left = (me + n - 1) % n;
@@ -309,7 +309,7 @@ fn empty_epochs(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> Result<(), Strin
 /// Puts to both neighbours and reads of the own window through a single
 /// LUT entry: each switch between the pages evicts the mapping before
 /// (pushing out and dropping its lines), and the data must not suffer.
-fn one_lut_entry(rma: &mut Rma<'_, Scc>, checks: &mut Checks) -> Result<(), String> {
+fn one_lut_entry(rma: &mut Rma<'_, Platform>, checks: &mut Checks) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
     let (left, right) = ((me + n - 1) % n, (me + 1) % n);
     let free = rma.hal().chip().address_map.shareable;

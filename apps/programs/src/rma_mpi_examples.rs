@@ -101,7 +101,7 @@ use rma::{
 
 use crate::bench::Rng;
 use crate::support::osc::{Checks, conclude, fail, open, value, values};
-use kernel::Scc;
+use kernel::Platform;
 
 /// The program's name, as its summary starts.
 const NAME: &str = "rma-mpi-examples";
@@ -151,19 +151,19 @@ const MAX_POLLS: u32 = 200_000;
 /// µs a target of example 11.4 waits before it posts.
 const LATE_POST_US: u64 = 20;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let mut rma = open(scc)?;
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let mut c = Checks::default();
     let rma = &mut rma;
     ex11_1(rma, &mut c)?;
     ex11_2(rma, &mut c)?;
     ex11_3(rma, &mut c)?;
-    ex11_4(scc, rma, &mut c)?;
+    ex11_4(platform, rma, &mut c)?;
     ex11_5(rma, &mut c)?;
     ex11_6(rma, &mut c)?;
     ex11_7(rma, &mut c)?;
     ex11_8(rma, &mut c)?;
-    ex11_9(scc, rma, &mut c)?;
+    ex11_9(platform, rma, &mut c)?;
     ex11_10(rma, &mut c)?;
     ex11_11(rma, &mut c)?;
     ex11_12(rma, &mut c)?;
@@ -187,11 +187,11 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     )
 }
 
-type R<'a, 'h> = &'a mut Rma<'h, Scc>;
+type R<'a, 'h> = &'a mut Rma<'h, Platform>;
 
 /// Whether the run has the `needs` processes an example needs; core 0
 /// prints a note when it has not.
-fn runs_on(rma: &Rma<'_, Scc>, example: &str, needs: u32) -> bool {
+fn runs_on(rma: &Rma<'_, Platform>, example: &str, needs: u32) -> bool {
     let n = rma.size();
     if n >= needs {
         return true;
@@ -203,7 +203,7 @@ fn runs_on(rma: &Rma<'_, Scc>, example: &str, needs: u32) -> bool {
 }
 
 /// This core's left and right neighbours in the ring of all cores.
-fn neighbours(rma: &Rma<'_, Scc>) -> (u32, u32) {
+fn neighbours(rma: &Rma<'_, Platform>) -> (u32, u32) {
     let (n, me) = (rma.size(), rma.rank());
     ((me + n - 1) % n, (me + 1) % n)
 }
@@ -286,7 +286,7 @@ fn permutation(len: u32, seed: u64) -> Vec<u32> {
 
 /// This core's part of `map` (global index `me * m + i` for `i` in
 /// `0..m`).
-fn my_part(rma: &Rma<'_, Scc>, map: &[u32]) -> Vec<u32> {
+fn my_part(rma: &Rma<'_, Platform>, map: &[u32]) -> Vec<u32> {
     let me = rma.rank();
     map[(me * M) as usize..((me + 1) * M) as usize].to_vec()
 }
@@ -450,7 +450,7 @@ fn ex11_3(rma: R<'_, '_>, c: &mut Checks) -> Result<(), String> {
 /// MPI_WIN_START has matched a call to MPI_WIN_POST by the target"): each
 /// target stores 0 into the slot just before it posts, and finds the put
 /// value after wait.
-fn ex11_4(scc: &Scc, rma: R<'_, '_>, c: &mut Checks) -> Result<(), String> {
+fn ex11_4(platform: &Platform, rma: R<'_, '_>, c: &mut Checks) -> Result<(), String> {
     if !runs_on(rma, "11.4", 2) {
         return Ok(());
     }
@@ -460,7 +460,7 @@ fn ex11_4(scc: &Scc, rma: R<'_, '_>, c: &mut Checks) -> Result<(), String> {
     let origins = group(rma, &[left])?;
     let targets = group(rma, &[right])?;
     if me.is_multiple_of(2) {
-        scc.pause(u64::from(scc.chip().timing.core_mhz) * LATE_POST_US);
+        platform.pause(u64::from(platform.chip().timing.core_mhz) * LATE_POST_US);
     }
     rma.local_write(win, 0, &[0]).map_err(fail("local write"))?;
     rma.post(win, &origins, Assert::NONE)
@@ -659,7 +659,7 @@ fn ex11_8(rma: R<'_, '_>, c: &mut Checks) -> Result<(), String> {
 /// polling (its rule 2: "this permits polling on a location for a change
 /// from zero to non-zero"): no barrier, B loads X until it is not zero,
 /// each load a poll of the platform's wait.
-fn ex11_9(scc: &Scc, rma: R<'_, '_>, c: &mut Checks) -> Result<(), String> {
+fn ex11_9(platform: &Platform, rma: R<'_, '_>, c: &mut Checks) -> Result<(), String> {
     if !runs_on(rma, "11.9", 2) {
         return Ok(());
     }
@@ -694,7 +694,7 @@ fn ex11_9(scc: &Scc, rma: R<'_, '_>, c: &mut Checks) -> Result<(), String> {
         .map_err(fail("put X"))?;
     rma.flush(win, right).map_err(fail("flush"))?;
     let mut error = None;
-    let x = scc.wait_for(|| {
+    let x = platform.wait_for(|| {
         let mut x = [0];
         match rma.local_read(win, 1, &mut x) {
             Ok(()) => (x[0] != 0).then_some(x[0]),
@@ -762,7 +762,7 @@ enum Role {
 }
 
 /// Even cores are process A of the next odd core.
-fn role(rma: &Rma<'_, Scc>) -> Role {
+fn role(rma: &Rma<'_, Platform>) -> Role {
     let (n, me) = (rma.size(), rma.rank());
     if me % 2 == 1 {
         Role::B(me - 1)

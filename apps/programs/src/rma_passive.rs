@@ -36,7 +36,7 @@ use rma::{AccumulateOp, Assert, ErrorClass, Loc, LockScheme, LockType, Rma, Wind
 
 use crate::bench::Rng;
 use crate::support::osc::{Checks, conclude, fail, open};
-use kernel::Scc;
+use kernel::Platform;
 use kernel::chip::MemoryType;
 use kernel::chip::settings::{choice, name_of};
 use rma::hal::Clock;
@@ -67,18 +67,18 @@ kernel::chip::settings! {
     }
 }
 
-pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
-    let mut rma = open(scc)?;
+pub fn run(platform: &Platform, settings: Settings) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let options = WindowOptions::new().lock_scheme(settings.scheme);
     let mut checks = Checks::default();
     lock_mix(&mut rma, &mut checks, options)?;
     counter(&mut rma, &mut checks, options)?;
-    mutex(scc, &mut rma, &mut checks, options)?;
+    mutex(platform, &mut rma, &mut checks, options)?;
     list(&mut rma, &mut checks, options)?;
     accumulate(&mut rma, &mut checks, options)?;
     maxloc(&mut rma, &mut checks, options)?;
     misuse(&mut rma, &mut checks, options)?;
-    polled_flag(scc, &mut rma, &mut checks, options)?;
+    polled_flag(platform, &mut rma, &mut checks, options)?;
     conclude(
         &mut rma,
         &checks,
@@ -92,7 +92,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
 
 /// MAXLOC from every core onto rank 0's pair: the largest value, and the
 /// lowest rank among those that hold it.
-fn maxloc(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
+fn maxloc(rma: &mut Rma<'_, Platform>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
     // Values repeat, so ties happen: rank r offers (3 r) mod 4.
     let offer = |r: u32| Loc {
@@ -152,8 +152,8 @@ const WRITER_DELAY_US: u64 = 20;
 /// poller between its first read of the flag and the put (a barrier would
 /// drop its cached lines, hiding a get that reads an old line).
 fn polled_flag(
-    scc: &Scc,
-    rma: &mut Rma<'_, Scc>,
+    platform: &Platform,
+    rma: &mut Rma<'_, Platform>,
     c: &mut Checks,
     options: WindowOptions,
 ) -> Result<(), String> {
@@ -176,9 +176,9 @@ fn polled_flag(
         rma.lock_all(win, Assert::NONE).map_err(fail("lock_all"))?;
         rma.comm().barrier();
         if me == writer {
-            let wait = u64::from(scc.chip().timing.core_mhz) * WRITER_DELAY_US;
-            let t0 = scc.cycles();
-            while scc.cycles() - t0 < wait {}
+            let wait = u64::from(platform.chip().timing.core_mhz) * WRITER_DELAY_US;
+            let t0 = platform.cycles();
+            while platform.cycles() - t0 < wait {}
             rma.put(win, target, 0, &[1]).map_err(fail("put"))?;
             rma.flush(win, target).map_err(fail("flush"))?;
         }
@@ -210,7 +210,7 @@ fn block_value(origin: u32, round: u32) -> u32 {
     (origin + 1) << 16 | (round + 1)
 }
 
-fn lock_mix(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
+fn lock_mix(rma: &mut Rma<'_, Platform>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
     let win = rma
         .allocate::<u32>(BLOCK, options)
@@ -251,7 +251,7 @@ fn lock_mix(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> R
     rma.free(win).map_err(fail("freeing the mix window"))
 }
 
-fn counter(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
+fn counter(rma: &mut Rma<'_, Platform>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
     let win = rma
         .allocate::<u64>(1, options)
@@ -304,8 +304,8 @@ fn counter(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Re
 /// holder from ever releasing (modelled time has none of silicon's timing
 /// noise to break the step).
 fn mutex(
-    scc: &Scc,
-    rma: &mut Rma<'_, Scc>,
+    platform: &Platform,
+    rma: &mut Rma<'_, Platform>,
     c: &mut Checks,
     options: WindowOptions,
 ) -> Result<(), String> {
@@ -326,7 +326,7 @@ fn mutex(
             .map_err(fail("compare_and_swap"))?
             != 0
         {
-            scc.pause(u64::from(rng.below(bound)));
+            platform.pause(u64::from(rng.below(bound)));
             bound = (bound * 2).min(MUTEX_BACKOFF_CAP);
         }
         let mut count = [0u32];
@@ -367,7 +367,7 @@ fn link(rank: u32, node: u32) -> u64 {
     u64::from(rank + 1) << 32 | u64::from(node)
 }
 
-fn list(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
+fn list(rma: &mut Rma<'_, Platform>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
     let (n, me) = (rma.size(), rma.rank());
     // Element 0: the head (used on rank 0); then per node: key, next.
     let win = rma
@@ -432,7 +432,7 @@ fn list(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Resul
 }
 
 fn accumulate(
-    rma: &mut Rma<'_, Scc>,
+    rma: &mut Rma<'_, Platform>,
     c: &mut Checks,
     options: WindowOptions,
 ) -> Result<(), String> {
@@ -510,7 +510,7 @@ fn accumulate(
     rma.free(ints).map_err(fail("freeing"))
 }
 
-fn misuse(rma: &mut Rma<'_, Scc>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
+fn misuse(rma: &mut Rma<'_, Platform>, c: &mut Checks, options: WindowOptions) -> Result<(), String> {
     use ErrorClass::{Op, Request as Req, RmaSync as S, Type};
     let (n, me) = (rma.size(), rma.rank());
     let other = (me + 1) % n;

@@ -26,7 +26,7 @@ use rma::comm::Group;
 use rma::{Assert, Coherence, Rma, Window, WindowOptions};
 
 use crate::support::osc::{Checks, conclude, fail, open, values};
-use kernel::Scc;
+use kernel::Platform;
 
 /// Epochs on the window.
 const EPOCHS: u32 = 6;
@@ -37,13 +37,13 @@ const SLOT: u32 = 300;
 /// Where the values origins get lie: after two slots.
 const PUBLISHED: u32 = 2 * SLOT;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    pscw(scc, Coherence::Enabled, "rma-pscw")
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    pscw(platform, Coherence::Enabled, "rma-pscw")
 }
 
 /// The same program with the coherence actions disabled: must fail.
-pub fn run_stale(scc: &Scc, (): ()) -> Result<(), String> {
-    pscw(scc, Coherence::Disabled, "rma-pscw-stale")
+pub fn run_stale(platform: &Platform, (): ()) -> Result<(), String> {
+    pscw(platform, Coherence::Disabled, "rma-pscw-stale")
 }
 
 /// Distinct ranks `me + d` for `d` in `steps` (mod `n`), other than `me`.
@@ -58,8 +58,8 @@ fn ring(n: u32, me: u32, steps: [u32; 2]) -> Vec<u32> {
     ranks
 }
 
-fn pscw(scc: &Scc, coherence: Coherence, name: &str) -> Result<(), String> {
-    let mut rma = open(scc)?;
+fn pscw(platform: &Platform, coherence: Coherence, name: &str) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let (n, me) = (rma.size(), rma.rank());
     let origins = ring(n, me, [1, 2]);
     let targets = ring(n, me, [n - 1, n - 2]);
@@ -173,7 +173,7 @@ fn slot_of(n: u32, me: u32, t: u32) -> u32 {
 /// Checks that each origin's slot holds what it put in epoch `last`
 /// (zeros before any put).
 fn check_slots(
-    rma: &mut Rma<'_, Scc>,
+    rma: &mut Rma<'_, Platform>,
     checks: &mut Checks,
     win: Window<u32>,
     origins: &[u32],
@@ -203,7 +203,7 @@ fn check_slots(
 
 /// Epochs whose groups are empty, then groups without operations.
 fn empty_groups(
-    rma: &mut Rma<'_, Scc>,
+    rma: &mut Rma<'_, Platform>,
     checks: &mut Checks,
     win: Window<u32>,
     world: &Group,

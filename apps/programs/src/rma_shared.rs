@@ -12,7 +12,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use kernel::Scc;
+use kernel::Platform;
 use kernel::chip::MemoryType;
 use rma::{Assert, ErrorClass, Flavor, Rma, WindowOptions};
 
@@ -23,8 +23,8 @@ fn value(from: u32, to: u32, round: u32) -> u32 {
     (from + 1) << 16 | (to + 1) << 4 | round
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let mut rma = open(scc)?;
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let mut checks = Checks::default();
     for (round, ty) in (0u32..).zip([
         MemoryType::MpbtWt,
@@ -53,7 +53,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
 /// One shared window of memory type `ty`, every core storing into every
 /// part.
 fn shared(
-    rma: &mut Rma<'_, Scc>,
+    rma: &mut Rma<'_, Platform>,
     checks: &mut Checks,
     ty: MemoryType,
     round: u32,

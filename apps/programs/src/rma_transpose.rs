@@ -19,13 +19,13 @@ use alloc::vec::Vec;
 use rma::{Assert, Vector, WindowOptions};
 
 use crate::support::osc::{Checks, conclude, fail, open};
-use kernel::Scc;
+use kernel::Platform;
 
 /// Rows of the matrix each core holds.
 const ROWS: u32 = 4;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let mut rma = open(scc)?;
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let (p, me) = (rma.size(), rma.rank());
     let n = ROWS * p;
     let a = |i: u32, j: u32| i * n + j + 1;

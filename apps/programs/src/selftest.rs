@@ -15,12 +15,12 @@ use alloc::vec::Vec;
 
 use chip::MemoryType;
 
-use kernel::Scc;
+use kernel::Platform;
 use kernel::arch::x86::paging::{AddressSpace, FrameSource, MapError, PAGE_SIZE};
 use kernel::arch::x86::timer;
 use kernel::mm::FrameAllocator;
 
-type Check = fn(&Scc) -> Result<(), String>;
+type Check = fn(&Platform) -> Result<(), String>;
 
 const CHECKS: &[(&str, Check)] = &[
     ("frames run out cleanly", frames_run_out),
@@ -40,12 +40,12 @@ const CHECKS: &[(&str, Check)] = &[
     ("a test-and-set register is exclusive until released", tsr),
 ];
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
     for (name, check) in CHECKS {
-        check(scc).map_err(|reason| format!("selftest {name}: {reason}"))?;
+        check(platform).map_err(|reason| format!("selftest {name}: {reason}"))?;
         kernel::println!("selftest {name} ... ok");
     }
-    if scc.core().index() == 0 {
+    if platform.core().index() == 0 {
         kernel::println!("selftest: {} checks passed", CHECKS.len());
     }
     Ok(())
@@ -65,7 +65,7 @@ fn with_frames<T>(frames: u32, body: impl FnOnce(&mut FrameAllocator) -> T) -> T
     result
 }
 
-fn frames_run_out(_: &Scc) -> Result<(), String> {
+fn frames_run_out(_: &Platform) -> Result<(), String> {
     with_frames(4, |frames| {
         let mut got = Vec::new();
         while let Some(frame) = frames.allocate_zeroed() {
@@ -80,7 +80,7 @@ fn frames_run_out(_: &Scc) -> Result<(), String> {
     })
 }
 
-fn mapping_errors(_: &Scc) -> Result<(), String> {
+fn mapping_errors(_: &Platform) -> Result<(), String> {
     with_frames(3, |frames| {
         let mut space = AddressSpace::new(frames).map_err(|e| e.to_string())?;
         let base = 0x8000_0000;
@@ -147,7 +147,7 @@ fn mapping_errors(_: &Scc) -> Result<(), String> {
     })
 }
 
-fn heap(_: &Scc) -> Result<(), String> {
+fn heap(_: &Platform) -> Result<(), String> {
     let blocks: Vec<Vec<u32>> = (1..=64).map(|n| (0..n * 16).collect()).collect();
     let sum: u64 = blocks.iter().flatten().map(|&v| u64::from(v)).sum();
     let want: u64 = (1..=64u64).map(|n| (n * 16) * (n * 16 - 1) / 2).sum();
@@ -161,7 +161,7 @@ fn heap(_: &Scc) -> Result<(), String> {
 /// One block of all but 1 MiB of the heap (what earlier checks and the
 /// kernel hold is far less) is allocated and freed; the heap's size is
 /// printed, half the core's RAM (`--memory-mib`).
-fn heap_whole(_: &Scc) -> Result<(), String> {
+fn heap_whole(_: &Platform) -> Result<(), String> {
     let size = kernel::mm::heap_size();
     let block = size - (1 << 20);
     let layout = Layout::from_size_align(block, PAGE_SIZE as usize).expect("a valid layout");
@@ -178,7 +178,7 @@ fn heap_whole(_: &Scc) -> Result<(), String> {
     Ok(())
 }
 
-fn heap_guard_words(_: &Scc) -> Result<(), String> {
+fn heap_guard_words(_: &Platform) -> Result<(), String> {
     for (size, align) in [(1, 1), (3, 1), (16, 16), (24, 8), (4096, 4096)] {
         let layout = Layout::from_size_align(size, align).map_err(|e| e.to_string())?;
         // SAFETY: the layout has a non-zero size.
@@ -203,11 +203,11 @@ fn heap_guard_words(_: &Scc) -> Result<(), String> {
     Ok(())
 }
 
-fn shared_bytes(scc: &Scc) -> Result<(), String> {
+fn shared_bytes(platform: &Platform) -> Result<(), String> {
     // The last 256 bytes of this core's own MPB half: no protocol uses them
     // before the program ends, and no other core writes there.
-    let mpb = scc.own_mpb();
-    let area = scc.chip().mpb_bytes_per_core() - 256;
+    let mpb = platform.own_mpb();
+    let area = platform.chip().mpb_bytes_per_core() - 256;
     for offset in 0..8u32 {
         for len in [0usize, 1, 3, 4, 5, 31, 33, 100] {
             let data: Vec<u8> = (0..len)
@@ -217,10 +217,10 @@ fn shared_bytes(scc: &Scc) -> Result<(), String> {
             // dirty, and CL1INVMB would then drop it, as on silicon. So the
             // lines are invalidated before the write too (the SCC's
             // discipline), and the write goes out through the WCB.
-            scc.invalidate_mpbt();
+            platform.invalidate_mpbt();
             mpb.write_bytes(area + offset, &data);
-            scc.flush_wcb();
-            scc.invalidate_mpbt();
+            platform.flush_wcb();
+            platform.invalidate_mpbt();
             let mut back = alloc::vec![0u8; len];
             mpb.read_bytes(area + offset, &mut back);
             if back != data {
@@ -233,16 +233,16 @@ fn shared_bytes(scc: &Scc) -> Result<(), String> {
     Ok(())
 }
 
-fn cl1invmb(scc: &Scc) -> Result<(), String> {
+fn cl1invmb(platform: &Platform) -> Result<(), String> {
     // Each one raises #UD under QEMU. The check is reaching the end: had the
     // handler not stepped over one, it would have ended the run reporting it.
     for _ in 0..100 {
-        scc.invalidate_mpbt();
+        platform.invalidate_mpbt();
     }
     Ok(())
 }
 
-fn timer_wakes(_: &Scc) -> Result<(), String> {
+fn timer_wakes(_: &Platform) -> Result<(), String> {
     // Only the timer can end the halt (no other interrupt is enabled), so a
     // halt that returns early leaves ticks on the counter. A timer that never
     // fires hangs here, and the run's timeout names this core.
@@ -256,19 +256,19 @@ fn timer_wakes(_: &Scc) -> Result<(), String> {
     Ok(())
 }
 
-fn tsr(scc: &Scc) -> Result<(), String> {
-    let me = scc.core();
-    let register = scc.chip().tsr_addr(me) as *const u8;
-    let protocol = scc.chip().tsr_protocol;
+fn tsr(platform: &Platform) -> Result<(), String> {
+    let me = platform.core();
+    let register = platform.chip().tsr_addr(me) as *const u8;
+    let protocol = platform.chip().tsr_protocol;
     // SAFETY: this core's TSR, mapped uncached; reading it has no side effect
     // on the emulator, and no other core uses it during the selftest.
     let read = || unsafe { register.read_volatile() };
-    scc.tsr_acquire(me);
-    let (held, second) = (read(), scc.tsr_try_acquire(me));
-    scc.tsr_release(me);
+    platform.tsr_acquire(me);
+    let (held, second) = (read(), platform.tsr_try_acquire(me));
+    platform.tsr_release(me);
     let released = read();
-    let again = scc.tsr_try_acquire(me);
-    scc.tsr_release(me);
+    let again = platform.tsr_try_acquire(me);
+    platform.tsr_release(me);
     match (
         held == protocol.taken,
         second,

@@ -22,7 +22,7 @@ use rma::comm::ReduceOp;
 use rma::hal::{DramPages, Lsm, MapError, SharedDram};
 
 use crate::support::communicator;
-use kernel::Scc;
+use kernel::Platform;
 
 /// Where a core maps its own POPSHM (the chip's first free LUT entry) and
 /// its neighbour's (eight entries on): 132 and 140 on the SCC.
@@ -63,14 +63,14 @@ fn places(pages: u32) -> impl Iterator<Item = u32> {
         .chain([(pages - 1) * LUT_PAGE_SIZE + LAST_AT])
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let (own, remote) = slots(scc.chip());
-    let pages = scc.popshm().count;
-    let mut comm = communicator(scc)?;
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let (own, remote) = slots(platform.chip());
+    let pages = platform.popshm().count;
+    let mut comm = communicator(platform)?;
     let (n, me) = (comm.size(), comm.rank());
     let right = (me + 1) % n;
     let left = (me + n - 1) % n;
-    refusals(scc)?;
+    refusals(platform)?;
     let mut failed = 0;
     let mut check = |ok: bool, what: String| {
         if !ok {
@@ -79,26 +79,26 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
         }
     };
 
-    let mine = scc.popshm();
-    scc.map_shared(own, mine, MemoryType::MpbtWt)
+    let mine = platform.popshm();
+    platform.map_shared(own, mine, MemoryType::MpbtWt)
         .map_err(|e| format!("mapping own POPSHM: {e}"))?;
     // Write-through: no dirty line stays in L1; the WCB flush pushes the rest.
-    scc.invalidate_mpbt();
+    platform.invalidate_mpbt();
     for at in places(pages) {
-        scc.shared_write(own, at, &pattern(me, at, PIECE));
+        platform.shared_write(own, at, &pattern(me, at, PIECE));
     }
-    scc.flush_wcb();
-    let lsm = scc.chip().controller_of(scc.chip().tile_of(scc.core()));
-    scc.lsm_write_u32(lsm, LSM_WORDS + 4 * me, 0xC0DE_0000 | me);
+    platform.flush_wcb();
+    let lsm = platform.chip().controller_of(platform.chip().tile_of(platform.core()));
+    platform.lsm_write_u32(lsm, LSM_WORDS + 4 * me, 0xC0DE_0000 | me);
     comm.barrier();
 
-    let theirs = DramPages::popshm(scc.chip(), scc.participant(right));
-    scc.map_shared(remote, theirs, MemoryType::MpbtWt)
+    let theirs = DramPages::popshm(platform.chip(), platform.participant(right));
+    platform.map_shared(remote, theirs, MemoryType::MpbtWt)
         .map_err(|e| format!("mapping core {right}'s POPSHM: {e}"))?;
-    scc.invalidate_mpbt();
+    platform.invalidate_mpbt();
     for at in places(pages) {
         let mut got = alloc::vec![0; PIECE];
-        scc.shared_read(remote, at, &mut got);
+        platform.shared_read(remote, at, &mut got);
         check(
             got == pattern(right, at, PIECE),
             format!("core {right}'s POPSHM at {at:#x} through MPBT-WT: {got:02x?}"),
@@ -111,19 +111,19 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
         (0x5000, None),
         (LUT_PAGE_SIZE + 0x8000, None),
     ] {
-        let ty = scc.shared_dram_page_type(remote, at);
+        let ty = platform.shared_dram_page_type(remote, at);
         check(
             ty == want,
             format!("page at {at:#x} of the remote mapping has type {ty:?}, expected {want:?}"),
         );
     }
-    scc.shared_write(remote, REPLY_AT, &pattern(n + me, REPLY_AT, PIECE));
-    scc.flush_wcb();
+    platform.shared_write(remote, REPLY_AT, &pattern(n + me, REPLY_AT, PIECE));
+    platform.flush_wcb();
     comm.barrier();
 
-    scc.invalidate_mpbt();
+    platform.invalidate_mpbt();
     let mut reply = alloc::vec![0; PIECE];
-    scc.shared_read(own, REPLY_AT, &mut reply);
+    platform.shared_read(own, REPLY_AT, &mut reply);
     check(
         reply == pattern(n + left, REPLY_AT, PIECE),
         format!("core {left}'s reply in this core's POPSHM: {reply:02x?}"),
@@ -132,40 +132,40 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     // Again, uncached: no cache action needed, same data. The cached
     // lines go first: left in L1, they would follow the LUT entry wherever
     // it points next.
-    scc.invalidate_mpbt();
-    scc.unmap_shared(remote);
-    scc.map_shared(remote, theirs, MemoryType::Ncm)
+    platform.invalidate_mpbt();
+    platform.unmap_shared(remote);
+    platform.map_shared(remote, theirs, MemoryType::Ncm)
         .map_err(|e| format!("mapping core {right}'s POPSHM uncached: {e}"))?;
     for at in places(pages) {
         let mut got = alloc::vec![0; PIECE];
-        scc.shared_read(remote, at, &mut got);
+        platform.shared_read(remote, at, &mut got);
         check(
             got == pattern(right, at, PIECE),
             format!("core {right}'s POPSHM at {at:#x} through NCM: {got:02x?}"),
         );
     }
-    let ty = scc.shared_dram_page_type(remote, PATTERN_AT[0]);
+    let ty = platform.shared_dram_page_type(remote, PATTERN_AT[0]);
     check(
         ty == Some(MemoryType::Ncm),
         format!("remapped page has type {ty:?}"),
     );
-    scc.unmap_shared(remote);
+    platform.unmap_shared(remote);
     check(
-        scc.shared_dram_page_type(remote, PATTERN_AT[0]).is_none(),
+        platform.shared_dram_page_type(remote, PATTERN_AT[0]).is_none(),
         "an unmapped page is still in the page tables".to_string(),
     );
 
     for other in 0..n {
-        let chip = scc.chip();
-        let mc = chip.controller_of(chip.tile_of(scc.participant(other)));
-        let word = scc.lsm_read_u32(mc, LSM_WORDS + 4 * other);
+        let chip = platform.chip();
+        let mc = chip.controller_of(chip.tile_of(platform.participant(other)));
+        let word = platform.lsm_read_u32(mc, LSM_WORDS + 4 * other);
         check(
             word == 0xC0DE_0000 | other,
             format!("core {other}'s LSM word at controller {mc}: {word:#010x}"),
         );
     }
-    scc.invalidate_mpbt();
-    scc.unmap_shared(own);
+    platform.invalidate_mpbt();
+    platform.unmap_shared(own);
 
     let mut totals = [failed];
     comm.allreduce(&mut totals, ReduceOp::Sum)
@@ -183,9 +183,9 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
 
 /// Each refusal, with its error and message; the first wrong one fails
 /// the run.
-fn refusals(scc: &Scc) -> Result<(), String> {
-    let mine = scc.popshm();
-    let chip = scc.chip();
+fn refusals(platform: &Platform) -> Result<(), String> {
+    let mine = platform.popshm();
+    let chip = platform.chip();
     let (own, _) = slots(chip);
     // Runs of POPSHM pages that start one entry below the free ones, or
     // end one past them.
@@ -234,7 +234,7 @@ fn refusals(scc: &Scc) -> Result<(), String> {
         cases.push((own, pages, MapError::NotShareable(pages), message));
     }
     for (slot, pages, want, message) in &cases {
-        match scc.map_shared(*slot, *pages, MemoryType::MpbtWt) {
+        match platform.map_shared(*slot, *pages, MemoryType::MpbtWt) {
             Err(e) if e == *want && e.to_string() == *message => {}
             other => {
                 return Err(format!(
@@ -249,13 +249,13 @@ fn refusals(scc: &Scc) -> Result<(), String> {
         count: 1,
         ..mine
     };
-    scc.map_shared(own, lsm, MemoryType::Ncm)
+    platform.map_shared(own, lsm, MemoryType::Ncm)
         .map_err(|e| format!("mapping the LSM page: {e}"))?;
-    let probe = LSM_PROBES + 4 * scc.core().index() as u32;
-    let word = 0x5EED_0000 | scc.core().index() as u32;
-    scc.lsm_write_u32(mine.controller, probe, word);
+    let probe = LSM_PROBES + 4 * platform.core().index() as u32;
+    let word = 0x5EED_0000 | platform.core().index() as u32;
+    platform.lsm_write_u32(mine.controller, probe, word);
     let mut through = [0; 4];
-    scc.shared_read(own, probe, &mut through);
+    platform.shared_read(own, probe, &mut through);
     if u32::from_le_bytes(through) != word {
         return Err(format!(
             "the LSM page through LUT entry {own} holds {through:02x?} at {probe:#x}, {word:#x} was written through its own entry"
@@ -265,7 +265,7 @@ fn refusals(scc: &Scc) -> Result<(), String> {
     let in_use = |slot: u8, pages: DramPages, held: u8| {
         let want = MapError::InUse { slot: held };
         let message = format!("LUT entry {held} already holds a mapping");
-        match scc.map_shared(slot, pages, MemoryType::MpbtWt) {
+        match platform.map_shared(slot, pages, MemoryType::MpbtWt) {
             Err(e) if e == want && e.to_string() == message => Ok(()),
             other => Err(format!(
                 "map_shared({slot}, {pages:?}) gave {other:?}, expected {want:?} ({message})"
@@ -273,19 +273,19 @@ fn refusals(scc: &Scc) -> Result<(), String> {
         }
     };
     in_use(own, mine, own)?;
-    scc.map_shared(own + 1, mine, MemoryType::MpbtWt)
+    platform.map_shared(own + 1, mine, MemoryType::MpbtWt)
         .map_err(|e| format!("mapping at the free entry {}: {e}", own + 1))?;
     // The mapping at own + 1 holds entries up to own + count.
     let held = own + count as u8;
     in_use(held, DramPages { count: 1, ..mine }, held)?;
-    scc.unmap_shared(own + 1);
-    scc.unmap_shared(own);
+    platform.unmap_shared(own + 1);
+    platform.unmap_shared(own);
     let by_hand = own + 8;
     let port = chip.memory_controllers[mine.controller].port;
-    scc.set_lut_entry(by_hand.into(), chip::LutEntry::new(port, lsm_page));
+    platform.set_lut_entry(by_hand.into(), chip::LutEntry::new(port, lsm_page));
     // A run of `count` entries whose last one is the entry set by hand.
     let refused = in_use(by_hand + 1 - count as u8, mine, by_hand);
-    scc.set_lut_entry(by_hand.into(), chip::LutEntry::UNUSED);
+    platform.set_lut_entry(by_hand.into(), chip::LutEntry::UNUSED);
     refused?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use alloc::string::String;
 use core::hint::black_box;
 
 use crate::support::communicator;
-use kernel::Scc;
+use kernel::Platform;
 
 /// Calls itself `depth` times, each frame holding 64 words the optimiser
 /// cannot drop or turn into a loop.
@@ -21,8 +21,8 @@ fn recurse(depth: u32) -> u32 {
     recurse(depth - 1).wrapping_add(black_box(frame)[63])
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    if scc.core().index() as u32 == scc.cores() - 1 {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    if platform.core().index() as u32 == platform.cores() - 1 {
         kernel::println!("recursing without end");
         // Some 270 bytes a frame: a million frames are far more than any stack.
         let sum = recurse(black_box(1_000_000));
@@ -30,6 +30,6 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
             "a million nested calls returned {sum} without a stack overflow"
         ));
     }
-    communicator(scc)?.barrier();
+    communicator(platform)?.barrier();
     Err("the barrier passed although one core crashed".into())
 }

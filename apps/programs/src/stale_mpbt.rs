@@ -12,7 +12,7 @@ use alloc::string::String;
 use rma::comm::PROGRAM_LINES;
 
 use crate::support::pair::{Pair, unexpected};
-use kernel::Scc;
+use kernel::Platform;
 
 /// Bytes in a line, as an MPB offset.
 const LINE: u32 = kernel::chip::CACHE_LINE as u32;
@@ -22,28 +22,28 @@ const WORD: u32 = PROGRAM_LINES + LINE;
 const OLD: u32 = 0x1111_1111;
 const NEW: u32 = 0x2222_2222;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let Some(mut pair) = Pair::new(scc, "stale-mpbt")? else {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let Some(mut pair) = Pair::new(platform, "stale-mpbt")? else {
         return Ok(());
     };
-    let line = scc.mpb(scc.participant(1));
+    let line = platform.mpb(platform.participant(1));
     if pair.is_writer() {
         line.write_u32(WORD, OLD);
-        scc.flush_wcb();
+        platform.flush_wcb();
         pair.step();
         // Core 1 caches the line.
         pair.step();
         // Not cached here, so the store goes to the write-combine buffer,
         // which the flush empties into the MPB.
-        scc.invalidate_mpbt();
+        platform.invalidate_mpbt();
         line.write_u32(WORD, NEW);
-        scc.flush_wcb();
+        platform.flush_wcb();
         pair.step();
         return Ok(());
     }
-    let own = scc.own_mpb();
+    let own = platform.own_mpb();
     pair.step();
-    scc.invalidate_mpbt();
+    platform.invalidate_mpbt();
     let first = own.read_u32(WORD);
     if first != OLD {
         return Err(unexpected(
@@ -57,7 +57,7 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     // Core 0 writes NEW and flushes it.
     pair.step();
     let cached = own.read_u32(WORD);
-    scc.invalidate_mpbt();
+    platform.invalidate_mpbt();
     let fresh = own.read_u32(WORD);
     if cached != OLD {
         return Err(unexpected(

@@ -50,7 +50,7 @@ use rma::{Assert, Database, Rma, Window, WindowOptions, WindowStats};
 use crate::bench::{Scale, emit};
 use crate::support::communicator;
 use crate::support::osc::{fail, stats_line};
-use kernel::Scc;
+use kernel::Platform;
 use kernel::chip::settings::{Choice, choice, cores, name_of};
 
 /// The problem: the same on every core count.
@@ -181,12 +181,12 @@ impl Choice for Placement {
 
 /// The booted cores' ranks in the order `placement` fills them: a rank of
 /// the world for each process.
-fn placed(scc: &Scc, placement: Placement) -> Vec<u32> {
-    let chip = scc.chip();
-    let mut ranks: Vec<u32> = (0..scc.cores()).collect();
+fn placed(platform: &Platform, placement: Placement) -> Vec<u32> {
+    let chip = platform.chip();
+    let mut ranks: Vec<u32> = (0..platform.cores()).collect();
     if placement == Placement::Controllers {
         ranks.sort_by_key(|&r| {
-            let core = scc.participant(r);
+            let core = platform.participant(r);
             (chip.controller_of(chip.tile_of(core)), core.index())
         });
     }
@@ -195,14 +195,14 @@ fn placed(scc: &Scc, placement: Placement) -> Vec<u32> {
 
 /// The processes' communicator, as `procs` and `placement` choose them:
 /// `None` on a core that takes no part.
-fn processes(scc: &Scc, procs: u32, placement: Placement) -> Result<Option<Rma<'_, Scc>>, String> {
-    let mut world = communicator(scc)?;
+fn processes(platform: &Platform, procs: u32, placement: Placement) -> Result<Option<Rma<'_, Platform>>, String> {
+    let mut world = communicator(platform)?;
     let n = world.size();
     let procs = if procs == 0 { n } else { procs };
     if procs > n {
         return Err(format!("procs={procs} but only {n} cores run"));
     }
-    let order = placed(scc, placement);
+    let order = placed(platform, placement);
     let me = world.rank();
     let place = order
         .iter()
@@ -216,7 +216,7 @@ fn processes(scc: &Scc, procs: u32, placement: Placement) -> Result<Option<Rma<'
         .transpose()
 }
 
-pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
+pub fn run(platform: &Platform, settings: Settings) -> Result<(), String> {
     let full = if settings.puts {
         FULL_SCALING
     } else {
@@ -225,7 +225,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     let size = settings.scale.pick(QUICK, full);
     let database = settings.database;
     let puts = settings.puts;
-    let Some(mut rma) = processes(scc, settings.procs, settings.placement)? else {
+    let Some(mut rma) = processes(platform, settings.procs, settings.placement)? else {
         return Ok(());
     };
     let (n, me) = (rma.size(), rma.rank());
@@ -262,7 +262,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     let mut generation_cycles = vec![0u64; size.generations as usize];
     rma.comm().barrier();
     for (generation, cycles) in generation_cycles.iter_mut().enumerate() {
-        let t0 = scc.cycles();
+        let t0 = platform.cycles();
         let win = halos[generation % 2];
         exchange(&mut rma, win, &ring, &grid, rows, w, puts)?;
         rma.local_read(win, 0, &mut grid[..w])
@@ -270,10 +270,10 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         let bottom = (rows as usize + 1) * w;
         rma.local_read(win, size.width, &mut grid[bottom..bottom + w])
             .map_err(fail("reading the bottom halo"))?;
-        let t1 = scc.cycles();
+        let t1 = platform.cycles();
         step(&grid, &mut next, rows, w);
         core::mem::swap(&mut grid, &mut next);
-        let t2 = scc.cycles();
+        let t2 = platform.cycles();
         compute += t2 - t1;
         communicate += t1 - t0;
         *cycles = t2 - t0;
@@ -335,7 +335,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
 /// row up and the last row down (rows of `w` cells) if `puts`, close both
 /// epochs.
 fn exchange(
-    rma: &mut Rma<'_, Scc>,
+    rma: &mut Rma<'_, Platform>,
     win: Window<u8>,
     ring: &Ring,
     grid: &[u8],
@@ -361,7 +361,7 @@ fn exchange(
 
 /// The rank whose generations took the most cycles in all (`mine` on this
 /// core), the lowest of a tie, as every core learns it.
-fn slowest_rank(rma: &mut Rma<'_, Scc>, mine: u64) -> Result<u32, String> {
+fn slowest_rank(rma: &mut Rma<'_, Platform>, mine: u64) -> Result<u32, String> {
     let mut most = [mine];
     rma.comm()
         .allreduce(&mut most, ReduceOp::Max)
@@ -378,7 +378,7 @@ fn slowest_rank(rma: &mut Rma<'_, Scc>, mine: u64) -> Result<u32, String> {
 }
 
 /// `Err` on every core if any core counted a wrong cell in `wrong`.
-fn agree(rma: &mut Rma<'_, Scc>, wrong: u32, against: &str) -> Result<(), String> {
+fn agree(rma: &mut Rma<'_, Platform>, wrong: u32, against: &str) -> Result<(), String> {
     let mut flag = [wrong];
     rma.comm()
         .allreduce(&mut flag, ReduceOp::Sum)
@@ -409,7 +409,7 @@ fn differences(got: &[u8], expected: &[u8], first_row: u32, w: usize) -> u32 {
 /// Each core compares its rows with a serial run of the rows they depend
 /// on ([`serial_cone`]); returns what was checked. Fails on every core if
 /// a cell differs anywhere or the automaton did not evolve.
-fn verify_cone(rma: &mut Rma<'_, Scc>, mine: &[u8], size: Size) -> Result<String, String> {
+fn verify_cone(rma: &mut Rma<'_, Platform>, mine: &[u8], size: Size) -> Result<String, String> {
     let (first, rows) = rows_of(size, rma.size(), rma.rank());
     let w = size.width as usize;
     let wrong = differences(mine, &serial_cone(size, first, rows), first, w);
@@ -470,7 +470,7 @@ fn serial_cone(size: Size, first: u32, rows: u32) -> Vec<u8> {
 
 /// Each core compares its rows with a serial run of them between zero
 /// halos, as they stay without puts; returns what was checked.
-fn verify_alone(rma: &mut Rma<'_, Scc>, mine: &[u8], size: Size) -> Result<String, String> {
+fn verify_alone(rma: &mut Rma<'_, Platform>, mine: &[u8], size: Size) -> Result<String, String> {
     let (first, rows) = rows_of(size, rma.size(), rma.rank());
     let w = size.width as usize;
     let wrong = differences(mine, &serial(size, first, rows, false), first, w);
@@ -502,7 +502,7 @@ fn serial(size: Size, first: u32, rows: u32, wrap: bool) -> Vec<u8> {
 }
 
 /// A window's statistics summed over all cores.
-fn sum_over_cores(rma: &mut Rma<'_, Scc>, s: WindowStats) -> Result<WindowStats, String> {
+fn sum_over_cores(rma: &mut Rma<'_, Platform>, s: WindowStats) -> Result<WindowStats, String> {
     let mut v = s.to_array();
     rma.comm()
         .allreduce(&mut v, ReduceOp::Sum)

@@ -7,7 +7,7 @@
 use alloc::format;
 use alloc::string::String;
 
-use kernel::Scc;
+use kernel::Platform;
 
 /// What each core tries to write.
 const JUNK: u32 = 0x5A5A_5A5A;
@@ -32,11 +32,11 @@ fn write_and_check(address: u32, what: &str) -> Result<(), String> {
     Ok(())
 }
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let chip = scc.chip();
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let chip = platform.chip();
     let offset = chip.crb.my_tile_id;
     write_and_check(chip.own_crb_base() + offset, "the own-CRB entry")?;
-    let tile = chip.tile_of(scc.core());
+    let tile = chip.tile_of(platform.core());
     write_and_check(chip.crb_base(tile) + offset, "the tile's CRB")?;
     kernel::println!("tile-id-write: MYTILEID unchanged after stores through both entries");
     Ok(())

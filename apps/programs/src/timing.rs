@@ -53,7 +53,7 @@ use core::arch::asm;
 use chip::{MemoryType, TileCoord};
 
 use kernel::chip::settings::{Choice, choice, integer};
-use kernel::platform::Scc;
+use kernel::platform::Platform;
 use rma::comm::Group;
 use rma::{AccumulateOp, Assert, LockScheme, LockType, Rma, RmaError, Window, WindowOptions};
 
@@ -78,11 +78,11 @@ const LINE: u32 = chip::CACHE_LINE as u32;
 
 /// Core cycles between the two timestamp reads around one load of `ptr`.
 #[inline(never)]
-fn timed_load(scc: &Scc, ptr: *const u32) -> u64 {
-    let t0 = scc.global_timestamp();
+fn timed_load(platform: &Platform, ptr: *const u32) -> u64 {
+    let t0 = platform.global_timestamp();
     // SAFETY: callers pass a mapped, aligned word (private or shared).
     unsafe { ptr.read_volatile() };
-    scc.global_timestamp() - t0
+    platform.global_timestamp() - t0
 }
 
 /// Core cycles between two reads of the core's own clock around one store
@@ -91,11 +91,11 @@ fn timed_load(scc: &Scc, ptr: *const u32) -> u64 {
 /// shows only what it cost the core (the global timestamp, an FPGA
 /// register, would wait for the store to complete first).
 #[inline(never)]
-fn timed_store(scc: &Scc, ptr: *mut u32) -> u64 {
-    let t0 = scc.now();
+fn timed_store(platform: &Platform, ptr: *mut u32) -> u64 {
+    let t0 = platform.now();
     // SAFETY: callers pass a mapped, aligned word no one else uses.
     unsafe { ptr.write_volatile(0x5ca1_ab1e) };
-    scc.now() - t0
+    platform.now() - t0
 }
 
 /// Core cycles on the core's own clock ([`timed_store`]) around `stores`
@@ -109,13 +109,13 @@ fn timed_store(scc: &Scc, ptr: *mut u32) -> u64 {
 /// beforehand empties them).
 #[inline(never)]
 fn timed_stores_then_load(
-    scc: &Scc,
+    platform: &Platform,
     store: *mut u32,
     stride: usize,
     stores: usize,
     load: *const u32,
 ) -> u64 {
-    let t0 = scc.now();
+    let t0 = platform.now();
     for i in 0..stores {
         // SAFETY: callers pass `stores` mapped, aligned words `stride`
         // bytes apart that no one else uses.
@@ -129,15 +129,15 @@ fn timed_stores_then_load(
     }
     // SAFETY: callers pass a mapped, aligned word.
     unsafe { load.read_volatile() };
-    scc.now() - t0
+    platform.now() - t0
 }
 
 /// Core cycles between the two timestamp reads around an exchange and a
 /// store of the byte at `ptr`: a test-and-set register's acquire and
 /// release on the emulator.
 #[inline(never)]
-fn timed_exchange(scc: &Scc, ptr: *mut u8, taken: u8, free: u8) -> u64 {
-    let t0 = scc.global_timestamp();
+fn timed_exchange(platform: &Platform, ptr: *mut u8, taken: u8, free: u8) -> u64 {
+    let t0 = platform.global_timestamp();
     let mut old = taken;
     // SAFETY: callers pass a mapped byte (private, or the core's own TSR
     // in its uncached CRB mapping); xchg with memory is atomic.
@@ -146,7 +146,7 @@ fn timed_exchange(scc: &Scc, ptr: *mut u8, taken: u8, free: u8) -> u64 {
         ptr.write_volatile(free);
     }
     let _ = old;
-    scc.global_timestamp() - t0
+    platform.global_timestamp() - t0
 }
 
 /// What [`timed_cache_op`] times: the instruction once, or twice in a row.
@@ -161,7 +161,7 @@ enum CacheOp {
 /// timestamp's low word, read twice each time (the first read latches the
 /// clock, the second returns it), through an address held in a register:
 /// nothing the instruction does to the caches changes what the code around
-/// it costs (a WBINVD empties L1 of the stack and of the `Scc` the
+/// it costs (a WBINVD empties L1 of the stack and of the `Platform` the
 /// timestamp's address would otherwise be loaded from). The low words
 /// suffice: a sample is far shorter than their wrap.
 macro_rules! timed_instruction {
@@ -192,8 +192,8 @@ macro_rules! timed_instruction {
 /// Core cycles between the two timestamp reads around the instruction
 /// `op`, or around two of it with `twice` ([`timed_instruction`]).
 #[inline(never)]
-fn timed_cache_op(scc: &Scc, op: CacheOp, twice: bool) -> u64 {
-    let chip = scc.chip();
+fn timed_cache_op(platform: &Platform, op: CacheOp, twice: bool) -> u64 {
+    let chip = platform.chip();
     let lo = (chip.fpga_base() + chip.fpga.gtsc_lo) as *const u32;
     // CL1INVMB is 0F 0A, as `kernel::arch::x86::instructions::cl1invmb`.
     match (op, twice) {
@@ -209,8 +209,8 @@ fn timed_cache_op(scc: &Scc, op: CacheOp, twice: bool) -> u64 {
 /// words at `latch`, `lo` and `hi`: the core's own clock registers, or
 /// private words, where the same instructions cost only their issue.
 #[inline(never)]
-fn timed_clock_read(scc: &Scc, (latch, lo, hi): (usize, usize, usize)) -> u64 {
-    let t0 = scc.global_timestamp();
+fn timed_clock_read(platform: &Platform, (latch, lo, hi): (usize, usize, usize)) -> u64 {
+    let t0 = platform.global_timestamp();
     // SAFETY: callers pass the emulator's clock registers (modelled time,
     // checked by the caller), identity-mapped uncached, or mapped private
     // words; the values read are dropped.
@@ -224,7 +224,7 @@ fn timed_clock_read(scc: &Scc, (latch, lo, hi): (usize, usize, usize)) -> u64 {
             options(nostack, preserves_flags)
         )
     };
-    scc.global_timestamp() - t0
+    platform.global_timestamp() - t0
 }
 
 /// The smallest of [`SAMPLES`] samples of `sample`, each after `before`.
@@ -325,22 +325,22 @@ kernel::chip::settings! {
     }
 }
 
-pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
-    if scc.global_timestamp() == 0 {
+pub fn run(platform: &Platform, settings: Settings) -> Result<(), String> {
+    if platform.global_timestamp() == 0 {
         return Err(
             "the global timestamp reads 0: this program needs the emulator's timing".into(),
         );
     }
-    let chip = scc.chip();
+    let chip = platform.chip();
     let t = chip.timing;
     let l1 = u64::from(t.l1_hit);
-    let me = scc.core();
+    let me = platform.core();
     let here = chip.tile_coord(chip.tile_of(me));
     let routers = |to: TileCoord| chip.hops(here, to) + 1;
 
     let mut private = [0u32; 8];
     let base_ptr = private.as_ptr();
-    let baseline = least(|| {}, || timed_load(scc, base_ptr));
+    let baseline = least(|| {}, || timed_load(platform, base_ptr));
     let store_ptr = private.as_mut_ptr().wrapping_add(4);
     // Neither cache allocates on a store: the word's line is loaded before
     // each sample, so that the baseline store hits L1 wherever the line
@@ -350,7 +350,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         // private arrays or of the DCM alias mapped below.
         unsafe { p.read_volatile() };
     };
-    let store_baseline = least(|| load(store_ptr), || timed_store(scc, store_ptr));
+    let store_baseline = least(|| load(store_ptr), || timed_store(platform, store_ptr));
     let store_latency = |m: u64| m.saturating_sub(store_baseline) + l1;
     // An access's latency: its stall beyond the baseline plus the L1 hit
     // the baseline's own access costs.
@@ -360,17 +360,17 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     // L1: a DCM line read twice.
     let mc = chip.controller_of(chip.tile_of(me));
     let dcm_phys = chip.lsm_base(mc) + DCM_AREA + me.index() as u32 * DCM_STRIDE;
-    let dcm = scc
+    let dcm = platform
         .map_alias(dcm_phys, 5 * L1_WAY_STRIDE, MemoryType::Dcm)
         .map_err(|e| format!("mapping DCM lines: {e:?}"))?;
     let line = |i: u32| dcm.as_ptr().wrapping_add((i * L1_WAY_STRIDE) as usize) as *const u32;
-    let m = least(|| load(line(0)), || timed_load(scc, line(0)));
+    let m = least(|| load(line(0)), || timed_load(platform, line(0)));
     readings.push(Reading::exact("L1 hit".into(), latency(m), l1));
     // L2: five lines in one 4-way L1 set: each read evicts from L1 the
     // line read five reads later, which L2 still holds.
     let m = least(
         || (1..5).for_each(|i| load(line(i))),
-        || timed_load(scc, line(0)),
+        || timed_load(platform, line(0)),
     );
     readings.push(Reading::exact(
         "L2 hit".into(),
@@ -383,8 +383,8 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     // baseline of fewer instructions would pair differently with the
     // timestamp reads). WBINVD on an L1 the previous one left clean.
     let cache_op = |op, before: fn()| {
-        let once = least(before, || timed_cache_op(scc, op, false));
-        let twice = least(before, || timed_cache_op(scc, op, true));
+        let once = least(before, || timed_cache_op(platform, op, false));
+        let twice = least(before, || timed_cache_op(platform, op, true));
         twice.saturating_sub(once)
     };
     readings.push(Reading::exact(
@@ -401,7 +401,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     // The core's own clock: three moves charged as one RDTSC, timed
     // against the same moves on private words (the same code, so the same
     // issue cycles), to which their issue cycles are added back.
-    let clock = scc.clock_registers().addresses();
+    let clock = platform.clock_registers().addresses();
     let mut words = [0u32; 3];
     let word = words.as_mut_ptr();
     let private = (
@@ -412,9 +412,9 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     // The words' lines in L1 first, as for the store baseline.
     let base = least(
         || (0..3).for_each(|i| load(word.wrapping_add(i))),
-        || timed_clock_read(scc, private),
+        || timed_clock_read(platform, private),
     );
-    let m = least(|| {}, || timed_clock_read(scc, clock));
+    let m = least(|| {}, || timed_clock_read(platform, clock));
     readings.push(Reading::exact(
         "clock read (own cycles)".into(),
         m.saturating_sub(base) + t.clock_read_issue(),
@@ -432,11 +432,11 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     distances.sort_unstable();
     for (d, tile) in distances {
         let phys = chip.mpb_base(tile);
-        let alias = scc
+        let alias = platform
             .map_alias(phys, chip.mpb_bytes_per_tile, MemoryType::Ncm)
             .map_err(|e| format!("mapping the MPB of tile {}: {e:?}", tile.index()))?;
         let ptr = alias.as_ptr() as *const u32;
-        let m = least(|| {}, || timed_load(scc, ptr));
+        let m = least(|| {}, || timed_load(platform, ptr));
         readings.push(Reading {
             what: format!("MPB {d} hops (tile {})", tile.index()),
             measured: latency(m),
@@ -458,7 +458,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         let chain = |stores| {
             least(
                 || load(ptr),
-                || timed_stores_then_load(scc, word, 0, stores, word.cast_const()),
+                || timed_stores_then_load(platform, word, 0, stores, word.cast_const()),
             )
         };
         readings.push(Reading {
@@ -469,7 +469,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
             subtracted: 2,
         });
         if d == 0 {
-            let m = least(|| load(ptr), || timed_store(scc, word));
+            let m = least(|| load(ptr), || timed_store(platform, word));
             readings.push(Reading::exact(
                 "MPB store alone (own tile, write buffer)".into(),
                 store_latency(m),
@@ -478,7 +478,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         }
     }
 
-    let mut comm = crate::support::communicator(scc)?;
+    let mut comm = crate::support::communicator(platform)?;
     comm.barrier();
     if me.index() == 0 {
         // DRAM, uncached, behind each controller, nearest first.
@@ -486,8 +486,8 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         controllers.sort_by_key(|&m| (routers(chip.memory_controllers[m].port.tile), m));
         for m in controllers {
             let port = chip.memory_controllers[m].port.tile;
-            let ptr = scc.lsm(m).as_ptr() as *const u32;
-            let measured = least(|| {}, || timed_load(scc, ptr.wrapping_add(64)));
+            let ptr = platform.lsm(m).as_ptr() as *const u32;
+            let measured = least(|| {}, || timed_load(platform, ptr.wrapping_add(64)));
             readings.push(Reading {
                 what: format!("DRAM controller {m} ({} hops)", routers(port) - 1),
                 measured: latency(measured),
@@ -503,11 +503,11 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         // load after it waits for the same last store).
         let port = chip.memory_controllers[mc].port.tile;
         let hops = routers(port) - 1;
-        let ncm = scc
+        let ncm = platform
             .map_alias(dcm_phys + STORE_AREA, L1_WAY_STRIDE, MemoryType::Ncm)
             .map_err(|e| format!("mapping uncached DRAM lines: {e:?}"))?;
         let word = ncm.as_ptr().cast::<u32>();
-        let m = least(|| load(word), || timed_store(scc, word));
+        let m = least(|| load(word), || timed_store(platform, word));
         readings.push(Reading::exact(
             format!("DRAM store alone, controller {mc} ({hops} hops, write buffer)"),
             store_latency(m),
@@ -516,7 +516,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         let chain = |stores| {
             least(
                 || load(word),
-                || timed_stores_then_load(scc, word, 0, stores, word.cast_const()),
+                || timed_stores_then_load(platform, word, 0, stores, word.cast_const()),
             )
         };
         let (one, two, three) = (chain(1), chain(2), chain(3));
@@ -541,18 +541,18 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         // out, a line to the controller. Before each sample the WCB is
         // flushed (leaving its dummy line, which the first store writes
         // out) and a load empties the write buffers.
-        let wcb = scc
+        let wcb = platform
             .map_alias(dcm_phys + STORE_AREA, L1_WAY_STRIDE, MemoryType::NcmWcb)
             .map_err(|e| format!("mapping write-combined DRAM lines: {e:?}"))?;
         let lines = |n| {
             least(
                 || {
-                    scc.flush_wcb();
+                    platform.flush_wcb();
                     load(word);
                 },
                 || {
                     timed_stores_then_load(
-                        scc,
+                        platform,
                         wcb.as_ptr().cast(),
                         LINE as usize,
                         n,
@@ -574,9 +574,9 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         let p = chip.tsr_protocol;
         let mut byte = [p.free; 4];
         let private = byte.as_mut_ptr();
-        let base = least(|| {}, || timed_exchange(scc, private, p.taken, p.free));
+        let base = least(|| {}, || timed_exchange(platform, private, p.taken, p.free));
         let tsr = chip.tsr_addr(me) as *mut u8;
-        let m = least(|| {}, || timed_exchange(scc, tsr, p.taken, p.free));
+        let m = least(|| {}, || timed_exchange(platform, tsr, p.taken, p.free));
         readings.push(Reading {
             what: "TSR round trip (acquire and release)".into(),
             measured: m.saturating_sub(base) + 2 * l1,
@@ -590,16 +590,16 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     // Contention, reported, not checked: every core at once reads DRAM
     // behind controller 0 (its queueing is charged at the next ordered
     // access, after the second clock read).
-    let lsm = scc.lsm(0).as_ptr() as *const u32;
+    let lsm = platform.lsm(0).as_ptr() as *const u32;
     let mine = lsm.wrapping_add(16 * me.index());
-    let t0 = scc.global_timestamp();
+    let t0 = platform.global_timestamp();
     for _ in 0..LOADED_READS {
         // SAFETY: a word of LSM page 0, mapped uncached for the whole run.
         unsafe { mine.read_volatile() };
     }
-    let per_read = (scc.global_timestamp() - t0) / u64::from(LOADED_READS);
+    let per_read = (platform.global_timestamp() - t0) / u64::from(LOADED_READS);
     comm.barrier();
-    let timed_calls = calls(scc, comm, &settings)?;
+    let timed_calls = calls(platform, comm, &settings)?;
 
     let mut wrong = Vec::new();
     for r in &readings {
@@ -620,7 +620,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     }
     kernel::println!(
         "DRAM behind controller 0 read by {} cores at once: {per_read} cycles per read and loop step (alone: {})",
-        scc.cores(),
+        platform.cores(),
         t.dram_access(routers(chip.memory_controllers[0].port.tile))
     );
     for (what, cycles) in &timed_calls {
@@ -646,8 +646,8 @@ type Timed = (String, u64);
 /// call's name and the last one's cycles (with one clock read), none on
 /// the other cores.
 fn calls(
-    scc: &Scc,
-    comm: rma::comm::Comm<'_, Scc>,
+    platform: &Platform,
+    comm: rma::comm::Comm<'_, Platform>,
     settings: &Settings,
 ) -> Result<Vec<Timed>, String> {
     let mut rma = Rma::new(comm).map_err(|e| format!("rma: {e}"))?;
@@ -660,7 +660,7 @@ fn calls(
         .and_then(|w| w.incl(&[me]))
         .map_err(fail("the group of this core"))?;
     let mut calls = Calls {
-        scc,
+        platform,
         rma: &mut rma,
         win,
         target,
@@ -683,8 +683,8 @@ fn calls(
 
 /// What [`calls`] makes its calls with.
 struct Calls<'a, 'h> {
-    scc: &'a Scc,
-    rma: &'a mut Rma<'h, Scc>,
+    platform: &'a Platform,
+    rma: &'a mut Rma<'h, Platform>,
     win: Window<u64>,
     target: u32,
     /// Core 0 alone, origin and target of the PSCW round.
@@ -696,14 +696,14 @@ struct Calls<'a, 'h> {
 /// Makes `call` `times` times, timing each, then once more untimed if
 /// `extra`: the last timed one's cycles (with one clock read).
 fn repeat(
-    scc: &Scc,
+    platform: &Platform,
     times: u32,
     extra: bool,
     call: &mut dyn FnMut() -> Result<(), RmaError>,
 ) -> Result<u64, String> {
     let mut cycles = 0;
     for _ in 0..times {
-        let (result, c) = crate::bench::timed(scc, &mut *call);
+        let (result, c) = crate::bench::timed(platform, &mut *call);
         result.map_err(fail("a timed call"))?;
         cycles = c;
     }
@@ -718,7 +718,7 @@ impl Calls<'_, '_> {
     /// per time), then once more untimed if `extra`, and checks its data:
     /// what was timed and the last time's cycles.
     fn make(&mut self, call: Call, times: u32, extra: bool) -> Result<Vec<Timed>, String> {
-        let (scc, win, target, own) = (self.scc, self.win, self.target, self.own);
+        let (platform, win, target, own) = (self.platform, self.win, self.target, self.own);
         self.round += 1;
         let value = 0x5ca1_ab1e_0000_0000 | self.round;
         let rma = &mut *self.rma;
@@ -733,16 +733,16 @@ impl Calls<'_, '_> {
                 let (what, cycles, at, add) = match call {
                     Call::Put => {
                         let cycles =
-                            repeat(scc, times, extra, &mut || rma.put(win, target, 1, &[value]))?;
+                            repeat(platform, times, extra, &mut || rma.put(win, target, 1, &[value]))?;
                         ("put 8 B", cycles, 1, 0)
                     }
                     Call::Get => {
                         let cycles =
-                            repeat(scc, times, extra, &mut || rma.get(win, target, 0, &mut got))?;
+                            repeat(platform, times, extra, &mut || rma.get(win, target, 0, &mut got))?;
                         ("get 8 B", cycles, 0, 0)
                     }
                     _ => {
-                        let cycles = repeat(scc, times, extra, &mut || {
+                        let cycles = repeat(platform, times, extra, &mut || {
                             rma.accumulate(win, target, 0, &[1], AccumulateOp::Sum)
                         })?;
                         (
@@ -770,14 +770,14 @@ impl Calls<'_, '_> {
                 } else {
                     (LockType::Shared, "shared")
                 };
-                let cycles = repeat(scc, times, extra, &mut || {
+                let cycles = repeat(platform, times, extra, &mut || {
                     rma.lock(win, kind, target, Assert::NONE)?;
                     rma.unlock(win, target)
                 })?;
                 alloc::vec![(on(&format!("lock/unlock pair, {what}")), cycles)]
             }
             Call::Fence => {
-                let cycles = repeat(scc, times, extra, &mut || rma.fence(win, Assert::NONE))?;
+                let cycles = repeat(platform, times, extra, &mut || rma.fence(win, Assert::NONE))?;
                 rma.fence(win, Assert::NOSUCCEED).map_err(fail("fence"))?;
                 alloc::vec![(on("fence"), cycles)]
             }
@@ -790,7 +790,7 @@ impl Calls<'_, '_> {
                         if time == times {
                             return f().map_err(fail("the extra PSCW call"));
                         }
-                        let (result, c) = crate::bench::timed(scc, f);
+                        let (result, c) = crate::bench::timed(platform, f);
                         parts[k] = c;
                         result.map_err(fail("a PSCW call"))
                     };

@@ -9,7 +9,7 @@ use alloc::string::String;
 use core::arch::asm;
 
 use crate::support::communicator;
-use kernel::Scc;
+use kernel::Platform;
 
 /// An IDT descriptor of limit 0: no vector is present.
 #[repr(C, packed)]
@@ -20,14 +20,14 @@ struct EmptyIdt {
 
 static EMPTY_IDT: EmptyIdt = EmptyIdt { limit: 0, base: 0 };
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    if scc.core().index() as u32 == scc.cores() - 1 {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    if platform.core().index() as u32 == platform.cores() - 1 {
         kernel::println!("loading an empty IDT and raising an exception");
         // SAFETY: deliberately ends this core: with no IDT, int3 becomes a
         // triple fault and the CPU shuts down; nothing runs afterwards.
         unsafe { asm!("lidt [{}]", "int3", in(reg) &raw const EMPTY_IDT, options(nostack)) };
         return Err("the core went on after a triple fault".into());
     }
-    communicator(scc)?.barrier();
+    communicator(platform)?.barrier();
     Err("the barrier passed although one core crashed".into())
 }

@@ -12,7 +12,7 @@ use alloc::string::String;
 use rma::comm::PROGRAM_LINES;
 
 use crate::support::pair::{Pair, unexpected};
-use kernel::Scc;
+use kernel::Platform;
 
 /// Bytes in a line, as an MPB offset.
 const LINE: u32 = kernel::chip::CACHE_LINE as u32;
@@ -22,31 +22,31 @@ const WORD: u32 = PROGRAM_LINES + 2 * LINE;
 const OLD: u32 = 0x3333_3333;
 const NEW: u32 = 0x4444_4444;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let Some(mut pair) = Pair::new(scc, "wcb")? else {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let Some(mut pair) = Pair::new(platform, "wcb")? else {
         return Ok(());
     };
-    let line = scc.mpb(scc.participant(1));
+    let line = platform.mpb(platform.participant(1));
     if pair.is_writer() {
         line.write_u32(WORD, OLD);
-        scc.flush_wcb();
+        platform.flush_wcb();
         pair.step();
         // Core 1 checks it sees OLD.
         pair.step();
         // Not cached here (never loaded), so the store goes to the buffer
         // and stays there: the steps' uncached stores do not flush it.
-        scc.invalidate_mpbt();
+        platform.invalidate_mpbt();
         line.write_u32(WORD, NEW);
         pair.step();
         // Core 1 reads while the buffer holds NEW.
         pair.step();
-        scc.flush_wcb();
+        platform.flush_wcb();
         pair.step();
         return Ok(());
     }
-    let own = scc.own_mpb();
+    let own = platform.own_mpb();
     let read = || {
-        scc.invalidate_mpbt();
+        platform.invalidate_mpbt();
         own.read_u32(WORD)
     };
     pair.step();

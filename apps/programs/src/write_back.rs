@@ -25,7 +25,7 @@ use chip::MemoryType;
 use rma::comm::PROGRAM_LINES;
 
 use crate::support::pair::{Pair, unexpected};
-use kernel::Scc;
+use kernel::Platform;
 use kernel::arch::x86::paging::PAGE_SIZE;
 use kernel::platform::scc::SharedBytes;
 
@@ -51,17 +51,17 @@ const SAME_SET: u32 = 64 * 1024;
 /// leaves however the set replaces its lines.
 const CONFLICTS: u32 = 16;
 
-pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
-    let Some(mut pair) = Pair::new(scc, "write-back")? else {
+pub fn run(platform: &Platform, (): ()) -> Result<(), String> {
+    let Some(mut pair) = Pair::new(platform, "write-back")? else {
         return Ok(());
     };
     if pair.is_writer() {
-        mpbt_writer(scc, &mut pair)?;
-        dcm_writer(scc, &mut pair)?;
+        mpbt_writer(platform, &mut pair)?;
+        dcm_writer(platform, &mut pair)?;
         return Ok(());
     }
-    let (mpbt_held, mpbt_after) = mpbt_reader(scc, &mut pair)?;
-    let (dcm_held, dcm_l2, dcm_evicted) = dcm_reader(scc, &mut pair)?;
+    let (mpbt_held, mpbt_after) = mpbt_reader(platform, &mut pair)?;
+    let (dcm_held, dcm_l2, dcm_evicted) = dcm_reader(platform, &mut pair)?;
     kernel::println!(
         "write-back: MPBT-WB line: core 1 read {mpbt_held:#010x} while core 0's L1 held {MPBT_NEW:#010x} modified, {mpbt_after:#010x} after its WBINVD; \
          DCM line: {dcm_held:#010x} while core 0's caches held {DCM_NEW:#010x} modified, still {dcm_l2:#010x} after its WBINVD (L2 keeps it), {dcm_evicted:#010x} once evicted from L2"
@@ -69,40 +69,40 @@ pub fn run(scc: &Scc, (): ()) -> Result<(), String> {
     Ok(())
 }
 
-fn mpbt_writer(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
+fn mpbt_writer(platform: &Platform, pair: &mut Pair<'_>) -> Result<(), String> {
     // An MPBT-WB alias of this core's MPB half, so the case does not depend
     // on the type the MPB mapping has.
-    let (page, word) = mpb_page(scc);
-    let own = scc
+    let (page, word) = mpb_page(platform);
+    let own = platform
         .map_alias(page, PAGE_SIZE, MemoryType::MpbtWb)
         .map_err(|e| format!("MPBT-WB alias of core 0's MPB: {e}"))?;
     own.write_u32(word, MPBT_OLD);
-    scc.flush_wcb();
+    platform.flush_wcb();
     pair.step();
     // Core 1 checks it sees OLD.
     pair.step();
     // The load brings the line into L1, so the store hits and stays there.
-    scc.invalidate_mpbt();
+    platform.invalidate_mpbt();
     let _ = own.read_u32(word);
     own.write_u32(word, MPBT_NEW);
     pair.step();
     // Core 1 reads while L1 holds NEW.
     pair.step();
-    scc.write_back_l1();
+    platform.write_back_l1();
     pair.step();
     Ok(())
 }
 
 /// The page holding core 0's MPB half, and the offset of the MPBT word in it.
-fn mpb_page(scc: &Scc) -> (u32, u32) {
-    let half = scc.chip().core_mpb_base(scc.participant(0));
+fn mpb_page(platform: &Platform) -> (u32, u32) {
+    let half = platform.chip().core_mpb_base(platform.participant(0));
     let page = half - half % PAGE_SIZE;
     (page, half - page + MPBT_WORD)
 }
 
-fn mpbt_reader(scc: &Scc, pair: &mut Pair<'_>) -> Result<(u32, u32), String> {
-    let (page, word) = mpb_page(scc);
-    let alias = scc
+fn mpbt_reader(platform: &Platform, pair: &mut Pair<'_>) -> Result<(u32, u32), String> {
+    let (page, word) = mpb_page(platform);
+    let alias = platform
         .map_alias(page, PAGE_SIZE, MemoryType::Ncm)
         .map_err(|e| format!("uncached alias of core 0's MPB: {e}"))?;
     let read = || alias.read_u32(word);
@@ -143,15 +143,15 @@ fn mpbt_reader(scc: &Scc, pair: &mut Pair<'_>) -> Result<(u32, u32), String> {
     Ok((held, after))
 }
 
-fn dcm_writer(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
+fn dcm_writer(platform: &Platform, pair: &mut Pair<'_>) -> Result<(), String> {
     // Cacheable aliases of the first page of LSM page 1 and of CONFLICTS
     // pages whose lines map to the same L2 sets.
-    let base = scc.chip().lsm_base(LSM_PAGE);
+    let base = platform.chip().lsm_base(LSM_PAGE);
     let pages: Vec<SharedBytes> = (0..=CONFLICTS)
-        .map(|k| scc.map_alias(base + k * SAME_SET, PAGE_SIZE, MemoryType::Dcm))
+        .map(|k| platform.map_alias(base + k * SAME_SET, PAGE_SIZE, MemoryType::Dcm))
         .collect::<Result<_, _>>()
         .map_err(|e| format!("cacheable alias of LSM page {LSM_PAGE}: {e}"))?;
-    scc.lsm(LSM_PAGE).write_u32(DCM_WORD, DCM_OLD);
+    platform.lsm(LSM_PAGE).write_u32(DCM_WORD, DCM_OLD);
     pair.step();
     // Core 1 checks it sees OLD.
     pair.step();
@@ -160,7 +160,7 @@ fn dcm_writer(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
     pair.step();
     // Core 1 reads while L1 holds NEW.
     pair.step();
-    scc.write_back_l1();
+    platform.write_back_l1();
     pair.step();
     // Core 1 reads while L2 holds NEW.
     pair.step();
@@ -171,8 +171,8 @@ fn dcm_writer(scc: &Scc, pair: &mut Pair<'_>) -> Result<(), String> {
     Ok(())
 }
 
-fn dcm_reader(scc: &Scc, pair: &mut Pair<'_>) -> Result<(u32, u32, u32), String> {
-    let lsm = scc.lsm(LSM_PAGE);
+fn dcm_reader(platform: &Platform, pair: &mut Pair<'_>) -> Result<(u32, u32, u32), String> {
+    let lsm = platform.lsm(LSM_PAGE);
     let read = || lsm.read_u32(DCM_WORD);
     pair.step();
     let first = read();

@@ -3,7 +3,7 @@
 //! (`include/crt_hooks.h`) and the program that runs C's `main`.
 //!
 //! An image for a C program declares [`run_main`] as its program (with
-//! `kernel::programs!`); the kernel calls it with the run's [`Scc`] and
+//! `kernel::programs!`); the kernel calls it with the run's [`Platform`] and
 //! the words the command line gave as `args=` ([`Arguments`]), which
 //! become `main`'s `argc` and `argv`. Returning from `main` is calling
 //! `exit` with its value, as C says: `exit` runs the `atexit` handlers,
@@ -23,17 +23,17 @@ use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use chip::settings::{Setting, SettingError, Settings, check, word_list, words};
 use kernel::exit::exit as end_run;
 use kernel::exit::{ExitCode, fail};
-use kernel::{AppResult, Scc};
+use kernel::{AppResult, Platform};
 
 /// The platform of the program running, for the hooks and for libraries
 /// that C calls into (MPI); set by [`run_main`] before `main` starts, from
-/// a `&'static Scc`. (`Scc` is not `Sync`, so no safe static holds it;
+/// a `&'static Platform`. (`Platform` is not `Sync`, so no safe static holds it;
 /// one core runs one thread.)
-static PLATFORM: AtomicPtr<Scc> = AtomicPtr::new(core::ptr::null_mut());
+static PLATFORM: AtomicPtr<Platform> = AtomicPtr::new(core::ptr::null_mut());
 
 /// The core the C program runs on, once [`run_main`] started it.
-fn try_platform() -> Option<&'static Scc> {
-    // SAFETY: the pointer is null or came from the `&'static Scc` that
+fn try_platform() -> Option<&'static Platform> {
+    // SAFETY: the pointer is null or came from the `&'static Platform` that
     // `run_main` was given, which is never written through.
     unsafe { PLATFORM.load(Ordering::Relaxed).as_ref() }
 }
@@ -42,7 +42,7 @@ fn try_platform() -> Option<&'static Scc> {
 ///
 /// # Panics
 /// Before [`run_main`] started the program: nothing of C runs then.
-pub fn platform() -> &'static Scc {
+pub fn platform() -> &'static Platform {
     try_platform().expect("the C program's platform is set before its main runs")
 }
 
@@ -81,8 +81,8 @@ unsafe extern "C" {
 /// Runs C's `main` with `args` as `argc` and `argv`, then `exit` with what
 /// it returns: the program of a C image. It returns only if `args` holds
 /// more words than an `int` counts.
-pub fn run_main(scc: &'static Scc, args: Arguments) -> AppResult {
-    PLATFORM.store(core::ptr::from_ref(scc).cast_mut(), Ordering::Relaxed);
+pub fn run_main(platform: &'static Platform, args: Arguments) -> AppResult {
+    PLATFORM.store(core::ptr::from_ref(platform).cast_mut(), Ordering::Relaxed);
     let argc = c_int::try_from(args.0.len()).map_err(|_| "more arguments than an int counts")?;
     // Each word NUL-terminated, then the pointers to them and a null
     // pointer, as C's argv is laid out. They live until the core ends.
@@ -184,8 +184,8 @@ extern "C" fn __crt_exit(status: c_int) -> ! {
         if let Some(check) = SUCCESS_CHECK.get() {
             check();
         }
-        if let Some(scc) = try_platform() {
-            scc.finish();
+        if let Some(platform) = try_platform() {
+            platform.finish();
         }
         end_run(ExitCode::Success)
     }
@@ -196,19 +196,19 @@ extern "C" fn __crt_exit(status: c_int) -> ! {
 /// core clock).
 #[unsafe(no_mangle)]
 extern "C" fn __crt_clock_ns() -> u64 {
-    let scc = platform();
-    let mhz = u64::from(scc.chip().timing.core_mhz);
+    let platform = platform();
+    let mhz = u64::from(platform.chip().timing.core_mhz);
     // Overflows after 10^16 cycles: some 400 days of modelled time.
-    scc.now().saturating_mul(1000) / mhz
+    platform.now().saturating_mul(1000) / mhz
 }
 
 /// `sleep` (`unistd.h`): lets `seconds` seconds of the core's modelled
-/// time pass without executing anything ([`Scc::pause`]); returns 0, as
+/// time pass without executing anything ([`Platform::pause`]); returns 0, as
 /// no signal ends it early.
 #[unsafe(no_mangle)]
 extern "C" fn sleep(seconds: core::ffi::c_uint) -> core::ffi::c_uint {
-    let scc = platform();
-    let cycles = u64::from(seconds) * u64::from(scc.chip().timing.core_mhz) * 1_000_000;
-    scc.pause(cycles);
+    let platform = platform();
+    let cycles = u64::from(seconds) * u64::from(platform.chip().timing.core_mhz) * 1_000_000;
+    platform.pause(cycles);
     0
 }

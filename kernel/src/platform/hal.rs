@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! rma's hardware abstraction on the SCC: each trait maps onto what
-//! [`Scc`] already does, so rma's algorithms and the kernel's own programs
+//! [`Platform`] already does, so rma's algorithms and the kernel's own programs
 //! use the same MPB, TSR and cache code.
 
 use chip::{Chip, CoreId, MemoryType};
@@ -9,9 +9,9 @@ use rma::hal::{
     Wait, WriteBack,
 };
 
-use super::scc::{Scc, SharedBytes};
+use super::scc::{Platform, SharedBytes};
 
-impl Scc {
+impl Platform {
     fn half(&self, half: MpbHalf) -> SharedBytes {
         match half {
             MpbHalf::Own => self.own_mpb(),
@@ -27,21 +27,21 @@ impl Scc {
     }
 }
 
-impl Topology for Scc {
+impl Topology for Platform {
     fn chip(&self) -> &'static Chip {
-        Scc::chip(self)
+        Platform::chip(self)
     }
 
     fn core(&self) -> CoreId {
-        Scc::core(self)
+        Platform::core(self)
     }
 
     fn cores(&self) -> u32 {
-        Scc::cores(self)
+        Platform::cores(self)
     }
 }
 
-impl Mpb for Scc {
+impl Mpb for Platform {
     fn mpb_read_u32(&self, half: MpbHalf, offset: u32) -> u32 {
         self.half(half).read_u32(offset)
     }
@@ -59,50 +59,50 @@ impl Mpb for Scc {
     }
 }
 
-impl Tsr for Scc {
+impl Tsr for Platform {
     fn tsr_acquire(&self, owner: CoreId) {
-        Scc::tsr_acquire(self, owner);
+        Platform::tsr_acquire(self, owner);
     }
 
     fn tsr_release(&self, owner: CoreId) {
-        Scc::tsr_release(self, owner);
+        Platform::tsr_release(self, owner);
     }
 }
 
-impl CacheControl for Scc {
+impl CacheControl for Platform {
     fn invalidate_mpbt(&self) {
-        Scc::invalidate_mpbt(self);
+        Platform::invalidate_mpbt(self);
     }
 
     fn flush_wcb(&self) {
-        Scc::flush_wcb(self);
+        Platform::flush_wcb(self);
     }
 }
 
-impl Wait for Scc {
+impl Wait for Platform {
     fn wait_for<T>(&self, ready: impl FnMut() -> Option<T>) -> T {
-        Scc::wait_for(self, ready)
+        Platform::wait_for(self, ready)
     }
 
     fn read_ordered<T>(&self, read: impl FnOnce() -> T) -> T {
-        Scc::read_ordered(self, read)
+        Platform::read_ordered(self, read)
     }
 }
 
-impl Clock for Scc {
+impl Clock for Platform {
     /// The modelled SCC time under the emulator's timing, the time-stamp
-    /// counter otherwise ([`Scc::now`]).
+    /// counter otherwise ([`Platform::now`]).
     fn cycles(&self) -> u64 {
         self.now()
     }
 
-    /// Exactly `cycles` of modelled time under the emulator ([`Scc::pause`]).
+    /// Exactly `cycles` of modelled time under the emulator ([`Platform::pause`]).
     fn pause(&self, cycles: u64) {
-        Scc::pause(self, cycles);
+        Platform::pause(self, cycles);
     }
 }
 
-impl SharedDram for Scc {
+impl SharedDram for Platform {
     fn map_shared(&self, slot: u8, pages: DramPages, ty: MemoryType) -> Result<(), MapError> {
         self.map_shared_dram(slot, pages, ty)
     }
@@ -124,8 +124,8 @@ impl SharedDram for Scc {
 
 /// The LSM pages, mapped uncached at boot: every access reaches memory.
 /// Page 0 ends in the write-combine flush lines, which are not part of it
-/// ([`Scc::lsm`]).
-impl Lsm for Scc {
+/// ([`Platform::lsm`]).
+impl Lsm for Platform {
     fn lsm_read_u32(&self, controller: usize, offset: u32) -> u32 {
         self.lsm(controller).read_u32(offset)
     }
@@ -143,13 +143,13 @@ impl Lsm for Scc {
     }
 }
 
-impl WriteBack for Scc {
+impl WriteBack for Platform {
     fn write_back_l1(&self) {
-        Scc::write_back_l1(self);
+        Platform::write_back_l1(self);
     }
 }
 
-impl Trace for Scc {
+impl Trace for Platform {
     fn trace(&self, event: chip::trace::Event, bytes: u32) {
         if self.tracing() {
             self.trace_event(event.word(), bytes);

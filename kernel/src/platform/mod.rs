@@ -29,4 +29,4 @@ mod slots;
 pub use init::{PlatformError, attach_shared_regions, check_chip, identify};
 pub use regions::{alias_entry, memory_type, wcb_flush_area_bytes};
 #[cfg(target_arch = "x86")]
-pub use scc::{ClockRegisters, Scc};
+pub use scc::{ClockRegisters, Platform};

@@ -23,9 +23,9 @@ use super::regions::wcb_flush_area_bytes;
 
 /// The SCC core's L2: 256 KiB (thesis 1.2).
 const L2_BYTES: usize = 256 * 1024;
-/// What [`Scc::write_back_l2`] loads: twice L2.
+/// What [`Platform::write_back_l2`] loads: twice L2.
 const L2_SWEEP_BYTES: usize = 2 * L2_BYTES;
-/// Private memory [`Scc::write_back_l2`] loads to empty L2 (never written:
+/// Private memory [`Platform::write_back_l2`] loads to empty L2 (never written:
 /// `static mut` only so that it lies in `.bss`, not in the image).
 static mut L2_SWEEP: [u8; L2_SWEEP_BYTES] = [0; L2_SWEEP_BYTES];
 use super::slots::Slots;
@@ -165,7 +165,7 @@ struct Mappings {
 }
 
 /// The bytes of one LUT entry's mapping that the page tables map all of,
-/// readable without [`Scc`]'s lock: `start..end`, offsets from the
+/// readable without [`Platform`]'s lock: `start..end`, offsets from the
 /// mapping's first byte, empty (`end` 0) until an access maps a page.
 /// Only the owning core writes it, under the lock, so an access whose
 /// range lies inside needs neither the lock nor a look at the pages.
@@ -219,15 +219,18 @@ impl Ready {
     }
 }
 
-/// This core's view of the chip.
+/// This core's view of the chip it runs on, whichever chip the run
+/// emulates (the SCC, `mesh8x8`): its identity, the MPBs, shared DRAM,
+/// test-and-set registers, LUT entries, cache idioms and waits. The
+/// kernel hands each program one; it implements rma's HAL.
 #[derive(Debug)]
-pub struct Scc {
+pub struct Platform {
     chip: &'static Chip,
     core: CoreId,
     cores: u32,
     mappings: Mutex<Mappings>,
     /// Per LUT entry, the bytes of the mapping it starts that the page
-    /// tables map all of ([`Scc::shared_dram`]'s path without the lock).
+    /// tables map all of ([`Platform::shared_dram`]'s path without the lock).
     ready: [Ready; 256],
     /// Whether the emulator models time and answers its calls
     /// ([`EmuCall`]): then waits, test-and-set registers and the clock
@@ -237,12 +240,12 @@ pub struct Scc {
     /// the command line, and only under modelled time.
     tracing: bool,
     /// Whether a poll of a wait is open in the emulator (between its
-    /// `Poll` and its `Wait` or `Done` call): [`Scc::read_ordered`] reads
+    /// `Poll` and its `Wait` or `Done` call): [`Platform::read_ordered`] reads
     /// inside it as they are. A wait inside a wait's `ready` closes it.
     polling: AtomicBool,
 }
 
-impl Scc {
+impl Platform {
     /// The platform of `core`, in a run of `cores` cores (0..cores), with
     /// the active address space and the frames left for mapping more.
     pub(crate) fn new(
@@ -268,7 +271,7 @@ impl Scc {
             // whole run (platform init); a read has no side effect.
             unsafe { at.read_volatile() == EMU_SIGNATURE }
         };
-        let scc = Self {
+        let platform = Self {
             chip,
             core,
             cores,
@@ -278,12 +281,12 @@ impl Scc {
             tracing: trace && modelled,
             polling: AtomicBool::new(false),
         };
-        if scc.tracing {
+        if platform.tracing {
             let first =
                 chip::trace::Event::bare(chip::trace::Op::Tracing, chip::trace::Phase::Instant);
-            scc.trace_event(first.word(), 0);
+            platform.trace_event(first.word(), 0);
         }
-        scc
+        platform
     }
 
     /// Whether rma's calls are traced.
@@ -327,7 +330,7 @@ impl Scc {
 
     /// Lets `cycles` core cycles pass: under modelled time exactly that
     /// many, without executing anything; otherwise by waiting for the
-    /// clock ([`Scc::wait_for`]).
+    /// clock ([`Platform::wait_for`]).
     pub fn pause(&self, cycles: u64) {
         if self.modelled {
             let mut left = cycles;
@@ -414,7 +417,7 @@ impl Scc {
         }
     }
 
-    /// As [`Scc::wait_for`], but gives up after `polls` polls, returning
+    /// As [`Platform::wait_for`], but gives up after `polls` polls, returning
     /// `None`: for waits that may never end, e.g. on a line a program
     /// deliberately reads without invalidating it.
     pub fn wait_at_most<T>(&self, polls: u32, mut ready: impl FnMut() -> Option<T>) -> Option<T> {
@@ -465,7 +468,7 @@ impl Scc {
     }
 
     /// Makes the emulator call `call` of a poll (`Poll`, `Wait` or `Done`),
-    /// keeping [`Scc::polling`] up to date. It stores the stack pointer:
+    /// keeping [`Platform::polling`] up to date. It stores the stack pointer:
     /// at a wait the emulator publishes it, and the run tool unwinds the
     /// stack from there to name the calls a deadlocked core waits in. One
     /// store of a register, as a store of 0 would be: the same instructions.
@@ -557,7 +560,7 @@ impl Scc {
     /// Maps `len` bytes at core-physical `phys` inside entries the chip's
     /// map leaves free (`shareable`), at the same virtual address with
     /// memory type `ty`: memory a program routes there by writing its LUT
-    /// ([`Scc::set_lut_entry`]).
+    /// ([`Platform::set_lut_entry`]).
     ///
     /// # Panics
     /// If the range is empty or leaves the free entries.
@@ -622,10 +625,10 @@ impl Scc {
 
     /// Points the free LUT entries `slot..slot + pages.count` at `pages`
     /// and records a mapping of them with type `ty`, whose 4 KiB pages
-    /// [`Scc::shared_dram`] maps as accesses reach them. The page tables
+    /// [`Platform::shared_dram`] maps as accesses reach them. The page tables
     /// for all of it are taken now, so no access runs out of frames.
     ///
-    /// Entries a program pointed somewhere by hand ([`Scc::set_lut_entry`])
+    /// Entries a program pointed somewhere by hand ([`Platform::set_lut_entry`])
     /// count as in use.
     pub fn map_shared_dram(
         &self,
@@ -839,7 +842,7 @@ impl Scc {
 
     /// This core's clock in core cycles, for measurements: its own
     /// modelled cycles at the cost of RDTSC under the emulator's timing
-    /// (the FPGA's global timestamp, [`Scc::global_timestamp`], stays
+    /// (the FPGA's global timestamp, [`Platform::global_timestamp`], stays
     /// available at its own cost), else the
     /// time-stamp counter (silicon, where the timestamp counts FPGA
     /// cycles, is built with the `silicon` feature; the emulator without
@@ -859,7 +862,7 @@ impl Scc {
         }
     }
 
-    /// Whether [`Scc::now`] counts modelled core cycles (the emulator's
+    /// Whether [`Platform::now`] counts modelled core cycles (the emulator's
     /// timing is on), rather than a time-stamp counter that runs in host
     /// time under QEMU.
     pub fn clock_is_modelled(&self) -> bool {

@@ -8,7 +8,7 @@
 //! page-table entries only for the bytes a window really uses. The page
 //! tables themselves are taken when the mapping is made, so an access
 //! never runs out of frames. This table is bookkeeping only; writing the
-//! LUT and the page tables is [`super::Scc`]'s job, under its lock.
+//! LUT and the page tables is [`super::Platform`]'s job, under its lock.
 
 use alloc::vec::Vec;
 

@@ -536,12 +536,13 @@ mod tests {
 
     #[test]
     fn the_allocation_lock_is_core_0_of_the_controller_s_tile() {
-        let scc = &chip::SCC;
-        let locks: std::vec::Vec<usize> =
-            (0..4).map(|mc| allocation_lock(scc, mc).index()).collect();
+        let platform = &chip::SCC;
+        let locks: std::vec::Vec<usize> = (0..4)
+            .map(|mc| allocation_lock(platform, mc).index())
+            .collect();
         // Controllers at tiles (0,0), (5,0), (0,2), (5,2): tiles 0, 5, 12, 17.
         assert_eq!(locks, [0, 10, 24, 34]);
-        assert!(check_fits(scc, 48).is_ok());
+        assert!(check_fits(platform, 48).is_ok());
     }
 
     #[test]

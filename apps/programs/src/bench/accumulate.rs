@@ -28,7 +28,7 @@ use rma::{AccumulateOp, Assert, LockType, Rma, Window, WindowOptions};
 
 use super::{Scale, Scaled, counts_up_to, emit, timed};
 use crate::support::osc::{fail, open};
-use kernel::Scc;
+use kernel::Platform;
 
 /// The calls measured, with their names in the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,8 +79,8 @@ fn process_counts(scale: Scale, cores: u32) -> Vec<u32> {
     counts_up_to(scale, &[1, 4], &full, cores, true)
 }
 
-pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
-    let mut rma = open(scc)?;
+pub fn run(platform: &Platform, settings: Scaled) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let n = rma.size();
     let counts = process_counts(settings.scale, n);
     let sweeps = sweeps(settings.scale);
@@ -121,7 +121,7 @@ struct Round {
 }
 
 impl Round {
-    fn run(&self, rma: &mut Rma<'_, Scc>, win: Window<u64>) -> Result<(), String> {
+    fn run(&self, rma: &mut Rma<'_, Platform>, win: Window<u64>) -> Result<(), String> {
         let (n, me) = (rma.size(), rma.rank());
         let what = format!(
             "{} of {} elements on {} processes",
@@ -151,12 +151,12 @@ impl Round {
     /// `olds` and checks them against this origin's earlier ones.
     fn calls(
         &self,
-        rma: &mut Rma<'_, Scc>,
+        rma: &mut Rma<'_, Platform>,
         win: Window<u64>,
         olds: &mut [u64],
         what: &str,
     ) -> Result<Vec<u64>, String> {
-        let scc = rma.hal();
+        let platform = rma.hal();
         let (n, me) = (rma.size(), rma.rank());
         let e = self.elements as usize;
         let total = u64::from(self.sweeps * self.procs);
@@ -170,7 +170,7 @@ impl Round {
         for _ in 0..self.sweeps {
             for k in 0..n {
                 let target = (me + k) % n;
-                let (done, cycles) = timed(scc, || match self.call {
+                let (done, cycles) = timed(platform, || match self.call {
                     Call::Accumulate => rma.accumulate(win, target, 0, &data, AccumulateOp::Sum),
                     Call::GetAccumulate => {
                         rma.get_accumulate(win, target, 0, &ones, &mut result, AccumulateOp::Sum)
@@ -206,7 +206,7 @@ impl Round {
     /// all origins, with what the round must leave.
     fn check(
         &self,
-        rma: &mut Rma<'_, Scc>,
+        rma: &mut Rma<'_, Platform>,
         win: Window<u64>,
         olds: &mut [u64],
         what: &str,
@@ -254,7 +254,7 @@ impl Round {
 
 /// Zeroes the first `elements` of this rank's part, under its own
 /// exclusive lock.
-fn reset(rma: &mut Rma<'_, Scc>, win: Window<u64>, elements: u32) -> Result<(), String> {
+fn reset(rma: &mut Rma<'_, Platform>, win: Window<u64>, elements: u32) -> Result<(), String> {
     let me = rma.rank();
     rma.lock(win, LockType::Exclusive, me, Assert::NONE)
         .map_err(fail("lock"))?;

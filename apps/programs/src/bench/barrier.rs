@@ -19,10 +19,10 @@ use rma::comm::PROGRAM_LINES;
 
 use super::{Rng, Scaled, emit};
 use crate::support::communicator;
-use kernel::Scc;
+use kernel::Platform;
 
-pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
-    let mut comm = communicator(scc)?;
+pub fn run(platform: &Platform, settings: Scaled) -> Result<(), String> {
+    let mut comm = communicator(platform)?;
     let (n, me) = (comm.size(), comm.rank());
     let rounds: u32 = settings.scale.pick(100, 1000);
     let mut rng = Rng::new(u64::from(me));
@@ -36,17 +36,17 @@ pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
         for _ in 0..rounds {
             episode += 1;
             // The mark leaves the write-combine buffer before the barrier.
-            scc.invalidate_mpbt();
-            scc.own_mpb().write_u32(mark + 4 * (episode % 2), episode);
-            scc.flush_wcb();
-            let start = scc.now();
+            platform.invalidate_mpbt();
+            platform.own_mpb().write_u32(mark + 4 * (episode % 2), episode);
+            platform.flush_wcb();
+            let start = platform.now();
             comm.barrier_with(algorithm);
-            samples.push(scc.now() - start);
+            samples.push(platform.now() - start);
             if n > 1 {
                 let other = (me + 1 + rng.below(n - 1)) % n;
-                scc.invalidate_mpbt();
-                let seen = scc
-                    .mpb(scc.participant(other))
+                platform.invalidate_mpbt();
+                let seen = platform
+                    .mpb(platform.participant(other))
                     .read_u32(mark + 4 * (episode % 2));
                 if seen != episode {
                     return Err(format!(

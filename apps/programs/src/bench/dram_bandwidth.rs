@@ -24,45 +24,45 @@ use rma::hal::DramPages;
 
 use super::{Scaled, emit};
 use crate::support::communicator;
-use kernel::Scc;
+use kernel::Platform;
 use kernel::platform::scc::SharedBytes;
 
-pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
-    let mut comm = communicator(scc)?;
+pub fn run(platform: &Platform, settings: Scaled) -> Result<(), String> {
+    let mut comm = communicator(platform)?;
     let (n, me) = (comm.size(), comm.rank());
     let part: u32 = settings.scale.pick(8, 16) << 10;
     let rounds: u32 = settings.scale.pick(5, 21);
-    let chip = scc.chip();
+    let chip = platform.chip();
     let slot = chip.address_map.shareable.first;
-    let mut pages = DramPages::popshm(chip, scc.participant(0));
+    let mut pages = DramPages::popshm(chip, platform.participant(0));
     pages.count = 1;
-    scc.map_shared_dram(slot, pages, MemoryType::MpbtWb)
+    platform.map_shared_dram(slot, pages, MemoryType::MpbtWb)
         .map_err(|e| format!("mapping core 0's POPSHM page: {e:?}"))?;
     let at = me * part;
-    let area = scc.shared_dram(slot, at, part as usize);
+    let area = platform.shared_dram(slot, at, part as usize);
     let words = part / 4;
     let mut expected = 0u32;
     for i in 0..words {
         area.write_u32(at + 4 * i, word(me, i));
         expected = expected.wrapping_add(word(me, i));
     }
-    scc.flush_wcb();
-    scc.write_back_l1();
+    platform.flush_wcb();
+    platform.write_back_l1();
     let mut samples = Vec::with_capacity(rounds as usize);
     for round in 0..rounds {
-        scc.invalidate_mpbt();
+        platform.invalidate_mpbt();
         comm.barrier();
-        let start = scc.now();
+        let start = platform.now();
         let sum = sweep(area, at, words);
         comm.barrier();
-        samples.push(scc.now() - start);
+        samples.push(platform.now() - start);
         if sum != expected {
             return Err(format!(
                 "core {me}, round {round}: its {part} bytes sum to {sum:#x}, expected {expected:#x}"
             ));
         }
     }
-    scc.unmap_shared_dram(slot);
+    platform.unmap_shared_dram(slot);
     if me == 0 {
         emit(
             "dram-bandwidth",

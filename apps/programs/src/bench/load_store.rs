@@ -22,7 +22,7 @@ use rma::chip::MemoryType;
 use rma::hal::DramPages;
 
 use super::{Scale, Scaled, emit};
-use kernel::Scc;
+use kernel::Platform;
 use kernel::platform::scc::SharedBytes;
 
 /// Memory types measured, with their names in the keys.
@@ -38,37 +38,37 @@ const TYPES: [(MemoryType, &str); 5] = [
 const TYPE_AREA: u32 = 2 << 20;
 
 /// The first free LUT entry, where the POPSHM page is mapped.
-fn slot(scc: &Scc) -> u8 {
-    scc.chip().address_map.shareable.first
+fn slot(platform: &Platform) -> u8 {
+    platform.chip().address_map.shareable.first
 }
 
-pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
-    if scc.core().index() != 0 {
+pub fn run(platform: &Platform, settings: Scaled) -> Result<(), String> {
+    if platform.core().index() != 0 {
         return Ok(());
     }
     let sizes: Vec<u32> = match settings.scale {
         Scale::Quick => [4096, 16384, 65536, 262_144].into(),
         Scale::Full => (10..=20).map(|k| 1 << k).collect(),
     };
-    let mut pages = DramPages::popshm(scc.chip(), scc.core());
+    let mut pages = DramPages::popshm(platform.chip(), platform.core());
     pages.count = 1;
     for (k, (ty, name)) in TYPES.into_iter().enumerate() {
-        scc.map_shared_dram(slot(scc), pages, ty)
+        platform.map_shared_dram(slot(platform), pages, ty)
             .map_err(|e| format!("mapping POPSHM as {name}: {e:?}"))?;
         let at = k as u32 * TYPE_AREA;
-        let area = scc.shared_dram(slot(scc), at, TYPE_AREA as usize);
+        let area = platform.shared_dram(slot(platform), at, TYPE_AREA as usize);
         let buf = Buffer { area, at };
         for &size in &sizes {
             let reps = repetitions(settings.scale, size);
-            let stores = measure(scc, buf, size, reps, Op::Store)?;
-            let loads = measure(scc, buf, size, reps, Op::Load)?;
+            let stores = measure(platform, buf, size, reps, Op::Store)?;
+            let loads = measure(platform, buf, size, reps, Op::Load)?;
             let keys = |op| format!("op={op} type={name} size={size}");
             emit("load-store", &keys("store"), Some(u64::from(size)), &stores);
             emit("load-store", &keys("load"), Some(u64::from(size)), &loads);
         }
         // Leave nothing modified in L1 for the next type's mapping.
-        scc.write_back_l1();
-        scc.unmap_shared_dram(slot(scc));
+        platform.write_back_l1();
+        platform.unmap_shared_dram(slot(platform));
     }
     kernel::println!(
         "bench-load-store: {} memory types x {} sizes, every stored pattern read back",
@@ -106,24 +106,24 @@ enum Op {
 
 /// The cycles of `reps` timed loops of `op` over `size` bytes at `buf`,
 /// each after a top-down read of the buffer.
-fn measure(scc: &Scc, buf: Buffer, size: u32, reps: u32, op: Op) -> Result<Vec<u64>, String> {
+fn measure(platform: &Platform, buf: Buffer, size: u32, reps: u32, op: Op) -> Result<Vec<u64>, String> {
     let words = size / 4;
     let mut samples = Vec::with_capacity(reps as usize);
     for rep in 0..reps {
         let _ = sweep_load(buf, words);
-        let start = scc.now();
+        let start = platform.now();
         match op {
             Op::Load => {
                 let _ = sweep_load(buf, words);
             }
             Op::Store => sweep_store(buf, words, rep),
         }
-        samples.push(scc.now() - start);
+        samples.push(platform.now() - start);
         if op == Op::Store {
             // Out of the timed part: what the loop stored must read back
             // (after the write-combine buffer and L1 gave it up).
-            scc.flush_wcb();
-            scc.write_back_l1();
+            platform.flush_wcb();
+            platform.write_back_l1();
             for i in (0..words).rev() {
                 let got = buf.area.read_u32(buf.at + 4 * i);
                 if got != word(rep, i) {

@@ -47,7 +47,7 @@ use rma::{Assert, LockScheme, LockType, OneSided, Rma, RmaError, WindowOptions};
 use super::{Layers, Rng, Scale, counts_up_to, emit, msg_layer, timed};
 use crate::support::communicator;
 use crate::support::osc::fail;
-use kernel::Scc;
+use kernel::Platform;
 use kernel::chip::settings::{Choice, choice, name_of};
 
 /// The schemes measured, with their names in the keys.
@@ -140,8 +140,8 @@ impl Scheme {
     }
 }
 
-pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
-    let mut comm = communicator(scc)?;
+pub fn run(platform: &Platform, settings: Settings) -> Result<(), String> {
+    let mut comm = communicator(platform)?;
     let (n, me) = (comm.size(), comm.rank());
     let counts = if settings.sweep {
         process_counts(settings.scale, n)
@@ -214,7 +214,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
 /// below the count time their pairs and print them, and every core ends
 /// the round in `settle`, where the processes that are done wait for the
 /// others; then the check round.
-fn rounds<'h, L: OneSided<'h, Hal = Scc>>(
+fn rounds<'h, L: OneSided<'h, Hal = Platform>>(
     layer: &mut L,
     win: L::Window,
     scheme: &str,
@@ -240,7 +240,7 @@ fn rounds<'h, L: OneSided<'h, Hal = Scc>>(
 
 /// `pairs` empty lock/unlock pairs on random targets below `procs`, shared
 /// with probability `mix` %: the time of each pair.
-fn pairs_timed<'h, L: OneSided<'h, Hal = Scc>>(
+fn pairs_timed<'h, L: OneSided<'h, Hal = Platform>>(
     layer: &mut L,
     win: L::Window,
     procs: u32,
@@ -248,7 +248,7 @@ fn pairs_timed<'h, L: OneSided<'h, Hal = Scc>>(
     pairs: u32,
     rng: &mut Rng,
 ) -> Result<Vec<u64>, String> {
-    let scc = layer.hal();
+    let platform = layer.hal();
     let mut samples = Vec::with_capacity(pairs as usize);
     for _ in 0..pairs {
         let target = rng.below(procs);
@@ -257,7 +257,7 @@ fn pairs_timed<'h, L: OneSided<'h, Hal = Scc>>(
         } else {
             LockType::Exclusive
         };
-        let (result, cycles) = timed(scc, || {
+        let (result, cycles) = timed(platform, || {
             layer.lock(win, kind, target, Assert::NONE)?;
             layer.unlock(win, target)
         });

@@ -48,7 +48,7 @@ use kernel::chip::settings::{Choice, choice};
 use rma::comm::Comm;
 use rma::msg::{LockMode, MsgOptions, MsgRma};
 
-use kernel::Scc;
+use kernel::Platform;
 
 /// Longest result line printed, in characters.
 pub const LINE_LIMIT: usize = 3800;
@@ -63,7 +63,7 @@ pub const MSG_STALL_LIMIT: u64 = 1 << 32;
 /// windows are private heap memory of their targets, and it owns the
 /// channel while they exist: take the communicator back with
 /// [`MsgRma::into_comm`] once they are freed.
-pub fn msg_layer(comm: Comm<'_, Scc>, mode: LockMode) -> MsgRma<'_, Scc> {
+pub fn msg_layer(comm: Comm<'_, Platform>, mode: LockMode) -> MsgRma<'_, Platform> {
     MsgRma::new(
         comm,
         MsgOptions {
@@ -181,10 +181,10 @@ pub fn counts_up_to(
 }
 
 /// Times `f` on the chip's clock: its result and the cycles it took.
-pub fn timed<R>(scc: &Scc, f: impl FnOnce() -> R) -> (R, u64) {
-    let start = scc.now();
+pub fn timed<R>(platform: &Platform, f: impl FnOnce() -> R) -> (R, u64) {
+    let start = platform.now();
     let r = f();
-    (r, scc.now().saturating_sub(start))
+    (r, platform.now().saturating_sub(start))
 }
 
 /// A deterministic generator (xorshift64*): the same sequence on every

@@ -44,7 +44,7 @@ use rma::{Assert, LockType, OneSided, Rma, RmaError, WindowOptions};
 use super::{Layers, Scale, counts_up_to, emit, fill, msg_layer, timed, verify};
 use crate::support::communicator;
 use crate::support::osc::fail;
-use kernel::Scc;
+use kernel::Platform;
 use kernel::chip::settings::choice;
 
 /// Bytes each origin puts per operation, into its own slot.
@@ -78,8 +78,8 @@ kernel::chip::settings! {
     }
 }
 
-pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
-    let comm = communicator(scc)?;
+pub fn run(platform: &Platform, settings: Settings) -> Result<(), String> {
+    let comm = communicator(platform)?;
     let (n, me) = (comm.size(), comm.rank());
     let reps: u32 = settings.scale.pick(5, 21);
     // The message-based target applies every put itself, which makes its
@@ -109,8 +109,8 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         round += 1;
         let mut puts = None;
         if me == 0 {
-            let samples = compute(scc, msg_reps, &mut reference, || msg.progress())?;
-            raise_flag(scc, round);
+            let samples = compute(platform, msg_reps, &mut reference, || msg.progress())?;
+            raise_flag(platform, round);
             emit_target(k, "msg", &samples);
         } else if me <= k {
             let (made, samples) = origin(&mut msg, msg_win, round)?;
@@ -119,7 +119,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
         } else {
             // Joins the fence only once the round is over: a fence that sees
             // no message for the whole round would be taken for a deadlock.
-            scc.wait_for(|| round_over(scc, round).then_some(()));
+            platform.wait_for(|| round_over(platform, round).then_some(()));
         }
         // Serves the origins' last epochs. Once every core has left it (the
         // barrier, which does not use the channel), no core takes channel
@@ -145,8 +145,8 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
     for &k in &rma_counts {
         round += 1;
         if me == 0 {
-            let samples = compute(scc, reps, &mut reference, || Ok(()))?;
-            raise_flag(scc, round);
+            let samples = compute(platform, reps, &mut reference, || Ok(()))?;
+            raise_flag(platform, round);
             emit_target(k, "rma", &samples);
             check_slots(&mut rma, win, k)?;
         } else if me <= k {
@@ -168,10 +168,10 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
 }
 
 /// Tells the origins that `round` is over, through the MPB.
-fn raise_flag(scc: &Scc, round: u32) {
-    scc.invalidate_mpbt();
-    scc.own_mpb().write_u32(DONE, round);
-    scc.flush_wcb();
+fn raise_flag(platform: &Platform, round: u32) {
+    platform.invalidate_mpbt();
+    platform.own_mpb().write_u32(DONE, round);
+    platform.flush_wcb();
 }
 
 /// Prints the target's compute times of a round.
@@ -189,7 +189,7 @@ fn emit_origin(k: u32, variant: &str, samples: &[u64]) {
 /// `reps` timed runs of the target's work, calling `poll` after each
 /// pass; each must give the result the first gave.
 fn compute(
-    scc: &Scc,
+    platform: &Platform,
     reps: u32,
     reference: &mut Option<u32>,
     mut poll: impl FnMut() -> Result<(), RmaError>,
@@ -197,7 +197,7 @@ fn compute(
     let mut data = vec![0u32; 4096];
     let mut samples = Vec::new();
     for _ in 0..reps {
-        let (result, cycles) = timed(scc, || work(&mut data, &mut poll));
+        let (result, cycles) = timed(platform, || work(&mut data, &mut poll));
         let result = result.map_err(fail("progress while computing"))?;
         samples.push(cycles);
         match *reference {
@@ -235,20 +235,20 @@ fn work(
 /// An origin's side: lock, put a pattern into its slot, unlock, until the
 /// target's flag says `round` is over. The number of puts made and the
 /// time of each.
-fn origin<'h, L: OneSided<'h, Hal = Scc>>(
+fn origin<'h, L: OneSided<'h, Hal = Platform>>(
     layer: &mut L,
     win: L::Window,
     round: u32,
 ) -> Result<(u32, Vec<u64>), String> {
     let me = layer.rank();
-    let scc = layer.hal();
+    let platform = layer.hal();
     let mut buf = vec![0u8; SLOT];
     let mut puts = 0u32;
     let mut samples = Vec::new();
-    while !round_over(scc, round) {
+    while !round_over(platform, round) {
         puts += 1;
         fill(&mut buf, puts, me);
-        let (result, cycles) = timed(scc, || {
+        let (result, cycles) = timed(platform, || {
             layer.lock(win, LockType::Exclusive, 0, Assert::NONE)?;
             layer.put(win, 0, me * SLOT as u32, &buf)?;
             layer.unlock(win, 0)
@@ -260,16 +260,16 @@ fn origin<'h, L: OneSided<'h, Hal = Scc>>(
 }
 
 /// Whether the target's flag says `round` is over: a read that races with
-/// the target's store, so ordered ([`Scc::read_ordered`]).
-fn round_over(scc: &Scc, round: u32) -> bool {
-    scc.read_ordered(|| {
-        scc.invalidate_mpbt();
-        scc.mpb(scc.participant(0)).read_u32(DONE) >= round
+/// the target's store, so ordered ([`Platform::read_ordered`]).
+fn round_over(platform: &Platform, round: u32) -> bool {
+    platform.read_ordered(|| {
+        platform.invalidate_mpbt();
+        platform.mpb(platform.participant(0)).read_u32(DONE) >= round
     })
 }
 
 /// The number of puts `origin` reports having made.
-fn put_count(comm: &mut Comm<'_, Scc>, origin: u32) -> Result<u32, String> {
+fn put_count(comm: &mut Comm<'_, Platform>, origin: u32) -> Result<u32, String> {
     let mut count = [0u8; 4];
     comm.recv(origin, &mut count)
         .map_err(fail("receiving a put count"))?;
@@ -289,7 +289,7 @@ fn check_slot(slot: &[u8], origin: u32, puts: u32) -> Result<(), String> {
 /// The target checks each origin's slot against the last put it reports,
 /// under a lock of its own window (which acquires what the origins'
 /// unlocks released).
-fn check_slots<'h, L: OneSided<'h, Hal = Scc>>(
+fn check_slots<'h, L: OneSided<'h, Hal = Platform>>(
     layer: &mut L,
     win: L::Window,
     k: u32,

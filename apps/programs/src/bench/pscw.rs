@@ -23,7 +23,7 @@ use rma::{Assert, Rma, RmaError, WindowOptions};
 
 use super::{Scale, Scaled, counts_up_to, emit, timed};
 use crate::support::osc::{fail, open};
-use kernel::Scc;
+use kernel::Platform;
 
 /// The target counts of a run on `cores` cores: up to all but rank 0.
 fn target_counts(scale: Scale, cores: u32) -> Vec<u32> {
@@ -32,8 +32,8 @@ fn target_counts(scale: Scale, cores: u32) -> Vec<u32> {
     counts.into_iter().filter(|&k| k > 0).collect()
 }
 
-pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
-    let mut rma = open(scc)?;
+pub fn run(platform: &Platform, settings: Scaled) -> Result<(), String> {
+    let mut rma = open(platform)?;
     let (n, me) = (rma.size(), rma.rank());
     if n < 2 {
         return Err("bench-pscw needs at least 2 cores".into());
@@ -54,11 +54,11 @@ pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
             let (first, second) = if me == 0 {
                 let targets: Vec<u32> = (1..=k).collect();
                 let group = world.incl(&targets).map_err(fail("target group"))?;
-                let start = |rma: &mut Rma<'_, Scc>| rma.start(win, &group, Assert::NONE);
+                let start = |rma: &mut Rma<'_, Platform>| rma.start(win, &group, Assert::NONE);
                 epochs(&mut rma, iterations, [a, b], start, |rma| rma.complete(win))?
             } else {
                 let group = world.incl(&[0]).map_err(fail("origin group"))?;
-                let post = |rma: &mut Rma<'_, Scc>| rma.post(win, &group, Assert::NONE);
+                let post = |rma: &mut Rma<'_, Platform>| rma.post(win, &group, Assert::NONE);
                 epochs(&mut rma, iterations, [a, b], post, |rma| rma.wait(win))?
             };
             emit("pscw-sync", &format!("call={a} k={k}"), None, &first);
@@ -81,19 +81,19 @@ pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
 /// the origin, post and wait on a target), each call timed on its own;
 /// the calls are named for errors.
 fn epochs<'h>(
-    rma: &mut Rma<'h, Scc>,
+    rma: &mut Rma<'h, Platform>,
     iterations: usize,
     names: [&str; 2],
-    mut first: impl FnMut(&mut Rma<'h, Scc>) -> Result<(), RmaError>,
-    mut second: impl FnMut(&mut Rma<'h, Scc>) -> Result<(), RmaError>,
+    mut first: impl FnMut(&mut Rma<'h, Platform>) -> Result<(), RmaError>,
+    mut second: impl FnMut(&mut Rma<'h, Platform>) -> Result<(), RmaError>,
 ) -> Result<(Vec<u64>, Vec<u64>), String> {
-    let scc = rma.hal();
+    let platform = rma.hal();
     let (mut firsts, mut seconds) = (Vec::new(), Vec::new());
     for _ in 0..iterations {
-        let (r, t) = timed(scc, || first(rma));
+        let (r, t) = timed(platform, || first(rma));
         r.map_err(fail(names[0]))?;
         firsts.push(t);
-        let (r, t) = timed(scc, || second(rma));
+        let (r, t) = timed(platform, || second(rma));
         r.map_err(fail(names[1]))?;
         seconds.push(t);
     }
@@ -106,7 +106,7 @@ fn epochs<'h>(
 /// rounds each target took part in). Empty epochs move no data; this is
 /// what there is to check.
 fn check_epochs(
-    rma: &mut Rma<'_, Scc>,
+    rma: &mut Rma<'_, Platform>,
     win: rma::Window<u32>,
     ks: &[u32],
     iterations: usize,

@@ -42,7 +42,7 @@ use rma::{Assert, LockType, OneSided, Rma, RmaError, WindowOptions};
 use super::{Scale, Scaled, emit, fill, msg_layer, timed, verify};
 use crate::support::communicator;
 use crate::support::osc::fail;
-use kernel::Scc;
+use kernel::Platform;
 
 /// The largest size.
 const MAX_SIZE: usize = 1 << 20;
@@ -127,8 +127,8 @@ impl Plan {
     }
 }
 
-pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
-    let comm = communicator(scc)?;
+pub fn run(platform: &Platform, settings: Scaled) -> Result<(), String> {
+    let comm = communicator(platform)?;
     if comm.size() != 2 {
         return Err(format!(
             "bench-put-get runs on 2 cores (origin and target), not {}",
@@ -169,7 +169,7 @@ pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
 
 /// Every epoch type, operation and size on `win`, whose lines carry
 /// `layer_keys` after the size and epoch keys.
-fn cases<'h, L: OneSided<'h, Hal = Scc>>(
+fn cases<'h, L: OneSided<'h, Hal = Platform>>(
     layer: &mut L,
     win: L::Window,
     layer_keys: &str,
@@ -209,13 +209,13 @@ struct Case<'a, W> {
 impl<W: Copy> Case<'_, W> {
     /// The latency and the bandwidth series, on rank 0 (origin) and rank 1
     /// (target).
-    fn series<'h, L: OneSided<'h, Hal = Scc, Window = W>>(
+    fn series<'h, L: OneSided<'h, Hal = Platform, Window = W>>(
         &self,
         layer: &mut L,
         plan: &Plan,
     ) -> Result<(), String> {
         let origin = layer.rank() == 0;
-        let scc = layer.hal();
+        let platform = layer.hal();
         let (warm, iters) = plan.iterations(self.size);
         let burst = plan.window(self.size);
         let mut buf = vec![0u8; self.size];
@@ -244,7 +244,7 @@ impl<W: Copy> Case<'_, W> {
             if origin && self.op == Op::Put {
                 fill(&mut buf, round, 0);
             }
-            let (gets, cycles) = timed(scc, || self.round(layer, &mut buf, ops, origin));
+            let (gets, cycles) = timed(platform, || self.round(layer, &mut buf, ops, origin));
             // Each get's data, once its epoch is over.
             for get in gets.map_err(fail("epoch"))? {
                 layer
@@ -367,7 +367,7 @@ const PUBLISHED: u32 = 0xA5A5;
 
 /// Two-sided send/recv between ranks 0 and 1: latency is half a ping-pong
 /// round trip, bandwidth a window of sends answered by one byte.
-fn two_sided(rma: &mut Rma<'_, Scc>, plan: &Plan) -> Result<(), String> {
+fn two_sided(rma: &mut Rma<'_, Platform>, plan: &Plan) -> Result<(), String> {
     let me = rma.rank();
     let peer = 1 - me;
     for &size in &plan.sizes {
@@ -378,9 +378,9 @@ fn two_sided(rma: &mut Rma<'_, Scc>, plan: &Plan) -> Result<(), String> {
         let mut bandwidth = Vec::new();
         let rounds = warm + iters;
         for round in 0..2 * rounds {
-            let scc = rma.hal();
+            let platform = rma.hal();
             let comm = rma.comm();
-            let start = scc.now();
+            let start = platform.now();
             if round < rounds {
                 // Ping-pong: rank 0 sends, rank 1 checks and echoes.
                 if me == 0 {
@@ -391,7 +391,7 @@ fn two_sided(rma: &mut Rma<'_, Scc>, plan: &Plan) -> Result<(), String> {
                     comm.recv(peer, &mut buf).map_err(fail("recv"))?;
                     comm.send(peer, &buf).map_err(fail("send"))?;
                 }
-                let cycles = scc.now() - start;
+                let cycles = platform.now() - start;
                 verify(&buf, round, 0, "ping-pong message")?;
                 if me == 0 && round >= warm {
                     latency.push(cycles / 2);
@@ -411,7 +411,7 @@ fn two_sided(rma: &mut Rma<'_, Scc>, plan: &Plan) -> Result<(), String> {
                     }
                     comm.send(peer, &ack).map_err(fail("send"))?;
                 }
-                let cycles = scc.now() - start;
+                let cycles = platform.now() - start;
                 if me == 0 && round - rounds >= warm {
                     bandwidth.push(cycles);
                 }

@@ -47,7 +47,7 @@ use rma::{AccumulateOp, Assert, LockType, Rma, Window, WindowOptions};
 
 use super::{Scale, counts_up_to, emit, timed};
 use crate::support::osc::{fail, open};
-use kernel::Scc;
+use kernel::Platform;
 use kernel::chip::settings::{Choice, choice};
 
 /// How one update reaches its word.
@@ -237,9 +237,9 @@ impl Round {
     }
 }
 
-pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
+pub fn run(platform: &Platform, settings: Settings) -> Result<(), String> {
     check_starts()?;
-    let mut rma = open(scc)?;
+    let mut rma = open(platform)?;
     let (n, me) = (rma.size(), rma.rank());
     let variants: Vec<(Variant, &str)> = Variant::ALL
         .iter()
@@ -267,7 +267,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
             reset_part(&mut rma, win)?;
             rma.comm().barrier();
             if me < procs {
-                let (result, cycles) = timed(scc, || update_all(&mut rma, win, &round));
+                let (result, cycles) = timed(platform, || update_all(&mut rma, win, &round));
                 result.map_err(|e| format!("{name} on {procs} processes: {e}"))?;
                 let keys = format!("procs={procs} variant={name} ops={updates}");
                 emit("random-access", &keys, None, &[cycles]);
@@ -299,7 +299,7 @@ pub fn run(scc: &Scc, settings: Settings) -> Result<(), String> {
 
 /// Writes this core's table part back to its initial values, under its
 /// own exclusive lock.
-fn reset_part(rma: &mut Rma<'_, Scc>, win: Window<u64>) -> Result<(), String> {
+fn reset_part(rma: &mut Rma<'_, Platform>, win: Window<u64>) -> Result<(), String> {
     let me = rma.rank();
     rma.lock(win, LockType::Exclusive, me, Assert::NONE)
         .map_err(fail("locking the own part"))?;
@@ -310,7 +310,7 @@ fn reset_part(rma: &mut Rma<'_, Scc>, win: Window<u64>) -> Result<(), String> {
 
 /// This core's updates of `round`.
 fn update_all(
-    rma: &mut Rma<'_, Scc>,
+    rma: &mut Rma<'_, Platform>,
     win: Window<u64>,
     round: &Round,
 ) -> Result<(), rma::RmaError> {
@@ -373,7 +373,7 @@ fn fullest(buckets: &[Vec<(u32, u64)>]) -> Option<u32> {
 /// Applies `bucket`'s updates on `target` in one shared lock epoch and
 /// empties it: how many it held.
 fn send_bucket(
-    rma: &mut Rma<'_, Scc>,
+    rma: &mut Rma<'_, Platform>,
     win: Window<u64>,
     target: u32,
     bucket: &mut Vec<(u32, u64)>,
@@ -391,7 +391,7 @@ fn send_bucket(
 /// Compares this core's table part with the initial one XORed with every
 /// update of `round` aimed at it.
 fn check_part(
-    rma: &mut Rma<'_, Scc>,
+    rma: &mut Rma<'_, Platform>,
     win: Window<u64>,
     round: &Round,
     name: &str,

@@ -17,7 +17,7 @@
 //! charged once every core has passed them (`emu`'s timing): each timed
 //! operation is followed by a pause of [`SETTLE`] cycles, long enough for
 //! the calendar buckets of its packets to end, and an ordered empty read
-//! ([`Scc::read_ordered`]) that charges them, so that each sample holds its
+//! ([`Platform::read_ordered`]) that charges them, so that each sample holds its
 //! own waits; the pause is taken off the sample.
 
 use alloc::format;
@@ -26,7 +26,7 @@ use alloc::vec::Vec;
 
 use super::{Scale, Scaled, counts_up_to, emit, timed};
 use crate::support::communicator;
-use kernel::Scc;
+use kernel::Platform;
 
 /// Acquire/release rounds per core and spinner count at full scale.
 const ROUNDS: u32 = 20;
@@ -58,20 +58,20 @@ fn spinner_counts(scale: Scale, cores: u32) -> Vec<u32> {
 /// Lets the waits of what this core just did be charged (the module's
 /// docs): under modelled time, a pause and an ordered empty read; on
 /// silicon the pause alone.
-fn settle(scc: &Scc) {
-    scc.pause(SETTLE);
-    scc.read_ordered(|| ());
+fn settle(platform: &Platform) {
+    platform.pause(SETTLE);
+    platform.read_ordered(|| ());
 }
 
-pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
-    let mut comm = communicator(scc)?;
+pub fn run(platform: &Platform, settings: Scaled) -> Result<(), String> {
+    let mut comm = communicator(platform)?;
     let (n, me) = (comm.size(), comm.rank());
     if n < 2 {
         return Err(format!("bench-tsr needs at least 2 cores, not {n}"));
     }
     let rounds = settings.scale.pick(QUICK_ROUNDS, ROUNDS);
-    let owner = scc.participant(0);
-    let counter = scc.lsm(0);
+    let owner = platform.participant(0);
+    let counter = platform.lsm(0);
     let counts = spinner_counts(settings.scale, n);
     for &spinners in &counts {
         if me == 0 {
@@ -82,20 +82,20 @@ pub fn run(scc: &Scc, settings: Scaled) -> Result<(), String> {
             let mut acquire = Vec::with_capacity(rounds as usize);
             let mut release = Vec::with_capacity(rounds as usize);
             for _ in 0..rounds {
-                let ((), cycles) = timed(scc, || {
-                    scc.tsr_acquire(owner);
-                    settle(scc);
+                let ((), cycles) = timed(platform, || {
+                    platform.tsr_acquire(owner);
+                    settle(platform);
                 });
                 acquire.push(cycles - SETTLE);
-                let start = scc.now();
+                let start = platform.now();
                 let value = counter.read_u32(COUNTER);
                 counter.write_u32(COUNTER, value + 1);
-                let spent = scc.now() - start;
-                scc.pause(CRITICAL.saturating_sub(spent));
-                scc.read_ordered(|| ());
-                let ((), cycles) = timed(scc, || {
-                    scc.tsr_release(owner);
-                    settle(scc);
+                let spent = platform.now() - start;
+                platform.pause(CRITICAL.saturating_sub(spent));
+                platform.read_ordered(|| ());
+                let ((), cycles) = timed(platform, || {
+                    platform.tsr_release(owner);
+                    settle(platform);
                 });
                 release.push(cycles - SETTLE);
             }

@@ -8,26 +8,26 @@ pub mod pair;
 
 use alloc::string::{String, ToString};
 
-use kernel::Scc;
+use kernel::Platform;
 use rma::comm::Comm;
 
 /// This core's communicator over all cores of the run (rma's channel,
 /// barriers and collectives).
-pub fn communicator(scc: &Scc) -> Result<Comm<'_, Scc>, String> {
-    Comm::new(scc).map_err(|e| e.to_string())
+pub fn communicator(platform: &Platform) -> Result<Comm<'_, Platform>, String> {
+    Comm::new(platform).map_err(|e| e.to_string())
 }
 
 /// Prints the line every core of an identity-checking run prints.
-pub fn print_identity(scc: &Scc) {
-    let chip = scc.chip();
-    let tile = chip.tile_of(scc.core());
+pub fn print_identity(platform: &Platform) {
+    let chip = platform.chip();
+    let tile = chip.tile_of(platform.core());
     let coord = chip.tile_coord(tile);
     kernel::println!(
         "identity core={} tile={} x={} y={} z={}",
-        scc.core().index(),
+        platform.core().index(),
         tile.index(),
         coord.x,
         coord.y,
-        chip.z_of(scc.core())
+        chip.z_of(platform.core())
     );
 }

@@ -10,11 +10,11 @@ use rma::comm::ReduceOp;
 use rma::{Rma, RmaError, WindowStats};
 
 use super::communicator;
-use kernel::Scc;
+use kernel::Platform;
 
 /// This core's one-sided communication over all cores of the run.
-pub fn open(scc: &Scc) -> Result<Rma<'_, Scc>, String> {
-    Rma::new(communicator(scc)?).map_err(|e| format!("rma: {e}"))
+pub fn open(platform: &Platform) -> Result<Rma<'_, Platform>, String> {
+    Rma::new(communicator(platform)?).map_err(|e| format!("rma: {e}"))
 }
 
 /// An rma error as the reason a program failed, with what it was doing.
@@ -125,7 +125,7 @@ impl Checks {
 /// {checks} checks, {failed} failed: {what}`. Fails if any check failed
 /// anywhere, so every core knows.
 pub fn conclude(
-    rma: &mut Rma<'_, Scc>,
+    rma: &mut Rma<'_, Platform>,
     checks: &Checks,
     name: &str,
     what: &str,

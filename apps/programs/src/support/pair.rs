@@ -12,7 +12,7 @@
 use alloc::format;
 use alloc::string::String;
 
-use kernel::Scc;
+use kernel::Platform;
 use kernel::platform::scc::SharedBytes;
 
 /// Offset in LSM page 0 of core 0's step count; core 1's is a line further.
@@ -22,7 +22,7 @@ const STEP_STRIDE: u32 = chip::CACHE_LINE as u32;
 
 /// Cores 0 and 1 of a run, taking turns.
 pub struct Pair<'a> {
-    scc: &'a Scc,
+    platform: &'a Platform,
     lsm: SharedBytes,
     me: u32,
     step: u32,
@@ -31,14 +31,14 @@ pub struct Pair<'a> {
 impl<'a> Pair<'a> {
     /// This core's side of the pair, or `None` on cores other than 0 and 1,
     /// which take no part. Fails if the run has fewer than two cores.
-    pub fn new(scc: &'a Scc, program: &str) -> Result<Option<Self>, String> {
-        if scc.cores() < 2 {
+    pub fn new(platform: &'a Platform, program: &str) -> Result<Option<Self>, String> {
+        if platform.cores() < 2 {
             return Err(format!("{program} needs at least 2 cores"));
         }
-        let me = scc.core().index() as u32;
+        let me = platform.core().index() as u32;
         Ok((me < 2).then(|| Self {
-            scc,
-            lsm: scc.lsm(0),
+            platform,
+            lsm: platform.lsm(0),
             me,
             step: 0,
         }))
@@ -57,7 +57,7 @@ impl<'a> Pair<'a> {
         self.lsm
             .write_u32(STEP_WORDS + self.me * STEP_STRIDE, self.step);
         let step = self.step;
-        self.scc
+        self.platform
             .wait_for(|| (self.lsm.read_u32(other) >= step).then_some(()));
     }
 }

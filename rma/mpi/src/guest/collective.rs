@@ -205,7 +205,7 @@ fn allreduce_bytes(comm: Target<'_>, values: &mut [u8], ty: Datatype, op: Op) ->
 /// then combined in rank order as the one-sided accumulate combines them,
 /// so every rank gets the same bits.
 fn allreduce_folded(
-    comm: &mut Comm<'static, Scc>,
+    comm: &mut Comm<'static, Platform>,
     values: &mut [u8],
     ty: Datatype,
     op: Op,
@@ -255,7 +255,7 @@ fn reduce_any(
 }
 
 fn allreduce_as<T: Reducible>(
-    comm: &mut Comm<'static, Scc>,
+    comm: &mut Comm<'static, Platform>,
     bytes: &mut [u8],
     op: ReduceOp,
 ) -> Outcome {

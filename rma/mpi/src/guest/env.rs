@@ -21,8 +21,8 @@ pub extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c
             Phase::Running(_) => Err(Failure::new(Class::Other, "MPI_Init was called already")),
             Phase::Finalized => Err(Failure::new(Class::Other, "MPI_Finalize has been called")),
             Phase::Before => {
-                let scc: &'static Scc = crt::platform();
-                match Comm::new(scc).and_then(Rma::new) {
+                let platform: &'static Platform = crt::platform();
+                match Comm::new(platform).and_then(Rma::new) {
                     Ok(rma) => {
                         crt::check_at_success(finalized_at_exit);
                         *phase = Phase::Running(State {
@@ -151,8 +151,8 @@ const MAX_PROCESSOR_NAME: usize = 128;
 /// (2,0))`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_int) -> c_int {
-    let scc = crt::platform();
-    let text = format!("{}", scc.core());
+    let platform = crt::platform();
+    let text = format!("{}", platform.core());
     let outcome = copy_text(&text, name, MAX_PROCESSOR_NAME, resultlen);
     finish("MPI_Get_processor_name", codes::comm::WORLD, outcome)
 }
@@ -178,8 +178,8 @@ pub(super) fn write_text(text: &str, out: *mut c_char, room: usize) -> Result<us
 /// `MPI_Wtime`: this core's modelled time in seconds.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Wtime() -> f64 {
-    let scc = crt::platform();
-    scc.now() as f64 / (f64::from(scc.chip().timing.core_mhz) * 1e6)
+    let platform = crt::platform();
+    platform.now() as f64 / (f64::from(platform.chip().timing.core_mhz) * 1e6)
 }
 
 /// `MPI_Wtick`: one core cycle.
@@ -300,7 +300,7 @@ pub extern "C" fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int {
 }
 
 /// Keeps communicator `comm` and returns its handle.
-pub(super) fn new_comm(state: &mut State, comm: Comm<'static, Scc>) -> c_int {
+pub(super) fn new_comm(state: &mut State, comm: Comm<'static, Platform>) -> c_int {
     state.comms.push(Some(CommEntry {
         comm,
         handler: codes::errhandler::FATAL,

@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 use core::ffi::{c_int, c_void};
 
-use kernel::Scc;
+use kernel::Platform;
 use rma::comm::{Comm, Element as _, Group, ReduceOp, Reducible};
 use rma::{
     Accumulable, AccumulateOp, Assert, Flavor, LockType, MemoryModel, Rma, RmaError, Window,
@@ -185,7 +185,7 @@ enum Phase {
 /// What an initialised process holds.
 struct State {
     /// One-sided communication, and the world communicator inside it.
-    rma: Rma<'static, Scc>,
+    rma: Rma<'static, Platform>,
     /// The error handlers of `MPI_COMM_WORLD` and `MPI_COMM_SELF`.
     handlers: [c_int; 2],
     /// Windows by handle − 1 (`None` once freed).
@@ -224,7 +224,7 @@ struct State {
 struct CommEntry {
     /// The communicator; of an intercommunicator, the one of both its
     /// groups (the one whose first process has the lower world rank first).
-    comm: Comm<'static, Scc>,
+    comm: Comm<'static, Platform>,
     /// Its error handler.
     handler: c_int,
     /// An intercommunicator's groups.
@@ -442,7 +442,7 @@ fn message(n: u32) -> Option<String> {
 /// The communicator `comm` names, for calls on it.
 enum Target<'s> {
     /// `MPI_COMM_WORLD` (rma's own) or one made here.
-    Comm(&'s mut Comm<'static, Scc>),
+    Comm(&'s mut Comm<'static, Platform>),
     /// `MPI_COMM_SELF`: this process alone.
     Own,
 }

@@ -290,9 +290,9 @@ fn progress_all(state: &mut State) -> Result<bool, Failure> {
 
 /// Waits in modelled time until `done` holds, taking in messages.
 fn wait_until(state: &mut State, mut done: impl FnMut(&State) -> bool) -> Outcome {
-    let scc = crt::platform();
+    let platform = crt::platform();
     let mut failure = None;
-    scc.wait_for(|| {
+    platform.wait_for(|| {
         if done(state) {
             return Some(());
         }
@@ -803,9 +803,9 @@ pub extern "C" fn MPI_Iprobe(
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Probe(source: c_int, tag: c_int, comm: c_int, status: *mut Status) -> c_int {
     with_state("MPI_Probe", comm, |state| {
-        let scc = crt::platform();
+        let platform = crt::platform();
         let mut result = Ok(Status::default());
-        scc.wait_for(|| match probe_once(state, source, tag, comm) {
+        platform.wait_for(|| match probe_once(state, source, tag, comm) {
             Ok(Some(s)) => {
                 result = Ok(s);
                 Some(())

@@ -717,7 +717,7 @@ fn assert_of(bits: c_int) -> Result<Assert, Failure> {
 fn on_window(
     call: &str,
     win: c_int,
-    f: impl FnOnce(&mut Rma<'static, Scc>, Window<u8>) -> Result<(), RmaError>,
+    f: impl FnOnce(&mut Rma<'static, Platform>, Window<u8>) -> Result<(), RmaError>,
 ) -> c_int {
     with_state(call, win_errors(win), |state| {
         let window = win_of(state, win)?;
