@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! What each service did on one core: calls, total and longest time (in
+//! the HAL's clock cycles: modelled SCC cycles on the emulator), lock
+//! waits, cache actions and the invalidations the timestamps saved.
+
+use core::fmt;
+
+/// One service's calls and their time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServiceStats {
+    /// Calls.
+    pub calls: u64,
+    /// Cycles in them, all together.
+    pub total_cycles: u64,
+    /// Cycles of the longest.
+    pub max_cycles: u64,
+}
+
+impl ServiceStats {
+    /// Counts a call that ran from `start` to `end`.
+    pub fn record(&mut self, start: u64, end: u64) {
+        let took = end.saturating_sub(start);
+        self.calls += 1;
+        self.total_cycles += took;
+        self.max_cycles = self.max_cycles.max(took);
+    }
+}
+
+/// Every service's statistics on one core.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Region allocations.
+    pub alloc: ServiceStats,
+    /// Region writes.
+    pub write: ServiceStats,
+    /// Region reads.
+    pub read: ServiceStats,
+    /// Atomics on regions.
+    pub atomic: ServiceStats,
+    /// Releases.
+    pub sync_write: ServiceStats,
+    /// Acquires.
+    pub sync_read: ServiceStats,
+    /// Lock acquisitions (and attempts).
+    pub lock: ServiceStats,
+    /// Lock releases.
+    pub unlock: ServiceStats,
+    /// Barriers.
+    pub barrier: ServiceStats,
+    /// Counter operations.
+    pub counter: ServiceStats,
+    /// Lock acquisitions that found the lock held and waited.
+    pub lock_waits: u64,
+    /// Cycles those waited, all together.
+    pub lock_wait_cycles: u64,
+    /// CL1INVMB the consistency service issued.
+    pub invalidations: u64,
+    /// `sync_read`s whose invalidation the timestamps made unnecessary.
+    pub skipped_invalidations: u64,
+    /// Write-combine buffer flushes it issued.
+    pub flushes: u64,
+    /// L1 write-backs it issued.
+    pub write_backs: u64,
+}
+
+impl Stats {
+    /// The services by name, in the order [`fmt::Display`] lists them.
+    pub fn services(&self) -> [(&'static str, ServiceStats); 10] {
+        [
+            ("alloc", self.alloc),
+            ("write", self.write),
+            ("read", self.read),
+            ("atomic", self.atomic),
+            ("sync_write", self.sync_write),
+            ("sync_read", self.sync_read),
+            ("lock", self.lock),
+            ("unlock", self.unlock),
+            ("barrier", self.barrier),
+            ("counter", self.counter),
+        ]
+    }
+}
+
+impl fmt::Display for Stats {
+    /// One line per service that was called (`name: calls, total, max
+    /// cycles`), then the lock waits and cache actions.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (name, s) in self.services() {
+            if s.calls > 0 {
+                writeln!(
+                    f,
+                    "{name}: {} calls, {} cycles, longest {}",
+                    s.calls, s.total_cycles, s.max_cycles
+                )?;
+            }
+        }
+        write!(
+            f,
+            "lock waits: {} ({} cycles); invalidations: {} (skipped {}); flushes: {}; write-backs: {}",
+            self.lock_waits,
+            self.lock_wait_cycles,
+            self.invalidations,
+            self.skipped_invalidations,
+            self.flushes,
+            self.write_backs
+        )
+    }
+}
