@@ -302,11 +302,31 @@ pub fn build_libmpi(quiet: bool) -> Result<PathBuf> {
     Ok(target_dir().join(KERNEL_TARGET).join("release/libmpi.a"))
 }
 
+/// Builds `libshmem.a` (OpenSHMEM over dsm, the C runtime and the
+/// kernel) for the guest and returns its path.
+pub fn build_libshmem(quiet: bool) -> Result<PathBuf> {
+    let mut library = cargo();
+    library.args([
+        "build",
+        "-p",
+        "shmem",
+        "--release",
+        "--target",
+        KERNEL_TARGET,
+    ]);
+    library.args(quiet.then_some("--quiet"));
+    run_command(
+        library,
+        "building libshmem.a (OpenSHMEM, the C runtime and the kernel)",
+    )?;
+    Ok(target_dir().join(KERNEL_TARGET).join("release/libshmem.a"))
+}
+
 /// The gcc command that compiles C for the cores: [`cflags::TARGET_CFLAGS`],
 /// [`cflags::FREESTANDING_CFLAGS`], [`PROGRAM_CFLAGS`], then `extra` (a
 /// user's flags: gcc takes the last `-O` and `-std`, so theirs win over
-/// the defaults), then the include directories of the C runtime and of
-/// `mpi.h`. The caller adds `-c`, the source and `-o`.
+/// the defaults), then the include directories of the C runtime, of
+/// `mpi.h` and of `shmem.h`. The caller adds `-c`, the source and `-o`.
 pub fn compile_command(extra: &[String]) -> Command {
     let root = workspace_root();
     let mut compile = Command::new("gcc");
@@ -317,6 +337,7 @@ pub fn compile_command(extra: &[String]) -> Command {
         .args(extra);
     compile.arg("-I").arg(root.join("kernel/crt/include"));
     compile.arg("-I").arg(root.join("rma/mpi/include"));
+    compile.arg("-I").arg(root.join("rma/shmem/include"));
     compile
 }
 

@@ -135,7 +135,29 @@ enum Cli {
     /// Every core runs PROG's main with argv PROG's file name, then ARGS.
     /// The run flags are `cargo xtask run`'s (they come before PROG), and
     /// so are the output and the exit status.
+    #[command(alias = "oshrun")]
     Mpiexec(MpiexecArgs),
+    /// Compile and link C programs over OpenSHMEM (shmem.h) for the cores: `cargo xtask mpicc`, linking libshmem.a.
+    ///
+    /// The flags are mpicc's. The image is booted with `cargo xtask oshrun`
+    /// (another name of `mpiexec`), with the same run flags
+    /// (--check-coherence, --stats, --trace).
+    #[command(
+        disable_help_flag = true,
+        after_help = "Example:
+  cargo xtask oshcc ring.c -o ring
+  cargo xtask oshrun -n 4 --check-coherence ring"
+    )]
+    Oshcc {
+        /// gcc-like flags and files (.c, .o, .a).
+        #[arg(
+            value_name = "FLAGS|FILES",
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            required = true
+        )]
+        args: Vec<String>,
+    },
     /// Build and run a conformance suite of an MPI implementation's tests, unmodified, and write a table of the results.
     ///
     /// `mpich-rma`: MPICH's one-sided tests, `test/mpi/rma` of the MPICH
@@ -659,6 +681,19 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 return Ok(ExitCode::SUCCESS);
             }
             xtask::mpicc::parse(&args)?.run()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cli::Oshcc { args } => {
+            if args.iter().any(|a| a == "--help" || a == "-h") {
+                let mut cli = <Cli as clap::CommandFactory>::command();
+                let oshcc = cli
+                    .find_subcommand_mut("oshcc")
+                    .expect("oshcc is a command");
+                let mut oshcc = oshcc.clone().bin_name("cargo xtask oshcc");
+                oshcc.print_long_help()?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            xtask::mpicc::parse_oshcc(&args)?.run()?;
             Ok(ExitCode::SUCCESS)
         }
         Cli::Mpiexec(args) => {

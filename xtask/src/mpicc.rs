@@ -4,6 +4,8 @@
 //! compiles with ([`crate::build::compile_command`]) and links the same
 //! image ([`crate::build::link_command`]); `cargo xtask mpiexec` boots it.
 //! [`write_scripts`] makes `mpicc` and `mpiexec` commands of them.
+//! `cargo xtask oshcc` is the same driver for OpenSHMEM programs
+//! ([`Library::Shmem`]): it links `libshmem.a` instead of `libmpi.a`.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -29,10 +31,34 @@ pub struct Mpicc {
     pub lib_dirs: Vec<PathBuf>,
     /// `-l NAME`, in order.
     pub libs: Vec<String>,
+    /// The library the image is linked with.
+    pub library: Library,
 }
 
-/// The libraries `libmpi.a` already holds: `-l` of these does nothing.
-pub const BUILTIN_LIBS: &[&str] = &["mpi", "c", "m"];
+/// The library a C program is linked with: both hold the kernel and the
+/// C runtime, and one programming model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Library {
+    /// `libmpi.a` (`rma/mpi`), for `mpi.h`.
+    #[default]
+    Mpi,
+    /// `libshmem.a` (`rma/shmem`), for `shmem.h`.
+    Shmem,
+}
+
+impl Library {
+    /// Builds the library for the guest; its path.
+    pub fn build(self, quiet: bool) -> Result<PathBuf> {
+        match self {
+            Library::Mpi => build::build_libmpi(quiet),
+            Library::Shmem => build::build_libshmem(quiet),
+        }
+    }
+}
+
+/// The libraries `libmpi.a` and `libshmem.a` already hold (`sma` is
+/// OpenSHMEM's usual library name): `-l` of these does nothing.
+pub const BUILTIN_LIBS: &[&str] = &["mpi", "c", "m", "sma"];
 
 /// Why a flag is refused, for flags gcc knows that make no sense for the
 /// cores.
@@ -75,6 +101,14 @@ fn is_optimisation(flag: &str) -> bool {
         flag,
         "-O" | "-O0" | "-O1" | "-O2" | "-O3" | "-Os" | "-Og" | "-Oz" | "-Ofast"
     )
+}
+
+/// Parses oshcc's command line (without the command's name): mpicc's,
+/// linking `libshmem.a`.
+pub fn parse_oshcc(args: &[String]) -> Result<Mpicc> {
+    let mut oshcc = parse(args)?;
+    oshcc.library = Library::Shmem;
+    Ok(oshcc)
 }
 
 /// Parses mpicc's command line (without the command's name).
@@ -233,7 +267,7 @@ impl Mpicc {
             }
         }
         inputs.extend(libs.into_iter().flatten());
-        let library = build::build_libmpi(true)?;
+        let library = self.library.build(true)?;
         let link = build::link_command(&inputs, &library, &output);
         run_tool(link, &format!("linking {}", output.display()), log)?;
         Ok(vec![output])
