@@ -43,7 +43,7 @@ mod routines;
 mod unsupported;
 
 /// Bytes of each PE's symmetric heap.
-pub const HEAP_BYTES: u32 = 4 << 20;
+pub const HEAP_BYTES: u32 = 1 << 20;
 
 /// What an initialised PE holds.
 struct State {

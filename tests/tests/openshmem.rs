@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! OpenSHMEM C programs (`tests/c/shmem/`), built with `cargo xtask
+//! oshcc` against shmem.h and libshmem.a and booted under the coherence
+//! checker: every routine's data checked by the program on 2 and 48 PEs
+//! with no stale read, under both readings of MPBT-WT loads (uncached as
+//! measured on silicon, and filling L1 as documented, where a missing
+//! invalidation would show); and a producer and consumer whose consumer
+//! waits with plain loads instead of `shmem_int_wait_until`, whose stale
+//! reads of the flag the checker names.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use system_tests::{
+    CHECKED, Mode, Model, RunConfig, RunReport, WtReads, assert_clean_success, boot_with,
+    timeout_for, transcript, xtask_binary,
+};
+
+/// Builds `tests/c/shmem/NAME.c` with `oshcc` and `flags` into `dir`;
+/// the image's path.
+fn oshcc(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("c/shmem")
+        .join(format!("{name}.c"));
+    let image = dir.join(name);
+    let out = Command::new(xtask_binary())
+        .arg("oshcc")
+        .args(flags)
+        .arg(&source)
+        .arg("-o")
+        .arg(&image)
+        .output()
+        .expect("xtask starts");
+    assert!(
+        out.status.success(),
+        "oshcc {name} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    image
+}
+
+/// Boots `image` on `cores` cores under the checker, MPBT-WT loads as
+/// `wt_reads` says.
+fn boot(image: &Path, cores: u32, wt_reads: WtReads) -> RunReport {
+    let Mode::Modelled(model) = CHECKED else {
+        unreachable!("the checked mode is modelled")
+    };
+    let name = image.file_name().unwrap().to_str().unwrap();
+    boot_with(&RunConfig {
+        mode: Mode::Modelled(Model { wt_reads, ..model }),
+        timeout: timeout_for(cores),
+        app: xtask::App::Image(image.to_owned()),
+        params: vec![xtask::argv_param(name, &[]).unwrap()],
+        ..RunConfig::new(cores, "main")
+    })
+}
+
+/// Every PE printed a line ending in `line(pe)`.
+fn every_pe_printed(report: &RunReport, cores: u32, line: impl Fn(u32) -> String) {
+    for pe in 0..cores {
+        let want = line(pe);
+        assert!(
+            report.serial(pe).iter().any(|l| l.ends_with(&want)),
+            "PE {pe} did not print {want:?}:\n{}",
+            transcript(report)
+        );
+    }
+}
+
+fn every_routine_checks_its_data_on(cores: u32, wt_reads: &[WtReads]) {
+    let dir = tempfile::tempdir().unwrap();
+    let image = oshcc(dir.path(), "basic", &[]);
+    for &wt in wt_reads {
+        let report = boot(&image, cores, wt);
+        assert_clean_success(&report, cores);
+        every_pe_printed(&report, cores, |pe| {
+            format!("PE {pe} of {cores}: openshmem checks passed")
+        });
+        assert!(
+            report
+                .serial(0)
+                .iter()
+                .any(|l| l.contains("shmem stats: lock waits")),
+            "PE 0 printed no statistics:\n{}",
+            transcript(&report)
+        );
+    }
+}
+
+#[test]
+fn every_routine_checks_its_data_on_2_pes_with_no_stale_read() {
+    every_routine_checks_its_data_on(2, &[WtReads::Silicon, WtReads::Ideal]);
+}
+
+#[test]
+fn every_routine_checks_its_data_on_48_pes_with_no_stale_read() {
+    every_routine_checks_its_data_on(48, &[WtReads::Ideal]);
+}
+
+#[test]
+fn a_consumer_that_waits_with_wait_until_reads_no_stale_data_on_2_and_8_pes() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = oshcc(dir.path(), "producer_consumer", &[]);
+    for cores in [2, 8] {
+        let report = boot(&image, cores, WtReads::Ideal);
+        assert_clean_success(&report, cores);
+        for pe in (1..cores).step_by(2) {
+            let want = format!("PE {pe}: consumed 40 values from PE {}", pe - 1);
+            assert!(
+                report.serial(pe).iter().any(|l| l.ends_with(&want)),
+                "{}",
+                transcript(&report)
+            );
+        }
+    }
+}
+
+#[test]
+fn without_wait_until_the_checker_names_the_consumers_stale_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = oshcc(dir.path(), "producer_consumer", &["-DSTALE"]);
+    let report = boot(&image, 2, WtReads::Ideal);
+    assert!(report.success(), "{}", transcript(&report));
+    let consumer = report.serial(1).join("\n");
+    assert!(
+        consumer.contains("PE 1: flag not seen after")
+            && !consumer.contains(" 0 of 40 values stale"),
+        "the consumer saw the flag or fresh data:\n{}",
+        transcript(&report)
+    );
+    assert!(report.stale_reads() > 0, "{}", transcript(&report));
+    let summary = report.coherence_summary();
+    // The checker names the reader, the writer and the line of the read.
+    assert!(
+        summary
+            .lines()
+            .any(|l| l.starts_with("core 1 read 0x00000000 at ") && l.contains("written by core 0")),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("at main (tests/c/shmem/producer_consumer.c:"),
+        "{summary}"
+    );
+    // Nobody but the consumer read stale data.
+    assert!(
+        !summary.lines().any(|l| l.starts_with("core 0 read ")),
+        "{summary}"
+    );
+}
+
+#[test]
+fn a_symmetric_address_outside_the_heap_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("static_put.c");
+    std::fs::write(
+        &source,
+        "#include <shmem.h>\nstatic int x;\nint main(void) {\n    shmem_init();\n    \
+         int v = 1;\n    shmem_int_put(&x, &v, 1, 0);\n    shmem_finalize();\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let image = dir.path().join("static_put");
+    let out = Command::new(xtask_binary())
+        .args(["oshcc"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&image)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = boot(&image, 1, WtReads::Silicon);
+    assert!(!report.success(), "{}", transcript(&report));
+    let text = transcript(&report);
+    assert!(
+        text.contains("FAILED: shmem_int_put: dest 0x")
+            && text.contains("is not a symmetric object"),
+        "{text}"
+    );
+}
