@@ -49,7 +49,9 @@ pub fn test() -> Result<()> {
 /// guest target, and rustdoc
 /// without warnings (broken or private links) on both.
 pub fn lint() -> Result<()> {
-    let guest = ["-p", "kernel", "-p", "crt", "-p", "mpi", "-p", "programs"];
+    let guest = [
+        "-p", "kernel", "-p", "crt", "-p", "mpi", "-p", "programs", "-p", "shmem", "-p", "dsm",
+    ];
     let steps: [(&str, Vec<&str>); 5] = [
         (
             "formatting (cargo fmt --all -- --check)",
