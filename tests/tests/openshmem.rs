@@ -149,19 +149,14 @@ fn without_wait_until_the_checker_names_the_consumers_stale_reads() {
     );
 }
 
-#[test]
-fn a_symmetric_address_outside_the_heap_is_named() {
-    let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("static_put.c");
-    std::fs::write(
-        &source,
-        "#include <shmem.h>\nstatic int x;\nint main(void) {\n    shmem_init();\n    \
-         int v = 1;\n    shmem_int_put(&x, &v, 1, 0);\n    shmem_finalize();\n    return 0;\n}\n",
-    )
-    .unwrap();
-    let image = dir.path().join("static_put");
+/// Builds the C program `text` with `oshcc` in `dir`, boots it on one
+/// core, and expects it to fail with a report holding each of `wants`.
+fn fails_naming(dir: &Path, name: &str, text: &str, wants: &[&str]) {
+    let source = dir.join(format!("{name}.c"));
+    std::fs::write(&source, text).unwrap();
+    let image = dir.join(name);
     let out = Command::new(xtask_binary())
-        .args(["oshcc"])
+        .arg("oshcc")
         .arg(&source)
         .arg("-o")
         .arg(&image)
@@ -175,9 +170,36 @@ fn a_symmetric_address_outside_the_heap_is_named() {
     let report = boot(&image, 1, WtReads::Silicon);
     assert!(!report.success(), "{}", transcript(&report));
     let text = transcript(&report);
-    assert!(
-        text.contains("FAILED: shmem_int_put: dest 0x")
-            && text.contains("is not a symmetric object"),
-        "{text}"
+    for want in wants {
+        assert!(text.contains(want), "no {want:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn a_static_as_a_symmetric_address_and_an_unsupported_routine_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    fails_naming(
+        dir.path(),
+        "static_put",
+        "#include <shmem.h>\nstatic int x;\nint main(void) {\n    shmem_init();\n    \
+         int v = 1;\n    shmem_int_put(&x, &v, 1, 0);\n    shmem_finalize();\n    return 0;\n}\n",
+        &[
+            "FAILED: shmem_int_put: dest 0x",
+            "is not a symmetric object",
+        ],
+    );
+    fails_naming(
+        dir.path(),
+        "unsupported",
+        "#include <shmem.h>\nint main(void) {\n    shmem_init();\n    \
+         shmem_ctx_create(0, 0);\n    shmem_finalize();\n    return 0;\n}\n",
+        &["FAILED: shmem_ctx_create: not supported by this OpenSHMEM library"],
+    );
+    fails_naming(
+        dir.path(),
+        "bad_pe",
+        "#include <shmem.h>\nint main(void) {\n    shmem_init();\n    \
+         int *p = shmem_malloc(4);\n    shmem_int_p(p, 1, 3);\n    shmem_finalize();\n    return 0;\n}\n",
+        &["FAILED: shmem_int_p: PE 3 is not in the run (PEs 0 to 0)"],
     );
 }

@@ -177,6 +177,32 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
         distribution: Distribution,
         attribute: Attribute,
     ) -> Result<(Region, Granted), DsmError> {
+        self.alloc_as(size, distribution, attribute, true)
+    }
+
+    /// [`Dsm::alloc`] without zeroing the region: for a region whose
+    /// bytes are all written before they are read (an allocator's arena
+    /// that hands out zeroed blocks itself), saving the stores of a
+    /// zeroing pass.
+    ///
+    /// Return values: as [`Dsm::alloc`].
+    pub fn alloc_unzeroed(
+        &mut self,
+        size: u32,
+        distribution: Distribution,
+        attribute: Attribute,
+    ) -> Result<(Region, Granted), DsmError> {
+        self.alloc_as(size, distribution, attribute, false)
+    }
+
+    /// [`Dsm::alloc`], zeroing the region if `zero`.
+    fn alloc_as(
+        &mut self,
+        size: u32,
+        distribution: Distribution,
+        attribute: Attribute,
+        zero: bool,
+    ) -> Result<(Region, Granted), DsmError> {
         let start = self.now();
         let n = self.size();
         let me = self.rank();
@@ -200,7 +226,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
             .memory_type(granted.memory_type)
             .disp_unit(1);
         let window = self.rma.allocate::<u8>(mine, options)?;
-        if mine > 0 {
+        if zero && mine > 0 {
             self.rma
                 .local_write(window, 0, &alloc::vec![0u8; mine as usize])?;
         }

@@ -313,3 +313,31 @@ fn bad_arguments_are_named() {
         d.finish().unwrap();
     });
 }
+
+#[test]
+fn an_unzeroed_region_moves_data_as_a_zeroed_one() {
+    Mock::run(3, |hal| {
+        let mut d = dsm(hal);
+        let me = d.rank();
+        let (r, g) = d
+            .alloc_unzeroed(3 * 256, Distribution::Block, Attribute::L1Only)
+            .unwrap();
+        assert_eq!(g.memory_type, MemoryType::MpbtWt);
+        let scope = d.scope(&[r]).unwrap();
+        let mine: Vec<u8> = (0..256).map(|i| byte(me, i)).collect();
+        d.write(r, me * 256, &mine).unwrap();
+        d.sync_write(scope).unwrap();
+        d.barrier();
+        d.sync_read(scope).unwrap();
+        for owner in 0..3 {
+            let mut buf = vec![0u8; 256];
+            d.read(r, owner * 256, &mut buf).unwrap();
+            assert!(
+                buf.iter()
+                    .enumerate()
+                    .all(|(i, b)| *b == byte(owner, i as u32))
+            );
+            assert_eq!(d.locate(r, owner * 256).unwrap(), (owner, 0));
+        }
+    });
+}

@@ -74,8 +74,11 @@ int main(void) {
           shmem_int_atomic_fetch(winners, 0));
     int final = shmem_int_atomic_fetch(counter, 0);
     CHECK(final < 0 && final >= -n, "the winner wrote %d", final);
-    CHECK(shmem_int_atomic_swap(winners, 5, 0) >= 1, "swap");
+    shmem_barrier_all(); /* everyone has counted the winners */
+    if (me == 0) CHECK(shmem_int_atomic_swap(winners, 5, 0) == 1, "swap");
     shmem_barrier_all();
+    CHECK(shmem_int_atomic_fetch(winners, 0) == 5, "after the swap: %d",
+          shmem_int_atomic_fetch(winners, 0));
 
     /* Producer and consumer: data, fence, flag; the consumer waits. */
     int *data = shmem_calloc(N, sizeof(int));

@@ -292,7 +292,7 @@ pub extern "C" fn shmem_init() {
         let n = dsm.size();
         let me = dsm.rank();
         let (heap, _) = dsm
-            .alloc(n * HEAP_BYTES, Distribution::Block, Attribute::L1Only)
+            .alloc_unzeroed(n * HEAP_BYTES, Distribution::Block, Attribute::L1Only)
             .map_err(|e| format!("the symmetric heap: {e}"))?;
         let scope = dsm.scope(&[heap]).map_err(|e| format!("{e}"))?;
         let mapping = dsm.map_local(heap).map_err(|e| format!("{e}"))?;
