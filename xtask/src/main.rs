@@ -693,7 +693,9 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 oshcc.print_long_help()?;
                 return Ok(ExitCode::SUCCESS);
             }
-            xtask::mpicc::parse_oshcc(&args)?.run()?;
+            xtask::mpicc::parse_oshcc(&args)?
+                .run()
+                .map_err(xtask::mpicc::as_oshcc)?;
             Ok(ExitCode::SUCCESS)
         }
         Cli::Mpiexec(args) => {

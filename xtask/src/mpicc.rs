@@ -104,11 +104,16 @@ fn is_optimisation(flag: &str) -> bool {
 }
 
 /// Parses oshcc's command line (without the command's name): mpicc's,
-/// linking `libshmem.a`.
+/// linking `libshmem.a`; errors name oshcc ([`as_oshcc`]).
 pub fn parse_oshcc(args: &[String]) -> Result<Mpicc> {
-    let mut oshcc = parse(args)?;
+    let mut oshcc = parse(args).map_err(as_oshcc)?;
     oshcc.library = Library::Shmem;
     Ok(oshcc)
+}
+
+/// An error of the driver as oshcc reports it: naming oshcc, not mpicc.
+pub fn as_oshcc(e: anyhow::Error) -> anyhow::Error {
+    anyhow::anyhow!("{}", format!("{e:#}").replace("mpicc: ", "oshcc: "))
 }
 
 /// Parses mpicc's command line (without the command's name).
@@ -360,6 +365,19 @@ mod tests {
 
     fn words(line: &str) -> Vec<String> {
         line.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn oshcc_takes_mpiccs_flags_links_libshmem_and_names_itself() {
+        let o = parse_oshcc(&words("-O3 -c ring.c")).unwrap();
+        assert_eq!(o.library, Library::Shmem);
+        assert!(o.compile_only);
+        assert_eq!(parse(&words("ring.c")).unwrap().library, Library::Mpi);
+        let e = parse_oshcc(&words("-shared ring.c")).unwrap_err();
+        assert!(
+            format!("{e:#}").starts_with("oshcc: -shared is not supported"),
+            "{e:#}"
+        );
     }
 
     #[test]
