@@ -113,7 +113,8 @@ pub enum DsmError {
         /// The run's cores.
         size: u32,
     },
-    /// A lock given up by a core that does not hold it.
+    /// A lock given up that is not held: a lock's handle, or a lock
+    /// word's offset.
     NotHeld(u32),
 }
 
@@ -150,7 +151,7 @@ impl fmt::Display for DsmError {
                 "a region on rank {rank}: the run has ranks 0 to {}",
                 size - 1
             ),
-            DsmError::NotHeld(id) => write!(f, "lock {id} is not held by this core"),
+            DsmError::NotHeld(id) => write!(f, "lock {id} is not held"),
         }
     }
 }

@@ -14,7 +14,11 @@
 use rma::AccumulateOp;
 use rma::hal::RmaHal;
 
+use crate::region::Region;
 use crate::{Dsm, DsmError, MAX_COUNTERS, MAX_LOCKS, MAX_SCOPES};
+
+/// What taking a ticket adds to a lock word.
+const WORD_NEXT: u32 = 1 << 16;
 
 /// A lock's handle: the same on every core for the same allocation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -124,6 +128,72 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
         self.locks[lock.0 as usize] = false;
         self.rma
             .fetch_and_op(self.control, 0, served, 1u32, AccumulateOp::Sum)?;
+        self.stats.unlock.record(start, self.now());
+        Ok(())
+    }
+
+    /// Takes the ticket lock in the 32-bit word at byte `offset` of
+    /// `region` (zero when free: the next ticket in its upper 16 bits, the
+    /// ticket served in its lower 16), for locks that live in a program's
+    /// data, as OpenSHMEM's do. As [`Dsm::lock`], with the word changed
+    /// by the region's atomics; up to 65535 cores may wait at once.
+    ///
+    /// Return values: as [`Dsm::atomic`].
+    pub fn lock_word(&mut self, region: Region, offset: u32) -> Result<(), DsmError> {
+        let start = self.now();
+        let word: u32 = self.atomic(region, offset, WORD_NEXT, AccumulateOp::Sum)?;
+        let ticket = word >> 16;
+        let hal = self.rma.hal();
+        let mut polls = 0u64;
+        hal.wait_for(
+            || match self.atomic(region, offset, 0u32, AccumulateOp::NoOp) {
+                Ok(now) if now & 0xffff == ticket => Some(Ok(())),
+                Ok(_) => {
+                    polls += 1;
+                    None
+                }
+                Err(e) => Some(Err(e)),
+            },
+        )?;
+        let end = self.now();
+        if polls > 0 {
+            self.stats.lock_waits += 1;
+            self.stats.lock_wait_cycles += end.saturating_sub(start);
+        }
+        self.stats.lock.record(start, end);
+        Ok(())
+    }
+
+    /// Takes the lock word at `offset` of `region` if it is free; whether
+    /// it did.
+    ///
+    /// Return values: as [`Dsm::lock_word`].
+    pub fn try_lock_word(&mut self, region: Region, offset: u32) -> Result<bool, DsmError> {
+        let start = self.now();
+        let now: u32 = self.atomic(region, offset, 0, AccumulateOp::NoOp)?;
+        let got = now >> 16 == now & 0xffff
+            && self.compare_swap(region, offset, now, now.wrapping_add(WORD_NEXT))? == now;
+        self.stats.lock.record(start, self.now());
+        Ok(got)
+    }
+
+    /// Serves the next ticket of the lock word at `offset` of `region`.
+    ///
+    /// Return values: `Err(NotHeld)` (with the offset) if the lock is
+    /// free; as [`Dsm::atomic`].
+    pub fn unlock_word(&mut self, region: Region, offset: u32) -> Result<(), DsmError> {
+        let start = self.now();
+        loop {
+            let now: u32 = self.atomic(region, offset, 0, AccumulateOp::NoOp)?;
+            if now >> 16 == now & 0xffff {
+                return Err(DsmError::NotHeld(offset));
+            }
+            // The served half wraps without carrying into the next half.
+            let new = (now & !0xffff) | (now.wrapping_add(1) & 0xffff);
+            if self.compare_swap(region, offset, now, new)? == now {
+                break;
+            }
+        }
         self.stats.unlock.record(start, self.now());
         Ok(())
     }

@@ -212,6 +212,10 @@ fn ticket_locks_make_an_unprotected_increment_exact_and_count_waits() {
         d.read(r, 0, &mut v).unwrap();
         assert_eq!(u32::from_le_bytes(v), n * rounds);
         assert_eq!(d.unlock(lock), Err(DsmError::NotHeld(0)));
+        assert_eq!(
+            d.unlock(lock).unwrap_err().to_string(),
+            "lock 0 is not held"
+        );
         *d.stats()
     });
     for s in stats {
@@ -340,4 +344,43 @@ fn an_unzeroed_region_moves_data_as_a_zeroed_one() {
             assert_eq!(d.locate(r, owner * 256).unwrap(), (owner, 0));
         }
     });
+}
+
+#[test]
+fn lock_words_in_a_region_make_an_increment_exact() {
+    let n = 4;
+    let rounds = 20;
+    let stats = Mock::run(n, |hal| {
+        let mut d = dsm(hal);
+        let (r, _) = d
+            .alloc(2 * LINE, Distribution::OnCore(3), Attribute::L1Only)
+            .unwrap();
+        let scope = d.scope(&[r]).unwrap();
+        for _ in 0..rounds {
+            d.lock_word(r, 0).unwrap();
+            d.sync_read(scope).unwrap();
+            let mut v = [0u8; 4];
+            d.read(r, LINE, &mut v).unwrap();
+            d.write(r, LINE, &(u32::from_le_bytes(v) + 1).to_le_bytes())
+                .unwrap();
+            d.sync_write(scope).unwrap();
+            d.unlock_word(r, 0).unwrap();
+        }
+        d.barrier();
+        let mut v = [0u8; 4];
+        d.read(r, LINE, &mut v).unwrap();
+        assert_eq!(u32::from_le_bytes(v), n * rounds);
+        assert_eq!(d.unlock_word(r, 0), Err(DsmError::NotHeld(0)));
+        d.barrier();
+        if d.rank() == 0 {
+            assert!(d.try_lock_word(r, 0).unwrap());
+            assert!(!d.try_lock_word(r, 0).unwrap());
+            d.unlock_word(r, 0).unwrap();
+        }
+        *d.stats()
+    });
+    for s in stats {
+        assert!(s.lock.calls >= u64::from(rounds));
+        assert!(s.lock_waits <= s.lock.calls);
+    }
 }

@@ -105,6 +105,11 @@ int main(void) {
     }
     shmem_barrier_all();
     CHECK(shmem_int_g(total, 0) == ROUNDS * n, "locked total %d", shmem_int_g(total, 0));
+    if (me == 0) CHECK(shmem_test_lock(lock) == 0, "test_lock of a free lock");
+    shmem_barrier_all();
+    if (me == n - 1 && n > 1) CHECK(shmem_test_lock(lock) == 1, "test_lock of a held lock");
+    shmem_barrier_all();
+    if (me == 0) shmem_clear_lock(lock);
 
     /* Collectives. */
     int *bsrc = shmem_malloc(N * sizeof(int)), *bdst = shmem_malloc(N * sizeof(int));

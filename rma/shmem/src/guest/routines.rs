@@ -454,71 +454,50 @@ macro_rules! bitwise_amo {
     };
 }
 
-/// A distributed lock is a symmetric `long` (zero when free), used on
-/// PE 0 only: a ticket lock in its two halves, the next ticket in the
-/// upper 16 bits, the ticket served in the lower.
-const NEXT_ONE: i32 = 1 << 16;
+/// The region offset of the distributed lock `lock`: a symmetric `long`
+/// (zero when free), used on PE 0 only as a dsm lock word (a ticket
+/// lock: first come, first served).
+fn lock_at(s: &State, lock: *mut c_long) -> Outcome<u32> {
+    let at = s.offset(
+        lock.cast_const().cast(),
+        core::mem::size_of::<c_long>(),
+        "lock",
+    )?;
+    Ok(s.at(0, at))
+}
 
-/// `shmem_set_lock`: waits for this PE's turn (first come, first served).
+/// `shmem_set_lock`: waits for this PE's turn, then acquires (what the
+/// last holder released is visible).
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_set_lock(lock: *mut c_long) {
-    let routine = "shmem_set_lock";
-    let word = amo(routine, lock.cast::<i32>(), NEXT_ONE, AccumulateOp::Sum, 0);
-    let ticket = (word >> 16) & 0xffff;
-    with(routine, |s| {
-        let at = s.offset(lock.cast_const().cast(), 4, "lock")?;
-        let hal = s.dsm.rma().hal();
-        let mut failure = None;
-        hal.wait_for(|| match s.atomic(0, at, 0i32, AccumulateOp::NoOp) {
-            Ok(now) => (now & 0xffff == ticket).then_some(()),
-            Err(e) => {
-                failure = Some(e);
-                Some(())
-            }
-        });
-        // Acquire: what the last holder released is visible.
-        match failure {
-            Some(e) => Err(e),
-            None => s.dsm.sync_read(s.scope).map_err(|e| format!("{e}")),
-        }
+    with("shmem_set_lock", |s| {
+        let at = lock_at(s, lock)?;
+        s.dsm.lock_word(s.heap, at).map_err(|e| format!("{e}"))?;
+        s.dsm.sync_read(s.scope).map_err(|e| format!("{e}"))
     })
 }
 
 /// `shmem_clear_lock`: releases, then serves the next ticket.
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_clear_lock(lock: *mut c_long) {
-    let routine = "shmem_clear_lock";
-    with(routine, |s| {
+    with("shmem_clear_lock", |s| {
+        let at = lock_at(s, lock)?;
         s.quiet()?;
-        let at = s.offset(lock.cast_const().cast(), 4, "lock")?;
-        // The served half wraps without carrying into the next half.
-        loop {
-            let now: i32 = s.atomic(0, at, 0, AccumulateOp::NoOp)?;
-            if now >> 16 & 0xffff == now & 0xffff {
-                return Err(String::from("the lock is not held"));
-            }
-            let served = (now.wrapping_add(1)) & 0xffff;
-            let new = (now & !0xffff) | served;
-            if s.compare_swap(0, at, now, new)? == now {
-                return Ok(());
-            }
-        }
+        s.dsm.unlock_word(s.heap, at).map_err(|e| format!("{e}"))
     })
 }
 
-/// `shmem_test_lock`: takes the lock if it is free (0) and returns 0,
-/// else returns 1 at once.
+/// `shmem_test_lock`: takes the lock if it is free and returns 0 (then
+/// acquires, as `shmem_set_lock`), else returns 1 at once.
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_test_lock(lock: *mut c_long) -> c_int {
-    let routine = "shmem_test_lock";
-    with(routine, |s| {
-        let at = s.offset(lock.cast_const().cast(), 4, "lock")?;
-        let now: i32 = s.atomic(0, at, 0, AccumulateOp::NoOp)?;
-        if now >> 16 & 0xffff != now & 0xffff {
-            return Ok(1);
-        }
-        let taken = now.wrapping_add(NEXT_ONE);
-        if s.compare_swap(0, at, now, taken)? != now {
+    with("shmem_test_lock", |s| {
+        let at = lock_at(s, lock)?;
+        if !s
+            .dsm
+            .try_lock_word(s.heap, at)
+            .map_err(|e| format!("{e}"))?
+        {
             return Ok(1);
         }
         s.dsm.sync_read(s.scope).map_err(|e| format!("{e}"))?;
