@@ -32,7 +32,7 @@ use core::cell::RefCell;
 use core::ffi::{c_char, c_int, c_void};
 
 use dsm::{Attribute, Distribution, Dsm, Region, Scope};
-use kernel::Scc;
+use kernel::Platform;
 use rma::comm::Comm;
 use rma::{Accumulable, AccumulateOp, Rma};
 
@@ -47,7 +47,7 @@ pub const HEAP_BYTES: u32 = 1 << 20;
 
 /// What an initialised PE holds.
 struct State {
-    dsm: Dsm<'static, Scc>,
+    dsm: Dsm<'static, Platform>,
     /// The symmetric heap: a region of `n * HEAP_BYTES`, in blocks.
     heap: Region,
     /// The scope of the heap.
@@ -283,9 +283,9 @@ pub extern "C" fn shmem_init() {
         Phase::Finalized => fail(format_args!("shmem_init: called after shmem_finalize")),
         Phase::Before => {}
     }
-    let scc: &'static Scc = crt::platform();
+    let platform: &'static Platform = crt::platform();
     let start = || -> Outcome<State> {
-        let rma = Comm::new(scc)
+        let rma = Comm::new(platform)
             .and_then(Rma::new)
             .map_err(|e| format!("{e}"))?;
         let mut dsm = Dsm::new(rma).map_err(|e| format!("{e}"))?;
@@ -296,7 +296,7 @@ pub extern "C" fn shmem_init() {
             .map_err(|e| format!("the symmetric heap: {e}"))?;
         let scope = dsm.scope(&[heap]).map_err(|e| format!("{e}"))?;
         let mapping = dsm.map_local(heap).map_err(|e| format!("{e}"))?;
-        let bytes = scc.shared_dram(mapping.slot, mapping.offset, mapping.len as usize);
+        let bytes = platform.shared_dram(mapping.slot, mapping.offset, mapping.len as usize);
         let base = bytes.as_ptr().wrapping_add(mapping.offset as usize);
         Ok(State {
             dsm,
@@ -461,8 +461,8 @@ pub extern "C" fn shmem_info_get_name(name: *mut c_char) {
 /// `shmem_wtime`: this core's modelled time in seconds.
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_wtime() -> f64 {
-    let scc = crt::platform();
-    scc.now() as f64 / (f64::from(scc.chip().timing.core_mhz) * 1e6)
+    let platform = crt::platform();
+    platform.now() as f64 / (f64::from(platform.chip().timing.core_mhz) * 1e6)
 }
 
 /// Allocates `size` bytes aligned to `align` of the symmetric heap,
