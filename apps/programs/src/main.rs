@@ -39,6 +39,7 @@ mod bench_mpb;
 mod bench_private;
 mod comm;
 mod dht;
+mod irregular;
 mod hang;
 mod identity;
 mod lut;
@@ -197,6 +198,9 @@ kernel::programs! {
     /// benchmark: accumulate, get_accumulate and fetch_and_op from 1..N processes onto every rank,
     /// each call timed; every value and every returned old value checked
     "bench-accumulate" => bench::accumulate::run,
+    /// pointer chasing on the global address space: one riffle-shuffled chain, every task of every
+    /// core walks all of it by split-phase gets, tasks per core swept; every step checked (BENCH)
+    "gas-chase" => irregular::chase::run,
     /// benchmark: cores 0..=n take core 0's test-and-set register in turn, a fixed critical
     /// section each, for 1..N-1 spinners; each acquire and release timed, a counter checked exact
     "bench-tsr" => bench::tsr::run,
