@@ -51,6 +51,7 @@ pub fn test() -> Result<()> {
 pub fn lint() -> Result<()> {
     let guest = [
         "-p", "kernel", "-p", "crt", "-p", "mpi", "-p", "programs", "-p", "shmem", "-p", "dsm",
+        "-p", "gas",
     ];
     let steps: [(&str, Vec<&str>); 5] = [
         (

@@ -201,6 +201,10 @@ kernel::programs! {
     /// pointer chasing on the global address space: one riffle-shuffled chain, every task of every
     /// core walks all of it by split-phase gets, tasks per core swept; every step checked (BENCH)
     "gas-chase" => irregular::chase::run,
+    /// BFS on the global address space: a uniform random graph, levels claimed by compare-and-swap
+    /// or under vertex-block locks by several tasks per core; levels checked against a serial BFS
+    /// (BENCH)
+    "gas-bfs" => irregular::bfs::run,
     /// benchmark: cores 0..=n take core 0's test-and-set register in turn, a fixed critical
     /// section each, for 1..N-1 spinners; each acquire and release timed, a counter checked exact
     "bench-tsr" => bench::tsr::run,

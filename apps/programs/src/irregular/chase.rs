@@ -16,7 +16,7 @@
 //! checked against the serial chain (its value must be the element after
 //! the current one), and a walk must be back at its start after exactly
 //! `length` steps, having seen every element once (a bitmap). Results:
-//! `BENCH gas-chase cores=<p> tasks=<t> dist=<d> over=<s> refs=<r>
+//! `BENCH gas-chase cores=<p> tasks=<t> dist=<d> over=<s> ops=<r>
 //! cycles=<c>` from every core (its gets and the modelled cycles of its
 //! walks), and from core 0 a context-switch line per task count (`BENCH
 //! gas-switch tasks=<t> polls=<n> cycles=<c>`) and a summary with the
@@ -138,7 +138,7 @@ pub fn run(scc: &Scc, s: Settings) -> Result<(), String> {
         emit(
             "gas-chase",
             &format!(
-                "cores={cores} tasks={tasks} dist={} over={} refs={refs}",
+                "cores={cores} tasks={tasks} dist={} over={} ops={refs}",
                 dist.name(),
                 Over::NAMES[usize::from(over == gas::Spread::Controllers)]
             ),

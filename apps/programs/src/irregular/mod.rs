@@ -5,6 +5,7 @@
 //! settings, opening the space, task counts, the hot-spot summary.
 
 
+pub mod bfs;
 pub mod chase;
 
 use alloc::format;

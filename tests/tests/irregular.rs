@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! The irregular applications on the global address space (`gas`
+//! crate), under the chip model and its coherence checker:
+//! - `gas-chase` on 4 cores (every distribution) and on 48: every task
+//!   walks the whole riffle-shuffled chain, every step checked against the
+//!   serial chain; one BENCH line per core and task count, the requests
+//!   counted exactly and spread evenly over the targets.
+//! - `gas-bfs`, atomic and lock variants, on 4 cores and atomic on 16:
+//!   levels identical to a serial BFS.
+//! - settings out of range refused, naming the setting.
+
+use std::time::Duration;
+
+use system_tests::{
+    RunConfig, RunReport, assert_clean_success, assert_no_failed_checks, boot_with, lines_starting,
+    transcript,
+};
+
+fn boot(cores: u32, program: &str, params: &[(&str, &str)]) -> RunReport {
+    boot_with(&RunConfig {
+        mode: system_tests::CHECKED,
+        timeout: Duration::from_secs(if cores > 8 { 900 } else { 300 }),
+        params: params
+            .iter()
+            .map(|&(n, v)| (n.to_owned(), v.to_owned()))
+            .collect(),
+        ..RunConfig::new(cores, program)
+    })
+}
+
+fn ok(cores: u32, program: &str, params: &[(&str, &str)]) -> RunReport {
+    let report = boot(cores, program, params);
+    assert_clean_success(&report, cores);
+    assert_no_failed_checks(&report);
+    report
+}
+
+/// `gas-chase` on `cores` cores: the BENCH lines of every core and task
+/// count, and the summary.
+fn chase(cores: u32, length: u32, tasks: &[u32], dist: &str, over: &str) {
+    let most = tasks.last().unwrap().to_string();
+    let report = ok(
+        cores,
+        "gas-chase",
+        &[
+            ("length", &length.to_string()),
+            ("tasks", &most),
+            ("dist", dist),
+            ("over", over),
+        ],
+    );
+    for core in 0..cores {
+        let bench = lines_starting(&report, core, "BENCH gas-chase ");
+        assert_eq!(bench.len(), tasks.len(), "{}", transcript(&report));
+        for (line, t) in bench.iter().zip(tasks) {
+            let head = format!(
+                "BENCH gas-chase cores={cores} tasks={t} dist={dist} over={over} ops={} cycles=",
+                u64::from(*t) * u64::from(length)
+            );
+            assert!(line.starts_with(&head), "{line}");
+            let cycles: u64 = line[head.len()..].parse().unwrap();
+            assert!(cycles > 0, "{line}");
+        }
+    }
+    let switches = lines_starting(&report, 0, "BENCH gas-switch ");
+    assert_eq!(switches.len(), tasks.len(), "{}", transcript(&report));
+    let summary = lines_starting(&report, 0, "gas-chase: ");
+    let last = summary.last().expect("a summary");
+    let requests: u64 =
+        tasks.iter().map(|&t| u64::from(t)).sum::<u64>() * u64::from(length) * u64::from(cores);
+    assert!(
+        last.starts_with(&format!(
+            "gas-chase: {cores} cores, chain of {length} after "
+        )),
+        "{last}"
+    );
+    assert!(
+        last.contains(&format!(
+            "every walk checked, each element once in chain order; requests={requests} "
+        )),
+        "{last}"
+    );
+}
+
+#[test]
+fn chase_on_4_cores_with_each_distribution() {
+    for dist in ["block", "cyclic", "hashed"] {
+        chase(4, 1024, &[1, 2], dist, "owners");
+    }
+}
+
+#[test]
+fn chase_on_48_cores_interleaved_over_controllers() {
+    chase(48, 2048, &[1, 2], "hashed", "controllers");
+}
+
+/// `gas-bfs`: the summary says the levels match the serial search.
+fn bfs(cores: u32, variant: &str, vertices: u32, tasks: u32) -> RunReport {
+    let report = ok(
+        cores,
+        "gas-bfs",
+        &[
+            ("variant", variant),
+            ("vertices", &vertices.to_string()),
+            ("tasks", &tasks.to_string()),
+        ],
+    );
+    let summary = lines_starting(&report, 0, "gas-bfs: ");
+    assert_eq!(summary.len(), 2, "{}", transcript(&report));
+    assert!(
+        summary[0].starts_with(&format!(
+            "gas-bfs: {cores} cores, {tasks} tasks each, variant={variant}, {vertices} vertices (degree 1..=80), "
+        )) && summary[0].ends_with("levels identical to the serial search"),
+        "{}",
+        summary[0]
+    );
+    for core in 0..cores {
+        let bench = lines_starting(&report, core, "BENCH gas-bfs ");
+        assert_eq!(bench.len(), 1, "{}", transcript(&report));
+        assert!(
+            bench[0].starts_with(&format!(
+                "BENCH gas-bfs cores={cores} tasks={tasks} variant={variant} dist=hashed ops="
+            )),
+            "{}",
+            bench[0]
+        );
+    }
+    report
+}
+
+#[test]
+fn bfs_atomic_on_4_cores() {
+    let report = bfs(4, "atomic", 512, 4);
+    let locks = lines_starting(&report, 0, "gas-bfs: locks: ");
+    assert!(
+        locks[0].starts_with("gas-bfs: locks: 0 acquisitions"),
+        "{}",
+        locks[0]
+    );
+}
+
+#[test]
+fn bfs_lock_on_4_cores() {
+    let report = bfs(4, "lock", 512, 4);
+    let locks = lines_starting(&report, 0, "gas-bfs: locks: ");
+    assert!(
+        !locks[0].starts_with("gas-bfs: locks: 0 acquisitions"),
+        "{}",
+        locks[0]
+    );
+}
+
+#[test]
+fn bfs_atomic_on_16_cores() {
+    bfs(16, "atomic", 2048, 2);
+}
+
+#[test]
+fn settings_out_of_range_are_named() {
+    for (program, name, value) in [
+        ("gas-chase", "length", "1"),
+        ("gas-chase", "dist", "random"),
+        ("gas-bfs", "tasks", "0"),
+        ("gas-bfs", "variant", "none"),
+    ] {
+        let report = boot(2, program, &[(name, value)]);
+        assert!(!report.success(), "{}", transcript(&report));
+        let all = transcript(&report);
+        assert!(
+            all.contains(name) && all.contains(value),
+            "{program} {name}={value}: {all}"
+        );
+    }
+}
