@@ -526,6 +526,8 @@ pub static REGISTRY: &[Experiment] = &[
                 busy host processes, with their spread.",
         kind: Kind::Host(super::calibrate::calibrate),
     },
+    super::irregular::CHASE,
+    super::irregular::BFS,
 ];
 
 /// The settings of the full and the quick runs of benchmark programs.

@@ -125,6 +125,7 @@ pub mod calibrate;
 pub mod csv;
 pub mod experiments;
 pub mod host;
+pub mod irregular;
 pub mod jobs;
 pub mod progress;
 pub mod protocol;
