@@ -157,18 +157,27 @@ fn bfs_atomic_on_16_cores() {
 
 #[test]
 fn settings_out_of_range_are_named() {
-    for (program, name, value) in [
-        ("gas-chase", "length", "1"),
-        ("gas-chase", "dist", "random"),
-        ("gas-bfs", "tasks", "0"),
-        ("gas-bfs", "variant", "none"),
-    ] {
-        let report = boot(2, program, &[(name, value)]);
-        assert!(!report.success(), "{}", transcript(&report));
-        let all = transcript(&report);
-        assert!(
-            all.contains(name) && all.contains(value),
-            "{program} {name}={value}: {all}"
-        );
-    }
+    let bad = |program: &str, name: &str, value: &str| {
+        let config = RunConfig {
+            params: vec![(name.to_owned(), value.to_owned())],
+            ..RunConfig::new(2, program)
+        };
+        format!("{:#}", xtask::run(&config).unwrap_err())
+    };
+    assert_eq!(
+        bad("gas-chase", "length", "1"),
+        "program `gas-chase`: length=1: length must be a whole number in 2..=1048576"
+    );
+    assert_eq!(
+        bad("gas-chase", "dist", "random"),
+        "program `gas-chase`: dist=random: dist must be one of block, cyclic, hashed"
+    );
+    assert_eq!(
+        bad("gas-bfs", "tasks", "0"),
+        "program `gas-bfs`: tasks=0: tasks must be a whole number in 1..=64"
+    );
+    assert_eq!(
+        bad("gas-bfs", "variant", "none"),
+        "program `gas-bfs`: variant=none: variant must be one of atomic, lock"
+    );
 }
