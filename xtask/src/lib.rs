@@ -88,6 +88,8 @@ pub fn lint() -> Result<()> {
                 "-p",
                 "rma",
                 "-p",
+                "gas",
+                "-p",
                 "emu",
                 "-p",
                 "xtask",

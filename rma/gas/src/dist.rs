@@ -297,8 +297,9 @@ const fn inverse_odd(a: u64) -> u64 {
     x
 }
 
-/// A pseudo-random bijection of `0..n` (cycle-walking [`mix`] on the
-/// next power of two: `x` is mixed until it falls below `n` again).
+/// A pseudo-random bijection of `0..n`: a bijection of the next power of
+/// two (multiply, add, xor-shift) applied again until `x` falls below `n`
+/// (cycle walking).
 pub fn permute(x: u64, n: u64) -> u64 {
     let bits = bits_for(n);
     let mut y = mix(x, bits);
