@@ -33,7 +33,7 @@ use core::cell::{Cell, RefCell};
 
 use gas::exec::Executor;
 use gas::{Counters, Gas, GlobalArray, GlobalPtr, relative_std_dev};
-use kernel::Scc;
+use kernel::Platform;
 use kernel::chip::settings::{Choice, choice, integer};
 use rma::comm::ReduceOp;
 
@@ -113,8 +113,8 @@ struct Tally {
     failure: RefCell<Option<String>>,
 }
 
-pub fn run(scc: &Scc, s: Settings) -> Result<(), String> {
-    let gas = space(scc)?;
+pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
+    let gas = space(platform)?;
     let (me, cores) = (gas.rank(), gas.size());
     let n = s.vertices;
     let (dist, over) = (s.dist.0, s.over.0);
@@ -136,7 +136,7 @@ pub fn run(scc: &Scc, s: Settings) -> Result<(), String> {
     let tally = Tally::default();
     let mut reached_all = 1u64;
     let mut depth = 1;
-    let begin = scc.now();
+    let begin = platform.now();
     loop {
         gas.get_part(&level, me, 0, &mut mine)
             .map_err(|e| format!("reading the own part at level {depth}: {e}"))?;
@@ -173,7 +173,7 @@ pub fn run(scc: &Scc, s: Settings) -> Result<(), String> {
         reached_all += reached;
         depth += 1;
     }
-    let cycles = scc.now() - begin;
+    let cycles = platform.now() - begin;
     let name = Variant::NAMES[usize::from(s.variant == Variant::Lock)];
     // Checks against the serial search.
     let want = serial(n, s.max_degree, s.seed);
@@ -251,7 +251,7 @@ pub fn run(scc: &Scc, s: Settings) -> Result<(), String> {
 /// Visits every edge of `u`, claiming unreached destinations for level
 /// `next` (level + 1 stored).
 async fn visit(
-    gas: &Gas<'_, Scc>,
+    gas: &Gas<'_, Platform>,
     level: &GlobalArray<u32>,
     locks: &GlobalArray<u32>,
     s: &Settings,

@@ -32,7 +32,7 @@ use core::cell::Cell;
 
 use gas::exec::Executor;
 use gas::{Gas, GlobalArray};
-use kernel::Scc;
+use kernel::Platform;
 use kernel::chip::settings::{Choice, choice, integer};
 
 use super::{Dist, Over, all_requests, hot_spots, space, task_counts, time_switches};
@@ -93,8 +93,8 @@ fn successors(order: &[u32]) -> Vec<u32> {
     next
 }
 
-pub fn run(scc: &Scc, s: Settings) -> Result<(), String> {
-    let gas = space(scc)?;
+pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
+    let gas = space(platform)?;
     let (me, cores) = (gas.rank(), gas.size());
     let n = s.length;
     let passes = if s.passes == 0 { 31 - n.leading_zeros() } else { s.passes };
@@ -135,9 +135,9 @@ pub fn run(scc: &Scc, s: Settings) -> Result<(), String> {
             });
         }
         gas.barrier();
-        let begin = scc.now();
+        let begin = platform.now();
         ex.run();
-        let cycles = scc.now() - begin;
+        let cycles = platform.now() - begin;
         drop(ex);
         if let Some(e) = failure.take() {
             return Err(e);
@@ -155,7 +155,7 @@ pub fn run(scc: &Scc, s: Settings) -> Result<(), String> {
         );
         let slowest = summed_max(&gas, cycles)?;
         if me == 0 {
-            let (polls, switch) = time_switches(scc, tasks);
+            let (polls, switch) = time_switches(platform, tasks);
             emit(
                 "gas-switch",
                 &format!("tasks={tasks} polls={polls}"),
@@ -187,7 +187,7 @@ pub fn run(scc: &Scc, s: Settings) -> Result<(), String> {
 }
 
 /// The largest of every core's `value`.
-fn summed_max(gas: &Gas<'_, Scc>, value: u64) -> Result<u64, String> {
+fn summed_max(gas: &Gas<'_, Platform>, value: u64) -> Result<u64, String> {
     let mut v = [value];
     gas.rma()
         .comm()
@@ -198,7 +198,7 @@ fn summed_max(gas: &Gas<'_, Scc>, value: u64) -> Result<u64, String> {
 
 /// One task's walk of the whole chain from `start`, every step checked.
 async fn walk(
-    gas: &Gas<'_, Scc>,
+    gas: &Gas<'_, Platform>,
     chain: &GlobalArray<u32>,
     next: &[u32],
     start: u32,

@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 
 use gas::exec::{Executor, yield_now};
 use gas::{Counters, Distribution, Gas, Spread, relative_std_dev};
-use kernel::Scc;
+use kernel::Platform;
 use kernel::chip::settings::Choice;
 use rma::comm::ReduceOp;
 
@@ -43,8 +43,8 @@ impl Choice for Over {
 }
 
 /// The global address space over all cores of the run.
-pub fn space(scc: &Scc) -> Result<Gas<'_, Scc>, String> {
-    Ok(Gas::new(open(scc)?))
+pub fn space(platform: &Platform) -> Result<Gas<'_, Platform>, String> {
+    Ok(Gas::new(open(platform)?))
 }
 
 /// Task counts of a sweep up to `most`: the powers of two below it, then
@@ -56,7 +56,7 @@ pub fn task_counts(most: u32) -> Vec<u32> {
 }
 
 /// `counts` summed over all cores.
-pub fn summed(gas: &Gas<'_, Scc>, counts: &[u64]) -> Result<Vec<u64>, String> {
+pub fn summed(gas: &Gas<'_, Platform>, counts: &[u64]) -> Result<Vec<u64>, String> {
     let mut all = counts.to_vec();
     gas.rma()
         .comm()
@@ -66,7 +66,7 @@ pub fn summed(gas: &Gas<'_, Scc>, counts: &[u64]) -> Result<Vec<u64>, String> {
 }
 
 /// The requests of every core to each target, summed, as counters.
-pub fn all_requests(gas: &Gas<'_, Scc>, mine: &Counters) -> Result<Counters, String> {
+pub fn all_requests(gas: &Gas<'_, Platform>, mine: &Counters) -> Result<Counters, String> {
     let mut all = Counters::new(gas.controller_of());
     all.add(&summed(gas, mine.targets())?);
     Ok(all)
@@ -95,7 +95,7 @@ const SWITCH_YIELDS: u32 = 200;
 
 /// Times `tasks` tasks that only yield, [`SWITCH_YIELDS`] times each:
 /// `(polls, cycles)`; a poll is one switch into a task and back out.
-pub fn time_switches(scc: &Scc, tasks: u32) -> (u64, u64) {
+pub fn time_switches(platform: &Platform, tasks: u32) -> (u64, u64) {
     let mut ex = Executor::new();
     for _ in 0..tasks {
         ex.spawn(async {
@@ -104,7 +104,7 @@ pub fn time_switches(scc: &Scc, tasks: u32) -> (u64, u64) {
             }
         });
     }
-    let start = scc.now();
+    let start = platform.now();
     let polls = ex.run();
-    (polls, scc.now() - start)
+    (polls, platform.now() - start)
 }
