@@ -58,7 +58,7 @@ fn gdb_stops_a_core_at_a_breakpoint_and_reads_a_variable() {
         .args(["-ex", &format!("target remote {socket}")])
         .args(["-ex", "break programs::identity::run"])
         .args(["-ex", "continue"])
-        .args(["-ex", "print scc.core"])
+        .args(["-ex", "print platform.core"])
         .args(["-ex", "continue"])
         .arg(image)
         .output()
