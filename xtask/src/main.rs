@@ -671,27 +671,15 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
             )
         }
         Cli::Mpicc { args } => {
-            if args.iter().any(|a| a == "--help" || a == "-h") {
-                let mut cli = <Cli as clap::CommandFactory>::command();
-                let mpicc = cli
-                    .find_subcommand_mut("mpicc")
-                    .expect("mpicc is a command");
-                let mut mpicc = mpicc.clone().bin_name("cargo xtask mpicc");
-                mpicc.print_long_help()?;
-                return Ok(ExitCode::SUCCESS);
+            if wants_help(&args) {
+                return print_help_of("mpicc");
             }
             xtask::mpicc::parse(&args)?.run()?;
             Ok(ExitCode::SUCCESS)
         }
         Cli::Oshcc { args } => {
-            if args.iter().any(|a| a == "--help" || a == "-h") {
-                let mut cli = <Cli as clap::CommandFactory>::command();
-                let oshcc = cli
-                    .find_subcommand_mut("oshcc")
-                    .expect("oshcc is a command");
-                let mut oshcc = oshcc.clone().bin_name("cargo xtask oshcc");
-                oshcc.print_long_help()?;
-                return Ok(ExitCode::SUCCESS);
+            if wants_help(&args) {
+                return print_help_of("oshcc");
             }
             xtask::mpicc::parse_oshcc(&args)?
                 .run()
@@ -789,4 +777,22 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Whether a compiler driver's own arguments (which clap does not parse)
+/// ask for its help.
+fn wants_help(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--help" || a == "-h")
+}
+
+/// Prints the long help of the command `name` (a compiler driver, whose
+/// arguments clap leaves to it) as `cargo xtask NAME --help` would.
+fn print_help_of(name: &str) -> Result<ExitCode> {
+    let mut cli = <Cli as clap::CommandFactory>::command();
+    let command = cli
+        .find_subcommand_mut(name)
+        .unwrap_or_else(|| panic!("{name} is a command"));
+    let mut command = command.clone().bin_name(format!("cargo xtask {name}"));
+    command.print_long_help()?;
+    Ok(ExitCode::SUCCESS)
 }
