@@ -29,6 +29,17 @@ pub struct Lock(pub u32);
 pub struct Counter(pub u32);
 
 impl<'h, H: RmaHal> Dsm<'h, H> {
+    /// Counts an acquisition that began at `start` and polled `polls`
+    /// times: a wait if it polled at all, and the lock service's time.
+    fn record_acquire(&mut self, start: u64, polls: u64) {
+        let end = self.now();
+        if polls > 0 {
+            self.stats.lock_waits += 1;
+            self.stats.lock_wait_cycles += end.saturating_sub(start);
+        }
+        self.stats.lock.record(start, end);
+    }
+
     /// Allocates a lock, free. Every core allocates its locks in the same
     /// order; no message is sent.
     ///
@@ -84,12 +95,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
             );
         outcome?;
         self.locks[lock.0 as usize] = true;
-        let end = self.now();
-        if polls > 0 {
-            self.stats.lock_waits += 1;
-            self.stats.lock_wait_cycles += end.saturating_sub(start);
-        }
-        self.stats.lock.record(start, end);
+        self.record_acquire(start, polls);
         Ok(())
     }
 
@@ -155,12 +161,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
                 Err(e) => Some(Err(e)),
             },
         )?;
-        let end = self.now();
-        if polls > 0 {
-            self.stats.lock_waits += 1;
-            self.stats.lock_wait_cycles += end.saturating_sub(start);
-        }
-        self.stats.lock.record(start, end);
+        self.record_acquire(start, polls);
         Ok(())
     }
 
