@@ -120,16 +120,7 @@ enum Cli {
 
 `cargo xtask mpi-env` writes target/mpi/bin/mpicc and mpiexec, for `make CC=...`."
     )]
-    Mpicc {
-        /// gcc-like flags and files (.c, .o, .a).
-        #[arg(
-            value_name = "FLAGS|FILES",
-            trailing_var_arg = true,
-            allow_hyphen_values = true,
-            required = true
-        )]
-        args: Vec<String>,
-    },
+    Mpicc(DriverArgs),
     /// Boot a program `cargo xtask mpicc` linked on N cores, as `cargo xtask run` boots one.
     ///
     /// Every core runs PROG's main with argv PROG's file name, then ARGS.
@@ -148,16 +139,7 @@ enum Cli {
   cargo xtask oshcc ring.c -o ring
   cargo xtask oshrun -n 4 --check-coherence ring"
     )]
-    Oshcc {
-        /// gcc-like flags and files (.c, .o, .a).
-        #[arg(
-            value_name = "FLAGS|FILES",
-            trailing_var_arg = true,
-            allow_hyphen_values = true,
-            required = true
-        )]
-        args: Vec<String>,
-    },
+    Oshcc(DriverArgs),
     /// Build and run a conformance suite of an MPI implementation's tests, unmodified, and write a table of the results.
     ///
     /// `mpich-rma`: MPICH's one-sided tests, `test/mpi/rma` of the MPICH
@@ -181,6 +163,20 @@ enum Cli {
     /// `cargo xtask build` writes them too. Each runs this workspace's
     /// xtask binary, which any `cargo xtask` command rebuilds.
     MpiEnv,
+}
+
+/// The arguments of a compiler driver (mpicc, oshcc), which it parses
+/// itself as gcc's.
+#[derive(Debug, Args)]
+struct DriverArgs {
+    /// gcc-like flags and files (.c, .o, .a).
+    #[arg(
+        value_name = "FLAGS|FILES",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true
+    )]
+    args: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -670,14 +666,14 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 signal,
             )
         }
-        Cli::Mpicc { args } => {
+        Cli::Mpicc(DriverArgs { args }) => {
             if wants_help(&args) {
                 return print_help_of("mpicc");
             }
             xtask::mpicc::parse(&args)?.run()?;
             Ok(ExitCode::SUCCESS)
         }
-        Cli::Oshcc { args } => {
+        Cli::Oshcc(DriverArgs { args }) => {
             if wants_help(&args) {
                 return print_help_of("oshcc");
             }
