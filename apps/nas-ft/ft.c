@@ -44,7 +44,15 @@
  * split into computation, communication (MPI_Put, MPI_Isend, MPI_Irecv)
  * and synchronisation (the epoch calls, MPI_Waitall, the checksum's
  * reduction), MFLOPS by NPB's operation count, and VERIFIED or
- * UNSUCCESSFUL; the program exits 1 when unsuccessful. NPB runs the
+ * UNSUCCESSFUL; the program exits 1 when unsuccessful, unless a third
+ * argument `keep-going` is given (the benchmark suite's DCM runs, whose
+ * wrong checksums are a result to report). Rank 0 also prints the same
+ * figures as result lines of `cargo xtask bench` (experiment nas-ft, in
+ * modelled core cycles): `part=total` (the slowest rank's time, with
+ * NPB's operation count as ops, so the suite's rate is MFLOPS) and
+ * `part=computation`, `communication`, `synchronisation` (summed over the
+ * ranks), each with the class, variant, process count and whether the
+ * checksums verified. NPB runs the
  * whole problem once untimed before the timed run; this program times
  * its only run, which starts at the initial conditions. */
 #include <math.h>
@@ -471,8 +479,9 @@ static void serial_checksums(cplx *out) {
 
 static void usage(const char *why) {
     if (rank == 0) {
-        printf("ft: %s\nusage: ft CLASS VARIANT, CLASS one of S, W, T; VARIANT one of two-sided, "
-               "pscw-mpbt-wt, pscw-dcm\n",
+        printf("ft: %s\nusage: ft CLASS VARIANT [keep-going], CLASS one of S, W, T; VARIANT one "
+               "of two-sided, pscw-mpbt-wt, pscw-dcm; keep-going: exit 0 even when the "
+               "checksums are wrong\n",
                why);
     }
     MPI_Finalize();
@@ -484,9 +493,17 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     char why[160];
-    if (argc != 3) {
-        snprintf(why, sizeof why, "%d arguments given, 2 needed", argc - 1);
+    if (argc != 3 && argc != 4) {
+        snprintf(why, sizeof why, "%d arguments given, 2 or 3 needed", argc - 1);
         usage(why);
+    }
+    int keep_going = 0;
+    if (argc == 4) {
+        if (strcmp(argv[3], "keep-going") != 0) {
+            snprintf(why, sizeof why, "unknown third argument %s (only keep-going)", argv[3]);
+            usage(why);
+        }
+        keep_going = 1;
     }
     cls = NULL;
     for (size_t i = 0; i < sizeof CLASSES / sizeof CLASSES[0]; i++)
@@ -625,9 +642,19 @@ int main(int argc, char **argv) {
         printf("MFLOPS: %.2f\n", flops * 1.0e-6 / slowest);
         printf("%s: class %c, %s, %d processes\n", ok ? "VERIFIED" : "UNSUCCESSFUL", cls->name,
                VARIANTS[variant], nprocs);
+        /* Result lines, in core cycles (MPI_Wtick is one). */
+        static const char *const PARTS[] = {"total", "computation", "communication",
+                                            "synchronisation"};
+        double seconds[4] = {slowest, summed[0], summed[1], summed[2]};
+        for (int i = 0; i < 4; i++) {
+            printf("BENCH nas-ft class=%c variant=%s cores=%d verified=%s part=%s", cls->name,
+                   VARIANTS[variant], nprocs, ok ? "yes" : "no", PARTS[i]);
+            if (i == 0) printf(" ops=%.0f", flops);
+            printf(" cycles=%.0f\n", seconds[i] / MPI_Wtick());
+        }
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (variant != TWO_SIDED) MPI_Win_free(&win);
     MPI_Finalize();
-    return ok ? 0 : 1;
+    return ok || keep_going ? 0 : 1;
 }

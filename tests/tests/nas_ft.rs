@@ -54,6 +54,34 @@ fn class_s_verifies(variant: &str) {
         transcript(&report)
     );
     assert_eq!(lines_with(&report, "MFLOPS: ").len(), 1);
+    let results = lines_with(&report, "BENCH nas-ft ");
+    let parts = ["total", "computation", "communication", "synchronisation"];
+    assert_eq!(results.len(), parts.len(), "{}", transcript(&report));
+    for (line, part) in results.iter().zip(parts) {
+        let head =
+            format!("BENCH nas-ft class=S variant={variant} cores=4 verified=yes part={part} ");
+        assert!(line.starts_with(&head), "{line}");
+    }
+    // The total's cycles are the printed time at 533 MHz, and its ops
+    // NPB's count for class S (the printed MFLOPS times the time).
+    let field = |line: &str, key: &str| -> f64 {
+        line.split_once(key)
+            .and_then(|(_, rest)| rest.split(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {key} in {line}"))
+    };
+    let seconds = field(lines_with(&report, "time: ")[0], "time: ");
+    let cycles = field(results[0], "cycles=");
+    assert!(
+        (cycles / 533e6 - seconds).abs() < 1e-5,
+        "{cycles} cycles, {seconds} s"
+    );
+    let mflops = field(lines_with(&report, "MFLOPS: ")[0], "MFLOPS: ");
+    let ops = field(results[0], "ops=");
+    assert!(
+        (ops * 1e-6 / seconds - mflops).abs() < 0.01,
+        "{ops} ops, {mflops} MFLOPS"
+    );
 }
 
 #[test]
@@ -69,10 +97,14 @@ fn class_s_verifies_with_pscw_puts_on_mpbt_wt_windows_on_4_cores() {
 #[test]
 fn a_bad_argument_is_named() {
     for (args, why) in [
-        (["X", "two-sided"], "ft: unknown class X"),
-        (["S", "fence"], "ft: unknown variant fence"),
+        (&["X", "two-sided"][..], "ft: unknown class X"),
+        (&["S", "fence"], "ft: unknown variant fence"),
+        (
+            &["S", "two-sided", "go"],
+            "ft: unknown third argument go (only keep-going)",
+        ),
     ] {
-        let report = run_ft(1, &args);
+        let report = run_ft(1, args);
         assert!(!report.success(), "{}", transcript(&report));
         assert_eq!(
             lines_with(&report, "ft: "),
@@ -81,4 +113,22 @@ fn a_bad_argument_is_named() {
             transcript(&report)
         );
     }
+}
+
+/// With `keep-going` a run whose checksums are wrong still ends with
+/// status 0, and its result lines say `verified=no`: the DCM window on 4
+/// cores with class T (128 KiB windows, half of L2) reads stale lines.
+#[test]
+fn keep_going_reports_wrong_checksums_without_failing() {
+    let report = run_ft(4, &["T", "pscw-dcm", "keep-going"]);
+    assert!(report.success(), "{}", transcript(&report));
+    assert_eq!(
+        lines_with(&report, "UNSUCCESSFUL"),
+        ["UNSUCCESSFUL: class T, pscw-dcm, 4 processes"],
+        "{}",
+        transcript(&report)
+    );
+    let results = lines_with(&report, "BENCH nas-ft ");
+    assert_eq!(results.len(), 4, "{}", transcript(&report));
+    assert!(results.iter().all(|l| l.contains(" verified=no ")));
 }

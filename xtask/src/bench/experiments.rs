@@ -528,6 +528,7 @@ pub static REGISTRY: &[Experiment] = &[
     },
     super::irregular::CHASE,
     super::irregular::BFS,
+    super::nas_ft::NAS_FT,
 ];
 
 /// The settings of the full and the quick runs of benchmark programs.

@@ -24,7 +24,7 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use super::{Experiment, Kind, REGISTRY, TIMEOUT};
+use super::{CProgram, Experiment, Kind, REGISTRY, TIMEOUT};
 
 /// The seeds of the chip's variation (`cargo xtask run --seed`) every
 /// result-line run is made with: three for the suite, so that its medians
@@ -107,8 +107,13 @@ impl Job {
                 memory_mib,
                 seed,
             } => {
+                let c = CProgram::find(program);
+                let what = match c {
+                    Some(c) => format!("--c {}", c.files.join(" ")),
+                    None => format!("--program {program}"),
+                };
                 let mut command = format!(
-                    "cargo xtask run --cores {cores} --program {program} --timeout {}",
+                    "cargo xtask run --cores {cores} {what} --timeout {}",
                     TIMEOUT.as_secs()
                 );
                 if let Some(mib) = memory_mib {
@@ -117,8 +122,20 @@ impl Job {
                 if *seed != chip::DEFAULT_SEED {
                     command.push_str(&format!(" --seed {seed}"));
                 }
-                for (k, v) in params {
-                    command.push_str(&format!(" --param {k}={v}"));
+                match c {
+                    Some(c) => {
+                        // The registry's arguments are checked before any
+                        // run ([`super::check_programs`]).
+                        let words = c.arguments(params).unwrap_or_default();
+                        if !words.is_empty() {
+                            command.push_str(&format!(" -- {}", words.join(" ")));
+                        }
+                    }
+                    None => {
+                        for (k, v) in params {
+                            command.push_str(&format!(" --param {k}={v}"));
+                        }
+                    }
                 }
                 command
             }
@@ -338,6 +355,11 @@ mod tests {
                 .starts_with("cargo xtask run --cores 2 --program bench-barrier --timeout 900"),
             "{}",
             jobs[0].command(true)
+        );
+        let ft = needed(&super::super::select(&["nas-ft".into()]).unwrap(), true);
+        assert_eq!(
+            ft[2].command(true),
+            "cargo xtask run --cores 4 --c apps/nas-ft/ft.c --timeout 900 -- T pscw-dcm keep-going"
         );
         assert_eq!(shell_word("it's"), r"'it'\''s'");
         assert_eq!(shell_word("target/bench"), "target/bench");

@@ -127,6 +127,7 @@ pub mod experiments;
 pub mod host;
 pub mod irregular;
 pub mod jobs;
+pub mod nas_ft;
 pub mod progress;
 pub mod protocol;
 pub mod report;
@@ -142,7 +143,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 
 use crate::build::{self, Artifacts};
 use crate::programs::Catalog;
@@ -190,7 +191,9 @@ pub enum Kind {
 /// The runs of one program.
 #[derive(Debug, Clone, Copy)]
 pub struct Run {
-    /// The program (one the built-in image declares, [`check_programs`]).
+    /// The program: one the built-in image declares ([`check_programs`]),
+    /// or a C program of [`C_PROGRAMS`], whose arguments are the `args`
+    /// setting's words separated by commas (`("args", "S,two-sided")`).
     pub program: &'static str,
     /// MiB of each core's RAM (`cargo xtask run --memory-mib`); `None`:
     /// the default.
@@ -646,13 +649,91 @@ fn writable(path: &Path) -> std::io::Result<()> {
     }
 }
 
+/// A C program the suite runs (built with `libmpi.a` as `cargo xtask
+/// run --c` builds it), by the name runs give it.
+#[derive(Debug)]
+pub struct CProgram {
+    /// The name in [`Run::program`].
+    pub name: &'static str,
+    /// Its source files, relative to the workspace.
+    pub files: &'static [&'static str],
+}
+
+/// The C programs the suite runs.
+pub const C_PROGRAMS: &[CProgram] = &[CProgram {
+    name: "nas-ft",
+    files: &["apps/nas-ft/ft.c"],
+}];
+
+impl CProgram {
+    /// The C program called `name`, if one is.
+    pub fn find(name: &str) -> Option<&'static Self> {
+        C_PROGRAMS.iter().find(|c| c.name == name)
+    }
+
+    /// Its files as paths in this workspace.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.files
+            .iter()
+            .map(|f| build::workspace_root().join(f))
+            .collect()
+    }
+
+    /// Its arguments (after `argv[0]`), from a run's settings: the words
+    /// of `args`, the only setting a C program takes.
+    pub fn arguments(&self, params: &[(String, String)]) -> Result<Vec<String>> {
+        match params {
+            [] => Ok(Vec::new()),
+            [(key, words)] if key == "args" => Ok(words.split(',').map(str::to_owned).collect()),
+            _ => bail!(
+                "{}: a C program takes only the setting `args` (its arguments, comma-separated)",
+                self.name
+            ),
+        }
+    }
+
+    /// `run`'s settings for it: `argv` as [`crate::programs::argv_param`]
+    /// gives it, its name the first file's stem.
+    pub fn run_params(&self, params: &[(String, String)]) -> Result<Vec<(String, String)>> {
+        let stem = Path::new(self.files[0])
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or(self.name);
+        Ok(vec![crate::programs::argv_param(
+            stem,
+            &self.arguments(params)?,
+        )?])
+    }
+}
+
 /// Checks that every run of every experiment names a program of the
-/// image in `catalog` with settings it takes, at both scales: a typo
-/// stops the suite before anything runs.
+/// image in `catalog` with settings it takes, or a C program of
+/// [`C_PROGRAMS`] whose files exist, at both scales: a typo stops the
+/// suite before anything runs.
 pub fn check_programs(catalog: &Catalog) -> Result<()> {
     for e in REGISTRY {
         if let Kind::Lines { runs, .. } = &e.kind {
             for run in *runs {
+                if let Some(c) = CProgram::find(run.program) {
+                    for path in c.paths() {
+                        ensure!(
+                            path.is_file(),
+                            "experiment {}: {} has no file {}",
+                            e.name,
+                            c.name,
+                            path.display()
+                        );
+                    }
+                    for params in [run.params, run.quick_params] {
+                        let params: Vec<(String, String)> = params
+                            .iter()
+                            .map(|&(k, v)| (k.to_owned(), v.to_owned()))
+                            .collect();
+                        c.arguments(&params)
+                            .with_context(|| format!("experiment {}", e.name))?;
+                    }
+                    continue;
+                }
                 for (params, cores) in
                     [(run.params, run.cores), (run.quick_params, run.quick_cores)]
                 {
@@ -1100,6 +1181,34 @@ fn ideal_speedup(series: &[svg::Series]) -> Option<svg::Series> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_c_program_takes_its_arguments_from_the_args_setting() {
+        let ft = CProgram::find("nas-ft").unwrap();
+        let args = |words: &str| vec![("args".to_owned(), words.to_owned())];
+        assert_eq!(
+            ft.arguments(&args("S,two-sided")).unwrap(),
+            ["S", "two-sided"]
+        );
+        assert_eq!(ft.arguments(&[]).unwrap(), Vec::<String>::new());
+        assert_eq!(
+            ft.run_params(&args("W,pscw-dcm,keep-going")).unwrap(),
+            [crate::programs::argv_param(
+                "ft",
+                &["W".into(), "pscw-dcm".into(), "keep-going".into()]
+            )
+            .unwrap()]
+        );
+        let e = ft
+            .arguments(&[("class".to_owned(), "S".to_owned())])
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "nas-ft: a C program takes only the setting `args` (its arguments, comma-separated)"
+        );
+        assert!(CProgram::find("bench-put").is_none());
+        assert!(ft.paths().iter().all(|p| p.is_file()));
+    }
 
     const SYNTHETIC: Experiment = Experiment {
         name: "put-latency",

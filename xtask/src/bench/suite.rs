@@ -23,10 +23,10 @@ use super::protocol::Pool;
 use super::report::{self, RunInfo};
 use super::results::{self, CoreLines, Produced, RunResult, Status};
 use super::{
-    Ctx, Experiment, Kind, Output, REGISTRY, RunConfig, Section, SuiteOutcome, TIMEOUT, failure,
-    host_time, interrupted, lines_section, samples, select,
+    CProgram, Ctx, Experiment, Kind, Output, REGISTRY, RunConfig, Section, SuiteOutcome, TIMEOUT,
+    failure, host_time, interrupted, lines_section, samples, select,
 };
-use crate::build::{self, Artifacts};
+use crate::build::{self, App, Artifacts};
 use crate::programs::Catalog;
 use crate::qemu::{self, Qemu};
 use crate::run::HostLoad;
@@ -58,19 +58,50 @@ pub struct Options {
 struct Env<'a> {
     quick: bool,
     dir: &'a Path,
-    artifacts: &'a Artifacts,
+    images: &'a Images,
     qemu: &'a Qemu,
     interrupt: Option<Arc<AtomicBool>>,
     info: &'a RunInfo,
 }
 
-/// Builds the image, checks the registry's programs against it and finds
-/// QEMU: what every run needs.
-fn prepare() -> Result<(Artifacts, Qemu)> {
-    let artifacts = build::build(false)?;
-    super::check_programs(&Catalog::read(&artifacts.kernel)?)?;
+/// The images runs boot.
+#[derive(Debug)]
+struct Images {
+    /// The built-in programs' (host experiments boot these too).
+    builtin: Artifacts,
+    /// Each C program's ([`CProgram`]) that a job to run needs, by name.
+    c: BTreeMap<&'static str, Artifacts>,
+}
+
+impl Images {
+    /// The image `work` boots.
+    fn of(&self, work: &Work) -> &Artifacts {
+        match work {
+            Work::Lines { program, .. } => self.c.get(program.as_str()).unwrap_or(&self.builtin),
+            Work::Host(_) => &self.builtin,
+        }
+    }
+}
+
+/// Builds the built-in image and the C programs `jobs` run, checks the
+/// registry's programs against them and finds QEMU: what every run
+/// needs.
+fn prepare(jobs: &[&Job]) -> Result<(Images, Qemu)> {
+    let builtin = build::build(false)?;
+    super::check_programs(&Catalog::read(&builtin.kernel)?)?;
+    let mut c = BTreeMap::new();
+    for job in jobs {
+        if let Work::Lines { program, .. } = &job.work
+            && let Some(program) = CProgram::find(program)
+            && !c.contains_key(program.name)
+        {
+            let artifacts = build::build_app(&App::C(program.paths()), false)
+                .with_context(|| format!("building the C program {}", program.name))?;
+            c.insert(program.name, artifacts);
+        }
+    }
     let qemu = qemu::ensure()?;
-    Ok((artifacts, qemu))
+    Ok((Images { builtin, c }, qemu))
 }
 
 /// Runs the experiments named `names` as `options` say, printing each
@@ -87,14 +118,14 @@ pub fn run_suite(
     let quick = options.quick;
     let chosen = select(names)?;
     let started = SystemTime::now();
-    let (artifacts, qemu) = prepare()?;
+    let all = jobs::all(quick);
+    let needed = jobs::needed(&chosen, quick);
+    let (images, qemu) = prepare(&needed.iter().collect::<Vec<_>>())?;
     // Before any file is written, so the commit is not `-dirty` from them.
     let info = report::RunInfo::gather(command, quick, started, &qemu);
     let dir = &output.dir;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
 
-    let all = jobs::all(quick);
-    let needed = jobs::needed(&chosen, quick);
     let mut results = BTreeMap::new();
     let mut absent = BTreeMap::new();
     let mut to_run: Vec<&Job> = Vec::new();
@@ -146,7 +177,7 @@ pub fn run_suite(
     let env = Env {
         quick,
         dir,
-        artifacts: &artifacts,
+        images: &images,
         qemu: &qemu,
         interrupt: interrupt.clone(),
         info: &info,
@@ -241,7 +272,7 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
     let mut ctx = Ctx {
         quick: env.quick,
         out: env.dir,
-        artifacts: env.artifacts,
+        artifacts: env.images.of(&job.work),
         qemu: env.qemu,
         interrupt: env.interrupt.clone(),
         log: Some(log),
@@ -260,7 +291,14 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
             let mut config = RunConfig::new(*cores, program);
             config.mode = config.mode.with_seed(*seed);
             config.timeout = TIMEOUT;
-            config.params.clone_from(params);
+            match CProgram::find(program) {
+                Some(c) => {
+                    config.app = App::C(c.paths());
+                    config.program = None;
+                    config.params = c.run_params(params)?;
+                }
+                None => config.params.clone_from(params),
+            }
             if let Some(mib) = memory_mib {
                 config.memory_mib = *mib;
             }
@@ -326,13 +364,13 @@ pub fn run_one(
 ) -> Result<RunResult> {
     let job = jobs::find(id, quick)?;
     let started = SystemTime::now();
-    let (artifacts, qemu) = prepare()?;
+    let (images, qemu) = prepare(&[&job])?;
     let info = report::RunInfo::gather(command, quick, started, &qemu);
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let env = Env {
         quick,
         dir,
-        artifacts: &artifacts,
+        images: &images,
         qemu: &qemu,
         interrupt,
         info: &info,
