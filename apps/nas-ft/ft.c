@@ -37,7 +37,7 @@
  *                 thesis got wrong checksums for S and W this way).
  *
  * Usage: ft CLASS VARIANT, CLASS one of S (64x64x64, 6 iterations), W
- * (128x128x32, 6 iterations) or T (32x32x32, 6 iterations, a test size
+ * (128x128x32, 6 iterations), A (256x256x128, 6 iterations) or T (32x32x32, 6 iterations, a test size
  * NPB has no checksums for: verified against this program's serial run of
  * the same problem on rank 0). Rank 0 prints the checksums, the modelled
  * time (MPI_Wtime) of the slowest rank, the time summed over the ranks
@@ -81,7 +81,7 @@ struct class_ {
     const double *ref; /* niter pairs (re, im), or NULL: a serial check */
 };
 
-/* NPB 3.x FT verify: the reference checksums of classes S and W. */
+/* NPB 3.x FT verify: the reference checksums of classes S, W and A. */
 static const double REF_S[] = {
     5.546087004964e+02, 4.845363331978e+02, 5.546385409189e+02, 4.865304269511e+02,
     5.546148406171e+02, 4.883910722336e+02, 5.545423607415e+02, 4.901273169046e+02,
@@ -92,9 +92,15 @@ static const double REF_W[] = {
     5.594024089970e+02, 5.270996558037e+02, 5.560698047020e+02, 5.260027904925e+02,
     5.530898991250e+02, 5.249400845633e+02, 5.504159734538e+02, 5.239212247086e+02,
 };
+static const double REF_A[] = {
+    5.046735008193e+02, 5.114047905510e+02, 5.059412319734e+02, 5.098809666433e+02,
+    5.069376896287e+02, 5.098144042213e+02, 5.077892868474e+02, 5.101336130759e+02,
+    5.085233095391e+02, 5.104914655194e+02, 5.091487099959e+02, 5.107917842803e+02,
+};
 static const struct class_ CLASSES[] = {
     {'S', 64, 64, 64, 6, REF_S},
     {'W', 128, 128, 32, 6, REF_W},
+    {'A', 256, 256, 128, 6, REF_A},
     {'T', 32, 32, 32, 6, NULL},
 };
 
@@ -479,7 +485,7 @@ static void serial_checksums(cplx *out) {
 
 static void usage(const char *why) {
     if (rank == 0) {
-        printf("ft: %s\nusage: ft CLASS VARIANT [keep-going], CLASS one of S, W, T; VARIANT one "
+        printf("ft: %s\nusage: ft CLASS VARIANT [keep-going], CLASS one of S, W, A, T; VARIANT one "
                "of two-sided, pscw-mpbt-wt, pscw-dcm; keep-going: exit 0 even when the "
                "checksums are wrong\n",
                why);
