@@ -168,7 +168,7 @@ const SHARED_PER_CORE: u64 = 8 << 20;
 /// Host memory per core of a run with the chip model, its run directory
 /// in `/dev/shm` included: while `cargo xtask run --chip mesh8x8 --cores
 /// 128 --program comm` ran, the memory in use rose by 8884 MiB and the
-/// run directory held 1521 MiB, 81 MiB per core (`docs/getting-started.md`, "Requirements").
+/// run directory held 1521 MiB, 81 MiB per core (`docs/getting-started.md`, "Memory and disk").
 const MEMORY_PER_CORE: u64 = 81 << 20;
 
 /// Host memory a run of `cores` cores with `memory_mib` of RAM each may
