@@ -34,12 +34,17 @@
  *                 window memory MPBT-WT;
  *   pscw-dcm      the same on a DCM window: the synchronisation cannot
  *                 reach L2, so the receiver may read stale lines (the
- *                 thesis got wrong checksums for S and W this way).
+ *                 thesis got wrong checksums for S and W this way);
+ *   pscw-messages the same puts and epochs on a message-based window
+ *                 (info scc_one_sided = messages): each put travels as a
+ *                 message the target applies in its MPI_Win_wait, the
+ *                 thesis's message-based one-sided variant (RCKMPI).
  *
- * Usage: ft CLASS VARIANT, CLASS one of S (64x64x64, 6 iterations), W
- * (128x128x32, 6 iterations), A (256x256x128, 6 iterations) or T (32x32x32, 6 iterations, a test size
- * NPB has no checksums for: verified against this program's serial run of
- * the same problem on rank 0). Rank 0 prints the checksums, the modelled
+ * Usage: ft CLASS VARIANT [keep-going], CLASS one of S (64x64x64, 6
+ * iterations), W (128x128x32, 6 iterations), A (256x256x128, 6
+ * iterations) or T (32x32x32, 6 iterations, a test size NPB has no
+ * checksums for: verified against this program's serial run of the same
+ * problem on rank 0). Rank 0 prints the checksums, the modelled
  * time (MPI_Wtime) of the slowest rank, the time summed over the ranks
  * split into computation, communication (MPI_Put, MPI_Isend, MPI_Irecv)
  * and synchronisation (the epoch calls, MPI_Waitall, the checksum's
@@ -72,8 +77,9 @@ typedef struct {
 #define MULT 1220703125u /* 5^13 */
 #define CHECKSUMS 1024
 
-enum variant { TWO_SIDED, PSCW_MPBT_WT, PSCW_DCM };
-static const char *const VARIANTS[] = {"two-sided", "pscw-mpbt-wt", "pscw-dcm"};
+enum variant { TWO_SIDED, PSCW_MPBT_WT, PSCW_DCM, PSCW_MESSAGES };
+static const char *const VARIANTS[] = {"two-sided", "pscw-mpbt-wt", "pscw-dcm", "pscw-messages"};
+#define NVARIANTS (int)(sizeof VARIANTS / sizeof VARIANTS[0])
 
 struct class_ {
     char name;
@@ -486,8 +492,8 @@ static void serial_checksums(cplx *out) {
 static void usage(const char *why) {
     if (rank == 0) {
         printf("ft: %s\nusage: ft CLASS VARIANT [keep-going], CLASS one of S, W, A, T; VARIANT one "
-               "of two-sided, pscw-mpbt-wt, pscw-dcm; keep-going: exit 0 even when the "
-               "checksums are wrong\n",
+               "of two-sided, pscw-mpbt-wt, pscw-dcm, pscw-messages; keep-going: exit 0 even "
+               "when the checksums are wrong\n",
                why);
     }
     MPI_Finalize();
@@ -519,7 +525,7 @@ int main(int argc, char **argv) {
         usage(why);
     }
     int found = 0;
-    for (int v = 0; v < 3; v++)
+    for (int v = 0; v < NVARIANTS; v++)
         if (strcmp(argv[2], VARIANTS[v]) == 0) {
             variant = (enum variant)v;
             found = 1;
@@ -575,7 +581,10 @@ int main(int argc, char **argv) {
     } else {
         MPI_Info info;
         MPI_Info_create(&info);
-        MPI_Info_set(info, "scc_memory_type", variant == PSCW_DCM ? "dcm" : "mpbt-wt");
+        if (variant == PSCW_MESSAGES)
+            MPI_Info_set(info, "scc_one_sided", "messages");
+        else
+            MPI_Info_set(info, "scc_memory_type", variant == PSCW_DCM ? "dcm" : "mpbt-wt");
         MPI_Info_set(info, "no_locks", "true");
         fail_mpi(MPI_Win_allocate((MPI_Aint)bytes, (int)sizeof(cplx), info, MPI_COMM_WORLD,
                                   &recvbuf, &win),

@@ -3,7 +3,7 @@
 //! libmpi.a and the C runtime: the environment and collectives,
 //! point-to-point communication and communicators, one-sided
 //! communication with window memory reached through a pointer, windows
-//! on every kind of program memory, the MPI
+//! on every kind of program memory, message-based windows, the MPI
 //! standard's chapter 11 examples, the stencil over MPI windows (against
 //! the Rust stencil's cells), and every way a program ends. The programs check their own data and abort on the
 //! first wrong value; the tests check that every core got through, with
@@ -65,6 +65,17 @@ fn windows_on_statics_stack_heap_part_of_a_block_and_no_memory_move_the_right_da
         assert_clean_success(&report, cores);
         every_rank_printed(&report, cores, |r| {
             format!("rank {r} of {cores}: window memory checks passed")
+        });
+    }
+}
+
+#[test]
+fn message_based_windows_move_the_right_data_in_every_epoch_and_refuse_what_they_lack() {
+    for cores in [1, 2, 4] {
+        let report = boot_c(cores, "message_windows", &[]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, cores, |r| {
+            format!("rank {r} of {cores}: message-based window checks passed")
         });
     }
 }

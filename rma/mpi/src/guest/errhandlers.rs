@@ -119,7 +119,7 @@ pub extern "C" fn MPI_Win_create_errhandler(
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_get_errhandler(win: c_int, errhandler: *mut c_int) -> c_int {
     with_state("MPI_Win_get_errhandler", win_errors(win), |state| {
-        super::window::win_of(state, win)?;
+        super::window::win_exists(state, win)?;
         let handler = state.windows[(win - 1) as usize]
             .as_ref()
             .map_or(codes::errhandler::FATAL, |w| w.handler);
@@ -161,7 +161,7 @@ pub extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c_int {
 pub extern "C" fn MPI_Win_call_errhandler(win: c_int, code: c_int) -> c_int {
     let mut handler = codes::errhandler::FATAL;
     let found = with_state("MPI_Win_call_errhandler", win_errors(win), |state| {
-        super::window::win_of(state, win)?;
+        super::window::win_exists(state, win)?;
         handler = state.windows[(win - 1) as usize]
             .as_ref()
             .map_or(codes::errhandler::FATAL, |w| w.handler);

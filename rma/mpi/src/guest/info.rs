@@ -10,7 +10,9 @@
 //! `scc_database` (`distributed` or `centralized`: where the window's
 //! records lie) and `scc_memory_type` (`dcm`, `ncm`, `ncm-wcb`, `mpbt-wb`
 //! or `mpbt-wt`, the default: the memory type every core maps the window
-//! with, locally and remotely; rma's `WindowOptions::memory_type`). A
+//! with, locally and remotely; rma's `WindowOptions::memory_type`) and
+//! `scc_one_sided` (`direct`, the default, or `messages`: a message-based
+//! window of `MPI_Win_allocate`, [`super::messages`]). A
 //! known key with a value it does not take is refused with
 //! `MPI_ERR_INFO_VALUE`; other keys are ignored, as MPI lets hints be.
 
@@ -235,6 +237,18 @@ fn choice<T: Choice>(key: &str, value: &str) -> Result<T, Failure> {
         })
 }
 
+/// The value of `key` in info `handle`, if it has one.
+pub(super) fn value_of<'s>(
+    state: &'s State,
+    handle: c_int,
+    key: &str,
+) -> Result<Option<&'s str>, Failure> {
+    Ok(info_of(state, handle)?
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str()))
+}
+
 /// The options of a window made with info `handle` (`MPI_INFO_NULL`: the
 /// defaults): the keys this module's description lists.
 pub(super) fn window_options(state: &State, handle: c_int) -> Result<WindowOptions, Failure> {
@@ -292,9 +306,15 @@ pub(super) fn window_options(state: &State, handle: c_int) -> Result<WindowOptio
 
 /// The keys in effect for a window made with `options`, as
 /// `MPI_Win_get_info` gives them.
-fn keys_of(options: &WindowOptions) -> Info {
+fn keys_of(options: &WindowOptions, messages: bool) -> Info {
     let bool_text = |b: bool| String::from(if b { "true" } else { "false" });
+    let kind = if messages {
+        super::messages::MESSAGES
+    } else {
+        super::messages::DIRECT
+    };
     alloc::vec![
+        (super::messages::KEY.into(), kind.into()),
         ("no_locks".into(), bool_text(options.no_locks)),
         (
             "accumulate_ordering".into(),
@@ -319,7 +339,8 @@ fn keys_of(options: &WindowOptions) -> Info {
 pub extern "C" fn MPI_Win_get_info(win: c_int, info_used: *mut c_int) -> c_int {
     with_state("MPI_Win_get_info", win_errors(win), |state| {
         let options = super::window::options_of(state, win)?;
-        let handle = keep(state, keys_of(&options));
+        let messages = super::window::messages_of(state, win).is_some();
+        let handle = keep(state, keys_of(&options, messages));
         store(info_used, handle)
     })
 }
@@ -332,7 +353,8 @@ pub extern "C" fn MPI_Win_get_info(win: c_int, info_used: *mut c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_set_info(win: c_int, info: c_int) -> c_int {
     with_state("MPI_Win_set_info", win_errors(win), |state| {
-        let current = keys_of(&super::window::options_of(state, win)?);
+        let messages = super::window::messages_of(state, win).is_some();
+        let current = keys_of(&super::window::options_of(state, win)?, messages);
         window_options(state, info)?;
         if info == INFO_NULL {
             return Ok(());

@@ -164,6 +164,7 @@ mod errhandlers;
 mod groups;
 mod info;
 mod inter;
+mod messages;
 mod ops;
 mod p2p;
 mod private;
@@ -237,8 +238,8 @@ const FIRST_COMM: c_int = 3;
 
 /// A window as C holds it.
 struct Win {
-    /// rma's window, as bytes; typed per call for accumulates.
-    window: Window<u8>,
+    /// How its operations reach their targets.
+    path: Path,
     /// Its error handler.
     handler: c_int,
     /// Its attributes as `MPI_Win_get_attr` hands them out: C gets
@@ -247,6 +248,15 @@ struct Win {
     /// Public copies of the program memory the window spans or has
     /// attached ([`private`]), which its synchronisation reconciles.
     shadows: Vec<private::Shadow>,
+}
+
+/// How a window's operations reach their targets.
+enum Path {
+    /// rma's window in shared memory, which origins reach themselves; as
+    /// bytes, typed per call for accumulates.
+    Direct(Window<u8>),
+    /// A message-based window, whose target applies them ([`messages`]).
+    Messages(alloc::boxed::Box<messages::MsgWin>),
 }
 
 /// The one state of this core's process.

@@ -24,7 +24,7 @@ pub(super) fn win_of(state: &State, handle: c_int) -> Result<Window<u8>, Failure
 
 /// The options window `handle` was made with.
 pub(super) fn options_of(state: &State, handle: c_int) -> Result<WindowOptions, Failure> {
-    win_of(state, handle)?;
+    win_exists(state, handle)?;
     Ok(state.windows[(handle - 1) as usize]
         .as_ref()
         .expect("found above")
@@ -34,17 +34,49 @@ pub(super) fn options_of(state: &State, handle: c_int) -> Result<WindowOptions, 
 
 /// `Ok` if `handle` names a window.
 pub(super) fn win_exists(state: &State, handle: c_int) -> Outcome {
-    win_of(state, handle).map(|_| ())
+    win_entry_of(&state.windows, handle).map(|_| ())
 }
 
-/// The window `handle` names among `windows`.
-fn win_of_windows(windows: &[Option<Win>], handle: c_int) -> Result<Window<u8>, Failure> {
+/// The message-based window `handle` names, or `None` if it names a
+/// window in shared memory (or none: the calls then fail as for those).
+pub(super) fn messages_of(state: &mut State, handle: c_int) -> Option<&mut messages::MsgWin> {
+    let i = usize::try_from(handle.checked_sub(1)?).ok()?;
+    match state.windows.get_mut(i)? {
+        Some(Win {
+            path: Path::Messages(m),
+            ..
+        }) => Some(m),
+        _ => None,
+    }
+}
+
+/// The message-based window `handle` names among `windows`, which
+/// [`messages_of`] found.
+fn messages_in(windows: &mut [Option<Win>], handle: c_int) -> &mut messages::MsgWin {
+    match windows.get_mut((handle - 1) as usize) {
+        Some(Some(Win {
+            path: Path::Messages(m),
+            ..
+        })) => m,
+        _ => unreachable!("messages_of found a message-based window"),
+    }
+}
+
+/// The entry of window `handle` among `windows`.
+fn win_entry_of(windows: &[Option<Win>], handle: c_int) -> Result<&Win, Failure> {
     handle
         .checked_sub(1)
         .and_then(|i| windows.get(usize::try_from(i).ok()?))
         .and_then(Option::as_ref)
-        .map(|w| w.window)
         .ok_or_else(|| Failure::new(Class::Win, format!("{handle} names no window")))
+}
+
+/// The window `handle` names among `windows`.
+fn win_of_windows(windows: &[Option<Win>], handle: c_int) -> Result<Window<u8>, Failure> {
+    match &win_entry_of(windows, handle)?.path {
+        Path::Direct(window) => Ok(*window),
+        Path::Messages(_) => Err(messages::not_taken(handle)),
+    }
 }
 
 /// `MPI_Alloc_mem`: memory in this core's part of shared DRAM (its
@@ -174,9 +206,13 @@ pub extern "C" fn MPI_Win_create(
 /// or `MPI_Win_allocate_shared` whose base is `base`, if one is.
 fn window_part_at(state: &State, base: *const c_void) -> Option<Memory> {
     state.windows.iter().flatten().find_map(|w| {
+        let Path::Direct(window) = w.path else {
+            // A message-based window's memory is on the heap.
+            return None;
+        };
         let owned = matches!(w.attributes.flavor, FLAVOR_ALLOCATE | FLAVOR_SHARED);
         let at = owned && !base.is_null() && w.attributes.base.cast_const() == base;
-        at.then(|| state.rma.window_memory(w.window).ok().flatten())
+        at.then(|| state.rma.window_memory(window).ok().flatten())
             .flatten()
     })
 }
@@ -358,6 +394,17 @@ fn make_window(
         .ok()
         .filter(|&u| u > 0)
         .ok_or_else(|| Failure::new(Class::Disp, format!("displacement unit {disp_unit}")))?;
+    if messages::wanted(state, info)? {
+        return Err(Failure::new(
+            Class::InfoValue,
+            format!(
+                "{}={}: only MPI_Win_allocate makes a message-based window (its memory is the \
+                 target's own, which only the target writes)",
+                messages::KEY,
+                messages::MESSAGES
+            ),
+        ));
+    }
     let hinted = super::info::window_options(state, info)?;
     // A dynamic window's displacements are addresses: rma sets its unit.
     let options = match make {
@@ -393,7 +440,7 @@ fn make_window(
         }
     };
     state.windows.push(Some(Win {
-        window,
+        path: Path::Direct(window),
         handler: codes::errhandler::FATAL,
         attributes: alloc::boxed::Box::new(Attributes {
             options,
@@ -513,7 +560,7 @@ pub extern "C" fn MPI_Win_get_attr(
     flag: *mut c_int,
 ) -> c_int {
     with_state("MPI_Win_get_attr", win_errors(win), |state| {
-        win_of(state, win)?;
+        win_exists(state, win)?;
         let w = state.windows[(win - 1) as usize]
             .as_ref()
             .expect("found above");
@@ -548,8 +595,55 @@ pub extern "C" fn MPI_Win_allocate(
     win: *mut c_int,
 ) -> c_int {
     with_state("MPI_Win_allocate", comm, |state| {
+        if messages::wanted(state, info)? {
+            return allocate_messages(state, (size, disp_unit, info, comm), baseptr, win);
+        }
         allocate_and_map(state, (size, disp_unit, info, comm, false), baseptr, win)
     })
+}
+
+/// `MPI_Win_allocate` of a message-based window ([`messages`]): the
+/// window's bytes are the layer's buffer on this process's heap.
+fn allocate_messages(
+    state: &mut State,
+    (size, disp_unit, info, comm): (isize, c_int, c_int, c_int),
+    baseptr: *mut c_void,
+    win: *mut c_int,
+) -> Outcome {
+    let bytes = u32::try_from(size)
+        .map_err(|_| Failure::new(Class::Arg, format!("size {size}: 0 to 4 GiB")))?;
+    let unit = u32::try_from(disp_unit)
+        .ok()
+        .filter(|&u| u > 0)
+        .ok_or_else(|| Failure::new(Class::Disp, format!("displacement unit {disp_unit}")))?;
+    let options = super::info::window_options(state, info)?;
+    let comm = match comm {
+        codes::comm::SELF => self_comm(state)?,
+        other => other,
+    };
+    let mut made = match comm_of(state, comm)? {
+        Target::Comm(c) => messages::MsgWin::make(c, bytes, unit)?,
+        Target::Own => unreachable!("MPI_COMM_SELF is a communicator of its own here"),
+    };
+    let base = made.base()?;
+    state.windows.push(Some(Win {
+        path: Path::Messages(alloc::boxed::Box::new(made)),
+        handler: codes::errhandler::FATAL,
+        attributes: alloc::boxed::Box::new(Attributes {
+            options,
+            base: base.cast(),
+            size: bytes as isize,
+            disp_unit,
+            flavor: FLAVOR_ALLOCATE,
+            model: SEPARATE,
+        }),
+        shadows: Vec::new(),
+    }));
+    let handle = state.windows.len() as c_int;
+    if !baseptr.is_null() {
+        store(baseptr.cast::<*mut c_void>(), base.cast())?;
+    }
+    store(win, handle)
 }
 
 /// `MPI_Win_allocate_shared`: as `MPI_Win_allocate`, and every process
@@ -586,8 +680,10 @@ pub extern "C" fn MPI_Win_shared_query(
     baseptr: *mut c_void,
 ) -> c_int {
     with_state("MPI_Win_shared_query", win_errors(win), |state| {
-        let window = win_of(state, win)?;
-        let ranks = state.rma.group(window)?.size();
+        let ranks = match messages_of(state, win) {
+            Some(m) => m.group().size(),
+            None => state.rma.group(win_of(state, win)?)?.size(),
+        };
         if rank != PROC_NULL && u32::try_from(rank).map_or(true, |r| r >= ranks) {
             return Err(Failure::new(
                 Class::Rank,
@@ -604,6 +700,7 @@ pub extern "C" fn MPI_Win_shared_query(
             store(disp_unit, 1)?;
             return store(baseptr.cast::<*mut c_void>(), core::ptr::null_mut());
         }
+        let window = win_of(state, win)?;
         // MPI_PROC_NULL: the part of the lowest rank whose size is not 0,
         // else rank 0's (of 0 bytes).
         let rank = match u32::try_from(rank) {
@@ -644,6 +741,22 @@ pub extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
         return code;
     }
     with_state("MPI_Win_free", win_errors(handle), |state| {
+        if messages_of(state, handle).is_some() {
+            let Some(Some(Win {
+                path: Path::Messages(m),
+                handler,
+                ..
+            })) = state
+                .windows
+                .get_mut((handle - 1) as usize)
+                .map(Option::take)
+            else {
+                unreachable!("a message-based window was found above");
+            };
+            super::errhandlers::release(state, handler);
+            m.free()?;
+            return store(win, WIN_NULL);
+        }
         let window = win_of(state, handle)?;
         state.rma.free(window)?;
         let w = state.windows[(handle - 1) as usize]
@@ -664,7 +777,7 @@ pub extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_set_errhandler(win: c_int, errhandler: c_int) -> c_int {
     with_state("MPI_Win_set_errhandler", win_errors(win), |state| {
-        win_of(state, win)?;
+        win_exists(state, win)?;
         super::errhandlers::check(state, errhandler)?;
         super::errhandlers::hold(state, errhandler);
         let old = match state.windows.get_mut((win - 1) as usize) {
@@ -680,6 +793,11 @@ pub extern "C" fn MPI_Win_set_errhandler(win: c_int, errhandler: c_int) -> c_int
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_get_group(win: c_int, group: *mut c_int) -> c_int {
     with_state("MPI_Win_get_group", win_errors(win), |state| {
+        if let Some(m) = messages_of(state, win) {
+            let g = m.group();
+            let handle = new_group(state, g);
+            return store(group, handle);
+        }
         let window = win_of(state, win)?;
         let g = state.rma.group(window)?;
         let handle = new_group(state, g);
@@ -713,13 +831,18 @@ fn assert_of(bits: c_int) -> Result<Assert, Failure> {
     Ok(assert)
 }
 
-/// Runs `f` on window `win`, under its error handler.
+/// Runs `f` on window `win`, or `m` if it is message-based, under its
+/// error handler.
 fn on_window(
     call: &str,
     win: c_int,
     f: impl FnOnce(&mut Rma<'static, Platform>, Window<u8>) -> Result<(), RmaError>,
+    m: impl FnOnce(&mut messages::MsgWin) -> Outcome,
 ) -> c_int {
     with_state(call, win_errors(win), |state| {
+        if let Some(w) = messages_of(state, win) {
+            return m(w);
+        }
         let window = win_of(state, win)?;
         Ok(f(&mut state.rma, window)?)
     })
@@ -729,7 +852,11 @@ fn on_window(
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_fence(assert: c_int, win: c_int) -> c_int {
     with_state("MPI_Win_fence", win_errors(win), |state| {
-        let (a, w) = (assert_of(assert)?, win_of(state, win)?);
+        let a = assert_of(assert)?;
+        if let Some(m) = messages_of(state, win) {
+            return m.fence();
+        }
+        let w = win_of(state, win)?;
         each_shadow(state, win, Shadow::publish);
         state.rma.fence(w, a)?;
         each_shadow(state, win, Shadow::pull);
@@ -741,11 +868,11 @@ pub extern "C" fn MPI_Win_fence(assert: c_int, win: c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_post(group: c_int, assert: c_int, win: c_int) -> c_int {
     with_state("MPI_Win_post", win_errors(win), |state| {
-        let (g, a, w) = (
-            group_of(state, group)?,
-            assert_of(assert)?,
-            win_of(state, win)?,
-        );
+        let (g, a) = (group_of(state, group)?, assert_of(assert)?);
+        if let Some(m) = messages_of(state, win) {
+            return m.post(&g);
+        }
+        let w = win_of(state, win)?;
         each_shadow(state, win, Shadow::publish);
         Ok(state.rma.post(w, &g, a)?)
     })
@@ -755,11 +882,11 @@ pub extern "C" fn MPI_Win_post(group: c_int, assert: c_int, win: c_int) -> c_int
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_start(group: c_int, assert: c_int, win: c_int) -> c_int {
     with_state("MPI_Win_start", win_errors(win), |state| {
-        let (g, a, w) = (
-            group_of(state, group)?,
-            assert_of(assert)?,
-            win_of(state, win)?,
-        );
+        let (g, a) = (group_of(state, group)?, assert_of(assert)?);
+        if let Some(m) = messages_of(state, win) {
+            return m.start(&g);
+        }
+        let w = win_of(state, win)?;
         Ok(state.rma.start(w, &g, a)?)
     })
 }
@@ -767,13 +894,21 @@ pub extern "C" fn MPI_Win_start(group: c_int, assert: c_int, win: c_int) -> c_in
 /// `MPI_Win_complete`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_complete(win: c_int) -> c_int {
-    on_window("MPI_Win_complete", win, |rma, w| rma.complete(w))
+    on_window(
+        "MPI_Win_complete",
+        win,
+        |rma, w| rma.complete(w),
+        |m| m.complete(),
+    )
 }
 
 /// `MPI_Win_wait`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_wait(win: c_int) -> c_int {
     with_state("MPI_Win_wait", win_errors(win), |state| {
+        if let Some(m) = messages_of(state, win) {
+            return m.wait();
+        }
         let w = win_of(state, win)?;
         state.rma.wait(w)?;
         each_shadow(state, win, Shadow::pull);
@@ -818,12 +953,11 @@ fn target_of(rank: c_int) -> Result<u32, Failure> {
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_lock(lock: c_int, rank: c_int, assert: c_int, win: c_int) -> c_int {
     with_state("MPI_Win_lock", win_errors(win), |state| {
-        let (ty, a, w, t) = (
-            lock_type(lock)?,
-            assert_of(assert)?,
-            win_of(state, win)?,
-            target_of(rank)?,
-        );
+        let (ty, a) = (lock_type(lock)?, assert_of(assert)?);
+        if let Some(m) = messages_of(state, win) {
+            return m.lock(ty, rank);
+        }
+        let (w, t) = (win_of(state, win)?, target_of(rank)?);
         state.rma.lock(w, ty, t, a)?;
         each_shadow(state, win, Shadow::pull);
         Ok(())
@@ -834,6 +968,9 @@ pub extern "C" fn MPI_Win_lock(lock: c_int, rank: c_int, assert: c_int, win: c_i
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_unlock(rank: c_int, win: c_int) -> c_int {
     with_state("MPI_Win_unlock", win_errors(win), |state| {
+        if let Some(m) = messages_of(state, win) {
+            return m.unlock(rank);
+        }
         let (t, w) = (target_of(rank)?, win_of(state, win)?);
         each_shadow(state, win, Shadow::publish);
         Ok(state.rma.unlock(w, t)?)
@@ -844,7 +981,11 @@ pub extern "C" fn MPI_Win_unlock(rank: c_int, win: c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_lock_all(assert: c_int, win: c_int) -> c_int {
     with_state("MPI_Win_lock_all", win_errors(win), |state| {
-        let (a, w) = (assert_of(assert)?, win_of(state, win)?);
+        let a = assert_of(assert)?;
+        if let Some(m) = messages_of(state, win) {
+            return m.lock_all();
+        }
+        let w = win_of(state, win)?;
         state.rma.lock_all(w, a)?;
         each_shadow(state, win, Shadow::pull);
         Ok(())
@@ -855,6 +996,9 @@ pub extern "C" fn MPI_Win_lock_all(assert: c_int, win: c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_unlock_all(win: c_int) -> c_int {
     with_state("MPI_Win_unlock_all", win_errors(win), |state| {
+        if let Some(m) = messages_of(state, win) {
+            return m.unlock_all();
+        }
         let w = win_of(state, win)?;
         each_shadow(state, win, Shadow::publish);
         Ok(state.rma.unlock_all(w)?)
@@ -865,7 +1009,12 @@ pub extern "C" fn MPI_Win_unlock_all(win: c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_flush(rank: c_int, win: c_int) -> c_int {
     match target_of(rank) {
-        Ok(t) => on_window("MPI_Win_flush", win, |rma, w| rma.flush(w, t)),
+        Ok(t) => on_window(
+            "MPI_Win_flush",
+            win,
+            |rma, w| rma.flush(w, t),
+            |m| m.flush(rank),
+        ),
         Err(f) => finish("MPI_Win_flush", win_errors(win), Err(f)),
     }
 }
@@ -874,7 +1023,12 @@ pub extern "C" fn MPI_Win_flush(rank: c_int, win: c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_flush_local(rank: c_int, win: c_int) -> c_int {
     match target_of(rank) {
-        Ok(t) => on_window("MPI_Win_flush_local", win, |rma, w| rma.flush_local(w, t)),
+        Ok(t) => on_window(
+            "MPI_Win_flush_local",
+            win,
+            |rma, w| rma.flush_local(w, t),
+            |m| m.flush(rank),
+        ),
         Err(f) => finish("MPI_Win_flush_local", win_errors(win), Err(f)),
     }
 }
@@ -882,21 +1036,32 @@ pub extern "C" fn MPI_Win_flush_local(rank: c_int, win: c_int) -> c_int {
 /// `MPI_Win_flush_all`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_flush_all(win: c_int) -> c_int {
-    on_window("MPI_Win_flush_all", win, |rma, w| rma.flush_all(w))
+    on_window(
+        "MPI_Win_flush_all",
+        win,
+        |rma, w| rma.flush_all(w),
+        |m| m.flush_all(),
+    )
 }
 
 /// `MPI_Win_flush_local_all`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_flush_local_all(win: c_int) -> c_int {
-    on_window("MPI_Win_flush_local_all", win, |rma, w| {
-        rma.flush_local_all(w)
-    })
+    on_window(
+        "MPI_Win_flush_local_all",
+        win,
+        |rma, w| rma.flush_local_all(w),
+        |m| m.flush_all(),
+    )
 }
 
 /// `MPI_Win_sync`.
 #[unsafe(no_mangle)]
 pub extern "C" fn MPI_Win_sync(win: c_int) -> c_int {
     with_state("MPI_Win_sync", win_errors(win), |state| {
+        if let Some(m) = messages_of(state, win) {
+            return m.sync();
+        }
         let w = win_of(state, win)?;
         each_shadow(state, win, Shadow::publish);
         state.rma.sync(w)?;
@@ -1091,6 +1256,12 @@ pub extern "C" fn MPI_Put(
     win: c_int,
 ) -> c_int {
     with_state("MPI_Put", win_errors(win), |state| {
+        if messages_of(state, win).is_some() {
+            let o = datatypes::type_of(&state.types, ty)?;
+            let t = datatypes::type_of(&state.types, tty)?;
+            let m = messages_in(&mut state.windows, win);
+            return m.put((origin, count, &o), rank, disp, (tcount, &t));
+        }
         let target = (tcount, tty, win);
         put(state, origin, count, ty, rank, disp, target, false).map(drop)
     })
@@ -1109,6 +1280,12 @@ pub extern "C" fn MPI_Get(
     win: c_int,
 ) -> c_int {
     with_state("MPI_Get", win_errors(win), |state| {
+        if messages_of(state, win).is_some() {
+            let o = datatypes::type_of(&state.types, ty)?;
+            let t = datatypes::type_of(&state.types, tty)?;
+            let m = messages_in(&mut state.windows, win);
+            return m.get((origin, count, &o), rank, disp, (tcount, &t));
+        }
         let target = (tcount, tty, win);
         get(state, origin, count, ty, rank, disp, target, false).map(drop)
     })
@@ -1273,6 +1450,12 @@ pub extern "C" fn MPI_Accumulate(
     win: c_int,
 ) -> c_int {
     with_state("MPI_Accumulate", win_errors(win), |state| {
+        if messages_of(state, win).is_some() {
+            let o = datatypes::type_of(&state.types, ty)?;
+            let t = datatypes::type_of(&state.types, tty)?;
+            let m = messages_in(&mut state.windows, win);
+            return m.accumulate((origin, count, &o), rank, disp, (tcount, &t), op);
+        }
         let target = (tcount, tty, win);
         accumulate(state, origin, count, ty, rank, disp, target, op, false).map(drop)
     })
