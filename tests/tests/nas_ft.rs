@@ -2,8 +2,8 @@
 //! NAS FT in C (`apps/nas-ft/ft.c`), built with the C toolchain `mpicc`
 //! uses, on 4 cores under the coherence checker: class S (64x64x64, 6
 //! iterations) with two-sided transposes and with puts in PSCW epochs on
-//! MPBT-WT windows must reproduce NPB's reference checksums with no stale
-//! read; a bad argument is refused, naming it.
+//! MPBT-WT and on message-based windows must reproduce NPB's reference
+//! checksums with no stale read; a bad argument is refused, naming it.
 
 use std::path::Path;
 use std::time::Duration;
@@ -92,6 +92,11 @@ fn class_s_verifies_with_two_sided_transposes_on_4_cores() {
 #[test]
 fn class_s_verifies_with_pscw_puts_on_mpbt_wt_windows_on_4_cores() {
     class_s_verifies("pscw-mpbt-wt");
+}
+
+#[test]
+fn class_s_verifies_with_pscw_puts_on_message_based_windows_on_4_cores() {
+    class_s_verifies("pscw-messages");
 }
 
 #[test]

@@ -36,15 +36,18 @@ const PSCW_MPBT_WT: [Run; 2] = ft_runs!("pscw-mpbt-wt");
 // checksums may be wrong: `keep-going` reports them (verified=no) and the
 // run still counts.
 const PSCW_DCM: [Run; 2] = ft_runs!("pscw-dcm,keep-going");
+const PSCW_MESSAGES: [Run; 2] = ft_runs!("pscw-messages");
 
 /// Every run, variant by variant.
-const RUNS: [Run; 6] = [
+const RUNS: [Run; 8] = [
     TWO_SIDED[0],
     TWO_SIDED[1],
     PSCW_MPBT_WT[0],
     PSCW_MPBT_WT[1],
     PSCW_DCM[0],
     PSCW_DCM[1],
+    PSCW_MESSAGES[0],
+    PSCW_MESSAGES[1],
 ];
 
 /// NAS FT per class and variant.
@@ -54,7 +57,8 @@ pub const NAS_FT: Experiment = Experiment {
     about: "NAS FT in C over MPI (apps/nas-ft/ft.c, docs/nas-ft.md): classes S (64x64x64) on 4 \
             and 32 processes and W (128x128x32) on 32, 6 iterations (with --quick the 32x32x32 \
             class T on 4), two-sided (MPI_Isend/MPI_Irecv), SCOSCo puts in PSCW epochs on \
-            MPBT-WT windows, and the same on DCM windows, each transpose plane by plane. \
+            MPBT-WT windows, the same on DCM windows, and on message-based windows (the target \
+            applies each put from a message), each transpose plane by plane. \
             part=total is the slowest rank's time from the initial condition to the last \
             checksum, its rate MFLOPS by NPB's operation count; part=computation, communication \
             and synchronisation are summed over the ranks. verified says whether the checksums \

@@ -402,6 +402,20 @@ fn rank_of(rank: c_int) -> Result<Option<u32>, Failure> {
     }
 }
 
+/// `pieces` with each run of adjacent ones joined into one (a predefined
+/// type's count of elements is one piece per element): one message per
+/// contiguous stretch of the target, not per element.
+fn coalesced(pieces: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(pieces.len());
+    for (at, len) in pieces.into_iter().filter(|&(_, l)| l > 0) {
+        match out.last_mut() {
+            Some((start, run)) if *start + *run == at => *run += len,
+            _ => out.push((at, len)),
+        }
+    }
+    out
+}
+
 /// The target's contiguous pieces (offset from the displacement) with
 /// the origin bytes each takes, in order: `count` of `o` at `origin`
 /// against `tcount` of `t`, which must hold as many bytes.
@@ -411,8 +425,8 @@ fn matched(
     (tcount, t): (c_int, &Ty<'_>),
 ) -> Result<Vec<(u32, Parts)>, Failure> {
     let (ol, tl) = (byte_layout(o)?, byte_layout(t)?);
-    let origin_pieces = datatypes::pieces(&ol, count)?;
-    let target_pieces = datatypes::pieces(&tl, tcount)?;
+    let origin_pieces = coalesced(datatypes::pieces(&ol, count)?);
+    let target_pieces = coalesced(datatypes::pieces(&tl, tcount)?);
     let (bytes, tbytes) = (
         origin_pieces.iter().map(|&(_, l)| l).sum::<usize>(),
         target_pieces.iter().map(|&(_, l)| l).sum::<usize>(),
