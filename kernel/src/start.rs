@@ -131,9 +131,15 @@ fn run(
     // The program may map more at run time: it gets the space and the frames left.
     // It lives as long as the core runs: programs may keep it (a C
     // program's runtime does, for the calls C makes into it).
-    let platform: &'static Platform = alloc::boxed::Box::leak(alloc::boxed::Box::new(
-        Platform::new(chip, core, args.cores(), space, frames, args.trace()),
-    ));
+    let platform: &'static Platform =
+        alloc::boxed::Box::leak(alloc::boxed::Box::new(Platform::new(
+            chip,
+            core,
+            args.cores(),
+            space,
+            frames,
+            (args.trace(), args.stats()),
+        )));
     if core.index() == 0 {
         announce(declaration, args.settings());
     }

@@ -128,6 +128,46 @@ fn the_jacobi_stencil_matches_the_grid_run_alone_on_2_and_8_pes() {
 }
 
 #[test]
+fn the_services_statistics_appear_in_the_stats_tables_when_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = oshcc(dir.path(), "jacobi", &[]);
+    let quiet = boot(&image, 2, WtReads::Ideal);
+    assert_clean_success(&quiet, 2);
+    assert_eq!(quiet.guest_stats(), "", "{}", transcript(&quiet));
+    let report = boot_with(&RunConfig {
+        stats: true,
+        timeout: timeout_for(2),
+        app: xtask::App::Image(image.clone()),
+        params: vec![xtask::argv_param("jacobi", &[]).unwrap()],
+        ..RunConfig::new(2, "main")
+    });
+    assert_clean_success(&report, 2);
+    let table = report.guest_stats();
+    assert!(
+        table.starts_with("\nstatistics the guest's `dsm` layer kept, per core:\ncore  dsm "),
+        "{table}"
+    );
+    // Each PE's barriers (20 iterations and more) and its consistency row.
+    for pe in 0..2 {
+        let calls = |row: &str| -> Option<u64> {
+            let line = table.lines().find(|l| {
+                l.split_whitespace()
+                    .take(2)
+                    .eq([pe.to_string().as_str(), row])
+            })?;
+            line.split_whitespace().nth(2)?.parse().ok()
+        };
+        assert!(calls("barrier").is_some_and(|n| n >= 20), "{table}");
+        assert!(calls("consistency").is_some(), "{table}");
+    }
+    assert!(
+        report.stats_table().ends_with(&table),
+        "{}",
+        report.stats_table()
+    );
+}
+
+#[test]
 fn a_consumer_that_waits_with_wait_until_reads_no_stale_data_on_2_and_8_pes() {
     let dir = tempfile::tempdir().unwrap();
     let image = oshcc(dir.path(), "producer_consumer", &[]);

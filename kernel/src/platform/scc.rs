@@ -239,6 +239,9 @@ pub struct Platform {
     /// Whether rma's calls are traced ([`rma::hal::Trace`]): asked for on
     /// the command line, and only under modelled time.
     tracing: bool,
+    /// Whether the run asked for statistics (`stats=on` on the command
+    /// line, `cargo xtask run --stats`).
+    stats: bool,
     /// Whether a poll of a wait is open in the emulator (between its
     /// `Poll` and its `Wait` or `Done` call): [`Platform::read_ordered`] reads
     /// inside it as they are. A wait inside a wait's `ready` closes it.
@@ -254,7 +257,7 @@ impl Platform {
         cores: u32,
         space: AddressSpace,
         frames: FrameAllocator,
-        trace: bool,
+        (trace, stats): (bool, bool),
     ) -> Self {
         let alias = super::alias_entry(chip, crate::arch::x86::timer::LOCAL_APIC_BASE)
             .expect("platform::check_chip passed at boot");
@@ -279,6 +282,7 @@ impl Platform {
             ready: [const { Ready::empty() }; 256],
             modelled,
             tracing: trace && modelled,
+            stats,
             polling: AtomicBool::new(false),
         };
         if platform.tracing {
@@ -292,6 +296,12 @@ impl Platform {
     /// Whether rma's calls are traced.
     pub fn tracing(&self) -> bool {
         self.tracing
+    }
+
+    /// Whether the run asked for statistics: layers that keep their own
+    /// print them at the end as `STATS` lines ([`chip::stats`]).
+    pub fn stats_requested(&self) -> bool {
+        self.stats
     }
 
     /// Records a trace event with the emulator: its argument, then its

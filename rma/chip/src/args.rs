@@ -28,6 +28,7 @@ pub struct BootArgs<'a> {
     program: Option<&'a str>,
     settings: Vec<(&'a str, &'a str)>,
     trace: bool,
+    stats: bool,
     stack_kib: u32,
 }
 
@@ -116,6 +117,7 @@ impl<'a> BootArgs<'a> {
             program,
             settings,
             trace: false,
+            stats: false,
             stack_kib: DEFAULT_STACK_KIB,
         })
     }
@@ -146,6 +148,18 @@ impl<'a> BootArgs<'a> {
         self.trace
     }
 
+    /// The same, with the run's statistics asked for (`stats=on` on the
+    /// command line): layers that keep their own (the shared-memory
+    /// services) report them at the end, for `cargo xtask run --stats`.
+    pub fn with_stats(self, stats: bool) -> Self {
+        Self { stats, ..self }
+    }
+
+    /// Whether the run asked for statistics.
+    pub fn stats(&self) -> bool {
+        self.stats
+    }
+
     /// The chip the cores are of.
     pub fn chip(&self) -> &'static Chip {
         self.chip
@@ -169,7 +183,7 @@ impl<'a> BootArgs<'a> {
     /// The command line the kernel reads: [`ARGS_START`] (without its
     /// leading blank, which separates it from the image path QEMU puts
     /// first), then `chip=NAME`, `cores=N`, `program=NAME`, `trace=on`,
-    /// `stack_kib=N` (only when not [`DEFAULT_STACK_KIB`]) and each setting
+    /// `stats=on`, `stack_kib=N` (only when not [`DEFAULT_STACK_KIB`]) and each setting
     /// as `NAME=VALUE`.
     pub fn to_args(&self) -> String {
         let mut line = String::from(ARGS_START.trim_start());
@@ -180,6 +194,9 @@ impl<'a> BootArgs<'a> {
         }
         if self.trace {
             line.push_str(" trace=on");
+        }
+        if self.stats {
+            line.push_str(" stats=on");
         }
         if self.stack_kib != DEFAULT_STACK_KIB {
             let _ = write!(line, " stack_kib={}", self.stack_kib);
@@ -206,6 +223,7 @@ impl<'a> BootArgs<'a> {
         let mut cores = None;
         let mut program = None;
         let mut trace = None;
+        let mut stats = None;
         let mut stack_kib = None;
         let mut settings = Vec::new();
         for (name, value) in args.split_whitespace().filter_map(|w| w.split_once('=')) {
@@ -217,13 +235,8 @@ impl<'a> BootArgs<'a> {
                     cores = Some(value.parse().map_err(|_| ArgsError::NotCores { value })?);
                 }
                 "program" if program.is_none() => program = Some(value),
-                "trace" if trace.is_none() => {
-                    trace = Some(match value {
-                        "on" => true,
-                        "off" => false,
-                        _ => return Err(ArgsError::NotOnOff { name, value }),
-                    });
-                }
+                "trace" if trace.is_none() => trace = Some(on_off(name, value)?),
+                "stats" if stats.is_none() => stats = Some(on_off(name, value)?),
                 "stack_kib" if stack_kib.is_none() => {
                     stack_kib = Some(value.parse().map_err(|_| ArgsError::NotKib { value })?);
                 }
@@ -233,12 +246,22 @@ impl<'a> BootArgs<'a> {
         let chip = chip.unwrap_or(DEFAULT_CHIP);
         Self::new(chip, cores.unwrap_or(chip.cores()), program, settings)?
             .traced(trace.unwrap_or(false))
+            .with_stats(stats.unwrap_or(false))
             .with_stack_kib(stack_kib.unwrap_or(DEFAULT_STACK_KIB))
     }
 }
 
 /// Names the kernel itself reads, which no program setting may take.
-const RESERVED: [&str; 5] = ["chip", "cores", "program", "trace", "stack_kib"];
+const RESERVED: [&str; 6] = ["chip", "cores", "program", "trace", "stats", "stack_kib"];
+
+/// `on` or `off` as given for `name`.
+fn on_off<'a>(name: &'a str, value: &'a str) -> Result<bool, ArgsError<'a>> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(ArgsError::NotOnOff { name, value }),
+    }
+}
 
 /// Checks that `text` fits in a command line word: not empty, no blank,
 /// and, unless it is a `value`, no `=`.
@@ -265,7 +288,7 @@ pub enum ArgsError<'a> {
         /// What was given.
         value: &'a str,
     },
-    /// `trace=` with something other than `on` or `off`.
+    /// `trace=` or `stats=` with something other than `on` or `off`.
     NotOnOff {
         /// The name.
         name: &'a str,
@@ -279,8 +302,8 @@ pub enum ArgsError<'a> {
     },
     /// A stack size [`check_stack_kib`] refuses.
     Stack(StackError),
-    /// A name given twice (`chip`, `cores`, `program`, `trace` and
-    /// `stack_kib` count as given).
+    /// A name given twice (`chip`, `cores`, `program`, `trace`, `stats`
+    /// and `stack_kib` count as given).
     Twice {
         /// The name.
         name: &'a str,
@@ -343,9 +366,17 @@ mod tests {
         assert_eq!(BootArgs::parse(&cmdline).unwrap(), args);
         let bare = BootArgs::new(&SCC, 1, None, vec![]).unwrap();
         assert_eq!(BootArgs::parse(&bare.to_args()).unwrap(), bare);
-        let traced = bare.traced(true);
+        let traced = bare.clone().traced(true);
         assert_eq!(traced.to_args(), "-- chip=scc cores=1 trace=on");
         assert_eq!(BootArgs::parse(&traced.to_args()).unwrap(), traced);
+        let counted = bare.clone().with_stats(true);
+        assert_eq!(counted.to_args(), "-- chip=scc cores=1 stats=on");
+        assert!(BootArgs::parse(&counted.to_args()).unwrap().stats());
+        assert!(!BootArgs::parse("-- stats=off").unwrap().stats());
+        assert_eq!(
+            BootArgs::parse("-- stats=1").unwrap_err().to_string(),
+            "stats=1: must be on or off"
+        );
         assert_eq!(
             BootArgs::parse("-- trace=yes").unwrap_err().to_string(),
             "trace=yes: must be on or off"

@@ -30,6 +30,8 @@ mod memtype;
 mod options;
 mod registers;
 pub mod settings;
+#[cfg(any(test, feature = "alloc"))]
+pub mod stats;
 mod timing;
 mod topology;
 pub mod trace;

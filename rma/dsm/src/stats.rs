@@ -3,7 +3,11 @@
 //! the HAL's clock cycles: modelled SCC cycles on the emulator), lock
 //! waits, cache actions and the invalidations the timestamps saved.
 
+use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
+
+use chip::stats::Row;
 
 /// One service's calls and their time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -78,6 +82,52 @@ impl Stats {
             ("barrier", self.barrier),
             ("counter", self.counter),
         ]
+    }
+}
+
+impl Stats {
+    /// The rows of the `dsm` table of `cargo xtask run --stats`
+    /// ([`chip::stats`]): one per service that was called (calls, total
+    /// and longest cycles), then `consistency` (lock waits and their
+    /// cycles, invalidations, skipped ones, flushes, write-backs).
+    pub fn lines(&self) -> Vec<String> {
+        let mut rows: Vec<(&str, Vec<(&str, u64)>)> = self
+            .services()
+            .into_iter()
+            .filter(|(_, s)| s.calls > 0)
+            .map(|(name, s)| {
+                (
+                    name,
+                    alloc::vec![
+                        ("calls", s.calls),
+                        ("cycles", s.total_cycles),
+                        ("longest", s.max_cycles),
+                    ],
+                )
+            })
+            .collect();
+        rows.push((
+            "consistency",
+            alloc::vec![
+                ("lock_waits", self.lock_waits),
+                ("lock_wait_cycles", self.lock_wait_cycles),
+                ("invalidations", self.invalidations),
+                ("skipped_invalidations", self.skipped_invalidations),
+                ("flushes", self.flushes),
+                ("write_backs", self.write_backs),
+            ],
+        ));
+        rows.into_iter()
+            .map(|(row, values)| {
+                Row {
+                    table: "dsm",
+                    row,
+                    values,
+                }
+                .line()
+                .expect("the names are words")
+            })
+            .collect()
     }
 }
 

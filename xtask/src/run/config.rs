@@ -188,7 +188,7 @@ impl RunConfig {
             .collect();
         let args = BootArgs::new(self.chip, self.cores, program, settings)
             .and_then(|args| args.with_stack_kib(self.stack_kib))
-            .map(|args| args.traced(self.trace.is_some()))
+            .map(|args| args.traced(self.trace.is_some()).with_stats(self.stats))
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         let line = emu::launch::kernel_command_line(&args).len();
         if line > COMMAND_LINE_MAX {

@@ -182,6 +182,84 @@ impl RunReport {
         let reports: Vec<ModelReport> = self.reports.iter().flatten().cloned().collect();
         let mut text = report::stats_table_for(self.chip, &reports).to_string();
         text += &self.missing_line();
+        text += &self.guest_stats();
+        text
+    }
+
+    /// The statistics layers in the guest reported themselves (`STATS`
+    /// lines, [`chip::stats`]): one table per name, a row per core and
+    /// row name, a column per key (empty where a row has no such key); a
+    /// line that does not read as one is named. Empty if no core wrote
+    /// one.
+    pub fn guest_stats(&self) -> String {
+        let mut tables: Vec<(&str, Vec<(u32, chip::stats::Row<'_>)>)> = Vec::new();
+        let mut bad = Vec::new();
+        for c in &self.cores {
+            for line in &c.serial {
+                match chip::stats::Row::parse(line) {
+                    None => {}
+                    Some(Err(word)) => bad.push(format!(
+                        "core {}: a statistics line with `{word}` in it: {line}",
+                        c.core
+                    )),
+                    Some(Ok(row)) => match tables.iter_mut().find(|(t, _)| *t == row.table) {
+                        Some((_, rows)) => rows.push((c.core, row)),
+                        None => tables.push((row.table, vec![(c.core, row)])),
+                    },
+                }
+            }
+        }
+        let mut text = String::new();
+        for (table, rows) in tables {
+            let mut keys: Vec<&str> = Vec::new();
+            for (_, row) in &rows {
+                for (k, _) in &row.values {
+                    if !keys.contains(k) {
+                        keys.push(k);
+                    }
+                }
+            }
+            let mut cells: Vec<Vec<String>> = vec![
+                ["core", table]
+                    .into_iter()
+                    .chain(keys.iter().copied())
+                    .map(str::to_owned)
+                    .collect(),
+            ];
+            for (core, row) in &rows {
+                let mut line = vec![core.to_string(), row.row.to_owned()];
+                line.extend(keys.iter().map(|k| {
+                    row.values
+                        .iter()
+                        .find(|(key, _)| key == k)
+                        .map_or(String::new(), |(_, v)| v.to_string())
+                }));
+                cells.push(line);
+            }
+            let widths: Vec<usize> = (0..cells[0].len())
+                .map(|i| cells.iter().map(|r| r[i].len()).max().unwrap_or(0))
+                .collect();
+            text += &format!("\nstatistics the guest's `{table}` layer kept, per core:\n");
+            for r in &cells {
+                let line: Vec<String> = r
+                    .iter()
+                    .zip(&widths)
+                    .enumerate()
+                    .map(|(i, (cell, w))| {
+                        if i == 1 {
+                            format!("{cell:<w$}")
+                        } else {
+                            format!("{cell:>w$}")
+                        }
+                    })
+                    .collect();
+                text += line.join("  ").trim_end();
+                text.push('\n');
+            }
+        }
+        for b in bad {
+            text += &format!("warning: {b}\n");
+        }
         text
     }
 
@@ -758,6 +836,34 @@ mod tests {
              \x20 at kernel::SharedBytes::read_u32 (kernel/src/platform/scc.rs:69)\n\
              \x20   inlined into programs::page_fault::run (apps/programs/src/page_fault.rs:17)\n"
         );
+    }
+
+    #[test]
+    fn the_guests_statistics_lines_become_one_table_per_name() {
+        let run = report(
+            Outcome::Success,
+            &[
+                &[
+                    "hello",
+                    "STATS dsm sync_read calls=3 cycles=120",
+                    "STATS dsm consistency invalidations=2",
+                ],
+                &[
+                    "STATS dsm sync_read calls=5 cycles=2000",
+                    "STATS dsm x calls=y",
+                ],
+            ],
+        );
+        assert_eq!(
+            run.guest_stats(),
+            "\nstatistics the guest's `dsm` layer kept, per core:\n\
+             core  dsm          calls  cycles  invalidations\n\
+             \x20  0  sync_read        3     120\n\
+             \x20  0  consistency                             2\n\
+             \x20  1  sync_read        5    2000\n\
+             warning: core 1: a statistics line with `calls=y` in it: STATS dsm x calls=y\n"
+        );
+        assert_eq!(report(Outcome::Success, &[&["no stats"]]).guest_stats(), "");
     }
 
     fn errors_again(dir: &Path) -> Vec<String> {

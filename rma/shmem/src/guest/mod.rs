@@ -356,12 +356,22 @@ fn finalized_at_exit() {
 }
 
 /// `shmem_finalize`: a barrier over every PE, then the end of OpenSHMEM
-/// on this PE. With `SHMEM_STATS` set in the program's environment
-/// (`-D` is not needed: `shmemx_print_stats` prints them at any time),
-/// nothing else is printed.
+/// on this PE. When the run asked for statistics (`cargo xtask run
+/// --stats`), this PE's services' statistics go out as `STATS dsm` lines
+/// ([`dsm::Stats::lines`]), which the run tool shows beside the chip
+/// model's tables.
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_finalize() {
-    with("shmem_finalize", |s| s.barrier_all());
+    with("shmem_finalize", |s| {
+        s.barrier_all()?;
+        if crt::platform().stats_requested() {
+            crt::end_line();
+            for line in s.dsm.stats().lines() {
+                kernel::println!("{line}");
+            }
+        }
+        Ok(())
+    });
     *STATE.0.borrow_mut() = Phase::Finalized;
 }
 
