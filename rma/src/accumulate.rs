@@ -199,7 +199,7 @@ mod sealed {
 }
 
 /// An element type accumulates apply to: `u8`, `i8`, `u16`, `i16`, `u32`,
-/// `i32`, `u64`, `i64`, `f32` and `f64`, and the value-index pairs
+/// `i32`, `u64`, `i64`, `f32`, `f64` and [`X87`] (C's `long double`), and the value-index pairs
 /// [`Loc`] of `i32`, `i64`, `f32` and `f64` (MPI's `MPI_2INT`,
 /// `MPI_LONG_INT`, `MPI_FLOAT_INT`, `MPI_DOUBLE_INT`) for MAXLOC and
 /// MINLOC. Sealed: the operations and their checks are defined for these
@@ -384,10 +384,12 @@ impl Accumulable for ShortLoc {
 
 /// A C `long double` as gcc -m32 stores it: the x87 80-bit extended value
 /// (a 64-bit significand with its integer bit, then the sign and a 15-bit
-/// exponent) in 10 bytes, then 2 bytes of padding: 12 bytes. It only
-/// compares, exactly (no conversion to `f64`, which would make distinct
-/// values tie), for `MPI_LONG_DOUBLE_INT`'s MAXLOC and MINLOC
-/// (`Loc<X87>`); a NaN compares with nothing, and the zeros are equal.
+/// exponent) in 10 bytes, then 2 bytes of padding: 12 bytes
+/// (`MPI_LONG_DOUBLE`). It compares exactly (no conversion to `f64`,
+/// which would make distinct values tie), for MIN and MAX and for
+/// `MPI_LONG_DOUBLE_INT`'s MAXLOC and MINLOC (`Loc<X87>`); a NaN compares
+/// with nothing, and the zeros are equal. SUM and PROD are the x87's own
+/// ([`crate::x87`]).
 #[derive(Debug, Clone, Copy)]
 pub struct X87(pub [u8; 12]);
 
@@ -434,6 +436,32 @@ impl PartialOrd for X87 {
             (true, false) => core::cmp::Ordering::Less,
             (false, true) => core::cmp::Ordering::Greater,
         })
+    }
+}
+
+impl sealed::Sealed for X87 {}
+impl Accumulable for X87 {
+    const NAME: &'static str = "X87";
+    const INTEGER: bool = false;
+    /// The sum and product by the x87 ([`crate::x87`]); MIN and MAX by
+    /// the exact comparison, a NaN operand ignored as for `f64`.
+    fn combine(op: AccumulateOp, target: Self, origin: Self) -> Self {
+        // The origin if it lies on the `wins` side of the target, or if
+        // the target is a NaN.
+        let pick = |wins: core::cmp::Ordering| match origin.partial_cmp(&target) {
+            Some(o) if o == wins => origin,
+            Some(_) => target,
+            None if target.key().is_none() => origin,
+            None => target,
+        };
+        match op {
+            AccumulateOp::Sum => crate::x87::sum(target, origin),
+            AccumulateOp::Prod => crate::x87::product(target, origin),
+            AccumulateOp::Max => pick(core::cmp::Ordering::Greater),
+            AccumulateOp::Min => pick(core::cmp::Ordering::Less),
+            AccumulateOp::Replace => origin,
+            _ => target,
+        }
     }
 }
 

@@ -30,7 +30,8 @@
 //! once over it runs on either. The chip definition every layer
 //! shares is re-exported as [`chip`].
 //!
-//! The crate is `no_std` with `alloc`; it contains no `unsafe` code.
+//! The crate is `no_std` with `alloc`; its only `unsafe` code is the two
+//! `asm!` blocks of the x87's sum and product of `long double`s (`x87`).
 #![cfg_attr(not(test), no_std)]
 #![warn(missing_docs)]
 #![deny(missing_debug_implementations)]
@@ -53,6 +54,7 @@ pub mod passive;
 pub mod request;
 pub mod stats;
 pub mod window;
+mod x87;
 
 pub use accumulate::{Accumulable, AccumulateOp, Loc, ShortLoc, X87};
 pub use chip;

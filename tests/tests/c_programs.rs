@@ -317,3 +317,14 @@ fn a_heap_without_room_fails_the_call_with_mpi_err_no_mem_on_2_cores() {
     assert_clean_success(&report, 2);
     every_rank_printed(&report, 2, |r| format!("rank {r}: out of memory reported"));
 }
+
+#[test]
+fn long_doubles_fetch_accumulate_and_reduce_with_their_low_bits_from_c() {
+    for cores in [1, 3, 4] {
+        let report = boot_c(cores, "long_double", &[]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, cores, |r| {
+            format!("rank {r} of {cores}: long double checks passed")
+        });
+    }
+}

@@ -122,6 +122,9 @@ typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attr
 #define MPI_INT64_T ((MPI_Datatype)17)
 #define MPI_UINT64_T ((MPI_Datatype)18)
 #define MPI_AINT ((MPI_Datatype)19)
+/* C's long double: the x87's 80-bit extended value in 12 bytes (gcc -m32),
+ * summed and multiplied by the x87 itself in accumulates and reductions. */
+#define MPI_LONG_DOUBLE ((MPI_Datatype)26)
 /* The pairs of MPI_MINLOC and MPI_MAXLOC: struct { T value; int index; }
  * as gcc -m32 lays it out (a double or long double aligned to 4 bytes):
  * MPI_DOUBLE_INT is 12 bytes, MPI_LONG_DOUBLE_INT 16 (the x87's 80-bit

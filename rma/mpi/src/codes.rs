@@ -406,6 +406,9 @@ pub enum Datatype {
     /// `MPI_LONG_DOUBLE_INT`: `struct { long double value; int index; }`,
     /// 16 bytes (the x87's 80-bit extended in 12 bytes, then the int)
     LongDoubleInt = 25,
+    /// `MPI_LONG_DOUBLE`: C's `long double` on i386, the x87's 80-bit
+    /// extended value in 12 bytes ([`Value::X87`]), aligned to 4
+    LongDouble = 26,
 }
 
 /// How a datatype's elements reduce.
@@ -427,6 +430,9 @@ pub enum Element {
     F32,
     /// IEEE double.
     F64,
+    /// C's `long double`: the x87's 80-bit extended value in 12 bytes
+    /// (`rma::X87`, whose sum and product the x87 computes).
+    X87,
     /// A value and an int index: the pair types of `MPI_MINLOC` and
     /// `MPI_MAXLOC` ([`Datatype::pair`]).
     Pair,
@@ -473,7 +479,7 @@ pub struct Pair {
 
 impl Datatype {
     /// Every datatype, for lookups by handle.
-    pub const ALL: [Self; 25] = [
+    pub const ALL: [Self; 26] = [
         Self::Char,
         Self::SignedChar,
         Self::UnsignedChar,
@@ -499,6 +505,7 @@ impl Datatype {
         Self::LongInt,
         Self::ShortInt,
         Self::LongDoubleInt,
+        Self::LongDouble,
     ];
 
     /// The datatype of handle `handle`.
@@ -534,6 +541,7 @@ impl Datatype {
             Self::LongInt => "MPI_LONG_INT",
             Self::ShortInt => "MPI_SHORT_INT",
             Self::LongDoubleInt => "MPI_LONG_DOUBLE_INT",
+            Self::LongDouble => "MPI_LONG_DOUBLE",
         }
     }
 
@@ -548,6 +556,7 @@ impl Datatype {
             Self::UnsignedLongLong | Self::Uint64 => Element::U64,
             Self::Float => Element::F32,
             Self::Double => Element::F64,
+            Self::LongDouble => Element::X87,
             Self::TwoInt
             | Self::FloatInt
             | Self::DoubleInt
@@ -589,7 +598,7 @@ impl Datatype {
             }
             Self::ShortInt => 6,
             Self::TwoInt | Self::FloatInt | Self::LongInt => 8,
-            Self::DoubleInt => 12,
+            Self::DoubleInt | Self::LongDouble => 12,
             Self::LongDoubleInt => 16,
         }
     }
@@ -703,7 +712,7 @@ impl Op {
             (Self::Minloc | Self::Maxloc, kind) => matches!(kind, Element::Pair),
             (_, Element::Pair) | (Self::Replace | Self::NoOp, _) => false,
             (Self::Sum | Self::Prod | Self::Min | Self::Max, _) => true,
-            (_, kind) => !matches!(kind, Element::F32 | Element::F64),
+            (_, kind) => !matches!(kind, Element::F32 | Element::F64 | Element::X87),
         }
     }
 

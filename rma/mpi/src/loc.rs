@@ -352,6 +352,8 @@ mod tests {
         }
         assert!(Op::Sum.reduces(Datatype::Double) && Op::Bxor.reduces(Datatype::Char));
         assert!(!Op::Band.reduces(Datatype::Float) && !Op::Replace.reduces(Datatype::Int));
+        assert!(Op::Prod.reduces(Datatype::LongDouble) && Op::Max.reduces(Datatype::LongDouble));
+        assert!(!Op::Bor.reduces(Datatype::LongDouble) && !Op::Land.reduces(Datatype::LongDouble));
         assert_eq!(
             Op::Minloc.refusal(Datatype::Int),
             "MPI_MINLOC is not a reduction on MPI_INT (it takes the pair types MPI_2INT, \

@@ -269,6 +269,16 @@ fn gcc_lays_out_the_pair_structs_as_the_library_says() {
             p.index_at,
         );
     }
+    // MPI_LONG_DOUBLE: the value of MPI_LONG_DOUBLE_INT, alone.
+    c += &format!(
+        "_Static_assert(MPI_LONG_DOUBLE == {}, \"MPI_LONG_DOUBLE's handle\");\n\
+         _Static_assert(sizeof(long double) == {}, \"MPI_LONG_DOUBLE's size\");\n\
+         _Static_assert(_Alignof(long double) == 4, \"MPI_LONG_DOUBLE's alignment\");\n",
+        Datatype::LongDouble as i32,
+        Datatype::LongDouble.size(),
+    );
+    assert_eq!(Datatype::LongDouble.size(), Value::X87.bytes());
+    assert_eq!(Datatype::LongDouble.element(), Element::X87);
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let file = std::env::temp_dir().join(format!("mpi-pairs-{}.c", std::process::id()));
     std::fs::write(&file, &c).unwrap();

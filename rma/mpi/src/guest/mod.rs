@@ -70,6 +70,10 @@ macro_rules! as_element {
                 type $t = i16;
                 $body
             }
+            Kind::X87 => {
+                type $t = rma::X87;
+                $body
+            }
             Kind::Bytes => match $ty {
                 Datatype::SignedChar | Datatype::Char => {
                     type $t = i8;
