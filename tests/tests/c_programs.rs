@@ -328,3 +328,14 @@ fn long_doubles_fetch_accumulate_and_reduce_with_their_low_bits_from_c() {
         });
     }
 }
+
+#[test]
+fn a_shared_windows_parts_are_contiguous_unless_alloc_shared_noncontig_from_c() {
+    for cores in [1, 4, 5] {
+        let report = boot_c(cores, "shared_contiguous", &[]);
+        assert_clean_success(&report, cores);
+        every_rank_printed(&report, cores, |r| {
+            format!("rank {r} of {cores}: shared window placement checks passed")
+        });
+    }
+}

@@ -23,10 +23,12 @@
 //! | [`RECORDS`].. | window records, [`RECORD_BYTES`] each | see below |
 //!
 //! A window record of core `c` for one window:
-//! - line 0 (written by `c`): magic, the window's offset in `c`'s POPSHM,
-//!   its size in bytes, its displacement unit and, for a dynamic window,
-//!   the offset of `c`'s attachment table at the record's controller (0
-//!   for other windows);
+//! - line 0 (written by `c`): magic, the window's offset in the POPSHM
+//!   that holds it, its size in bytes, its displacement unit, for a
+//!   dynamic window the offset of `c`'s attachment table at the record's
+//!   controller (0 for other windows), and whose POPSHM holds the part:
+//!   0 for `c`'s own, else that core's number + 1 (a part of a
+//!   contiguous shared window lies in its rank 0's);
 //! - line 1: the match vector: bit `t` of word `t / 32` set means rank `t`
 //!   has posted to `c` (written under `c`'s TSR by `t` and by `c`);
 //! - line 2: byte 0, the 8-bit completion counter (written by `c` at post
@@ -116,6 +118,8 @@ pub const GLOBAL: u32 = 4 * LINE;
 pub const MATCH_BITS: u32 = LINE * 8;
 /// Offset of the attachment table's location in a record.
 const TABLE: u32 = 16;
+/// Offset of the core whose POPSHM holds the part, in a record.
+const HOME: u32 = 20;
 
 /// Bytes of a window record in a run of `cores` cores: the fixed lines
 /// and a queue node for each core (a window has at most that many ranks),
@@ -193,7 +197,7 @@ impl Record {
 /// What a record says about its window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WindowInfo {
-    /// Offset of the window in its owner's POPSHM.
+    /// Offset of the window in the POPSHM that holds it ([`Self::home`]).
     pub offset: u32,
     /// Bytes.
     pub size: u32,
@@ -202,6 +206,10 @@ pub struct WindowInfo {
     /// Offset of the attachment table of a dynamic window at the record's
     /// controller; 0 for other windows.
     pub table: u32,
+    /// The core whose POPSHM holds the part, as its number + 1; 0 for the
+    /// record's own core. A contiguous shared window's parts all lie in
+    /// the POPSHM of its rank 0.
+    pub home: u32,
 }
 
 /// Where a window's records lie.
@@ -399,6 +407,7 @@ pub fn write_record<H: Lsm + Wait>(hal: &H, record: Record, info: WindowInfo, lo
     hal.lsm_write_u32(mc, record.offset + 8, info.size);
     hal.lsm_write_u32(mc, record.offset + 12, info.disp_unit);
     hal.lsm_write_u32(mc, record.offset + TABLE, info.table);
+    hal.lsm_write_u32(mc, record.offset + HOME, info.home);
     hal.lsm_write_u32(mc, record.offset, RECORD_MAGIC);
 }
 
@@ -430,6 +439,7 @@ pub fn read_record<H: Lsm + Topology>(
         size: hal.lsm_read_u32(mc, record.offset + 8),
         disp_unit: hal.lsm_read_u32(mc, record.offset + 12),
         table: hal.lsm_read_u32(mc, record.offset + TABLE),
+        home: hal.lsm_read_u32(mc, record.offset + HOME),
     })
 }
 
@@ -557,6 +567,7 @@ mod tests {
                     size: hal.rank() * 100 + i as u32,
                     disp_unit: 4,
                     table: RECORDS + i as u32,
+                    home: i as u32,
                 };
                 write_record(hal, r, info, true);
                 assert_eq!(read_record(hal, hal.core(), r), Ok(info));
@@ -589,6 +600,7 @@ mod tests {
                     size: hal.rank() * 100 + i as u32,
                     disp_unit: 1,
                     table: 0,
+                    home: 0,
                 };
                 write_record(hal, r, info, true);
                 assert_eq!(read_record(hal, hal.core(), r), Ok(info));

@@ -237,6 +237,12 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         if d.attached.contains(&memory.id) {
             return Err(fail("is attached to it already"));
         }
+        if state.home.is_some() {
+            return Err(fail(
+                "lies in another core's POPSHM (a part of a contiguous shared window): only this \
+                 core's own memory is attached",
+            ));
+        }
         let end = u64::from(address) + u64::from(state.size);
         if end > 1 << 32 {
             return Err(fail("would end past the last address, 2^32"));

@@ -171,6 +171,14 @@ pub struct WindowOptions {
     /// accumulate-family calls to one target location use. rma makes any
     /// mix atomic (the guard), so it needs neither promise.
     pub accumulate_ops: AccumulateOps,
+    /// MPI's `alloc_shared_noncontig` info key, for
+    /// [`Rma::allocate_shared`]: `false` (the default, as in MPI) puts
+    /// every rank's part in one block of rank 0's POPSHM, each part where
+    /// the previous rank's ends, so a process reaching them by address
+    /// finds them contiguous (the whole window behind rank 0's memory
+    /// controller); `true` puts each part in its own rank's POPSHM,
+    /// behind that rank's controller.
+    pub alloc_shared_noncontig: bool,
 }
 
 /// MPI's `accumulate_ordering` info key: orderings of accumulate-family
@@ -266,6 +274,7 @@ impl Default for WindowOptions {
             no_locks: false,
             accumulate_ordering: AccumulateOrdering::ALL,
             accumulate_ops: AccumulateOps::SameOpNoOp,
+            alloc_shared_noncontig: false,
         }
     }
 }
@@ -324,6 +333,15 @@ impl WindowOptions {
     pub fn accumulate_ordering(self, accumulate_ordering: AccumulateOrdering) -> Self {
         Self {
             accumulate_ordering,
+            ..self
+        }
+    }
+
+    /// Sets MPI's `alloc_shared_noncontig` info key
+    /// ([`WindowOptions::alloc_shared_noncontig`]).
+    pub fn alloc_shared_noncontig(self, alloc_shared_noncontig: bool) -> Self {
+        Self {
+            alloc_shared_noncontig,
             ..self
         }
     }
@@ -412,7 +430,8 @@ pub struct WindowAttributes {
     pub flavor: Flavor,
     /// The memory model (`MPI_WIN_MODEL`).
     pub model: MemoryModel,
-    /// Where this core's part lies in its POPSHM, in bytes (MPI's
+    /// Where this core's part lies in the POPSHM holding it (its own, or
+    /// rank 0's for a contiguous shared window), in bytes (MPI's
     /// `MPI_WIN_BASE` is an address; window memory here is reached through
     /// rma's calls, so its place is given instead). 0 for a dynamic window:
     /// its displacements count from the POPSHM's first byte, as MPI's
@@ -479,10 +498,18 @@ pub(crate) struct WindowState {
 
 #[derive(Debug, Clone, Copy)]
 struct MemoryState {
-    /// Where it lies in the POPSHM.
+    /// Where it lies in the POPSHM that holds it.
     offset: u32,
     /// Bytes asked for.
     size: u32,
+    /// Bytes of this core's POPSHM the bump allocator holds for it from
+    /// `offset` on: `size` (rounded up to [`MEMORY_ALIGN`]), or, for
+    /// rank 0's part of a contiguous shared window, the whole window's.
+    reserved: u32,
+    /// The core whose POPSHM holds it, and that POPSHM, if not this
+    /// core's: a part of a contiguous shared window of another rank 0.
+    /// This core's allocator holds none of it.
+    home: Option<(CoreId, DramPages)>,
     /// A window made on it.
     window: Option<u32>,
     /// The window that allocated it was freed while another window
@@ -657,6 +684,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         self.memories.push(Some(MemoryState {
             offset,
             size: bytes,
+            reserved: bytes,
+            home: None,
             window: None,
             orphaned: false,
             pinned: None,
@@ -686,7 +715,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             .memories
             .iter()
             .flatten()
-            .map(|m| m.offset + m.size.next_multiple_of(MEMORY_ALIGN))
+            .filter(|m| m.home.is_none())
+            .map(|m| m.offset + m.reserved.next_multiple_of(MEMORY_ALIGN))
             .max()
             .unwrap_or(0);
         Ok(())
@@ -776,7 +806,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         pieces_of(
             self.hal,
             &mut self.slots,
-            self.popshm,
+            state.home.map_or(self.popshm, |(_, popshm)| popshm),
             (base, len),
             MemoryType::Ncm,
             &mut stats,
@@ -867,19 +897,129 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         flavor: Flavor,
     ) -> Result<Window<T>, RmaError> {
         let bytes = u64::from(len) * T::BYTES as u64;
-        let memory = u32::try_from(bytes)
-            .map_err(|_| RmaError::NoMemory {
-                what: "POPSHM bytes",
-                requested: bytes,
-                available: self.popshm_left(),
-            })
-            .and_then(|bytes| self.alloc_mem(bytes))
-            .map(Some);
+        let bytes = u32::try_from(bytes).map_err(|_| RmaError::NoMemory {
+            what: "POPSHM bytes",
+            requested: bytes,
+            available: self.popshm_left(),
+        });
+        if flavor == Flavor::Shared && !options.alloc_shared_noncontig {
+            return self.allocate_contiguous(comm, bytes, options);
+        }
+        let memory = bytes.and_then(|bytes| self.alloc_mem(bytes)).map(Some);
         let call = match flavor {
             Flavor::Shared => "allocate_shared",
             Flavor::Allocate | Flavor::Create | Flavor::Dynamic => "allocate",
         };
         self.create_window(call, comm, memory, flavor, options)
+    }
+
+    /// [`Rma::allocate_shared`] without `alloc_shared_noncontig`: rank 0
+    /// of `comm` (or of the communicator `Rma` was made with) takes one
+    /// block of its POPSHM for every rank's `bytes`, and each rank's part
+    /// is the slice of it after the lower ranks' parts. Collective: the
+    /// sizes are gathered first, then where the block lies (or that rank 0
+    /// failed to take it).
+    fn allocate_contiguous<T: Element>(
+        &mut self,
+        mut comm: Option<&mut Comm<'h, H>>,
+        bytes: Result<u32, RmaError>,
+        options: WindowOptions,
+    ) -> Result<Window<T>, RmaError> {
+        const CALL: &str = "allocate_shared";
+        // Every rank's size, or that it failed here (first word 0).
+        let mine = match &bytes {
+            Ok(b) => [1u32.to_le_bytes(), b.to_le_bytes()].concat(),
+            Err(_) => alloc::vec![0; 8],
+        };
+        let words = |all: &[u8]| -> Vec<(bool, u32)> {
+            all.chunks_exact(8)
+                .map(|c| {
+                    let word = |i: usize| u32::from_le_bytes(c[i..i + 4].try_into().expect("4"));
+                    (word(0) != 0, word(4))
+                })
+                .collect()
+        };
+        let gather = |rma: &mut Self, comm: &mut Option<&mut Comm<'h, H>>, mine: &[u8]| {
+            let c: &mut Comm<'h, H> = match comm {
+                Some(c) => c,
+                None => &mut rma.comm,
+            };
+            let mut all = alloc::vec![0; mine.len() * c.size() as usize];
+            c.allgather(mine, &mut all).map(|()| (all, c.rank()))
+        };
+        let (all, rank) = gather(self, &mut comm, &mine)?;
+        let sizes = words(&all);
+        let bytes = bytes?;
+        if let Some(failed) = sizes.iter().position(|&(ok, _)| !ok) {
+            return Err(RmaError::PeerFailed {
+                call: CALL,
+                rank: failed as u32,
+            });
+        }
+        let total: u64 = sizes.iter().map(|&(_, b)| u64::from(b)).sum();
+        let before: u64 = sizes[..rank as usize]
+            .iter()
+            .map(|&(_, b)| u64::from(b))
+            .sum();
+        // Rank 0 takes the block and says where it lies.
+        let block = (rank == 0).then(|| {
+            u32::try_from(total)
+                .map_err(|_| RmaError::NoMemory {
+                    what: "POPSHM bytes (a contiguous shared window's, all in rank 0's)",
+                    requested: total,
+                    available: self.popshm_left(),
+                })
+                .and_then(|total| self.alloc_mem(total))
+        });
+        let said = match &block {
+            Some(Ok(memory)) => {
+                let offset = self.memory(memory.id)?.offset;
+                [1u32.to_le_bytes(), offset.to_le_bytes()].concat()
+            }
+            _ => alloc::vec![0; 8],
+        };
+        let (all, _) = gather(self, &mut comm, &said)?;
+        let (ok, base) = words(&all)[0];
+        let memory = match block {
+            Some(Err(e)) => return Err(e),
+            Some(Ok(memory)) => {
+                // Rank 0's part starts the block; its allocation holds all.
+                let m = self.memories[memory.id as usize]
+                    .as_mut()
+                    .expect("just allocated");
+                m.size = bytes;
+                m.reserved = total as u32;
+                Memory {
+                    id: memory.id,
+                    len: bytes,
+                }
+            }
+            None if !ok => {
+                return Err(RmaError::PeerFailed {
+                    call: CALL,
+                    rank: 0,
+                });
+            }
+            None => {
+                let owner = match comm.as_deref() {
+                    Some(c) => c.core(0)?,
+                    None => self.comm.core(0)?,
+                };
+                let home = database::read_popshm(self.hal, owner)?;
+                let id = self.memories.len() as u32;
+                self.memories.push(Some(MemoryState {
+                    offset: base + before as u32,
+                    size: bytes,
+                    reserved: 0,
+                    home: Some((owner, home)),
+                    window: None,
+                    orphaned: false,
+                    pinned: None,
+                }));
+                Memory { id, len: bytes }
+            }
+        };
+        self.create_window(CALL, comm, Ok(Some(memory)), Flavor::Shared, options)
     }
 
     /// Makes `memory` a window, collectively (`MPI_Win_create`): every
@@ -943,6 +1083,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                         size: state.size,
                         disp_unit,
                         table: 0,
+                        home: state.home.map_or(0, |(core, _)| core.index() as u32 + 1),
                     };
                     (info, None)
                 }
@@ -962,6 +1103,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                         size: 0,
                         disp_unit,
                         table: table.offset,
+                        home: 0,
                     };
                     (info, Some(table))
                 }
@@ -1018,23 +1160,42 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             (Ok(local), None) => local,
         };
         let comm = own.as_ref().unwrap_or(&self.comm);
-        let ranks = Ranks {
-            rank,
-            world: comm.members().to_vec(),
-            cores: (0..size).map(|r| comm.core(r)).collect::<Result<_, _>>()?,
-            popshm: (0..size)
-                .map(|r| database::read_popshm(self.hal, comm.core(r)?))
-                .collect::<Result<_, _>>()?,
-        };
+        let cores: Vec<CoreId> = (0..size).map(|r| comm.core(r)).collect::<Result<_, _>>()?;
         let remotes = records
             .iter()
-            .zip(&ranks.cores)
+            .zip(&cores)
             .map(|(r, &core)| {
                 let record = r.expect("every rank succeeded");
                 let info = database::read_record(self.hal, core, record)?;
                 Ok(Remote { record, info })
             })
             .collect::<Result<Vec<_>, RmaError>>()?;
+        // Each part lies in its rank's POPSHM, or in the one its record
+        // names (a contiguous shared window's, rank 0's).
+        let popshm = remotes
+            .iter()
+            .zip(&cores)
+            .map(|(remote, &core)| {
+                let home = match remote.info.home {
+                    0 => core,
+                    n => self
+                        .hal
+                        .chip()
+                        .core(n - 1)
+                        .map_err(|_| RmaError::Database {
+                            what: "window record (the core holding its part)",
+                            core: core.index() as u32,
+                        })?,
+                };
+                database::read_popshm(self.hal, home)
+            })
+            .collect::<Result<_, RmaError>>()?;
+        let ranks = Ranks {
+            rank,
+            world: comm.members().to_vec(),
+            cores,
+            popshm,
+        };
         debug_assert_eq!(remotes[rank as usize].record, record);
         if let Some(memory) = memory
             && let Some(m) = &mut self.memories[memory.id as usize]
@@ -1306,7 +1467,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
                 available: (LUT_PAGE_SIZE - within).into(),
             });
         }
-        let mapping = (self.popshm.controller, self.popshm.first + page as u16, ty);
+        let popshm = state.home.map_or(self.popshm, |(_, popshm)| popshm);
+        let mapping = (popshm.controller, popshm.first + page as u16, ty);
         let (controller, page, ty) = mapping;
         let slot = if state.pinned == Some(mapping) {
             self.slots
@@ -1363,6 +1525,23 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             w.options.remote_type
         };
         let (info, popshm) = (w.remotes[rank as usize].info, w.ranks.popshm[rank as usize]);
+        if w.flavor == Flavor::Shared && !w.options.alloc_shared_noncontig {
+            // The parts follow each other at their addresses only if the
+            // whole window lies in the page one entry maps.
+            let first = u64::from(w.remotes[0].info.offset);
+            let end = w
+                .remotes
+                .last()
+                .map_or(first, |r| u64::from(r.info.offset) + u64::from(r.info.size));
+            let page = u64::from(LUT_PAGE_SIZE);
+            if end > first && first / page != (end - 1) / page {
+                return Err(RmaError::NoMemory {
+                    what: "bytes left in the 16 MiB LUT page where the contiguous shared window starts (its parts reached by address must lie in one page; alloc_shared_noncontig=true puts each in its own rank's memory)",
+                    requested: end - first,
+                    available: page - first % page,
+                });
+            }
+        }
         let page = info.offset / LUT_PAGE_SIZE;
         let within = info.offset % LUT_PAGE_SIZE;
         if u64::from(within) + u64::from(info.size) > u64::from(LUT_PAGE_SIZE) {
@@ -1402,7 +1581,16 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// synchronisation to order it). On the SCC every core reaches every
     /// POPSHM through a LUT entry, so any process group can share one.
     ///
-    /// Return values: as [`Rma::allocate`].
+    /// Where the parts lie is [`WindowOptions::alloc_shared_noncontig`]'s
+    /// to say: by default (MPI's), one block of rank 0's POPSHM holds them
+    /// all, each rank's after the lower ranks' (so [`Rma::pin_part`] maps
+    /// them one after the other, as MPI promises a C program); with it
+    /// set, each rank's part lies in its own POPSHM, behind its own
+    /// memory controller.
+    ///
+    /// Return values: as [`Rma::allocate`]; a contiguous window's rank 0
+    /// needs room for every part (`Err(NoMemory)` there, `Err(PeerFailed)`
+    /// on the others).
     pub fn allocate_shared<T: Element>(
         &mut self,
         len: u32,

@@ -10,6 +10,7 @@ use chip::{EntryRange, MemoryType};
 use super::*;
 use crate::comm::Group;
 use crate::epoch::Assert;
+use crate::hal::SharedDram;
 use crate::hal::mock::Mock;
 use crate::ops::Vector;
 use crate::{Coherence, ErrorClass};
@@ -1106,10 +1107,19 @@ fn the_accumulate_info_keys_are_kept_and_change_no_result() {
 
 #[test]
 fn a_window_made_on_a_shared_part_puts_where_the_shared_window_loads() {
+    for noncontig in [false, true] {
+        a_window_on_a_shared_part(noncontig);
+    }
+}
+
+/// [`a_window_made_on_a_shared_part_puts_where_the_shared_window_loads`]
+/// with the parts contiguous in rank 0's POPSHM or each in its own.
+fn a_window_on_a_shared_part(noncontig: bool) {
     Mock::run(3, |hal| {
         let mut rma = rma(hal);
         let (me, n) = (rma.rank(), rma.size());
-        let shared = rma.allocate_shared::<u32>(2, WindowOptions::new()).unwrap();
+        let options = WindowOptions::new().alloc_shared_noncontig(noncontig);
+        let shared = rma.allocate_shared::<u32>(2, options).unwrap();
         let memory = rma.window_memory(shared).unwrap().expect("a part");
         assert_eq!(memory.len(), 8);
         let second = rma.create::<u32>(memory, WindowOptions::new()).unwrap();
@@ -1145,14 +1155,92 @@ fn a_window_made_on_a_shared_part_puts_where_the_shared_window_loads() {
         rma.unlock(second, 1).unwrap();
         assert_eq!(again, [0, 0xfeed]);
         rma.free(second).unwrap();
-        assert!(
-            rma.popshm_left() > left,
-            "freed with the last window over it"
-        );
+        // Only rank 0's POPSHM holds a contiguous window.
+        if noncontig || me == 0 {
+            assert!(
+                rma.popshm_left() > left,
+                "freed with the last window over it"
+            );
+        } else {
+            assert_eq!(rma.popshm_left(), left, "none of this rank's POPSHM");
+        }
         let dynamic = rma.create_dynamic::<u32>(WindowOptions::new()).unwrap();
         assert_eq!(rma.window_memory(dynamic).unwrap(), None);
         rma.free(dynamic).unwrap();
     });
+}
+
+/// Rank `r`'s part of the window in
+/// [`a_shared_windows_parts_follow_each_other_in_rank_0s_memory_unless_noncontig`]:
+/// parts of differing sizes, one empty.
+const PART_LEN: [u32; 4] = [3, 1, 0, 2];
+
+#[test]
+fn a_shared_windows_parts_follow_each_other_in_rank_0s_memory_unless_noncontig() {
+    for noncontig in [false, true] {
+        Mock::run(4, |hal| {
+            let mut rma = rma(hal);
+            let (me, n) = (rma.rank(), rma.size());
+            let left = rma.popshm_left();
+            let options = WindowOptions::new().alloc_shared_noncontig(noncontig);
+            let win = rma
+                .allocate_shared::<u32>(PART_LEN[me as usize], options)
+                .unwrap();
+            let taken = left - rma.popshm_left();
+            let total: u32 = PART_LEN.iter().sum::<u32>() * 4;
+            let want = match (noncontig, me, PART_LEN[me as usize]) {
+                (false, 0, _) => u64::from(total.next_multiple_of(MEMORY_ALIGN)),
+                (false, _, _) | (true, _, 0) => 0,
+                (true, _, _) => u64::from(MEMORY_ALIGN),
+            };
+            assert_eq!(taken, want, "rank {me}'s POPSHM, noncontig {noncontig}");
+            // Each rank fills its part, through its mapping, and syncs.
+            let mine = rma.shared_query(win, me).unwrap();
+            assert_eq!(mine.size, PART_LEN[me as usize] * 4);
+            let data: Vec<u32> = (0..PART_LEN[me as usize])
+                .map(|i| value(me, i, 0))
+                .collect();
+            rma.lock_all(win, Assert::NOCHECK).unwrap();
+            rma.shared_store(win, mine, 0, &data).unwrap();
+            rma.sync(win).unwrap();
+            rma.comm().barrier();
+            rma.sync(win).unwrap();
+            let maps: Vec<LocalMapping> = (0..n).map(|r| rma.pin_part(win, r).unwrap()).collect();
+            let every: Vec<u32> = (0..n)
+                .flat_map(|r| (0..PART_LEN[r as usize]).map(move |i| value(r, i, 0)))
+                .collect();
+            if noncontig {
+                // Each part in its own rank's POPSHM: a mapping of its own.
+                assert_ne!(maps[0].slot, maps[1].slot);
+                assert_ne!(maps[1].slot, maps[3].slot);
+            } else {
+                // One mapping: each part where the previous one ends, and
+                // every rank's data read in one go from rank 0's start.
+                for r in 1..n as usize {
+                    assert_eq!(maps[r].slot, maps[0].slot, "rank {r}'s part");
+                    assert_eq!(maps[r].offset, maps[r - 1].offset + maps[r - 1].len);
+                }
+                let mut bytes = std::vec![0u8; total as usize];
+                hal.shared_read(maps[0].slot, maps[0].offset, &mut bytes);
+                let got: Vec<u32> = bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                    .collect();
+                assert_eq!(got, every, "rank {me} reads the parts in a row");
+            }
+            // Whichever the placement, each part holds its rank's data.
+            for r in 0..n {
+                let part = rma.shared_query(win, r).unwrap();
+                let mut got = std::vec![0; PART_LEN[r as usize] as usize];
+                rma.shared_load(win, part, 0, &mut got).unwrap();
+                let want: Vec<u32> = (0..PART_LEN[r as usize]).map(|i| value(r, i, 0)).collect();
+                assert_eq!(got, want, "rank {me} loads rank {r}'s part");
+            }
+            rma.unlock_all(win).unwrap();
+            rma.free(win).unwrap();
+            assert_eq!(rma.popshm_left(), left, "freed with the window");
+        });
+    }
 }
 
 #[test]

@@ -4,8 +4,11 @@
 //!
 //! A window takes MPI's keys `no_locks`, `accumulate_ordering` and
 //! `accumulate_ops` (rma's [`WindowOptions`] of those names), accepts
-//! `same_size`, `same_disp_unit` and `alloc_shared_noncontig` (hints it
-//! does not need), and this library's own `scc_lock_scheme` (`gbh`,
+//! `alloc_shared_noncontig` (`true`: each process's part of a shared
+//! window in its own core's memory; `false`, the default: all parts one
+//! after the other in rank 0's, rma's `WindowOptions::alloc_shared_noncontig`),
+//! `same_size` and `same_disp_unit` (hints it does not need), and this
+//! library's own `scc_lock_scheme` (`gbh`,
 //! `gbh-backoff` or `mcs-wp`: how passive-target locks are taken) and
 //! `scc_database` (`distributed` or `centralized`: where the window's
 //! records lie) and `scc_memory_type` (`dcm`, `ncm`, `ncm-wcb`, `mpbt-wb`
@@ -291,7 +294,12 @@ pub(super) fn window_options(state: &State, handle: c_int) -> Result<WindowOptio
                 "same_op" => AccumulateOps::SameOp,
                 _ => return Err(refused()),
             }),
-            "same_size" | "same_disp_unit" | "alloc_shared_noncontig" => match value {
+            "alloc_shared_noncontig" => options.alloc_shared_noncontig(match value {
+                "true" => true,
+                "false" => false,
+                _ => return Err(refused()),
+            }),
+            "same_size" | "same_disp_unit" => match value {
                 "true" | "false" => options,
                 _ => return Err(refused()),
             },
