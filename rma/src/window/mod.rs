@@ -1649,6 +1649,28 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         self.write_elements(window.id, part.rank, ty, start, data)
     }
 
+    /// Where the block holding every part of a contiguous shared window
+    /// lies in the 16 MiB LUT page [`Rma::pin_part`] maps its parts
+    /// through: (offset, bytes), rank 0's part first. `None` for any other
+    /// window (its parts, if shared, lie each in its own rank's memory). A
+    /// program that reaches one part by address reaches the others after
+    /// it ([`WindowOptions::alloc_shared_noncontig`]), so the whole block
+    /// must be mapped.
+    ///
+    /// Return values: `Err(UnknownWindow)`.
+    pub fn contiguous_block<T>(&self, window: Window<T>) -> Result<Option<(u32, u32)>, RmaError> {
+        let w = self.window(window.id)?;
+        if w.flavor != Flavor::Shared || w.options.alloc_shared_noncontig {
+            return Ok(None);
+        }
+        let first = w.remotes[0].info.offset;
+        let end = w
+            .remotes
+            .last()
+            .map_or(first, |r| r.info.offset + r.info.size);
+        Ok(Some((first % LUT_PAGE_SIZE, end - first)))
+    }
+
     /// Window `id` if it is shared, else `Err(Flavor)` naming `call`.
     fn shared_window(&self, call: &'static str, id: u32) -> Result<&WindowState, RmaError> {
         let w = self.window(id)?;

@@ -1213,7 +1213,12 @@ fn a_shared_windows_parts_follow_each_other_in_rank_0s_memory_unless_noncontig()
                 // Each part in its own rank's POPSHM: a mapping of its own.
                 assert_ne!(maps[0].slot, maps[1].slot);
                 assert_ne!(maps[1].slot, maps[3].slot);
+                assert_eq!(rma.contiguous_block(win).unwrap(), None);
             } else {
+                assert_eq!(
+                    rma.contiguous_block(win).unwrap(),
+                    Some((maps[0].offset, total))
+                );
                 // One mapping: each part where the previous one ends, and
                 // every rank's data read in one go from rank 0's start.
                 for r in 1..n as usize {

@@ -452,10 +452,16 @@ fn make_window(
 }
 
 /// The address where `rank`'s part of `window` stays mapped for the
-/// program ([`rma::Rma::pin_part`]).
+/// program ([`rma::Rma::pin_part`]). Of a contiguous shared window
+/// (`alloc_shared_noncontig` not set), the whole block of parts is mapped,
+/// as the program may reach every part from any part's address.
 fn address_of(state: &mut State, window: Window<u8>, rank: u32) -> Result<*mut u8, Failure> {
     let part = state.rma.pin_part(window, rank)?;
-    let mapping = crt::platform().shared_dram(part.slot, part.offset, part.len as usize);
+    let (from, len) = state
+        .rma
+        .contiguous_block(window)?
+        .unwrap_or((part.offset, part.len));
+    let mapping = crt::platform().shared_dram(part.slot, from, len as usize);
     Ok(mapping.as_ptr().wrapping_add(part.offset as usize))
 }
 
