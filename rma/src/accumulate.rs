@@ -389,7 +389,7 @@ impl Accumulable for ShortLoc {
 /// which would make distinct values tie), for MIN and MAX and for
 /// `MPI_LONG_DOUBLE_INT`'s MAXLOC and MINLOC (`Loc<X87>`); a NaN compares
 /// with nothing, and the zeros are equal. SUM and PROD are the x87's own
-/// ([`crate::x87`]).
+/// (the `x87` module).
 #[derive(Debug, Clone, Copy)]
 pub struct X87(pub [u8; 12]);
 
@@ -443,7 +443,7 @@ impl sealed::Sealed for X87 {}
 impl Accumulable for X87 {
     const NAME: &'static str = "X87";
     const INTEGER: bool = false;
-    /// The sum and product by the x87 ([`crate::x87`]); MIN and MAX by
+    /// The sum and product by the x87 (the `x87` module); MIN and MAX by
     /// the exact comparison, a NaN operand ignored as for `f64`.
     fn combine(op: AccumulateOp, target: Self, origin: Self) -> Self {
         // The origin if it lies on the `wins` side of the target, or if
