@@ -7,8 +7,9 @@
 //! x86_64 (a host running the tests) the sum and the product are the
 //! x87's own `fadd` and `fmul` on the values loaded whole (`fld tbyte`)
 //! and stored whole (`fstp tbyte`), rounded as the FPU's control word
-//! says: to nearest, ties to even, with a 64-bit significand (the state
-//! `fninit` leaves, which both the kernel and Linux keep). No conversion
+//! says: to nearest, ties to even, with a 64-bit significand (0x037f,
+//! the word the processor starts with and `fninit` sets: the kernel never
+//! changes it, and Linux gives it to every process). No conversion
 //! to `f64` happens, so values such as 1 + 2⁻⁶⁰ keep their low bits.
 //!
 //! Elsewhere [`soft`] computes the same results in software (round to
