@@ -9,6 +9,7 @@
  * (whose rank 0 is world rank 1). Every element is checked. */
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -42,6 +43,15 @@ static void shared_parts(MPI_Comm comm, const char *noncontig)
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
     int contiguous = noncontig == NULL || noncontig[0] == 'f';
+    /* The hint in effect, as the window reports it. */
+    MPI_Info used;
+    char hint[MPI_MAX_INFO_VAL + 1];
+    int found = 0;
+    MPI_Win_get_info(win, &used);
+    MPI_Info_get(used, "alloc_shared_noncontig", MPI_MAX_INFO_VAL, hint, &found);
+    MPI_Info_free(&used);
+    CHECK(found && strcmp(hint, contiguous ? "false" : "true") == 0,
+          "alloc_shared_noncontig in effect: %s", found ? hint : "(none)");
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     for (int i = 0; i < part_len(rank); i++)
         mine[i] = value(rank, i);

@@ -338,6 +338,10 @@ fn keys_of(options: &WindowOptions, messages: bool) -> Info {
         ),
         ("scc_database".into(), name_of(options.database).into()),
         ("scc_memory_type".into(), name_of(options.local_type).into()),
+        (
+            "alloc_shared_noncontig".into(),
+            bool_text(options.alloc_shared_noncontig)
+        ),
     ]
 }
 
