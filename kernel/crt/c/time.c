@@ -3,6 +3,7 @@
  * started. */
 #include <errno.h>
 #include <limits.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "crt_hooks.h"
@@ -63,5 +64,15 @@ int clock_getres(clockid_t clock_id, struct timespec *res)
         res->tv_sec = 0;
         res->tv_nsec = 1;
     }
+    return 0;
+}
+
+/* The same modelled time as clock_gettime, in microseconds. */
+int gettimeofday(struct timeval *tv, void *tz)
+{
+    (void)tz;
+    unsigned long long us = __crt_clock_ns() / 1000;
+    tv->tv_sec = (time_t)(us / 1000000);
+    tv->tv_usec = (suseconds_t)(us % 1000000);
     return 0;
 }

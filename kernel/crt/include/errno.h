@@ -11,6 +11,7 @@ extern int errno;
 
 #define EPERM 1
 #define ENOENT 2
+#define ESRCH 3
 #define EINTR 4
 #define EIO 5
 #define EBADF 9
@@ -24,6 +25,7 @@ extern int errno;
 #define ENOSPC 28
 #define EDOM 33
 #define ERANGE 34
+#define EDEADLK 35
 #define ENOSYS 38
 #define EILSEQ 84
 #define EOVERFLOW 75

@@ -49,6 +49,31 @@ pub struct Timespec {
     pub tv_nsec: c_long,
 }
 
+/// `struct timeval`: `time_t` and `suseconds_t` are `long`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timeval {
+    pub tv_sec: c_long,
+    pub tv_usec: c_long,
+}
+
+/// `pthread_mutex_t`: whether it is held.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mutex {
+    pub locked: c_int,
+}
+
+/// `struct option` of getopt.h.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct LongOption {
+    pub name: *const c_char,
+    pub has_arg: c_int,
+    pub flag: *mut c_int,
+    pub val: c_int,
+}
+
 /// A qsort/bsearch comparison function.
 pub type Compar = unsafe extern "C" fn(*const c_void, *const c_void) -> c_int;
 
@@ -160,6 +185,13 @@ unsafe extern "C" {
     pub fn crt_toupper(c: c_int) -> c_int;
 
     pub fn crt_getopt(argc: c_int, argv: *const *mut c_char, optstring: *const c_char) -> c_int;
+    pub fn crt_getopt_long(
+        argc: c_int,
+        argv: *const *mut c_char,
+        optstring: *const c_char,
+        longopts: *const LongOption,
+        longindex: *mut c_int,
+    ) -> c_int;
 
     pub fn crt_clock() -> c_long;
     pub fn crt_getpagesize() -> c_int;
@@ -168,6 +200,23 @@ unsafe extern "C" {
     pub fn crt_difftime(a: c_long, b: c_long) -> c_double;
     pub fn crt_clock_gettime(id: c_int, tp: *mut Timespec) -> c_int;
     pub fn crt_clock_getres(id: c_int, tp: *mut Timespec) -> c_int;
+    pub fn crt_gettimeofday(tv: *mut Timeval, tz: *mut c_void) -> c_int;
+
+    pub fn crt_pthread_self() -> c_ulong;
+    pub fn crt_pthread_equal(a: c_ulong, b: c_ulong) -> c_int;
+    pub fn crt_pthread_create(
+        thread: *mut c_ulong,
+        attr: *const c_void,
+        start: Option<unsafe extern "C" fn(*mut c_void) -> *mut c_void>,
+        arg: *mut c_void,
+    ) -> c_int;
+    pub fn crt_pthread_join(thread: c_ulong, value: *mut *mut c_void) -> c_int;
+    pub fn crt_pthread_mutex_init(mutex: *mut Mutex, attr: *const c_void) -> c_int;
+    pub fn crt_pthread_mutex_destroy(mutex: *mut Mutex) -> c_int;
+    pub fn crt_pthread_mutex_lock(mutex: *mut Mutex) -> c_int;
+    pub fn crt_pthread_mutex_trylock(mutex: *mut Mutex) -> c_int;
+    pub fn crt_pthread_mutex_unlock(mutex: *mut Mutex) -> c_int;
+    pub fn crt_pthread_once(once: *mut c_int, init: unsafe extern "C" fn()) -> c_int;
 
     pub fn crt_fabs(x: c_double) -> c_double;
     pub fn crt_fabsf(x: c_float) -> c_float;

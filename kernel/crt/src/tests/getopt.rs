@@ -174,3 +174,143 @@ fn optind_zero_restarts_even_inside_a_group() {
         )
     );
 }
+
+/// One getopt_long result: what it returned, its argument, the long
+/// option's index (-1 if none was set).
+type LongStep = (c_int, Option<String>, c_int);
+
+/// Runs getopt_long over args (argv[0] is "prog") with the long options
+/// "size" (required), "verbose" (no argument), "color" (optional) and
+/// "flagged" (sets *flag to 7), until it returns -1; the steps, the
+/// final optind and the flag.
+fn scan_long(optstring: &CStr, args: &[&str]) -> (Vec<LongStep>, c_int, c_int) {
+    let owned: Vec<CString> = std::iter::once("prog")
+        .chain(args.iter().copied())
+        .map(|a| CString::new(a).unwrap())
+        .collect();
+    let mut argv: Vec<*mut c_char> = owned.iter().map(|a| a.as_ptr().cast_mut()).collect();
+    argv.push(std::ptr::null_mut());
+    let mut flag: c_int = 0;
+    let long = [
+        LongOption {
+            name: c"size".as_ptr(),
+            has_arg: 1,
+            flag: std::ptr::null_mut(),
+            val: 's' as c_int,
+        },
+        LongOption {
+            name: c"verbose".as_ptr(),
+            has_arg: 0,
+            flag: std::ptr::null_mut(),
+            val: 'v' as c_int,
+        },
+        LongOption {
+            name: c"color".as_ptr(),
+            has_arg: 2,
+            flag: std::ptr::null_mut(),
+            val: 'c' as c_int,
+        },
+        LongOption {
+            name: c"flagged".as_ptr(),
+            has_arg: 0,
+            flag: &raw mut flag,
+            val: 7,
+        },
+        LongOption {
+            name: c"verify".as_ptr(),
+            has_arg: 0,
+            flag: std::ptr::null_mut(),
+            val: 'y' as c_int,
+        },
+        LongOption {
+            name: std::ptr::null(),
+            has_arg: 0,
+            flag: std::ptr::null_mut(),
+            val: 0,
+        },
+    ];
+    let mut steps = Vec::new();
+    // SAFETY: the globals are plain C ints; tests hold the lock.
+    unsafe { (&raw mut crt_optind).write(0) };
+    loop {
+        let mut index: c_int = -1;
+        // SAFETY: argv has argc entries and a NULL; the strings and the
+        // option table end as C says.
+        let c = unsafe {
+            crt_getopt_long(
+                owned.len() as c_int,
+                argv.as_ptr(),
+                optstring.as_ptr(),
+                long.as_ptr(),
+                &raw mut index,
+            )
+        };
+        if c == -1 {
+            break;
+        }
+        // SAFETY: optarg is NULL or points into argv's strings.
+        let arg = unsafe {
+            let p = (&raw const crt_optarg).read();
+            (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
+        };
+        steps.push((c, arg, index));
+    }
+    // SAFETY: as above.
+    (steps, unsafe { (&raw const crt_optind).read() }, flag)
+}
+
+#[test]
+fn long_options_take_their_arguments_abbreviations_and_flags() {
+    let _g = lock();
+    let (steps, ind, flag) = scan_long(
+        c"ab:",
+        &[
+            "--size=4096",
+            "--size",
+            "8",
+            "--verb",
+            "--color",
+            "--color=red",
+            "-ab",
+            "x",
+            "--flagged",
+            "file",
+            "--size=1",
+        ],
+    );
+    let s = |c: char, arg: Option<&str>, index: c_int| (c as c_int, arg.map(String::from), index);
+    assert_eq!(
+        steps,
+        vec![
+            s('s', Some("4096"), 0),
+            s('s', Some("8"), 0),
+            s('v', None, 1),
+            s('c', None, 2),
+            s('c', Some("red"), 2),
+            s('a', None, -1),
+            s('b', Some("x"), -1),
+            (0, None, 3),
+        ]
+    );
+    assert_eq!(ind, 10, "the first operand ends the options");
+    assert_eq!(flag, 7);
+    assert_eq!(stderr_text(), "");
+}
+
+#[test]
+fn long_option_errors_are_reported_or_returned() {
+    let _g = lock();
+    let (steps, _, _) = scan_long(c"a", &["--nope", "--ver", "--verbose=1", "--size"]);
+    let codes: Vec<c_int> = steps.iter().map(|(c, _, _)| *c).collect();
+    assert_eq!(codes, vec!['?' as c_int; 4]);
+    assert_eq!(
+        stderr_text(),
+        "prog: unrecognized option '--nope'\n\
+         prog: ambiguous option '--ver'\n\
+         prog: option '--verbose' doesn't allow an argument\n\
+         prog: option '--size' requires an argument\n"
+    );
+    let (steps, _, _) = scan_long(c":a", &["--size"]);
+    assert_eq!(steps, vec![(':' as c_int, None, -1)]);
+    assert_eq!(stderr_text(), "");
+}

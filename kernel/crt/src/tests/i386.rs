@@ -198,7 +198,7 @@ fn guest_build_agrees_with_glibc() {
 }
 
 /// The public headers.
-const HEADERS: [&str; 18] = [
+const HEADERS: [&str; 21] = [
     "assert.h",
     "ctype.h",
     "errno.h",
@@ -207,6 +207,7 @@ const HEADERS: [&str; 18] = [
     "inttypes.h",
     "limits.h",
     "math.h",
+    "pthread.h",
     "stdarg.h",
     "stdbool.h",
     "stddef.h",
@@ -215,6 +216,8 @@ const HEADERS: [&str; 18] = [
     "stdlib.h",
     "string.h",
     "strings.h",
+    "sys/time.h",
+    "sys/types.h",
     "time.h",
     "unistd.h",
 ];

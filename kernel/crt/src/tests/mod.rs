@@ -17,6 +17,7 @@ mod math;
 mod memory;
 mod misc;
 mod process;
+mod pthread;
 mod stdio;
 mod string;
 mod strtod;

@@ -62,3 +62,21 @@ fn clocks_read_the_hook() {
     }
     CLOCK_NS.store(0, Ordering::Relaxed);
 }
+
+#[test]
+fn gettimeofday_reads_the_hook_in_microseconds() {
+    let _g = lock();
+    CLOCK_NS.store(5_000_999_999, Ordering::Relaxed);
+    let mut tv = Timeval::default();
+    // SAFETY: a valid out-pointer; the time zone is not written.
+    unsafe {
+        assert_eq!(crt_gettimeofday(&raw mut tv, std::ptr::null_mut()), 0);
+    }
+    assert_eq!(
+        tv,
+        Timeval {
+            tv_sec: 5,
+            tv_usec: 999
+        }
+    );
+}
