@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! `cargo xtask conformance mpich-rma`: MPICH's one-sided test suite
-//! (`test/mpi/rma` of an MPICH source tree) built unmodified with
-//! `cargo xtask mpicc` and MPICH's own harness (`test/mpi/util/mtest.c`),
-//! booted as `cargo xtask mpiexec -n N --check-coherence` boots it, and
-//! reported as a Markdown table.
+//! `cargo xtask conformance SUITE`: an MPI implementation's test or
+//! benchmark programs built unmodified with `cargo xtask mpicc`, booted as
+//! `cargo xtask mpiexec -n N --check-coherence` boots them, and reported
+//! as a Markdown table. What the suites share (the work directory, the
+//! builds and their errors, the boots and their logs, the verdict on a
+//! run, the parallel jobs, the table) is here; [`osu`] holds what only
+//! the OSU one-sided benchmarks need.
+//!
+//! `mpich-rma` is MPICH's one-sided test suite (`test/mpi/rma` of an
+//! MPICH source tree), built with MPICH's own harness
+//! (`test/mpi/util/mtest.c`).
 //!
 //! The suite's list is `test/mpi/rma/testlist` (or `testlist.in`, the
 //! list MPICH's configure turns into it: its `@...@` lines are skipped).
@@ -24,6 +30,8 @@
 //! ` No Errors` (MPICH's mark of success) and the coherence checker
 //! counted no stale read.
 
+pub mod osu;
+
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
 use std::fs;
@@ -41,20 +49,50 @@ use crate::{App, Mode, Model, Outcome, RunConfig, RunReport, Time, WtReads, buil
 pub enum Suite {
     /// MPICH's one-sided tests: `test/mpi/rma`.
     MpichRma,
+    /// The OSU micro-benchmarks' one-sided programs: `mpi/one-sided`.
+    OsuOneSided,
+}
+
+impl Suite {
+    /// The suite's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::MpichRma => "mpich-rma",
+            Self::OsuOneSided => "osu-one-sided",
+        }
+    }
+
+    /// What a row of its table is.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Self::MpichRma => "tests",
+            Self::OsuOneSided => "runs",
+        }
+    }
+
+    /// The flag that gives the suite's source tree.
+    pub fn tree_flag(self) -> &'static str {
+        match self {
+            Self::MpichRma => "--mpich",
+            Self::OsuOneSided => "--osu",
+        }
+    }
 }
 
 /// What to run and where the table goes.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The MPICH source tree (it holds `test/mpi/rma/testlist`).
-    pub mpich: PathBuf,
+    /// The suite's source tree: MPICH's (it holds
+    /// `test/mpi/rma/testlist`) or OSU's (it holds `mpi/one-sided`).
+    pub tree: PathBuf,
     /// The Markdown table's file.
     pub out: PathBuf,
     /// Where objects, images and logs go.
     pub work: PathBuf,
     /// Tests built and run at once.
     pub jobs: usize,
-    /// Only these tests (by the list's names); every one when empty.
+    /// Only these tests or programs (by the list's names); every one when
+    /// empty.
     pub only: Vec<String>,
     /// The chip.
     pub chip: &'static chip::Chip,
@@ -62,8 +100,9 @@ pub struct Options {
     pub stack_kib: u32,
     /// MiB of each core's private RAM (the heap is half of it).
     pub memory_mib: u32,
-    /// Each test's time limit (`timeLimit=`, else the run's default) is
-    /// multiplied by this, as MPICH's `MPITEST_TIMEOUT_MULTIPLIER` does.
+    /// Each run's time limit (a test's `timeLimit=`, else the run's
+    /// default) is multiplied by this, as MPICH's
+    /// `MPITEST_TIMEOUT_MULTIPLIER` does.
     pub timeout_multiplier: u32,
     /// Raised by Ctrl-C: no new test starts.
     pub interrupt: Option<Arc<AtomicBool>>,
@@ -102,12 +141,16 @@ pub struct Recipe {
 /// A test's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    /// Every core succeeded, ` No Errors` was printed, no stale read.
+    /// Every core succeeded, the suite's mark of success was printed, no
+    /// stale read.
     Pass,
     /// Why it failed.
     Fail(String),
     /// It failed, as `xfail=` says it does: why it failed.
     ExpectedFail(String),
+    /// It ran out of time without failing: what it had done by then. Not
+    /// a pass, as the run did not finish.
+    Timeout(String),
     /// Why it was not run.
     Skip(String),
 }
@@ -118,6 +161,7 @@ impl Verdict {
             Self::Pass => "pass",
             Self::Fail(_) => "**fail**",
             Self::ExpectedFail(_) => "xfail",
+            Self::Timeout(_) => "timeout",
             Self::Skip(_) => "skipped",
         }
     }
@@ -125,7 +169,7 @@ impl Verdict {
     fn reason(&self) -> &str {
         match self {
             Self::Pass => "",
-            Self::Fail(r) | Self::ExpectedFail(r) | Self::Skip(r) => r,
+            Self::Fail(r) | Self::ExpectedFail(r) | Self::Timeout(r) | Self::Skip(r) => r,
         }
     }
 }
@@ -133,11 +177,13 @@ impl Verdict {
 /// One row of the table.
 #[derive(Debug, Clone)]
 pub struct Row {
-    /// The list's line.
-    pub entry: Entry,
+    /// What was run: the suite's own first columns (MPICH's test, process
+    /// count and arguments; OSU's program, window and synchronisation).
+    pub what: Vec<String>,
     /// What came of it.
     pub verdict: Verdict,
-    /// Stale reads the checker counted, when the test ran.
+    /// Stale reads the checker counted, when the test ran and its cores
+    /// reported them.
     pub stale: Option<u64>,
     /// Host seconds of the run, when the test ran.
     pub seconds: Option<f64>,
@@ -152,6 +198,8 @@ pub struct Counts {
     pub fail: usize,
     /// Tests that failed as `xfail=` said.
     pub xfail: usize,
+    /// Tests that ran out of time without failing.
+    pub timeout: usize,
     /// Tests not run.
     pub skip: usize,
 }
@@ -165,11 +213,73 @@ impl Counts {
                 Verdict::Pass => counts.pass += 1,
                 Verdict::Fail(_) => counts.fail += 1,
                 Verdict::ExpectedFail(_) => counts.xfail += 1,
+                Verdict::Timeout(_) => counts.timeout += 1,
                 Verdict::Skip(_) => counts.skip += 1,
             }
         }
         counts
     }
+
+    /// `3 pass, 1 fail, 1 expected failures (xfail), 2 timed out, 1
+    /// skipped`: expected failures and timeouts only when there are any.
+    pub fn summary(&self) -> String {
+        let mut text = format!("{} pass, {} fail", self.pass, self.fail);
+        if self.xfail > 0 {
+            let _ = write!(text, ", {} expected failures (xfail)", self.xfail);
+        }
+        if self.timeout > 0 {
+            let _ = write!(text, ", {} timed out", self.timeout);
+        }
+        let _ = write!(text, ", {} skipped", self.skip);
+        text
+    }
+}
+
+/// The assignments of a `Makefile.am`, continuation lines joined, in
+/// order: the variable, whether it was `+=`, and its words. Conditionals
+/// (`if`/`else`/`endif`) are ignored: every branch counts.
+pub fn makefile_assignments(text: &str) -> Vec<(String, bool, Vec<String>)> {
+    let joined = text.replace("\\\n", " ");
+    let mut found = Vec::new();
+    for line in joined.lines() {
+        if line.starts_with('\t') || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let Some((left, right)) = line.split_once('=') else {
+            continue;
+        };
+        let append = left.trim_end().ends_with('+');
+        let name = left.trim().trim_end_matches('+').trim();
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            continue;
+        }
+        let words = right.split_whitespace().map(str::to_owned).collect();
+        found.push((name.to_owned(), append, words));
+    }
+    found
+}
+
+/// `words` with each `$(VAR)` or `${VAR}` that `variables` defines
+/// replaced by its words (themselves expanded), and every other variable
+/// (automake's, configure's) left out.
+fn expand(words: &[String], variables: &BTreeMap<String, Vec<String>>, depth: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in words {
+        let name = word
+            .strip_prefix("$(")
+            .and_then(|w| w.strip_suffix(')'))
+            .or_else(|| word.strip_prefix("${").and_then(|w| w.strip_suffix('}')));
+        match name {
+            Some(name) => {
+                if let Some(value) = variables.get(name).filter(|_| depth < 8) {
+                    out.extend(expand(value, variables, depth + 1));
+                }
+            }
+            None if word.contains('$') => {}
+            None => out.push(word.clone()),
+        }
+    }
+    out
 }
 
 /// The suite's directory in the tree `mpich`, and its list: `testlist`,
@@ -254,23 +364,27 @@ pub fn parse_testlist(text: &str) -> Result<Vec<Entry>> {
 }
 
 /// The recipes of `Makefile.am`: each program's `_SOURCES` (C files
-/// only) and `_CPPFLAGS` (without `$(...)` variables).
+/// only) and `_CPPFLAGS`, with the file's own variables expanded
+/// (`$(UTILITIES)`) and automake's left out.
 pub fn parse_makefile_am(text: &str) -> BTreeMap<String, Recipe> {
-    let joined = text.replace("\\\n", " ");
+    let assignments = makefile_assignments(text);
+    let mut variables: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, append, words) in &assignments {
+        let value = variables.entry(name.clone()).or_default();
+        if !append {
+            value.clear();
+        }
+        value.extend(words.iter().cloned());
+    }
     let mut recipes: BTreeMap<String, Recipe> = BTreeMap::new();
-    for line in joined.lines() {
-        let Some((left, right)) = line.split_once('=') else {
-            continue;
-        };
-        let left = left.trim().trim_end_matches('+').trim();
-        let words = right
-            .split_whitespace()
-            .filter(|w| !w.starts_with("$("))
-            .map(str::to_owned);
-        if let Some(program) = left.strip_suffix("_SOURCES") {
+    for (name, _, words) in &assignments {
+        let words = expand(words, &variables, 0);
+        if let Some(program) = name.strip_suffix("_SOURCES") {
             let recipe = recipes.entry(program.to_owned()).or_default();
-            recipe.sources.extend(words.filter(|w| w.ends_with(".c")));
-        } else if let Some(program) = left.strip_suffix("_CPPFLAGS") {
+            recipe
+                .sources
+                .extend(words.into_iter().filter(|w| w.ends_with(".c")));
+        } else if let Some(program) = name.strip_suffix("_CPPFLAGS") {
             recipes
                 .entry(program.to_owned())
                 .or_default()
@@ -350,14 +464,21 @@ const MTEST_FILES: &[&str] = &["mtest.c", "mtest_common.c", "mtest_single.c"];
 
 /// Runs the suite as `options` say, writes the table and returns its rows.
 pub fn run(suite: Suite, options: &Options) -> Result<Vec<Row>> {
-    let Suite::MpichRma = suite;
     ensure!(options.jobs >= 1, "--jobs must be at least 1");
     ensure!(
         options.timeout_multiplier >= 1,
         "--timeout-multiplier must be at least 1"
     );
-    let mpich = fs::canonicalize(&options.mpich)
-        .with_context(|| format!("--mpich {}: no such directory", options.mpich.display()))?;
+    match suite {
+        Suite::MpichRma => run_mpich(options),
+        Suite::OsuOneSided => osu::run(options),
+    }
+}
+
+/// `mpich-rma`: every line of the test list.
+fn run_mpich(options: &Options) -> Result<Vec<Row>> {
+    let mpich = fs::canonicalize(&options.tree)
+        .with_context(|| format!("--mpich {}: no such directory", options.tree.display()))?;
     let (dir, list) = locate(&mpich)?;
     let text =
         fs::read_to_string(&list).with_context(|| format!("cannot read {}", list.display()))?;
@@ -379,12 +500,7 @@ pub fn run(suite: Suite, options: &Options) -> Result<Vec<Row>> {
         Err(_) => BTreeMap::new(),
     };
 
-    fs::create_dir_all(&options.work)
-        .with_context(|| format!("cannot make {}", options.work.display()))?;
-    let work = fs::canonicalize(&options.work)?;
-    if let Some(parent) = options.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(parent).with_context(|| format!("cannot make {}", parent.display()))?;
-    }
+    let work = prepare(options)?;
     println!(
         "conformance: {} tests from {}, work in {}",
         entries.len(),
@@ -415,18 +531,78 @@ pub fn run(suite: Suite, options: &Options) -> Result<Vec<Row>> {
             },
         );
     }
-    let jobs: Vec<(usize, &Entry)> = entries.iter().enumerate().collect();
-    let rows: Mutex<Vec<Option<Row>>> = Mutex::new(vec![None; entries.len()]);
-    let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<_>>());
-    let total = entries.len();
-    let done = Mutex::new(0usize);
     let ctx = Harness {
         dir: &dir,
         mpich: &mpich,
-        work: &work,
         mtest: &mtest,
-        options,
+        runner: Runner {
+            work: &work,
+            options,
+        },
     };
+    let rows = run_jobs(
+        options,
+        &entries,
+        |entry| {
+            format!(
+                "{} -n {}{}",
+                entry.name,
+                entry.np,
+                entry
+                    .args
+                    .iter()
+                    .map(|a| format!(" {a}"))
+                    .collect::<String>()
+            )
+        },
+        mpich_what,
+        |index, entry| ctx.test(index, entry, &programs[&entry.name]),
+    );
+    let table = table(
+        &mpich_preamble(&mpich, &list, options),
+        Suite::MpichRma.noun(),
+        &["test", "np", "arguments"],
+        &rows,
+    );
+    finish(options, &table)?;
+    Ok(rows)
+}
+
+/// The first cells of a test list line's row.
+fn mpich_what(entry: &Entry) -> Vec<String> {
+    vec![
+        entry.name.clone(),
+        entry.np.to_string(),
+        entry.args.join(" "),
+    ]
+}
+
+/// Makes the work directory and the table's; returns the work directory,
+/// absolute.
+fn prepare(options: &Options) -> Result<PathBuf> {
+    fs::create_dir_all(&options.work)
+        .with_context(|| format!("cannot make {}", options.work.display()))?;
+    if let Some(parent) = options.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).with_context(|| format!("cannot make {}", parent.display()))?;
+    }
+    Ok(fs::canonicalize(&options.work)?)
+}
+
+/// Runs `one` on every job, `options.jobs` at once, printing each result
+/// as it comes (`label` names the job); returns the rows in the jobs'
+/// order. Interrupted, the jobs not finished are skipped rows (`what`
+/// gives their first cells).
+fn run_jobs<J: Sync>(
+    options: &Options,
+    jobs: &[J],
+    label: impl Fn(&J) -> String + Sync,
+    what: impl Fn(&J) -> Vec<String>,
+    one: impl Fn(usize, &J) -> Row + Sync,
+) -> Vec<Row> {
+    let total = jobs.len();
+    let rows: Mutex<Vec<Option<Row>>> = Mutex::new(vec![None; total]);
+    let queue = Mutex::new(jobs.iter().enumerate().collect::<VecDeque<_>>());
+    let done = Mutex::new(0usize);
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.min(total) {
             scope.spawn(|| {
@@ -434,23 +610,16 @@ pub fn run(suite: Suite, options: &Options) -> Result<Vec<Row>> {
                     if interrupted(options) {
                         return;
                     }
-                    let Some((index, entry)) = queue.lock().expect("queue").pop_front() else {
+                    let Some((index, job)) = queue.lock().expect("queue").pop_front() else {
                         return;
                     };
-                    let program = &programs[&entry.name];
-                    let row = ctx.test(index, entry, program);
+                    let row = one(index, job);
                     let mut count = done.lock().expect("count");
                     *count += 1;
                     println!(
-                        "[{}/{total}] {} -n {}{}: {}{}",
+                        "[{}/{total}] {}: {}{}",
                         *count,
-                        entry.name,
-                        entry.np,
-                        entry
-                            .args
-                            .iter()
-                            .map(|a| format!(" {a}"))
-                            .collect::<String>(),
+                        label(job),
                         row.verdict.word().trim_matches('*'),
                         match row.verdict.reason() {
                             "" => String::new(),
@@ -462,33 +631,32 @@ pub fn run(suite: Suite, options: &Options) -> Result<Vec<Row>> {
             });
         }
     });
-    // Interrupted, the tests that did not finish are skipped, and the
-    // table says so.
-    let stopped = interrupted(options);
-    let rows: Vec<Row> = rows
-        .into_inner()
+    rows.into_inner()
         .expect("rows")
         .into_iter()
-        .zip(&entries)
-        .map(|(row, entry)| {
+        .zip(jobs)
+        .map(|(row, job)| {
             row.unwrap_or_else(|| Row {
-                entry: entry.clone(),
+                what: what(job),
                 verdict: Verdict::Skip("not run: the run was interrupted".to_owned()),
                 stale: None,
                 seconds: None,
             })
         })
-        .collect();
-    let table = table(&mpich, &list, &rows, options);
+        .collect()
+}
+
+/// Writes the table; interrupted, says so as an error, the table written.
+fn finish(options: &Options, table: &str) -> Result<()> {
     fs::write(&options.out, table)
         .with_context(|| format!("cannot write {}", options.out.display()))?;
-    if stopped {
+    if interrupted(options) {
         bail!(
             "interrupted: the table in {} lists the tests not run as skipped",
             options.out.display()
         );
     }
-    Ok(rows)
+    Ok(())
 }
 
 fn interrupted(options: &Options) -> bool {
@@ -507,12 +675,17 @@ struct Program {
     image: Mutex<Option<Result<PathBuf, String>>>,
 }
 
-/// What every test needs.
+/// What every MPICH test needs.
 struct Harness<'a> {
     dir: &'a Path,
     mpich: &'a Path,
-    work: &'a Path,
     mtest: &'a [PathBuf],
+    runner: Runner<'a>,
+}
+
+/// Builds and boots programs in the work directory, for either suite.
+struct Runner<'a> {
+    work: &'a Path,
     options: &'a Options,
 }
 
@@ -590,89 +763,47 @@ fn first_error(log: &Path) -> Option<String> {
         .map(|l| l.trim().to_owned())
 }
 
-impl Harness<'_> {
-    /// Builds (once) and runs one line of the list.
-    fn test(&self, index: usize, entry: &Entry, program: &Program) -> Row {
-        let mut row = Row {
-            entry: entry.clone(),
-            verdict: Verdict::Pass,
-            stale: None,
-            seconds: None,
-        };
-        if let Some(reason) = skip_reason(entry, &program.text, self.options.chip) {
-            row.verdict = Verdict::Skip(reason);
-            return row;
-        }
-        let image = {
-            let mut image = program.image.lock().expect("image");
-            image
-                .get_or_insert_with(|| self.build(&entry.name, &program.recipe))
-                .clone()
-        };
-        let verdict = match image {
-            Err(reason) => Verdict::Fail(reason),
-            Ok(image) => match self.boot(index, entry, &image) {
-                Err(e) => Verdict::Fail(format!("could not run: {e:#}")),
-                Ok(report) => {
-                    row.stale = Some(report.stale_reads());
-                    row.seconds = Some(report.elapsed.as_secs_f64());
-                    judge(&report)
-                }
-            },
-        };
-        row.verdict = match (verdict, &entry.xfail) {
-            (Verdict::Fail(reason), Some(why)) => {
-                Verdict::ExpectedFail(format!("{reason} (xfail: {why})"))
-            }
-            (verdict, _) => verdict,
-        };
-        row
-    }
-
-    /// Compiles and links `name` with `cargo xtask mpicc`; the error is
-    /// the first error gcc reported.
-    fn build(&self, name: &str, recipe: &Recipe) -> Result<PathBuf, String> {
-        let dir = self.work.join("programs");
-        fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
-        let image = dir.join(name);
-        let log = dir.join(format!("{name}.build.log"));
+impl Runner<'_> {
+    /// Runs `cargo xtask mpicc ARGS -o OUTPUT` (or `-c ARGS -o OUTPUT`
+    /// when `compile_only`), gcc's output in `OUTPUT.build.log`; the
+    /// error is the first error gcc reported.
+    fn mpicc(&self, args: &[String], output: &Path, compile_only: bool) -> Result<(), String> {
+        let dir = output.parent().expect("an output has a directory");
+        fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        let mut log = output.as_os_str().to_owned();
+        log.push(".build.log");
+        let log = PathBuf::from(log);
         let _ = fs::remove_file(&log);
-        for source in &recipe.sources {
-            if !self.dir.join(source).is_file() {
-                return Err(format!("build: no source {source} in test/mpi/rma"));
-            }
+        let mut all = Vec::new();
+        if compile_only {
+            all.push("-c".to_owned());
         }
-        let mut args = include_flags(self.mpich, self.work);
-        args.extend(recipe.cppflags.iter().cloned());
-        args.extend(
-            recipe
-                .sources
-                .iter()
-                .map(|s| self.dir.join(s).display().to_string()),
-        );
-        args.extend(self.mtest.iter().map(|o| o.display().to_string()));
-        args.extend(["-o".to_owned(), image.display().to_string()]);
-        let built = mpicc::parse(&args).and_then(|m| m.run_logging(Some(&log)));
-        match built {
-            Ok(_) => Ok(image),
-            Err(e) => Err(match first_error(&log) {
-                Some(line) => format!("build: {line}"),
-                None => format!("build: {e:#}"),
-            }),
-        }
+        all.extend(args.iter().cloned());
+        all.extend(["-o".to_owned(), output.display().to_string()]);
+        let built = mpicc::parse(&all).and_then(|m| m.run_logging(Some(&log)));
+        built.map(|_| ()).map_err(|e| match first_error(&log) {
+            Some(line) => format!("build: {line}"),
+            None => format!("build: {e:#}"),
+        })
     }
 
-    /// Boots `image` as `cargo xtask mpiexec -n NP --check-coherence`
-    /// does, and keeps its serial output and report in a log.
-    fn boot(&self, index: usize, entry: &Entry, image: &Path) -> Result<RunReport> {
-        let params = vec![crate::argv_param(&entry.name, &entry.args)?];
-        let timeout = entry
-            .time_limit
-            .map_or_else(|| RunConfig::default_timeout(entry.np), Duration::from_secs)
-            * self.options.timeout_multiplier;
+    /// Boots `image` on `np` cores as `cargo xtask mpiexec -n NP
+    /// --check-coherence` does, `argv` `name` then `args`, for `timeout`;
+    /// keeps every core's serial output and the report in
+    /// `logs/LOG.log`.
+    fn boot(
+        &self,
+        log: &str,
+        image: &Path,
+        np: u32,
+        name: &str,
+        args: &[String],
+        timeout: Duration,
+    ) -> Result<RunReport> {
+        let params = vec![crate::argv_param(name, args)?];
         let config = RunConfig {
             chip: self.options.chip,
-            cores: entry.np,
+            cores: np,
             app: App::Image(image.to_path_buf()),
             program: None,
             params,
@@ -701,28 +832,103 @@ impl Harness<'_> {
         };
         let started = Instant::now();
         let report = crate::run(&config)?;
-        let mut log = String::new();
+        let mut text = String::new();
         for core in &report.cores {
             for line in &core.serial {
-                let _ = writeln!(log, "[core {:02}] {line}", core.core);
+                let _ = writeln!(text, "[core {:02}] {line}", core.core);
             }
         }
-        let _ = writeln!(log, "{}", report.coherence_summary());
+        let _ = writeln!(text, "{}", report.coherence_summary());
         let _ = writeln!(
-            log,
+            text,
             "{report}\n(host time with the build: {:.1} s)",
             started.elapsed().as_secs_f64()
         );
-        let path = self.work.join("logs").join(format!(
-            "{:03}-{}-n{}.log",
-            index + 1,
-            entry.name,
-            entry.np
-        ));
+        let path = self.work.join("logs").join(format!("{log}.log"));
         fs::create_dir_all(path.parent().expect("a log has a directory"))?;
-        fs::write(&path, log)?;
+        fs::write(&path, text)?;
         Ok(report)
     }
+}
+
+impl Harness<'_> {
+    /// Builds (once) and runs one line of the list.
+    fn test(&self, index: usize, entry: &Entry, program: &Program) -> Row {
+        let mut row = Row {
+            what: mpich_what(entry),
+            verdict: Verdict::Pass,
+            stale: None,
+            seconds: None,
+        };
+        if let Some(reason) = skip_reason(entry, &program.text, self.runner.options.chip) {
+            row.verdict = Verdict::Skip(reason);
+            return row;
+        }
+        let image = {
+            let mut image = program.image.lock().expect("image");
+            image
+                .get_or_insert_with(|| self.build(&entry.name, &program.recipe))
+                .clone()
+        };
+        let timeout = entry
+            .time_limit
+            .map_or_else(|| RunConfig::default_timeout(entry.np), Duration::from_secs)
+            * self.runner.options.timeout_multiplier;
+        let log = format!("{:03}-{}-n{}", index + 1, entry.name, entry.np);
+        let verdict = match image {
+            Err(reason) => Verdict::Fail(reason),
+            Ok(image) => {
+                match self
+                    .runner
+                    .boot(&log, &image, entry.np, &entry.name, &entry.args, timeout)
+                {
+                    Err(e) => Verdict::Fail(format!("could not run: {e:#}")),
+                    Ok(report) => {
+                        row.stale = stale_of(&report);
+                        row.seconds = Some(report.elapsed.as_secs_f64());
+                        judge(&report)
+                    }
+                }
+            }
+        };
+        row.verdict = match (verdict, &entry.xfail) {
+            (Verdict::Fail(reason), Some(why)) => {
+                Verdict::ExpectedFail(format!("{reason} (xfail: {why})"))
+            }
+            (verdict, _) => verdict,
+        };
+        row
+    }
+
+    /// Compiles and links `name` with `cargo xtask mpicc`; the error is
+    /// the first error gcc reported.
+    fn build(&self, name: &str, recipe: &Recipe) -> Result<PathBuf, String> {
+        for source in &recipe.sources {
+            if !self.dir.join(source).is_file() {
+                return Err(format!("build: no source {source} in test/mpi/rma"));
+            }
+        }
+        let mut args = include_flags(self.mpich, self.runner.work);
+        args.extend(recipe.cppflags.iter().cloned());
+        args.extend(
+            recipe
+                .sources
+                .iter()
+                .map(|s| self.dir.join(s).display().to_string()),
+        );
+        args.extend(self.mtest.iter().map(|o| o.display().to_string()));
+        let image = self.runner.work.join("programs").join(name);
+        self.runner.mpicc(&args, &image, false)?;
+        Ok(image)
+    }
+}
+
+/// The stale reads of a run, when every core reported its count (a
+/// timeout stops the cores before they report), or when those that
+/// reported counted some.
+pub fn stale_of(report: &RunReport) -> Option<u64> {
+    let stale = report.stale_reads();
+    (stale > 0 || report.missing_reports().is_empty()).then_some(stale)
 }
 
 /// Whether a line of a core's serial output is the kernel's, not the
@@ -731,24 +937,51 @@ fn kernel_line(line: &str) -> bool {
     line.starts_with("program main:") || line.starts_with("setting args=")
 }
 
+/// The lines core `core` printed itself: not the kernel's, not blank.
+fn program_lines(report: &RunReport, core: usize) -> impl Iterator<Item = &str> {
+    report.cores[core]
+        .serial
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !kernel_line(l) && !l.trim().is_empty())
+}
+
+/// What a suite's programs print on success.
+#[derive(Debug, Clone, Copy)]
+pub struct Expect {
+    /// Whether a line is (part of) the mark of success.
+    pub mark: fn(&str) -> bool,
+    /// Whether a line says nothing of a failure (the mark, headers).
+    pub quiet: fn(&str) -> bool,
+    /// The failure when no core printed the mark.
+    pub missing: &'static str,
+}
+
 /// Whether a line is MPICH's mark of success.
 fn no_errors(line: &str) -> bool {
     line.trim() == "No Errors"
 }
 
-/// The verdict on a finished run.
+/// MPICH's tests print ` No Errors`.
+const MPICH: Expect = Expect {
+    mark: no_errors,
+    quiet: no_errors,
+    missing: "no \" No Errors\"",
+};
+
+/// The verdict on a finished MPICH test.
 pub fn judge(report: &RunReport) -> Verdict {
-    let program_lines = |core: usize| {
-        report.cores[core]
-            .serial
-            .iter()
-            .map(String::as_str)
-            .filter(|l| !kernel_line(l) && !l.trim().is_empty())
-    };
-    // The first line that is not MPICH's success, with the next when it
-    // ends in a colon (a panic's place, then its message).
+    judge_by(report, &MPICH)
+}
+
+/// The verdict on a finished run whose programs print what `expect`
+/// says: a pass when every core succeeded, some core printed the mark and
+/// the checker counted no stale read; else the reasons.
+pub fn judge_by(report: &RunReport, expect: &Expect) -> Verdict {
+    // The first line that is not quiet, with the next when it ends in a
+    // colon (a panic's place, then its message).
     let first_complaint = |core: usize| {
-        let mut lines = program_lines(core).skip_while(|l| no_errors(l));
+        let mut lines = program_lines(report, core).filter(|l| !(expect.quiet)(l));
         let first = lines.next()?;
         Some(match lines.next() {
             Some(next) if first.trim_end().ends_with(':') => {
@@ -764,12 +997,13 @@ pub fn judge(report: &RunReport) -> Verdict {
     }
     match &report.outcome {
         Outcome::Success => {
-            let said = (0..report.cores.len()).any(|c| program_lines(c).any(no_errors));
+            let said =
+                (0..report.cores.len()).any(|c| program_lines(report, c).any(|l| (expect.mark)(l)));
             if !said {
                 let line = (0..report.cores.len()).find_map(first_complaint);
                 reasons.push(match line {
-                    Some(l) => format!("no \" No Errors\": {}", l.trim()),
-                    None => "no \" No Errors\": the program printed nothing".to_owned(),
+                    Some(l) => format!("{}: {}", expect.missing, l.trim()),
+                    None => format!("{}: the program printed nothing", expect.missing),
                 });
             }
         }
@@ -801,11 +1035,11 @@ pub fn judge(report: &RunReport) -> Verdict {
     }
 }
 
-/// The commit of `mpich` when it is a git work tree.
-fn commit_of(mpich: &Path) -> Option<String> {
+/// The commit of `tree` when it is a git work tree.
+fn commit_of(tree: &Path) -> Option<String> {
     let out = std::process::Command::new("git")
         .arg("-C")
-        .arg(mpich)
+        .arg(tree)
         .args(["rev-parse", "HEAD"])
         .output()
         .ok()?;
@@ -814,58 +1048,54 @@ fn commit_of(mpich: &Path) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
+/// `` `COMMIT` `` of `tree`, or why it is unknown.
+fn commit_text(tree: &Path) -> String {
+    commit_of(tree).map_or_else(
+        || "unknown: not a git work tree".to_owned(),
+        |c| format!("`{c}`"),
+    )
+}
+
 /// Escapes `text` for a Markdown table cell.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-/// The Markdown table of `rows`.
-pub fn table(mpich: &Path, list: &Path, rows: &[Row], options: &Options) -> String {
-    let counts = Counts::of(rows);
-    let mut text = String::new();
-    let _ = writeln!(text, "# MPICH one-sided tests (`test/mpi/rma`)\n");
-    let _ = writeln!(
-        text,
-        "MPICH tree: `{}` (commit {}); list: `{}`; chip: {}; each test booted as \
+/// What the MPICH table says above its rows.
+fn mpich_preamble(mpich: &Path, list: &Path, options: &Options) -> String {
+    format!(
+        "# MPICH one-sided tests (`test/mpi/rma`)\n\n\
+         MPICH tree: `{}` (commit {}); list: `{}`; chip: {}; each test booted as \
          `cargo xtask mpiexec -n NP --check-coherence --stack-kib {} --memory-mib {}` boots \
          it, its time limit times {}.\n",
         mpich.display(),
-        commit_of(mpich).map_or_else(
-            || "unknown: not a git work tree".to_owned(),
-            |c| format!("`{c}`")
-        ),
+        commit_text(mpich),
         list.file_name().unwrap_or_default().to_string_lossy(),
         options.chip.name,
         options.stack_kib,
         options.memory_mib,
         options.timeout_multiplier
-    );
-    let _ = writeln!(
-        text,
-        "{} tests: {} pass, {} fail, {} expected failures (xfail), {} skipped.\n",
-        rows.len(),
-        counts.pass,
-        counts.fail,
-        counts.xfail,
-        counts.skip
-    );
-    let _ = writeln!(
-        text,
-        "| test | np | arguments | result | stale reads | reason |"
-    );
-    let _ = writeln!(text, "|---|---|---|---|---|---|");
+    )
+}
+
+/// The Markdown table of `rows`: `preamble`, the counts (of `noun`),
+/// then a row each: the suite's columns (`columns` their headings), the
+/// result, the stale reads and the reason.
+pub fn table(preamble: &str, noun: &str, columns: &[&str], rows: &[Row]) -> String {
+    let counts = Counts::of(rows);
+    let mut text = String::new();
+    let _ = writeln!(text, "{preamble}");
+    let _ = writeln!(text, "{} {noun}: {}.\n", rows.len(), counts.summary());
+    let mut heading: Vec<&str> = columns.to_vec();
+    heading.extend(["result", "stale reads", "reason"]);
+    let _ = writeln!(text, "| {} |", heading.join(" | "));
+    let _ = writeln!(text, "|{}", "---|".repeat(heading.len()));
     for row in rows {
-        let e = &row.entry;
-        let _ = writeln!(
-            text,
-            "| {} | {} | {} | {} | {} | {} |",
-            cell(&e.name),
-            e.np,
-            cell(&e.args.join(" ")),
-            row.verdict.word(),
-            row.stale.map_or_else(|| "-".to_owned(), |s| s.to_string()),
-            cell(row.verdict.reason())
-        );
+        let mut cells: Vec<String> = row.what.iter().map(|c| cell(c)).collect();
+        cells.push(row.verdict.word().to_owned());
+        cells.push(row.stale.map_or_else(|| "-".to_owned(), |s| s.to_string()));
+        cells.push(cell(row.verdict.reason()));
+        let _ = writeln!(text, "| {} |", cells.join(" | "));
     }
     text
 }

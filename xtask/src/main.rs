@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Args, Parser};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use xtask::{Mode, Model, RunConfig, RunReport, Time, WtReads};
@@ -140,7 +140,7 @@ enum Cli {
   cargo xtask oshrun -n 4 --check-coherence ring"
     )]
     Oshcc(DriverArgs),
-    /// Build and run a conformance suite of an MPI implementation's tests, unmodified, and write a table of the results.
+    /// Build and run a conformance suite of an MPI implementation's tests or benchmarks, unmodified, and write a table of the results.
     ///
     /// `mpich-rma`: MPICH's one-sided tests, `test/mpi/rma` of the MPICH
     /// source tree at --mpich (nothing is fetched). Every line of its
@@ -153,10 +153,23 @@ enum Cli {
     /// Errors" is printed and no read was stale; `xfail=` lines that fail
     /// count as expected failures. Tests that need threads, MPI-IO,
     /// MPICH's DTPools library, environment variables or more cores than
-    /// the chip has are skipped, with the reason. The table (test,
-    /// processes, arguments, result, stale reads, reason) goes to --out;
-    /// objects, images and each run's log go to --work. The exit status
-    /// is 0 whatever the tests did: the table is the report.
+    /// the chip has are skipped, with the reason.
+    ///
+    /// `osu-one-sided`: the OSU micro-benchmarks' one-sided programs,
+    /// `mpi/one-sided` (or `c/mpi/one-sided`) of the OSU source tree at
+    /// --osu. Every program of its `Makefile.am` is built from the sources
+    /// it names with `cargo xtask mpicc`, booted once with -h to read its
+    /// usage, then run on 2 cores in every -w window mode with every -s
+    /// synchronisation mode that usage lists, with `-i 10 -x 2` (small
+    /// iteration counts: host time), for run's default time limit (180 s)
+    /// times --timeout-multiplier. A run passes when every core succeeds,
+    /// the size rows are printed and no read was stale; one that runs out
+    /// of time without failing is a timeout (with its last row), not a
+    /// pass.
+    ///
+    /// The table (what was run, result, stale reads, reason) goes to
+    /// --out; objects, images and each run's log go to --work. The exit
+    /// status is 0 whatever the tests did: the table is the report.
     Conformance(ConformanceArgs),
     /// Write target/mpi/bin/mpicc and target/mpi/bin/mpiexec: scripts that run `cargo xtask mpicc` and `mpiexec` from any directory (for `make CC=...`).
     ///
@@ -201,15 +214,21 @@ struct ConformanceArgs {
     /// The suite.
     #[arg(value_enum)]
     suite: xtask::conformance::Suite,
-    /// The top of an MPICH source tree (it holds test/mpi/rma/testlist or
-    /// testlist.in, and test/mpi/util/mtest.c).
+    /// mpich-rma: the top of an MPICH source tree (it holds
+    /// test/mpi/rma/testlist or testlist.in, and test/mpi/util/mtest.c).
     #[arg(long, value_name = "PATH")]
-    mpich: PathBuf,
-    /// Tests built and run at once; each boots its process count of QEMUs.
+    mpich: Option<PathBuf>,
+    /// osu-one-sided: the top of an OSU micro-benchmarks source tree (it
+    /// holds mpi/one-sided/Makefile.am, or c/mpi/one-sided/ from release
+    /// 7).
+    #[arg(long, value_name = "PATH")]
+    osu: Option<PathBuf>,
+    /// Tests (runs) built and run at once; each boots its process count of
+    /// QEMUs.
     #[arg(long, value_name = "N", default_value_t = 1)]
     jobs: usize,
     /// Run only these tests (names as the list spells them; every line of
-    /// each).
+    /// each) or OSU programs (every mode of each).
     #[arg(long, value_name = "NAME", num_args = 1..)]
     only: Vec<String>,
     /// The Markdown table's file [default: target/conformance/SUITE.md].
@@ -233,8 +252,8 @@ struct ConformanceArgs {
     #[arg(long, value_name = "N", default_value_t = 256)]
     memory_mib: u32,
     /// Multiply every test's time limit (its `timeLimit=`, else run's
-    /// default) by N, as MPICH's MPITEST_TIMEOUT_MULTIPLIER does: for a
-    /// slow or busy host.
+    /// default, 180 s, which every OSU run has) by N, as MPICH's
+    /// MPITEST_TIMEOUT_MULTIPLIER does: for a slow or busy host.
     #[arg(long, value_name = "N", default_value_t = 1)]
     timeout_multiplier: u32,
 }
@@ -711,10 +730,27 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
         }
         Cli::Bench(args) => bench(args, interrupt),
         Cli::Conformance(args) => {
-            let name = "mpich-rma";
+            let suite = args.suite;
+            let name = suite.name();
+            let (tree, other) = match suite {
+                xtask::conformance::Suite::MpichRma => (args.mpich, args.osu.map(|_| "--osu")),
+                xtask::conformance::Suite::OsuOneSided => (args.osu, args.mpich.map(|_| "--mpich")),
+            };
+            if let Some(flag) = other {
+                bail!(
+                    "{flag} is not a flag of {name}: give its tree with {}",
+                    suite.tree_flag()
+                );
+            }
+            let Some(tree) = tree else {
+                bail!(
+                    "{name} needs {} PATH: the suite's source tree",
+                    suite.tree_flag()
+                );
+            };
             let base = xtask::build::target_dir().join("conformance");
             let options = xtask::conformance::Options {
-                mpich: args.mpich,
+                tree,
                 out: args.out.unwrap_or_else(|| base.join(format!("{name}.md"))),
                 work: args.work.unwrap_or_else(|| base.join(name)),
                 jobs: args.jobs,
@@ -725,15 +761,13 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 timeout_multiplier: args.timeout_multiplier,
                 interrupt: Some(Arc::clone(interrupt)),
             };
-            let rows = xtask::conformance::run(args.suite, &options)?;
+            let rows = xtask::conformance::run(suite, &options)?;
             let counts = xtask::conformance::Counts::of(&rows);
             println!(
-                "{} tests: {} pass, {} fail, {} expected failures, {} skipped; table written to {}",
+                "{} {}: {}; table written to {}",
                 rows.len(),
-                counts.pass,
-                counts.fail,
-                counts.xfail,
-                counts.skip,
+                suite.noun(),
+                counts.summary(),
                 options.out.display()
             );
             Ok(ExitCode::SUCCESS)
