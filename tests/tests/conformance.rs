@@ -6,6 +6,12 @@
 //! chip has; a small `util/mtest.c` prints MPICH's verdicts. The table
 //! must say which passed, which failed and why, and what was skipped. A
 //! path that is not an MPICH tree is refused with a clear error.
+//!
+//! `cargo xtask conformance osu-one-sided` on a fake OSU tree: two
+//! programs in `mpi/one-sided/Makefile.am`, built with a utility source
+//! named through a variable, whose usage offers two window and two sync
+//! modes; one program fails under one of the sync modes. A path without
+//! `mpi/one-sided` is refused.
 
 use std::fs;
 use std::path::Path;
@@ -126,7 +132,7 @@ fn the_harness_reports_a_passing_a_failing_and_a_skipped_test_of_a_fake_mpich_tr
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(
-        stdout.contains("4 tests: 1 pass, 1 fail, 1 expected failures, 1 skipped"),
+        stdout.contains("4 tests: 1 pass, 1 fail, 1 expected failures (xfail), 1 skipped"),
         "{stdout}\n{stderr}"
     );
     let table = fs::read_to_string(&out).unwrap();
@@ -172,6 +178,199 @@ fn a_path_without_the_test_list_is_refused() {
     assert!(
         stderr
             .contains("no test/mpi/rma/testlist (nor testlist.in) there: not an MPICH source tree"),
+        "{stderr}"
+    );
+}
+
+/// The usage and option parsing the fake OSU programs share (in the
+/// tree's `util/`, as later OSU releases keep theirs).
+const OPTS_H: &str = r#"#include <mpi.h>
+int parse(int argc, char **argv, const char **win, const char **sync, int *iters);
+void usage(void);
+MPI_Win make_window(const char *win, char **base);
+"#;
+
+const OPTS_C: &str = r#"#include "opts.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+void usage(void)
+{
+    printf("Usage: prog [options]\n");
+    printf("  -w <win_option>\n");
+    printf("            <win_option> is one of:\n");
+    printf("            create            use MPI_Win_create\n");
+    printf("            allocate          use MPI_Win_allocate\n");
+    printf("\n");
+    printf("  -s <sync_option>\n");
+    printf("            fence             use MPI_Win_fence\n");
+    printf("            lock              use MPI_Win_lock/unlock\n");
+    printf("\n");
+    printf("  -i ITER       timed iterations\n");
+}
+/* 1 for -h, 0 otherwise, -1 on a bad option. */
+int parse(int argc, char **argv, const char **win, const char **sync, int *iters)
+{
+    int c;
+    while ((c = getopt(argc, argv, "hw:s:i:")) != -1) {
+        if (c == 'h') return 1;
+        else if (c == 'w') *win = optarg;
+        else if (c == 's') *sync = optarg;
+        else if (c == 'i') *iters = atoi(optarg);
+        else return -1;
+    }
+    return 0;
+}
+MPI_Win make_window(const char *win, char **base)
+{
+    MPI_Win w;
+    if (strcmp(win, "allocate") == 0) {
+        MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, base, &w);
+    } else {
+        *base = malloc(64);
+        MPI_Win_create(*base, 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+    }
+    return w;
+}
+"#;
+
+/// Puts 1, 2 and 4 bytes from rank 0 into rank 1's window in the mode
+/// asked, checks them, and prints a row per size; `broken` fails in
+/// lock mode.
+const FAKE_LAT_C: &str = r##"#include "opts.h"
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+    const char *win = "create", *sync = "fence";
+    int iters = 0, rank, size, errs = 0;
+    char *base, data[4] = {1, 2, 3, 4};
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int asked = parse(argc, argv, &win, &sync, &iters);
+    if (asked != 0) {
+        if (rank == 0) usage();
+        MPI_Finalize();
+        return asked == 1 ? 0 : 1;
+    }
+#ifdef BROKEN
+    if (strcmp(sync, "lock") == 0) {
+        if (rank == 0) printf("broken: lock mode is not written\n");
+        MPI_Finalize();
+        return 1;
+    }
+#endif
+    if (iters != 10) {
+        if (rank == 0) printf("fake: -i 10 missing\n");
+        errs++;
+    }
+    MPI_Win w = make_window(win, &base);
+    if (rank == 0) printf("# Fake Latency Test\n# Size   Latency (us)\n");
+    for (size = 1; size <= 4; size *= 2) {
+        memset(base, 0, 64);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        if (strcmp(sync, "lock") == 0) {
+            if (rank == 0) {
+                MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, w);
+                MPI_Put(data, size, MPI_CHAR, 1, 0, size, MPI_CHAR, w);
+                MPI_Win_unlock(1, w);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+            MPI_Win_unlock(rank, w);
+        } else {
+            MPI_Win_fence(0, w);
+            if (rank == 0) MPI_Put(data, size, MPI_CHAR, 1, 0, size, MPI_CHAR, w);
+            MPI_Win_fence(0, w);
+        }
+        if (rank == 1 && memcmp(base, data, size) != 0) {
+            printf("fake: size %d arrived wrong\n", size);
+            errs++;
+        }
+        if (rank == 0) printf("%-10d%20.2f\n", size, (MPI_Wtime() - start) * 1e6);
+    }
+    MPI_Win_free(&w);
+    MPI_Finalize();
+    return errs ? 1 : 0;
+}
+"##;
+
+#[test]
+fn the_osu_harness_runs_every_mode_the_usage_lists_and_reports_a_failing_one() {
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path();
+    write(
+        root,
+        "mpi/one-sided/Makefile.am",
+        "one_sided_PROGRAMS = fake_lat\nif MPI3_LIBRARY\n    one_sided_PROGRAMS += broken\nendif\n\
+         UTILITIES = ../../util/opts.c ../../util/opts.h\n\
+         fake_lat_SOURCES = fake_lat.c $(UTILITIES)\nbroken_SOURCES = broken.c $(UTILITIES)\n",
+    );
+    write(root, "mpi/one-sided/fake_lat.c", FAKE_LAT_C);
+    write(
+        root,
+        "mpi/one-sided/broken.c",
+        &format!("#define BROKEN 1\n{FAKE_LAT_C}"),
+    );
+    write(root, "util/opts.h", OPTS_H);
+    write(root, "util/opts.c", OPTS_C);
+    let out = root.join("table.md");
+    let output = Command::new(xtask_binary())
+        .args(["conformance", "osu-one-sided", "--osu"])
+        .arg(root)
+        .arg("--out")
+        .arg(&out)
+        .arg("--work")
+        .arg(root.join("work"))
+        .output()
+        .expect("xtask starts");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("8 runs: 6 pass, 2 fail, 0 skipped"),
+        "{stdout}\n{stderr}"
+    );
+    let table = fs::read_to_string(&out).unwrap();
+    for window in ["create", "allocate"] {
+        for sync in ["fence", "lock"] {
+            let row = format!("| fake_lat | {window} | {sync} | pass | 0 |  |");
+            assert!(table.contains(&row), "no `{row}`:\n{table}");
+        }
+        let row = format!("| broken | {window} | fence | pass | 0 |  |");
+        assert!(table.contains(&row), "no `{row}`:\n{table}");
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(&format!("| broken | {window} | lock | **fail** |")))
+            .unwrap_or_else(|| panic!("no failing broken {window} lock row:\n{table}"));
+        assert!(row.contains("broken: lock mode is not written"), "{table}");
+    }
+}
+
+#[test]
+fn a_path_without_the_one_sided_programs_is_refused() {
+    let tree = tempfile::tempdir().unwrap();
+    let output = Command::new(xtask_binary())
+        .args(["conformance", "osu-one-sided", "--osu"])
+        .arg(tree.path())
+        .output()
+        .expect("xtask starts");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("no mpi/one-sided/Makefile.am (nor c/mpi/one-sided/Makefile.am) there"),
+        "{stderr}"
+    );
+    let output = Command::new(xtask_binary())
+        .args(["conformance", "osu-one-sided"])
+        .output()
+        .expect("xtask starts");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("osu-one-sided needs --osu PATH"),
         "{stderr}"
     );
 }

@@ -100,8 +100,11 @@ pub struct Options {
     pub stack_kib: u32,
     /// MiB of each core's private RAM (the heap is half of it).
     pub memory_mib: u32,
-    /// Each run's time limit (a test's `timeLimit=`, else the run's
-    /// default) is multiplied by this, as MPICH's
+    /// The time limit of a run without its own (`timeLimit=`): `None`
+    /// for the run's default ([`RunConfig::default_timeout`]).
+    pub timeout: Option<Duration>,
+    /// Each run's time limit (a test's `timeLimit=`, else
+    /// [`Options::timeout`]) is multiplied by this, as MPICH's
     /// `MPITEST_TIMEOUT_MULTIPLIER` does.
     pub timeout_multiplier: u32,
     /// Raised by Ctrl-C: no new test starts.
@@ -469,6 +472,10 @@ pub fn run(suite: Suite, options: &Options) -> Result<Vec<Row>> {
         options.timeout_multiplier >= 1,
         "--timeout-multiplier must be at least 1"
     );
+    ensure!(
+        options.timeout != Some(Duration::ZERO),
+        "--timeout must be at least 1 second"
+    );
     match suite {
         Suite::MpichRma => run_mpich(options),
         Suite::OsuOneSided => osu::run(options),
@@ -566,6 +573,15 @@ fn run_mpich(options: &Options) -> Result<Vec<Row>> {
     );
     finish(options, &table)?;
     Ok(rows)
+}
+
+impl Options {
+    /// The time limit of a run of `np` cores without its own, before the
+    /// multiplier: [`Options::timeout`], else the run's default.
+    pub fn limit(&self, np: u32) -> Duration {
+        self.timeout
+            .unwrap_or_else(|| RunConfig::default_timeout(np))
+    }
 }
 
 /// The first cells of a test list line's row.
@@ -872,7 +888,7 @@ impl Harness<'_> {
         };
         let timeout = entry
             .time_limit
-            .map_or_else(|| RunConfig::default_timeout(entry.np), Duration::from_secs)
+            .map_or_else(|| self.runner.options.limit(entry.np), Duration::from_secs)
             * self.runner.options.timeout_multiplier;
         let log = format!("{:03}-{}-n{}", index + 1, entry.name, entry.np);
         let verdict = match image {

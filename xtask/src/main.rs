@@ -161,8 +161,8 @@ enum Cli {
     /// it names with `cargo xtask mpicc`, booted once with -h to read its
     /// usage, then run on 2 cores in every -w window mode with every -s
     /// synchronisation mode that usage lists, with `-i 10 -x 2` (small
-    /// iteration counts: host time), for run's default time limit (180 s)
-    /// times --timeout-multiplier. A run passes when every core succeeds,
+    /// iteration counts: host time), for --timeout (else run's default,
+    /// 180 s) times --timeout-multiplier. A run passes when every core succeeds,
     /// the size rows are printed and no read was stale; one that runs out
     /// of time without failing is a timeout (with its last row), not a
     /// pass.
@@ -251,8 +251,13 @@ struct ConformanceArgs {
     /// datatypes of a million elements.
     #[arg(long, value_name = "N", default_value_t = 256)]
     memory_mib: u32,
+    /// The time limit of every test without its own `timeLimit=` (every
+    /// OSU run), in seconds, in place of run's default (180 s up to 48
+    /// cores).
+    #[arg(long, value_name = "S")]
+    timeout: Option<u64>,
     /// Multiply every test's time limit (its `timeLimit=`, else run's
-    /// default, 180 s, which every OSU run has) by N, as MPICH's
+    /// default or --timeout) by N, as MPICH's
     /// MPITEST_TIMEOUT_MULTIPLIER does: for a slow or busy host.
     #[arg(long, value_name = "N", default_value_t = 1)]
     timeout_multiplier: u32,
@@ -758,6 +763,7 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
                 chip: args.chip,
                 stack_kib: args.stack_kib,
                 memory_mib: args.memory_mib,
+                timeout: args.timeout.map(std::time::Duration::from_secs),
                 timeout_multiplier: args.timeout_multiplier,
                 interrupt: Some(Arc::clone(interrupt)),
             };

@@ -23,9 +23,8 @@
 //! A run passes when every core exits successfully, core 0 printed its
 //! size and latency (or bandwidth) rows, and the coherence checker
 //! counted no stale read. A run that reaches its time limit without
-//! failing is a timeout, not a pass, with the last row it printed: its
-//! cores were stopped before they reported their stale reads, so those
-//! are not known.
+//! failing is a timeout, not a pass, with the last row it printed (its
+//! cores, stopped with SIGTERM, still report the stale reads they saw).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -37,7 +36,7 @@ use super::{
     Expect, Options, Row, Runner, Suite, Verdict, commit_text, finish, judge_by,
     makefile_assignments, parse_makefile_am, prepare, program_lines, run_jobs, stale_of, table,
 };
-use crate::{Outcome, RunConfig, RunReport, build};
+use crate::{Outcome, RunReport, build};
 
 /// The processes of every program: OSU's one-sided benchmarks are
 /// between two.
@@ -240,16 +239,18 @@ pub fn verdict(report: &RunReport, limit_seconds: u64) -> Verdict {
         let last = (0..report.cores.len())
             .flat_map(|c| program_lines(report, c).filter_map(row_size))
             .max();
-        let stale = report.stale_reads();
         let mut reason = match last {
             Some(size) => format!("timeout after {limit_seconds} s, after the {size} B row"),
             None => format!("timeout after {limit_seconds} s, before any row"),
         };
+        let stale = report.stale_reads();
         if stale > 0 {
             reason.push_str(&format!("; {stale} stale read(s)"));
             return Verdict::Fail(reason);
         }
-        reason.push_str(" (stale reads not counted: the cores were stopped before reporting)");
+        if !report.missing_reports().is_empty() {
+            reason.push_str(" (stale reads not counted: a core wrote no report)");
+        }
         return Verdict::Timeout(reason);
     }
     judge_by(report, &OSU)
@@ -340,7 +341,7 @@ pub fn run(options: &Options) -> Result<Vec<Row>> {
     }
 
     // Each built program's usage, then every mode it offers.
-    let limit = RunConfig::default_timeout(PROCESSES) * options.timeout_multiplier;
+    let limit = options.limit(PROCESSES) * options.timeout_multiplier;
     let mut jobs: Vec<Job> = Vec::new();
     for name in &names {
         match &images[name] {
@@ -413,7 +414,7 @@ pub fn run(options: &Options) -> Result<Vec<Row>> {
         "# OSU one-sided benchmarks (`{}`)\n\n\
          OSU tree: `{}` (commit {}); chip: {}; each program booted on {PROCESSES} cores as \
          `cargo xtask mpiexec -n {PROCESSES} --check-coherence --stack-kib {} --memory-mib {}` \
-         boots it, with `-w` and `-s` as its usage (`-h`) lists them{}, for {} s.\n",
+         boots it, with `-w` and `-s` as its usage (`-h`) lists them{}, for {} s each.\n",
         dir.strip_prefix(&osu).unwrap_or(&dir).display(),
         osu.display(),
         commit_text(&osu),
@@ -503,17 +504,21 @@ fn usage_of(
             limit,
         )
         .map_err(|e| format!("usage (-h): could not run: {e:#}"))?;
-    if !report.success() {
+    let text: String = program_lines(&report, 0)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let usage = parse_usage(&text);
+    // The usage counts even when the program then exits with failure:
+    // OSU 5.3's option string gives -h an argument, so -h alone is a bad
+    // option, answered with the usage and status 1.
+    if usage.syncs.is_empty() && !report.success() {
         let why = report.to_string();
         return Err(format!(
             "usage (-h): {}",
             why.lines().next().unwrap_or("").trim()
         ));
     }
-    let text: String = program_lines(&report, 0)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    Ok(parse_usage(&text))
+    Ok(usage)
 }
 
 #[cfg(test)]
