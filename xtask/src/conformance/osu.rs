@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, ensure};
 
 use super::{
-    Expect, Options, Row, Runner, Suite, Verdict, commit_text, finish, judge_by,
+    Expect, Options, Recipe, Row, Runner, Suite, Verdict, commit_text, finish, judge_by,
     makefile_assignments, parse_makefile_am, prepare, program_lines, run_jobs, stale_of, table,
 };
 use crate::{Outcome, RunReport, build};
@@ -300,6 +300,7 @@ pub fn run(options: &Options) -> Result<Vec<Row>> {
     build::build_libmpi(true)?;
 
     // Each source once, then each program linked from its objects.
+    let includes = include_dirs(&dir, &recipes);
     let mut objects: BTreeMap<String, Image> = BTreeMap::new();
     let mut images: BTreeMap<String, Image> = BTreeMap::new();
     for name in &names {
@@ -313,7 +314,7 @@ pub fn run(options: &Options) -> Result<Vec<Row>> {
         for source in &sources {
             let object = objects
                 .entry(source.clone())
-                .or_insert_with(|| compile(&runner, &dir, source))
+                .or_insert_with(|| compile(&runner, &dir, &includes, source))
                 .clone();
             match object {
                 Ok(object) => linked.push(object.display().to_string()),
@@ -462,9 +463,27 @@ impl Job {
     }
 }
 
-/// Compiles `source` (relative to `dir`) once, with the include
-/// directories of `dir` and the source's own (where `osu_util.h` is).
-fn compile(runner: &Runner<'_>, dir: &Path, source: &str) -> Image {
+/// The include directories of every compilation: the programs'
+/// directory, then the directory of each source `Makefile.am` names
+/// elsewhere (`../../util`, where later releases keep `osu_util.h`, which
+/// automake reaches through `AM_CFLAGS = -I${top_srcdir}/util`).
+fn include_dirs(dir: &Path, recipes: &BTreeMap<String, Recipe>) -> Vec<String> {
+    let mut dirs = vec![dir.to_path_buf()];
+    for source in recipes.values().flat_map(|r| &r.sources) {
+        if let Some(parent) = dir.join(source).parent()
+            && parent.is_dir()
+        {
+            let parent = fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+            if !dirs.contains(&parent) {
+                dirs.push(parent);
+            }
+        }
+    }
+    dirs.iter().map(|d| format!("-I{}", d.display())).collect()
+}
+
+/// Compiles `source` (relative to `dir`) once, with `includes`.
+fn compile(runner: &Runner<'_>, dir: &Path, includes: &[String], source: &str) -> Image {
     let path = dir.join(source);
     if !path.is_file() {
         return Err(format!(
@@ -472,10 +491,7 @@ fn compile(runner: &Runner<'_>, dir: &Path, source: &str) -> Image {
             dir.display()
         ));
     }
-    let mut args = vec![format!("-I{}", dir.display())];
-    if let Some(parent) = path.parent().filter(|p| *p != dir) {
-        args.push(format!("-I{}", parent.display()));
-    }
+    let mut args = includes.to_vec();
     args.push(path.display().to_string());
     let stem: String = source
         .trim_start_matches("../")
