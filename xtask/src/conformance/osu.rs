@@ -646,4 +646,72 @@ mod tests {
             dir.path().join("c/mpi/one-sided")
         );
     }
+
+    /// A plain run's report: `outcome`, each core's serial lines.
+    fn report(outcome: Outcome, serial: &[&[&str]]) -> RunReport {
+        RunReport {
+            chip: chip::DEFAULT_CHIP,
+            outcome,
+            cores: (0u32..)
+                .zip(serial)
+                .map(|(core, lines)| crate::CoreReport {
+                    core,
+                    serial: lines.iter().map(|l| (*l).to_owned()).collect(),
+                    stderr: Vec::new(),
+                    exit: None,
+                    first_line: None,
+                })
+                .collect(),
+            elapsed: std::time::Duration::from_secs(1),
+            load: Default::default(),
+            chip_memory: PathBuf::from("/dev/shm/x/chip.mem"),
+            kept: None,
+            mode: crate::Mode::Plain,
+            reports: vec![None; serial.len()],
+            report_errors: Vec::new(),
+            output_errors: Vec::new(),
+            stall: None,
+            notes: Vec::new(),
+            code: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_verdict_needs_the_rows_and_tells_a_timeout_from_a_failure() {
+        let rows: &[&str] = &["# OSU Test", "# Size  Latency (us)", "0  6.81", "1  7.55"];
+        assert_eq!(
+            verdict(&report(Outcome::Success, &[rows, &[]]), 40),
+            Verdict::Pass
+        );
+        let Verdict::Fail(reason) = verdict(
+            &report(Outcome::Success, &[&["# OSU Test", "bad window"], &[]]),
+            40,
+        ) else {
+            panic!("a run without rows passed");
+        };
+        assert_eq!(reason, "no size rows: bad window");
+        let timed_out = Outcome::TimedOut {
+            unfinished: vec![0, 1],
+        };
+        assert_eq!(
+            verdict(&report(timed_out.clone(), &[rows, &[]]), 40),
+            Verdict::Timeout("timeout after 40 s, after the 1 B row".to_owned())
+        );
+        assert_eq!(
+            verdict(&report(timed_out, &[&["# OSU Test"], &[]]), 40),
+            Verdict::Timeout("timeout after 40 s, before any row".to_owned())
+        );
+        let failed = Outcome::CoreFailed {
+            core: 1,
+            exit: crate::CoreExit::QemuError { status: 1 },
+        };
+        let Verdict::Fail(reason) = verdict(&report(failed, &[rows, &["assertion failed"]]), 40)
+        else {
+            panic!("a failed core passed");
+        };
+        assert!(
+            reason.starts_with("core 1 failed") && reason.ends_with("assertion failed"),
+            "{reason}"
+        );
+    }
 }
