@@ -528,11 +528,7 @@ fn usage_of(
     // OSU 5.3's option string gives -h an argument, so -h alone is a bad
     // option, answered with the usage and status 1.
     if usage.syncs.is_empty() && !report.success() {
-        let why = report.to_string();
-        return Err(format!(
-            "usage (-h): {}",
-            why.lines().next().unwrap_or("").trim()
-        ));
+        return Err(format!("usage (-h): {}", judge_by(&report, &OSU).reason()));
     }
     Ok(usage)
 }
