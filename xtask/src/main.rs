@@ -161,8 +161,10 @@ enum Cli {
     /// it names with `cargo xtask mpicc`, booted once with -h to read its
     /// usage, then run on 2 cores in every -w window mode with every -s
     /// synchronisation mode that usage lists, with `-i 10 -x 2` (small
-    /// iteration counts: host time), for --timeout (else run's default,
-    /// 180 s) times --timeout-multiplier. A run passes when every core succeeds,
+    /// iteration counts: host time) and, where the usage lists `-m`,
+    /// `-m 1:262144` (messages up to 256 KiB: a bandwidth program's 64 of
+    /// them fit a core's heap and window memory), for --timeout (else
+    /// run's default, 180 s) times --timeout-multiplier. A run passes when every core succeeds,
     /// the size rows are printed and no read was stale; one that runs out
     /// of time without failing is a timeout (with its last row), not a
     /// pass.

@@ -50,6 +50,14 @@ pub const ITERATIONS: u32 = 10;
 /// default is 100).
 pub const WARMUP: u32 = 2;
 
+/// The largest message size, given as `-m 1:MAX_SIZE` where the usage
+/// lists `-m` (OSU 5.4 on; OSU's default goes to 4 MiB). A bandwidth
+/// program keeps a window of 64 messages in a buffer and in the window:
+/// 256 KiB messages make 16 MiB of each, which a core's heap (at
+/// `--memory-mib 256`) and its 64 MiB of window memory hold; 4 MiB ones
+/// would need 256 MiB of each.
+pub const MAX_SIZE: u32 = 256 * 1024;
+
 /// The directories of a tree that may hold the one-sided programs:
 /// releases up to 6 have `mpi/`, later ones `c/mpi/`.
 const DIRS: &[&str] = &["mpi/one-sided", "c/mpi/one-sided"];
@@ -102,6 +110,8 @@ pub struct Usage {
     pub iterations: bool,
     /// Whether it lists `-x` (warm-up iterations).
     pub warmup: bool,
+    /// Whether it lists `-m` (the message sizes).
+    pub sizes: bool,
 }
 
 /// Which list of options a usage line opens, if it opens one.
@@ -115,7 +125,7 @@ enum List {
 /// or `sync_option` (OSU 5's `-w <win_option>` then `<win_option> can be
 /// any of the follows:`, or `osu_get_acc_latency`'s `win_option:`), whose
 /// items are lines of a value then, after spaces, `use ...`; and the
-/// lines that start with `-i` or `-x`.
+/// lines that start with `-i`, `-x` or `-m`.
 pub fn parse_usage(text: &str) -> Usage {
     let mut usage = Usage::default();
     let mut list = None;
@@ -128,6 +138,7 @@ pub fn parse_usage(text: &str) -> Usage {
         match option {
             "-i" => usage.iterations = true,
             "-x" => usage.warmup = true,
+            "-m" => usage.sizes = true,
             _ => {}
         }
         let lower = trimmed.to_ascii_lowercase();
@@ -171,7 +182,7 @@ pub struct Case {
 }
 
 /// Every window mode of `usage` with every synchronisation mode, window
-/// by window, each with `-i` and `-x` where the usage lists them.
+/// by window, each with `-i`, `-x` and `-m` where the usage lists them.
 pub fn matrix(program: &str, usage: &Usage) -> Vec<Case> {
     let windows: Vec<Option<&String>> = if usage.windows.is_empty() {
         vec![None]
@@ -198,6 +209,9 @@ pub fn matrix(program: &str, usage: &Usage) -> Vec<Case> {
             }
             if usage.warmup {
                 args.extend(["-x".to_owned(), WARMUP.to_string()]);
+            }
+            if usage.sizes {
+                args.extend(["-m".to_owned(), format!("1:{MAX_SIZE}")]);
             }
             cases.push(Case {
                 program: program.to_owned(),
@@ -576,6 +590,19 @@ mod tests {
         \x20 -x ITER       warmup (default 100)\n  -i ITER       iterations (default 10000)\n\
         \x20 -h            print this help message\n";
 
+    /// In the form of OSU 5.8's `osu_util.c` (some lines left out).
+    const USAGE_58: &str = "Usage: osu_put_latency [options]\nOptions:\n\n\
+        \x20 -w --win-option <win_option>\n            <win_option> can be any of the follows:\n\
+        \x20           create            use MPI_Win_create to create an MPI Window object\n\
+        \x20           allocate          use MPI_Win_allocate to create an MPI Window object\n\n\
+        \x20 -s, --sync-option <sync_option>\n            <sync_option> can be any of the follows:\n\
+        \x20           pscw              use Post/Start/Complete/Wait synchronization calls \n\
+        \x20           lock_all          use MPI_Win_lock_all/unlock_all synchronization calls\n\n\
+        \x20 -m, --message-size          [MIN:]MAX  set the minimum and/or the maximum message size\n\
+        \x20 -x, --warmup ITER           number of warmup iterations to skip before timing\n\
+        \x20 -i, --iterations ITER       number of iterations for timing (default 10000)\n\
+        \x20 -h, --help                  print this help message\n";
+
     /// In the form of `osu_get_acc_latency`'s own usage.
     const USAGE_OWN: &str = "Usage: ./prog -w <win_option>  -s < sync_option> [-x ITER] [-i ITER]\n\
         \x20 -x ITER       warmup\n  -i ITER       iterations\n\nwin_option:\n\
@@ -588,10 +615,21 @@ mod tests {
         assert_eq!(usage.windows, ["create", "allocate", "dynamic"]);
         assert_eq!(usage.syncs, ["pscw", "fence"]);
         assert!(usage.iterations && usage.warmup);
+        assert!(!usage.sizes);
         let usage = parse_usage(USAGE_OWN);
         assert_eq!(usage.windows, ["create"]);
         assert_eq!(usage.syncs, ["lock", "flush_local"]);
         assert!(usage.iterations && usage.warmup);
+        let usage = parse_usage(USAGE_58);
+        assert_eq!(usage.windows, ["create", "allocate"]);
+        assert_eq!(usage.syncs, ["pscw", "lock_all"]);
+        assert!(usage.iterations && usage.warmup && usage.sizes);
+        assert_eq!(
+            matrix("p", &usage)[0].args,
+            [
+                "-w", "create", "-s", "pscw", "-i", "10", "-x", "2", "-m", "1:262144"
+            ]
+        );
         assert_eq!(parse_usage("Usage: prog\n"), Usage::default());
     }
 
