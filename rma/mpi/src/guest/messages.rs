@@ -53,6 +53,10 @@ pub(super) const MESSAGES: &str = "messages";
 /// message come from or go to.
 type Parts = Vec<(*mut u8, usize)>;
 
+/// The contiguous pieces of a transfer at the target, each its byte
+/// offset in the target's window and the origin's stretches that go there.
+type Pieces = Vec<(u32, Parts)>;
+
 /// One message-based window on this process.
 pub(super) struct MsgWin {
     /// The layer, on its own duplicate of the window's communicator.
@@ -171,6 +175,36 @@ impl MsgWin {
             .ok_or_else(|| Failure::new(Class::Disp, format!("target displacement {disp}")))
     }
 
+    /// What a put or get of `count` of `o` at `origin` against `tcount` of
+    /// `t` at `disp` in `target`'s window moves: the target's rank and,
+    /// per contiguous piece there, its byte offset in the window and the
+    /// origin's stretches that go with it; `None` for `MPI_PROC_NULL`.
+    fn pieces(
+        &self,
+        origin: *mut u8,
+        (count, o): (c_int, &Ty<'_>),
+        target: c_int,
+        disp: isize,
+        (tcount, t): (c_int, &Ty<'_>),
+    ) -> Result<Option<(u32, Pieces)>, Failure> {
+        let Some(target) = rank_of(target)? else {
+            return Ok(None);
+        };
+        let at = self.offset(target, disp)?;
+        let pieces = matched(origin, (count, o), (tcount, t))?
+            .into_iter()
+            .map(|(offset, parts)| {
+                at.checked_add(offset).map(|o| (o, parts)).ok_or_else(|| {
+                    Failure::new(
+                        Class::Disp,
+                        format!("target displacement {disp}: beyond 4 GiB"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some((target, pieces)))
+    }
+
     /// Puts the origin's bytes (`origin`, `count` of `o`) into `target`'s
     /// window at `disp` as `tcount` of `t`: one message per piece at the
     /// target.
@@ -181,17 +215,18 @@ impl MsgWin {
         disp: isize,
         (tcount, t): (c_int, &Ty<'_>),
     ) -> Outcome {
-        let Some(target) = rank_of(target)? else {
+        let origin = origin.cast_mut().cast();
+        let Some((target, pieces)) = self.pieces(origin, (count, o), target, disp, (tcount, t))?
+        else {
             return Ok(());
         };
-        let at = self.offset(target, disp)?;
-        for (offset, parts) in matched(origin.cast_mut().cast(), (count, o), (tcount, t))? {
+        for (at, parts) in pieces {
             let mut data = Vec::with_capacity(parts.iter().map(|&(_, l)| l).sum());
             for (p, len) in parts {
                 // SAFETY: MPI's origin buffer holds every byte its type picks.
                 data.extend_from_slice(unsafe { input(p.cast(), len) }?);
             }
-            self.layer.put(self.window, target, at + offset, &data)?;
+            self.layer.put(self.window, target, at, &data)?;
         }
         Ok(())
     }
@@ -205,13 +240,14 @@ impl MsgWin {
         disp: isize,
         (tcount, t): (c_int, &Ty<'_>),
     ) -> Outcome {
-        let Some(target) = rank_of(target)? else {
+        let Some((target, pieces)) =
+            self.pieces(origin.cast(), (count, o), target, disp, (tcount, t))?
+        else {
             return Ok(());
         };
-        let at = self.offset(target, disp)?;
-        for (offset, parts) in matched(origin.cast(), (count, o), (tcount, t))? {
+        for (at, parts) in pieces {
             let len = parts.iter().map(|&(_, l)| l).sum::<usize>() as u32;
-            let handle = self.layer.get(self.window, target, at + offset, len)?;
+            let handle = self.layer.get(self.window, target, at, len)?;
             self.gets.push((handle, parts));
         }
         Ok(())
@@ -423,7 +459,7 @@ fn matched(
     origin: *mut u8,
     (count, o): (c_int, &Ty<'_>),
     (tcount, t): (c_int, &Ty<'_>),
-) -> Result<Vec<(u32, Parts)>, Failure> {
+) -> Result<Pieces, Failure> {
     let (ol, tl) = (byte_layout(o)?, byte_layout(t)?);
     let origin_pieces = coalesced(datatypes::pieces(&ol, count)?);
     let target_pieces = coalesced(datatypes::pieces(&tl, tcount)?);
@@ -443,7 +479,7 @@ fn matched(
             "a null origin buffer (MPI_BOTTOM) on a message-based window",
         ));
     }
-    let mut out = Vec::with_capacity(target_pieces.len());
+    let mut out: Pieces = Vec::with_capacity(target_pieces.len());
     let mut source = origin_pieces.into_iter().filter(|&(_, l)| l > 0);
     let mut current: Option<(usize, usize)> = None;
     for (toffset, tlen) in target_pieces.into_iter().filter(|&(_, l)| l > 0) {
