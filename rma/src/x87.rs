@@ -16,63 +16,57 @@
 //! nearest even, denormals, infinities and NaNs as the x87 gives them for
 //! valid operands); on x86_64 its tests compare it with the FPU.
 //!
-//! This module holds rma's only `unsafe` code: the two `asm!` blocks.
+//! This module holds rma's only `unsafe` code: the one `asm!` block.
 
 use crate::accumulate::X87;
 
-/// `a + b`, rounded to the 64-bit significand.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-pub(crate) fn sum(a: X87, b: X87) -> X87 {
-    let mut out = X87([0; 12]);
-    // SAFETY: the three pointers are valid for 10 bytes (each `X87` holds
-    // 12): `fld tbyte ptr` reads 10 bytes at `a` and at `b`, `fstp tbyte
-    // ptr` writes 10 at `out`, which nothing else borrows. The two loads
-    // push the x87 register stack and `faddp` + `fstp` pop both again, so
-    // the stack is as it was (empty, as the ABI wants it at a call); the
-    // registers it used are declared clobbered. No flags are touched
-    // (`preserves_flags`) and the stack pointer is not.
-    unsafe {
-        core::arch::asm!(
-            "fld tbyte ptr [{a}]",
-            "fld tbyte ptr [{b}]",
-            "faddp st(1), st",
-            "fstp tbyte ptr [{out}]",
-            a = in(reg) a.0.as_ptr(),
-            b = in(reg) b.0.as_ptr(),
-            out = in(reg) out.0.as_mut_ptr(),
-            out("st(0)") _,
-            out("st(1)") _,
-            options(nostack, preserves_flags),
-        );
-    }
-    out.0[10..].fill(0);
-    out
+/// An x87 operation on two operands: both loaded whole, `$op` (which
+/// pops one), the result stored whole.
+macro_rules! x87_binary {
+    ($(#[$doc:meta])* $name:ident, $op:literal) => {
+        $(#[$doc])*
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        pub(crate) fn $name(a: X87, b: X87) -> X87 {
+            let mut out = X87([0; 12]);
+            // SAFETY: the three pointers are valid for 10 bytes (each
+            // `X87` holds 12): `fld tbyte ptr` reads 10 bytes at `a` and at
+            // `b`, `fstp tbyte ptr` writes 10 at `out`, which nothing else
+            // borrows. The two loads push the x87 register stack and the
+            // operation (`faddp` or `fmulp`) and `fstp` pop both again, so
+            // the stack is as it was (empty, as the ABI wants it at a
+            // call); the registers it used are declared clobbered. No
+            // flags are touched (`preserves_flags`) and the stack pointer
+            // is not.
+            unsafe {
+                core::arch::asm!(
+                    "fld tbyte ptr [{a}]",
+                    "fld tbyte ptr [{b}]",
+                    $op,
+                    "fstp tbyte ptr [{out}]",
+                    a = in(reg) a.0.as_ptr(),
+                    b = in(reg) b.0.as_ptr(),
+                    out = in(reg) out.0.as_mut_ptr(),
+                    out("st(0)") _,
+                    out("st(1)") _,
+                    options(nostack, preserves_flags),
+                );
+            }
+            out.0[10..].fill(0);
+            out
+        }
+    };
 }
 
-/// `a × b`, rounded to the 64-bit significand.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-pub(crate) fn product(a: X87, b: X87) -> X87 {
-    let mut out = X87([0; 12]);
-    // SAFETY: as in `sum`: 10 bytes read at `a` and `b` and written at
-    // `out`, all valid for 12; the x87 stack is left as found, its two
-    // registers used declared clobbered; neither flags nor stack touched.
-    unsafe {
-        core::arch::asm!(
-            "fld tbyte ptr [{a}]",
-            "fld tbyte ptr [{b}]",
-            "fmulp st(1), st",
-            "fstp tbyte ptr [{out}]",
-            a = in(reg) a.0.as_ptr(),
-            b = in(reg) b.0.as_ptr(),
-            out = in(reg) out.0.as_mut_ptr(),
-            out("st(0)") _,
-            out("st(1)") _,
-            options(nostack, preserves_flags),
-        );
-    }
-    out.0[10..].fill(0);
-    out
-}
+x87_binary!(
+    /// `a + b`, rounded to the 64-bit significand.
+    sum,
+    "faddp st(1), st"
+);
+x87_binary!(
+    /// `a × b`, rounded to the 64-bit significand.
+    product,
+    "fmulp st(1), st"
+);
 
 /// `a + b` in software, where there is no x87.
 #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
