@@ -14,7 +14,7 @@
 //! `mpi/one-sided` is refused.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use system_tests::xtask_binary;
@@ -93,6 +93,26 @@ int main(int argc, char **argv)
 "#;
 
 /// Writes `text` to `dir/path`, making the directories.
+/// Runs `cargo xtask conformance SUITE TREE_FLAG root` with its table and
+/// work directory in `root`, checks that it succeeded, and returns the
+/// table's path and what it printed.
+fn run_harness(root: &Path, suite: &str, tree_flag: &str) -> (PathBuf, String, String) {
+    let out = root.join("table.md");
+    let output = Command::new(xtask_binary())
+        .args(["conformance", suite, tree_flag])
+        .arg(root)
+        .arg("--out")
+        .arg(&out)
+        .arg("--work")
+        .arg(root.join("work"))
+        .output()
+        .expect("xtask starts");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    (out, stdout, stderr)
+}
+
 fn write(dir: &Path, path: &str, text: &str) {
     let path = dir.join(path);
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -118,19 +138,7 @@ fn the_harness_reports_a_passing_a_failing_and_a_skipped_test_of_a_fake_mpich_tr
     write(root, "test/mpi/rma/bad.c", BAD_C);
     write(root, "test/mpi/include/mpitest.h", MPITEST_H);
     write(root, "test/mpi/util/mtest.c", MTEST_C);
-    let out = root.join("table.md");
-    let output = Command::new(xtask_binary())
-        .args(["conformance", "mpich-rma", "--mpich"])
-        .arg(root)
-        .arg("--out")
-        .arg(&out)
-        .arg("--work")
-        .arg(root.join("work"))
-        .output()
-        .expect("xtask starts");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (out, stdout, stderr) = run_harness(root, "mpich-rma", "--mpich");
     assert!(
         stdout.contains("4 tests: 1 pass, 1 fail, 1 expected failures (xfail), 1 skipped"),
         "{stdout}\n{stderr}"
@@ -318,19 +326,7 @@ fn the_osu_harness_runs_every_mode_the_usage_lists_and_reports_a_failing_one() {
     );
     write(root, "util/opts.h", OPTS_H);
     write(root, "util/opts.c", OPTS_C);
-    let out = root.join("table.md");
-    let output = Command::new(xtask_binary())
-        .args(["conformance", "osu-one-sided", "--osu"])
-        .arg(root)
-        .arg("--out")
-        .arg(&out)
-        .arg("--work")
-        .arg(root.join("work"))
-        .output()
-        .expect("xtask starts");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (out, stdout, stderr) = run_harness(root, "osu-one-sided", "--osu");
     assert!(
         stdout.contains("8 runs: 6 pass, 2 fail, 0 skipped"),
         "{stdout}\n{stderr}"
