@@ -12,15 +12,22 @@ use super::hooks::{lock, take_writes};
 /// One getopt result: the option, its argument, optopt after it.
 type Step = (char, Option<String>, c_int);
 
-/// Runs getopt over args (argv[0] is "prog") until it returns -1, starting
-/// a new scan; returns the steps and the final optind.
-fn scan(optstring: &CStr, args: &[&str]) -> (Vec<Step>, c_int) {
+/// `argv` for C: "prog", then `args`, then NULL; the strings it points
+/// into, which must outlive it.
+fn argv_of(args: &[&str]) -> (Vec<CString>, Vec<*mut c_char>) {
     let owned: Vec<CString> = std::iter::once("prog")
         .chain(args.iter().copied())
         .map(|a| CString::new(a).unwrap())
         .collect();
     let mut argv: Vec<*mut c_char> = owned.iter().map(|a| a.as_ptr().cast_mut()).collect();
     argv.push(std::ptr::null_mut());
+    (owned, argv)
+}
+
+/// Runs getopt over args (argv[0] is "prog") until it returns -1, starting
+/// a new scan; returns the steps and the final optind.
+fn scan(optstring: &CStr, args: &[&str]) -> (Vec<Step>, c_int) {
+    let (owned, argv) = argv_of(args);
     let mut steps = Vec::new();
     // SAFETY: the globals are plain C ints; tests hold the lock.
     unsafe { (&raw mut crt_optind).write(0) };
@@ -184,12 +191,7 @@ type LongStep = (c_int, Option<String>, c_int);
 /// "flagged" (sets *flag to 7), until it returns -1; the steps, the
 /// final optind and the flag.
 fn scan_long(optstring: &CStr, args: &[&str]) -> (Vec<LongStep>, c_int, c_int) {
-    let owned: Vec<CString> = std::iter::once("prog")
-        .chain(args.iter().copied())
-        .map(|a| CString::new(a).unwrap())
-        .collect();
-    let mut argv: Vec<*mut c_char> = owned.iter().map(|a| a.as_ptr().cast_mut()).collect();
-    argv.push(std::ptr::null_mut());
+    let (owned, argv) = argv_of(args);
     let mut flag: c_int = 0;
     let long = [
         LongOption {
