@@ -145,6 +145,12 @@ impl Layout {
         self.mpb + tile.index() as u64 * self.mpb_stride
     }
 
+    /// Where the MPBs of all tiles lie: from the first tile's to the end of
+    /// the last one's stride.
+    pub fn mpbs(&self) -> std::ops::Range<u64> {
+        self.mpb..self.crb
+    }
+
     /// Offset of tile `tile`'s CRB, the one all cores share.
     pub fn crb(&self, tile: TileId) -> u64 {
         self.crb + tile.index() as u64 * self.crb_stride

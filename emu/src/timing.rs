@@ -20,9 +20,9 @@
 //!   poll of a wait, the core *orders*: it goes on only once every other
 //!   core's *horizon* has passed its clock (ties broken by core number).
 //!   A running core's horizon is its published clock, a waiting core's the
-//!   time it will resume, a halted or finished core has none. Stores to a
-//!   line some core ever polled order too, before they reach the other
-//!   cores' views; they wake the cores waiting on it. Until the access it
+//!   time it will resume, a halted or finished core has none. Stores to an
+//!   MPB, and to a line of DRAM some core ever polled, order too, before
+//!   they reach the other cores' views; they wake the cores waiting on it. Until the access it
 //!   ordered is made, a core shows the others the time it ordered at, and
 //!   a poll counts as made at its start until it ends (in a wait, or with
 //!   [`chip::EmuCall::Done`]): its reads and test-and-set attempts inside

@@ -321,6 +321,7 @@ impl Engine {
                     quantum.get(),
                     queues,
                     seed,
+                    layout.mpbs(),
                     files,
                 ))
             }

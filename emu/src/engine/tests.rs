@@ -25,8 +25,10 @@ struct Rig {
     rams: Vec<Mapping>,
     views: Vec<Mapping>,
     g: Mapping,
-    mpb0: u64,
-    /// Core-physical (and virtual) address of tile 0's MPB.
+    /// Offset in G of the rig's page.
+    page0: u64,
+    /// Core-physical (and virtual) address of the rig's page: tile 0's MPB,
+    /// or the LSM page of controller 0 ([`rig_in_dram`]).
     base: u32,
 }
 
@@ -56,6 +58,23 @@ fn crossing(c: u32, target: Target, access: u64) -> u64 {
 
 fn rig_timed(flags: u32, quantum: Option<u64>) -> Rig {
     rig_on(&SCC, 2, [0, 1], flags, quantum)
+}
+
+/// As [`rig_timed`] with modelled time, its page uncached DRAM (the LSM
+/// page of controller 0) rather than an MPB: stores to an MPB always
+/// order, stores to DRAM only once some poll read their line.
+fn rig_in_dram() -> Rig {
+    let mut rig = rig_timed(PTE_PCD, Some(100_000));
+    let layout = crate::chipmem::Layout::new(&SCC);
+    let base = SCC.lsm_base(0);
+    for ram in &rig.rams {
+        let pde = PAGE_DIRECTORY + 4 * (base >> 22);
+        ram.store_u32(u64::from(pde), PAGE_TABLE | PRESENT_WRITABLE);
+        ram.store_u32(u64::from(pte_of(base)), base | PRESENT_WRITABLE | PTE_PCD);
+    }
+    rig.base = base;
+    rig.page0 = layout.lsm(0);
+    rig
 }
 
 /// As [`rig_timed`], in a run of `run` cores of `chip`, the test playing
@@ -113,7 +132,7 @@ fn rig_on(
         .open(memory.path())
         .unwrap();
     Rig {
-        mpb0: memory.layout().mpb(chip.tile(0).unwrap()),
+        page0: memory.layout().mpb(chip.tile(0).unwrap()),
         base,
         g: Mapping::new(&g, memory.layout().size()).unwrap(),
         _dir: dir,
@@ -130,14 +149,14 @@ fn pte_of(vaddr: u32) -> u32 {
 
 impl Rig {
     fn load(&mut self, c: usize, offset: u32) -> u32 {
-        let value = self.views[c].load_u32(self.mpb0 + u64::from(offset));
+        let value = self.views[c].load_u32(self.page0 + u64::from(offset));
         let access = self.guest(Kind::Load, offset, value);
         self.engines[c].access(access).unwrap();
         value
     }
 
     fn store(&mut self, c: usize, offset: u32, value: u32) {
-        self.views[c].store_u32(self.mpb0 + u64::from(offset), value);
+        self.views[c].store_u32(self.page0 + u64::from(offset), value);
         let access = self.guest(Kind::Store, offset, value);
         self.engines[c].access(access).unwrap();
     }
@@ -150,7 +169,7 @@ impl Rig {
     }
 
     fn memory(&self, offset: u32) -> u32 {
-        self.g.load_u32(self.mpb0 + u64::from(offset))
+        self.g.load_u32(self.page0 + u64::from(offset))
     }
 
     /// `guest`'s access at `offset` into tile 0's MPB of the rig's chip.
@@ -312,8 +331,8 @@ fn a_store_across_a_line_boundary_through_the_wcb_reaches_memory_whole() {
     // flushes that line out, and the fence's flush the second line.
     let mut rig = rig(PTE_PMB | PTE_PWT);
     let value = 0x1122_3344_5566_7788u64;
-    rig.views[0].store_u32(rig.mpb0 + 0x1c, value as u32);
-    rig.views[0].store_u32(rig.mpb0 + 0x20, (value >> 32) as u32);
+    rig.views[0].store_u32(rig.page0 + 0x1c, value as u32);
+    rig.views[0].store_u32(rig.page0 + 0x20, (value >> 32) as u32);
     let access = GuestAccess {
         len: 8,
         value,
@@ -361,20 +380,20 @@ fn emu_call(call: EmuCall) -> GuestAccess {
 
 #[test]
 fn a_store_between_a_polls_read_and_its_callback_still_ends_the_wait() {
-    let mut rig = rig_timed(PTE_PCD, Some(100_000));
+    // A line of DRAM no poll read before: its first store is not ordered.
+    let mut rig = rig_in_dram();
     // Core 0 is ahead in modelled time, and halted while core 1 polls.
     rig.engines[0].set_insns(1000, 1000);
     rig.engines[0].halted();
     rig.engines[1].emu_call(EmuCall::Poll, emu_call(EmuCall::Poll));
     // Core 1's poll reads the flag; before its engine hears of the load
     // (QEMU calls it after the bytes were read), core 0 sets the flag.
-    let seen = rig.views[1].load_u32(rig.mpb0 + 0x40);
+    let seen = rig.views[1].load_u32(rig.page0 + 0x40);
     rig.engines[0].resumed();
     rig.store(0, 0x40, 7);
     let set_at = rig.engines[0].now().unwrap();
-    rig.engines[1]
-        .access(guest(Kind::Load, 0x40, seen))
-        .unwrap();
+    let load = rig.guest(Kind::Load, 0x40, seen);
+    rig.engines[1].access(load).unwrap();
     assert_eq!(seen, 0, "the poll found nothing");
     // The poll waits: it must resume, at its first period after the store.
     let mut waiter = rig.engines.pop().unwrap();
@@ -396,7 +415,7 @@ fn a_store_between_a_polls_read_and_its_callback_still_ends_the_wait() {
         resumed >= set_at,
         "resumed at {resumed}, the store came at {set_at}"
     );
-    assert_eq!(rig.views[1].load_u32(rig.mpb0 + 0x40), 7);
+    assert_eq!(rig.views[1].load_u32(rig.page0 + 0x40), 7);
 }
 
 #[test]
@@ -437,7 +456,7 @@ fn a_poll_longer_than_a_hold_orders_again_and_holds_the_others_back_throughout()
 
 #[test]
 fn a_read_waits_for_a_later_write_to_its_words_only() {
-    let mut rig = rig_timed(PTE_PCD, Some(100_000));
+    let mut rig = rig_in_dram();
     // Core 0 is ahead in modelled time; the line is one nobody polls.
     rig.engines[0].set_insns(5000, 5000);
     rig.engines[1].set_insns(10, 10);
@@ -562,7 +581,10 @@ fn an_uncached_store_waits_in_a_write_buffer_and_a_load_after_it_waits_for_it() 
     let target = Target::Mpb(SCC.tile(0).unwrap());
     let own = Latencies::new(&SCC, core(0), Variation::new(chip::DEFAULT_SEED));
     let arrival = own.target(target).unwrap().queue.unwrap().arrival;
-    // Core 0 far ahead of core 1, whatever their release from reset.
+    // Core 0 far ahead of core 1, whatever their release from reset. Core
+    // 1 halted meanwhile holds nobody back: core 0's MPB store orders at
+    // once.
+    rig.engines[1].halted();
     rig.engines[0].set_insns(1000, 1000);
     rig.store(0, 0x40, 7);
     // The store costs the core nothing: a write buffer takes it.
@@ -570,6 +592,7 @@ fn an_uncached_store_waits_in_a_write_buffer_and_a_load_after_it_waits_for_it() 
     assert_eq!(rig.engines[0].now(), Some(issued));
     assert_eq!(rig.memory(0x40), 7, "its bytes are in memory");
     // Another core sees it only once it reached the MPB.
+    rig.engines[1].resumed();
     rig.engines[1].set_insns(10, 10);
     assert_eq!(rig.load(1, 0x40), 7);
     let seen = issued + arrival;
@@ -599,6 +622,8 @@ fn a_third_store_in_a_row_waits_for_the_first_to_complete() {
     let mut rig = rig_timed(PTE_PCD, Some(100_000));
     let t = SCC.timing;
     let mpb = t.mpb_access(1) - u64::from(t.l1_hit);
+    // Core 1 halted holds nobody back: core 0's MPB stores order at once.
+    rig.engines[1].halted();
     for (i, offset) in [0x40, 0x44, 0x48].into_iter().enumerate() {
         let issued = 100 + i as u64;
         rig.engines[0].set_insns(issued, issued);

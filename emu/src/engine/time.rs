@@ -407,6 +407,8 @@ pub(super) struct Time {
     waits: CoreStats,
     /// Per line of G, the cores waiting on it (one bit each).
     watchers: LineRecords,
+    /// Where the MPBs lie in G: stores to them always order.
+    mpbs: std::ops::Range<u64>,
     /// The poll in progress, if the guest began one.
     poll: Option<Poll>,
     /// When the guest last ordered ([`EmuCall::Order`]), until the
@@ -696,9 +698,13 @@ impl Time {
         self.watchers.cores(s).without(self.clocks.core() as usize)
     }
 
-    /// Whether some core ever polled line `s`: its stores are ordered.
+    /// Whether stores to line `s` are ordered: it lies in an MPB, or some
+    /// core ever polled it. A line's first poll learns of the line only
+    /// after it read it, so a store made meanwhile would reach it by host
+    /// order; the MPBs, where programs keep their flags, are ordered from
+    /// the start so that no first poll of theirs races.
     pub(super) fn polled(&self, s: u64) -> bool {
-        self.watchers.flags(s) & POLLED != 0
+        self.mpbs.contains(&s) || self.watchers.flags(s) & POLLED != 0
     }
 
     /// A store reached line `s` at `at`, on which the cores `waiters`
@@ -949,7 +955,9 @@ impl Time {
     /// resources if `queues`), drawing its variation from `seed`. The
     /// run's shared files are mapped: `clocks` ([`crate::timing`]),
     /// `stamps` (per line of G, when it was last written) and `watchers`
-    /// (per line of G, the cores waiting on it).
+    /// (per line of G, the cores waiting on it). Stores to `mpbs`, where
+    /// the MPBs lie in G, always order.
+    #[allow(clippy::too_many_arguments)] // the run's settings, one each
     pub(super) fn new(
         chip: &'static Chip,
         core: CoreId,
@@ -957,6 +965,7 @@ impl Time {
         quantum: u64,
         queues: bool,
         seed: u64,
+        mpbs: std::ops::Range<u64>,
         (clocks, stamps, watchers): (Mapping, Mapping, LineRecords),
     ) -> Self {
         let variation = Variation::new(seed);
@@ -982,6 +991,7 @@ impl Time {
             pc: 0,
             waits: CoreStats::default(),
             watchers,
+            mpbs,
             poll: None,
             ordered_at: None,
             trace: None,
@@ -1354,7 +1364,40 @@ mod tests {
         );
         let watchers = LineRecords::new(watchers, crate::chipmem::record_words(&SCC));
         let core = SCC.core(0).unwrap();
-        Time::new(&SCC, core, 2, 1000, true, 0, (clocks, stamps, watchers))
+        let files = (clocks, stamps, watchers);
+        Time::new(&SCC, core, 2, 1000, true, 0, layout.mpbs(), files)
+    }
+
+    #[test]
+    fn stores_to_an_mpb_always_order_and_to_dram_once_a_poll_read_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut time = time_of_core_0(dir.path());
+        let layout = crate::chipmem::Layout::new(&SCC);
+        let tile = SCC.tile(5).unwrap();
+        let flag = layout.mpb(tile) + 0x40;
+        let dram = layout.lsm(1) + 0x40;
+        assert!(time.polled(flag), "an MPB's line before any poll");
+        assert!(time.polled(flag + LINE), "the next line");
+        assert!(!time.polled(dram), "DRAM before a poll");
+        // A poll's read (begun without ordering: core 1 never runs here).
+        let start = time.now();
+        time.poll = Some(Poll {
+            start,
+            made_at: start,
+            lines: Vec::new(),
+            accesses: 0,
+        });
+        time.observe(
+            dram,
+            1,
+            Target::Dram {
+                controller: 1,
+                page: 0,
+            },
+        );
+        time.end_poll();
+        assert!(time.polled(dram), "DRAM once a poll read it");
+        assert!(!time.polled(dram + LINE), "a line no poll read");
     }
 
     #[test]
