@@ -321,7 +321,6 @@ impl Engine {
                     quantum.get(),
                     queues,
                     seed,
-                    layout.mpbs(),
                     files,
                 ))
             }

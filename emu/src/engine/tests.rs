@@ -68,9 +68,7 @@ fn rig_in_dram() -> Rig {
     let layout = crate::chipmem::Layout::new(&SCC);
     let base = SCC.lsm_base(0);
     for ram in &rig.rams {
-        let pde = PAGE_DIRECTORY + 4 * (base >> 22);
-        ram.store_u32(u64::from(pde), PAGE_TABLE | PRESENT_WRITABLE);
-        ram.store_u32(u64::from(pte_of(base)), base | PRESENT_WRITABLE | PTE_PCD);
+        map_page(ram, base, PTE_PCD);
     }
     rig.base = base;
     rig.page0 = layout.lsm(0);
@@ -101,9 +99,7 @@ fn rig_on(
             .unwrap();
         ram.set_len(1 << 20).unwrap();
         let ram = Mapping::new(&ram, 1 << 20).unwrap();
-        let pde = PAGE_DIRECTORY + 4 * (base >> 22);
-        ram.store_u32(u64::from(pde), PAGE_TABLE | PRESENT_WRITABLE);
-        ram.store_u32(u64::from(pte_of(base)), base | PRESENT_WRITABLE | flags);
+        map_page(&ram, base, flags);
         let time = quantum.map_or(chip::Time::Off, |q| chip::Time::On {
             quantum: std::num::NonZeroU64::new(q).unwrap(),
             queues: true,
@@ -140,6 +136,14 @@ fn rig_on(
         rams,
         views,
     }
+}
+
+/// Maps the page at `base` to itself, with `flags`, in the page tables in
+/// a guest's `ram`.
+fn map_page(ram: &Mapping, base: u32, flags: u32) {
+    let pde = PAGE_DIRECTORY + 4 * (base >> 22);
+    ram.store_u32(u64::from(pde), PAGE_TABLE | PRESENT_WRITABLE);
+    ram.store_u32(u64::from(pte_of(base)), base | PRESENT_WRITABLE | flags);
 }
 
 /// Where in a guest's RAM the rig's page-table entry of `vaddr` is.

@@ -703,7 +703,7 @@ impl Time {
     /// after it read it, so a store made meanwhile would reach it by host
     /// order; the MPBs, where programs keep their flags, are ordered from
     /// the start so that no first poll of theirs races.
-    pub(super) fn polled(&self, s: u64) -> bool {
+    pub(super) fn orders_stores_to(&self, s: u64) -> bool {
         self.mpbs.contains(&s) || self.watchers.flags(s) & POLLED != 0
     }
 
@@ -955,9 +955,7 @@ impl Time {
     /// resources if `queues`), drawing its variation from `seed`. The
     /// run's shared files are mapped: `clocks` ([`crate::timing`]),
     /// `stamps` (per line of G, when it was last written) and `watchers`
-    /// (per line of G, the cores waiting on it). Stores to `mpbs`, where
-    /// the MPBs lie in G, always order.
-    #[allow(clippy::too_many_arguments)] // the run's settings, one each
+    /// (per line of G, the cores waiting on it).
     pub(super) fn new(
         chip: &'static Chip,
         core: CoreId,
@@ -965,7 +963,6 @@ impl Time {
         quantum: u64,
         queues: bool,
         seed: u64,
-        mpbs: std::ops::Range<u64>,
         (clocks, stamps, watchers): (Mapping, Mapping, LineRecords),
     ) -> Self {
         let variation = Variation::new(seed);
@@ -991,7 +988,7 @@ impl Time {
             pc: 0,
             waits: CoreStats::default(),
             watchers,
-            mpbs,
+            mpbs: crate::chipmem::Layout::new(chip).mpbs(),
             poll: None,
             ordered_at: None,
             trace: None,
@@ -1235,7 +1232,7 @@ impl Time {
     /// it waits until every other core is past its time. Returns the waiters
     /// to wake once the store is in.
     pub(super) fn order_store(&mut self, s: u64) -> CoreSet {
-        if !self.polled(s) {
+        if !self.orders_stores_to(s) {
             return CoreSet::default();
         }
         self.order();
@@ -1364,8 +1361,7 @@ mod tests {
         );
         let watchers = LineRecords::new(watchers, crate::chipmem::record_words(&SCC));
         let core = SCC.core(0).unwrap();
-        let files = (clocks, stamps, watchers);
-        Time::new(&SCC, core, 2, 1000, true, 0, layout.mpbs(), files)
+        Time::new(&SCC, core, 2, 1000, true, 0, (clocks, stamps, watchers))
     }
 
     #[test]
@@ -1376,9 +1372,9 @@ mod tests {
         let tile = SCC.tile(5).unwrap();
         let flag = layout.mpb(tile) + 0x40;
         let dram = layout.lsm(1) + 0x40;
-        assert!(time.polled(flag), "an MPB's line before any poll");
-        assert!(time.polled(flag + LINE), "the next line");
-        assert!(!time.polled(dram), "DRAM before a poll");
+        assert!(time.orders_stores_to(flag), "an MPB's line before any poll");
+        assert!(time.orders_stores_to(flag + LINE), "the next line");
+        assert!(!time.orders_stores_to(dram), "DRAM before a poll");
         // A poll's read (begun without ordering: core 1 never runs here).
         let start = time.now();
         time.poll = Some(Poll {
@@ -1396,8 +1392,8 @@ mod tests {
             },
         );
         time.end_poll();
-        assert!(time.polled(dram), "DRAM once a poll read it");
-        assert!(!time.polled(dram + LINE), "a line no poll read");
+        assert!(time.orders_stores_to(dram), "DRAM once a poll read it");
+        assert!(!time.orders_stores_to(dram + LINE), "a line no poll read");
     }
 
     #[test]
