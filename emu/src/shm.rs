@@ -238,9 +238,9 @@ impl Mapping {
     }
 
     fn word32(&self, offset: u64) -> &AtomicU32 {
-        assert!(offset.is_multiple_of(4), "futex words are aligned");
+        assert!(offset.is_multiple_of(4), "32-bit words are aligned");
         // SAFETY: an aligned 32-bit word inside the mapping; every process
-        // accesses futex words atomically only. The reference lives no
+        // accesses these words atomically only. The reference lives no
         // longer than `self`, which keeps the mapping.
         unsafe { AtomicU32::from_ptr(self.at(offset, 4).cast()) }
     }
@@ -258,6 +258,11 @@ impl Mapping {
     /// Atomically reads the 32-bit word at `offset`.
     pub fn load_atomic_u32(&self, offset: u64) -> u32 {
         self.word32(offset).load(Ordering::SeqCst)
+    }
+
+    /// Atomically writes the 32-bit word at `offset`.
+    pub fn store_atomic_u32(&self, offset: u64, value: u32) {
+        self.word32(offset).store(value, Ordering::SeqCst);
     }
 
     /// Sleeps while the 32-bit word at `offset` holds `expected`, until

@@ -117,8 +117,9 @@
 //! | 0 | how many cores sleep (32 bits) |
 //! | 4 | 1 once the run stops its cores ([`stop_waiting`]; 32 bits) |
 //! | 256 + 1024·c | core c's clock |
-//! | 264 + 1024·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting, 4 holding (waiting, its clock pacing the running cores) |
-//! | 272 + 1024·c | core c's last instruction address at its last sync point |
+//! | 264 + 1024·c | core c's state: 0 running, 1 halted, 2 finished, 3 waiting, 4 holding (waiting, its hold time pacing the running cores) |
+//! | 272 + 1024·c | core c's last instruction address at its last sync point (32 bits) |
+//! | 276 + 1024·c | its stack pointer at its last wait (the value its guest stored with [`chip::EmuCall::Wait`]; 32 bits) |
 //! | 280 + 1024·c | waiting: when core c resumes (`u64::MAX`: not known yet) |
 //! | 288 + 1024·c | waiting: when its last poll began |
 //! | 296 + 1024·c | waiting: its poll period |
@@ -129,7 +130,7 @@
 //! | 328 + 1024·c | 1 while a core books its polls |
 //! | 336 + 1024·c | waiting: how many resources its polls reach (at most [`POLL_QUEUES`]) |
 //! | 344 + 1024·c | waiting: each of them, its calendar above its arrival cycles: the targets of its poll's first [`POLL_LINES`] lines and the links on their ways |
-//! | 1272 + 1024·c | its stack pointer at its last wait (the value its guest stored with [`chip::EmuCall::Wait`]) |
+//! | 1272 + 1024·c | holding: the time it holds the running cores within a quantum of |
 //! | 256 + 1024·`MAX_CORES` + 8·(q·`SLOTS` + i) | word i of calendar q ([`crate::model::queue`]): memory controller q, then tile q−8's MPB, then tile q−72's register block, then link q−136 ([`crate::model::mesh::Link::index`]: four per router) |
 //!
 //! # Sleeping and waking
@@ -200,9 +201,10 @@
 //! - A line's stamp keeps only its last write: a write whose stamp a
 //!   later write to other words of the line replaced no longer moves a
 //!   reader of its words.
-//! - The first poll of a line: stores to it are not ordered until some
-//!   poll has read it, so the first poll may see a store from after its
-//!   start, or miss it and wait for it.
+//! - The first poll of a line of DRAM: stores to it are not ordered
+//!   until some poll has read it, so the first poll may see a store from
+//!   after its start, or miss it and wait for it (stores to the MPBs
+//!   always order).
 //! - An ordered access not made within 65,536 cycles stops holding the
 //!   others back, and is not ordered from then on (a poll that runs
 //!   longer orders again instead, see above).
@@ -272,7 +274,7 @@ pub enum State {
     Waiting = 3,
     /// Waiting, and until it has read back the final loads of its
     /// requests' buckets ([`Clocks::hold`]), holding the running cores
-    /// within a quantum of its published clock, as a running core would.
+    /// within a quantum of its hold time, as a running core's clock would.
     Holding = 4,
 }
 
@@ -292,11 +294,6 @@ impl State {
     /// Whether the core waits in modelled time (holding or not).
     fn waits(word: u64) -> bool {
         word == Self::Waiting as u64 || word == Self::Holding as u64
-    }
-
-    /// Whether the core's clock keeps the running cores within a quantum.
-    fn paces(word: u64) -> bool {
-        word == Self::Running as u64 || word == Self::Holding as u64
     }
 }
 
@@ -337,13 +334,17 @@ pub fn read_cores(dir: &Path, cores: u32) -> std::io::Result<Vec<CoreTime>> {
         let at = offset as usize;
         u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
     };
+    let half = |offset: u64| {
+        let at = offset as usize;
+        u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+    };
     Ok((0..cores.min(MAX_CORES))
         .map(|c| CoreTime {
             clock: word(Clocks::at(c, Word::Clock)),
             state: State::from_word(word(Clocks::at(c, Word::State))),
-            pc: word(Clocks::at(c, Word::Pc)) as u32,
+            pc: half(Clocks::at(c, Word::Pc)),
             wake: word(Clocks::at(c, Word::Wake)),
-            sp: word(Clocks::at(c, Word::Sp)) as u32,
+            sp: half(Clocks::at(c, Word::Sp)),
         })
         .collect())
 }
@@ -354,7 +355,10 @@ pub fn read_cores(dir: &Path, cores: u32) -> std::io::Result<Vec<CoreTime>> {
 enum Word {
     Clock = 0,
     State = 8,
+    /// The address of its last instruction (32 bits), then its stack
+    /// pointer at its last wait (32 bits).
     Pc = 16,
+    Sp = 20,
     Wake = 24,
     PollStart = 32,
     Period = 40,
@@ -365,13 +369,14 @@ enum Word {
     BookingLock = 72,
     PollQueues = 80,
     PollQueue = 88,
-    /// Its stack pointer at its last wait: the last word of its part, after
-    /// the [`POLL_QUEUES`] words from `PollQueue`.
-    Sp = 1016,
+    /// Holding: the time it holds the running cores within a quantum of
+    /// ([`Clocks::hold`]). The last word of its part, after the
+    /// [`POLL_QUEUES`] words from `PollQueue`.
+    Held = 1016,
 }
 
-const _: () = assert!(Word::PollQueue as u64 + 8 * POLL_QUEUES as u64 <= Word::Sp as u64);
-const _: () = assert!(Word::Sp as u64 + 8 <= PER_CORE);
+const _: () = assert!(Word::PollQueue as u64 + 8 * POLL_QUEUES as u64 <= Word::Held as u64);
+const _: () = assert!(Word::Held as u64 + 8 <= PER_CORE);
 
 /// What a sleeping core waits for ([`Clocks::sleep_until`]), as it
 /// registers it in its `Wanted` word for the cores that may release it.
@@ -645,13 +650,13 @@ impl Clocks {
         not_reached(self.cores, me, t, |o| self.pacing_clock(o))
     }
 
-    /// Core `c`'s clock if it paces the running cores ([`State::paces`]),
-    /// [`NEVER`] otherwise.
+    /// Core `c`'s clock if it runs, its hold time if it holds
+    /// ([`Clocks::hold`]), [`NEVER`] otherwise.
     fn pacing_clock(&self, c: u32) -> u64 {
-        if State::paces(self.map.load(Self::at(c, Word::State))) {
-            self.map.load(Self::at(c, Word::Clock))
-        } else {
-            NEVER
+        match State::from_word(self.map.load(Self::at(c, Word::State))) {
+            Some(State::Running) => self.map.load(Self::at(c, Word::Clock)),
+            Some(State::Holding) => self.map.load(Self::at(c, Word::Held)),
+            _ => NEVER,
         }
     }
 
@@ -916,13 +921,13 @@ impl Clocks {
     /// Publishes the address of the instruction this core last executed,
     /// for a run tool to name where a core stopped.
     pub fn publish_pc(&self, pc: u32) {
-        self.map.store(Self::at(self.core, Word::Pc), u64::from(pc));
+        self.map.store_atomic_u32(Self::at(self.core, Word::Pc), pc);
     }
 
     /// Publishes the stack pointer at this core's wait, for a run tool's
     /// backtrace of it.
     pub fn publish_sp(&self, sp: u32) {
-        self.map.store(Self::at(self.core, Word::Sp), u64::from(sp));
+        self.map.store_atomic_u32(Self::at(self.core, Word::Sp), sp);
     }
 
     /// The slowest running core's clock, this core left out; `None` if no
@@ -930,8 +935,8 @@ impl Clocks {
     pub fn slowest_other(&self) -> Option<u64> {
         (0..self.cores)
             .filter(|&c| c != self.core)
-            .filter(|&c| State::paces(self.map.load(Self::at(c, Word::State))))
-            .map(|c| self.map.load(Self::at(c, Word::Clock)))
+            .map(|c| self.pacing_clock(c))
+            .filter(|&clock| clock != NEVER)
             .min()
     }
 
@@ -1103,11 +1108,18 @@ impl Clocks {
     /// their slots, before it has read their loads
     /// ([`Clocks::await_final`]); [`Clocks::release`] ends the hold. It
     /// holds nobody back otherwise: as waiting, from its wake time.
+    ///
+    /// `t` goes in a word of its own, written before the state, and the
+    /// clock keeps the time the core reached: a core that reads the state
+    /// still running, and the clock after this, must not take the core to
+    /// have booked its requests up to `t`, nor to act no earlier than `t`
+    /// (it may resume before, at its wake time).
     pub fn hold(&self, t: u64) {
-        let t = t.max(self.map.load(Self::at(self.core, Word::Clock)));
-        self.map.store(Self::at(self.core, Word::Clock), t);
+        let me = self.core;
+        let t = t.max(self.map.load(Self::at(me, Word::Clock)));
+        self.map.store(Self::at(me, Word::Held), t);
         self.map
-            .store(Self::at(self.core, Word::State), State::Holding as u64);
+            .store(Self::at(me, Word::State), State::Holding as u64);
         self.wake_sleepers(NEVER);
     }
 
@@ -1443,6 +1455,11 @@ mod tests {
         // Waiting from a poll at 400, with requests in buckets up to 500.
         holder.prepare_wait(400, 10, &[]);
         holder.hold(500);
+        // The hold paces the running cores; the clock word keeps 400, so
+        // that a core reading the holder still running on the way in takes
+        // it to have booked no further than that.
+        assert_eq!(runner.pacing_clock(0), 500);
+        assert_eq!(holder.map.load(Clocks::at(0, Word::Clock)), 400);
         let ahead = std::thread::spawn(move || {
             runner.keep_within_quantum(700, 700);
             runner

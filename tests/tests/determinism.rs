@@ -5,7 +5,8 @@
 //! so a run gives the same modelled cycles alone, beside busy host
 //! processes, and with another quantum. Every benchmark program, at quick
 //! scale on a few cores, prints the same BENCH lines and ends at the same
-//! modelled cycles alone and beside busy host processes.
+//! modelled cycles alone and beside busy host processes, and sixteen
+//! cores in fence epochs end at the same cycles run after run.
 
 use std::num::NonZeroU64;
 use std::time::Instant;
@@ -252,4 +253,28 @@ fn every_benchmark_program_measures_the_same_modelled_cycles_beside_busy_host_pr
         "alone, then beside two busy processes:\n{}",
         differences.join("\n")
     );
+}
+
+/// Sixteen cores through fence epochs, twice: many wait at once, and a
+/// store that wakes one orders first, which charges the queueing of its
+/// core's earlier requests. Every core ends at the same modelled cycles
+/// and instructions in both runs: a store timed from before its order
+/// woke its waiters in buckets the other cores had judged final, and the
+/// runs differed.
+#[test]
+fn sixteen_cores_through_fence_epochs_end_at_the_same_cycles_in_every_run() {
+    let fence = Bench {
+        program: "rma-fence",
+        cores: 16,
+        params: &[],
+    };
+    let first = measured(&fence);
+    let second = measured(&fence);
+    for (core, (a, b)) in first.iter().zip(&second).enumerate() {
+        assert_eq!(
+            (a.1, a.2),
+            (b.1, b.2),
+            "core {core}: cycles and instructions at exit, run after run"
+        );
+    }
 }

@@ -165,6 +165,20 @@ impl Engine {
             Event::WriteThrough { addr, .. } => addr & !(CACHE_LINE as u32 - 1),
             Event::WcbFlush(f) => f.line,
         };
+        let shared = self.shared(line);
+        // A store to a shared line orders before it leaves
+        // ([`Time::order_store`]): ordering charges the waits of earlier
+        // requests, which may move the clock, and the store leaves after
+        // them. So its time through the write buffer is taken after: a
+        // time taken before would wake a waiter at a moment the others,
+        // ordered past the later clock, have judged final already.
+        let waiters = match e {
+            Event::WriteThrough { .. } | Event::WcbFlush(_) if shared => {
+                let s = self.system_line(line)?;
+                self.order_store(s)
+            }
+            _ => CoreSet::default(),
+        };
         // A store written through or uncached, and a line the WCB writes
         // out, leave through a write buffer: others see them when they
         // reach their target.
@@ -173,7 +187,7 @@ impl Engine {
             Event::WcbFlush(f) => self.buffer_write(f.line, LINE as u32),
             Event::Fill { .. } | Event::WriteBack { .. } | Event::Drop { .. } => None,
         };
-        if !self.shared(line) {
+        if !shared {
             // A private line: its bytes are in QEMU's RAM already, and only
             // its traffic on the mesh is counted.
             match e {
@@ -213,13 +227,13 @@ impl Engine {
                 let from = (addr - paddr) as usize;
                 data[at..at + len as usize].copy_from_slice(&value[from..from + len as usize]);
                 let mask = (((1u64 << len) - 1) << at) as u32;
-                self.publish(s, &data, mask, reach);
+                self.publish_ordered(s, &data, mask, reach, waiters);
             }
             Event::WcbFlush(f) => {
                 let s = self.system_line(f.line)?;
                 self.count_line(f.line, u64::from(f.mask.count_ones()), false);
                 let data = self.wcb;
-                self.publish(s, &data, f.mask, reach);
+                self.publish_ordered(s, &data, f.mask, reach, waiters);
                 self.release(f.line, s, 0);
             }
         }
@@ -234,6 +248,19 @@ impl Engine {
     /// then ([`Time::observe`]).
     pub(super) fn publish(&mut self, s: u64, data: &[u8; CACHE_LINE], mask: u32, at: Option<u64>) {
         let waiters = self.order_store(s);
+        self.publish_ordered(s, data, mask, at, waiters);
+    }
+
+    /// [`Engine::publish`] once ordered: `waiters` are those
+    /// [`Engine::order_store`] gave.
+    fn publish_ordered(
+        &mut self,
+        s: u64,
+        data: &[u8; CACHE_LINE],
+        mask: u32,
+        at: Option<u64>,
+        waiters: CoreSet,
+    ) {
         self.publish_now(s, data, mask, at);
         self.wake_waiters(s, waiters, at);
     }

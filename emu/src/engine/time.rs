@@ -1243,6 +1243,12 @@ impl Time {
     /// `waiters` (from [`Time::order_store`]) and whoever started waiting
     /// on it since.
     pub(super) fn wake_waiters(&self, s: u64, waiters: CoreSet, at: Option<u64>) {
+        // Earlier than the clock this core shows, a wake could fall where
+        // the others have judged the buckets final already.
+        debug_assert!(
+            at.is_none_or(|at| at >= self.shown()),
+            "a store reached its line before it was made"
+        );
         let all = waiters.union(self.waiting_on(s));
         if !all.is_empty() {
             self.wake(all, at.unwrap_or_else(|| self.clock.now()));
