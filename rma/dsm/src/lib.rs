@@ -9,7 +9,7 @@
 //! |---|---|
 //! | [`region`] | collective allocation of shared regions, distributed on one core, in blocks, cyclically or hashed at line granularity, with a requested coherency attribute and the one granted |
 //! | [`consistency`] | scopes allocated at run time, `sync_write` (release), `sync_read` (acquire) and `sync`, with the timestamp scheme that skips an invalidation when nothing in the scope was released since this core last invalidated |
-//! | [`sync`] | ticket locks over a fetch-and-increment, barriers (rma's, on arrival flags in the cores' MPBs), counters |
+//! | [`sync`] | ticket locks over a fetch-and-increment, rma's GBH and MCS-WP locks (a test-and-set register, queues), barriers (rma's, on arrival flags in the cores' MPBs), counters |
 //! | task control | [`Dsm::rank`], [`Dsm::size`], [`Dsm::core`], [`Dsm::tile`] |
 //! | [`stats`] | per-service calls, total and longest time, lock waits, cache actions and skipped invalidations |
 //!
@@ -53,7 +53,7 @@ mod tests;
 pub use consistency::Scope;
 pub use region::{Attribute, Distribution, Granted, Region};
 pub use stats::{ServiceStats, Stats};
-pub use sync::{Counter, Lock};
+pub use sync::{Counter, Lock, LockKind};
 
 /// Bytes of one cache line: the unit of the cyclic and hashed
 /// distributions and of the control words' padding.
@@ -116,6 +116,13 @@ pub enum DsmError {
     /// A lock given up that is not held: a lock's handle, or a lock
     /// word's offset.
     NotHeld(u32),
+    /// A call a kind of lock does not have.
+    Unsupported {
+        /// The call.
+        call: &'static str,
+        /// The kind of lock.
+        what: &'static str,
+    },
 }
 
 impl From<RmaError> for DsmError {
@@ -152,6 +159,9 @@ impl fmt::Display for DsmError {
                 size - 1
             ),
             DsmError::NotHeld(id) => write!(f, "lock {id} is not held"),
+            DsmError::Unsupported { call, what } => {
+                write!(f, "{call}: {what} locks have no such call")
+            }
         }
     }
 }
@@ -171,8 +181,9 @@ pub struct Dsm<'h, H: RmaHal> {
     /// The timestamp of each allocated scope this core last invalidated
     /// at, and the memory types the scope covers.
     scopes: Vec<consistency::ScopeState>,
-    /// Locks allocated, and which of them this core holds.
-    locks: Vec<bool>,
+    /// Locks allocated: how each is taken, and whether this core holds
+    /// it.
+    locks: Vec<sync::LockState>,
     /// Counters allocated.
     counters: u32,
     stats: Stats,
@@ -252,7 +263,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
     }
 
     /// Ends the services on this core, collectively: closes the access
-    /// epochs, frees every region still allocated and the control region,
+    /// epochs, frees every region still allocated, the locks' windows and the control region,
     /// and gives back the layer underneath.
     ///
     /// Return values: `Err(Rma(..))` if a free fails.
@@ -261,6 +272,9 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
             if self.regions[id].is_some() {
                 self.free(Region(id as u32))?;
             }
+        }
+        for window in self.locks.iter().filter_map(|l| l.window()) {
+            self.rma.free(window)?;
         }
         self.rma.unlock_all(self.control)?;
         self.rma.free(self.control)?;

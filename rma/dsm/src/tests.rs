@@ -3,11 +3,12 @@
 //! every distribution, the timestamp skip, ticket locks that count
 //! exactly, counters, and errors that name what was wrong.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::vec::Vec;
 
-use rma::AccumulateOp;
 use rma::comm::Comm;
 use rma::hal::mock::Mock;
+use rma::{AccumulateOp, LockScheme};
 
 use super::*;
 
@@ -222,6 +223,71 @@ fn ticket_locks_make_an_unprotected_increment_exact_and_count_waits() {
         assert_eq!(s.lock.calls, u64::from(rounds));
         assert_eq!(s.unlock.calls, u64::from(rounds));
         assert!(s.lock.max_cycles >= s.lock.total_cycles / s.lock.calls);
+    }
+}
+
+/// Cores inside each of the rma locks' critical sections.
+static INSIDE: [AtomicU32; 3] = [const { AtomicU32::new(0) }; 3];
+
+#[test]
+fn rmas_locks_make_an_unprotected_increment_exact_under_every_scheme() {
+    let n = 4;
+    let rounds = 20;
+    let schemes = [LockScheme::Gbh, LockScheme::GbhBackoff, LockScheme::McsWp];
+    let stats = Mock::run(n, |hal| {
+        let mut d = dsm(hal);
+        let (r, _) = d
+            .alloc(LINE * 4, Distribution::OnCore(3), Attribute::L1Only)
+            .unwrap();
+        let scope = d.scope(&[r]).unwrap();
+        // A ticket lock first, so that the rma locks' homes are ranks 1 to 3.
+        let ticket = d.lock_new().unwrap();
+        let locks: Vec<Lock> = schemes
+            .iter()
+            .map(|&s| d.lock_new_kind(LockKind::Rma(s)).unwrap())
+            .collect();
+        for _ in 0..rounds {
+            for (i, &lock) in locks.iter().enumerate() {
+                d.lock(lock).unwrap();
+                // Alone inside, however long it stays.
+                assert_eq!(INSIDE[i].fetch_add(1, Ordering::SeqCst), 0, "lock {i}");
+                d.sync_read(scope).unwrap();
+                let at = i as u32 * LINE;
+                let mut v = [0u8; 4];
+                d.read(r, at, &mut v).unwrap();
+                std::thread::sleep(std::time::Duration::from_micros(200));
+                let next = u32::from_le_bytes(v) + 1;
+                d.write(r, at, &next.to_le_bytes()).unwrap();
+                d.sync_write(scope).unwrap();
+                INSIDE[i].fetch_sub(1, Ordering::SeqCst);
+                d.unlock(lock).unwrap();
+            }
+        }
+        // Two kinds held at once, one inside the other.
+        d.lock(ticket).unwrap();
+        d.lock(locks[2]).unwrap();
+        d.unlock(locks[2]).unwrap();
+        d.unlock(ticket).unwrap();
+        d.barrier();
+        d.sync_read(scope).unwrap();
+        for i in 0..schemes.len() as u32 {
+            let mut v = [0u8; 4];
+            d.read(r, i * LINE, &mut v).unwrap();
+            assert_eq!(u32::from_le_bytes(v), n * rounds, "lock {i}");
+        }
+        assert_eq!(d.unlock(locks[0]), Err(DsmError::NotHeld(1)));
+        assert_eq!(
+            d.try_lock(locks[2]).unwrap_err().to_string(),
+            "try_lock: MCS-WP locks have no such call"
+        );
+        let stats = *d.stats();
+        d.finish().unwrap();
+        stats
+    });
+    for s in stats {
+        assert_eq!(s.lock.calls, u64::from(rounds) * 3 + 2);
+        assert_eq!(s.unlock.calls, s.lock.calls);
+        assert!(s.lock_waits <= s.lock.calls);
     }
 }
 
