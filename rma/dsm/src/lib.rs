@@ -9,7 +9,7 @@
 //! |---|---|
 //! | [`region`] | collective allocation of shared regions, distributed on one core, in blocks, cyclically or hashed at line granularity, with a requested coherency attribute and the one granted |
 //! | [`consistency`] | scopes allocated at run time, `sync_write` (release), `sync_read` (acquire) and `sync`, with the timestamp scheme that skips an invalidation when nothing in the scope was released since this core last invalidated |
-//! | [`sync`] | ticket locks over a fetch-and-increment, rma's GBH and MCS-WP locks (a test-and-set register, queues), barriers (rma's, on arrival flags in the cores' MPBs), counters |
+//! | [`sync`] | locks: a ticket lock over a fetch-and-increment, rma's GBH and MCS-WP locks (a test-and-set register, queues), a hierarchical lock (a ticket lock per tile in front of a global one); barriers (rma's, on arrival flags in the cores' MPBs); counters |
 //! | task control | [`Dsm::rank`], [`Dsm::size`], [`Dsm::core`], [`Dsm::tile`] |
 //! | [`stats`] | per-service calls, total and longest time, lock waits, cache actions and skipped invalidations |
 //!
@@ -263,8 +263,9 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
     }
 
     /// Ends the services on this core, collectively: closes the access
-    /// epochs, frees every region still allocated, the locks' windows and the control region,
-    /// and gives back the layer underneath.
+    /// epochs, frees every region still allocated (a hierarchical
+    /// lock's too), rma's locks' windows and the control region, and gives
+    /// back the layer underneath.
     ///
     /// Return values: `Err(Rma(..))` if a free fails.
     pub fn finish(mut self) -> Result<Rma<'h, H>, DsmError> {

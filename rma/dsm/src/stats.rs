@@ -57,6 +57,9 @@ pub struct Stats {
     pub lock_waits: u64,
     /// Cycles those waited, all together.
     pub lock_wait_cycles: u64,
+    /// Hierarchical locks whose global lock this core handed to another
+    /// core of its tile with the tile's lock.
+    pub lock_handoffs: u64,
     /// CL1INVMB the consistency service issued.
     pub invalidations: u64,
     /// `sync_read`s whose invalidation the timestamps made unnecessary.
@@ -89,7 +92,8 @@ impl Stats {
     /// The rows of the `dsm` table of `cargo xtask run --stats`
     /// ([`chip::stats`]): one per service that was called (calls, total
     /// and longest cycles), then `consistency` (lock waits and their
-    /// cycles, invalidations, skipped ones, flushes, write-backs).
+    /// cycles, hand-offs, invalidations, skipped ones, flushes,
+    /// write-backs).
     pub fn lines(&self) -> Vec<String> {
         let mut rows: Vec<(&str, Vec<(&str, u64)>)> = self
             .services()
@@ -111,6 +115,7 @@ impl Stats {
             alloc::vec![
                 ("lock_waits", self.lock_waits),
                 ("lock_wait_cycles", self.lock_wait_cycles),
+                ("lock_handoffs", self.lock_handoffs),
                 ("invalidations", self.invalidations),
                 ("skipped_invalidations", self.skipped_invalidations),
                 ("flushes", self.flushes),
@@ -146,9 +151,10 @@ impl fmt::Display for Stats {
         }
         write!(
             f,
-            "lock waits: {} ({} cycles); invalidations: {} (skipped {}); flushes: {}; write-backs: {}",
+            "lock waits: {} ({} cycles), handed on in a tile: {}; invalidations: {} (skipped {}); flushes: {}; write-backs: {}",
             self.lock_waits,
             self.lock_wait_cycles,
+            self.lock_handoffs,
             self.invalidations,
             self.skipped_invalidations,
             self.flushes,

@@ -20,6 +20,13 @@
 //!   the run's size, so locks spread over the cores' memory. The window
 //!   is uncached and holds no data: its lock calls make no cache action
 //!   either.
+//! - **Hierarchical** (a cohort lock): a ticket lock word per tile, in the
+//!   shared memory of the tile's first rank, in front of a global ticket
+//!   lock. A core takes its tile's lock first, so only one core per tile
+//!   competes for the global one. A holder that sees another core of its
+//!   tile waiting hands it the global lock with the tile's, without
+//!   giving it up, at most [`COHORT_PASSES`] times in a row (a stated
+//!   bound: then the other tiles' cores get their turn).
 //!
 //! The barrier is rma's, whose arrival flags lie in every core's MPB.
 
@@ -28,11 +35,22 @@ use rma::{AccumulateOp, Assert, LockScheme, LockType, Window, WindowOptions};
 
 use chip::MemoryType;
 
-use crate::region::Region;
-use crate::{Dsm, DsmError, MAX_COUNTERS, MAX_LOCKS, MAX_SCOPES};
+use crate::region::{Attribute, Distribution, Region};
+use crate::{Dsm, DsmError, LINE, MAX_COUNTERS, MAX_LOCKS, MAX_SCOPES};
 
 /// What taking a ticket adds to a lock word.
 const WORD_NEXT: u32 = 1 << 16;
+
+/// Times in a row a hierarchical lock's holder hands the global lock to
+/// another core of its tile (a stated bound on how long the other tiles
+/// wait behind one tile).
+pub const COHORT_PASSES: u32 = 8;
+
+/// Bytes into a tile's line of a hierarchical lock: its ticket lock word,
+/// then whether the global lock came with the tile's (1) and how many
+/// times in a row it did.
+const COHORT_PASSED: u32 = 4;
+const COHORT_RUN: u32 = 8;
 
 /// A lock's handle: the same on every core for the same allocation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,6 +69,9 @@ pub enum LockKind {
     /// rma's passive-target lock with this scheme, on a window of the
     /// lock's own.
     Rma(LockScheme),
+    /// A ticket lock per tile in front of a global ticket lock, the
+    /// global one handed on within a tile.
+    Hierarchical,
 }
 
 impl LockKind {
@@ -61,16 +82,28 @@ impl LockKind {
             LockKind::Rma(LockScheme::Gbh) => "GBH",
             LockKind::Rma(LockScheme::GbhBackoff) => "GBH with back-off",
             LockKind::Rma(LockScheme::McsWp) => "MCS-WP",
+            LockKind::Hierarchical => "hierarchical",
         }
     }
+}
+
+/// Where a lock allocated on this core lies, by its kind.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// Its two control words.
+    Ticket,
+    /// Its window and its home rank.
+    Rma { window: Window<u32>, home: u32 },
+    /// The region of its tiles' lines, and this core's tile's line in it
+    /// (its global ticket lock is in the control words).
+    Cohort { region: Region, line: u32 },
 }
 
 /// A lock allocated on this core: how it is taken and whether this core
 /// holds it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LockState {
-    /// For rma's locks, the lock's window and its home rank.
-    window: Option<(Window<u32>, u32)>,
+    place: Place,
     kind: LockKind,
     held: bool,
 }
@@ -78,7 +111,10 @@ pub(crate) struct LockState {
 impl LockState {
     /// rma's lock's window, to free at the end.
     pub(crate) fn window(&self) -> Option<Window<u32>> {
-        self.window.map(|(w, _)| w)
+        match self.place {
+            Place::Rma { window, .. } => Some(window),
+            _ => None,
+        }
     }
 }
 
@@ -103,12 +139,12 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
     }
 
     /// Allocates a lock taken as `kind` says, free. Every core allocates
-    /// its locks in the same order. A ticket lock sends no message; one of
-    /// rma's is collective, every core calling it: it makes the lock's
-    /// window.
+    /// its locks in the same order. A ticket lock sends no message; the
+    /// others are collective, every core calling it: one of rma's makes
+    /// the lock's window, a hierarchical one a region of a line per rank.
     ///
     /// Return values: `Err(Exhausted)` past [`MAX_LOCKS`]; `Err(Rma(..))`
-    /// if the lock's window cannot be made.
+    /// if the lock's window or region cannot be made.
     pub fn lock_new_kind(&mut self, kind: LockKind) -> Result<Lock, DsmError> {
         let id = self.locks.len() as u32;
         if id >= MAX_LOCKS {
@@ -117,18 +153,35 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
                 max: MAX_LOCKS,
             });
         }
-        let window = match kind {
-            LockKind::Ticket => None,
+        let place = match kind {
+            LockKind::Ticket => Place::Ticket,
             LockKind::Rma(scheme) => {
                 let options = WindowOptions::new()
                     .memory_type(MemoryType::Ncm)
                     .lock_scheme(scheme);
                 let window = self.rma.allocate::<u32>(1, options)?;
-                Some((window, id % self.size()))
+                Place::Rma {
+                    window,
+                    home: id % self.size(),
+                }
+            }
+            LockKind::Hierarchical => {
+                // A line per rank, on that rank; a tile's is its first
+                // rank's.
+                let (region, _) =
+                    self.alloc(self.size() * LINE, Distribution::Block, Attribute::Uncached)?;
+                let tile = self.tile(self.rank())?;
+                let first = (0..self.size())
+                    .find(|&r| self.tile(r).is_ok_and(|t| t == tile))
+                    .unwrap_or(self.rank());
+                Place::Cohort {
+                    region,
+                    line: first * LINE,
+                }
             }
         };
         self.locks.push(LockState {
-            window,
+            place,
             kind,
             held: false,
         });
@@ -153,30 +206,45 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
         (Self::control_at(next), Self::control_at(next + 1))
     }
 
-    /// Takes rma's lock of `home` on `window`: an exclusive passive-target
-    /// lock, counting a wait if rma's scheme polled or backed off.
-    fn lock_rma(&mut self, window: Window<u32>, home: u32, start: u64) -> Result<(), DsmError> {
-        let before = self.rma.stats(window)?;
-        self.rma
-            .lock(window, LockType::Exclusive, home, Assert::NONE)?;
-        let after = self.rma.stats(window)?;
-        let polls = (after.polls + after.backoffs) - (before.polls + before.backoffs);
+    /// Takes `lock`, waiting (in modelled time, without spinning on the
+    /// host) until it is this core's turn.
+    ///
+    /// Return values: `Err(Rma(..))` if a control word, the lock's window
+    /// or its tile's line cannot be reached.
+    pub fn lock(&mut self, lock: Lock) -> Result<(), DsmError> {
+        let start = self.now();
+        let state = self.lock_state(lock)?;
+        let polls = match state.place {
+            Place::Ticket => self.take_ticket(lock)?,
+            Place::Rma { window, home } => {
+                let before = self.rma.stats(window)?;
+                self.rma
+                    .lock(window, LockType::Exclusive, home, Assert::NONE)?;
+                let after = self.rma.stats(window)?;
+                (after.polls + after.backoffs) - (before.polls + before.backoffs)
+            }
+            Place::Cohort { region, line } => {
+                let local = self.take_word(region, line)?;
+                // Read and cleared under the tile's lock: whether its last
+                // holder handed the global lock on with it.
+                let passed: u32 =
+                    self.atomic(region, line + COHORT_PASSED, 0, AccumulateOp::Replace)?;
+                local
+                    + if passed == 1 {
+                        0
+                    } else {
+                        self.take_ticket(lock)?
+                    }
+            }
+        };
+        self.locks[lock.0 as usize].held = true;
         self.record_acquire(start, polls);
         Ok(())
     }
 
-    /// Takes `lock`, waiting (in modelled time, without spinning on the
-    /// host) until it is this core's turn.
-    ///
-    /// Return values: `Err(Rma(..))` if a control word cannot be reached.
-    pub fn lock(&mut self, lock: Lock) -> Result<(), DsmError> {
-        let start = self.now();
-        let state = self.lock_state(lock)?;
-        if let Some((window, home)) = state.window {
-            self.lock_rma(window, home, start)?;
-            self.locks[lock.0 as usize].held = true;
-            return Ok(());
-        }
+    /// Takes ticket lock `lock`'s ticket and polls until it is served;
+    /// returns the polls it made.
+    fn take_ticket(&mut self, lock: Lock) -> Result<u64, DsmError> {
         let (next, served) = Self::lock_words(lock);
         let control = self.control;
         let ticket = self
@@ -197,19 +265,26 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
                 },
             );
         outcome?;
-        self.locks[lock.0 as usize].held = true;
-        self.record_acquire(start, polls);
+        Ok(polls)
+    }
+
+    /// Serves ticket lock `lock`'s next ticket.
+    fn give_ticket(&mut self, lock: Lock) -> Result<(), DsmError> {
+        let (_, served) = Self::lock_words(lock);
+        self.rma
+            .fetch_and_op(self.control, 0, served, 1u32, AccumulateOp::Sum)?;
         Ok(())
     }
 
     /// Takes ticket lock `lock` if it is free; whether it did.
     ///
     /// Return values: as [`Dsm::lock`]; `Err(Unsupported)` for one of
-    /// rma's locks, which MPI's passive target gives no way to try.
+    /// rma's locks, which MPI's passive target gives no way to try, and
+    /// for a hierarchical one.
     pub fn try_lock(&mut self, lock: Lock) -> Result<bool, DsmError> {
         let start = self.now();
         let state = self.lock_state(lock)?;
-        if state.window.is_some() {
+        if !matches!(state.place, Place::Ticket) {
             return Err(DsmError::Unsupported {
                 call: "try_lock",
                 what: state.kind.name(),
@@ -243,12 +318,23 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
             return Err(DsmError::NotHeld(lock.0));
         }
         self.locks[lock.0 as usize].held = false;
-        match state.window {
-            Some((window, home)) => self.rma.unlock(window, home)?,
-            None => {
-                let (_, served) = Self::lock_words(lock);
-                self.rma
-                    .fetch_and_op(self.control, 0, served, 1u32, AccumulateOp::Sum)?;
+        match state.place {
+            Place::Ticket => self.give_ticket(lock)?,
+            Place::Rma { window, home } => self.rma.unlock(window, home)?,
+            Place::Cohort { region, line } => {
+                let word: u32 = self.atomic(region, line, 0, AccumulateOp::NoOp)?;
+                // Tickets taken beyond this core's: cores of the tile in line.
+                let waiting = (word >> 16).wrapping_sub(word & 0xffff) & 0xffff > 1;
+                let run: u32 = self.atomic(region, line + COHORT_RUN, 0, AccumulateOp::NoOp)?;
+                if waiting && run < COHORT_PASSES {
+                    self.atomic(region, line + COHORT_RUN, run + 1, AccumulateOp::Replace)?;
+                    self.atomic(region, line + COHORT_PASSED, 1u32, AccumulateOp::Replace)?;
+                    self.stats.lock_handoffs += 1;
+                } else {
+                    self.atomic(region, line + COHORT_RUN, 0u32, AccumulateOp::Replace)?;
+                    self.give_ticket(lock)?;
+                }
+                self.give_word(region, line)?;
             }
         }
         self.stats.unlock.record(start, self.now());
@@ -264,6 +350,14 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
     /// Return values: as [`Dsm::atomic`].
     pub fn lock_word(&mut self, region: Region, offset: u32) -> Result<(), DsmError> {
         let start = self.now();
+        let polls = self.take_word(region, offset)?;
+        self.record_acquire(start, polls);
+        Ok(())
+    }
+
+    /// Takes the ticket lock word at `offset` of `region`; returns the
+    /// polls it made.
+    fn take_word(&mut self, region: Region, offset: u32) -> Result<u64, DsmError> {
         let word: u32 = self.atomic(region, offset, WORD_NEXT, AccumulateOp::Sum)?;
         let ticket = word >> 16;
         let hal = self.rma.hal();
@@ -278,8 +372,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
                 Err(e) => Some(Err(e)),
             },
         )?;
-        self.record_acquire(start, polls);
-        Ok(())
+        Ok(polls)
     }
 
     /// Takes the lock word at `offset` of `region` if it is free; whether
@@ -301,6 +394,13 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
     /// free; as [`Dsm::atomic`].
     pub fn unlock_word(&mut self, region: Region, offset: u32) -> Result<(), DsmError> {
         let start = self.now();
+        self.give_word(region, offset)?;
+        self.stats.unlock.record(start, self.now());
+        Ok(())
+    }
+
+    /// Serves the next ticket of the lock word at `offset` of `region`.
+    fn give_word(&mut self, region: Region, offset: u32) -> Result<(), DsmError> {
         loop {
             let now: u32 = self.atomic(region, offset, 0, AccumulateOp::NoOp)?;
             if now >> 16 == now & 0xffff {
@@ -309,11 +409,9 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
             // The served half wraps without carrying into the next half.
             let new = (now & !0xffff) | (now.wrapping_add(1) & 0xffff);
             if self.compare_swap(region, offset, now, new)? == now {
-                break;
+                return Ok(());
             }
         }
-        self.stats.unlock.record(start, self.now());
-        Ok(())
     }
 
     /// Waits until every core of the run has called it (rma's barrier).

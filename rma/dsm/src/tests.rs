@@ -226,14 +226,19 @@ fn ticket_locks_make_an_unprotected_increment_exact_and_count_waits() {
     }
 }
 
-/// Cores inside each of the rma locks' critical sections.
-static INSIDE: [AtomicU32; 3] = [const { AtomicU32::new(0) }; 3];
+/// Cores inside each of the locks' critical sections.
+static INSIDE: [AtomicU32; 4] = [const { AtomicU32::new(0) }; 4];
 
 #[test]
-fn rmas_locks_make_an_unprotected_increment_exact_under_every_scheme() {
+fn rmas_and_hierarchical_locks_keep_one_core_inside_and_an_increment_exact() {
     let n = 4;
     let rounds = 20;
-    let schemes = [LockScheme::Gbh, LockScheme::GbhBackoff, LockScheme::McsWp];
+    let kinds = [
+        LockKind::Rma(LockScheme::Gbh),
+        LockKind::Rma(LockScheme::GbhBackoff),
+        LockKind::Rma(LockScheme::McsWp),
+        LockKind::Hierarchical,
+    ];
     let stats = Mock::run(n, |hal| {
         let mut d = dsm(hal);
         let (r, _) = d
@@ -241,11 +246,10 @@ fn rmas_locks_make_an_unprotected_increment_exact_under_every_scheme() {
             .unwrap();
         let scope = d.scope(&[r]).unwrap();
         // A ticket lock first, so that the rma locks' homes are ranks 1 to 3.
+        // Two cores per tile: the hierarchical lock hands its global lock
+        // on within a tile.
         let ticket = d.lock_new().unwrap();
-        let locks: Vec<Lock> = schemes
-            .iter()
-            .map(|&s| d.lock_new_kind(LockKind::Rma(s)).unwrap())
-            .collect();
+        let locks: Vec<Lock> = kinds.iter().map(|&k| d.lock_new_kind(k).unwrap()).collect();
         for _ in 0..rounds {
             for (i, &lock) in locks.iter().enumerate() {
                 d.lock(lock).unwrap();
@@ -270,7 +274,7 @@ fn rmas_locks_make_an_unprotected_increment_exact_under_every_scheme() {
         d.unlock(ticket).unwrap();
         d.barrier();
         d.sync_read(scope).unwrap();
-        for i in 0..schemes.len() as u32 {
+        for i in 0..kinds.len() as u32 {
             let mut v = [0u8; 4];
             d.read(r, i * LINE, &mut v).unwrap();
             assert_eq!(u32::from_le_bytes(v), n * rounds, "lock {i}");
@@ -280,15 +284,21 @@ fn rmas_locks_make_an_unprotected_increment_exact_under_every_scheme() {
             d.try_lock(locks[2]).unwrap_err().to_string(),
             "try_lock: MCS-WP locks have no such call"
         );
+        assert_eq!(
+            d.try_lock(locks[3]).unwrap_err().to_string(),
+            "try_lock: hierarchical locks have no such call"
+        );
         let stats = *d.stats();
         d.finish().unwrap();
         stats
     });
-    for s in stats {
-        assert_eq!(s.lock.calls, u64::from(rounds) * 3 + 2);
+    for s in &stats {
+        assert_eq!(s.lock.calls, u64::from(rounds) * 4 + 2);
         assert_eq!(s.unlock.calls, s.lock.calls);
         assert!(s.lock_waits <= s.lock.calls);
     }
+    // Cores of a tile that wait on each other hand the global lock on.
+    assert!(stats.iter().map(|s| s.lock_handoffs).sum::<u64>() > 0);
 }
 
 #[test]
