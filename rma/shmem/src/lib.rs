@@ -12,7 +12,9 @@
 //! Each PE's symmetric heap is its part of one dsm region distributed in
 //! blocks, so an object has the same offset on every PE; the allocator
 //! that keeps the offsets the same ([`heap`]) is plain work on numbers,
-//! tested on the host. The rest runs only on the guest.
+//! tested on the host. [`spmd`] gives Rust programs the same model, typed
+//! and generic over rma's HAL (tested on its mock). The C routines run
+//! only on the guest.
 #![cfg_attr(target_arch = "x86", no_std)]
 #![warn(missing_docs)]
 
@@ -21,6 +23,7 @@ extern crate alloc;
 #[cfg(target_arch = "x86")]
 mod guest;
 pub mod heap;
+pub mod spmd;
 
 #[cfg(target_arch = "x86")]
 kernel::programs! {

@@ -37,13 +37,11 @@ use rma::comm::Comm;
 use rma::{Accumulable, AccumulateOp, Rma};
 
 use crate::heap::Heap;
+use crate::spmd::HEAP_BYTES;
 
 mod collectives;
 mod routines;
 mod unsupported;
-
-/// Bytes of each PE's symmetric heap.
-pub const HEAP_BYTES: u32 = 1 << 20;
 
 /// What an initialised PE holds.
 struct State {
