@@ -8,7 +8,9 @@
 //! measured on silicon, and filling L1 as documented, where a missing
 //! invalidation would show); and a producer and consumer whose consumer
 //! waits with plain loads instead of `shmem_int_wait_until`, whose stale
-//! reads of the flag the checker names.
+//! reads of the flag the checker names. And the same model from Rust
+//! (`dsm::spmd`, the `spmd` program), every value checked, on 2 and 8
+//! PEs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -271,4 +273,24 @@ fn a_static_as_a_symmetric_address_and_an_unsupported_routine_are_named() {
          int *p = shmem_malloc(4);\n    shmem_int_p(p, 1, 3);\n    shmem_finalize();\n    return 0;\n}\n",
         &["FAILED: shmem_int_p: PE 3 is not in the run (PEs 0 to 0)"],
     );
+}
+
+/// The `spmd` program on `cores` PEs under the checker: every check passes
+/// and no read is stale.
+fn spmd_on(cores: u32) {
+    let report = system_tests::boot(cores, "spmd");
+    assert_clean_success(&report, cores);
+    system_tests::assert_summary(
+        &report,
+        &format!(
+            "spmd: {cores} cores, {} checks, 0 failed: ring puts and gets, an atomic counter, one swap winner, a token passed with wait_until, sums under ticket, GBH, MCS-WP and hierarchical locks",
+            6 * cores
+        ),
+    );
+}
+
+#[test]
+fn the_model_from_rust_checks_its_data_on_2_and_8_pes_with_no_stale_read() {
+    spmd_on(2);
+    spmd_on(8);
 }

@@ -60,6 +60,7 @@ mod rma_shared;
 mod rma_transpose;
 mod selftest;
 mod shared_dram;
+mod spmd;
 mod stack_overflow;
 mod stale_mpbt;
 mod stencil;
@@ -198,6 +199,9 @@ kernel::programs! {
     /// benchmark: accumulate, get_accumulate and fetch_and_op from 1..N processes onto every rank,
     /// each call timed; every value and every returned old value checked
     "bench-accumulate" => bench::accumulate::run,
+    /// OpenSHMEM's model from Rust (dsm::spmd): ring puts and gets, an atomic counter, a
+    /// compare-and-swap winner, a token passed with wait_until, sums under every kind of lock
+    "spmd" => spmd::run,
     /// pointer chasing on the global address space: one riffle-shuffled chain, every task of every
     /// core walks all of it by split-phase gets, tasks per core swept; every step checked (BENCH)
     "gas-chase" => irregular::chase::run,

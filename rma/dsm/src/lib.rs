@@ -13,6 +13,9 @@
 //! | task control | [`Dsm::rank`], [`Dsm::size`], [`Dsm::core`], [`Dsm::tile`] |
 //! | [`stats`] | per-service calls, total and longest time, lock waits, cache actions and skipped invalidations |
 //!
+//! On them, [`spmd`] is OpenSHMEM's model for Rust programs (a symmetric
+//! heap whose allocator, [`heap`], C's `libshmem.a` uses too).
+//!
 //! No synchronisation primitive flushes or invalidates on its own: a lock
 //! or a barrier orders cores, a scope's `sync_write`/`sync_read` moves
 //! data between caches and memory, and a model combines them. The two
@@ -44,7 +47,9 @@ use rma::hal::RmaHal;
 use rma::{Assert, Rma, RmaError, Window, WindowOptions};
 
 pub mod consistency;
+pub mod heap;
 pub mod region;
+pub mod spmd;
 pub mod stats;
 pub mod sync;
 #[cfg(test)]

@@ -11,10 +11,9 @@
 //!
 //! Each PE's symmetric heap is its part of one dsm region distributed in
 //! blocks, so an object has the same offset on every PE; the allocator
-//! that keeps the offsets the same ([`heap`]) is plain work on numbers,
-//! tested on the host. [`spmd`] gives Rust programs the same model, typed
-//! and generic over rma's HAL (tested on its mock). The C routines run
-//! only on the guest.
+//! that keeps the offsets the same (`dsm::heap`) is plain work on
+//! numbers, tested on the host. `dsm::spmd` gives Rust programs the same
+//! model, typed. The C routines run only on the guest.
 #![cfg_attr(target_arch = "x86", no_std)]
 #![warn(missing_docs)]
 
@@ -22,8 +21,6 @@ extern crate alloc;
 
 #[cfg(target_arch = "x86")]
 mod guest;
-pub mod heap;
-pub mod spmd;
 
 #[cfg(target_arch = "x86")]
 kernel::programs! {

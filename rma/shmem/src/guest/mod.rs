@@ -36,8 +36,8 @@ use kernel::Platform;
 use rma::comm::Comm;
 use rma::{Accumulable, AccumulateOp, Rma};
 
-use crate::heap::Heap;
-use crate::spmd::HEAP_BYTES;
+use dsm::heap::Heap;
+use dsm::spmd::HEAP_BYTES;
 
 mod collectives;
 mod routines;

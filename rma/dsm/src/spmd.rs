@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! OpenSHMEM's programming model for Rust programs: one PE per core, a
 //! symmetric heap, typed puts, gets and atomics, and the same consistency
-//! recipes as the C routines, over the dsm services. Generic over rma's
-//! HAL, so it runs on the cores and on the host's mock alike.
+//! recipes as the C library's routines (`rma/shmem`), over the services.
+//! Generic over rma's HAL, so it runs on the cores and on the host's mock
+//! alike.
 //!
 //! The heap is one dsm region in blocks, [`HEAP_BYTES`] per PE, cached in
 //! L1 only, in one scope. A symmetric array ([`Sym`]) is an offset in
@@ -21,7 +22,7 @@ use alloc::vec;
 use core::fmt;
 use core::marker::PhantomData;
 
-use dsm::{Attribute, Distribution, Dsm, DsmError, Region, Scope};
+use crate::{Attribute, Distribution, Dsm, DsmError, Lock, LockKind, Region, Scope};
 use rma::comm::Element;
 use rma::hal::RmaHal;
 use rma::{Accumulable, AccumulateOp, Rma};
@@ -144,7 +145,8 @@ impl<'h, H: RmaHal> Spmd<'h, H> {
     /// be made.
     pub fn new(rma: Rma<'h, H>) -> Result<Self, SpmdError> {
         let mut dsm = Dsm::new(rma)?;
-        let (heap, _) = dsm.alloc(
+        // Unzeroed: every array is zeroed when it is allocated.
+        let (heap, _) = dsm.alloc_unzeroed(
             dsm.size() * HEAP_BYTES,
             Distribution::Block,
             Attribute::L1Only,
@@ -325,6 +327,32 @@ impl<'h, H: RmaHal> Spmd<'h, H> {
         self.sync_all()
     }
 
+    /// Allocates a lock taken as `kind` says ([`Dsm::lock_new_kind`]):
+    /// every PE in the same order.
+    ///
+    /// Return values: as [`Dsm::lock_new_kind`].
+    pub fn lock_new(&mut self, kind: LockKind) -> Result<Lock, SpmdError> {
+        Ok(self.dsm.lock_new_kind(kind)?)
+    }
+
+    /// Acquires `lock`: takes it, then this PE's reads see what its last
+    /// holder released (`shmem_set_lock`).
+    ///
+    /// Return values: as [`Dsm::lock`].
+    pub fn set_lock(&mut self, lock: Lock) -> Result<(), SpmdError> {
+        self.dsm.lock(lock)?;
+        Ok(self.dsm.sync_read(self.scope)?)
+    }
+
+    /// Releases `lock`: what this PE wrote is visible everywhere, then the
+    /// lock goes to the next PE (`shmem_clear_lock`).
+    ///
+    /// Return values: as [`Dsm::unlock`].
+    pub fn clear_lock(&mut self, lock: Lock) -> Result<(), SpmdError> {
+        self.dsm.sync_write(self.scope)?;
+        Ok(self.dsm.unlock(lock)?)
+    }
+
     /// Waits until `ready` holds of element `at` of this PE's `var`,
     /// reading it fresh (after an invalidation) each time; returns it.
     ///
@@ -457,6 +485,17 @@ mod tests {
                 s.get(&mut data, slots, 0, 0).unwrap();
                 assert_eq!(data, [42, 43]);
             }
+            // A read-modify-write of a plain element, under a
+            // hierarchical lock: exact.
+            let lock = s.lock_new(LockKind::Hierarchical).unwrap();
+            for _ in 0..5 {
+                s.set_lock(lock).unwrap();
+                let v = s.g(counter, 0, 0).unwrap();
+                s.p(counter, 0, v + 1, 0).unwrap();
+                s.clear_lock(lock).unwrap();
+            }
+            s.barrier_all().unwrap();
+            assert_eq!(s.g(counter, 0, 0).unwrap(), 7 + 5 * n);
             s.free(flag).unwrap();
             s.free(counter).unwrap();
             s.free(slots).unwrap();
