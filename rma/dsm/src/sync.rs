@@ -4,7 +4,7 @@
 //! release and [`Dsm::sync_read`] after an acquire (see the crate's
 //! documentation).
 //!
-//! A lock is taken one of two ways ([`LockKind`]):
+//! A lock is taken one of three ways ([`LockKind`]):
 //!
 //! - **Ticket** (the default): two words of the control region, the next
 //!   ticket and the ticket served. Taking it is one fetch-and-increment
@@ -92,19 +92,33 @@ impl LockKind {
 enum Place {
     /// Its two control words.
     Ticket,
-    /// Its window and its home rank.
-    Rma { window: Window<u32>, home: u32 },
+    /// Its window, its home rank and the window's scheme.
+    Rma {
+        window: Window<u32>,
+        home: u32,
+        scheme: LockScheme,
+    },
     /// The region of its tiles' lines, and this core's tile's line in it
     /// (its global ticket lock is in the control words).
     Cohort { region: Region, line: u32 },
 }
 
-/// A lock allocated on this core: how it is taken and whether this core
-/// holds it.
+impl Place {
+    /// The kind of lock that lies here.
+    fn kind(self) -> LockKind {
+        match self {
+            Place::Ticket => LockKind::Ticket,
+            Place::Rma { scheme, .. } => LockKind::Rma(scheme),
+            Place::Cohort { .. } => LockKind::Hierarchical,
+        }
+    }
+}
+
+/// A lock allocated on this core: where it lies (and so how it is taken)
+/// and whether this core holds it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LockState {
     place: Place,
-    kind: LockKind,
     held: bool,
 }
 
@@ -163,6 +177,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
                 Place::Rma {
                     window,
                     home: id % self.size(),
+                    scheme,
                 }
             }
             LockKind::Hierarchical => {
@@ -180,11 +195,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
                 }
             }
         };
-        self.locks.push(LockState {
-            place,
-            kind,
-            held: false,
-        });
+        self.locks.push(LockState { place, held: false });
         Ok(Lock(id))
     }
 
@@ -216,7 +227,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
         let state = self.lock_state(lock)?;
         let polls = match state.place {
             Place::Ticket => self.take_ticket(lock)?,
-            Place::Rma { window, home } => {
+            Place::Rma { window, home, .. } => {
                 let before = self.rma.stats(window)?;
                 self.rma
                     .lock(window, LockType::Exclusive, home, Assert::NONE)?;
@@ -287,7 +298,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
         if !matches!(state.place, Place::Ticket) {
             return Err(DsmError::Unsupported {
                 call: "try_lock",
-                what: state.kind.name(),
+                what: state.place.kind().name(),
             });
         }
         let (next, served) = Self::lock_words(lock);
@@ -320,7 +331,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
         self.locks[lock.0 as usize].held = false;
         match state.place {
             Place::Ticket => self.give_ticket(lock)?,
-            Place::Rma { window, home } => self.rma.unlock(window, home)?,
+            Place::Rma { window, home, .. } => self.rma.unlock(window, home)?,
             Place::Cohort { region, line } => {
                 let word: u32 = self.atomic(region, line, 0, AccumulateOp::NoOp)?;
                 // Tickets taken beyond this core's: cores of the tile in line.
