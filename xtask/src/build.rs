@@ -292,34 +292,35 @@ pub const PROGRAM_CFLAGS: &[&str] = &["-std=c11", "-O2", "-g", "-Wall"];
 /// Builds `libmpi.a` (MPI, the C runtime and the kernel) for the guest
 /// and returns its path.
 pub fn build_libmpi(quiet: bool) -> Result<PathBuf> {
-    let mut library = cargo();
-    library.args(["build", "-p", "mpi", "--release", "--target", KERNEL_TARGET]);
-    library.args(quiet.then_some("--quiet"));
-    run_command(
-        library,
-        "building libmpi.a (MPI, the C runtime and the kernel)",
-    )?;
-    Ok(target_dir().join(KERNEL_TARGET).join("release/libmpi.a"))
+    build_library("mpi", "MPI, the C runtime and the kernel", quiet)
 }
 
 /// Builds `libshmem.a` (OpenSHMEM over dsm, the C runtime and the
 /// kernel) for the guest and returns its path.
 pub fn build_libshmem(quiet: bool) -> Result<PathBuf> {
+    build_library("shmem", "OpenSHMEM, the C runtime and the kernel", quiet)
+}
+
+/// Builds the static library of `package` for the guest, installing the
+/// guest target's standard library first if the toolchain lacks it
+/// ([`ensure_target`]), and returns the path of `lib<package>.a`.
+fn build_library(package: &str, holds: &str, quiet: bool) -> Result<PathBuf> {
+    ensure_target(KERNEL_TARGET)
+        .with_context(|| format!("lib{package}.a is built for {KERNEL_TARGET}"))?;
     let mut library = cargo();
     library.args([
         "build",
         "-p",
-        "shmem",
+        package,
         "--release",
         "--target",
         KERNEL_TARGET,
     ]);
     library.args(quiet.then_some("--quiet"));
-    run_command(
-        library,
-        "building libshmem.a (OpenSHMEM, the C runtime and the kernel)",
-    )?;
-    Ok(target_dir().join(KERNEL_TARGET).join("release/libshmem.a"))
+    run_command(library, &format!("building lib{package}.a ({holds})"))?;
+    Ok(target_dir()
+        .join(KERNEL_TARGET)
+        .join(format!("release/lib{package}.a")))
 }
 
 /// The gcc command that compiles C for the cores: [`cflags::TARGET_CFLAGS`],
