@@ -12,8 +12,8 @@
 //! it, identity from MYTILEID, then the program the command line names,
 //! with its settings parsed. The run ends through `isa-debug-exit`.
 //!
-//! What an app uses: [`Platform`] (the core: its identity, rma's hardware
-//! interface, memory mapping), [`println!`], [`AppResult`], and the
+//! What an app uses: [`Platform`] (the core: its identity, MPBs, TSRs,
+//! caches and memory mapping), [`println!`], [`AppResult`], and the
 //! lower layers in [`arch`], [`mm`] and [`platform`].
 //!
 //! The library is built for the 32-bit guest target (`cargo xtask

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! MPI one-sided communication for non-cache-coherent many-core chips.
 //!
-//! rma consumes the hardware through the traits in [`hal`], which the
-//! kernel implements for the SCC and `hal::mock` (feature `mock`)
+//! rma stands on the kernel and consumes the hardware through the
+//! traits in [`hal`], which it implements for the kernel's platform and `hal::mock` (feature `mock`)
 //! implements with host threads. On top of them, [`comm`] provides ranks
 //! and groups, communicators (the run's, and `split`, `create` and `dup`
 //! of it, each with a context of its own), a two-sided channel through the

@@ -9,12 +9,10 @@
 //! SCC address and maps it with the memory type SCC software gives it.
 //!
 //! This module only declares and re-exports its parts, which import one
-//! another one way: `init` and `hal` build on `scc`, `scc` on `slots` and
+//! another one way: `init` builds on `scc`, `scc` on `slots` and
 //! `regions`, and `init` also on `pci` and `regions`. Built for the host,
 //! only the pure `regions` and (for its tests) `slots` are there.
 
-#[cfg(target_arch = "x86")]
-mod hal;
 #[cfg(target_arch = "x86")]
 mod init;
 #[cfg(target_arch = "x86")]

@@ -17,7 +17,7 @@ use crate::arch::x86::instructions::{cl1invmb, rdtsc, wbinvd};
 use crate::arch::x86::paging::{AddressSpace, MapError, PAGE_SIZE};
 use crate::arch::x86::timer;
 use crate::mm::FrameAllocator;
-use rma::hal::{DramPages, MapError as SharedMapError};
+use chip::{DramPages, MapError as SharedMapError};
 
 use super::regions::wcb_flush_area_bytes;
 
@@ -61,6 +61,7 @@ impl SharedBytes {
     }
 
     /// Loads the 32-bit word at `offset` (aligned, inside the range).
+    #[inline]
     pub fn read_u32(self, offset: u32) -> u32 {
         // SAFETY: `word` checked bounds and alignment; the range is mapped for
         // the whole run and only accessed volatile.
@@ -68,6 +69,7 @@ impl SharedBytes {
     }
 
     /// Stores the 32-bit word at `offset` (aligned, inside the range).
+    #[inline]
     pub fn write_u32(self, offset: u32, value: u32) {
         // SAFETY: as for `read_u32`.
         unsafe { self.word(offset).write_volatile(value) }
@@ -96,6 +98,7 @@ impl SharedBytes {
     /// to a word boundary, then whole words, then the remaining bytes. One
     /// bounds check for the whole copy keeps the word loop to a load and a
     /// store, since a core's copy loop is what the modelled time charges.
+    #[inline]
     pub fn read_bytes(self, offset: u32, buf: &mut [u8]) {
         self.check_bytes(offset, buf.len());
         let (head, rest) = buf.split_at_mut(Self::head(offset, buf.len()));
@@ -122,6 +125,7 @@ impl SharedBytes {
     }
 
     /// Copies `data` to `offset`, in the same pieces as `read_bytes`.
+    #[inline]
     pub fn write_bytes(self, offset: u32, data: &[u8]) {
         self.check_bytes(offset, data.len());
         let (head, rest) = data.split_at(Self::head(offset, data.len()));
@@ -222,7 +226,8 @@ impl Ready {
 /// This core's view of the chip it runs on, whichever chip the run
 /// emulates (the SCC, `mesh8x8`): its identity, the MPBs, shared DRAM,
 /// test-and-set registers, LUT entries, cache idioms and waits. The
-/// kernel hands each program one; it implements rma's HAL.
+/// kernel hands each program one. rma, which stands on the kernel,
+/// implements its hardware interface for it.
 #[derive(Debug)]
 pub struct Platform {
     chip: &'static Chip,
@@ -236,7 +241,7 @@ pub struct Platform {
     /// ([`EmuCall`]): then waits, test-and-set registers and the clock
     /// go through them.
     modelled: bool,
-    /// Whether rma's calls are traced ([`rma::hal::Trace`]): asked for on
+    /// Whether calls are traced (rma's `hal::Trace` asks [`Self::tracing`]): asked for on
     /// the command line, and only under modelled time.
     tracing: bool,
     /// Whether the run asked for statistics (`stats=on` on the command
@@ -294,6 +299,7 @@ impl Platform {
     }
 
     /// Whether rma's calls are traced.
+    #[inline]
     pub fn tracing(&self) -> bool {
         self.tracing
     }
@@ -305,8 +311,10 @@ impl Platform {
     }
 
     /// Records a trace event with the emulator: its argument, then its
-    /// word (`chip::trace`). Tracing only.
-    pub(super) fn trace_event(&self, word: u32, arg: u32) {
+    /// word (`chip::trace`). Tracing only: callers ask [`Self::tracing`]
+    /// first.
+    #[inline]
+    pub fn trace_event(&self, word: u32, arg: u32) {
         self.emu_call(EmuCall::TraceArg, arg);
         self.emu_call(EmuCall::Trace, word);
     }
@@ -341,6 +349,7 @@ impl Platform {
     /// Lets `cycles` core cycles pass: under modelled time exactly that
     /// many, without executing anything; otherwise by waiting for the
     /// clock ([`Platform::wait_for`]).
+    #[inline]
     pub fn pause(&self, cycles: u64) {
         if self.modelled {
             let mut left = cycles;
@@ -356,16 +365,19 @@ impl Platform {
     }
 
     /// The chip definition.
+    #[inline]
     pub fn chip(&self) -> &'static Chip {
         self.chip
     }
 
     /// This core.
+    #[inline]
     pub fn core(&self) -> CoreId {
         self.core
     }
 
     /// How many cores take part in this run: cores `0..cores()`.
+    #[inline]
     pub fn cores(&self) -> u32 {
         self.cores
     }
@@ -383,6 +395,7 @@ impl Platform {
     }
 
     /// `core`'s half of its tile's MPB, through that tile's LUT entry.
+    #[inline]
     pub fn mpb(&self, core: CoreId) -> SharedBytes {
         SharedBytes {
             base: self.chip.core_mpb_base(core) as *mut u8,
@@ -391,6 +404,7 @@ impl Platform {
     }
 
     /// This core's half of its own tile's MPB, through the own-MPB entry.
+    #[inline]
     pub fn own_mpb(&self) -> SharedBytes {
         let z = u32::from(self.chip.z_of(self.core));
         SharedBytes {
@@ -401,6 +415,7 @@ impl Platform {
 
     /// The legacy shared memory page at controller `mc` (uncached), without
     /// the write-combine flush lines at the end of page 0.
+    #[inline]
     pub fn lsm(&self, mc: usize) -> SharedBytes {
         let reserved = if mc == 0 {
             wcb_flush_area_bytes(self.chip)
@@ -505,6 +520,7 @@ impl Platform {
     /// On silicon reading a free TSR takes it. Under QEMU a read cannot have
     /// a side effect, so the emulator's protocol (`chip::TsrProtocol`) takes
     /// it with an atomic exchange instead.
+    #[inline]
     pub fn tsr_acquire(&self, owner: CoreId) {
         self.wait_for(|| self.tsr_try_acquire(owner).then_some(()));
     }
@@ -521,6 +537,7 @@ impl Platform {
     }
 
     /// Releases `owner`'s test-and-set register (the caller must hold it).
+    #[inline]
     pub fn tsr_release(&self, owner: CoreId) {
         let tsr = self.chip.tsr_addr(owner) as *mut u8;
         self.order();
@@ -640,6 +657,7 @@ impl Platform {
     ///
     /// Entries a program pointed somewhere by hand ([`Platform::set_lut_entry`])
     /// count as in use.
+    #[inline]
     pub fn map_shared_dram(
         &self,
         slot: u8,
@@ -709,6 +727,7 @@ impl Platform {
     ///
     /// # Panics
     /// If `slot` starts no mapping, or the range runs past it.
+    #[inline]
     pub fn shared_dram(&self, slot: u8, offset: u32, len: usize) -> SharedBytes {
         let base = AddressMap::entry_base(slot) as *mut u8;
         let ready = &self.ready[usize::from(slot)];
@@ -759,6 +778,7 @@ impl Platform {
     ///
     /// # Panics
     /// If `slot` starts no mapping.
+    #[inline]
     pub fn unmap_shared_dram(&self, slot: u8) {
         let mut m = self.mappings.lock();
         let core = self.core;
@@ -810,12 +830,14 @@ impl Platform {
     /// Writes back and invalidates this core's L1 (WBINVD). On the SCC it
     /// does not reach L2: a modified MPBT line goes to memory, a modified
     /// DCM line only to L2, which nothing but an eviction empties.
+    #[inline]
     pub fn write_back_l1(&self) {
         wbinvd();
     }
 
     /// Drops every MPBT line from L1, so the next reads of MPB data fetch
     /// what other cores wrote (and an unflushed local write is lost).
+    #[inline]
     pub fn invalidate_mpbt(&self) {
         cl1invmb();
     }
@@ -857,6 +879,7 @@ impl Platform {
     /// time-stamp counter (silicon, where the timestamp counts FPGA
     /// cycles, is built with the `silicon` feature; the emulator without
     /// timing reads a timestamp of 0 and falls back to host time).
+    #[inline]
     pub fn now(&self) -> u64 {
         if cfg!(feature = "silicon") {
             return rdtsc();
@@ -882,6 +905,7 @@ impl Platform {
     /// Pushes this core's write-combine buffer out to memory: a write to a
     /// different line flushes it, so write to a dummy line of this core's own
     /// in MPBT-typed LSM that no one reads (thesis 4.3.3).
+    #[inline]
     pub fn flush_wcb(&self) {
         let area = wcb_flush_area_bytes(self.chip);
         let line = self.chip.lsm_base(0) + LUT_PAGE_SIZE - area

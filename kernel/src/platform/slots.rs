@@ -2,7 +2,7 @@
 //! Which of the free LUT entries hold a mapping of shareable DRAM, and
 //! which 4 KiB pages of each mapping the page tables show yet.
 //!
-//! A mapping ([`rma::hal::SharedDram`]) takes consecutive free entries
+//! A mapping (rma's `SharedDram`) takes consecutive free entries
 //! (132-190 on the SCC), one per 16 MiB page. Its 4 KiB pages are mapped
 //! the first time an access touches them: a 64 MiB POPSHM mapping costs
 //! page-table entries only for the bytes a window really uses. The page
@@ -12,8 +12,8 @@
 
 use alloc::vec::Vec;
 
+use chip::DramPages;
 use chip::{EntryRange, LUT_PAGE_SIZE, MemoryType};
-use rma::hal::DramPages;
 
 use crate::arch::x86::paging::PAGE_SIZE;
 

@@ -15,6 +15,7 @@ use super::{
 };
 
 /// The MPB half `half` names, seen from `platform`'s core.
+#[inline]
 fn mpb_half(platform: &Platform, half: MpbHalf) -> SharedBytes {
     match half {
         MpbHalf::Own => platform.own_mpb(),
@@ -30,62 +31,75 @@ fn mpb_half(platform: &Platform, half: MpbHalf) -> SharedBytes {
 }
 
 impl Topology for Platform {
+    #[inline]
     fn chip(&self) -> &'static Chip {
         Platform::chip(self)
     }
 
+    #[inline]
     fn core(&self) -> CoreId {
         Platform::core(self)
     }
 
+    #[inline]
     fn cores(&self) -> u32 {
         Platform::cores(self)
     }
 }
 
 impl Mpb for Platform {
+    #[inline]
     fn mpb_read_u32(&self, half: MpbHalf, offset: u32) -> u32 {
         mpb_half(self, half).read_u32(offset)
     }
 
+    #[inline]
     fn mpb_write_u32(&self, half: MpbHalf, offset: u32, value: u32) {
         mpb_half(self, half).write_u32(offset, value);
     }
 
+    #[inline]
     fn mpb_read(&self, half: MpbHalf, offset: u32, buf: &mut [u8]) {
         mpb_half(self, half).read_bytes(offset, buf);
     }
 
+    #[inline]
     fn mpb_write(&self, half: MpbHalf, offset: u32, data: &[u8]) {
         mpb_half(self, half).write_bytes(offset, data);
     }
 }
 
 impl Tsr for Platform {
+    #[inline]
     fn tsr_acquire(&self, owner: CoreId) {
         Platform::tsr_acquire(self, owner);
     }
 
+    #[inline]
     fn tsr_release(&self, owner: CoreId) {
         Platform::tsr_release(self, owner);
     }
 }
 
 impl CacheControl for Platform {
+    #[inline]
     fn invalidate_mpbt(&self) {
         Platform::invalidate_mpbt(self);
     }
 
+    #[inline]
     fn flush_wcb(&self) {
         Platform::flush_wcb(self);
     }
 }
 
 impl Wait for Platform {
+    #[inline]
     fn wait_for<T>(&self, ready: impl FnMut() -> Option<T>) -> T {
         Platform::wait_for(self, ready)
     }
 
+    #[inline]
     fn read_ordered<T>(&self, read: impl FnOnce() -> T) -> T {
         Platform::read_ordered(self, read)
     }
@@ -94,31 +108,37 @@ impl Wait for Platform {
 impl Clock for Platform {
     /// The modelled SCC time under the emulator's timing, the time-stamp
     /// counter otherwise ([`Platform::now`]).
+    #[inline]
     fn cycles(&self) -> u64 {
         self.now()
     }
 
     /// Exactly `cycles` of modelled time under the emulator ([`Platform::pause`]).
+    #[inline]
     fn pause(&self, cycles: u64) {
         Platform::pause(self, cycles);
     }
 }
 
 impl SharedDram for Platform {
+    #[inline]
     fn map_shared(&self, slot: u8, pages: DramPages, ty: MemoryType) -> Result<(), MapError> {
         self.map_shared_dram(slot, pages, ty)
     }
 
+    #[inline]
     fn shared_read(&self, slot: u8, offset: u32, buf: &mut [u8]) {
         self.shared_dram(slot, offset, buf.len())
             .read_bytes(offset, buf);
     }
 
+    #[inline]
     fn shared_write(&self, slot: u8, offset: u32, data: &[u8]) {
         self.shared_dram(slot, offset, data.len())
             .write_bytes(offset, data);
     }
 
+    #[inline]
     fn unmap_shared(&self, slot: u8) {
         self.unmap_shared_dram(slot);
     }
@@ -128,30 +148,36 @@ impl SharedDram for Platform {
 /// Page 0 ends in the write-combine flush lines, which are not part of it
 /// ([`Platform::lsm`]).
 impl Lsm for Platform {
+    #[inline]
     fn lsm_read_u32(&self, controller: usize, offset: u32) -> u32 {
         self.lsm(controller).read_u32(offset)
     }
 
+    #[inline]
     fn lsm_write_u32(&self, controller: usize, offset: u32, value: u32) {
         self.lsm(controller).write_u32(offset, value);
     }
 
+    #[inline]
     fn lsm_read(&self, controller: usize, offset: u32, buf: &mut [u8]) {
         self.lsm(controller).read_bytes(offset, buf);
     }
 
+    #[inline]
     fn lsm_write(&self, controller: usize, offset: u32, data: &[u8]) {
         self.lsm(controller).write_bytes(offset, data);
     }
 }
 
 impl WriteBack for Platform {
+    #[inline]
     fn write_back_l1(&self) {
         Platform::write_back_l1(self);
     }
 }
 
 impl Trace for Platform {
+    #[inline]
     fn trace(&self, event: chip::trace::Event, bytes: u32) {
         if self.tracing() {
             self.trace_event(event.word(), bytes);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The hardware abstraction rma consumes, one trait per capability.
 //!
-//! rma defines what it needs and a platform provides it: the kernel
-//! implements these traits for its SCC platform (`kernel/src/platform`),
-//! and `mock` implements them with host threads so every algorithm runs
+//! rma defines what it needs and a platform provides it: the module `kernel`
+//! implements these traits for `kernel::Platform` on the
+//! guest (rma stands on the kernel, which knows nothing of rma), and
+//! `mock` implements them with host threads so every algorithm runs
 //! under `cargo test`. [`Hal`] bundles them; algorithms are generic over
 //! `H: Hal`. The one-sided layer needs more: shareable DRAM mapped
 //! through free LUT entries ([`SharedDram`]), uncached legacy shared
@@ -22,14 +23,14 @@
 //! undefined behaviour in Rust's sense, which is why none of these traits
 //! is `unsafe`.
 
+#[cfg(target_arch = "x86")]
+mod kernel;
 #[cfg(test)]
 mod loom;
 #[cfg(any(test, feature = "mock"))]
 pub mod mock;
 
-use core::fmt;
-
-use chip::{Chip, CoreId, LUT_PAGE_SIZE, MemoryType, TileId};
+use chip::{Chip, CoreId, MemoryType, TileId};
 
 /// Who this core is and who takes part: the run's participants are cores
 /// `0..cores()`, and a core's rank in the run is its core number.
@@ -188,84 +189,18 @@ pub trait Clock {
     }
 }
 
+/// The pages a mapping of shareable DRAM covers, and why a platform
+/// refuses one: the chip's terms, kept in [`chip`].
+pub use chip::{DramPages, MapError};
+
 /// Everything rma's two-sided layer ([`crate::comm`]) needs from a platform.
 pub trait Hal: Topology + Mpb + Tsr + CacheControl + Wait + Clock {}
 
 impl<T: Topology + Mpb + Tsr + CacheControl + Wait + Clock> Hal for T {}
 
-/// Consecutive 16 MiB pages of the DRAM behind one memory controller: what
-/// consecutive LUT entries point at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DramPages {
-    /// The controller, an index into [`Chip::memory_controllers`].
-    pub controller: usize,
-    /// The first page number there (the 10-bit address of a LUT entry).
-    pub first: u16,
-    /// How many pages (at least 1).
-    pub count: u32,
-}
-
-impl DramPages {
-    /// The shareable pages `core` owns (the thesis's POPSHM):
-    /// [`Chip::popshm`] and [`AddressMap::popshm_pages`](chip::AddressMap).
-    pub fn popshm(chip: &Chip, core: CoreId) -> Self {
-        let (controller, first) = chip.popshm(core);
-        Self {
-            controller,
-            first,
-            count: chip.address_map.popshm_pages,
-        }
-    }
-
-    /// Bytes the pages cover.
-    pub const fn bytes(&self) -> u64 {
-        self.count as u64 * LUT_PAGE_SIZE as u64
-    }
-}
-
 /// The bytes of each controller's LSM page that rma uses (8 MiB to 12
 /// MiB); programs and the platform keep the rest.
 pub const LSM_RMA: core::ops::Range<u32> = 0x0080_0000..0x00C0_0000;
-
-/// Why a platform refused to map shareable DRAM.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MapError {
-    /// Entries `slot..slot + count` are not all among the entries the
-    /// chip's map leaves free ([`AddressMap::shareable`](chip::AddressMap)).
-    NotFree {
-        /// The first entry asked for.
-        slot: u8,
-        /// How many entries.
-        count: u32,
-    },
-    /// An entry of the range already holds a mapping.
-    InUse {
-        /// The entry.
-        slot: u8,
-    },
-    /// The pages are not shareable DRAM (a controller's LSM page and the
-    /// POPSHM pages after it), or `count` is 0.
-    NotShareable(DramPages),
-    /// The platform has no memory left for the page tables of the mapping.
-    NoMemory,
-}
-
-impl fmt::Display for MapError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NotFree { slot, count } => {
-                write!(f, "LUT entries {slot}+{count} are not all free entries")
-            }
-            Self::InUse { slot } => write!(f, "LUT entry {slot} already holds a mapping"),
-            Self::NotShareable(p) => write!(
-                f,
-                "{} pages from page {} of controller {} are not shareable DRAM",
-                p.count, p.first, p.controller
-            ),
-            Self::NoMemory => f.write_str("no memory left for page tables"),
-        }
-    }
-}
 
 /// Shareable DRAM (each core's POPSHM pages) seen through the free LUT
 /// entries, with a memory type per mapping.

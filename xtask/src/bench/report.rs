@@ -259,7 +259,7 @@ fn model_parameters(timing: &chip::Timing) -> String {
     let mut out = String::from("\n## Model parameters\n\n");
     out.push_str(
         "The chip's timing table (`chip::Timing`) at this commit. Each value's source is its \
-         comment in `rma/chip/src/timing.rs`: [thesis], [JSSC], [EAS], [Pentium], [PSR], [SDM], \
+         comment in `kernel/chip/src/timing.rs`: [thesis], [JSSC], [EAS], [Pentium], [PSR], [SDM], \
          [JEDEC], [SCC forum], or none, a stated assumption. The model's other assumptions are \
          stated where they are made: queueing between known loads (Poisson arrivals within a \
          bucket, a window of history buckets: `emu/src/model/queue.rs`), DDR3 banks and bus \
