@@ -75,14 +75,15 @@ use chip::trace::Op;
 
 use crate::coherence::{Actions, acquire_actions, guard_invalidation, release_actions};
 use crate::comm::Element;
-use crate::datatype::{Counted, Layout, zip_runs};
+use crate::datatype::{Counted, Layout, Vector, zip_runs};
 use crate::hal::RmaHal;
 use crate::hal::Span;
 use crate::ops::{
-    Call, Kind, PROC_NULL, Vector, byte_at, bytes, call, check_buffer, check_elements,
-    check_overlap, len_u32,
+    Call, Kind, PROC_NULL, byte_at, bytes, call, check_buffer, check_elements, check_overlap,
+    len_u32,
 };
 use crate::window::{Rma, Window};
+pub use crate::x87::X87;
 
 /// Elements read, combined and written at a time under the guard: up to
 /// 512 bytes (64 `f64`), the stack buffer they pass through.
@@ -382,33 +383,6 @@ impl Accumulable for ShortLoc {
     }
 }
 
-/// A C `long double` as gcc -m32 stores it: the x87 80-bit extended value
-/// (a 64-bit significand with its integer bit, then the sign and a 15-bit
-/// exponent) in 10 bytes, then 2 bytes of padding: 12 bytes
-/// (`MPI_LONG_DOUBLE`). It compares exactly (no conversion to `f64`,
-/// which would make distinct values tie), for MIN and MAX and for
-/// `MPI_LONG_DOUBLE_INT`'s MAXLOC and MINLOC (`Loc<X87>`); a NaN compares
-/// with nothing, and the zeros are equal. SUM and PROD are the x87's own
-/// (the `x87` module).
-#[derive(Debug, Clone, Copy)]
-pub struct X87(pub [u8; 12]);
-
-impl X87 {
-    /// (negative, magnitude) of a value that is not a NaN, the magnitude
-    /// ordered as the values' absolute values are.
-    fn key(&self) -> Option<(bool, u128)> {
-        let b = &self.0;
-        let significand = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-        let top = u16::from_le_bytes([b[8], b[9]]);
-        let exponent = top & 0x7fff;
-        if exponent == 0x7fff && significand << 1 != 0 {
-            return None;
-        }
-        let magnitude = (u128::from(exponent) << 64) | u128::from(significand);
-        Some((top & 0x8000 != 0 && magnitude != 0, magnitude))
-    }
-}
-
 impl Element for X87 {
     const BYTES: usize = 12;
     fn write_le(self, out: &mut [u8]) {
@@ -418,24 +392,6 @@ impl Element for X87 {
         let mut value = [0; 12];
         value.copy_from_slice(bytes);
         Self(value)
-    }
-}
-
-impl PartialEq for X87 {
-    fn eq(&self, other: &Self) -> bool {
-        self.partial_cmp(other) == Some(core::cmp::Ordering::Equal)
-    }
-}
-
-impl PartialOrd for X87 {
-    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
-        let ((a_neg, a), (b_neg, b)) = (self.key()?, other.key()?);
-        Some(match (a_neg, b_neg) {
-            (false, false) => a.cmp(&b),
-            (true, true) => b.cmp(&a),
-            (true, false) => core::cmp::Ordering::Less,
-            (false, true) => core::cmp::Ordering::Greater,
-        })
     }
 }
 

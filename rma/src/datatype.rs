@@ -46,7 +46,58 @@ use core::marker::PhantomData;
 
 use crate::RmaError;
 use crate::comm::Element;
-use crate::ops::Vector;
+
+/// Which elements a layout picks: `count` blocks of `blocklen`
+/// consecutive elements, block `k` starting `k * stride` elements from the
+/// first (MPI's vector type). A contiguous layout is one block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Vector {
+    /// Blocks.
+    pub count: u32,
+    /// Elements per block.
+    pub blocklen: u32,
+    /// Elements from one block's start to the next (at least `blocklen`).
+    pub stride: u32,
+}
+
+impl Vector {
+    /// `len` consecutive elements.
+    pub const fn contiguous(len: u32) -> Self {
+        Self {
+            count: 1,
+            blocklen: len,
+            stride: len,
+        }
+    }
+
+    /// `count` blocks of `blocklen` elements, `stride` elements apart.
+    pub const fn new(count: u32, blocklen: u32, stride: u32) -> Self {
+        Self {
+            count,
+            blocklen,
+            stride,
+        }
+    }
+
+    /// Elements picked.
+    pub const fn elements(&self) -> u64 {
+        self.count as u64 * self.blocklen as u64
+    }
+
+    /// Elements from the first picked to one past the last.
+    pub const fn extent(&self) -> u64 {
+        if self.count == 0 || self.blocklen == 0 {
+            0
+        } else {
+            (self.count as u64 - 1) * self.stride as u64 + self.blocklen as u64
+        }
+    }
+
+    /// The layout the copying engine takes.
+    pub(crate) fn layout(self) -> Layout<'static> {
+        Layout::vector(self)
+    }
+}
 
 #[cfg(test)]
 mod tests;

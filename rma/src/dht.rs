@@ -59,9 +59,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::RmaError;
+use crate::datatype::Vector;
 use crate::epoch::{Assert, LockType};
 use crate::hal::RmaHal;
-use crate::ops::Vector;
 use crate::window::{Rma, Window, WindowOptions};
 
 /// Bytes of the key word that starts each entry.

@@ -18,7 +18,50 @@
 //!
 //! This module holds rma's only `unsafe` code: the one `asm!` block.
 
-use crate::accumulate::X87;
+/// A C `long double` as gcc -m32 stores it: the x87 80-bit extended value
+/// (a 64-bit significand with its integer bit, then the sign and a 15-bit
+/// exponent) in 10 bytes, then 2 bytes of padding: 12 bytes
+/// (`MPI_LONG_DOUBLE`). It compares exactly (no conversion to `f64`,
+/// which would make distinct values tie), for MIN and MAX and for
+/// `MPI_LONG_DOUBLE_INT`'s MAXLOC and MINLOC (`Loc<X87>`); a NaN compares
+/// with nothing, and the zeros are equal. SUM and PROD are the x87's own
+/// (the `x87` module).
+#[derive(Debug, Clone, Copy)]
+pub struct X87(pub [u8; 12]);
+
+impl X87 {
+    /// (negative, magnitude) of a value that is not a NaN, the magnitude
+    /// ordered as the values' absolute values are.
+    pub(crate) fn key(&self) -> Option<(bool, u128)> {
+        let b = &self.0;
+        let significand = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        let top = u16::from_le_bytes([b[8], b[9]]);
+        let exponent = top & 0x7fff;
+        if exponent == 0x7fff && significand << 1 != 0 {
+            return None;
+        }
+        let magnitude = (u128::from(exponent) << 64) | u128::from(significand);
+        Some((top & 0x8000 != 0 && magnitude != 0, magnitude))
+    }
+}
+
+impl PartialEq for X87 {
+    fn eq(&self, other: &Self) -> bool {
+        self.partial_cmp(other) == Some(core::cmp::Ordering::Equal)
+    }
+}
+
+impl PartialOrd for X87 {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        let ((a_neg, a), (b_neg, b)) = (self.key()?, other.key()?);
+        Some(match (a_neg, b_neg) {
+            (false, false) => a.cmp(&b),
+            (true, true) => b.cmp(&a),
+            (true, false) => core::cmp::Ordering::Less,
+            (false, true) => core::cmp::Ordering::Greater,
+        })
+    }
+}
 
 /// An x87 operation on two operands: both loaded whole, `$op` (which
 /// pops one), the result stored whole.

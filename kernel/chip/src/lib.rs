@@ -41,7 +41,7 @@ pub use address::{AddressMap, EntryRange, LUT_ENTRIES, LUT_PAGE_SHIFT, LUT_PAGE_
 pub use emulated::{
     ARGS_START, EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS, RegionPart, SharedRegion, SharedRegionKind,
 };
-pub use lut::{LutEntry, Subdest, Target};
+pub use lut::{LutEntry, Target};
 pub use memtype::{MemoryType, PTE_PCD, PTE_PMB, PTE_PWT};
 #[cfg(any(test, feature = "alloc"))]
 pub use options::{
@@ -51,7 +51,9 @@ pub use options::{
 pub use pages::{DramPages, MapError};
 pub use registers::{CrbLayout, EMU_SIGNATURE, EmuCall, FpgaLayout, TsrProtocol};
 pub use timing::{Timing, reads_back};
-pub use topology::{CoreId, MemoryController, Port, TileCoord, TileId, TileIdRegister, TileRect};
+pub use topology::{
+    CoreId, MemoryController, Port, Subdest, TileCoord, TileId, TileIdRegister, TileRect,
+};
 
 /// Size of a cache line and of a write-combine buffer on the SCC (thesis 1.2, 1.5).
 pub const CACHE_LINE: usize = 32;

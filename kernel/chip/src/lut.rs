@@ -1,47 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! LUT entries: where a 16 MiB page of core-physical memory goes on the mesh.
 
-use crate::{AddressMap, Chip, CoreId, LUT_ENTRIES, Port, TileCoord, TileId};
-
-/// Which port of the destination router an access leaves by (sccsys.h).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Subdest {
-    /// Core 0 of the tile.
-    Core0 = 0,
-    /// Core 1 of the tile.
-    Core1 = 1,
-    /// The tile's configuration register block.
-    Crb = 2,
-    /// The tile's message passing buffer.
-    Mpb = 3,
-    /// East router port (a memory controller on the SCC's east edge).
-    PeriEast = 4,
-    /// South router port (the system interface on the SCC).
-    PeriSouth = 5,
-    /// West router port (a memory controller on the SCC's west edge).
-    PeriWest = 6,
-    /// North router port.
-    PeriNorth = 7,
-}
-
-impl Subdest {
-    const ALL: [Subdest; 8] = [
-        Self::Core0,
-        Self::Core1,
-        Self::Crb,
-        Self::Mpb,
-        Self::PeriEast,
-        Self::PeriSouth,
-        Self::PeriWest,
-        Self::PeriNorth,
-    ];
-
-    /// The subdestination with code `code` (only the low 3 bits count).
-    pub const fn from_code(code: u8) -> Self {
-        Self::ALL[(code & 7) as usize]
-    }
-}
+use crate::{AddressMap, Chip, CoreId, LUT_ENTRIES, Port, Subdest, TileCoord, TileId};
 
 /// One 22-bit LUT entry, LSB first: `address:10 | subdest:3 | x:4 | y:4 | bypass:1`.
 ///

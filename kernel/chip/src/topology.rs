@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Cores, tiles, mesh coordinates and the MYTILEID register encoding.
 
-use crate::{Chip, ChipError, Subdest};
+use crate::{Chip, ChipError};
 
 /// A core, numbered as the SCC numbers them: `(x + mesh_x * y) * cores_per_tile + z`.
 ///
@@ -9,6 +9,46 @@ use crate::{Chip, ChipError, Subdest};
 /// in hand is always a core of the chip it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CoreId(pub(crate) u8);
+
+/// Which port of the destination router an access leaves by (sccsys.h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Subdest {
+    /// Core 0 of the tile.
+    Core0 = 0,
+    /// Core 1 of the tile.
+    Core1 = 1,
+    /// The tile's configuration register block.
+    Crb = 2,
+    /// The tile's message passing buffer.
+    Mpb = 3,
+    /// East router port (a memory controller on the SCC's east edge).
+    PeriEast = 4,
+    /// South router port (the system interface on the SCC).
+    PeriSouth = 5,
+    /// West router port (a memory controller on the SCC's west edge).
+    PeriWest = 6,
+    /// North router port.
+    PeriNorth = 7,
+}
+
+impl Subdest {
+    const ALL: [Subdest; 8] = [
+        Self::Core0,
+        Self::Core1,
+        Self::Crb,
+        Self::Mpb,
+        Self::PeriEast,
+        Self::PeriSouth,
+        Self::PeriWest,
+        Self::PeriNorth,
+    ];
+
+    /// The subdestination with code `code` (only the low 3 bits count).
+    pub const fn from_code(code: u8) -> Self {
+        Self::ALL[(code & 7) as usize]
+    }
+}
 
 /// A tile, numbered `x + mesh_x * y`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

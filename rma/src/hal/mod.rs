@@ -25,8 +25,6 @@
 
 #[cfg(target_arch = "x86")]
 mod kernel;
-#[cfg(test)]
-mod loom;
 #[cfg(any(test, feature = "mock"))]
 pub mod mock;
 

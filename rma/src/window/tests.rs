@@ -9,10 +9,10 @@ use chip::{EntryRange, MemoryType};
 
 use super::*;
 use crate::comm::Group;
+use crate::datatype::Vector;
 use crate::epoch::Assert;
 use crate::hal::SharedDram;
 use crate::hal::mock::Mock;
-use crate::ops::Vector;
 use crate::{Coherence, ErrorClass};
 
 fn rma(hal: &Mock) -> Rma<'_, Mock> {

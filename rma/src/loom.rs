@@ -14,7 +14,7 @@
 //! match-vector word, the completion-counter word, GBH's two lock-counter
 //! words, MCS-WP's four lock words and the run's MCS-WP nodes of one
 //! window record per core, core `k`'s at [`record`]`(k)` of controller 0. Each access is an acquire load or a release store, as in
-//! the [mock](super::mock). The cache operations do nothing, so these checks
+//! the [mock](crate::hal::mock). The cache operations do nothing, so these checks
 //! cover the synchronisation logic (counts, senses, episodes, reuse), not
 //! the placement of CL1INVMB and flushes.
 #![forbid(unsafe_code)]
@@ -25,8 +25,8 @@ use chip::{Chip, CoreId};
 use loom::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use loom::sync::{Arc, Condvar, Mutex};
 
-use super::{CacheControl, Clock, Lsm, Mpb, MpbHalf, Topology, Tsr, Wait};
 use crate::comm::layout::{LINE, PEER_LINES};
+use crate::hal::{CacheControl, Clock, Lsm, Mpb, MpbHalf, Topology, Tsr, Wait};
 use crate::window::database::{
     COUNTER, GLOBAL, LOCK, MATCH, MCS_LOCK, NODE_BYTES, NODES, RECORD_BYTES, RECORDS, Record,
 };
