@@ -82,6 +82,8 @@ use crate::ops::{
     Call, Kind, PROC_NULL, byte_at, bytes, call, check_buffer, check_elements, check_overlap,
     len_u32,
 };
+use crate::request::Request;
+use crate::transfer::{Sides, Transfer};
 use crate::window::{Rma, Window};
 pub use crate::x87::X87;
 
@@ -639,20 +641,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         data: &[T],
         op: AccumulateOp,
     ) -> Result<(), RmaError> {
-        self.accumulate_as(&ACCUMULATE, window, target, disp, data, op)
-    }
-
-    pub(crate) fn accumulate_as<T: Accumulable>(
-        &mut self,
-        call: &Call,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-        op: AccumulateOp,
-    ) -> Result<(), RmaError> {
-        let layout = Vector::contiguous(len_u32(data.len(), call.origin_buffer)?).layout();
-        self.combine(call, window, target, disp, data, layout, layout, op, None)
+        let transfer = Transfer::contiguous(window, target, disp);
+        self.accumulate_at(&ACCUMULATE, transfer, data, op)
     }
 
     /// Combines the elements `origin` picks from `data` into the places
@@ -672,17 +662,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         target_layout: Vector,
         op: AccumulateOp,
     ) -> Result<(), RmaError> {
-        self.combine(
-            &ACCUMULATE,
-            window,
-            target,
-            disp,
-            data,
-            origin.layout(),
-            target_layout.layout(),
-            op,
-            None,
-        )
+        let transfer = Transfer::vector(window, target, disp, origin, target_layout);
+        self.accumulate_at(&ACCUMULATE, transfer, data, op)
     }
 
     /// Combines the elements `origin` picks from `data` into the places
@@ -703,17 +684,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         target_type: Counted<'_, T>,
         op: AccumulateOp,
     ) -> Result<(), RmaError> {
-        self.combine(
-            &ACCUMULATE,
-            window,
-            target,
-            disp,
-            data,
-            origin.layout(),
-            target_type.layout(),
-            op,
-            None,
-        )
+        let transfer = Transfer::typed(window, target, disp, origin, target_type);
+        self.accumulate_at(&ACCUMULATE, transfer, data, op)
     }
 
     /// Reads `result.len()` elements of `target`'s window from
@@ -734,39 +706,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         result: &mut [T],
         op: AccumulateOp,
     ) -> Result<(), RmaError> {
-        self.get_accumulate_as(&GET_ACCUMULATE, window, target, disp, data, result, op)
-    }
-
-    #[allow(clippy::too_many_arguments)] // get_accumulate's, and the call
-    pub(crate) fn get_accumulate_as<T: Accumulable>(
-        &mut self,
-        call: &Call,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-        result: &mut [T],
-        op: AccumulateOp,
-    ) -> Result<(), RmaError> {
-        if op != AccumulateOp::NoOp && data.len() != result.len() {
-            return Err(RmaError::BufferLength {
-                what: "get_accumulate result buffer (as the origin buffer)",
-                len: result.len(),
-                expected: data.len(),
-            });
-        }
-        let layout = Vector::contiguous(len_u32(result.len(), call.origin_buffer)?).layout();
-        self.combine(
-            call,
-            window,
-            target,
-            disp,
-            data,
-            layout,
-            layout,
-            op,
-            Some((result, layout)),
-        )
+        let transfer = Transfer::contiguous(window, target, disp);
+        self.get_accumulate_at(&GET_ACCUMULATE, transfer, data, result, None, op)
     }
 
     /// Reads the places `target_type` picks in `target`'s window from
@@ -795,17 +736,109 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         target_type: Counted<'_, T>,
         op: AccumulateOp,
     ) -> Result<(), RmaError> {
-        self.combine(
+        let transfer = Transfer::typed(window, target, disp, origin, target_type);
+        self.get_accumulate_at(
             &GET_ACCUMULATE,
-            window,
-            target,
-            disp,
+            transfer,
             data,
-            origin.layout(),
-            target_type.layout(),
+            result,
+            Some(result_type),
             op,
-            Some((result, result_type.layout())),
         )
+    }
+
+    /// The accumulate `transfer` describes, of the elements it picks from
+    /// `data`: [`Rma::accumulate`], [`Rma::accumulate_vector`] or
+    /// [`Rma::accumulate_typed`] as its places say, or their request forms
+    /// ([`Rma::raccumulate`]), which return the request.
+    ///
+    /// Return values: as the form it is.
+    pub fn accumulate_with<T: Accumulable>(
+        &mut self,
+        transfer: Transfer<'_, T>,
+        data: &[T],
+        op: AccumulateOp,
+    ) -> Result<Option<Request>, RmaError> {
+        let call = transfer.call(&ACCUMULATE, &RACCUMULATE);
+        self.as_completion(call, transfer, |rma| {
+            rma.accumulate_at(call, transfer, data, op)
+        })
+    }
+
+    /// The get_accumulate `transfer` describes: the old values of the
+    /// places it picks at the target go to the elements `result_type`
+    /// picks in `result` (with `None`, to as many consecutive elements),
+    /// and the elements it picks from `data` are combined into them:
+    /// [`Rma::get_accumulate`] or [`Rma::get_accumulate_typed`], or their
+    /// request forms ([`Rma::rget_accumulate`]).
+    ///
+    /// Return values: as the form it is.
+    pub fn get_accumulate_with<T: Accumulable>(
+        &mut self,
+        transfer: Transfer<'_, T>,
+        data: &[T],
+        result: &mut [T],
+        result_type: Option<Counted<'_, T>>,
+        op: AccumulateOp,
+    ) -> Result<Option<Request>, RmaError> {
+        let call = transfer.call(&GET_ACCUMULATE, &RGET_ACCUMULATE);
+        self.as_completion(call, transfer, |rma| {
+            rma.get_accumulate_at(call, transfer, data, result, result_type, op)
+        })
+    }
+
+    /// Every accumulate, its errors naming `call`.
+    pub(crate) fn accumulate_at<T: Accumulable>(
+        &mut self,
+        call: &Call,
+        transfer: Transfer<'_, T>,
+        data: &[T],
+        op: AccumulateOp,
+    ) -> Result<(), RmaError> {
+        let (origin, places) = match transfer.sides {
+            Sides::Contiguous => {
+                let layout = Vector::contiguous(len_u32(data.len(), call.origin_buffer)?).layout();
+                (layout, layout)
+            }
+            Sides::Laid { origin, target } => (origin, target),
+        };
+        self.combine(call, transfer, data, origin, places, op, None)
+    }
+
+    /// Every get_accumulate, its errors naming `call`.
+    pub(crate) fn get_accumulate_at<T: Accumulable>(
+        &mut self,
+        call: &Call,
+        transfer: Transfer<'_, T>,
+        data: &[T],
+        result: &mut [T],
+        result_type: Option<Counted<'_, T>>,
+        op: AccumulateOp,
+    ) -> Result<(), RmaError> {
+        let (origin, places) = match transfer.sides {
+            Sides::Contiguous => {
+                if op != AccumulateOp::NoOp && data.len() != result.len() {
+                    return Err(RmaError::BufferLength {
+                        what: "get_accumulate result buffer (as the origin buffer)",
+                        len: result.len(),
+                        expected: data.len(),
+                    });
+                }
+                let layout =
+                    Vector::contiguous(len_u32(result.len(), call.origin_buffer)?).layout();
+                (layout, layout)
+            }
+            Sides::Laid { origin, target } => (origin, target),
+        };
+        let result_places = match result_type {
+            Some(ty) => ty.layout(),
+            None => {
+                let len = usize::try_from(places.elements()).unwrap_or(usize::MAX);
+                Vector::contiguous(len_u32(len, call.result_layout)?).layout()
+            }
+        };
+        let result = Some((result, result_places));
+        self.combine(call, transfer, data, origin, places, op, result)
     }
 
     /// Replaces the element at displacement `disp` of `target`'s window
@@ -881,23 +914,22 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         Ok(old)
     }
 
-    /// Every accumulate: checks, then chunk by chunk under the guard. With
-    /// a result buffer and its layout, the old values go to the places it
-    /// picks (and `data` is not read for `MPI_NO_OP`).
+    /// Every accumulate: checks, then chunk by chunk under the guard, at
+    /// the places `target_layout` picks from `transfer`'s displacement.
+    /// With a result buffer and its layout, the old values go to the
+    /// places it picks (and `data` is not read for `MPI_NO_OP`).
     #[allow(clippy::too_many_arguments)] // one operation's full description
     pub(crate) fn combine<T: Accumulable>(
         &mut self,
         call: &Call,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
+        transfer: Transfer<'_, T>,
         data: &[T],
         origin: Layout<'_>,
         target_layout: Layout<'_>,
         op: AccumulateOp,
         result: Option<(&mut [T], Layout<'_>)>,
     ) -> Result<(), RmaError> {
-        let id = window.id();
+        let (id, target, disp) = (transfer.id(), transfer.target, transfer.disp);
         if target == PROC_NULL {
             return self.window(id).map(|_| ());
         }

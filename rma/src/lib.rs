@@ -1,34 +1,56 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! MPI one-sided communication for non-cache-coherent many-core chips.
 //!
-//! rma stands on the kernel and consumes the hardware through the
-//! traits in [`hal`], which it implements for the kernel's platform and `hal::mock` (feature `mock`)
-//! implements with host threads. On top of them, [`comm`] provides ranks
-//! and groups, communicators (the run's, and `split`, `create` and `dup`
-//! of it, each with a context of its own), a two-sided channel through the
-//! message passing buffers and the collectives the one-sided layers need.
-//! The one-sided layer follows MPI's OSC split: [`window`] (creation, on
-//! any communicator; dynamic windows, with memory attached and detached
-//! and reached by address; the window database, distributed
-//! or centralized as [`WindowOptions`] say ([`Database`]); remote mappings
-//! through free LUT entries), [`ops`] (put and get), [`datatype`]
-//! (MPI's derived datatypes over one element type, committed into runs
-//! that every operation copies as blocks),
-//! [`epoch`] (access and exposure state machines), [`active`] (fence and
-//! post/start/complete/wait), [`passive`] (lock/unlock, lock_all, flush
-//! and sync with GBH, GBH with back-off or MCS-WP), [`accumulate`]
-//! (accumulate, get_accumulate, fetch_and_op and compare_and_swap, atomic
-//! per element under the target's test-and-set register), [`request`]
-//! (rput, rget, raccumulate and rget_accumulate in passive-target epochs),
-//! [`dht`] (a distributed hash table on passive-target locks),
-//! [`coherence`] (the cache actions each call needs per memory type) and
-//! [`stats`]. [`msg`] is a separate, message-based one-sided layer in the
-//! style of RCKMPI (MPICH CH3): ops and synchronisation travel as MPB
-//! messages and the target applies them while it progresses; it is the
-//! baseline the memory-based layers are compared with. [`OneSided`]
-//! ([`one_sided`]) is the interface both implement, so a program written
-//! once over it runs on either. The chip definition every layer
-//! shares is re-exported as [`chip`].
+//! rma stands on the kernel. It reaches the hardware through the traits
+//! in [`hal`]: it implements them for the kernel's platform, and
+//! `hal::mock` (feature `mock`) implements them with host threads for the
+//! tests.
+//!
+//! # Modules, bottom up
+//!
+//! - [`comm`]: ranks, groups and communicators (the run's, and `split`,
+//!   `create` and `dup` of it), a two-sided channel through the message
+//!   passing buffers, and the collectives the one-sided layers need.
+//! - [`window`]: windows on any communicator, dynamic windows, the window
+//!   database ([`Database`], distributed or centralized as
+//!   [`WindowOptions`] say), remote mappings through free LUT entries.
+//! - [`datatype`]: MPI's derived datatypes over one element type,
+//!   committed into runs that every operation copies as blocks.
+//! - [`transfer`]: [`Transfer`], one description of a put, get or
+//!   accumulate that every form of them goes through.
+//! - [`ops`] (put and get), [`accumulate`] (the accumulate family,
+//!   atomic per element under the target's test-and-set register),
+//!   [`request`] (their request forms).
+//! - [`epoch`] (access and exposure states), [`active`] (fence and
+//!   post/start/complete/wait), [`passive`] (lock/unlock, lock_all, flush
+//!   and sync with GBH, GBH with back-off or MCS-WP).
+//! - [`coherence`]: the cache actions each call needs per memory type.
+//! - [`dht`]: a distributed hash table on passive-target locks;
+//!   [`stats`]: counters per window.
+//! - [`msg`]: a separate, message-based one-sided layer in the style of
+//!   RCKMPI (MPICH CH3). Operations travel as MPB messages and the target
+//!   applies them. It is the baseline the memory-based layer is compared
+//!   with. [`OneSided`] is the interface both implement.
+//!
+//! # [`Rma`]'s calls by concern
+//!
+//! | concern | calls |
+//! |---|---|
+//! | the run | `new`, `comm`, `rank`, `size`, `hal` |
+//! | memory | `alloc_mem`, `free_mem`, `memory_read`, `memory_write`, `popshm`, `popshm_left`, `pin_memory`, `pin_part` |
+//! | windows | `allocate`, `allocate_on`, `create`, `create_on`, `allocate_shared`, `allocate_shared_on`, `create_dynamic`, `create_dynamic_on`, `free` |
+//! | dynamic windows | `attach`, `attach_at`, `detach`, `address` |
+//! | a window's facts | `size_of`, `disp_unit_of`, `attributes`, `options`, `group`, `rank_in`, `size_in`, `stats`, `window_memory` |
+//! | this core's part | `local`, `local_read`, `local_write`, `shared_query`, `shared_load`, `shared_store`, `contiguous_block` |
+//! | put and get | `put_with`, `get_with`; `put`, `get`, `put_vector`, `get_vector`, `put_typed`, `get_typed` |
+//! | accumulate | `accumulate_with`, `get_accumulate_with`; `accumulate`, `accumulate_vector`, `accumulate_typed`, `get_accumulate`, `get_accumulate_typed`, `fetch_and_op`, `compare_and_swap` |
+//! | requests | `rput`, `rget`, `raccumulate`, `rget_accumulate` and their `_typed` forms; `wait_request`, `test_request`, `wait_all`, `test_all` |
+//! | active target | `fence`, `post`, `start`, `complete`, `wait`, `test` |
+//! | passive target | `lock`, `unlock`, `lock_all`, `unlock_all`, `flush`, `flush_local`, `flush_all`, `flush_local_all`, `sync` |
+//! | the LUT | `set_lut_entries`, `lut_entries_in_use` |
+//!
+//! The `_with` calls take a [`Transfer`]; every other put, get and
+//! accumulate form builds one and calls the same code.
 //!
 //! The crate is `no_std` with `alloc`; its only `unsafe` code is the two
 //! `asm!` blocks of the x87's sum and product of `long double`s (`x87`).
@@ -55,6 +77,7 @@ pub mod ops;
 pub mod passive;
 pub mod request;
 pub mod stats;
+pub mod transfer;
 pub mod window;
 mod x87;
 
@@ -69,6 +92,7 @@ pub use ops::PROC_NULL;
 pub use passive::LockScheme;
 pub use request::Request;
 pub use stats::WindowStats;
+pub use transfer::{Completion, Transfer};
 pub use window::database::Database;
 pub use window::{
     AccumulateOps, AccumulateOrdering, Flavor, LocalMapping, LocalView, Memory, MemoryModel, Rma,

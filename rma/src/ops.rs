@@ -31,6 +31,8 @@ use crate::datatype::{Counted, Layout, Vector, zip_runs};
 use crate::epoch::{AccessEpoch, Check};
 use crate::hal::RmaHal;
 use crate::hal::Span;
+use crate::request::Request;
+use crate::transfer::{Sides, Transfer};
 use crate::window::{Rma, Window};
 
 /// The target rank of an operation that does nothing (`MPI_PROC_NULL`):
@@ -126,7 +128,7 @@ impl<H: RmaHal> Rma<'_, H> {
         disp: u32,
         data: &[T],
     ) -> Result<(), RmaError> {
-        self.put_as(&PUT, window, target, disp, data)
+        self.put_at(&PUT, Transfer::contiguous(window, target, disp), data)
     }
 
     /// Reads `buf.len()` elements of `target`'s window from displacement
@@ -142,54 +144,7 @@ impl<H: RmaHal> Rma<'_, H> {
         disp: u32,
         buf: &mut [T],
     ) -> Result<(), RmaError> {
-        self.get_as(&GET, window, target, disp, buf)
-    }
-
-    /// [`Rma::put`], its errors naming `call`.
-    pub(crate) fn put_as<T: Element>(
-        &mut self,
-        call: &Call,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-    ) -> Result<(), RmaError> {
-        let len = len_u32(data.len(), call.origin_buffer)?;
-        let id = window.id();
-        if target == PROC_NULL {
-            return self.window(id).map(|_| ());
-        }
-        // Contiguous at both sides: one copy, none of a layout's checks.
-        let bytes = u64::from(len) * T::BYTES as u64;
-        let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes);
-        let offset = self.begin_contiguous(call, id, target, disp, bytes)?;
-        let ty = self.window(id)?.options.remote_type;
-        self.write_elements(id, target, ty, offset, data)?;
-        self.finish(id, Kind::Put, bytes);
-        Ok(())
-    }
-
-    /// [`Rma::get`], its errors naming `call`.
-    pub(crate) fn get_as<T: Element>(
-        &mut self,
-        call: &Call,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        buf: &mut [T],
-    ) -> Result<(), RmaError> {
-        let len = len_u32(buf.len(), call.origin_buffer)?;
-        let id = window.id();
-        if target == PROC_NULL {
-            return self.window(id).map(|_| ());
-        }
-        let bytes = u64::from(len) * T::BYTES as u64;
-        let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes);
-        let offset = self.begin_contiguous(call, id, target, disp, bytes)?;
-        let ty = self.fresh_get(id);
-        self.read_elements(id, target, ty, offset, buf)?;
-        self.finish(id, Kind::Get, bytes);
-        Ok(())
+        self.get_at(&GET, Transfer::contiguous(window, target, disp), buf)
     }
 
     /// Writes the elements `origin` picks from `data` to the places
@@ -209,22 +164,8 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Vector,
         target_layout: Vector,
     ) -> Result<(), RmaError> {
-        self.put_vector_as(&PUT, window, target, disp, data, origin, target_layout)
-    }
-
-    #[allow(clippy::too_many_arguments)] // put_vector's, and the call's name
-    fn put_vector_as<T: Element>(
-        &mut self,
-        call: &Call,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-        origin: Vector,
-        target_layout: Vector,
-    ) -> Result<(), RmaError> {
-        let (origin, target_layout) = (origin.layout(), target_layout.layout());
-        self.put_layout(call, window, target, disp, data, origin, target_layout)
+        let transfer = Transfer::vector(window, target, disp, origin, target_layout);
+        self.put_at(&PUT, transfer, data)
     }
 
     /// Writes the elements `origin` picks from `data` to the places
@@ -247,36 +188,8 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Counted<'_, T>,
         target_type: Counted<'_, T>,
     ) -> Result<(), RmaError> {
-        let (origin, target_type) = (origin.layout(), target_type.layout());
-        self.put_layout(&PUT, window, target, disp, data, origin, target_type)
-    }
-
-    /// The one copy of every put: the elements `origin` picks from `data`
-    /// to the places `target_layout` picks.
-    #[allow(clippy::too_many_arguments)] // put's, the call's name and both layouts
-    pub(crate) fn put_layout<T: Element>(
-        &mut self,
-        call: &Call,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-        origin: Layout<'_>,
-        target_layout: Layout<'_>,
-    ) -> Result<(), RmaError> {
-        let id = window.id();
-        if target == PROC_NULL {
-            return self.window(id).map(|_| ());
-        }
-        let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes::<T>(&origin));
-        let offset = self.begin::<T>(call, id, target, disp, data.len(), origin, target_layout)?;
-        let ty = self.window(id)?.options.remote_type;
-        for ([o, t], n) in zip_runs([origin, target_layout]) {
-            let elements = &data[o as usize..][..n as usize];
-            self.write_elements(id, target, ty, byte_at::<T>(offset, t), elements)?;
-        }
-        self.finish(id, Kind::Put, bytes::<T>(&origin));
-        Ok(())
+        let transfer = Transfer::typed(window, target, disp, origin, target_type);
+        self.put_at(&PUT, transfer, data)
     }
 
     /// Reads the places `target_layout` picks in `target`'s window from
@@ -293,22 +206,8 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Vector,
         target_layout: Vector,
     ) -> Result<(), RmaError> {
-        self.get_vector_as(&GET, window, target, disp, buf, origin, target_layout)
-    }
-
-    #[allow(clippy::too_many_arguments)] // get_vector's, and the call's name
-    fn get_vector_as<T: Element>(
-        &mut self,
-        call: &Call,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        buf: &mut [T],
-        origin: Vector,
-        target_layout: Vector,
-    ) -> Result<(), RmaError> {
-        let (origin, target_layout) = (origin.layout(), target_layout.layout());
-        self.get_layout(call, window, target, disp, buf, origin, target_layout)
+        let transfer = Transfer::vector(window, target, disp, origin, target_layout);
+        self.get_at(&GET, transfer, buf)
     }
 
     /// Reads the places `target_type` picks in `target`'s window from
@@ -327,35 +226,129 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Counted<'_, T>,
         target_type: Counted<'_, T>,
     ) -> Result<(), RmaError> {
-        let (origin, target_type) = (origin.layout(), target_type.layout());
-        self.get_layout(&GET, window, target, disp, buf, origin, target_type)
+        let transfer = Transfer::typed(window, target, disp, origin, target_type);
+        self.get_at(&GET, transfer, buf)
     }
 
-    /// The one copy of every get: the places `target_layout` picks into
-    /// the elements `origin` picks in `buf`.
-    #[allow(clippy::too_many_arguments)] // get's, the call's name and both layouts
-    pub(crate) fn get_layout<T: Element>(
+    /// The put `transfer` describes, of the elements it picks from `data`:
+    /// [`Rma::put`], [`Rma::put_vector`] or [`Rma::put_typed`] as its
+    /// places say, or their request forms ([`Rma::rput`]), which return
+    /// the request.
+    ///
+    /// Return values: as the form it is.
+    pub fn put_with<T: Element>(
+        &mut self,
+        transfer: Transfer<'_, T>,
+        data: &[T],
+    ) -> Result<Option<Request>, RmaError> {
+        let call = transfer.call(&PUT, &RPUT);
+        self.as_completion(call, transfer, |rma| rma.put_at(call, transfer, data))
+    }
+
+    /// The get `transfer` describes, into the elements it picks in `buf`:
+    /// [`Rma::get`], [`Rma::get_vector`] or [`Rma::get_typed`], or their
+    /// request forms ([`Rma::rget`]).
+    ///
+    /// Return values: as the form it is.
+    pub fn get_with<T: Element>(
+        &mut self,
+        transfer: Transfer<'_, T>,
+        buf: &mut [T],
+    ) -> Result<Option<Request>, RmaError> {
+        let call = transfer.call(&GET, &RGET);
+        self.as_completion(call, transfer, |rma| rma.get_at(call, transfer, buf))
+    }
+
+    /// The one copy of every put, its errors naming `call`.
+    pub(crate) fn put_at<T: Element>(
         &mut self,
         call: &Call,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        buf: &mut [T],
-        origin: Layout<'_>,
-        target_layout: Layout<'_>,
+        transfer: Transfer<'_, T>,
+        data: &[T],
     ) -> Result<(), RmaError> {
+        let Transfer {
+            window,
+            target,
+            disp,
+            sides,
+            ..
+        } = transfer;
         let id = window.id();
         if target == PROC_NULL {
             return self.window(id).map(|_| ());
         }
-        let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes::<T>(&origin));
-        let offset = self.begin::<T>(call, id, target, disp, buf.len(), origin, target_layout)?;
-        let ty = self.fresh_get(id);
-        for ([o, t], n) in zip_runs([origin, target_layout]) {
-            let elements = &mut buf[o as usize..][..n as usize];
-            self.read_elements(id, target, ty, byte_at::<T>(offset, t), elements)?;
+        match sides {
+            Sides::Contiguous => {
+                // One copy, none of a layout's checks.
+                let len = len_u32(data.len(), call.origin_buffer)?;
+                let bytes = u64::from(len) * T::BYTES as u64;
+                let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes);
+                let offset = self.begin_contiguous(call, id, target, disp, bytes)?;
+                let ty = self.window(id)?.options.remote_type;
+                self.write_elements(id, target, ty, offset, data)?;
+                self.finish(id, Kind::Put, bytes);
+            }
+            Sides::Laid {
+                origin,
+                target: places,
+            } => {
+                let bytes = bytes::<T>(&origin);
+                let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes);
+                let offset = self.begin::<T>(call, id, target, disp, data.len(), origin, places)?;
+                let ty = self.window(id)?.options.remote_type;
+                for ([o, t], n) in zip_runs([origin, places]) {
+                    let elements = &data[o as usize..][..n as usize];
+                    self.write_elements(id, target, ty, byte_at::<T>(offset, t), elements)?;
+                }
+                self.finish(id, Kind::Put, bytes);
+            }
         }
-        self.finish(id, Kind::Get, bytes::<T>(&origin));
+        Ok(())
+    }
+
+    /// The one copy of every get, its errors naming `call`.
+    pub(crate) fn get_at<T: Element>(
+        &mut self,
+        call: &Call,
+        transfer: Transfer<'_, T>,
+        buf: &mut [T],
+    ) -> Result<(), RmaError> {
+        let Transfer {
+            window,
+            target,
+            disp,
+            sides,
+            ..
+        } = transfer;
+        let id = window.id();
+        if target == PROC_NULL {
+            return self.window(id).map(|_| ());
+        }
+        match sides {
+            Sides::Contiguous => {
+                let len = len_u32(buf.len(), call.origin_buffer)?;
+                let bytes = u64::from(len) * T::BYTES as u64;
+                let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes);
+                let offset = self.begin_contiguous(call, id, target, disp, bytes)?;
+                let ty = self.fresh_get(id);
+                self.read_elements(id, target, ty, offset, buf)?;
+                self.finish(id, Kind::Get, bytes);
+            }
+            Sides::Laid {
+                origin,
+                target: places,
+            } => {
+                let bytes = bytes::<T>(&origin);
+                let _span = Span::begin(self.hal, call.op(), id, Some(target), bytes);
+                let offset = self.begin::<T>(call, id, target, disp, buf.len(), origin, places)?;
+                let ty = self.fresh_get(id);
+                for ([o, t], n) in zip_runs([origin, places]) {
+                    let elements = &mut buf[o as usize..][..n as usize];
+                    self.read_elements(id, target, ty, byte_at::<T>(offset, t), elements)?;
+                }
+                self.finish(id, Kind::Get, bytes);
+            }
+        }
         Ok(())
     }
 

@@ -26,7 +26,8 @@ use crate::comm::Element;
 use crate::datatype::Counted;
 use crate::epoch::Check;
 use crate::hal::RmaHal;
-use crate::ops::{RGET, RPUT};
+use crate::ops::{Call, RGET, RPUT};
+use crate::transfer::{Completion, Transfer};
 use crate::window::{Rma, Window};
 
 /// A request-based operation, to wait for or test.
@@ -82,6 +83,33 @@ impl<H: RmaHal> Rma<'_, H> {
         request
     }
 
+    /// `op`, the operation `transfer` describes, as its [`Completion`]
+    /// says: a request for it only in a passive-target epoch.
+    pub(crate) fn as_completion<T>(
+        &mut self,
+        call: &Call,
+        transfer: Transfer<'_, T>,
+        op: impl FnOnce(&mut Self) -> Result<(), RmaError>,
+    ) -> Result<Option<Request>, RmaError> {
+        match transfer.completion {
+            Completion::Blocking => op(self).map(|()| None),
+            Completion::Request => self.requested(call, transfer, op).map(Some),
+        }
+    }
+
+    /// `op`, the operation `transfer` describes, as a request.
+    fn requested<T>(
+        &mut self,
+        call: &Call,
+        transfer: Transfer<'_, T>,
+        op: impl FnOnce(&mut Self) -> Result<(), RmaError>,
+    ) -> Result<Request, RmaError> {
+        let id = transfer.id();
+        self.check_request(call.name, id, transfer.target)?;
+        op(self)?;
+        Ok(self.issue(id))
+    }
+
     /// [`Rma::put`] as a request (`MPI_Rput`), in a passive-target epoch.
     ///
     /// Return values: as [`Rma::put`]; `Err(Sync)` outside a
@@ -93,9 +121,8 @@ impl<H: RmaHal> Rma<'_, H> {
         disp: u32,
         data: &[T],
     ) -> Result<Request, RmaError> {
-        self.check_request(RPUT.name, window.id(), target)?;
-        self.put_as(&RPUT, window, target, disp, data)?;
-        Ok(self.issue(window.id()))
+        let transfer = Transfer::contiguous(window, target, disp).request();
+        self.requested(&RPUT, transfer, |rma| rma.put_at(&RPUT, transfer, data))
     }
 
     /// [`Rma::get`] as a request (`MPI_Rget`): `buf` holds the data when
@@ -109,9 +136,8 @@ impl<H: RmaHal> Rma<'_, H> {
         disp: u32,
         buf: &mut [T],
     ) -> Result<Request, RmaError> {
-        self.check_request(RGET.name, window.id(), target)?;
-        self.get_as(&RGET, window, target, disp, buf)?;
-        Ok(self.issue(window.id()))
+        let transfer = Transfer::contiguous(window, target, disp).request();
+        self.requested(&RGET, transfer, |rma| rma.get_at(&RGET, transfer, buf))
     }
 
     /// [`Rma::accumulate`] as a request (`MPI_Raccumulate`).
@@ -126,9 +152,10 @@ impl<H: RmaHal> Rma<'_, H> {
         data: &[T],
         op: AccumulateOp,
     ) -> Result<Request, RmaError> {
-        self.check_request(RACCUMULATE.name, window.id(), target)?;
-        self.accumulate_as(&RACCUMULATE, window, target, disp, data, op)?;
-        Ok(self.issue(window.id()))
+        let transfer = Transfer::contiguous(window, target, disp).request();
+        self.requested(&RACCUMULATE, transfer, |rma| {
+            rma.accumulate_at(&RACCUMULATE, transfer, data, op)
+        })
     }
 
     /// [`Rma::get_accumulate`] as a request (`MPI_Rget_accumulate`):
@@ -145,9 +172,10 @@ impl<H: RmaHal> Rma<'_, H> {
         result: &mut [T],
         op: AccumulateOp,
     ) -> Result<Request, RmaError> {
-        self.check_request(RGET_ACCUMULATE.name, window.id(), target)?;
-        self.get_accumulate_as(&RGET_ACCUMULATE, window, target, disp, data, result, op)?;
-        Ok(self.issue(window.id()))
+        let transfer = Transfer::contiguous(window, target, disp).request();
+        self.requested(&RGET_ACCUMULATE, transfer, |rma| {
+            rma.get_accumulate_at(&RGET_ACCUMULATE, transfer, data, result, None, op)
+        })
     }
 
     /// [`Rma::put_typed`] as a request (`MPI_Rput` with derived
@@ -164,10 +192,8 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Counted<'_, T>,
         target_type: Counted<'_, T>,
     ) -> Result<Request, RmaError> {
-        self.check_request(RPUT.name, window.id(), target)?;
-        let (origin, target_type) = (origin.layout(), target_type.layout());
-        self.put_layout(&RPUT, window, target, disp, data, origin, target_type)?;
-        Ok(self.issue(window.id()))
+        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
+        self.requested(&RPUT, transfer, |rma| rma.put_at(&RPUT, transfer, data))
     }
 
     /// [`Rma::get_typed`] as a request (`MPI_Rget` with derived
@@ -184,10 +210,8 @@ impl<H: RmaHal> Rma<'_, H> {
         origin: Counted<'_, T>,
         target_type: Counted<'_, T>,
     ) -> Result<Request, RmaError> {
-        self.check_request(RGET.name, window.id(), target)?;
-        let (origin, target_type) = (origin.layout(), target_type.layout());
-        self.get_layout(&RGET, window, target, disp, buf, origin, target_type)?;
-        Ok(self.issue(window.id()))
+        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
+        self.requested(&RGET, transfer, |rma| rma.get_at(&RGET, transfer, buf))
     }
 
     /// [`Rma::accumulate_typed`] as a request (`MPI_Raccumulate` with
@@ -206,20 +230,10 @@ impl<H: RmaHal> Rma<'_, H> {
         target_type: Counted<'_, T>,
         op: AccumulateOp,
     ) -> Result<Request, RmaError> {
-        self.check_request(RACCUMULATE.name, window.id(), target)?;
-        let (origin, target_type) = (origin.layout(), target_type.layout());
-        self.combine(
-            &RACCUMULATE,
-            window,
-            target,
-            disp,
-            data,
-            origin,
-            target_type,
-            op,
-            None,
-        )?;
-        Ok(self.issue(window.id()))
+        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
+        self.requested(&RACCUMULATE, transfer, |rma| {
+            rma.accumulate_at(&RACCUMULATE, transfer, data, op)
+        })
     }
 
     /// [`Rma::get_accumulate_typed`] as a request
@@ -241,19 +255,11 @@ impl<H: RmaHal> Rma<'_, H> {
         target_type: Counted<'_, T>,
         op: AccumulateOp,
     ) -> Result<Request, RmaError> {
-        self.check_request(RGET_ACCUMULATE.name, window.id(), target)?;
-        self.combine(
-            &RGET_ACCUMULATE,
-            window,
-            target,
-            disp,
-            data,
-            origin.layout(),
-            target_type.layout(),
-            op,
-            Some((result, result_type.layout())),
-        )?;
-        Ok(self.issue(window.id()))
+        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
+        self.requested(&RGET_ACCUMULATE, transfer, |rma| {
+            let result_type = Some(result_type);
+            rma.get_accumulate_at(&RGET_ACCUMULATE, transfer, data, result, result_type, op)
+        })
     }
 
     /// Waits until `request` is complete at the origin (`MPI_Wait`) and

@@ -7,7 +7,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::ffi::{c_int, c_void};
 
-use rma::Memory;
+use rma::{Completion, Memory, Transfer};
 
 use super::datatypes::{self, Derived, Ty, byte_layout, element_layout, size_of, span, type_of};
 use super::groups::{group_of, new_group};
@@ -1146,15 +1146,12 @@ fn put(
         disp_in(&state.windows, win, disp)?,
     );
     let rma = &mut state.rma;
+    let completion = completion_of(request);
     if let (Some(b), Some(_)) = (o.plain(), t.plain()) {
         // SAFETY: MPI's origin buffer of `count` elements.
         let data = unsafe { input(origin, bytes_of(count, b)?) }?;
-        return Ok(if request {
-            Some(rma.rput(w, target, d, data)?)
-        } else {
-            rma.put(w, target, d, data)?;
-            None
-        });
+        let transfer = Transfer::contiguous(w, target, d).completing(completion);
+        return Ok(rma.put_with(transfer, data)?);
     }
     let (ol, tl) = (byte_layout(&o)?, byte_layout(&t)?);
     let pieces = datatypes::pieces(&ol, count)
@@ -1168,22 +1165,14 @@ fn put(
         let packed = unsafe { datatypes::gather_addressed(&picked) }?;
         let whole = rma::Datatype::<u8>::element().commit()?;
         let (ol, tl) = (whole.times(packed.len() as u32), tl.times(tcount as u32));
-        return Ok(if request {
-            Some(rma.rput_typed(w, target, d, &packed, ol, tl)?)
-        } else {
-            rma.put_typed(w, target, d, &packed, ol, tl)?;
-            None
-        });
+        let transfer = Transfer::typed(w, target, d, ol, tl).completing(completion);
+        return Ok(rma.put_with(transfer, &packed)?);
     };
     // SAFETY: MPI's origin buffer holds every byte its type picks.
     let data = unsafe { input(origin, span(&pieces)) }?;
     let (ol, tl) = (ol.times(count as u32), tl.times(tcount as u32));
-    Ok(if request {
-        Some(rma.rput_typed(w, target, d, data, ol, tl)?)
-    } else {
-        rma.put_typed(w, target, d, data, ol, tl)?;
-        None
-    })
+    let transfer = Transfer::typed(w, target, d, ol, tl).completing(completion);
+    Ok(rma.put_with(transfer, data)?)
 }
 
 /// A get as `MPI_Get` and `MPI_Rget` make it (see [`put`]). The bytes are
@@ -1207,15 +1196,12 @@ fn get(
         disp_in(&state.windows, win, disp)?,
     );
     let rma = &mut state.rma;
+    let completion = completion_of(request);
     if let (Some(b), Some(_)) = (o.plain(), t.plain()) {
         // SAFETY: MPI's origin buffer of `count` elements.
         let buf = unsafe { output(origin, bytes_of(count, b)?) }?;
-        return Ok(if request {
-            Some(rma.rget(w, target, d, buf)?)
-        } else {
-            rma.get(w, target, d, buf)?;
-            None
-        });
+        let transfer = Transfer::contiguous(w, target, d).completing(completion);
+        return Ok(rma.get_with(transfer, buf)?);
     }
     let (ol, tl) = (byte_layout(&o)?, byte_layout(&t)?);
     let pieces = datatypes::pieces(&ol, count)
@@ -1228,12 +1214,8 @@ fn get(
         let mut packed = vec![0; picked.iter().map(|&(_, l)| l).sum()];
         let whole = rma::Datatype::<u8>::element().commit()?;
         let (ol, tl) = (whole.times(packed.len() as u32), tl.times(tcount as u32));
-        let r = if request {
-            Some(rma.rget_typed(w, target, d, &mut packed, ol, tl)?)
-        } else {
-            rma.get_typed(w, target, d, &mut packed, ol, tl)?;
-            None
-        };
+        let transfer = Transfer::typed(w, target, d, ol, tl).completing(completion);
+        let r = rma.get_with(transfer, &mut packed)?;
         // SAFETY: MPI's origin buffer holds every byte its type picks.
         unsafe { datatypes::scatter_addressed(&packed, &picked) };
         return Ok(r);
@@ -1241,12 +1223,17 @@ fn get(
     // SAFETY: MPI's origin buffer holds every byte its type picks.
     let buf = unsafe { output(origin, span(&pieces)) }?;
     let (ol, tl) = (ol.times(count as u32), tl.times(tcount as u32));
-    Ok(if request {
-        Some(rma.rget_typed(w, target, d, buf, ol, tl)?)
+    let transfer = Transfer::typed(w, target, d, ol, tl).completing(completion);
+    Ok(rma.get_with(transfer, buf)?)
+}
+
+/// How an operation completes: as a request for the `MPI_R*` calls.
+fn completion_of(request: bool) -> Completion {
+    if request {
+        Completion::Request
     } else {
-        rma.get_typed(w, target, d, buf, ol, tl)?;
-        None
-    })
+        Completion::Blocking
+    }
 }
 
 /// `MPI_Put`: any committed datatypes at either side.
@@ -1418,12 +1405,8 @@ fn accumulate(
         let data = unsafe { input(origin, bytes_of(count, b)?) }?;
         return as_accumulable!(base.element(), base, T => {
             let (w, data) = (w.retype::<T>(), elements::<T>(data)?);
-            Ok(if request {
-                Some(state.rma.raccumulate(w, target, d, &data, op)?)
-            } else {
-                state.rma.accumulate(w, target, d, &data, op)?;
-                None
-            })
+            let transfer = Transfer::contiguous(w, target, d).completing(completion_of(request));
+            Ok(state.rma.accumulate_with(transfer, &data, op)?)
         });
     }
     as_accumulable!(base.element(), base, T => {
@@ -1432,12 +1415,9 @@ fn accumulate(
         // SAFETY: MPI's origin buffer holds every byte its type picks.
         let data = elements::<T>(unsafe { input(origin, reach) }?)?;
         let w = w.retype::<T>();
-        Ok(if request {
-            Some(state.rma.raccumulate_typed(w, target, d, &data, ol.times(1), tl.times(1), op)?)
-        } else {
-            state.rma.accumulate_typed(w, target, d, &data, ol.times(1), tl.times(1), op)?;
-            None
-        })
+        let transfer = Transfer::typed(w, target, d, ol.times(1), tl.times(1))
+            .completing(completion_of(request));
+        Ok(state.rma.accumulate_with(transfer, &data, op)?)
     })
 }
 
@@ -1556,12 +1536,8 @@ fn get_accumulate(
             };
             let mut back: Vec<T> = zeros::<T>(len)?;
             let w = w.retype::<T>();
-            let r = if request {
-                Some(state.rma.rget_accumulate(w, target, d, &origin, &mut back, op)?)
-            } else {
-                state.rma.get_accumulate(w, target, d, &origin, &mut back, op)?;
-                None
-            };
+            let transfer = Transfer::contiguous(w, target, d).completing(completion_of(request));
+            let r = state.rma.get_accumulate_with(transfer, &origin, &mut back, None, op)?;
             write_back(&back, out);
             Ok(r)
         });
@@ -1588,16 +1564,10 @@ fn get_accumulate(
         let before = if base == Datatype::ShortInt { out.to_vec() } else { Vec::new() };
         let origin = ol.as_ref().unwrap_or(&tl).times(1);
         let w = w.retype::<T>();
-        let r = if request {
-            Some(state.rma.rget_accumulate_typed(
-                w, target, d, &data, origin, &mut back, rl.times(1), tl.times(1), op,
-            )?)
-        } else {
-            state.rma.get_accumulate_typed(
-                w, target, d, &data, origin, &mut back, rl.times(1), tl.times(1), op,
-            )?;
-            None
-        };
+        let transfer = Transfer::typed(w, target, d, origin, tl.times(1))
+            .completing(completion_of(request));
+        let result_type = Some(rl.times(1));
+        let r = state.rma.get_accumulate_with(transfer, &data, &mut back, result_type, op)?;
         write_back(&back, out);
         if !before.is_empty() {
             let mut kept = before;
