@@ -210,6 +210,18 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
             })
     }
 
+    /// Cores of this core's tile that took a ticket of hierarchical lock
+    /// `lock` beyond the one served: those waiting in line, for tests.
+    #[cfg(test)]
+    pub(crate) fn tile_waiters(&mut self, lock: Lock) -> Result<u32, DsmError> {
+        let Place::Cohort { region, line } = self.lock_state(lock)?.place else {
+            return Ok(0);
+        };
+        let word: u32 = self.atomic(region, line, 0, AccumulateOp::NoOp)?;
+        let taken = (word >> 16).wrapping_sub(word & 0xffff) & 0xffff;
+        Ok(taken.saturating_sub(1))
+    }
+
     /// The control words of ticket lock `lock`: next ticket, ticket
     /// served.
     fn lock_words(lock: Lock) -> (u32, u32) {
