@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The irregular applications on the global address space (`gas-chase`
 //! and `gas-bfs`): references or edges per second against cores and tasks
-//! per core.
+//! per core; for `gas-chase`, the analytical model's prediction beside
+//! each rate ([`chase_model`]).
 
+use std::collections::BTreeMap;
+
+use chip::Chip;
+
+use super::protocol::Pool;
+use super::stats::Summary;
 use super::svg::Scale;
-use super::{Experiment, Kind, Measure, Plot, Run, View};
+use super::table::{Table, num};
+use super::{Experiment, Kind, Measure, Plot, Run, View, model};
 
 /// The runs of one BFS variant at some tasks per core, full and quick.
 macro_rules! bfs_run {
@@ -91,3 +99,192 @@ pub const BFS: Experiment = Experiment {
         },
     },
 };
+
+/// The analytical model's prediction ([`super::model`]) beside the
+/// emulated rate, for every `gas-chase` configuration in `pool` whose
+/// run measured the model's primitives; `None` without any. Its notes
+/// give the largest and the mean error.
+pub fn chase_model(pool: &Pool, chip: &Chip) -> Option<Table> {
+    let mut table = Table::new(
+        "Pointer chasing: the analytical model against the emulator",
+        &[
+            "cores",
+            "tasks",
+            "emulated cycles/ref",
+            "predicted cycles/ref",
+            "controller wait",
+            "busiest controller",
+            "error %",
+        ],
+    );
+    let switch = switch_costs(pool);
+    let mut errors = Vec::new();
+    for row in pool.rows(CHASE.name) {
+        let (Some(cores), Some(tasks), Some(ops)) = (
+            row.key("cores").and_then(|c| c.parse::<u32>().ok()),
+            row.key("tasks").and_then(|t| t.parse::<u32>().ok()),
+            row.extra("ops"),
+        ) else {
+            continue;
+        };
+        let Some(primitives) = primitives(pool, cores, &switch) else {
+            continue;
+        };
+        let Some(emulated) = median(&row.cycles()).map(|c| c / ops as f64) else {
+            continue;
+        };
+        let Some(p) = model::chase(&primitives, &placement(chip, cores), tasks) else {
+            continue;
+        };
+        let error = model::error(p.cycles, emulated);
+        errors.push(error.abs());
+        table.rows.push(vec![
+            cores.to_string(),
+            tasks.to_string(),
+            num(emulated, 1),
+            num(p.cycles, 1),
+            num(p.wait, 2),
+            num(p.utilisation, 3),
+            num(error, 1),
+        ]);
+    }
+    if errors.is_empty() {
+        return None;
+    }
+    let max = errors.iter().copied().fold(0.0, f64::max);
+    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    table.notes.push(format!(
+        "modelled SCC time; emulated: the median over cores (and seeds) of a walk's cycles over its \
+         references; predicted from the primitives core 0 measured alone in the same run \
+         (`gas-model` lines, `gas-switch` for the polls); error = (predicted - emulated) / emulated; \
+         largest |error| {max:.1} %, mean {mean:.1} % over {} configurations",
+        errors.len()
+    ));
+    Some(table)
+}
+
+/// The cost of a poll among `T` tasks, by `T`: `gas-switch` lines, whose
+/// samples are the cycles of `polls` polls, pooled over the runs (a
+/// single-core measurement).
+fn switch_costs(pool: &Pool) -> BTreeMap<u32, f64> {
+    let mut costs = BTreeMap::new();
+    for row in pool.rows("gas-switch") {
+        let (Some(tasks), Some(polls)) = (
+            row.key("tasks").and_then(|t| t.parse::<u32>().ok()),
+            row.key("polls").and_then(|p| p.parse::<f64>().ok()),
+        ) else {
+            continue;
+        };
+        if let Some(cycles) = median(&row.cycles()) {
+            costs.insert(tasks, cycles / polls);
+        }
+    }
+    costs
+}
+
+/// The primitives the run on `cores` cores measured (`gas-model` lines).
+fn primitives(pool: &Pool, cores: u32, switch: &BTreeMap<u32, f64>) -> Option<model::Primitives> {
+    let get = |what: &str| {
+        pool.rows("gas-model")
+            .into_iter()
+            .find(|r| r.key("what") == Some(what) && r.key("cores") == Some(&cores.to_string()))
+    };
+    let get_local = median(&get("get-local")?.cycles())?;
+    let get_remote = median(&get("get-remote")?.cycles())?;
+    let step_row = get("step")?;
+    let step = median(&step_row.cycles())? / step_row.extra("ops")? as f64;
+    Some(model::Primitives {
+        get_local,
+        get_remote,
+        step,
+        switch: switch.clone(),
+    })
+}
+
+/// How the parts of a run on `cores` cores of `chip` lie on its memory
+/// controllers (each core's part in its POPSHM, behind its tile's
+/// controller), and a controller's service time per line in core cycles:
+/// the largest of tCCD, tRRD and a quarter of tFAW ([`model`]).
+fn placement(chip: &Chip, cores: u32) -> model::Placement {
+    let mut owners = vec![0; chip.memory_controllers.len()];
+    for n in 0..cores {
+        if let Ok(core) = chip.core(n) {
+            owners[chip.popshm(core).0] += 1;
+        }
+    }
+    let t = &chip.timing;
+    let clocks = f64::from(t.dram_tccd.max(t.dram_trrd)).max(f64::from(t.dram_tfaw) / 4.0);
+    // A DRAM clock is half the transfer rate.
+    let ns = clocks * 2000.0 / f64::from(t.dram_mts);
+    model::Placement {
+        owners,
+        service: ns * f64::from(t.core_mhz) / 1000.0,
+    }
+}
+
+/// The median of `samples`, `None` for none.
+fn median(samples: &[u64]) -> Option<f64> {
+    Summary::of_u64(samples).map(|s| s.median)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_table_sets_each_prediction_beside_its_emulated_rate() {
+        let mut pool = Pool::default();
+        let lines = [
+            "BENCH gas-model what=get-local cores=4 cycles=1000,1000,3000",
+            "BENCH gas-model what=get-remote cores=4 cycles=2000,2000",
+            "BENCH gas-model what=step cores=4 ops=100 cycles=5000",
+            "BENCH gas-switch tasks=1 polls=10 cycles=400",
+            "BENCH gas-switch tasks=2 polls=10 cycles=450",
+            "BENCH gas-chase cores=4 tasks=1 dist=hashed over=owners ops=100 cycles=180000",
+            "BENCH gas-chase cores=4 tasks=2 dist=hashed over=owners ops=200 cycles=400000",
+            // A core count whose primitives are missing is left out.
+            "BENCH gas-chase cores=16 tasks=1 dist=hashed over=owners ops=100 cycles=180000",
+        ];
+        for (n, line) in lines.iter().enumerate() {
+            pool.add_numbered(1, 0, n + 1, line);
+        }
+        assert!(pool.errors.is_empty(), "{:?}", pool.errors);
+        let table = chase_model(&pool, &chip::SCC).expect("a table");
+        assert_eq!(table.rows.len(), 2, "{table:?}");
+        // 50 + 1/4 of 1000 + 3/4 of 2000 = 1800 cycles, plus a small wait
+        // at controller 0, behind which all 4 cores' parts lie.
+        let (one, two) = (&table.rows[0], &table.rows[1]);
+        assert_eq!(
+            (one[0].as_str(), one[1].as_str(), one[2].as_str()),
+            ("4", "1", "1800.0")
+        );
+        let predicted: f64 = one[3].parse().unwrap();
+        let wait: f64 = one[4].parse().unwrap();
+        assert!(
+            wait > 0.0 && (predicted - 1800.0 - wait).abs() < 0.1,
+            "{one:?}"
+        );
+        // Two tasks: 5 more cycles a reference (45 against 40 a poll).
+        assert_eq!(two[2], "2000.0");
+        let predicted2: f64 = two[3].parse().unwrap();
+        assert!((predicted2 - predicted - 5.0).abs() < 0.1, "{two:?}");
+        let error: f64 = two[6].parse().unwrap();
+        assert!((error - (predicted2 - 2000.0) / 20.0).abs() < 0.1);
+        assert!(
+            table.notes[0].contains("over 2 configurations"),
+            "{:?}",
+            table.notes
+        );
+    }
+
+    #[test]
+    fn the_scc_pages_of_four_cores_lie_behind_one_controller() {
+        let p = placement(&chip::SCC, 4);
+        assert_eq!(p.owners, vec![4, 0, 0, 0]);
+        let all = placement(&chip::SCC, 48);
+        assert_eq!(all.owners, vec![12, 12, 12, 12]);
+        // DDR3-800: 4 clocks of 2.5 ns at most (tCCD, tRRD, tFAW/4), 10 ns:
+        // 5.33 cycles at 533 MHz.
+        assert!((p.service - 5.33).abs() < 0.01, "{}", p.service);
+    }
+}

@@ -127,6 +127,7 @@ pub mod experiments;
 pub mod host;
 pub mod irregular;
 pub mod jobs;
+pub mod model;
 pub mod nas_ft;
 pub mod progress;
 pub mod protocol;

@@ -120,6 +120,9 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
         gas.get_part(&chain, owner, 0, &mut first)
             .map_err(|e| format!("the first get from core {owner}'s part: {e}"))?;
     }
+    if me == 0 {
+        primitives(platform, &gas, &chain, &next)?;
+    }
     gas.clear_counters();
     for tasks in task_counts(s.tasks) {
         let failure: Cell<Option<String>> = Cell::new(None);
@@ -183,6 +186,100 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
             hot_spots(&all, gas.controller_of())
         );
     }
+    Ok(())
+}
+
+/// Gets timed per kind for the analytical model.
+const PRIMITIVE_GETS: usize = 64;
+
+/// The primitive costs the analytical model of pointer chasing takes
+/// (`xtask/src/bench/model.rs`), measured on core 0 alone while the
+/// others wait at the sweep's first barrier, as the irregular-manycore
+/// thesis characterised its prototype (one core active, each primitive in
+/// a loop): `BENCH gas-model what=get-local` and `what=get-remote`, the
+/// cycles of each of [`PRIMITIVE_GETS`] split-phase gets of elements this
+/// core owns and of elements spread over the others, each awaited in a
+/// one-task executor as a walk with one task awaits it; `what=step`, the
+/// cycles of a walk's own work over the whole chain with the get replaced
+/// by a local lookup awaited at once (`ops=` steps). The cost of a switch between tasks
+/// is `gas-switch`'s.
+fn primitives(
+    platform: &Platform,
+    gas: &Gas<'_, Platform>,
+    chain: &GlobalArray<u32>,
+    next: &[u32],
+) -> Result<(), String> {
+    let (me, cores) = (gas.rank(), gas.size());
+    let n = next.len() as u64;
+    let owner = |i: u64| chain.layout().locate(i).owner;
+    let local: Vec<u64> = (0..n).filter(|&i| owner(i) == me).take(PRIMITIVE_GETS).collect();
+    // Every (n / PRIMITIVE_GETS)-th element owned by another core: the
+    // walk's mix of distances.
+    let stride = (n / PRIMITIVE_GETS as u64).max(1);
+    let remote: Vec<u64> = (0..n)
+        .step_by(stride as usize)
+        .filter(|&i| owner(i) != me)
+        .take(PRIMITIVE_GETS)
+        .collect();
+    for (what, elements) in [("get-local", &local), ("get-remote", &remote)] {
+        if elements.is_empty() {
+            continue;
+        }
+        let samples: Cell<Vec<u64>> = Cell::new(Vec::new());
+        let failure: Cell<Option<String>> = Cell::new(None);
+        let mut ex = Executor::new();
+        ex.spawn(async {
+            let mut times = Vec::with_capacity(elements.len());
+            for &i in elements.iter() {
+                let begin = platform.now();
+                let got = match gas.get_nb(chain, i) {
+                    Ok(handle) => handle.await,
+                    Err(e) => Err(e),
+                };
+                times.push(platform.now() - begin);
+                match got {
+                    Ok(v) if v == next[i as usize] => {}
+                    Ok(v) => failure.set(Some(format!("element {i} read {v}"))),
+                    Err(e) => failure.set(Some(format!("get of element {i}: {e}"))),
+                }
+            }
+            samples.set(times);
+        });
+        ex.run();
+        if let Some(e) = failure.take() {
+            return Err(format!("timing {what}: {e}"));
+        }
+        emit("gas-model", &format!("what={what} cores={cores}"), None, &samples.take());
+    }
+    // The walk's own work per step, the get replaced by a local lookup
+    // awaited as the get is (a future that is ready at once), so that the
+    // step keeps its state across the await as the walk's does.
+    let n = next.len();
+    let begin = platform.now();
+    gas::exec::block_on(async {
+        let mut seen = vec![0u64; n.div_ceil(64)];
+        let mut at = 0u32;
+        for step in 0..n {
+            let bit = 1u64 << (at % 64);
+            if seen[at as usize / 64] & bit != 0 {
+                return Err(format!("timing a step: element {at} visited twice (step {step})"));
+            }
+            seen[at as usize / 64] |= bit;
+            let got = core::future::ready(core::hint::black_box(next[at as usize])).await;
+            if got != next[at as usize] {
+                return Err(format!("timing a step: element {at} read {got}"));
+            }
+            at = got;
+        }
+        Ok(())
+    })?;
+    let cycles = platform.now() - begin;
+    emit(
+        "gas-model",
+        &format!("what=step cores={cores} ops={n}"),
+        None,
+        &[cycles],
+    );
     Ok(())
 }
 
