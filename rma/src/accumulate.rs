@@ -79,11 +79,10 @@ use crate::datatype::{Counted, Layout, Vector, zip_runs};
 use crate::hal::RmaHal;
 use crate::hal::Span;
 use crate::ops::{
-    Call, Kind, PROC_NULL, byte_at, bytes, call, check_buffer, check_elements, check_overlap,
-    len_u32,
+    Call, Kind, byte_at, bytes, call, check_buffer, check_elements, check_overlap, len_u32,
 };
 use crate::request::Request;
-use crate::transfer::{Sides, Transfer};
+use crate::transfer::{PROC_NULL, Sides, Transfer};
 use crate::window::{Rma, Window};
 pub use crate::x87::X87;
 
@@ -759,8 +758,8 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         data: &[T],
         op: AccumulateOp,
     ) -> Result<Option<Request>, RmaError> {
-        let call = transfer.call(&ACCUMULATE, &RACCUMULATE);
-        self.as_completion(call, transfer, |rma| {
+        let call = transfer.pick(&ACCUMULATE, &RACCUMULATE);
+        self.as_completion(call.name, transfer, |rma| {
             rma.accumulate_at(call, transfer, data, op)
         })
     }
@@ -781,9 +780,95 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         result_type: Option<Counted<'_, T>>,
         op: AccumulateOp,
     ) -> Result<Option<Request>, RmaError> {
-        let call = transfer.call(&GET_ACCUMULATE, &RGET_ACCUMULATE);
-        self.as_completion(call, transfer, |rma| {
+        let call = transfer.pick(&GET_ACCUMULATE, &RGET_ACCUMULATE);
+        self.as_completion(call.name, transfer, |rma| {
             rma.get_accumulate_at(call, transfer, data, result, result_type, op)
+        })
+    }
+
+    /// [`Rma::accumulate`] as a request (`MPI_Raccumulate`).
+    ///
+    /// Return values: as [`Rma::accumulate`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    pub fn raccumulate<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        op: AccumulateOp,
+    ) -> Result<Request, RmaError> {
+        let transfer = Transfer::contiguous(window, target, disp).request();
+        self.requested(RACCUMULATE.name, transfer, |rma| {
+            rma.accumulate_at(&RACCUMULATE, transfer, data, op)
+        })
+    }
+
+    /// [`Rma::get_accumulate`] as a request (`MPI_Rget_accumulate`):
+    /// `result` holds the old values when the call returns.
+    ///
+    /// Return values: as [`Rma::get_accumulate`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    pub fn rget_accumulate<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        result: &mut [T],
+        op: AccumulateOp,
+    ) -> Result<Request, RmaError> {
+        let transfer = Transfer::contiguous(window, target, disp).request();
+        self.requested(RGET_ACCUMULATE.name, transfer, |rma| {
+            rma.get_accumulate_at(&RGET_ACCUMULATE, transfer, data, result, None, op)
+        })
+    }
+
+    /// [`Rma::accumulate_typed`] as a request (`MPI_Raccumulate` with
+    /// derived datatypes).
+    ///
+    /// Return values: as [`Rma::accumulate_typed`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    #[allow(clippy::too_many_arguments)] // accumulate_typed's
+    pub fn raccumulate_typed<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+        op: AccumulateOp,
+    ) -> Result<Request, RmaError> {
+        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
+        self.requested(RACCUMULATE.name, transfer, |rma| {
+            rma.accumulate_at(&RACCUMULATE, transfer, data, op)
+        })
+    }
+
+    /// [`Rma::get_accumulate_typed`] as a request
+    /// (`MPI_Rget_accumulate` with derived datatypes): `result` holds the
+    /// old values when the call returns.
+    ///
+    /// Return values: as [`Rma::get_accumulate_typed`]; `Err(Sync)`
+    /// outside a passive-target epoch.
+    #[allow(clippy::too_many_arguments)] // get_accumulate_typed's
+    pub fn rget_accumulate_typed<T: Accumulable>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Counted<'_, T>,
+        result: &mut [T],
+        result_type: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+        op: AccumulateOp,
+    ) -> Result<Request, RmaError> {
+        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
+        self.requested(RGET_ACCUMULATE.name, transfer, |rma| {
+            let result_type = Some(result_type);
+            rma.get_accumulate_at(&RGET_ACCUMULATE, transfer, data, result, result_type, op)
         })
     }
 

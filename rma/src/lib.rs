@@ -19,8 +19,9 @@
 //! - [`transfer`]: [`Transfer`], one description of a put, get or
 //!   accumulate that every form of them goes through.
 //! - [`ops`] (put and get), [`accumulate`] (the accumulate family,
-//!   atomic per element under the target's test-and-set register),
-//!   [`request`] (their request forms).
+//!   atomic per element under the target's test-and-set register), each
+//!   with its request forms; [`request`] (requests, their waits and
+//!   tests).
 //! - [`epoch`] (access and exposure states), [`active`] (fence and
 //!   post/start/complete/wait), [`passive`] (lock/unlock, lock_all, flush
 //!   and sync with GBH, GBH with back-off or MCS-WP).
@@ -88,11 +89,10 @@ pub use datatype::{Block, Committed, Counted, Datatype, Run, Shape, StructBlock,
 pub use epoch::{Assert, LockType};
 pub use error::{ErrorClass, RmaError};
 pub use one_sided::OneSided;
-pub use ops::PROC_NULL;
 pub use passive::LockScheme;
 pub use request::Request;
 pub use stats::WindowStats;
-pub use transfer::{Completion, Transfer};
+pub use transfer::{Completion, PROC_NULL, Transfer};
 pub use window::database::Database;
 pub use window::{
     AccumulateOps, AccumulateOrdering, Flavor, LocalMapping, LocalView, Memory, MemoryModel, Rma,

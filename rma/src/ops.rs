@@ -32,15 +32,8 @@ use crate::epoch::{AccessEpoch, Check};
 use crate::hal::RmaHal;
 use crate::hal::Span;
 use crate::request::Request;
-use crate::transfer::{Sides, Transfer};
+use crate::transfer::{PROC_NULL, Sides, Transfer};
 use crate::window::{Rma, Window};
-
-/// The target rank of an operation that does nothing (`MPI_PROC_NULL`):
-/// put, get, the accumulate family and their request forms return at once,
-/// touching no buffer (fetch_and_op and compare_and_swap return the
-/// element type's zero), and check only the window handle. The epoch must
-/// still be ended as it was opened.
-pub const PROC_NULL: u32 = u32::MAX;
 
 /// What kind of operation [`Rma::finish`] counts.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -241,8 +234,8 @@ impl<H: RmaHal> Rma<'_, H> {
         transfer: Transfer<'_, T>,
         data: &[T],
     ) -> Result<Option<Request>, RmaError> {
-        let call = transfer.call(&PUT, &RPUT);
-        self.as_completion(call, transfer, |rma| rma.put_at(call, transfer, data))
+        let call = transfer.pick(&PUT, &RPUT);
+        self.as_completion(call.name, transfer, |rma| rma.put_at(call, transfer, data))
     }
 
     /// The get `transfer` describes, into the elements it picks in `buf`:
@@ -255,8 +248,74 @@ impl<H: RmaHal> Rma<'_, H> {
         transfer: Transfer<'_, T>,
         buf: &mut [T],
     ) -> Result<Option<Request>, RmaError> {
-        let call = transfer.call(&GET, &RGET);
-        self.as_completion(call, transfer, |rma| rma.get_at(call, transfer, buf))
+        let call = transfer.pick(&GET, &RGET);
+        self.as_completion(call.name, transfer, |rma| rma.get_at(call, transfer, buf))
+    }
+
+    /// [`Rma::put`] as a request (`MPI_Rput`), in a passive-target epoch.
+    ///
+    /// Return values: as [`Rma::put`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    pub fn rput<T: Element>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+    ) -> Result<Request, RmaError> {
+        let transfer = Transfer::contiguous(window, target, disp).request();
+        self.requested(RPUT.name, transfer, |rma| rma.put_at(&RPUT, transfer, data))
+    }
+
+    /// [`Rma::get`] as a request (`MPI_Rget`): `buf` holds the data when
+    /// the call returns.
+    ///
+    /// Return values: as [`Rma::rput`].
+    pub fn rget<T: Element>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        buf: &mut [T],
+    ) -> Result<Request, RmaError> {
+        let transfer = Transfer::contiguous(window, target, disp).request();
+        self.requested(RGET.name, transfer, |rma| rma.get_at(&RGET, transfer, buf))
+    }
+
+    /// [`Rma::put_typed`] as a request (`MPI_Rput` with derived
+    /// datatypes), in a passive-target epoch.
+    ///
+    /// Return values: as [`Rma::put_typed`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    pub fn rput_typed<T: Element>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        data: &[T],
+        origin: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+    ) -> Result<Request, RmaError> {
+        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
+        self.requested(RPUT.name, transfer, |rma| rma.put_at(&RPUT, transfer, data))
+    }
+
+    /// [`Rma::get_typed`] as a request (`MPI_Rget` with derived
+    /// datatypes): `buf` holds the data when the call returns.
+    ///
+    /// Return values: as [`Rma::get_typed`]; `Err(Sync)` outside a
+    /// passive-target epoch.
+    pub fn rget_typed<T: Element>(
+        &mut self,
+        window: Window<T>,
+        target: u32,
+        disp: u32,
+        buf: &mut [T],
+        origin: Counted<'_, T>,
+        target_type: Counted<'_, T>,
+    ) -> Result<Request, RmaError> {
+        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
+        self.requested(RGET.name, transfer, |rma| rma.get_at(&RGET, transfer, buf))
     }
 
     /// The one copy of every put, its errors naming `call`.

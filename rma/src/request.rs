@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! Request-based operations: rput, rget, raccumulate and rget_accumulate
-//! (`MPI_Rput` and its relatives), contiguous or with derived datatypes
-//! (`*_typed`), allowed only inside passive-target epochs (lock or
-//! lock_all), as MPI says.
+//! Requests: what the request-based operations return (`MPI_Rput` and
+//! its relatives: [`Rma::rput`](crate::window::Rma::rput) and the others
+//! in `ops` and `accumulate`, or any operation whose
+//! [`Transfer`] asks for [`Completion::Request`]), allowed only inside
+//! passive-target epochs (lock or lock_all), as MPI says, and the calls
+//! that wait for them and test them.
 //!
 //! The SCC has no DMA engine: a core moves the data itself, so these calls
 //! copy as their blocking forms do and the operation is complete at the
@@ -21,12 +23,8 @@
 use alloc::vec::Vec;
 
 use crate::RmaError;
-use crate::accumulate::{Accumulable, AccumulateOp, RACCUMULATE, RGET_ACCUMULATE};
-use crate::comm::Element;
-use crate::datatype::Counted;
 use crate::epoch::Check;
 use crate::hal::RmaHal;
-use crate::ops::{Call, RGET, RPUT};
 use crate::transfer::{Completion, Transfer};
 use crate::window::{Rma, Window};
 
@@ -87,7 +85,7 @@ impl<H: RmaHal> Rma<'_, H> {
     /// says: a request for it only in a passive-target epoch.
     pub(crate) fn as_completion<T>(
         &mut self,
-        call: &Call,
+        call: &'static str,
         transfer: Transfer<'_, T>,
         op: impl FnOnce(&mut Self) -> Result<(), RmaError>,
     ) -> Result<Option<Request>, RmaError> {
@@ -98,168 +96,16 @@ impl<H: RmaHal> Rma<'_, H> {
     }
 
     /// `op`, the operation `transfer` describes, as a request.
-    fn requested<T>(
+    pub(crate) fn requested<T>(
         &mut self,
-        call: &Call,
+        call: &'static str,
         transfer: Transfer<'_, T>,
         op: impl FnOnce(&mut Self) -> Result<(), RmaError>,
     ) -> Result<Request, RmaError> {
         let id = transfer.id();
-        self.check_request(call.name, id, transfer.target)?;
+        self.check_request(call, id, transfer.target)?;
         op(self)?;
         Ok(self.issue(id))
-    }
-
-    /// [`Rma::put`] as a request (`MPI_Rput`), in a passive-target epoch.
-    ///
-    /// Return values: as [`Rma::put`]; `Err(Sync)` outside a
-    /// passive-target epoch.
-    pub fn rput<T: Element>(
-        &mut self,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-    ) -> Result<Request, RmaError> {
-        let transfer = Transfer::contiguous(window, target, disp).request();
-        self.requested(&RPUT, transfer, |rma| rma.put_at(&RPUT, transfer, data))
-    }
-
-    /// [`Rma::get`] as a request (`MPI_Rget`): `buf` holds the data when
-    /// the call returns.
-    ///
-    /// Return values: as [`Rma::rput`].
-    pub fn rget<T: Element>(
-        &mut self,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        buf: &mut [T],
-    ) -> Result<Request, RmaError> {
-        let transfer = Transfer::contiguous(window, target, disp).request();
-        self.requested(&RGET, transfer, |rma| rma.get_at(&RGET, transfer, buf))
-    }
-
-    /// [`Rma::accumulate`] as a request (`MPI_Raccumulate`).
-    ///
-    /// Return values: as [`Rma::accumulate`]; `Err(Sync)` outside a
-    /// passive-target epoch.
-    pub fn raccumulate<T: Accumulable>(
-        &mut self,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-        op: AccumulateOp,
-    ) -> Result<Request, RmaError> {
-        let transfer = Transfer::contiguous(window, target, disp).request();
-        self.requested(&RACCUMULATE, transfer, |rma| {
-            rma.accumulate_at(&RACCUMULATE, transfer, data, op)
-        })
-    }
-
-    /// [`Rma::get_accumulate`] as a request (`MPI_Rget_accumulate`):
-    /// `result` holds the old values when the call returns.
-    ///
-    /// Return values: as [`Rma::get_accumulate`]; `Err(Sync)` outside a
-    /// passive-target epoch.
-    pub fn rget_accumulate<T: Accumulable>(
-        &mut self,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-        result: &mut [T],
-        op: AccumulateOp,
-    ) -> Result<Request, RmaError> {
-        let transfer = Transfer::contiguous(window, target, disp).request();
-        self.requested(&RGET_ACCUMULATE, transfer, |rma| {
-            rma.get_accumulate_at(&RGET_ACCUMULATE, transfer, data, result, None, op)
-        })
-    }
-
-    /// [`Rma::put_typed`] as a request (`MPI_Rput` with derived
-    /// datatypes), in a passive-target epoch.
-    ///
-    /// Return values: as [`Rma::put_typed`]; `Err(Sync)` outside a
-    /// passive-target epoch.
-    pub fn rput_typed<T: Element>(
-        &mut self,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-        origin: Counted<'_, T>,
-        target_type: Counted<'_, T>,
-    ) -> Result<Request, RmaError> {
-        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
-        self.requested(&RPUT, transfer, |rma| rma.put_at(&RPUT, transfer, data))
-    }
-
-    /// [`Rma::get_typed`] as a request (`MPI_Rget` with derived
-    /// datatypes): `buf` holds the data when the call returns.
-    ///
-    /// Return values: as [`Rma::get_typed`]; `Err(Sync)` outside a
-    /// passive-target epoch.
-    pub fn rget_typed<T: Element>(
-        &mut self,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        buf: &mut [T],
-        origin: Counted<'_, T>,
-        target_type: Counted<'_, T>,
-    ) -> Result<Request, RmaError> {
-        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
-        self.requested(&RGET, transfer, |rma| rma.get_at(&RGET, transfer, buf))
-    }
-
-    /// [`Rma::accumulate_typed`] as a request (`MPI_Raccumulate` with
-    /// derived datatypes).
-    ///
-    /// Return values: as [`Rma::accumulate_typed`]; `Err(Sync)` outside a
-    /// passive-target epoch.
-    #[allow(clippy::too_many_arguments)] // accumulate_typed's
-    pub fn raccumulate_typed<T: Accumulable>(
-        &mut self,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-        origin: Counted<'_, T>,
-        target_type: Counted<'_, T>,
-        op: AccumulateOp,
-    ) -> Result<Request, RmaError> {
-        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
-        self.requested(&RACCUMULATE, transfer, |rma| {
-            rma.accumulate_at(&RACCUMULATE, transfer, data, op)
-        })
-    }
-
-    /// [`Rma::get_accumulate_typed`] as a request
-    /// (`MPI_Rget_accumulate` with derived datatypes): `result` holds the
-    /// old values when the call returns.
-    ///
-    /// Return values: as [`Rma::get_accumulate_typed`]; `Err(Sync)`
-    /// outside a passive-target epoch.
-    #[allow(clippy::too_many_arguments)] // get_accumulate_typed's
-    pub fn rget_accumulate_typed<T: Accumulable>(
-        &mut self,
-        window: Window<T>,
-        target: u32,
-        disp: u32,
-        data: &[T],
-        origin: Counted<'_, T>,
-        result: &mut [T],
-        result_type: Counted<'_, T>,
-        target_type: Counted<'_, T>,
-        op: AccumulateOp,
-    ) -> Result<Request, RmaError> {
-        let transfer = Transfer::typed(window, target, disp, origin, target_type).request();
-        self.requested(&RGET_ACCUMULATE, transfer, |rma| {
-            let result_type = Some(result_type);
-            rma.get_accumulate_at(&RGET_ACCUMULATE, transfer, data, result, result_type, op)
-        })
     }
 
     /// Waits until `request` is complete at the origin (`MPI_Wait`) and

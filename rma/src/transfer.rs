@@ -13,8 +13,14 @@
 #![forbid(unsafe_code)]
 
 use crate::datatype::{Counted, Layout, Vector};
-use crate::ops::Call;
 use crate::window::Window;
+
+/// The target rank of an operation that does nothing (`MPI_PROC_NULL`):
+/// put, get, the accumulate family and their request forms return at once,
+/// touching no buffer (fetch_and_op and compare_and_swap return the
+/// element type's zero), and check only the window handle. The epoch must
+/// still be ended as it was opened.
+pub const PROC_NULL: u32 = u32::MAX;
 
 /// The places an operation picks at both sides.
 #[derive(Debug, Clone, Copy)]
@@ -132,8 +138,9 @@ impl<'l, T> Transfer<'l, T> {
         self.window.id()
     }
 
-    /// The call errors name: `blocking`'s, or `request`'s for a request.
-    pub(crate) fn call(&self, blocking: &'static Call, request: &'static Call) -> &'static Call {
+    /// `blocking`, or `request` for a request: what names the call in
+    /// errors.
+    pub(crate) fn pick<C>(&self, blocking: C, request: C) -> C {
         match self.completion {
             Completion::Blocking => blocking,
             Completion::Request => request,
