@@ -15,6 +15,9 @@
 //! - [`exec`]: a cooperative executor of `async` tasks on one core, so a
 //!   core keeps several remote operations in flight and runs another
 //!   task while one waits for a lock.
+//! - [`graph`]: SSCA#2's R-MAT graph (any edge made alone from the seed
+//!   and its number), adjacency in compressed rows, and serial Brandes
+//!   betweenness in fixed point and in `f64`, to check a parallel one.
 //!
 //! The crate is `no_std` with `alloc` and contains no `unsafe` code.
 #![cfg_attr(not(test), no_std)]
@@ -27,6 +30,7 @@ extern crate alloc;
 pub mod counters;
 pub mod dist;
 pub mod exec;
+pub mod graph;
 pub mod space;
 
 pub use counters::{Counters, relative_std_dev};

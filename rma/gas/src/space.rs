@@ -311,6 +311,25 @@ impl<'h, H: RmaHal> Gas<'h, H> {
         Ok(())
     }
 
+    /// Writes `buf` into `owner`'s part from `offset` (its own part, to
+    /// reset what it holds), complete at the owner on return; counted as
+    /// one request.
+    ///
+    /// Return values: rma's errors of `put` and `flush`.
+    pub fn put_part<T: Accumulable>(
+        &self,
+        array: &GlobalArray<T>,
+        owner: u32,
+        offset: u32,
+        buf: &[T],
+    ) -> Result<(), GasError> {
+        self.counters.borrow_mut().record(owner);
+        let mut rma = self.rma.borrow_mut();
+        rma.put(array.window, owner, offset, buf)?;
+        rma.flush(array.window, owner)?;
+        Ok(())
+    }
+
     /// Writes `value` into element `index`, complete at its target on
     /// return.
     ///

@@ -134,3 +134,31 @@ fn split_phase_tasks_keep_operations_in_flight_and_locks_exclude() {
         g.free(a).unwrap();
     });
 }
+
+#[test]
+fn a_core_writes_and_reads_its_whole_part() {
+    Mock::run(4, |hal| {
+        let g = gas(hal);
+        let me = g.rank();
+        let a = g
+            .allocate::<u64>(LEN, Distribution::Hashed, Spread::Owners)
+            .unwrap();
+        let part = a.layout().part_len();
+        let mine: Vec<u64> = (0..part)
+            .map(|o| u64::from(me) << 32 | u64::from(o))
+            .collect();
+        g.put_part(&a, me, 0, &mine).unwrap();
+        g.flush_and_barrier(&a).unwrap();
+        // Every element reads as its owner wrote it.
+        for i in 0..LEN {
+            let p = a.layout().locate(i);
+            let want = u64::from(p.owner) << 32 | u64::from(p.offset);
+            assert_eq!(g.get(&a, i).unwrap(), want, "element {i}");
+        }
+        let mut back = vec![0u64; part as usize];
+        g.get_part(&a, me, 0, &mut back).unwrap();
+        assert_eq!(back, mine);
+        g.barrier();
+        g.free(a).unwrap();
+    });
+}
