@@ -209,6 +209,10 @@ kernel::programs! {
     /// or under vertex-block locks by several tasks per core; levels checked against a serial BFS
     /// (BENCH)
     "gas-bfs" => irregular::bfs::run,
+    /// betweenness centrality (SSCA#2 kernel 4) on the global address space: Brandes' algorithm
+    /// from some sources of an R-MAT graph, path counts and dependencies added by atomics or under
+    /// locks; every core's centrality checked against a serial computation (BENCH)
+    "gas-bc" => irregular::bc::run,
     /// benchmark: cores 0..=n take core 0's test-and-set register in turn, a fixed critical
     /// section each, for 1..N-1 spinners; each acquire and release timed, a counter checked exact
     "bench-tsr" => bench::tsr::run,

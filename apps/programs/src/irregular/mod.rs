@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! Irregular applications on the global address space of the `gas`
-//! crate: [`chase`] (pointer chasing) and [`bfs`] (breadth-first search
-//! on a uniform random graph), with what they share: the distribution
+//! crate: [`chase`] (pointer chasing), [`bfs`] (breadth-first search
+//! on a uniform random graph) and [`bc`] (betweenness centrality, SSCA#2
+//! kernel 4, on an R-MAT graph), with what they share: the distribution
 //! settings, opening the space, task counts, the hot-spot summary.
 
 
+pub mod bc;
 pub mod bfs;
 pub mod chase;
 
