@@ -7,6 +7,8 @@
 //!   counted exactly and spread evenly over the targets.
 //! - `gas-bfs`, atomic and lock variants, on 4 cores and atomic on 16:
 //!   levels identical to a serial BFS.
+//! - `gas-bc`, atomic and lock variants, on 4 cores: every core's
+//!   betweenness centrality identical to a serial Brandes computation.
 //! - settings out of range refused, naming the setting.
 
 use std::time::Duration;
@@ -155,6 +157,73 @@ fn bfs_atomic_on_16_cores() {
     bfs(16, "atomic", 2048, 2);
 }
 
+/// `gas-bc`: the summary says the centrality matches the serial
+/// computation, and every core checked its vertices.
+fn bc(cores: u32, variant: &str, scale: u32, sources: u32) -> RunReport {
+    let report = ok(
+        cores,
+        "gas-bc",
+        &[
+            ("variant", variant),
+            ("scale", &scale.to_string()),
+            ("sources", &sources.to_string()),
+            ("tasks", "2"),
+        ],
+    );
+    let summary = lines_starting(&report, 0, "gas-bc: ");
+    let head = format!(
+        "gas-bc: {cores} cores, 2 tasks each, variant={variant}, R-MAT scale {scale} ({} vertices, {} edges), {sources} sources, ",
+        1u32 << scale,
+        8u32 << scale
+    );
+    assert!(
+        summary[0].starts_with(&head)
+            && summary[0].contains("centrality identical to the serial Brandes computation"),
+        "{}",
+        transcript(&report)
+    );
+    let mut vertices = 0;
+    for core in 0..cores {
+        let bench = lines_starting(&report, core, "BENCH gas-bc ");
+        assert_eq!(bench.len(), 1, "{}", transcript(&report));
+        assert!(
+            bench[0].starts_with(&format!(
+                "BENCH gas-bc cores={cores} tasks=2 variant={variant} dist=hashed ops="
+            )),
+            "{}",
+            bench[0]
+        );
+        let checked = lines_starting(&report, core, &format!("gas-bc: core {core}: "));
+        assert_eq!(checked.len(), 1, "{}", transcript(&report));
+        let count = checked[0].split(' ').nth(3).unwrap();
+        vertices += count.parse::<u32>().unwrap();
+    }
+    assert_eq!(vertices, 1 << scale, "every vertex checked once");
+    report
+}
+
+#[test]
+fn bc_atomic_on_4_cores() {
+    let report = bc(4, "atomic", 7, 4);
+    let locks = lines_starting(&report, 0, "gas-bc: locks: ");
+    assert!(
+        locks[0].starts_with("gas-bc: locks: 0 acquisitions"),
+        "{}",
+        locks[0]
+    );
+}
+
+#[test]
+fn bc_lock_on_4_cores() {
+    let report = bc(4, "lock", 6, 3);
+    let locks = lines_starting(&report, 0, "gas-bc: locks: ");
+    assert!(
+        !locks[0].starts_with("gas-bc: locks: 0 acquisitions"),
+        "{}",
+        locks[0]
+    );
+}
+
 #[test]
 fn settings_out_of_range_are_named() {
     let bad = |program: &str, name: &str, value: &str| {
@@ -179,5 +248,9 @@ fn settings_out_of_range_are_named() {
     assert_eq!(
         bad("gas-bfs", "variant", "none"),
         "program `gas-bfs`: variant=none: variant must be one of atomic, lock"
+    );
+    assert_eq!(
+        bad("gas-bc", "scale", "21"),
+        "program `gas-bc`: scale=21: scale must be a whole number in 2..=20"
     );
 }

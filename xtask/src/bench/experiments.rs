@@ -528,6 +528,7 @@ pub static REGISTRY: &[Experiment] = &[
     },
     super::irregular::CHASE,
     super::irregular::BFS,
+    super::irregular::BC,
     super::nas_ft::NAS_FT,
 ];
 

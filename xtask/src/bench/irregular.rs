@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-//! The irregular applications on the global address space (`gas-chase`
-//! and `gas-bfs`): references or edges per second against cores and tasks
-//! per core; for `gas-chase`, the analytical model's prediction beside
-//! each rate ([`chase_model`]).
+//! The irregular applications on the global address space (`gas-chase`,
+//! `gas-bfs` and `gas-bc`): references or edges per second against cores
+//! and tasks per core; for `gas-chase`, the analytical model's prediction
+//! beside each rate ([`chase_model`]).
 
 use std::collections::BTreeMap;
 
@@ -84,6 +84,64 @@ pub const BFS: Experiment = Experiment {
             bfs_run!("atomic", "4"),
             bfs_run!("lock", "1"),
             bfs_run!("lock", "4"),
+        ],
+        view: View {
+            x: "cores",
+            table: Measure::TotalRate,
+            x_label: "cores",
+            x_scale: Scale::Linear,
+            plots: &[Plot {
+                suffix: "",
+                measure: Measure::TotalRate,
+                y_scale: Scale::Linear,
+                only: &[],
+            }],
+        },
+    },
+};
+
+/// The runs of one betweenness-centrality variant at some tasks per core,
+/// full and quick.
+macro_rules! bc_run {
+    ($variant:literal, $tasks:literal) => {
+        Run {
+            program: "gas-bc",
+            memory_mib: None,
+            cores: &[4, 16, 48],
+            quick_cores: &[4],
+            params: &[
+                ("variant", $variant),
+                ("tasks", $tasks),
+                ("scale", "10"),
+                ("sources", "16"),
+            ],
+            quick_params: &[
+                ("variant", $variant),
+                ("tasks", $tasks),
+                ("scale", "8"),
+                ("sources", "4"),
+            ],
+        }
+    };
+}
+
+/// Betweenness centrality (SSCA#2 kernel 4), atomic and lock variants.
+pub const BC: Experiment = Experiment {
+    name: "gas-bc",
+    title: "Betweenness centrality (SSCA#2 kernel 4) on the global address space",
+    about: "gas-bc: Brandes' algorithm from 16 sources (4 with --quick) of SSCA#2's R-MAT graph of \
+            scale 10 (8 with --quick), 8 edges per vertex; path counts and fixed-point \
+            dependencies added by compare-and-swap and fetch-and-add (atomic) or by get and put \
+            under a lock per block of 16 vertices (lock); every core's centrality checked bit for \
+            bit against a serial computation. Out-edges traversed per second of all cores (the \
+            forward searches' edges, SSCA#2's count) against the core count, per variant and \
+            tasks per core.",
+    kind: Kind::Lines {
+        runs: &[
+            bc_run!("atomic", "1"),
+            bc_run!("atomic", "4"),
+            bc_run!("lock", "1"),
+            bc_run!("lock", "4"),
         ],
         view: View {
             x: "cores",
