@@ -33,7 +33,8 @@
 //! gas-bc cores=<p> tasks=<t> variant=<v> dist=<d> ops=<m> cycles=<c>`
 //! from every core (`m` the mean out-edges traversed per core, summed
 //! over the sources; `c` the modelled cycles of all the sources), and from
-//! core 0 a summary with the lock statistics and the request hot spots.
+//! core 0 a summary, the least and most edges and cycles in flushes and
+//! barriers of a core, the lock statistics and the request hot spots.
 
 use alloc::format;
 use alloc::string::String;
@@ -78,6 +79,7 @@ kernel::chip::settings! {
 
 /// The global arrays of one computation and the graph.
 struct Shared<'a, 'h> {
+    platform: &'a Platform,
     gas: &'a Gas<'h, Platform>,
     level: &'a GlobalArray<u64>,
     sigma: &'a GlobalArray<u64>,
@@ -86,6 +88,8 @@ struct Shared<'a, 'h> {
     out: &'a Csr,
     inn: &'a Csr,
     s: &'a Settings,
+    /// Cycles this core spent in [`sync`].
+    waited: Cell<u64>,
 }
 
 /// What a core's tasks did in one level.
@@ -149,6 +153,7 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
         })
         .collect();
     let sh = Shared {
+        platform,
         gas: &gas,
         level: &level,
         sigma: &sigma,
@@ -157,6 +162,7 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
         out: &out,
         inn: &inn,
         s: &s,
+        waited: Cell::new(0),
     };
     let mut centrality = vec![0u64; part as usize];
     let mut edges_mine = 0u64;
@@ -218,14 +224,26 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
         None,
         &[cycles],
     );
-    let slowest = {
-        let mut v = [cycles];
+    // The slowest core's time; the least and most edges and cycles in
+    // flushes and barriers of a core.
+    let extreme = |v: u64, op: ReduceOp| -> Result<u64, String> {
+        let mut v = [v];
         gas.rma()
             .comm()
-            .allreduce(&mut v, ReduceOp::Max)
-            .map_err(|e| format!("the slowest core: {e}"))?;
-        v[0]
+            .allreduce(&mut v, op)
+            .map_err(|e| format!("reducing over the cores: {e}"))?;
+        Ok(v[0])
     };
+    let slowest = extreme(cycles, ReduceOp::Max)?;
+    let edges_spread = (
+        extreme(edges_mine, ReduceOp::Min)?,
+        extreme(edges_mine, ReduceOp::Max)?,
+    );
+    let waited = sh.waited.get();
+    let waited_spread = (
+        extreme(waited, ReduceOp::Min)?,
+        extreme(waited, ReduceOp::Max)?,
+    );
     let locks_now = gas.lock_stats();
     let acq_spins = summed(&gas, &[locks_now.acquisitions, locks_now.spins])?;
     let mut attempts = Counters::new(gas.controller_of());
@@ -254,6 +272,15 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
             s.sources
         );
         kernel::println!(
+            "gas-bc: out-edges per core {}..={}; cycles in flushes and barriers per core {}..={} ({} to {} per cent of the slowest core's)",
+            edges_spread.0,
+            edges_spread.1,
+            waited_spread.0,
+            waited_spread.1,
+            waited_spread.0 * 100 / slowest.max(1),
+            waited_spread.1 * 100 / slowest.max(1)
+        );
+        kernel::println!(
             "gas-bc: locks: {} acquisitions, {spins} spins per acquisition, attempts {} (rsd {} per mille over targets); {}",
             acq_spins[0],
             attempts.total(),
@@ -271,6 +298,7 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
 
 /// Flushes this core's puts to the arrays and meets the other cores.
 fn sync(sh: &Shared<'_, '_>, what: &str) -> Result<(), String> {
+    let start = sh.platform.now();
     for a in [sh.level, sh.sigma, sh.delta] {
         sh.gas
             .rma()
@@ -278,6 +306,7 @@ fn sync(sh: &Shared<'_, '_>, what: &str) -> Result<(), String> {
             .map_err(|e| format!("{what}: {e}"))?;
     }
     sh.gas.barrier();
+    sh.waited.set(sh.waited.get() + sh.platform.now() - start);
     Ok(())
 }
 
