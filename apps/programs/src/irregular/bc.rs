@@ -121,8 +121,9 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
     let inn = Csr::new(n, &edges, true);
     drop(edges);
     let sources = graph::sources(&out, s.sources, s.seed).ok_or_else(|| {
+        let with = (0..n).filter(|&v| out.degree(v) > 0).count();
         format!(
-            "{} sources asked for, but fewer of the {n} vertices have an out-edge",
+            "{} sources asked for, but only {with} of the {n} vertices have an out-edge",
             s.sources
         )
     })?;
