@@ -134,8 +134,8 @@ pub const BC: Experiment = Experiment {
             dependencies added by compare-and-swap and fetch-and-add (atomic) or by get and put \
             under a lock per block of 16 vertices (lock); every core's centrality checked bit for \
             bit against a serial computation. Out-edges traversed per second of all cores (the \
-            forward searches' edges, SSCA#2's count) against the core count, per variant and \
-            tasks per core.",
+            out-edges of every vertex the forward searches reach) against the core count, per \
+            variant and tasks per core.",
     kind: Kind::Lines {
         runs: &[
             bc_run!("atomic", "1"),
