@@ -12,6 +12,12 @@
 //! named through a variable, whose usage offers two window and two sync
 //! modes; one program fails under one of the sync modes. A path without
 //! `mpi/one-sided` is refused.
+//!
+//! `cargo xtask conformance sos-unit` on a fake tests-sos tree: a program
+//! that passes (its header from `test/include`, its `-D` from
+//! `NAME_CFLAGS`), one that fails with a message and exit status 1, and
+//! one under `if HAVE_PTHREADS`, skipped. A path without
+//! `test/unit/Makefile.am` is refused.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -369,6 +375,96 @@ fn a_path_without_the_one_sided_programs_is_refused() {
     assert!(!output.status.success());
     assert!(
         stderr.contains("osu-one-sided needs --osu PATH"),
+        "{stderr}"
+    );
+}
+
+/// A ring put over the symmetric heap, checked; VALUE from good_CFLAGS,
+/// RING from test/include/ring.h.
+const SOS_GOOD_C: &str = r#"#include <shmem.h>
+#include <stdio.h>
+#include "ring.h"
+#ifndef VALUE
+#error "VALUE comes from good_CFLAGS in Makefile.am"
+#endif
+int main(void)
+{
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int *slot = shmem_malloc(sizeof(int));
+    shmem_int_p(slot, me + VALUE, RING(me, n));
+    shmem_barrier_all();
+    int ok = *slot == (me + n - 1) % n + VALUE;
+    if (!ok) printf("good: PE %d received %d\n", me, *slot);
+    shmem_free(slot);
+    shmem_finalize();
+    return ok ? 0 : 1;
+}
+"#;
+
+const SOS_BAD_C: &str = r#"#include <shmem.h>
+#include <stdio.h>
+int main(void)
+{
+    shmem_init();
+    int me = shmem_my_pe();
+    if (me == 1) printf("bad: expected 1, got 2\n");
+    shmem_finalize();
+    return me == 1;
+}
+"#;
+
+#[test]
+fn the_sos_harness_reports_a_passing_a_failing_and_a_skipped_test_of_a_fake_tree() {
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path();
+    write(
+        root,
+        "test/unit/Makefile.am",
+        "check_PROGRAMS = \\\n\tgood \\\n\tbad\n\nif HAVE_PTHREADS\ncheck_PROGRAMS += \\\n\tmt\nendif\n\n\
+         NPROCS ?= 2\ngood_CFLAGS = -DVALUE=7\nmt_SOURCES = good.c\n",
+    );
+    write(root, "test/unit/good.c", SOS_GOOD_C);
+    write(root, "test/unit/bad.c", SOS_BAD_C);
+    write(
+        root,
+        "test/include/ring.h",
+        "#define RING(me, n) (((me) + 1) % (n))\n",
+    );
+    let (out, stdout, stderr) = run_harness(root, "sos-unit", "--sos");
+    assert!(
+        stdout.contains("3 tests: 1 pass, 1 fail, 1 skipped"),
+        "{stdout}\n{stderr}"
+    );
+    let table = fs::read_to_string(&out).unwrap();
+    assert!(table.contains("| good | 2 | pass | 0 |  |"), "{table}");
+    let bad = table
+        .lines()
+        .find(|l| l.starts_with("| bad | 2 | **fail** | 0 |"))
+        .unwrap_or_else(|| panic!("no failing bad row:\n{table}"));
+    assert!(
+        bad.contains("core 1 failed") && bad.contains("bad: expected 1, got 2"),
+        "{table}"
+    );
+    let mt = table
+        .lines()
+        .find(|l| l.starts_with("| mt | 2 | skipped | - |"))
+        .unwrap_or_else(|| panic!("no skipped mt row:\n{table}"));
+    assert!(mt.contains("threads"), "{table}");
+}
+
+#[test]
+fn a_path_without_the_unit_tests_is_refused() {
+    let tree = tempfile::tempdir().unwrap();
+    let output = Command::new(xtask_binary())
+        .args(["conformance", "sos-unit", "--sos"])
+        .arg(tree.path())
+        .output()
+        .expect("xtask starts");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("no test/unit/Makefile.am there"),
         "{stderr}"
     );
 }

@@ -31,6 +31,7 @@
 //! counted no stale read.
 
 pub mod osu;
+pub mod sos;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
@@ -51,6 +52,9 @@ pub enum Suite {
     MpichRma,
     /// The OSU micro-benchmarks' one-sided programs: `mpi/one-sided`.
     OsuOneSided,
+    /// Sandia OpenSHMEM's unit tests (`openshmem-org/tests-sos`):
+    /// `test/unit`.
+    SosUnit,
 }
 
 impl Suite {
@@ -59,6 +63,7 @@ impl Suite {
         match self {
             Self::MpichRma => "mpich-rma",
             Self::OsuOneSided => "osu-one-sided",
+            Self::SosUnit => "sos-unit",
         }
     }
 
@@ -67,6 +72,7 @@ impl Suite {
         match self {
             Self::MpichRma => "tests",
             Self::OsuOneSided => "runs",
+            Self::SosUnit => "tests",
         }
     }
 
@@ -75,6 +81,7 @@ impl Suite {
         match self {
             Self::MpichRma => "--mpich",
             Self::OsuOneSided => "--osu",
+            Self::SosUnit => "--sos",
         }
     }
 }
@@ -479,6 +486,7 @@ pub fn run(suite: Suite, options: &Options) -> Result<Vec<Row>> {
     match suite {
         Suite::MpichRma => run_mpich(options),
         Suite::OsuOneSided => osu::run(options),
+        Suite::SosUnit => sos::run(options),
     }
 }
 
@@ -784,6 +792,23 @@ impl Runner<'_> {
     /// when `compile_only`), gcc's output in `OUTPUT.build.log`; the
     /// error is the first error gcc reported.
     fn mpicc(&self, args: &[String], output: &Path, compile_only: bool) -> Result<(), String> {
+        self.driver(mpicc::parse, args, output, compile_only)
+    }
+
+    /// Runs `cargo xtask oshcc ARGS -o OUTPUT` (compiles and links against
+    /// `libshmem.a`), as [`Runner::mpicc`] runs mpicc.
+    fn oshcc(&self, args: &[String], output: &Path) -> Result<(), String> {
+        self.driver(mpicc::parse_oshcc, args, output, false)
+    }
+
+    /// Runs the compiler driver `parse` makes of `args` (mpicc or oshcc).
+    fn driver(
+        &self,
+        parse: fn(&[String]) -> Result<mpicc::Mpicc>,
+        args: &[String],
+        output: &Path,
+        compile_only: bool,
+    ) -> Result<(), String> {
         let dir = output.parent().expect("an output has a directory");
         fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
         let mut log = output.as_os_str().to_owned();
@@ -796,7 +821,7 @@ impl Runner<'_> {
         }
         all.extend(args.iter().cloned());
         all.extend(["-o".to_owned(), output.display().to_string()]);
-        let built = mpicc::parse(&all).and_then(|m| m.run_logging(Some(&log)));
+        let built = parse(&all).and_then(|m| m.run_logging(Some(&log)));
         built.map(|_| ()).map_err(|e| match first_error(&log) {
             Some(line) => format!("build: {line}"),
             None => format!("build: {e:#}"),

@@ -169,6 +169,16 @@ enum Cli {
     /// of time without failing is a timeout (with its last row), not a
     /// pass.
     ///
+    /// `sos-unit`: Sandia OpenSHMEM's unit tests, `test/unit` of the
+    /// tests-sos tree at --sos. Every C program of its `check_PROGRAMS`
+    /// (those under a configure conditional that does not hold on the
+    /// cores, C++, Fortran, threads, profiling, are skipped with the
+    /// reason) is built with `cargo xtask oshcc -I test/include` and its
+    /// `NAME_CFLAGS`, and booted on `NPROCS` cores (2) as `cargo xtask
+    /// oshrun -n 2 --check-coherence` boots it. A test passes when every
+    /// core exits successfully and no read was stale; a timeout is counted
+    /// apart.
+    ///
     /// The table (what was run, result, stale reads, reason) goes to
     /// --out; objects, images and each run's log go to --work. The exit
     /// status is 0 whatever the tests did: the table is the report.
@@ -225,6 +235,10 @@ struct ConformanceArgs {
     /// 7).
     #[arg(long, value_name = "PATH")]
     osu: Option<PathBuf>,
+    /// sos-unit: the top of a tests-sos tree (openshmem-org/tests-sos; it
+    /// holds test/unit/Makefile.am and test/include).
+    #[arg(long, value_name = "PATH")]
+    sos: Option<PathBuf>,
     /// Tests (runs) built and run at once; each boots its process count of
     /// QEMUs.
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -740,8 +754,22 @@ fn main_with(cli: Cli, interrupt: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -
             let suite = args.suite;
             let name = suite.name();
             let (tree, other) = match suite {
-                xtask::conformance::Suite::MpichRma => (args.mpich, args.osu.map(|_| "--osu")),
-                xtask::conformance::Suite::OsuOneSided => (args.osu, args.mpich.map(|_| "--mpich")),
+                xtask::conformance::Suite::MpichRma => (
+                    args.mpich,
+                    args.osu
+                        .map(|_| "--osu")
+                        .or(args.sos.as_ref().map(|_| "--sos")),
+                ),
+                xtask::conformance::Suite::OsuOneSided => (
+                    args.osu,
+                    args.mpich
+                        .map(|_| "--mpich")
+                        .or(args.sos.as_ref().map(|_| "--sos")),
+                ),
+                xtask::conformance::Suite::SosUnit => (
+                    args.sos,
+                    args.mpich.map(|_| "--mpich").or(args.osu.map(|_| "--osu")),
+                ),
             };
             if let Some(flag) = other {
                 bail!(
