@@ -8,7 +8,8 @@
 //! measured on silicon, and filling L1 as documented, where a missing
 //! invalidation would show); and a producer and consumer whose consumer
 //! waits with plain loads instead of `shmem_int_wait_until`, whose stale
-//! reads of the flag the checker names. And the same model from Rust
+//! reads of the flag the checker names. Global and static variables as
+//! symmetric objects (`globals.c`) on 2 and 8 PEs. And the same model from Rust
 //! (`dsm::spmd`, the `spmd` program), every value checked, on 2 and 8
 //! PEs.
 
@@ -109,6 +110,23 @@ fn every_routine_checks_its_data_on_8_pes_with_no_stale_read() {
 #[ignore = "minutes of host time: run with --ignored"]
 fn every_routine_checks_its_data_on_48_pes_with_no_stale_read() {
     every_routine_checks_its_data_on(48, &[WtReads::Ideal]);
+}
+
+#[test]
+fn global_and_static_variables_are_symmetric_on_2_and_8_pes_with_no_stale_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = oshcc(dir.path(), "globals", &[]);
+    for (cores, wt) in [
+        (2, WtReads::Silicon),
+        (2, WtReads::Ideal),
+        (8, WtReads::Ideal),
+    ] {
+        let report = boot(&image, cores, wt);
+        assert_clean_success(&report, cores);
+        every_pe_printed(&report, cores, |pe| {
+            format!("PE {pe} of {cores}: globals checks passed")
+        });
+    }
 }
 
 #[test]
@@ -247,16 +265,17 @@ fn fails_naming(dir: &Path, name: &str, text: &str, wants: &[&str]) {
 }
 
 #[test]
-fn a_static_as_a_symmetric_address_and_an_unsupported_routine_are_named() {
+fn a_stack_address_as_a_symmetric_address_and_an_unsupported_routine_are_named() {
     let dir = tempfile::tempdir().unwrap();
     fails_naming(
         dir.path(),
-        "static_put",
-        "#include <shmem.h>\nstatic int x;\nint main(void) {\n    shmem_init();\n    \
+        "stack_put",
+        "#include <shmem.h>\nint main(void) {\n    int x;\n    shmem_init();\n    \
          int v = 1;\n    shmem_int_put(&x, &v, 1, 0);\n    shmem_finalize();\n    return 0;\n}\n",
         &[
             "FAILED: shmem_int_put: dest 0x",
             "is not a symmetric object",
+            "the program's global and static variables",
         ],
     );
     fails_naming(

@@ -343,8 +343,10 @@ pub fn compile_command(extra: &[String]) -> Command {
 }
 
 /// The gcc command that links `inputs` (objects and archives, in order)
-/// with `library` (`libmpi.a`, [`build_libmpi`]) and the kernel's linker
-/// script into the image `out`.
+/// with `library` (`libmpi.a`, [`build_libmpi`], or `libshmem.a`) and the
+/// kernel's linker script into the image `out`; with `libshmem.a`, also
+/// `rma/shmem/symmetric.ld`, which gathers the program's variables in a
+/// section `shmem_init` makes symmetric.
 pub fn link_command(inputs: &[PathBuf], library: &Path, out: &Path) -> Command {
     let mut link = Command::new("gcc");
     link.args(["-m32", "-nostdlib", "-static", "-no-pie"]);
@@ -353,6 +355,13 @@ pub fn link_command(inputs: &[PathBuf], library: &Path, out: &Path) -> Command {
         "-Wl,--gc-sections",
         "-Wl,-z,noexecstack",
     ]);
+    if library.file_name().is_some_and(|name| name == "libshmem.a") {
+        // The program's variables in pages of their own, which shmem_init
+        // makes symmetric (a script of INSERT, given before the one it
+        // adds to).
+        link.arg("-T")
+            .arg(workspace_root().join("rma/shmem/symmetric.ld"));
+    }
     link.arg("-T").arg(workspace_root().join("linker.ld"));
     link.args(inputs).arg(library);
     link.arg("-o").arg(out);

@@ -803,6 +803,52 @@ impl Platform {
         }
     }
 
+    /// Moves the private pages `[virt, virt + len)` (whole pages) onto the
+    /// `len` bytes at `offset` (page-aligned) of the shareable DRAM mapping
+    /// at `slot`: their bytes are copied there, then the pages reach those
+    /// bytes, with the mapping's memory type. Loads and stores at the
+    /// same addresses go to shared memory from then on, where other cores
+    /// reach them through the same mapping. The copy's stores may still
+    /// sit in the write-combine buffer: the caller flushes it.
+    ///
+    /// # Panics
+    /// If `slot` starts no mapping, or the range runs past it.
+    pub fn move_to_shared_dram(
+        &self,
+        virt: u32,
+        len: u32,
+        slot: u8,
+        offset: u32,
+    ) -> Result<(), MapError> {
+        if len == 0 {
+            return Ok(());
+        }
+        let target = self.shared_dram(slot, offset, len as usize);
+        let phys = target.base as u32 + offset;
+        if !virt.is_multiple_of(PAGE_SIZE)
+            || !len.is_multiple_of(PAGE_SIZE)
+            || !phys.is_multiple_of(PAGE_SIZE)
+        {
+            return Err(MapError::BadRange { start: phys, len });
+        }
+        let ty = self
+            .shared_dram_page_type(slot, offset)
+            .expect("shared_dram mapped the pages");
+        let mut m = self.mappings.lock();
+        let mut pages = (virt..virt + len).step_by(PAGE_SIZE as usize);
+        if let Some(page) = pages.find(|&page| m.space.translate(page).is_none()) {
+            return Err(MapError::NotMapped(page));
+        }
+        // SAFETY: `virt` is `len` bytes of mapped memory (checked above)
+        // and `phys` as many bytes of the mapping, which `shared_dram` just
+        // mapped; they do not overlap (the page tables map `phys` to
+        // itself, `virt` to other frames until the remap below).
+        unsafe {
+            core::ptr::copy_nonoverlapping(virt as *const u8, phys as *mut u8, len as usize);
+        }
+        m.space.remap(virt, phys, len, ty)
+    }
+
     /// The memory type of the page holding byte `offset` of the mapping at
     /// `slot`, if the page tables map it yet.
     pub fn shared_dram_page_type(&self, slot: u8, offset: u32) -> Option<MemoryType> {

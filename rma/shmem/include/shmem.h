@@ -6,8 +6,9 @@
  * Every routine declared here exists in the library. The ones at the end
  * ("not supported") end the run with a report naming the routine.
  * Symmetric objects are those of shmem_malloc, shmem_calloc and
- * shmem_align only: a global or static variable given as a symmetric
- * address fails naming the routine and the address. `long` and `size_t`
+ * shmem_align, and the program's global and static variables; a stack
+ * or malloc address given as a symmetric address fails naming the
+ * routine and the address. `long` and `size_t`
  * are 32 bits on the cores. docs/openshmem.md describes the consistency
  * model on the non-coherent chip. */
 #ifndef SHMEM_H

@@ -32,6 +32,8 @@ pub enum MapError {
     OutOfFrames,
     /// The page at this address is mapped already.
     AlreadyMapped(u32),
+    /// The page at this address is not mapped.
+    NotMapped(u32),
     /// Start or length is not a multiple of the page size, or the range wraps.
     BadRange {
         /// First byte.
@@ -46,6 +48,7 @@ impl core::fmt::Display for MapError {
         match *self {
             Self::OutOfFrames => f.write_str("out of page frames for page tables"),
             Self::AlreadyMapped(a) => write!(f, "page {a:#010x} is mapped twice"),
+            Self::NotMapped(a) => write!(f, "page {a:#010x} is not mapped"),
             Self::BadRange { start, len } => {
                 write!(
                     f,
@@ -195,6 +198,31 @@ impl AddressSpace {
             if self.active {
                 invlpg(page);
             }
+        }
+        Ok(())
+    }
+
+    /// Points the pages of `[virt, virt + len)`, every one of them mapped
+    /// already, at `[phys, phys + len)` with memory type `ty`, readable and
+    /// writable: the addresses keep working, reaching other memory. In the
+    /// active address space the TLB entry of each page is flushed.
+    ///
+    /// Nothing changes unless every page of the range is mapped
+    /// ([`MapError::NotMapped`] names the first that is not).
+    pub fn remap(
+        &mut self,
+        virt: u32,
+        phys: u32,
+        len: u32,
+        ty: MemoryType,
+    ) -> Result<(), MapError> {
+        let virt_pages = pages(virt, len)?;
+        let phys_pages = pages(phys, len)?;
+        if let Some(page) = virt_pages.clone().find(|&page| !self.is_mapped(page)) {
+            return Err(MapError::NotMapped(page));
+        }
+        for (page, frame) in virt_pages.zip(phys_pages) {
+            self.rewrite(page, |_| page_entry(frame, ty, Access::ReadWrite));
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 //!
 //! One core runs one PE, so the library's state is one value per core
 //! ([`STATE`]), borrowed for the length of a routine. A routine given
-//! bad arguments (an address outside the symmetric heap, a PE outside the
+//! bad arguments (an address that is not symmetric, a PE outside the
 //! run, a routine called before `shmem_init`) ends the core's run with a
 //! report naming the routine and what was wrong, as OpenSHMEM leaves
 //! errors to the implementation.
@@ -46,12 +46,20 @@ mod unsupported;
 /// What an initialised PE holds.
 struct State {
     dsm: Dsm<'static, Platform>,
-    /// The symmetric heap: a region of `n * HEAP_BYTES`, in blocks.
+    /// The symmetric heap and variables: a region of `n * block`, in blocks.
     heap: Region,
     /// The scope of the heap.
     scope: Scope,
     /// Where this PE's part of the heap is mapped.
     base: *mut u8,
+    /// The program's global and static variables (`.symmetric`, which
+    /// `shmem_init` moved onto the PE's block after the heap): where they
+    /// start, and their bytes.
+    data: *mut u8,
+    data_len: usize,
+    /// Bytes of each PE's block of the region: the heap, then the
+    /// variables.
+    block: u32,
     /// Offsets of the blocks `shmem_malloc` gave out.
     alloc: Heap,
     /// The run's PEs.
@@ -119,26 +127,34 @@ impl State {
             .ok_or_else(|| format!("PE {pe} is not in the run (PEs 0 to {})", self.n - 1))
     }
 
-    /// The heap offset of `len` bytes at `addr`, which must lie in this
-    /// PE's symmetric heap (`what` names the argument in the error).
+    /// The block offset of `len` bytes at `addr`, which must lie in this
+    /// PE's symmetric heap or among the program's variables (`what` names
+    /// the argument in the error).
     fn offset(&self, addr: *const c_void, len: usize, what: &str) -> Outcome<u32> {
-        let start = self.base as usize;
         let at = addr as usize;
-        if at < start || at - start + len > HEAP_BYTES as usize {
-            return Err(format!(
-                "{what} {addr:p} ({len} bytes) is not a symmetric object: it is outside the \
-                 symmetric heap ({:p} to {:p}); only memory from shmem_malloc, shmem_calloc \
-                 and shmem_align is symmetric here (global and static variables are not)",
-                self.base,
-                self.base.wrapping_add(HEAP_BYTES as usize)
-            ));
+        let inside = |start: usize, bytes: usize| {
+            (at >= start && at - start <= bytes && bytes - (at - start) >= len).then(|| at - start)
+        };
+        if let Some(offset) = inside(self.base as usize, HEAP_BYTES as usize) {
+            return Ok(offset as u32);
         }
-        Ok((at - start) as u32)
+        if let Some(offset) = inside(self.data as usize, self.data_len) {
+            return Ok(HEAP_BYTES + offset as u32);
+        }
+        Err(format!(
+            "{what} {addr:p} ({len} bytes) is not a symmetric object: it is outside the \
+             symmetric heap ({:p} to {:p}) and the program's global and static variables \
+             ({:p} to {:p})",
+            self.base,
+            self.base.wrapping_add(HEAP_BYTES as usize),
+            self.data,
+            self.data.wrapping_add(self.data_len)
+        ))
     }
 
-    /// The region offset of heap offset `offset` on `pe`.
+    /// The region offset of block offset `offset` on `pe`.
     fn at(&self, pe: u32, offset: u32) -> u32 {
-        pe * HEAP_BYTES + offset
+        pe * self.block + offset
     }
 
     /// Writes `data` at heap offset `offset` of `pe` and pushes it to
@@ -289,18 +305,47 @@ pub extern "C" fn shmem_init() {
         let mut dsm = Dsm::new(rma).map_err(|e| format!("{e}"))?;
         let n = dsm.size();
         let me = dsm.rank();
+        let (data, data_len) = program_variables();
+        let block = u32::try_from(data_len)
+            .ok()
+            .and_then(|len| HEAP_BYTES.checked_add(len))
+            .filter(|block| block.checked_mul(n).is_some())
+            .ok_or_else(|| {
+                format!("the program's variables ({data_len} bytes) do not fit in shared memory")
+            })?;
         let (heap, _) = dsm
-            .alloc_unzeroed(n * HEAP_BYTES, Distribution::Block, Attribute::L1Only)
-            .map_err(|e| format!("the symmetric heap: {e}"))?;
+            .alloc_unzeroed(n * block, Distribution::Block, Attribute::L1Only)
+            .map_err(|e| {
+                format!(
+                    "the symmetric heap ({HEAP_BYTES} bytes per PE) and the program's \
+                     variables ({data_len} bytes): {e}"
+                )
+            })?;
         let scope = dsm.scope(&[heap]).map_err(|e| format!("{e}"))?;
         let mapping = dsm.map_local(heap).map_err(|e| format!("{e}"))?;
         let bytes = platform.shared_dram(mapping.slot, mapping.offset, mapping.len as usize);
         let base = bytes.as_ptr().wrapping_add(mapping.offset as usize);
+        // The variables' pages onto this PE's block, after the heap; then
+        // every PE's are there before anyone reaches another's.
+        platform
+            .move_to_shared_dram(
+                data as u32,
+                data_len as u32,
+                mapping.slot,
+                mapping.offset + HEAP_BYTES,
+            )
+            .map_err(|e| format!("moving the program's variables to shared memory: {e}"))?;
+        dsm.rma().hal().flush_wcb();
+        dsm.sync_write(scope).map_err(|e| format!("{e}"))?;
+        dsm.barrier();
         Ok(State {
             dsm,
             heap,
             scope,
             base,
+            data,
+            data_len,
+            block,
             alloc: Heap::new(HEAP_BYTES),
             n,
             me,
@@ -316,6 +361,19 @@ pub extern "C" fn shmem_init() {
             fail(format_args!("shmem_init: {e}"))
         }
     }
+}
+
+/// The program's global and static variables: the section `.symmetric`
+/// that `rma/shmem/symmetric.ld` gathers (whole pages), its start and
+/// bytes.
+fn program_variables() -> (*mut u8, usize) {
+    unsafe extern "C" {
+        static mut __symmetric_start: u8;
+        static mut __symmetric_end: u8;
+    }
+    let start = &raw mut __symmetric_start;
+    let end = &raw mut __symmetric_end;
+    (start, end as usize - start as usize)
 }
 
 /// `shmem_init_thread`: `shmem_init`; a PE is one thread
