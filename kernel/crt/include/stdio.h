@@ -2,8 +2,8 @@
 /* stdio.h: formatted output to strings and to the two output streams
  * (C11 7.21, a subset). There are no files: stdout (line-buffered unless
  * setvbuf says otherwise) and stderr (unbuffered) are the only streams,
- * both written through the kernel's write hook. No input: no stdin,
- * scanf, fgets or getchar. */
+ * both written through the kernel's write hook. No input stream: no
+ * stdin, scanf, fgets or getchar; sscanf reads a string. */
 #ifndef CRT_STDIO_H
 #define CRT_STDIO_H
 
@@ -45,6 +45,11 @@ int vsprintf(char *restrict s, const char *restrict format, va_list ap)
     __attribute__((__format__(__printf__, 2, 0)));
 int vsnprintf(char *restrict s, size_t n, const char *restrict format, va_list ap)
     __attribute__((__format__(__printf__, 3, 0)));
+
+int sscanf(const char *restrict s, const char *restrict format, ...)
+    __attribute__((__format__(__scanf__, 2, 3)));
+int vsscanf(const char *restrict s, const char *restrict format, va_list ap)
+    __attribute__((__format__(__scanf__, 2, 0)));
 
 int fputc(int c, FILE *stream);
 int putc(int c, FILE *stream);

@@ -99,6 +99,7 @@
 #define sin crt_sin
 #define snprintf crt_snprintf
 #define sprintf crt_sprintf
+#define sscanf crt_sscanf
 #define sqrt crt_sqrt
 #define sqrtf crt_sqrtf
 #define srand crt_srand
@@ -143,5 +144,6 @@
 #define vprintf crt_vprintf
 #define vsnprintf crt_vsnprintf
 #define vsprintf crt_vsprintf
+#define vsscanf crt_vsscanf
 
 #endif

@@ -88,6 +88,7 @@ unsafe extern "C" {
 
     pub fn crt_snprintf(s: *mut c_char, n: usize, fmt: *const c_char, ...) -> c_int;
     pub fn crt_sprintf(s: *mut c_char, fmt: *const c_char, ...) -> c_int;
+    pub fn crt_sscanf(s: *const c_char, fmt: *const c_char, ...) -> c_int;
     pub fn crt_printf(fmt: *const c_char, ...) -> c_int;
     pub fn crt_fprintf(f: *mut File, fmt: *const c_char, ...) -> c_int;
     pub fn crt_fputc(c: c_int, f: *mut File) -> c_int;

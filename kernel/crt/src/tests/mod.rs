@@ -18,6 +18,7 @@ mod memory;
 mod misc;
 mod process;
 mod pthread;
+mod scanf;
 mod stdio;
 mod string;
 mod strtod;
