@@ -34,6 +34,11 @@ double fabs(double x)
     return from_bits(bits_of(x) & ~SIGN);
 }
 
+long double fabsl(long double x)
+{
+    return __builtin_fabsl(x);
+}
+
 float fabsf(float x)
 {
     union {
@@ -43,6 +48,16 @@ float fabsf(float x)
     b.f = x;
     b.u &= 0x7fffffffu;
     return b.f;
+}
+
+float copysignf(float x, float y)
+{
+    return __builtin_copysignf(x, y);
+}
+
+long double copysignl(long double x, long double y)
+{
+    return __builtin_copysignl(x, y);
 }
 
 double copysign(double x, double y)

@@ -34,6 +34,7 @@
 
 double fabs(double x);
 float fabsf(float x);
+long double fabsl(long double x);
 double sqrt(double x);
 float sqrtf(float x);
 double floor(double x);
@@ -42,6 +43,8 @@ double trunc(double x);
 double round(double x);
 double fmod(double x, double y);
 double copysign(double x, double y);
+float copysignf(float x, float y);
+long double copysignl(long double x, long double y);
 /* On the x87 (c/x87math.c says how accurate they are). */
 double sin(double x);
 double cos(double x);

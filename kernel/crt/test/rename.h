@@ -25,6 +25,8 @@
 #define clock_getres crt_clock_getres
 #define clock_gettime crt_clock_gettime
 #define copysign crt_copysign
+#define copysignf crt_copysignf
+#define copysignl crt_copysignl
 #define cos crt_cos
 #define difftime crt_difftime
 #define div crt_div
@@ -33,6 +35,7 @@
 #define exp crt_exp
 #define fabs crt_fabs
 #define fabsf crt_fabsf
+#define fabsl crt_fabsl
 #define fflush crt_fflush
 #define floor crt_floor
 #define fmod crt_fmod
@@ -145,5 +148,24 @@
 #define vsnprintf crt_vsnprintf
 #define vsprintf crt_vsprintf
 #define vsscanf crt_vsscanf
+
+#define creal crt_creal
+#define crealf crt_crealf
+#define creall crt_creall
+#define cimag crt_cimag
+#define cimagf crt_cimagf
+#define cimagl crt_cimagl
+#define conj crt_conj
+#define conjf crt_conjf
+#define conjl crt_conjl
+#define cabs crt_cabs
+#define cabsf crt_cabsf
+
+#define __mulsc3 crt__mulsc3
+#define __muldc3 crt__muldc3
+#define __mulxc3 crt__mulxc3
+#define __divsc3 crt__divsc3
+#define __divdc3 crt__divdc3
+#define __divxc3 crt__divxc3
 
 #endif

@@ -7,6 +7,7 @@
 //! [`hooks::lock`] while it runs. Tests of functions that end the program
 //! run in a child process ([`hooks::run_child`]).
 
+mod complex;
 mod ctype;
 mod ffi;
 mod format;
