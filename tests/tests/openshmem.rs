@@ -9,7 +9,9 @@
 //! invalidation would show); and a producer and consumer whose consumer
 //! waits with plain loads instead of `shmem_int_wait_until`, whose stale
 //! reads of the flag the checker names. Global and static variables as
-//! symmetric objects (`globals.c`) on 2 and 8 PEs. And the same model from Rust
+//! symmetric objects (`globals.c`) on 2 and 8 PEs. Teams, contexts,
+//! signals, non-blocking atomics, multi-variable waits, alltoalls and the
+//! C11 generic routines (`teams_ctx.c`) on 2 and 4 PEs. And the same model from Rust
 //! (`dsm::spmd`, the `spmd` program), every value checked, on 2 and 8
 //! PEs.
 
@@ -125,6 +127,19 @@ fn global_and_static_variables_are_symmetric_on_2_and_8_pes_with_no_stale_read()
         assert_clean_success(&report, cores);
         every_pe_printed(&report, cores, |pe| {
             format!("PE {pe} of {cores}: globals checks passed")
+        });
+    }
+}
+
+#[test]
+fn teams_contexts_signals_and_generic_routines_check_their_data_on_2_and_4_pes() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = oshcc(dir.path(), "teams_ctx", &[]);
+    for (cores, wt) in [(2, WtReads::Silicon), (4, WtReads::Ideal)] {
+        let report = boot(&image, cores, wt);
+        assert_clean_success(&report, cores);
+        every_pe_printed(&report, cores, |pe| {
+            format!("PE {pe} of {cores}: teams and contexts checks passed")
         });
     }
 }
@@ -282,8 +297,8 @@ fn a_stack_address_as_a_symmetric_address_and_an_unsupported_routine_are_named()
         dir.path(),
         "unsupported",
         "#include <shmem.h>\nint main(void) {\n    shmem_init();\n    \
-         shmem_ctx_create(0, 0);\n    shmem_finalize();\n    return 0;\n}\n",
-        &["FAILED: shmem_ctx_create: not supported by this OpenSHMEM library"],
+         shmem_broadcast32();\n    shmem_finalize();\n    return 0;\n}\n",
+        &["FAILED: shmem_broadcast32: not supported by this OpenSHMEM library"],
     );
     fails_naming(
         dir.path(),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! `shmem.h` declares exactly the routines the library defines: every
 //! function of the header is defined (typed ones by the macro invocations
-//! that name them, the others by `extern "C" fn`), and every routine the
-//! library defines is declared.
+//! that name them, the others by `extern "C" fn`, a few in the header
+//! itself), and every routine the library defines is declared. The C11
+//! generic macros are left out: they name typed routines.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -20,6 +21,10 @@ fn declared() -> BTreeSet<String> {
             .unwrap();
     let mut out = BTreeSet::new();
     for line in header.lines() {
+        // The C11 generic macros are not routines of the library.
+        if line.starts_with("#define") {
+            continue;
+        }
         let code = line.split("/*").next().unwrap();
         // A declaration: NAME followed by its parameter list.
         for (i, _) in code.match_indices('(') {
@@ -34,10 +39,19 @@ fn declared() -> BTreeSet<String> {
 }
 
 /// The routines the library's sources define: names in the typed macro
-/// invocations, in `fn` items and in the unsupported list.
+/// invocations, in `fn` items and in the unsupported list, and the
+/// header's own `static inline` functions (the `long double` `p` and
+/// `g`).
 fn defined() -> BTreeSet<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/guest");
     let mut out = BTreeSet::new();
+    let header =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("include/shmem.h"))
+            .unwrap();
+    for line in header.lines().filter(|l| l.starts_with("static inline ")) {
+        let name = line.split('(').next().unwrap();
+        out.extend(names(name).last().map(str::to_owned));
+    }
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();

@@ -37,9 +37,17 @@ use rma::comm::Comm;
 use rma::{Accumulable, AccumulateOp, Rma};
 
 use dsm::heap::Heap;
-use dsm::spmd::HEAP_BYTES;
+/// Bytes of each PE's symmetric heap (the end of it holds the teams'
+/// barrier table and exchange area).
+const HEAP_BYTES: u32 = 8 << 20;
+
+/// Each PE's heap starts at an address aligned to this, so that
+/// `shmem_align` gives addresses aligned up to it, at the same offset on
+/// every PE.
+const HEAP_ALIGN: u32 = 4 << 20;
 
 mod collectives;
+mod contexts;
 mod routines;
 mod unsupported;
 
@@ -57,11 +65,19 @@ struct State {
     /// start, and their bytes.
     data: *mut u8,
     data_len: usize,
-    /// Bytes of each PE's block of the region: the heap, then the
-    /// variables.
+    /// Bytes of each PE's block of the region: up to [`HEAP_ALIGN`]
+    /// bytes before an aligned address, the heap, then the variables.
     block: u32,
+    /// Where each PE's heap starts in its block.
+    starts: Vec<u32>,
     /// Offsets of the blocks `shmem_malloc` gave out.
     alloc: Heap,
+    /// The teams this PE made (handle `k + 2` is entry `k`), `None` once
+    /// destroyed.
+    teams: Vec<Option<collectives::TeamDef>>,
+    /// The contexts this PE made (handle `k + 2` is entry `k`): the team
+    /// of each, `None` once destroyed.
+    contexts: Vec<Option<collectives::Team>>,
     /// The run's PEs.
     n: u32,
     /// This PE.
@@ -131,6 +147,10 @@ impl State {
     /// PE's symmetric heap or among the program's variables (`what` names
     /// the argument in the error).
     fn offset(&self, addr: *const c_void, len: usize, what: &str) -> Outcome<u32> {
+        // Nothing is moved: any address will do (NULL too).
+        if len == 0 {
+            return Ok(0);
+        }
         let at = addr as usize;
         let inside = |start: usize, bytes: usize| {
             (at >= start && at - start <= bytes && bytes - (at - start) >= len).then(|| at - start)
@@ -154,7 +174,7 @@ impl State {
 
     /// The region offset of block offset `offset` on `pe`.
     fn at(&self, pe: u32, offset: u32) -> u32 {
-        pe * self.block + offset
+        pe * self.block + self.starts[pe as usize] + offset
     }
 
     /// Writes `data` at heap offset `offset` of `pe` and pushes it to
@@ -308,7 +328,7 @@ pub extern "C" fn shmem_init() {
         let (data, data_len) = program_variables();
         let block = u32::try_from(data_len)
             .ok()
-            .and_then(|len| HEAP_BYTES.checked_add(len))
+            .and_then(|len| (HEAP_ALIGN + HEAP_BYTES).checked_add(len))
             .filter(|block| block.checked_mul(n).is_some())
             .ok_or_else(|| {
                 format!("the program's variables ({data_len} bytes) do not fit in shared memory")
@@ -324,7 +344,20 @@ pub extern "C" fn shmem_init() {
         let scope = dsm.scope(&[heap]).map_err(|e| format!("{e}"))?;
         let mapping = dsm.map_local(heap).map_err(|e| format!("{e}"))?;
         let bytes = platform.shared_dram(mapping.slot, mapping.offset, mapping.len as usize);
-        let base = bytes.as_ptr().wrapping_add(mapping.offset as usize);
+        let part = bytes.as_ptr().wrapping_add(mapping.offset as usize);
+        // The heap from the first aligned address of the block; every PE
+        // learns where every other's starts.
+        let start = (part as u32).next_multiple_of(HEAP_ALIGN) - part as u32;
+        let base = part.wrapping_add(start as usize);
+        let mut all = vec![0u8; 4 * n as usize];
+        dsm.rma()
+            .comm()
+            .allgather(&start.to_le_bytes(), &mut all)
+            .map_err(|e| format!("{e}"))?;
+        let starts: Vec<u32> = all
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
         // The variables' pages onto this PE's block, after the heap; then
         // every PE's are there before anyone reaches another's.
         platform
@@ -332,9 +365,17 @@ pub extern "C" fn shmem_init() {
                 data as u32,
                 data_len as u32,
                 mapping.slot,
-                mapping.offset + HEAP_BYTES,
+                mapping.offset + start + HEAP_BYTES,
             )
             .map_err(|e| format!("moving the program's variables to shared memory: {e}"))?;
+        // The teams' area at the end of the heap starts zeroed.
+        let area = collectives::TEAM_AREA;
+        dsm.write(
+            heap,
+            me * block + start + HEAP_BYTES - area,
+            &vec![0u8; area as usize],
+        )
+        .map_err(|e| format!("{e}"))?;
         dsm.rma().hal().flush_wcb();
         dsm.sync_write(scope).map_err(|e| format!("{e}"))?;
         dsm.barrier();
@@ -346,7 +387,10 @@ pub extern "C" fn shmem_init() {
             data,
             data_len,
             block,
-            alloc: Heap::new(HEAP_BYTES),
+            starts,
+            alloc: Heap::new(HEAP_BYTES - collectives::TEAM_AREA),
+            teams: Vec::new(),
+            contexts: Vec::new(),
             n,
             me,
         })
@@ -539,6 +583,11 @@ fn allocate(routine: &str, size: usize, align: usize, zero: bool) -> *mut c_void
         if size == 0 {
             return Ok(core::ptr::null_mut());
         }
+        if align > HEAP_ALIGN as usize {
+            return Err(format!(
+                "alignment {align} is above the {HEAP_ALIGN} bytes every PE's heap is aligned to"
+            ));
+        }
         let at = s
             .alloc
             .alloc(size as u64, align as u64)
@@ -557,6 +606,13 @@ fn allocate(routine: &str, size: usize, align: usize, zero: bool) -> *mut c_void
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_malloc(size: usize) -> *mut c_void {
     allocate("shmem_malloc", size, 1, false)
+}
+
+/// `shmem_malloc_with_hints`: `shmem_malloc`; the hints (how the memory
+/// will be used) are advisory, and every block serves every use here.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmem_malloc_with_hints(size: usize, _hints: core::ffi::c_long) -> *mut c_void {
+    allocate("shmem_malloc_with_hints", size, 1, false)
 }
 
 /// `shmem_calloc`: `shmem_malloc` of `count * size` bytes, zeroed.
@@ -582,7 +638,7 @@ pub extern "C" fn shmem_free(ptr: *mut c_void) {
     with("shmem_free", |s| {
         s.barrier_all()?;
         if !ptr.is_null() {
-            let at = s.offset(ptr, 0, "ptr")?;
+            let at = s.offset(ptr, 1, "ptr")?;
             s.alloc.free(at).map_err(|e| format!("{e}"))?;
         }
         Ok(())
@@ -597,7 +653,7 @@ pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
         return shmem_malloc(size);
     }
     let old = with("shmem_realloc", |s| {
-        let at = s.offset(ptr, 0, "ptr")?;
+        let at = s.offset(ptr, 1, "ptr")?;
         s.alloc
             .block(at)
             .ok_or_else(|| format!("ptr {ptr:p} is not a block shmem_malloc gave"))

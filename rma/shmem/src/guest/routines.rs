@@ -178,7 +178,7 @@ macro_rules! single_routines {
 /// `long double` as i386 gcc lays it out: moved as bytes.
 #[derive(Debug, Clone, Copy, Default)]
 #[repr(C, align(4))]
-pub struct LongDouble([u8; 12]);
+pub struct LongDouble(pub(super) [u8; 12]);
 
 /// Bytes moved by the sized routines `shmem_put128` and kin.
 #[derive(Debug, Clone, Copy, Default)]
@@ -272,7 +272,7 @@ pub extern "C" fn shmem_sync_all() {
 }
 
 /// `SHMEM_CMP_*`.
-fn compare<T: PartialOrd>(routine: &str, cmp: c_int, a: T, b: T) -> bool {
+pub(super) fn compare<T: PartialOrd>(routine: &str, cmp: c_int, a: T, b: T) -> bool {
     match cmp {
         0 => a == b,
         1 => a != b,
