@@ -111,8 +111,15 @@ int main(void)
 
     /* A strided team (every other PE) and a reversed one. */
     shmem_team_t evens, reversed;
-    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &evens) == 0,
+    shmem_team_config_t config = {.num_contexts = 3}, got_config;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, &config,
+                                   SHMEM_TEAM_NUM_CONTEXTS, &evens) == 0,
           "split even");
+    CHECK(evens == SHMEM_TEAM_INVALID
+              || (shmem_team_get_config(evens, SHMEM_TEAM_NUM_CONTEXTS, &got_config) == 0
+                  && got_config.num_contexts == 3),
+          "the evens' configuration");
+    CHECK(shmem_team_get_config(SHMEM_TEAM_INVALID, 0, &got_config) != 0, "invalid config");
     CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n, NULL, 0, &reversed) == 0,
           "split reversed");
     CHECK((me % 2 == 0) == (evens != SHMEM_TEAM_INVALID), "membership of evens");
@@ -123,7 +130,7 @@ int main(void)
         CHECK(size == (n + 1) / 2 && shmem_team_my_pe(evens) == me / 2, "evens size");
         for (int i = 0; i < 4; i++)
             sum_src[i] = me + i;
-        shmem_team_sync(evens);
+        shmem_sync(evens);
         shmem_long_sum_reduce(evens, sum_dst, sum_src, 4);
         long expect = 0;
         for (int p = 0; p < n; p += 2)

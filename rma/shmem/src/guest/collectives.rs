@@ -43,6 +43,9 @@ pub(super) struct TeamDef {
     /// The entry of the barrier table on `start` this team's barriers
     /// count in, once found.
     pub(super) slot: Option<u32>,
+    /// The contexts its configuration asked for (`num_contexts` under
+    /// `SHMEM_TEAM_NUM_CONTEXTS`), 0 when it asked for none.
+    pub(super) contexts: c_int,
 }
 
 impl TeamDef {
@@ -87,6 +90,7 @@ impl State {
                 size: self.n,
                 me: self.me,
                 slot: None,
+                contexts: 0,
             });
         }
         if team == INVALID {
@@ -270,13 +274,19 @@ fn strided(parent: &TeamDef, start: c_int, stride: c_int, size: c_int) -> Outcom
 /// the handle, or `SHMEM_TEAM_INVALID` on the others. Collective over
 /// `parent` (its barrier ends it, so the new team's table entry is not
 /// used before every member knows the team).
-fn make_team(s: &mut State, parent: Team, (start, stride, size): (u32, i32, u32)) -> Outcome<Team> {
+fn make_team(
+    s: &mut State,
+    parent: Team,
+    (start, stride, size): (u32, i32, u32),
+    contexts: c_int,
+) -> Outcome<Team> {
     let mut def = TeamDef {
         start,
         stride,
         size,
         me: 0,
         slot: None,
+        contexts,
     };
     let handle = match def.index_of(s.me) {
         Some(me) => {
@@ -308,11 +318,12 @@ pub extern "C" fn shmem_team_split_strided(
     start: c_int,
     stride: c_int,
     size: c_int,
-    _config: *const c_void,
-    _config_mask: core::ffi::c_long,
+    config: *const TeamConfig,
+    config_mask: core::ffi::c_long,
     new_team: *mut Team,
 ) -> c_int {
     let routine = "shmem_team_split_strided";
+    let contexts = asked_contexts(config, config_mask);
     if parent == INVALID {
         give(routine, new_team, INVALID);
         return -1;
@@ -320,7 +331,7 @@ pub extern "C" fn shmem_team_split_strided(
     let made = with(routine, |s| {
         let def = s.team(parent)?;
         match strided(&def, start, stride, size) {
-            Ok(triple) => make_team(s, parent, triple).map(Ok),
+            Ok(triple) => make_team(s, parent, triple, contexts).map(Ok),
             Err(e) => {
                 s.team_barrier(parent, false)?;
                 Ok(Err(e))
@@ -346,14 +357,18 @@ pub extern "C" fn shmem_team_split_strided(
 pub extern "C" fn shmem_team_split_2d(
     parent: Team,
     xrange: c_int,
-    _xconfig: *const c_void,
-    _xmask: core::ffi::c_long,
+    xconfig: *const TeamConfig,
+    xmask: core::ffi::c_long,
     xteam: *mut Team,
-    _yconfig: *const c_void,
-    _ymask: core::ffi::c_long,
+    yconfig: *const TeamConfig,
+    ymask: core::ffi::c_long,
     yteam: *mut Team,
 ) -> c_int {
     let routine = "shmem_team_split_2d";
+    let (xcontexts, ycontexts) = (
+        asked_contexts(xconfig, xmask),
+        asked_contexts(yconfig, ymask),
+    );
     if parent == INVALID || xrange < 1 {
         give(routine, xteam, INVALID);
         give(routine, yteam, INVALID);
@@ -369,8 +384,8 @@ pub extern "C" fn shmem_team_split_2d(
         let in_col = rows - u32::from(col >= def.size - (rows - 1) * xrange);
         let x = strided(&def, (row * xrange) as c_int, 1, in_row as c_int)?;
         let y = strided(&def, col as c_int, xrange as c_int, in_col as c_int)?;
-        let x = add_team(s, member(s.me, x))?;
-        let y = add_team(s, member(s.me, y))?;
+        let x = add_team(s, member(s.me, x, xcontexts))?;
+        let y = add_team(s, member(s.me, y, ycontexts))?;
         s.team_barrier(parent, false)?;
         Ok((x, y))
     });
@@ -380,13 +395,14 @@ pub extern "C" fn shmem_team_split_2d(
 }
 
 /// The team `(start, stride, size)`, which PE `me` is a member of.
-fn member(me: u32, (start, stride, size): (u32, i32, u32)) -> TeamDef {
+fn member(me: u32, (start, stride, size): (u32, i32, u32), contexts: c_int) -> TeamDef {
     let mut def = TeamDef {
         start,
         stride,
         size,
         me: 0,
         slot: None,
+        contexts,
     };
     def.me = def.index_of(me).expect("a PE's own row and column hold it");
     def
@@ -441,24 +457,42 @@ pub struct TeamConfig {
     num_contexts: c_int,
 }
 
-/// `shmem_team_get_config`: the contexts the team was made for (0: this
-/// library does not reserve any); returns 0, or -1 for
-/// `SHMEM_TEAM_INVALID`.
+/// `SHMEM_TEAM_NUM_CONTEXTS`: the bit of a configuration mask that
+/// selects `num_contexts`.
+const NUM_CONTEXTS: core::ffi::c_long = 1;
+
+/// The contexts a configuration asks for: its `num_contexts` when `mask`
+/// selects it, else 0.
+fn asked_contexts(config: *const TeamConfig, mask: core::ffi::c_long) -> c_int {
+    if mask & NUM_CONTEXTS == 0 || config.is_null() {
+        return 0;
+    }
+    // SAFETY: C passes a pointer to its configuration (not NULL).
+    unsafe { config.read() }.num_contexts
+}
+
+/// `shmem_team_get_config`: the contexts the team's configuration asked
+/// for (any number can be made: none is reserved), under
+/// `SHMEM_TEAM_NUM_CONTEXTS`; returns 0, or -1 for `SHMEM_TEAM_INVALID`.
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_team_get_config(
     team: Team,
-    _mask: core::ffi::c_long,
+    mask: core::ffi::c_long,
     config: *mut TeamConfig,
 ) -> c_int {
     if team == INVALID {
         return -1;
     }
-    with("shmem_team_get_config", |s| s.team(team).map(|_| ()));
-    give(
-        "shmem_team_get_config",
-        config,
-        TeamConfig { num_contexts: 0 },
-    );
+    let def = with("shmem_team_get_config", |s| s.team(team));
+    if mask & NUM_CONTEXTS != 0 {
+        give(
+            "shmem_team_get_config",
+            config,
+            TeamConfig {
+                num_contexts: def.contexts,
+            },
+        );
+    }
     0
 }
 
