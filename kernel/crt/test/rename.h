@@ -10,6 +10,12 @@
 #define CRT_RENAME_H
 
 #define _Exit crt__Exit
+#define __divdc3 crt__divdc3
+#define __divsc3 crt__divsc3
+#define __divxc3 crt__divxc3
+#define __muldc3 crt__muldc3
+#define __mulsc3 crt__mulsc3
+#define __mulxc3 crt__mulxc3
 #define abort crt_abort
 #define abs crt_abs
 #define aligned_alloc crt_aligned_alloc
@@ -19,15 +25,26 @@
 #define atol crt_atol
 #define atoll crt_atoll
 #define bsearch crt_bsearch
+#define cabs crt_cabs
+#define cabsf crt_cabsf
 #define calloc crt_calloc
 #define ceil crt_ceil
+#define cimag crt_cimag
+#define cimagf crt_cimagf
+#define cimagl crt_cimagl
 #define clock crt_clock
 #define clock_getres crt_clock_getres
 #define clock_gettime crt_clock_gettime
+#define conj crt_conj
+#define conjf crt_conjf
+#define conjl crt_conjl
 #define copysign crt_copysign
 #define copysignf crt_copysignf
 #define copysignl crt_copysignl
 #define cos crt_cos
+#define creal crt_creal
+#define crealf crt_crealf
+#define creall crt_creall
 #define difftime crt_difftime
 #define div crt_div
 #define errno crt_errno
@@ -102,10 +119,10 @@
 #define sin crt_sin
 #define snprintf crt_snprintf
 #define sprintf crt_sprintf
-#define sscanf crt_sscanf
 #define sqrt crt_sqrt
 #define sqrtf crt_sqrtf
 #define srand crt_srand
+#define sscanf crt_sscanf
 #define stderr crt_stderr
 #define stdout crt_stdout
 #define strcasecmp crt_strcasecmp
@@ -148,24 +165,5 @@
 #define vsnprintf crt_vsnprintf
 #define vsprintf crt_vsprintf
 #define vsscanf crt_vsscanf
-
-#define creal crt_creal
-#define crealf crt_crealf
-#define creall crt_creall
-#define cimag crt_cimag
-#define cimagf crt_cimagf
-#define cimagl crt_cimagl
-#define conj crt_conj
-#define conjf crt_conjf
-#define conjl crt_conjl
-#define cabs crt_cabs
-#define cabsf crt_cabsf
-
-#define __mulsc3 crt__mulsc3
-#define __muldc3 crt__muldc3
-#define __mulxc3 crt__mulxc3
-#define __divsc3 crt__divsc3
-#define __divdc3 crt__divdc3
-#define __divxc3 crt__divxc3
 
 #endif
