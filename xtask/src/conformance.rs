@@ -1141,6 +1141,52 @@ pub fn table(preamble: &str, noun: &str, columns: &[&str], rows: &[Row]) -> Stri
     text
 }
 
+/// A run's report for the suites' unit tests: `outcome`, each core's
+/// serial lines, and, for a run with the chip model, `stale` stale reads
+/// counted on core 0 (`None`: a plain run, without reports).
+#[cfg(test)]
+pub(crate) fn test_report(
+    outcome: crate::Outcome,
+    serial: &[&[&str]],
+    stale: Option<u64>,
+) -> crate::RunReport {
+    crate::RunReport {
+        chip: chip::DEFAULT_CHIP,
+        outcome,
+        cores: (0u32..)
+            .zip(serial)
+            .map(|(core, lines)| crate::CoreReport {
+                core,
+                serial: lines.iter().map(|l| (*l).to_owned()).collect(),
+                stderr: Vec::new(),
+                exit: None,
+                first_line: None,
+            })
+            .collect(),
+        elapsed: std::time::Duration::from_secs(1),
+        load: Default::default(),
+        chip_memory: std::path::PathBuf::from("/dev/shm/x/chip.mem"),
+        kept: None,
+        mode: crate::Mode::Plain,
+        reports: (0u32..)
+            .take(serial.len())
+            .map(|core| {
+                let stale = stale?;
+                let mut r = emu::report::CoreReport::new(core, true);
+                if core == 0 {
+                    r.stale_reads = stale;
+                }
+                Some(r)
+            })
+            .collect(),
+        report_errors: Vec::new(),
+        output_errors: Vec::new(),
+        stall: None,
+        notes: Vec::new(),
+        code: Default::default(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -683,31 +683,7 @@ mod tests {
 
     /// A plain run's report: `outcome`, each core's serial lines.
     fn report(outcome: Outcome, serial: &[&[&str]]) -> RunReport {
-        RunReport {
-            chip: chip::DEFAULT_CHIP,
-            outcome,
-            cores: (0u32..)
-                .zip(serial)
-                .map(|(core, lines)| crate::CoreReport {
-                    core,
-                    serial: lines.iter().map(|l| (*l).to_owned()).collect(),
-                    stderr: Vec::new(),
-                    exit: None,
-                    first_line: None,
-                })
-                .collect(),
-            elapsed: std::time::Duration::from_secs(1),
-            load: Default::default(),
-            chip_memory: PathBuf::from("/dev/shm/x/chip.mem"),
-            kept: None,
-            mode: crate::Mode::Plain,
-            reports: vec![None; serial.len()],
-            report_errors: Vec::new(),
-            output_errors: Vec::new(),
-            stall: None,
-            notes: Vec::new(),
-            code: Default::default(),
-        }
+        crate::conformance::test_report(outcome, serial, None)
     }
 
     #[test]

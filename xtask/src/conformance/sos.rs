@@ -443,40 +443,7 @@ mod tests {
     /// A modelled run's report: `outcome`, each core's serial lines, and
     /// `stale` stale reads counted on core 0.
     fn report(outcome: Outcome, serial: &[&[&str]], stale: u64) -> RunReport {
-        RunReport {
-            chip: chip::DEFAULT_CHIP,
-            outcome,
-            cores: (0u32..)
-                .zip(serial)
-                .map(|(core, lines)| crate::CoreReport {
-                    core,
-                    serial: lines.iter().map(|l| (*l).to_owned()).collect(),
-                    stderr: Vec::new(),
-                    exit: None,
-                    first_line: None,
-                })
-                .collect(),
-            elapsed: std::time::Duration::from_secs(1),
-            load: Default::default(),
-            chip_memory: PathBuf::from("/dev/shm/x/chip.mem"),
-            kept: None,
-            mode: crate::Mode::Plain,
-            reports: (0u32..)
-                .take(serial.len())
-                .map(|core| {
-                    let mut r = emu::report::CoreReport::new(core, true);
-                    if core == 0 {
-                        r.stale_reads = stale;
-                    }
-                    Some(r)
-                })
-                .collect(),
-            report_errors: Vec::new(),
-            output_errors: Vec::new(),
-            stall: None,
-            notes: Vec::new(),
-            code: Default::default(),
-        }
+        crate::conformance::test_report(outcome, serial, Some(stale))
     }
 
     #[test]
