@@ -2,7 +2,7 @@
 /* The stencil in C over MPI windows: the same automaton as the Rust
  * `stencil` program (apps/programs/src/stencil.rs): Conway's rule on the
  * 9-point Moore stencil on a torus, the same first generation, rows split
- * across the ranks the same way, halo rows put into the neighbours'
+ * across the ranks the same way (life.h), halo rows put into the neighbours'
  * windows under post/start/complete/wait with two halo windows taking
  * turns. Rank 0 then gets every rank's rows and compares them with its
  * serial run of the whole grid.
@@ -17,56 +17,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "life.h"
 
 static unsigned rows_total = 192, width = 256, generations = 10;
-
-/* The first generation: about a third of the cells alive, scattered. */
-static uint8_t seed(uint32_t row, uint32_t col) {
-    uint32_t x = row * 0x9E3779B9u ^ col * 0x85EBCA6Bu ^ 0x5bd1e995u;
-    x = (x ^ (x >> 15)) * 0x2C1B3C6Du;
-    return (x >> 24) % 3 == 0;
-}
-
-/* The rows of rank k of n: the first and how many. */
-static void rows_of(unsigned n, unsigned k, unsigned *first, unsigned *count) {
-    unsigned base = rows_total / n, extra = rows_total % n;
-    *first = k * base + (k < extra ? k : extra);
-    *count = base + (k < extra);
-}
-
-/* One generation of rows 1..=rows of grid (rows + 2 rows of w cells; rows
- * 0 and rows + 1 are the halos) into the same rows of next. */
-static void step(const uint8_t *grid, uint8_t *next, unsigned rows, unsigned w) {
-    for (unsigned r = 1; r <= rows; r++) {
-        for (unsigned c = 0; c < w; c++) {
-            unsigned west = (c + w - 1) % w, east = (c + 1) % w, alive = 0;
-            for (unsigned row = r - 1; row <= r + 1; row++) {
-                const uint8_t *line = grid + row * w;
-                alive += line[west] + line[c] + line[east];
-            }
-            uint8_t me = grid[r * w + c];
-            alive -= me;
-            next[r * w + c] = alive == 3 || (me == 1 && alive == 2);
-        }
-    }
-}
-
-/* The whole grid after `generations`, wrapping around rows too. */
-static uint8_t *serial(void) {
-    unsigned w = width, rows = rows_total;
-    uint8_t *grid = calloc((rows + 2) * w, 1), *next = calloc((rows + 2) * w, 1);
-    CHECK(grid != NULL && next != NULL, "the serial run's %u bytes", 2 * (rows + 2) * w);
-    for (unsigned r = 0; r < rows; r++)
-        for (unsigned c = 0; c < w; c++) grid[(r + 1) * w + c] = seed(r, c);
-    for (unsigned g = 0; g < generations; g++) {
-        memcpy(grid, grid + rows * w, w);              /* the last row above the first */
-        memcpy(grid + (rows + 1) * w, grid + w, w);    /* the first row below the last */
-        step(grid, next, rows, w);
-        uint8_t *t = grid; grid = next; next = t;
-    }
-    free(next);
-    return grid;
-}
 
 int main(int argc, char **argv) {
     int rank, size;
@@ -81,11 +34,11 @@ int main(int argc, char **argv) {
     CHECK(argc == 1 || argc == 4, "usage: stencil [ROWS WIDTH GENERATIONS]");
     CHECK(rows_total >= (unsigned)size && width > 0, "%u rows for %d ranks", rows_total, size);
     unsigned w = width, first, rows;
-    rows_of(size, rank, &first, &rows);
+    life_rows_of(rows_total, size, rank, &first, &rows);
     uint8_t *grid = calloc((rows + 2) * w, 1), *next = calloc((rows + 2) * w, 1);
     CHECK(grid != NULL && next != NULL, "memory for %u rows", rows);
     for (unsigned r = 0; r < rows; r++)
-        for (unsigned c = 0; c < w; c++) grid[(r + 1) * w + c] = seed(first + r, c);
+        for (unsigned c = 0; c < w; c++) grid[(r + 1) * w + c] = life_seed(first + r, c);
 
     /* Two halo windows, each a top and a bottom row. */
     uint8_t *halo[2];
@@ -114,7 +67,7 @@ int main(int argc, char **argv) {
         MPI_Win_wait(h);
         memcpy(grid, mine, w);
         memcpy(grid + (rows + 1) * w, mine + w, w);
-        step(grid, next, rows, w);
+        life_step(grid, next, rows, w);
         uint8_t *t = grid; grid = next; next = t;
     }
     double elapsed = MPI_Wtime() - start;
@@ -127,12 +80,13 @@ int main(int argc, char **argv) {
     MPI_Win_fence(MPI_MODE_NOPRECEDE, res);
     long wrong = 0, live = 0;
     if (rank == 0) {
-        uint8_t *whole = serial();
+        uint8_t *whole = life_serial(rows_total, width, generations);
+        CHECK(whole != NULL, "memory for the serial run");
         uint8_t *theirs = malloc(((rows_total / size) + 1) * w);
         CHECK(theirs != NULL, "memory for a rank's rows");
         for (int r = 0; r < size; r++) {
             unsigned rf, rc;
-            rows_of(size, r, &rf, &rc);
+            life_rows_of(rows_total, size, r, &rf, &rc);
             MPI_Get(theirs, rc * w, MPI_BYTE, r, 0, rc * w, MPI_BYTE, res);
             for (unsigned k = 0; k < rc * w; k++) {
                 if (theirs[k] != whole[(rf + 1) * w + k]) {

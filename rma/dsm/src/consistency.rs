@@ -15,6 +15,14 @@
 //! [`Stats::skipped_invalidations`](crate::Stats)). A core's own release
 //! that finds the timestamp where this core last saw it moves its mark
 //! along, since its own writes leave nothing stale in its own cache.
+//!
+//! [`Dsm::set_enforcement`] turns the service off on a core: its calls
+//! are counted but do nothing (no cache action, no timestamp). A run so
+//! made is HAMSTER's "incoherent run" (thesis 4.3): the program's time
+//! with consistency enforced, less its time in such a run, is the
+//! consistency overhead. Its results are right only where nothing can
+//! be stale (MPBT-WT loads read uncached, as on silicon), so a program
+//! that measures this checks them in both runs.
 
 use alloc::vec::Vec;
 
@@ -25,6 +33,17 @@ use rma::hal::RmaHal;
 
 use crate::region::Region;
 use crate::{Dsm, DsmError, MAX_SCOPES};
+
+/// Whether the consistency service acts ([`Dsm::set_enforcement`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Enforcement {
+    /// `sync_write`, `sync_read`, `sync` and `invalidate` do what they
+    /// say.
+    #[default]
+    On,
+    /// They are counted and return at once: an incoherent run.
+    Off,
+}
 
 /// A scope's handle: the same on every core for the same allocation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -82,6 +101,11 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
     /// Return values: `Err(Rma(..))` if the timestamp cannot be updated.
     pub fn sync_write(&mut self, scope: Scope) -> Result<(), DsmError> {
         let start = self.now();
+        if self.enforcement == Enforcement::Off {
+            self.scope_state(scope)?;
+            self.stats.sync_write.record(start, self.now());
+            return Ok(());
+        }
         let actions = self
             .scope_state(scope)?
             .types
@@ -111,6 +135,11 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
     /// Return values: `Err(Rma(..))` if the timestamp cannot be read.
     pub fn sync_read(&mut self, scope: Scope) -> Result<(), DsmError> {
         let start = self.now();
+        if self.enforcement == Enforcement::Off {
+            self.scope_state(scope)?;
+            self.stats.sync_read.record(start, self.now());
+            return Ok(());
+        }
         let now = self.rma.fetch_and_op(
             self.control,
             0,
@@ -146,11 +175,30 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
     /// say: for a read of a location another core writes without a
     /// release (a flag polled while its writer is still running).
     pub fn invalidate(&mut self) {
+        if self.enforcement == Enforcement::Off {
+            return;
+        }
         let in_use = self.types_in_use();
         self.run(guard_invalidation(
             acquire_actions(MemoryType::MpbtWt),
             &in_use,
         ));
+    }
+
+    /// Turns the consistency service on or off on this core (it starts
+    /// on). Off, `sync_write`, `sync_read`, `sync` and `invalidate` are
+    /// counted in the statistics but do nothing: for an incoherent run,
+    /// whose time against an enforced one is the consistency overhead.
+    /// Switch every core at the same point of the program, between two
+    /// barriers: a release made while it is off advances no timestamp,
+    /// so a core still on could skip an invalidation it needs.
+    pub fn set_enforcement(&mut self, enforcement: Enforcement) {
+        self.enforcement = enforcement;
+    }
+
+    /// Whether the consistency service acts on this core.
+    pub fn enforcement(&self) -> Enforcement {
+        self.enforcement
     }
 
     /// The memory types of the regions allocated.

@@ -55,7 +55,7 @@ pub mod sync;
 #[cfg(test)]
 mod tests;
 
-pub use consistency::Scope;
+pub use consistency::{Enforcement, Scope};
 pub use region::{Attribute, Distribution, Granted, Region};
 pub use stats::{ServiceStats, Stats};
 pub use sync::{Counter, Lock, LockKind};
@@ -191,6 +191,8 @@ pub struct Dsm<'h, H: RmaHal> {
     locks: Vec<sync::LockState>,
     /// Counters allocated.
     counters: u32,
+    /// Whether the consistency service acts.
+    enforcement: Enforcement,
     stats: Stats,
 }
 
@@ -222,6 +224,7 @@ impl<'h, H: RmaHal> Dsm<'h, H> {
             scopes: Vec::new(),
             locks: Vec::new(),
             counters: 0,
+            enforcement: Enforcement::On,
             stats: Stats::default(),
         })
     }

@@ -185,6 +185,53 @@ fn sync_read_invalidates_only_when_the_scope_was_released_into() {
 }
 
 #[test]
+fn with_enforcement_off_the_consistency_calls_are_counted_and_do_nothing() {
+    let stats = Mock::run(2, |hal| {
+        let mut d = dsm(hal);
+        let me = d.rank();
+        let (r, _) = d
+            .alloc(2 * LINE, Distribution::Block, Attribute::L1Only)
+            .unwrap();
+        let scope = d.scope(&[r]).unwrap();
+        assert_eq!(d.enforcement(), Enforcement::On);
+        d.set_enforcement(Enforcement::Off);
+        d.barrier();
+        if me == 0 {
+            d.write(r, LINE, &[5; 4]).unwrap();
+            d.sync_write(scope).unwrap();
+        }
+        d.barrier();
+        d.sync_read(scope).unwrap();
+        d.invalidate();
+        let off = *d.stats();
+        // Back on: rank 0's release now moves the timestamp, and rank 1
+        // invalidates for it.
+        d.set_enforcement(Enforcement::On);
+        d.barrier();
+        if me == 0 {
+            d.sync_write(scope).unwrap();
+        }
+        d.barrier();
+        d.sync_read(scope).unwrap();
+        let mut four = [0u8; 4];
+        d.read(r, LINE, &mut four).unwrap();
+        assert_eq!(four, [5; 4]);
+        (me, off, *d.stats())
+    });
+    for (me, off, on) in stats {
+        assert_eq!(off.sync_write.calls, u64::from(me == 0), "rank {me}");
+        assert_eq!(off.sync_read.calls, 1, "rank {me}");
+        assert_eq!(
+            (off.flushes, off.invalidations, off.skipped_invalidations),
+            (0, 0, 0),
+            "rank {me}: {off}"
+        );
+        assert_eq!(on.invalidations, u64::from(me == 1), "rank {me}: {on}");
+        assert!(on.flushes > 0, "rank {me}: {on}");
+    }
+}
+
+#[test]
 fn ticket_locks_make_an_unprotected_increment_exact_and_count_waits() {
     let n = 4;
     let rounds = 25;

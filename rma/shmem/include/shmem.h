@@ -82,6 +82,12 @@ void shmem_info_get_name(char *name);
 double shmem_wtime(void);
 /* This library's statistics of the services under OpenSHMEM, printed. */
 void shmemx_print_stats(void);
+/* Collective: turns the library's consistency actions (the flushes,
+ * invalidations and timestamps of quiet, fence, barriers, locks and
+ * waits) off (on == 0) or on again, for a run whose time against an
+ * enforced one is the consistency overhead. Results are right with them
+ * off only where no load can be stale (the chip model's default). */
+void shmemx_enforce_consistency(int on);
 
 /* Memory management (collective; the same offset on every PE). */
 void *shmem_malloc(size_t size);

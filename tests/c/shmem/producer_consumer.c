@@ -8,9 +8,18 @@
  * Built with -DSTALE, the consumer waits with plain loads of the flag
  * instead: the one synchronisation removed. Its cached line keeps the old
  * flag and data, the coherence checker names the stale reads, and the
- * program reports what it saw instead of failing. */
+ * program reports what it saw instead of failing.
+ *
+ * With the argument `overhead`, each pair then hands over ROUNDS rounds
+ * of data (ready, put, fence, flag, each waited for with
+ * shmem_int_wait_until), with the library's consistency actions and
+ * then without them (shmemx_enforce_consistency(0), an incoherent run,
+ * right only where no load can be stale: the chip model's default
+ * reading of MPBT-WT loads). Every round's data is checked, and PE 0
+ * prints both times and their difference, the consistency overhead. */
 #include <shmem.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -18,9 +27,45 @@
 /* How long the -DSTALE consumer polls, in modelled seconds: far longer
  * than the producer takes. */
 #define POLL_SECONDS 0.002
+#define ROUNDS 50
 
-int main(void) {
+/* Value i of round `round` from `producer`. */
+static int value(int producer, int round, int i) { return producer * 7 + round * 1000 + i + 1; }
+
+/* ROUNDS hand-overs from each producer to its consumer, the flags and
+ * the ready words counting on from `base`; this PE's time. */
+static double hand_over(int me, int producer, int consumer, int *data, int *flag, int *ready,
+                        int base) {
+    shmem_barrier_all();
+    double start = shmem_wtime();
+    for (int round = 1; round <= ROUNDS; round++) {
+        int tag = base + round;
+        if (consumer) {
+            shmem_int_p(ready, tag, me - 1);
+            shmem_int_wait_until(flag, SHMEM_CMP_GE, tag);
+            for (int i = 0; i < N; i++)
+                CHECK(data[i] == value(me - 1, tag, i), "round %d: data[%d] = %d", tag, i,
+                      data[i]);
+        } else if (producer) {
+            int vals[N];
+            for (int i = 0; i < N; i++) vals[i] = value(me, tag, i);
+            shmem_int_wait_until(ready, SHMEM_CMP_GE, tag);
+            shmem_int_put(data, vals, N, me + 1);
+            shmem_fence();
+            shmem_int_p(flag, tag, me + 1);
+        }
+    }
+    shmem_barrier_all();
+    return shmem_wtime() - start;
+}
+
+int main(int argc, char **argv) {
     shmem_init();
+    int overhead = argc == 2 && strcmp(argv[1], "overhead") == 0;
+    CHECK(argc == 1 || overhead, "usage: producer_consumer [overhead]");
+#ifdef STALE
+    CHECK(!overhead, "a -DSTALE build measures no overhead");
+#endif
     int me = shmem_my_pe(), n = shmem_n_pes();
     int *data = shmem_calloc(N, sizeof(int));
     int *flag = shmem_calloc(1, sizeof(int));
@@ -56,6 +101,19 @@ int main(void) {
         shmem_fence();
         shmem_int_p(flag, 1, me + 1);
         printf("PE %d: produced %d values for PE %d\n", me, N, me + 1);
+    }
+    if (overhead) {
+        double took[2];
+        for (int run = 0; run < 2; run++) {
+            shmemx_enforce_consistency(run == 0);
+            took[run] = hand_over(me, producer, consumer, data, flag, ready, 1 + run * ROUNDS);
+            shmemx_enforce_consistency(1);
+        }
+        if (me == 0)
+            printf("consistency overhead: producer_consumer on %d PEs: %.1f us enforced, %.1f us "
+                   "incoherent (also verified), %.1f us (%.1f %%) for consistency\n",
+                   n, took[0] * 1e6, took[1] * 1e6, (took[0] - took[1]) * 1e6,
+                   100.0 * (took[0] - took[1]) / took[0]);
     }
     shmem_finalize();
     return 0;

@@ -489,6 +489,31 @@ pub extern "C" fn shmemx_print_stats() {
     })
 }
 
+/// `shmemx_enforce_consistency`: collectively turns the consistency
+/// actions of the library on (`on` not 0, as it starts) or off, for an
+/// incoherent run whose time against an enforced one is the consistency
+/// overhead (dsm's [`Enforcement`](dsm::Enforcement)). Off, the
+/// releases and acquires of quiet, fence, barriers, locks and waits
+/// do nothing; results stay right only where no load can be stale
+/// (MPBT-WT loads read uncached, the chip model's default). Every PE
+/// calls it: a barrier before and after, and turned on again, each PE
+/// invalidates at once.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmemx_enforce_consistency(on: c_int) {
+    with("shmemx_enforce_consistency", |s| {
+        s.barrier_all()?;
+        let enforcement = if on != 0 {
+            dsm::Enforcement::On
+        } else {
+            dsm::Enforcement::Off
+        };
+        s.dsm.set_enforcement(enforcement);
+        s.dsm.invalidate();
+        s.dsm.barrier();
+        Ok(())
+    })
+}
+
 /// `shmem_global_exit`: ends this PE's run with `status` (the run tool
 /// stops the others when one fails).
 #[unsafe(no_mangle)]
