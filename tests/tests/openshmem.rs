@@ -252,7 +252,8 @@ fn without_signal_wait_until_the_checker_names_the_stale_signals(program: &str) 
         "{summary}"
     );
     assert!(
-        summary.contains(&format!("at arrived (tests/c/shmem/{program}.c:")),
+        summary.contains("at arrived (tests/c/shmem/consistency.h:")
+            && summary.contains(&format!("inlined into main (tests/c/shmem/{program}.c:")),
         "{summary}"
     );
     every_pe_printed(&report, 2, |_| {

@@ -31,16 +31,13 @@
 #include <string.h>
 
 #include "check.h"
+#include "consistency.h"
 
 #define W 32
 #define ROWS_PER_PE 4
 #define TOLERANCE 0.05
 #define CHECK_EVERY 5
 #define MAX_ITERATIONS 200
-/* How long a -DSTALE PE polls for a halo, in modelled seconds: far longer
- * than an iteration takes. */
-#define POLL_SECONDS 0.002
-
 enum { ABOVE, BELOW };
 
 /* The fixed value of cell (g, c) of a grid of `rows` rows, or -1 for an
@@ -86,19 +83,6 @@ static double *alone(int rows, int iterations) {
     }
     free(b);
     return a;
-}
-
-/* Waits until the signal at `sig` is at least `want`; 1 if it saw it. */
-static int arrived(uint64_t *sig, uint64_t want) {
-#ifdef STALE
-    double deadline = shmem_wtime() + POLL_SECONDS;
-    while (*(volatile uint64_t *)sig < want && shmem_wtime() < deadline) {
-    }
-    return *(volatile uint64_t *)sig >= want;
-#else
-    shmem_signal_wait_until(sig, SHMEM_CMP_GE, want);
-    return 1;
-#endif
 }
 
 int main(int argc, char **argv) {
@@ -209,10 +193,7 @@ int main(int argc, char **argv) {
 #endif
     }
     if (me == 0 && overhead)
-        printf("consistency overhead: jacobi on %d PEs: %.1f us enforced, %.1f us "
-               "incoherent (also verified), %.1f us (%.1f %%) for consistency\n",
-               n, took[0] * 1e6, took[1] * 1e6, (took[0] - took[1]) * 1e6,
-               100.0 * (took[0] - took[1]) / took[0]);
+        print_overhead("jacobi", n, took);
 
     shmem_finalize();
     return 0;

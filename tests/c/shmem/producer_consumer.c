@@ -22,11 +22,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "consistency.h"
 
 #define N 40
-/* How long the -DSTALE consumer polls, in modelled seconds: far longer
- * than the producer takes. */
-#define POLL_SECONDS 0.002
 #define ROUNDS 50
 
 /* Value i of round `round` from `producer`. */
@@ -110,10 +108,7 @@ int main(int argc, char **argv) {
             shmemx_enforce_consistency(1);
         }
         if (me == 0)
-            printf("consistency overhead: producer_consumer on %d PEs: %.1f us enforced, %.1f us "
-                   "incoherent (also verified), %.1f us (%.1f %%) for consistency\n",
-                   n, took[0] * 1e6, took[1] * 1e6, (took[0] - took[1]) * 1e6,
-                   100.0 * (took[0] - took[1]) / took[0]);
+            print_overhead("producer_consumer", n, took);
     }
     shmem_finalize();
     return 0;

@@ -32,27 +32,11 @@
 
 #include "../life.h"
 #include "check.h"
-
-/* How long a -DSTALE PE polls for a halo, in modelled seconds: far longer
- * than a generation takes. */
-#define POLL_SECONDS 0.002
+#include "consistency.h"
 
 enum { ABOVE, BELOW };
 
 static unsigned rows_total = 192, width = 256, generations = 10;
-
-/* Waits until the signal at `sig` is at least `want`; 1 if it saw it. */
-static int arrived(uint64_t *sig, uint64_t want) {
-#ifdef STALE
-    double deadline = shmem_wtime() + POLL_SECONDS;
-    while (*(volatile uint64_t *)sig < want && shmem_wtime() < deadline) {
-    }
-    return *(volatile uint64_t *)sig >= want;
-#else
-    shmem_signal_wait_until(sig, SHMEM_CMP_GE, want);
-    return 1;
-#endif
-}
 
 int main(int argc, char **argv) {
     shmem_init();
@@ -160,10 +144,7 @@ int main(int argc, char **argv) {
         shmem_barrier_all();
     }
     if (me == 0 && overhead)
-        printf("consistency overhead: stencil on %d PEs: %.1f us enforced, %.1f us incoherent "
-               "(also verified), %.1f us (%.1f %%) for consistency\n",
-               n, took[0] * 1e6, took[1] * 1e6, (took[0] - took[1]) * 1e6,
-               100.0 * (took[0] - took[1]) / took[0]);
+        print_overhead("stencil", n, took);
     shmem_finalize();
     return 0;
 }
