@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! The irregular applications on the global address space (`gas-chase`,
 //! `gas-bfs` and `gas-bc`): references or edges per second against cores
-//! and tasks per core; for `gas-chase`, the analytical model's prediction
-//! beside each rate ([`chase_model`]).
+//! and tasks per core; for `gas-chase` and `gas-bfs`, the analytical
+//! model's prediction beside each emulated result ([`chase_model`],
+//! [`bfs_model`]; [`model_tables`] gives an experiment's).
 
 use std::collections::BTreeMap;
 
@@ -221,6 +222,144 @@ pub fn chase_model(pool: &Pool, chip: &Chip) -> Option<Table> {
     Some(table)
 }
 
+/// The model tables of experiment `name` from its pooled results: the
+/// analytical model beside the emulator, where the experiment has one.
+pub fn model_tables(name: &str, pool: &Pool, chip: &Chip) -> Vec<Table> {
+    let model: Option<fn(&Pool, &Chip) -> Option<Table>> = match name {
+        n if n == CHASE.name => Some(chase_model),
+        n if n == BFS.name => Some(bfs_model),
+        _ => None,
+    };
+    model.and_then(|m| m(pool, chip)).into_iter().collect()
+}
+
+/// The analytical model's prediction ([`model::bfs`]) beside the emulated
+/// search, for every `gas-bfs` configuration in `pool` whose run measured
+/// the model's primitives and printed its levels; `None` without any. Its
+/// notes give the largest and the mean error.
+pub fn bfs_model(pool: &Pool, _chip: &Chip) -> Option<Table> {
+    let mut table = Table::new(
+        "BFS: the analytical model against the emulator",
+        &[
+            "cores",
+            "tasks",
+            "variant",
+            "emulated Mcycles",
+            "predicted Mcycles",
+            "cycles/edge",
+            "register wait",
+            "lock wait",
+            "error %",
+        ],
+    );
+    let switch = switch_costs(pool);
+    let mut errors = Vec::new();
+    for row in pool.rows(BFS.name) {
+        let (Some(cores), Some(tasks), Some(variant)) = (
+            row.key("cores").and_then(|c| c.parse::<u32>().ok()),
+            row.key("tasks").and_then(|t| t.parse::<u32>().ok()),
+            row.key("variant"),
+        ) else {
+            continue;
+        };
+        let Some(primitives) = bfs_primitives(pool, cores, tasks, variant, &switch) else {
+            continue;
+        };
+        let busiest = busiest_per_level(pool, &row.keys);
+        let (Some(emulated), false) = (median(&row.cycles()), busiest.is_empty()) else {
+            continue;
+        };
+        let Some(p) = model::bfs(&primitives, cores, tasks, &busiest) else {
+            continue;
+        };
+        let error = model::error(p.cycles, emulated);
+        errors.push(error.abs());
+        table.rows.push(vec![
+            cores.to_string(),
+            tasks.to_string(),
+            variant.to_owned(),
+            num(emulated / 1e6, 3),
+            num(p.cycles / 1e6, 3),
+            num(p.edge, 1),
+            num(p.register_wait, 1),
+            num(p.lock_wait, 1),
+            num(error, 1),
+        ]);
+    }
+    if errors.is_empty() {
+        return None;
+    }
+    let max = errors.iter().copied().fold(0.0, f64::max);
+    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    table.notes.push(format!(
+        "modelled SCC time; emulated: the median over cores (and seeds) of the search's cycles; \
+         predicted from each level's busiest core (`gas-bfs-level` lines) and the primitives core 0 \
+         measured alone in the same run (`gas-model` lines, `gas-switch` for the polls); error = \
+         (predicted - emulated) / emulated; largest |error| {max:.1} %, mean {mean:.1} % over {} \
+         configurations",
+        errors.len()
+    ));
+    Some(table)
+}
+
+/// The most edges a core visited in each level of the run with `keys`
+/// (`gas-bfs-level` lines, one per core and level), by level.
+fn busiest_per_level(pool: &Pool, keys: &[(String, String)]) -> Vec<u64> {
+    let mut levels: BTreeMap<u32, u64> = BTreeMap::new();
+    for row in pool.rows("gas-bfs-level") {
+        let same = keys.iter().all(|(k, v)| row.key(k) == Some(v.as_str()));
+        let level = row.key("level").and_then(|l| l.parse::<u32>().ok());
+        if let (true, Some(level), Some(edges)) = (same, level, row.extra("ops")) {
+            let most = levels.entry(level).or_default();
+            *most = (*most).max(edges);
+        }
+    }
+    levels.into_values().collect()
+}
+
+/// The primitives of BFS the run on `cores` cores with `tasks` tasks of
+/// `variant` measured (`gas-model` lines `what=bfs-*`).
+fn bfs_primitives(
+    pool: &Pool,
+    cores: u32,
+    tasks: u32,
+    variant: &str,
+    switch: &BTreeMap<u32, f64>,
+) -> Option<model::BfsPrimitives> {
+    let (cores, tasks) = (cores.to_string(), tasks.to_string());
+    let get = |what: &str| {
+        pool.rows("gas-model").into_iter().find(|r| {
+            r.key("what") == Some(what)
+                && r.key("cores") == Some(&cores)
+                && r.key("tasks") == Some(&tasks)
+                && r.key("variant") == Some(variant)
+        })
+    };
+    let visit_row = get("bfs-visit")?;
+    let visit = median(&visit_row.cycles())? / visit_row.extra("ops")? as f64;
+    let level = median(&get("bfs-level")?.cycles())? + median(&get("bfs-barrier")?.cycles())?;
+    let tsr = get("bfs-tsr")?;
+    let register = median(&tsr.cycles())?;
+    let owners = tsr.key("owners")?.parse::<f64>().ok()?;
+    let locks = match get("bfs-hold") {
+        Some(row) => Some(model::LockCosts {
+            count: row.key("locks")?.parse::<f64>().ok()?,
+            hold: median(&row.cycles())?,
+            attempt: median(&get("bfs-attempt")?.cycles())?,
+        }),
+        None => None,
+    };
+    Some(model::BfsPrimitives {
+        visit,
+        level,
+        register,
+        registers_per_claim: if locks.is_some() { 2.0 } else { 1.0 },
+        owners,
+        locks,
+        switch: switch.clone(),
+    })
+}
+
 /// The cost of a poll among `T` tasks, by `T`: `gas-switch` lines, whose
 /// samples are the cycles of `polls` polls, pooled over the runs (a
 /// single-core measurement).
@@ -330,6 +469,51 @@ mod tests {
         assert!((error - (predicted2 - 2000.0) / 20.0).abs() < 0.1);
         assert!(
             table.notes[0].contains("over 2 configurations"),
+            "{:?}",
+            table.notes
+        );
+    }
+
+    #[test]
+    fn the_bfs_model_table_predicts_each_run_from_its_busiest_cores() {
+        let mut pool = Pool::default();
+        let keys = "cores=2 tasks=1 variant=atomic";
+        let lines = [
+            format!("BENCH gas-model what=bfs-visit {keys} ops=100 cycles=100000"),
+            format!("BENCH gas-model what=bfs-level {keys} cycles=3000"),
+            format!("BENCH gas-model what=bfs-barrier {keys} cycles=2000,2000,9000"),
+            format!("BENCH gas-model what=bfs-tsr {keys} owners=2 cycles=100"),
+            "BENCH gas-switch tasks=1 polls=10 cycles=400".to_owned(),
+            // Level 1: 10 and 4 edges; level 2: 30 and 50.
+            format!("BENCH gas-bfs-level {keys} dist=hashed rank=0 level=1 ops=10 cycles=1"),
+            format!("BENCH gas-bfs-level {keys} dist=hashed rank=1 level=1 ops=4 cycles=1"),
+            format!("BENCH gas-bfs-level {keys} dist=hashed rank=0 level=2 ops=30 cycles=1"),
+            format!("BENCH gas-bfs-level {keys} dist=hashed rank=1 level=2 ops=50 cycles=1"),
+            format!("BENCH gas-bfs {keys} dist=hashed ops=47 cycles=70000,72000"),
+            // Another run whose primitives are missing is left out.
+            "BENCH gas-bfs cores=8 tasks=1 variant=atomic dist=hashed ops=9 cycles=1".to_owned(),
+        ];
+        for (n, line) in lines.iter().enumerate() {
+            pool.add_numbered(1, 0, n + 1, line);
+        }
+        assert!(pool.errors.is_empty(), "{:?}", pool.errors);
+        let table = bfs_model(&pool, &chip::SCC).expect("a table");
+        assert_eq!(table.rows.len(), 1, "{table:?}");
+        let row = &table.rows[0];
+        // An edge: 1000 cycles and the register's wait (2 cores on 2
+        // owners, h = 100); levels: 10 and 50 edges, each plus 5000.
+        let edge: f64 = row[5].parse().unwrap();
+        let rho = 100.0 / edge;
+        let wait = rho * 100.0 / (2.0 * (1.0 - rho));
+        assert!((edge - 1000.0 - wait).abs() < 0.1, "{row:?}");
+        let predicted: f64 = row[4].parse().unwrap();
+        assert!(
+            (predicted * 1e6 - (60.0 * edge + 10000.0)).abs() < 1e3,
+            "{row:?}"
+        );
+        assert_eq!(row[3], "0.071");
+        assert!(
+            table.notes[0].contains("over 1 configurations"),
             "{:?}",
             table.notes
         );

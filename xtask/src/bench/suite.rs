@@ -570,11 +570,11 @@ pub fn section_of(
                 &pool,
                 f64::from(chip::DEFAULT_CHIP.timing.core_mhz),
             );
-            if e.name == super::irregular::CHASE.name
-                && let Some(model) = super::irregular::chase_model(&pool, chip::DEFAULT_CHIP)
-            {
-                section.modeled.push(model);
-            }
+            section.modeled.extend(super::irregular::model_tables(
+                e.name,
+                &pool,
+                chip::DEFAULT_CHIP,
+            ));
             section.runs = runs;
             section.seconds = seconds;
             failures.append(&mut section.failures);

@@ -24,6 +24,11 @@
 //! core 0 a summary with the lock spins per acquisition, the lock attempts
 //! per target and the requests per target and controller with their
 //! relative standard deviations (per mille).
+//!
+//! For the analytical model (`xtask/src/bench/model.rs`), every core also
+//! prints each level's edges and cycles (`BENCH gas-bfs-level ... rank=<r>
+//! level=<k> ops=<edges> cycles=<c>`: the workload), and core 0 the
+//! primitives it measured alone before the search ([`primitives`]).
 
 use alloc::format;
 use alloc::string::String;
@@ -37,7 +42,7 @@ use kernel::Platform;
 use kernel::chip::settings::{Choice, choice, integer};
 use rma::comm::ReduceOp;
 
-use super::{Dist, Over, all_requests, hot_spots, space, summed};
+use super::{Dist, Over, all_requests, hot_spots, space, summed, time_switches};
 use crate::bench::{Rng, emit};
 
 /// How a task claims a vertex.
@@ -130,14 +135,29 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
     }
     gas.flush_and_barrier(&level)
         .map_err(|e| format!("publishing the root: {e}"))?;
+    // One untimed get from every part of both arrays first: the first
+    // access to a part maps it (a LUT entry), which is no part of the
+    // search's rate (as in gas-chase).
+    let mut first = [0u32];
+    for owner in 0..cores {
+        gas.get_part(&level, owner, 0, &mut first)
+            .map_err(|e| format!("the first get from core {owner}'s part: {e}"))?;
+        gas.get_part(&locks, owner, 0, &mut first)
+            .map_err(|e| format!("the first get from core {owner}'s locks: {e}"))?;
+    }
+    barrier_primitive(platform, &gas, &level, &s)?;
     gas.clear_counters();
     let part = level.layout().part_len();
     let mut mine = vec![0u32; part as usize];
     let tally = Tally::default();
     let mut reached_all = 1u64;
     let mut depth = 1;
+    // Each level's edges and cycles on this core.
+    let mut levels: Vec<(u64, u64)> = Vec::new();
     let begin = platform.now();
     loop {
+        let level_begin = platform.now();
+        let edges_before = tally.edges.get();
         gas.get_part(&level, me, 0, &mut mine)
             .map_err(|e| format!("reading the own part at level {depth}: {e}"))?;
         let frontier: Vec<u32> = (0..part)
@@ -167,6 +187,10 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
         gas.flush_and_barrier(&level)
             .map_err(|e| format!("ending level {depth}: {e}"))?;
         let reached = summed(&gas, &[tally.reached.get()])?[0];
+        levels.push((
+            tally.edges.get() - edges_before,
+            platform.now() - level_begin,
+        ));
         if reached == 0 {
             break;
         }
@@ -212,6 +236,19 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
         None,
         &[cycles],
     );
+    for (k, &(edges, level_cycles)) in levels.iter().enumerate() {
+        emit(
+            "gas-bfs-level",
+            &format!(
+                "cores={cores} tasks={} variant={name} dist={} rank={me} level={} ops={edges}",
+                s.tasks,
+                dist.name(),
+                k + 1
+            ),
+            None,
+            &[level_cycles],
+        );
+    }
     let slowest = {
         let mut v = [cycles];
         gas.rma()
@@ -225,6 +262,13 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
     let mut attempts = Counters::new(gas.controller_of());
     attempts.add(&summed(&gas, locks_now.attempts.targets())?);
     let all = all_requests(&gas, &gas.counters())?;
+    // The model's primitives, on core 0 alone, now that the search is
+    // over and checked: every claim of a visit now fails, as most of a
+    // search's do.
+    if me == 0 {
+        primitives(platform, &gas, &level, &locks, &s)?;
+    }
+    gas.barrier();
     gas.free(locks).map_err(|e| format!("freeing the locks: {e}"))?;
     gas.free(level).map_err(|e| format!("freeing the level array: {e}"))?;
     if me == 0 {
@@ -243,6 +287,234 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
             attempts.total(),
             relative_std_dev(attempts.targets()),
             hot_spots(&all, gas.controller_of())
+        );
+    }
+    Ok(())
+}
+
+/// Vertices whose claims are timed for the analytical model.
+const PRIMITIVE_VERTICES: u32 = 64;
+
+/// The primitive costs the analytical model of BFS takes
+/// (`xtask/src/bench/model.rs`), measured on core 0 alone while the others
+/// wait at a barrier, as `gas-chase` measures its own:
+/// - `BENCH gas-model what=bfs-edge`: a visit's own work per edge (the
+///   edges made, counted and looped over, the claim replaced by a value
+///   ready at once), over [`PRIMITIVE_VERTICES`] vertices spread over the
+///   graph (`ops=` edges);
+/// - `what=bfs-claim`: one claim of the run's variant, awaited in a
+///   one-task executor, for each of those vertices (so local and remote
+///   ones in the run's mix): `atomic`, a compare-and-swap that fails, as
+///   most of a search's do (the level is never the value it expects);
+///   `lock`, the vertex's lock taken, its level got, the lock given back;
+/// - `what=bfs-hold` (`lock` only): of those, the cycles the lock was
+///   held (the get and the release), with `locks=` the number of locks;
+/// - `what=bfs-attempt` (`lock` only): a failed attempt at a lock (a
+///   compare-and-swap of a lock word that is held);
+/// - `what=bfs-tsr`: the registers of the claimed words' owners taken
+///   and given back alone, with `owners=` the number of cores owning
+///   words that claims take registers for;
+/// - `what=bfs-level`: a level's own work outside its visits (the own
+///   part got and scanned for the frontier);
+/// - `gas-switch` for one task and the run's tasks (a poll among them).
+fn primitives(
+    platform: &Platform,
+    gas: &Gas<'_, Platform>,
+    level: &GlobalArray<u32>,
+    locks: &GlobalArray<u32>,
+    s: &Settings,
+) -> Result<(), String> {
+    let cores = gas.size();
+    let n = s.vertices;
+    let sample: Vec<u32> = (0..PRIMITIVE_VERTICES.min(n))
+        .map(|k| (u64::from(k) * u64::from(n) / u64::from(PRIMITIVE_VERTICES.min(n))) as u32)
+        .collect();
+    let name = Variant::NAMES[usize::from(s.variant == Variant::Lock)];
+    let keys = |what: &str| format!("what={what} cores={cores} tasks={} variant={name}", s.tasks);
+    // A visit's own work, the claim ready at once.
+    let begin = platform.now();
+    let edges = gas::exec::block_on(async {
+        let mut count = 0u64;
+        for &u in &sample {
+            for w in edges(u, n, s.max_degree, s.seed) {
+                count += 1;
+                let old = core::future::ready(core::hint::black_box(w)).await;
+                core::hint::black_box(old);
+            }
+        }
+        count
+    });
+    let cycles = platform.now() - begin;
+    emit("gas-model", &format!("{} ops={edges}", keys("bfs-edge")), None, &[cycles]);
+    // Whole visits of the sample's vertices, as a task with no other task
+    // beside it makes them.
+    let scratch = Tally::default();
+    let mut ex = Executor::new();
+    ex.spawn(async {
+        for &u in &sample {
+            if let Err(e) = visit(gas, level, locks, s, u, u32::MAX - 1, &scratch).await {
+                *scratch.failure.borrow_mut() = Some(format!("timing visits: vertex {u}: {e}"));
+                return;
+            }
+        }
+    });
+    let begin = platform.now();
+    ex.run();
+    let cycles = platform.now() - begin;
+    drop(ex);
+    if let Some(e) = scratch.failure.borrow_mut().take() {
+        return Err(e);
+    }
+    emit(
+        "gas-model",
+        &format!("{} ops={}", keys("bfs-visit"), scratch.edges.get()),
+        None,
+        &[cycles],
+    );
+    // One claim per vertex of the sample.
+    let claims: Cell<Vec<u64>> = Cell::new(Vec::new());
+    let holds: Cell<Vec<u64>> = Cell::new(Vec::new());
+    let failure: RefCell<Option<String>> = RefCell::new(None);
+    let mut ex = Executor::new();
+    ex.spawn(async {
+        let (mut claim, mut hold) = (Vec::new(), Vec::new());
+        for &w in &sample {
+            let w64 = u64::from(w);
+            let begin = platform.now();
+            let outcome = match s.variant {
+                Variant::Atomic => match gas.compare_swap_nb(level, w64, 1, u32::MAX) {
+                    Ok(handle) => handle.await.map(|_| ()).map_err(|e| format!("{e}")),
+                    Err(e) => Err(format!("{e}")),
+                },
+                Variant::Lock => {
+                    let lock = u64::from(w / s.block);
+                    match gas.acquire(locks, lock).await {
+                        Ok(_) => {
+                            let held = platform.now();
+                            let got = match gas.get_nb(level, w64) {
+                                Ok(handle) => handle.await.map_err(|e| format!("{e}")),
+                                Err(e) => Err(format!("{e}")),
+                            };
+                            let released = gas.release(locks, lock).map_err(|e| format!("{e}"));
+                            hold.push(platform.now() - held);
+                            got.and(released).map(|_| ())
+                        }
+                        Err(e) => Err(format!("{e}")),
+                    }
+                }
+            };
+            claim.push(platform.now() - begin);
+            if let Err(e) = outcome {
+                *failure.borrow_mut() = Some(format!("timing a claim of vertex {w}: {e}"));
+                return;
+            }
+        }
+        claims.set(claim);
+        holds.set(hold);
+    });
+    ex.run();
+    drop(ex);
+    if let Some(e) = failure.borrow_mut().take() {
+        return Err(e);
+    }
+    emit("gas-model", &keys("bfs-claim"), None, &claims.take());
+    let holds = holds.take();
+    if !holds.is_empty() {
+        let count = n.div_ceil(s.block);
+        emit("gas-model", &format!("{} locks={count}", keys("bfs-hold")), None, &holds);
+        // A failed attempt at a lock: a compare-and-swap of a lock word this
+        // core holds.
+        let mut attempts = Vec::new();
+        for &w in &sample {
+            let lock = u64::from(w / s.block);
+            let taken = gas::exec::block_on(gas.acquire(locks, lock))
+                .map_err(|e| format!("timing an attempt at lock {lock}: {e}"))?;
+            core::hint::black_box(taken);
+            let begin = platform.now();
+            let found = gas
+                .compare_swap(locks, lock, 1, 0)
+                .map_err(|e| format!("timing an attempt at lock {lock}: {e}"))?;
+            attempts.push(platform.now() - begin);
+            gas.release(locks, lock)
+                .map_err(|e| format!("timing an attempt at lock {lock}: {e}"))?;
+            if found != 1 {
+                return Err(format!("lock {lock} held by this core read {found}"));
+            }
+        }
+        emit("gas-model", &keys("bfs-attempt"), None, &attempts);
+    }
+    // The owners' test-and-set registers taken and given back alone; and
+    // how many cores own the words claims take registers for (the lock
+    // words, a few lines of them, or the levels).
+    let mut owners: Vec<u32> = match s.variant {
+        Variant::Atomic => (0..u64::from(n)).map(|v| level.layout().locate(v).owner).collect(),
+        Variant::Lock => (0..u64::from(n.div_ceil(s.block)))
+            .map(|l| locks.layout().locate(l).owner)
+            .collect(),
+    };
+    owners.sort_unstable();
+    owners.dedup();
+    let mut pairs = Vec::new();
+    for &w in &sample {
+        let owner = level.layout().locate(u64::from(w)).owner;
+        let core = rma::hal::Topology::participant(platform, owner);
+        let begin = platform.now();
+        rma::hal::Tsr::tsr_acquire(platform, core);
+        rma::hal::Tsr::tsr_release(platform, core);
+        pairs.push(platform.now() - begin);
+    }
+    emit(
+        "gas-model",
+        &format!("{} owners={}", keys("bfs-tsr"), owners.len()),
+        None,
+        &pairs,
+    );
+    // A level's own work: the own part got and scanned.
+    let part = level.layout().part_len();
+    let mut mine = vec![0u32; part as usize];
+    let begin = platform.now();
+    gas.get_part(level, 0, 0, &mut mine)
+        .map_err(|e| format!("timing a level: {e}"))?;
+    let frontier = (0..part)
+        .filter(|&off| mine[off as usize] == 1)
+        .filter_map(|offset| level.layout().index_of(GlobalPtr { owner: 0, offset }))
+        .count();
+    core::hint::black_box(frontier);
+    let cycles = platform.now() - begin;
+    emit("gas-model", &keys("bfs-level"), None, &[cycles]);
+    for tasks in [1, s.tasks] {
+        let (polls, cycles) = time_switches(platform, tasks);
+        emit("gas-switch", &format!("tasks={tasks} polls={polls}"), None, &[cycles]);
+    }
+    Ok(())
+}
+
+/// Times of rounds of a level's end on all cores (a flush, a barrier and
+/// the sum of the reached counts), the model's barrier primitive:
+/// `BENCH gas-model what=bfs-barrier` from core 0.
+fn barrier_primitive(
+    platform: &Platform,
+    gas: &Gas<'_, Platform>,
+    level: &GlobalArray<u32>,
+    s: &Settings,
+) -> Result<(), String> {
+    const ROUNDS: usize = 8;
+    let mut samples = Vec::with_capacity(ROUNDS);
+    gas.barrier();
+    for _ in 0..ROUNDS {
+        let begin = platform.now();
+        gas.flush_and_barrier(level)
+            .map_err(|e| format!("timing a level's end: {e}"))?;
+        summed(gas, &[0])?;
+        samples.push(platform.now() - begin);
+    }
+    if gas.rank() == 0 {
+        let name = Variant::NAMES[usize::from(s.variant == Variant::Lock)];
+        emit(
+            "gas-model",
+            &format!("what=bfs-barrier cores={} tasks={} variant={name}", gas.size(), s.tasks),
+            None,
+            &samples,
         );
     }
     Ok(())
