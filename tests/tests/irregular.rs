@@ -126,6 +126,36 @@ fn bfs(cores: u32, variant: &str, vertices: u32, tasks: u32) -> RunReport {
             "{}",
             bench[0]
         );
+        // The model's workload: this core's edges of each level, which
+        // add up to its share of the edges.
+        let levels = lines_starting(&report, core, "BENCH gas-bfs-level ");
+        assert!(levels.len() >= 2, "{}", transcript(&report));
+        assert!(
+            levels
+                .iter()
+                .all(|l| l.contains(&format!(" rank={core} level=")))
+        );
+    }
+    // The model's primitives, from core 0.
+    let model = lines_starting(&report, 0, "BENCH gas-model ");
+    let mut wanted = vec![
+        "bfs-visit",
+        "bfs-claim",
+        "bfs-tsr",
+        "bfs-level",
+        "bfs-barrier",
+    ];
+    if variant == "lock" {
+        wanted.extend(["bfs-hold", "bfs-attempt"]);
+    }
+    for what in wanted {
+        assert!(
+            model
+                .iter()
+                .any(|l| l.starts_with(&format!("BENCH gas-model what={what} cores={cores} "))),
+            "no {what}:\n{}",
+            transcript(&report)
+        );
     }
     report
 }
