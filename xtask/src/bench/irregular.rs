@@ -37,6 +37,31 @@ macro_rules! bfs_run {
     };
 }
 
+/// The atomic BFS with 4 tasks per core on another distribution of the
+/// level array than the default (hashed), full and quick.
+macro_rules! bfs_dist_run {
+    ($dist:literal) => {
+        Run {
+            program: "gas-bfs",
+            memory_mib: None,
+            cores: &[16, 48],
+            quick_cores: &[4],
+            params: &[
+                ("variant", "atomic"),
+                ("tasks", "4"),
+                ("vertices", "2048"),
+                ("dist", $dist),
+            ],
+            quick_params: &[
+                ("variant", "atomic"),
+                ("tasks", "4"),
+                ("vertices", "512"),
+                ("dist", $dist),
+            ],
+        }
+    };
+}
+
 /// Pointer chasing: every task walks the whole chain; the program sweeps
 /// tasks per core up to 8 (4 with --quick) in each run.
 pub const CHASE: Experiment = Experiment {
@@ -77,14 +102,19 @@ pub const BFS: Experiment = Experiment {
     about: "gas-bfs: a uniform random graph of 2048 vertices (512 with --quick), out-degrees \
             uniform in 1..=80, levels claimed by compare-and-swap (atomic) or by get and put under \
             a lock per block of 16 vertices (lock); levels checked against a serial BFS. Total \
-            edges per second of all cores against the core count, per variant and tasks per core; \
-            the run logs give lock spins per acquisition and lock attempts per target.",
+            edges per second of all cores against the core count, per variant and tasks per core, \
+            with the level array's lines hashed over the cores (the default) and, for the atomic \
+            variant with 4 tasks, in blocks and cyclically; the run logs give lock spins per \
+            acquisition, lock attempts per target and the requests' spread over targets and \
+            controllers.",
     kind: Kind::Lines {
         runs: &[
             bfs_run!("atomic", "1"),
             bfs_run!("atomic", "4"),
             bfs_run!("lock", "1"),
             bfs_run!("lock", "4"),
+            bfs_dist_run!("block"),
+            bfs_dist_run!("cyclic"),
         ],
         view: View {
             x: "cores",
@@ -244,6 +274,7 @@ pub fn bfs_model(pool: &Pool, _chip: &Chip) -> Option<Table> {
             "cores",
             "tasks",
             "variant",
+            "dist",
             "emulated Mcycles",
             "predicted Mcycles",
             "cycles/edge",
@@ -262,7 +293,7 @@ pub fn bfs_model(pool: &Pool, _chip: &Chip) -> Option<Table> {
         ) else {
             continue;
         };
-        let Some(primitives) = bfs_primitives(pool, cores, tasks, variant, &switch) else {
+        let Some(primitives) = bfs_primitives(pool, &row.keys, &switch) else {
             continue;
         };
         let busiest = busiest_per_level(pool, &row.keys);
@@ -278,6 +309,7 @@ pub fn bfs_model(pool: &Pool, _chip: &Chip) -> Option<Table> {
             cores.to_string(),
             tasks.to_string(),
             variant.to_owned(),
+            row.key("dist").unwrap_or("-").to_owned(),
             num(emulated / 1e6, 3),
             num(p.cycles / 1e6, 3),
             num(p.edge, 1),
@@ -317,22 +349,16 @@ fn busiest_per_level(pool: &Pool, keys: &[(String, String)]) -> Vec<u64> {
     levels.into_values().collect()
 }
 
-/// The primitives of BFS the run on `cores` cores with `tasks` tasks of
-/// `variant` measured (`gas-model` lines `what=bfs-*`).
+/// The primitives of BFS the run with `keys` (cores, tasks, variant,
+/// distribution) measured (`gas-model` lines `what=bfs-*`).
 fn bfs_primitives(
     pool: &Pool,
-    cores: u32,
-    tasks: u32,
-    variant: &str,
+    keys: &[(String, String)],
     switch: &BTreeMap<u32, f64>,
 ) -> Option<model::BfsPrimitives> {
-    let (cores, tasks) = (cores.to_string(), tasks.to_string());
     let get = |what: &str| {
         pool.rows("gas-model").into_iter().find(|r| {
-            r.key("what") == Some(what)
-                && r.key("cores") == Some(&cores)
-                && r.key("tasks") == Some(&tasks)
-                && r.key("variant") == Some(variant)
+            r.key("what") == Some(what) && keys.iter().all(|(k, v)| r.key(k) == Some(v.as_str()))
         })
     };
     let visit_row = get("bfs-visit")?;
@@ -477,7 +503,7 @@ mod tests {
     #[test]
     fn the_bfs_model_table_predicts_each_run_from_its_busiest_cores() {
         let mut pool = Pool::default();
-        let keys = "cores=2 tasks=1 variant=atomic";
+        let keys = "cores=2 tasks=1 variant=atomic dist=hashed";
         let lines = [
             format!("BENCH gas-model what=bfs-visit {keys} ops=100 cycles=100000"),
             format!("BENCH gas-model what=bfs-level {keys} cycles=3000"),
@@ -485,11 +511,11 @@ mod tests {
             format!("BENCH gas-model what=bfs-tsr {keys} owners=2 cycles=100"),
             "BENCH gas-switch tasks=1 polls=10 cycles=400".to_owned(),
             // Level 1: 10 and 4 edges; level 2: 30 and 50.
-            format!("BENCH gas-bfs-level {keys} dist=hashed rank=0 level=1 ops=10 cycles=1"),
-            format!("BENCH gas-bfs-level {keys} dist=hashed rank=1 level=1 ops=4 cycles=1"),
-            format!("BENCH gas-bfs-level {keys} dist=hashed rank=0 level=2 ops=30 cycles=1"),
-            format!("BENCH gas-bfs-level {keys} dist=hashed rank=1 level=2 ops=50 cycles=1"),
-            format!("BENCH gas-bfs {keys} dist=hashed ops=47 cycles=70000,72000"),
+            format!("BENCH gas-bfs-level {keys} rank=0 level=1 ops=10 cycles=1"),
+            format!("BENCH gas-bfs-level {keys} rank=1 level=1 ops=4 cycles=1"),
+            format!("BENCH gas-bfs-level {keys} rank=0 level=2 ops=30 cycles=1"),
+            format!("BENCH gas-bfs-level {keys} rank=1 level=2 ops=50 cycles=1"),
+            format!("BENCH gas-bfs {keys} ops=47 cycles=70000,72000"),
             // Another run whose primitives are missing is left out.
             "BENCH gas-bfs cores=8 tasks=1 variant=atomic dist=hashed ops=9 cycles=1".to_owned(),
         ];
@@ -502,16 +528,17 @@ mod tests {
         let row = &table.rows[0];
         // An edge: 1000 cycles and the register's wait (2 cores on 2
         // owners, h = 100); levels: 10 and 50 edges, each plus 5000.
-        let edge: f64 = row[5].parse().unwrap();
+        assert_eq!(row[3], "hashed");
+        let edge: f64 = row[6].parse().unwrap();
         let rho = 100.0 / edge;
         let wait = rho * 100.0 / (2.0 * (1.0 - rho));
         assert!((edge - 1000.0 - wait).abs() < 0.1, "{row:?}");
-        let predicted: f64 = row[4].parse().unwrap();
+        let predicted: f64 = row[5].parse().unwrap();
         assert!(
             (predicted * 1e6 - (60.0 * edge + 10000.0)).abs() < 1e3,
             "{row:?}"
         );
-        assert_eq!(row[3], "0.071");
+        assert_eq!(row[4], "0.071");
         assert!(
             table.notes[0].contains("over 1 configurations"),
             "{:?}",

@@ -330,7 +330,13 @@ fn primitives(
         .map(|k| (u64::from(k) * u64::from(n) / u64::from(PRIMITIVE_VERTICES.min(n))) as u32)
         .collect();
     let name = Variant::NAMES[usize::from(s.variant == Variant::Lock)];
-    let keys = |what: &str| format!("what={what} cores={cores} tasks={} variant={name}", s.tasks);
+    let keys = |what: &str| {
+        format!(
+            "what={what} cores={cores} tasks={} variant={name} dist={}",
+            s.tasks,
+            s.dist.0.name()
+        )
+    };
     // A visit's own work, the claim ready at once.
     let begin = platform.now();
     let edges = gas::exec::block_on(async {
@@ -512,7 +518,12 @@ fn barrier_primitive(
         let name = Variant::NAMES[usize::from(s.variant == Variant::Lock)];
         emit(
             "gas-model",
-            &format!("what=bfs-barrier cores={} tasks={} variant={name}", gas.size(), s.tasks),
+            &format!(
+                "what=bfs-barrier cores={} tasks={} variant={name} dist={}",
+                gas.size(),
+                s.tasks,
+                s.dist.0.name()
+            ),
             None,
             &samples,
         );
