@@ -23,6 +23,7 @@ extern crate alloc;
 mod address;
 #[cfg(any(test, feature = "alloc"))]
 pub mod args;
+mod atomics;
 mod emulated;
 mod lut;
 mod memtype;
@@ -38,6 +39,7 @@ mod topology;
 pub mod trace;
 
 pub use address::{AddressMap, EntryRange, LUT_ENTRIES, LUT_PAGE_SHIFT, LUT_PAGE_SIZE};
+pub use atomics::{AtomicOp, RAU_PRESENT, RauCommand, RauError, RauRegister, RemoteAtomics};
 pub use emulated::{
     ARGS_START, EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS, RegionPart, SharedRegion, SharedRegionKind,
 };
@@ -121,6 +123,9 @@ pub struct Chip {
     pub tsr_protocol: TsrProtocol,
     /// Clocks and latencies, each with its source.
     pub timing: Timing,
+    /// The remote atomic unit, if the chip has one: where it sits, where
+    /// each core's request registers are, its service time.
+    pub remote_atomics: Option<RemoteAtomics>,
 }
 
 /// The Intel SCC: 24 tiles on a 6x4 mesh, two P54C cores each, four DDR3
@@ -160,6 +165,8 @@ pub const SCC: Chip = Chip {
     fpga: FpgaLayout::SCC,
     tsr_protocol: TsrProtocol::SCC,
     timing: Timing::SCC,
+    // The SCC's only atomic primitive is the test-and-set register.
+    remote_atomics: None,
 };
 
 /// A second chip of the family, differing from the SCC in every dimension
@@ -168,7 +175,8 @@ pub const SCC: Chip = Chip {
 /// 16 KiB of MPB per core, eight memory controllers on the south and
 /// north edges, each serving a 2x4 block of tiles, the system interface
 /// on the west port of router (0,0), 16 private pages per core, 40 free
-/// LUT entries and two POPSHM pages per core.
+/// LUT entries and two POPSHM pages per core. It has a remote atomic unit
+/// at each memory controller and each MPB ([`RemoteAtomics::MESH8X8`]).
 pub const MESH8X8: Chip = Chip {
     name: "mesh8x8",
     mesh_x: 8,
@@ -236,6 +244,7 @@ pub const MESH8X8: Chip = Chip {
     fpga: FpgaLayout::SCC,
     tsr_protocol: TsrProtocol::SCC,
     timing: Timing::SCC,
+    remote_atomics: Some(RemoteAtomics::MESH8X8),
 };
 
 /// What is wrong with a [`Chip`] value or with an argument checked against one.
@@ -291,6 +300,12 @@ pub enum ChipError {
     },
     /// A clock of [`Chip::timing`] is zero, or its DRAM has no banks.
     Clocks,
+    /// The remote atomic unit sits nowhere, or its request registers do
+    /// not lie whole and aligned in the system bank.
+    RemoteAtomics {
+        /// Their offset in the system bank.
+        registers: u32,
+    },
     /// A tile id is not below the chip's tile count.
     TileOutOfRange {
         /// The id given.
@@ -348,6 +363,12 @@ impl core::fmt::Display for ChipError {
             ),
             Self::Clocks => f.write_str(
                 "timing: the core, mesh and DRAM clocks and the DRAM's banks must not be zero",
+            ),
+            Self::RemoteAtomics { registers } => write!(
+                f,
+                "remote atomic unit: it must sit at the controllers or the MPBs, and its {} bytes \
+                 of request registers at {registers:#x} must lie word-aligned in the system bank",
+                RauRegister::BLOCK
             ),
             Self::TileOutOfRange { tile, tiles } => {
                 write!(
@@ -475,6 +496,13 @@ impl Chip {
         if !self.timing.is_valid() {
             return Err(ChipError::Clocks);
         }
+        if let Some(rau) = self.remote_atomics
+            && !rau.is_valid(self.fpga.size)
+        {
+            return Err(ChipError::RemoteAtomics {
+                registers: rau.registers,
+            });
+        }
         Ok(())
     }
 
@@ -536,6 +564,15 @@ mod tests {
         let mut chip = SCC;
         chip.timing.dram_banks = 0;
         assert_eq!(chip.validate(), Err(ChipError::Clocks));
+
+        // Request registers past the end of the system bank.
+        let mut chip = MESH8X8;
+        let registers = chip.fpga.size - 8;
+        chip.remote_atomics = Some(RemoteAtomics {
+            registers,
+            ..RemoteAtomics::MESH8X8
+        });
+        assert_eq!(chip.validate(), Err(ChipError::RemoteAtomics { registers }));
 
         // Without the controller at (5,2), its six tiles have no memory.
         let mut chip = SCC;
@@ -605,6 +642,7 @@ mod tests {
         fpga: FpgaLayout::SCC,
         tsr_protocol: TsrProtocol::SCC,
         timing: Timing::SCC,
+        remote_atomics: None,
     };
 
     /// A larger one: 8x6 tiles with four cores each, which needs its own address map.
@@ -648,6 +686,7 @@ mod tests {
         fpga: FpgaLayout::SCC,
         tsr_protocol: TsrProtocol::SCC,
         timing: Timing::SCC,
+        remote_atomics: None,
     };
 
     #[test]
@@ -674,6 +713,17 @@ mod tests {
         assert_eq!(lsm, 24 * 17);
         let rank = b.rank_at_controller(core);
         assert_eq!(b.popshm(core), (4, (lsm + 1 + 2 * rank) as u16));
+    }
+
+    #[test]
+    fn the_scc_has_no_remote_atomic_unit_and_the_second_chip_has_one_everywhere() {
+        assert_eq!(SCC.remote_atomics, None);
+        let rau = MESH8X8.remote_atomics.expect("mesh8x8 has the unit");
+        assert!(rau.controllers && rau.mpbs);
+        assert_eq!(rau.service_mesh_cycles, 1);
+        // The request block lies in the system bank, where the emulator's
+        // per-core copy of it is.
+        assert!(rau.registers + RauRegister::BLOCK <= MESH8X8.fpga.size);
     }
 
     #[test]
