@@ -270,7 +270,7 @@ impl CoreReport {
 }
 
 /// Number of entries [`counters`] returns.
-const STAT_FIELDS: usize = 31;
+const STAT_FIELDS: usize = 32;
 
 /// Every counter of [`CoreStats`]; single counters as one-element slices,
 /// so arrays and scalars are summed the same way. A field added to
@@ -294,6 +294,7 @@ fn counters(s: &mut CoreStats) -> [&mut [u64]; STAT_FIELDS] {
         from_mut(&mut s.wbinvd),
         from_mut(&mut s.invd),
         from_mut(&mut s.tsr_ops),
+        from_mut(&mut s.rau_ops),
         &mut s.mpb_bytes,
         &mut s.mc_bytes,
         &mut s.router_bytes,
@@ -414,6 +415,7 @@ impl fmt::Display for StatsTables<'_> {
                 "WCB flush",
                 "CL1INVMB",
                 "TSR ops",
+                "RAU ops",
             ]
             .map(String::from),
         );
@@ -428,6 +430,7 @@ impl fmt::Display for StatsTables<'_> {
                 s.wcb_flushes,
                 s.cl1invmb,
                 s.tsr_ops,
+                s.rau_ops,
             ];
             accesses.row(name, by_type.chain(rest));
         }
@@ -753,6 +756,7 @@ mod tests {
             wbinvd: 21,
             invd: 22,
             tsr_ops: u64::MAX,
+            rau_ops: 30,
             mpb_bytes,
             mc_bytes,
             router_bytes,
@@ -1203,7 +1207,9 @@ mod tests {
         assert_eq!(accesses[2][7], "100", "MPBT-WB loads of core 7");
         assert_eq!(accesses[3][0], "all");
         assert_eq!(accesses[3][7], "104");
-        assert_eq!(accesses[1].last(), Some(&"18446744073709551615"));
+        let last = accesses[1].len() - 1;
+        assert_eq!(accesses[1][last - 1], "18446744073709551615", "TSR ops");
+        assert_eq!(accesses[1][last], "30", "RAU ops");
         let header = text.lines().nth(1).unwrap();
         for h in [
             "L1 hit",
@@ -1213,6 +1219,7 @@ mod tests {
             "WCB flush",
             "CL1INVMB",
             "TSR ops",
+            "RAU ops",
         ] {
             assert!(header.contains(h), "{header}");
         }

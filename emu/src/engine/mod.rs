@@ -350,6 +350,7 @@ impl Engine {
         if engine.time.is_some() {
             engine.registers.sign_fpga_bank(engine.shared.g());
         }
+        engine.registers.sign_rau(engine.shared.g());
         Ok(engine)
     }
 
@@ -399,6 +400,15 @@ impl Engine {
                 a.kind, a.paddr, a.insn, t.target, self.lut_writer(entry)
             ))),
             Backing::Registers { offset } => {
+                let at = offset + u64::from(t.offset);
+                if let Some(reg) = self.registers.rau_register_at(t.target, at) {
+                    // The request registers sit in the core's mesh
+                    // interface: only the request itself is timed.
+                    if a.kind == Kind::Store && reg == chip::RauRegister::Address {
+                        self.remote_atomic(a.value as u32)?;
+                    }
+                    return Ok(());
+                }
                 if let Some(call) = self
                     .registers
                     .emu_call_at(t.target, offset + u64::from(t.offset))
@@ -410,7 +420,6 @@ impl Engine {
                 // one instruction at one address: on silicon, the
                 // test-and-set register it stands for is one read, so the
                 // store half costs nothing more.
-                let at = offset + u64::from(t.offset);
                 let exchange_half = self.registers.exchange_half(&a, t.target, at);
                 let s = at & !(LINE - 1);
                 let words = time::words_reached((at - s) as u32, a.len);
@@ -456,6 +465,98 @@ impl Engine {
                 Ok(())
             }
         }
+    }
+
+    /// The guest sent a request to the remote atomic unit
+    /// ([`chip::RemoteAtomics`]) for the word at core-physical `addr`, the
+    /// operation and operands in its request registers: done on G at
+    /// once, under the word's line lock, the old value left in the result
+    /// registers; with timing on, ordered as a store to a polled line is,
+    /// and charged one transaction to the unit ([`Time::remote_atomic`]).
+    /// A request the unit cannot serve stops the core with the reason.
+    fn remote_atomic(&mut self, addr: u32) -> Result<()> {
+        let chip = self.chip;
+        let Some(rau) = chip.remote_atomics else {
+            return Err(self.stop("the chip has no remote atomic unit"));
+        };
+        let (raw, operand, compare) = self.registers.rau_request(self.shared.g());
+        let command = chip::RauCommand::decode(raw)
+            .and_then(|c| c.check(addr).map(|()| c))
+            .map_err(|e| self.stop(e))?;
+        let entry = Chip::lut_index(addr);
+        self.follow_remote_lut_write(entry)?;
+        let t =
+            self.translator.lut().translate(addr).map_err(|e| {
+                self.stop(format_args!("remote atomic: {e}{}", self.lut_writer(entry)))
+            })?;
+        let served = match t.target {
+            Target::Mpb(_) => rau.mpbs,
+            Target::Dram { .. } => rau.controllers,
+            _ => false,
+        };
+        let backed = matches!(
+            self.layout.backing(t.target, self.core),
+            Backing::Memory { .. }
+        );
+        if !served || !backed {
+            return Err(self.stop(format_args!(
+                "remote atomic {} at {addr:#010x}: it reaches {}, where no remote atomic unit                  serves shared memory (units sit at {})",
+                command.op.name(),
+                describe(chip, t.target, t.offset),
+                match (rau.controllers, rau.mpbs) {
+                    (true, true) => "the memory controllers and the MPBs",
+                    (true, false) => "the memory controllers",
+                    _ => "the MPBs",
+                }
+            )));
+        }
+        let s = self.system_line(addr)?;
+        let at = addr % LINE as u32;
+        let bytes = command.bytes;
+        let operands = if command.op == chip::AtomicOp::CompareSwap {
+            2 * bytes
+        } else {
+            bytes
+        };
+        let waiters = match &mut self.time {
+            Some(time) => {
+                let waiters = time.order_store(s);
+                time.observe(s, time::words_reached(at, bytes), t.target);
+                time.remote_atomic(t.target, operands, bytes);
+                waiters
+            }
+            None => CoreSet::default(),
+        };
+        let clock = &self.time;
+        let (old, written) = self.shared.atomic(
+            s,
+            at as usize,
+            bytes as usize,
+            |old| command.op.apply(old, operand, compare, bytes),
+            |mask| {
+                if let Some(time) = clock {
+                    time.stamp_bytes(s, mask, None);
+                }
+            },
+        );
+        if written {
+            self.wake_waiters(s, waiters, None);
+        }
+        if let Some(time) = &mut self.time {
+            time.ordered_access_done();
+        }
+        self.registers.rau_result(self.shared.g(), old);
+        let stats = self.memory.stats_mut();
+        stats.rau_ops += 1;
+        match t.target {
+            Target::Mpb(tile) => stats.mpb_bytes[tile.index()] += u64::from(2 * bytes),
+            Target::Dram { controller, .. } => stats.mc_bytes[controller] += u64::from(2 * bytes),
+            _ => {}
+        }
+        self.count_route(t.target, u64::from(operands), false);
+        self.count_route(t.target, u64::from(bytes), true);
+        self.after_timed_access();
+        Ok(())
     }
 
     /// How the model treats the page of `vaddr` (core-physical `paddr`),

@@ -3,7 +3,7 @@
 //! timestamp the FPGA bank latches on a read, who wrote each LUT entry,
 //! and stores to read-only registers, which are undone and reported.
 
-use chip::{Chip, CoreId, EMU_SIGNATURE, EmuCall, Target, TileId};
+use chip::{Chip, CoreId, EMU_SIGNATURE, EmuCall, RAU_PRESENT, RauRegister, Target, TileId};
 
 use super::GuestAccess;
 use crate::chipmem::{Layout, LutWrite, crb_reset_word, lut_write_offset};
@@ -236,6 +236,54 @@ impl Registers {
         let in_bank = offset.checked_sub(self.layout.fpga(self.core))?;
         let call = in_bank.checked_sub(u64::from(self.chip.fpga.emu_calls))?;
         EmuCall::at(u32::try_from(call).ok()?)
+    }
+
+    /// The register of this core's remote atomic request block at
+    /// `offset` of G, in `target`, if it is one: in this core's system
+    /// bank, at `chip::RemoteAtomics::registers`, on a chip with the unit.
+    pub(super) fn rau_register_at(&self, target: Target, offset: u64) -> Option<RauRegister> {
+        if target != Target::Fpga {
+            return None;
+        }
+        let rau = self.chip.remote_atomics?;
+        let in_bank = offset.checked_sub(self.layout.fpga(self.core))?;
+        let at = in_bank.checked_sub(u64::from(rau.registers))?;
+        RauRegister::at(u32::try_from(at).ok()?)
+    }
+
+    /// Offset in G of this core's remote atomic register `reg`.
+    fn rau_offset(&self, reg: RauRegister) -> Option<u64> {
+        let rau = self.chip.remote_atomics?;
+        Some(self.layout.fpga(self.core) + u64::from(rau.registers) + reg as u64)
+    }
+
+    /// Marks this core's remote atomic request block in `g` as answered
+    /// ([`RAU_PRESENT`]), on a chip with the unit.
+    pub(super) fn sign_rau(&self, g: &Mapping) {
+        if let Some(at) = self.rau_offset(RauRegister::Present) {
+            g.store_u32(at, RAU_PRESENT);
+        }
+    }
+
+    /// The request this core's registers in `g` hold: the command
+    /// register's raw value, the operand and the value compared.
+    pub(super) fn rau_request(&self, g: &Mapping) -> (u32, u64, u64) {
+        let word = |reg| self.rau_offset(reg).map_or(0, |at| g.load_u32(at));
+        let wide = |lo, hi| u64::from(word(lo)) | u64::from(word(hi)) << 32;
+        (
+            word(RauRegister::Command),
+            wide(RauRegister::OperandLo, RauRegister::OperandHi),
+            wide(RauRegister::CompareLo, RauRegister::CompareHi),
+        )
+    }
+
+    /// Puts an operation's old value into this core's result registers
+    /// in `g`, where the guest's next loads find it.
+    pub(super) fn rau_result(&self, g: &Mapping, old: u64) {
+        if let Some(at) = self.rau_offset(RauRegister::ResultLo) {
+            g.store_u32(at, old as u32);
+            g.store_u32(at + 4, (old >> 32) as u32);
+        }
     }
 
     /// The core whose test-and-set register is at `offset` of G, in

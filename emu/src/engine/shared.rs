@@ -96,6 +96,51 @@ impl SharedLines {
         self.unlock(s);
     }
 
+    /// One operation of the remote atomic unit on the `bytes`-byte word at
+    /// byte `at` of line `s` of G, under the line's lock, so that no other
+    /// core's operation, publish or refresh of the line comes between its
+    /// read and its write: `op` turns the old value into the new one, or
+    /// leaves it (`None`). A new value goes to G and into the view of every
+    /// core that does not hold the line, with this core as the line's last
+    /// writer, as [`SharedLines::publish`] does; `before` runs under the
+    /// lock before it moves (to stamp the line's time). Returns the old
+    /// value and whether it was written.
+    pub(super) fn atomic(
+        &self,
+        s: u64,
+        at: usize,
+        bytes: usize,
+        op: impl FnOnce(u64) -> Option<u64>,
+        before: impl FnOnce(u32),
+    ) -> (u64, bool) {
+        assert!(
+            at + bytes <= CACHE_LINE && bytes <= 8,
+            "a word of {bytes} bytes at {at} of a line"
+        );
+        self.lock(s);
+        let line = self.g.read_line(s);
+        let mut old = [0; 8];
+        old[..bytes].copy_from_slice(&line[at..at + bytes]);
+        let old = u64::from_le_bytes(old);
+        let new = op(old);
+        if let Some(new) = new {
+            let mask = (((1u64 << bytes) - 1) << at) as u32;
+            before(mask);
+            let mut data = [0; CACHE_LINE];
+            data[at..at + bytes].copy_from_slice(&new.to_le_bytes()[..bytes]);
+            self.g.write_masked(s, &data, mask);
+            self.directory.update_flags(s, WRITER, self.me as u64 + 1);
+            let holders = self.directory.cores(s);
+            for (c, view) in self.views.iter().enumerate() {
+                if !holders.contains(c) {
+                    view.write_masked(s, &data, mask);
+                }
+            }
+        }
+        self.unlock(s);
+        (old, new.is_some())
+    }
+
     /// This core's view of line `s` takes G's bytes again, except `keep`,
     /// under the line's lock; with nothing kept, the core stops holding
     /// the line.
@@ -195,6 +240,47 @@ mod tests {
         assert_eq!(c1.own_line(s), c0.g().read_line(s));
         c0.publish(s, &line(3), FULL_LINE, || {});
         assert_eq!(c1.own_line(s), line(3));
+    }
+
+    #[test]
+    fn an_atomic_operation_writes_memory_and_the_views_but_a_holders_as_its_core() {
+        let (_dir, [c0, c1]) = two_cores();
+        let s = 0xC0;
+        c1.publish(s, &line(0), FULL_LINE, || {});
+        c1.hold(s);
+        let mut stamped = 0;
+        let add = |v: u64| Some(v + 0x0102_0304_0506_0708);
+        let (old, written) = c0.atomic(s, 8, 8, add, |mask| stamped = mask);
+        assert_eq!((old, written), (0, true));
+        assert_eq!(stamped, 0xFF << 8);
+        let g = c0.g().read_line(s);
+        assert_eq!(g[8..16], 0x0102_0304_0506_0708u64.to_le_bytes());
+        assert_eq!(g[..8], [0; 8]);
+        assert_eq!(c0.own_line(s), g);
+        // Core 1 holds the line: its view is stale, and core 0 wrote it last.
+        assert_eq!(c1.own_line(s), line(0));
+        assert_eq!(c1.writer(s), Some(0));
+        // An operation that leaves the word writes nothing.
+        let (old, written) = c1.atomic(s, 8, 4, |_| None, |_| panic!("nothing to stamp"));
+        assert_eq!((old, written), (0x0506_0708, false));
+        assert_eq!(c1.writer(s), Some(0));
+    }
+
+    #[test]
+    fn atomic_operations_of_two_cores_on_one_word_lose_nothing() {
+        let (_dir, cores) = two_cores();
+        let s = 0x100;
+        std::thread::scope(|scope| {
+            for c in &cores {
+                scope.spawn(move || {
+                    for _ in 0..10_000 {
+                        c.atomic(s, 4, 4, |v| Some(v + 1), |_| {});
+                    }
+                });
+            }
+        });
+        let g = cores[0].g().read_line(s);
+        assert_eq!(u32::from_le_bytes(g[4..8].try_into().unwrap()), 20_000);
     }
 
     #[test]

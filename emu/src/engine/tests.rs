@@ -682,3 +682,277 @@ fn the_clocks_crossing_is_charged_apart_from_the_access() {
         crossings.iter().sum::<u64>()
     );
 }
+
+/// The remote atomic unit of the 8x8 chip, as the guest reaches it.
+mod remote_atomics {
+    use chip::{AtomicOp, MESH8X8, RauCommand, RauRegister, RemoteAtomics};
+
+    use super::*;
+
+    const UNIT: RemoteAtomics = MESH8X8.remote_atomics.unwrap();
+
+    /// Two cores of a run of `run` cores of the 8x8 chip, the test
+    /// playing cores `players`, the rig's page the LSM page of controller
+    /// 0 (uncached DRAM), with modelled time if `quantum` is given.
+    fn dram_rig(run: u32, players: [u32; 2], quantum: Option<u64>) -> Rig {
+        let mut rig = rig_on(&MESH8X8, run, players, PTE_PCD, quantum);
+        let base = MESH8X8.lsm_base(0);
+        for ram in &rig.rams {
+            map_page(ram, base, PTE_PCD);
+        }
+        rig.base = base;
+        rig.page0 = crate::chipmem::Layout::new(&MESH8X8).lsm(0);
+        rig
+    }
+
+    /// The guest of `engine` stores `value` to its request register
+    /// `reg`, where QEMU would (its copy of the system bank in `g`), and
+    /// the engine hears of it.
+    fn store_register(
+        engine: &mut Engine,
+        g: &Mapping,
+        reg: RauRegister,
+        value: u32,
+    ) -> Result<()> {
+        let offset = UNIT.registers + reg as u32;
+        g.store_u32(engine.layout.fpga(engine.core) + u64::from(offset), value);
+        let paddr = MESH8X8.fpga_base() + offset;
+        engine.access(GuestAccess {
+            kind: Kind::Store,
+            vaddr: paddr,
+            paddr,
+            len: 4,
+            value: u64::from(value),
+            insn: 0x0020_0000 + offset,
+            rest: 0,
+        })
+    }
+
+    /// The guest of `engine` asks the unit for `op` on the `bytes`-byte
+    /// word at `addr`, and reads the old value back.
+    fn ask(
+        engine: &mut Engine,
+        g: &Mapping,
+        (op, bytes): (AtomicOp, u32),
+        addr: u32,
+        operand: u64,
+        compare: u64,
+    ) -> Result<u64> {
+        use RauRegister::*;
+        store_register(engine, g, OperandLo, operand as u32)?;
+        store_register(engine, g, OperandHi, (operand >> 32) as u32)?;
+        store_register(engine, g, CompareLo, compare as u32)?;
+        store_register(engine, g, CompareHi, (compare >> 32) as u32)?;
+        store_register(engine, g, Command, RauCommand { op, bytes }.encode())?;
+        store_register(engine, g, Address, addr)?;
+        let result = engine.layout.fpga(engine.core) + u64::from(UNIT.registers);
+        let lo = g.load_u32(result + ResultLo as u64);
+        let hi = g.load_u32(result + ResultHi as u64);
+        Ok(u64::from(lo) | u64::from(hi) << 32)
+    }
+
+    /// [`ask`] by guest `c` of `rig`.
+    fn request(
+        rig: &mut Rig,
+        c: usize,
+        op: (AtomicOp, u32),
+        addr: u32,
+        operand: u64,
+        compare: u64,
+    ) -> Result<u64> {
+        ask(&mut rig.engines[c], &rig.g, op, addr, operand, compare)
+    }
+
+    fn present(rig: &Rig, c: usize) -> u32 {
+        let engine = &rig.engines[c];
+        let at = engine.layout.fpga(engine.core)
+            + u64::from(UNIT.registers + RauRegister::Present as u32);
+        rig.g.load_u32(at)
+    }
+
+    #[test]
+    fn each_operation_changes_memory_and_every_view_and_returns_the_old_value() {
+        let mut rig = dram_rig(2, [0, 1], None);
+        assert_eq!(present(&rig, 0), chip::RAU_PRESENT);
+        let word = rig.base + 0x40;
+        let add = (AtomicOp::FetchAdd, 4);
+        assert_eq!(request(&mut rig, 0, add, word, 5, 0).unwrap(), 0);
+        assert_eq!(request(&mut rig, 1, add, word, 7, 0).unwrap(), 5);
+        assert_eq!(rig.memory(0x40), 12);
+        assert_eq!(rig.load(0, 0x40), 12, "core 0's view has the unit's write");
+        let cas = (AtomicOp::CompareSwap, 4);
+        assert_eq!(request(&mut rig, 1, cas, word, 99, 11).unwrap(), 12);
+        assert_eq!(
+            rig.memory(0x40),
+            12,
+            "a compare-swap that fails writes nothing"
+        );
+        assert_eq!(request(&mut rig, 1, cas, word, 99, 12).unwrap(), 12);
+        assert_eq!(rig.load(0, 0x40), 99);
+        let swap = (AtomicOp::Swap, 4);
+        assert_eq!(request(&mut rig, 0, swap, word, 3, 0).unwrap(), 99);
+        assert_eq!(rig.memory(0x40), 3);
+        // Eight bytes: the carry reaches the high word; the next word of
+        // the line is left alone.
+        let wide = rig.base + 0x48;
+        rig.store(0, 0x48, u32::MAX);
+        rig.store(0, 0x50, 0xAAAA);
+        let add8 = (AtomicOp::FetchAdd, 8);
+        assert_eq!(request(&mut rig, 1, add8, wide, 1, 0).unwrap(), 0xFFFF_FFFF);
+        assert_eq!((rig.memory(0x48), rig.memory(0x4C)), (0, 1));
+        assert_eq!(rig.memory(0x50), 0xAAAA);
+        let cas8 = (AtomicOp::CompareSwap, 8);
+        let old = request(&mut rig, 0, cas8, wide, 7 << 32 | 9, 1 << 32).unwrap();
+        assert_eq!(old, 1 << 32);
+        assert_eq!((rig.memory(0x48), rig.memory(0x4C)), (9, 7));
+        let counts = [0, 1].map(|c| rig.engines[c].report().stats.rau_ops);
+        assert_eq!(counts, [3, 4]);
+        for c in 0..2 {
+            assert_eq!(rig.engines[c].report().stale_reads, 0);
+        }
+    }
+
+    #[test]
+    fn a_core_holding_the_line_reads_it_stale_and_the_checker_names_the_units_user() {
+        let mut rig = rig_on(&MESH8X8, 2, [0, 1], PTE_PMB, None);
+        // Core 1 caches the line of tile 0's MPB (MPBT), core 0 adds to
+        // its first word through the MPB's unit.
+        assert_eq!(rig.load(1, 0x100), 0);
+        let add = (AtomicOp::FetchAdd, 4);
+        let word = rig.base + 0x100;
+        assert_eq!(request(&mut rig, 0, add, word, 4, 0).unwrap(), 0);
+        assert_eq!(rig.memory(0x100), 4);
+        assert_eq!(rig.load(1, 0x100), 0, "core 1 still reads its cached line");
+        let report = rig.engines[1].report();
+        assert_eq!(report.stale_reads, 1);
+        assert_eq!(report.stale[0].writer, Some(0));
+        rig.engines[1].cl1invmb().unwrap();
+        assert_eq!(rig.load(1, 0x100), 4);
+    }
+
+    #[test]
+    fn operations_of_two_cores_at_once_lose_no_update() {
+        let mut rig = dram_rig(2, [0, 1], None);
+        let word = rig.base + 0x80;
+        let per_core = 2_000u64;
+        let g = &rig.g;
+        let olds: Vec<u64> = std::thread::scope(|scope| {
+            let threads: Vec<_> = rig
+                .engines
+                .iter_mut()
+                .map(|engine| {
+                    scope.spawn(move || {
+                        (0..per_core)
+                            .map(|_| ask(engine, g, (AtomicOp::FetchAdd, 8), word, 1, 0).unwrap())
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                .flat_map(|t| t.join().unwrap())
+                .collect()
+        });
+        assert_eq!(
+            (rig.memory(0x80), rig.memory(0x84)),
+            (2 * per_core as u32, 0)
+        );
+        // Every old value was seen once: no two operations overlapped.
+        let mut seen = olds;
+        seen.sort_unstable();
+        assert_eq!(seen, (0..2 * per_core).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_operation_costs_one_transaction_to_the_unit_and_is_counted() {
+        let mut rig = dram_rig(2, [0, 1], Some(100_000));
+        let t = MESH8X8.timing;
+        rig.engines[1].halted();
+        rig.engines[0].set_insns(100, 100);
+        let ops = 8;
+        for i in 0..ops {
+            let add = (AtomicOp::FetchAdd, 4);
+            let word = rig.base + 0x40;
+            assert_eq!(request(&mut rig, 0, add, word, 1, 0).unwrap(), i);
+        }
+        // Core 0 sits on tile (0,0); controller 0 on router (1,0): two
+        // routers.
+        let routers = crate::model::mesh::routers(
+            &MESH8X8,
+            MESH8X8.tile_coord(MESH8X8.tile_of(core(0))),
+            MESH8X8.memory_controllers[0].port.tile,
+        );
+        assert_eq!(routers, 2);
+        let each = UNIT.controller_access(&t, routers) - u64::from(t.l1_hit);
+        let stats = rig.engines[0].report().stats;
+        assert_eq!(stats.rau_ops, ops);
+        assert_eq!(stats.class_count[Class::Atomic as usize], ops);
+        assert_eq!(stats.class_cycles[Class::Atomic as usize], ops * each);
+        // More than a plain DRAM access by the service and the write.
+        assert!(each > t.dram_access(routers));
+        // Nothing else was charged: the registers cost no access.
+        assert_eq!(stats.class_count[Class::Fpga as usize], 0);
+        assert_eq!(stats.class_count[Class::Dram as usize], 0);
+        assert_eq!(stats.mc_bytes[0], ops * 8);
+    }
+
+    #[test]
+    fn the_unit_keeps_its_controller_busy_for_two_accesses_and_its_service() {
+        let own = Latencies::new(&MESH8X8, core(0), Variation::new(chip::DEFAULT_SEED));
+        let dram = Target::Dram {
+            controller: 0,
+            page: 0,
+        };
+        let plain = own.target(dram).unwrap().queue.unwrap();
+        let unit = own.atomic(dram).unwrap().queue.unwrap();
+        assert_eq!(unit.resource, plain.resource);
+        assert_eq!(unit.arrival, plain.arrival);
+        let service = MESH8X8
+            .timing
+            .mesh_to_core(u64::from(UNIT.service_mesh_cycles));
+        assert_eq!(unit.service, 2 * plain.service + service);
+        let mpb = Target::Mpb(MESH8X8.tile(5).unwrap());
+        let (plain, unit) = (own.target(mpb).unwrap(), own.atomic(mpb).unwrap());
+        assert_eq!(
+            unit.queue.unwrap().service,
+            2 * plain.queue.unwrap().service + service
+        );
+        assert!(unit.cycles > plain.cycles);
+        // Its reply leaves after the write: later on every link back.
+        for (p, u) in plain.hops.iter().zip(unit.hops) {
+            assert_eq!(p.link, u.link);
+            assert!(if p.request {
+                u.arrival == p.arrival
+            } else {
+                u.arrival > p.arrival
+            });
+        }
+        // The SCC has no unit.
+        let scc = Latencies::new(&SCC, core(0), Variation::new(chip::DEFAULT_SEED));
+        assert!(scc.atomic(dram).is_none());
+    }
+
+    #[test]
+    fn a_request_the_unit_cannot_serve_stops_the_core_with_the_reason() {
+        let mut rig = dram_rig(2, [0, 1], None);
+        let add = (AtomicOp::FetchAdd, 8);
+        let unaligned = rig.base + 4;
+        let message = request(&mut rig, 0, add, unaligned, 1, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("aligned"), "{message}");
+        // A register block is no memory a unit serves.
+        let crb = MESH8X8.crb_base(MESH8X8.tile(0).unwrap());
+        let message = request(&mut rig, 0, (AtomicOp::Swap, 4), crb, 1, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("no remote atomic unit"), "{message}");
+        assert!(message.contains("CRB of tile 0"), "{message}");
+        let engine = &mut rig.engines[0];
+        store_register(engine, &rig.g, RauRegister::Command, 0x0905).unwrap();
+        let message = store_register(engine, &rig.g, RauRegister::Address, rig.base)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("command 0x905"), "{message}");
+    }
+}

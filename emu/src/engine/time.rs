@@ -614,6 +614,67 @@ impl Time {
         }
     }
 
+    /// The core stalls for one operation of the remote atomic unit at
+    /// `target` ([`Latencies::atomic`]), once the buffered writes have
+    /// completed: its request carries `request` bytes (the operands), its
+    /// reply `reply` (the old value). It books the links both ways and the
+    /// controller or MPB, busy for the unit's read, service and write, as
+    /// [`Time::charge`] books an access. Returns `false`, charging
+    /// nothing, if no unit sits at `target`.
+    pub(super) fn remote_atomic(&mut self, target: Target, request: u32, reply: u32) -> bool {
+        self.drain();
+        let Time {
+            latencies,
+            crossings,
+            clock,
+            clocks,
+            waits,
+            bookings,
+            mesh_accesses,
+            poll,
+            ..
+        } = self;
+        let Some(cost) = latencies.atomic(target) else {
+            return false;
+        };
+        let access = next_access(mesh_accesses, poll, true);
+        let t = latencies.timing();
+        if let Some(q) = cost.queue {
+            let issued = clock.now();
+            let refresh = latencies.refresh_wait(q.resource, issued + q.arrival);
+            if refresh > 0 {
+                clock.stall(q.resource.wait_class(), refresh);
+                *waits.wait_mut(q.resource) += refresh;
+            }
+            if clocks.queues() {
+                let request = t.link_service(t.packet_flits(request));
+                let reply = t.link_service(t.packet_flits(reply));
+                let replied = clock.now();
+                for h in cost.hops {
+                    let (at, service) = if h.request {
+                        (issued, request)
+                    } else {
+                        (replied, reply)
+                    };
+                    let link = Resource::Link(h.link);
+                    bookings.book(clocks, link, issued, at + h.arrival, service);
+                }
+                bookings.book(clocks, q.resource, issued, replied + q.arrival, q.service);
+                for c in crossings.of(target) {
+                    let crb = Resource::Crb(c.tile);
+                    bookings.cross(crb, issued, issued + c.arrival, t.crb_service(), c.hold);
+                }
+            }
+        }
+        let l1 = u64::from(t.l1_hit);
+        clock.stall(Class::Atomic, cost.cycles.saturating_sub(l1));
+        let crossing = latencies.crossing(&cost, access);
+        if crossing > 0 {
+            clock.stall(Class::Crossing, crossing);
+        }
+        true
+    }
+
     /// Charges the waits of this core's requests in buckets that end by
     /// `t`, once every other core has booked its requests before `t`
     /// (blocking until then): each from the final loads of its bucket and

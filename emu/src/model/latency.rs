@@ -35,6 +35,7 @@
 //! | waiting for the write buffers: both full, or a load leaving L1, a write-back, a register access, WBINVD or INVD behind buffered writes | until the oldest write completes (full), or the last (`write-buffer`) |
 //! | WBINVD, INVD, CL1INVMB | `wbinvd`, `invd`, `cl1invmb` (the instruction's own cycle included) |
 //! | a read of the core's own clock (`chip::EmuCall::ClockLatch`) | `clock_read`, the two cycles its three moves issue in included ([`chip::Timing::clock_read_issue`]) |
+//! | an operation of the remote atomic unit at a controller or MPB `n-1` hops away | the DRAM or MPB row, plus the unit's service and its write there ([`chip::RemoteAtomics::controller_access`], [`chip::RemoteAtomics::mpb_access`]); the controller or MPB is busy for the read, the service and the write, and the reply leaves after the write |
 //!
 //! `n` counts routers crossed one way, the core's own included
 //! ([`super::mesh`]). Mesh cycles convert to core cycles rounded up, once
@@ -124,10 +125,15 @@ pub enum Class {
     /// core's clock to the mesh's and back ([`super::variation::crossing`]):
     /// counted apart from its class, whose stall is then the table's.
     Crossing,
+    /// An operation of the remote atomic unit (`chip::RemoteAtomics`): one
+    /// transaction to a controller or MPB, the unit's read, service and
+    /// write there (the wait for a busy controller or MPB, a link, is that
+    /// resource's class).
+    Atomic,
 }
 
 /// Number of [`Class`]es.
-pub const CLASSES: usize = 18;
+pub const CLASSES: usize = 19;
 
 impl Class {
     /// Every class, in index order.
@@ -150,6 +156,7 @@ impl Class {
         Class::Buffered,
         Class::BufferWait,
         Class::Crossing,
+        Class::Atomic,
     ];
 
     /// Short name for tables and the report file.
@@ -173,6 +180,7 @@ impl Class {
             Class::Buffered => "buffered",
             Class::BufferWait => "write-buffer",
             Class::Crossing => "crossing",
+            Class::Atomic => "RAU",
         }
     }
 }
@@ -412,6 +420,29 @@ pub struct Latencies {
     /// flight ([`super::dram::Ddr3::line_service`]).
     controller_service: u64,
     fpga: u64,
+    /// The remote atomic unit, if the chip has one: per tile and per
+    /// controller, an operation there (none where no unit sits), and how
+    /// long the unit keeps the MPB and the controller busy.
+    atomics: Option<AtomicWays>,
+}
+
+/// How one core reaches the remote atomic units.
+#[derive(Debug, Clone)]
+struct AtomicWays {
+    /// Per tile: an operation at its MPB's unit.
+    mpb: Vec<Way>,
+    /// Per controller: an operation at its unit.
+    dram: Vec<Way>,
+    /// Whether units sit at the MPBs.
+    at_mpbs: bool,
+    /// Whether units sit at the controllers.
+    at_controllers: bool,
+    /// Core cycles an MPB is busy with an operation: two port times and
+    /// the service.
+    mpb_service: u64,
+    /// Core cycles a controller is busy with an operation: two line
+    /// services and the unit's service.
+    controller_service: u64,
 }
 
 impl Latencies {
@@ -454,6 +485,52 @@ impl Latencies {
             .collect();
         let sif = mesh::routers(chip, here, chip.system_interface.tile);
         let tile = chip.tile_of(core).index();
+        let controller_service = Ddr3::of(&t).line_service(&t);
+        let atomics = chip.remote_atomics.map(|rau| {
+            let mpb_extra = rau.mpb_extra_mesh(&t);
+            let dram_extra = rau.controller_extra_mesh(&t);
+            let memctl = u64::from(t.memctl_mesh_cycles);
+            AtomicWays {
+                mpb: chip
+                    .all_tiles()
+                    .map(|tile| {
+                        let there = chip.tile_coord(tile);
+                        let n = mesh::routers(chip, here, there);
+                        Way {
+                            arrival: t.miu_mpb as u64 + t.mesh_to_core(routers_mesh(&t, n)),
+                            cycles: rau.mpb_access(&t, n),
+                            mesh: t.round_trip_mesh(n) + mpb_extra,
+                            hops: hops(chip, here, there, t.miu_mpb as u64, mpb_extra),
+                        }
+                    })
+                    .collect(),
+                dram: chip
+                    .memory_controllers
+                    .iter()
+                    .map(|mc| {
+                        let n = mesh::routers(chip, here, mc.port.tile);
+                        Way {
+                            arrival: t.miu_dram as u64 + t.mesh_to_core(routers_mesh(&t, n)),
+                            cycles: rau.controller_access(&t, n),
+                            mesh: t.round_trip_mesh(n) + memctl + dram_extra,
+                            hops: hops(
+                                chip,
+                                here,
+                                mc.port.tile,
+                                t.miu_dram as u64,
+                                memctl + dram_extra,
+                            ),
+                        }
+                    })
+                    .collect(),
+                at_mpbs: rau.mpbs,
+                at_controllers: rau.controllers,
+                mpb_service: 2 * t.mpb_port_service()
+                    + t.mesh_to_core(u64::from(rau.service_mesh_cycles)),
+                controller_service: 2 * controller_service
+                    + t.mesh_to_core(u64::from(rau.service_mesh_cycles)),
+            }
+        });
         Self {
             timing: t,
             tile,
@@ -464,8 +541,9 @@ impl Latencies {
                 .collect(),
             mpb,
             dram,
-            controller_service: Ddr3::of(&t).line_service(&t),
+            controller_service,
             fpga: u64::from(t.fpga_factor) * t.mpb_access(sif),
+            atomics,
         }
     }
 
@@ -551,6 +629,37 @@ impl Latencies {
                 mesh: 0,
             },
             Target::Nothing => return None,
+        })
+    }
+
+    /// What one operation of the remote atomic unit at `target` costs:
+    /// `None` if no unit sits there (the chip has none, or not at that
+    /// kind of target).
+    pub fn atomic(&self, target: Target) -> Option<Cost<'_>> {
+        let a = self.atomics.as_ref()?;
+        let (way, resource, service) = match target {
+            Target::Mpb(tile) if a.at_mpbs => (
+                a.mpb.get(tile.index())?,
+                Resource::Mpb(tile.index()),
+                a.mpb_service,
+            ),
+            Target::Dram { controller, .. } if a.at_controllers => (
+                a.dram.get(controller)?,
+                Resource::Controller(controller),
+                a.controller_service,
+            ),
+            _ => return None,
+        };
+        Some(Cost {
+            class: Class::Atomic,
+            cycles: way.cycles,
+            queue: Some(Queue {
+                resource,
+                arrival: way.arrival,
+                service,
+            }),
+            hops: &way.hops,
+            mesh: way.mesh,
         })
     }
 

@@ -54,6 +54,10 @@ pub struct CoreStats {
     pub invd: u64,
     /// Test-and-set register operations (reads, exchanges, writes).
     pub tsr_ops: u64,
+    /// Operations this core made at the remote atomic units
+    /// (`chip::RemoteAtomics`).
+    #[serde(default)]
+    pub rau_ops: u64,
     /// Bytes this core loaded from or stored to each tile's MPB.
     #[serde(with = "crate::model::stats::array")]
     pub mpb_bytes: [u64; MAX_TILES],
@@ -130,6 +134,7 @@ impl Default for CoreStats {
             wbinvd: 0,
             invd: 0,
             tsr_ops: 0,
+            rau_ops: 0,
             mpb_bytes: [0; MAX_TILES],
             mc_bytes: [0; MAX_CONTROLLERS],
             router_bytes: [0; MAX_TILES],

@@ -382,7 +382,8 @@ pub fn table_stall(chip: &Chip, class: Class) -> Option<u64> {
         | Class::Fpga
         | Class::WriteBack
         | Class::BufferWait
-        | Class::Crossing => None,
+        | Class::Crossing
+        | Class::Atomic => None,
     }
 }
 
