@@ -55,6 +55,33 @@
 //! MPI requires by default (a REPLACE and then a SUM to the same element
 //! give `origin2 + origin1`).
 //!
+//! # The remote atomic unit
+//!
+//! On a chip with a remote atomic unit at its memory controllers
+//! ([`crate::hal::RemoteAtomic`], `chip::RemoteAtomics`), the calls of this
+//! family do each element's read-modify-write at the unit instead, one
+//! request per element, without the TSR: a sum on integers is a fetch-add,
+//! `MPI_REPLACE` a swap, `MPI_NO_OP` a fetch-add of 0, compare_and_swap a
+//! compare-swap, and every other operation (floating point, MIN, MAX,
+//! bitwise, pairs) a compare-swap loop that starts from a fetch-add of 0.
+//! The unit serves a target's part ([`Rma::unit_serves`]) when:
+//!
+//! - the platform's unit answers ([`crate::hal::RemoteAtomic::dram_atomics`]);
+//! - the elements are 4 or 8 bytes, aligned at the target (its part's
+//!   offset and displacement unit are multiples of the element's size) and
+//!   the window is not dynamic, so every element of the part takes the
+//!   same path in every call;
+//! - the window's local and remote memory types keep no modified line in a
+//!   cache (NCM, NCM+WCB, MPBT-WT): a line written back later would
+//!   overwrite the unit's write. DCM and MPBT-WB windows keep the guard.
+//!
+//! Before its requests a call runs the same acquire actions as the guard
+//! (MPBT-WT: flush the write-combine buffer, CL1INVMB), so its own earlier
+//! writes are in memory first and it holds no stale copy of the line
+//! after. The unit writes memory, not caches: the release actions have
+//! nothing to push. Atomicity is per element, with respect to every other
+//! call of the family on the window, as MPI requires.
+//!
 //! As with the thesis's hardware atomics, the atomicity holds only with
 //! respect to other calls of this family (on any window whose part on `t`
 //! is guarded by the same TSR): a put or a local store to the same element
@@ -78,6 +105,7 @@ use crate::comm::Element;
 use crate::datatype::{Counted, Layout, Vector, zip_runs};
 use crate::hal::RmaHal;
 use crate::hal::Span;
+use crate::hal::{AtomicOp, RauCommand};
 use crate::ops::{
     Call, Kind, byte_at, bytes, call, check_buffer, check_elements, check_overlap, len_u32,
 };
@@ -605,7 +633,136 @@ impl<T: Element, H: RmaHal> guard::Target<T> for Through<'_, '_, H> {
     }
 }
 
+/// What one element's update at the remote atomic unit does.
+#[derive(Debug, Clone, Copy)]
+enum Update<T> {
+    /// `old op value`.
+    Op(AccumulateOp, T),
+    /// `value` if the element equals `compare`.
+    CompareSwap {
+        /// The new value.
+        value: T,
+        /// The value compared.
+        compare: T,
+    },
+}
+
+/// An element's little-endian bytes as a word of the unit.
+fn word_of<T: Element>(value: T) -> u64 {
+    let mut bytes = [0; 8];
+    value.write_le(&mut bytes[..T::BYTES]);
+    u64::from_le_bytes(bytes)
+}
+
+/// The element a word of the unit holds.
+fn element_of<T: Element>(word: u64) -> T {
+    T::read_le(&word.to_le_bytes()[..T::BYTES])
+}
+
+/// Whether memory of type `ty` may hold a modified line in a cache, which
+/// a write-back would put over the unit's write.
+fn keeps_modified_lines(ty: MemoryType) -> bool {
+    matches!(ty, MemoryType::Dcm | MemoryType::MpbtWb)
+}
+
 impl<'h, H: RmaHal> Rma<'h, H> {
+    /// Whether the remote atomic unit serves the elements of `target`'s
+    /// part of window `id` (see the [module docs](self), "The remote atomic
+    /// unit"): the same answer for every element of the part, in every
+    /// call.
+    pub fn unit_serves<T: Element>(&self, id: u32, target: u32) -> bool {
+        let Ok(w) = self.window(id) else {
+            return false;
+        };
+        let bytes = T::BYTES as u32;
+        let Some(part) = w.remotes.get(target as usize) else {
+            return false;
+        };
+        (bytes == 4 || bytes == 8)
+            && self.hal.dram_atomics()
+            && w.dynamic.is_none()
+            && !keeps_modified_lines(w.options.local_type)
+            && !keeps_modified_lines(w.options.remote_type)
+            && part.info.offset.is_multiple_of(bytes)
+            && part.info.disp_unit.is_multiple_of(bytes)
+    }
+
+    /// Where the unit's requests for `target`'s part of window `id` go,
+    /// after the guard's acquire actions for the memory type the part is
+    /// reached with (see the [module docs](self)): the window, the target
+    /// and that type.
+    fn unit_place(&mut self, id: u32, target: u32) -> (u32, u32, MemoryType) {
+        let through = self.through(id, target);
+        let (ty, acquire) = (through.ty, through.acquire);
+        self.coherence(id, acquire);
+        (id, target, ty)
+    }
+
+    /// One request to the unit for the element at byte `at` of `target`'s
+    /// part of window `id`, reached with `ty`: `command` with `operand` and
+    /// `compare`. Returns the element's old value.
+    fn unit_request<T: Element>(
+        &mut self,
+        (id, target, ty): (u32, u32, MemoryType),
+        at: u64,
+        command: AtomicOp,
+        operand: u64,
+        compare: u64,
+    ) -> Result<u64, RmaError> {
+        let command = RauCommand {
+            op: command,
+            bytes: T::BYTES as u32,
+        };
+        let mut old = None;
+        self.pieces(id, target, ty, at, T::BYTES, |hal, slot, within, _, _| {
+            old = hal.shared_atomic(slot, within, command, operand, compare);
+        })?;
+        Ok(old.expect("unit_serves checked the unit"))
+    }
+
+    /// `update` of the element at byte `at` of `target`'s part of window
+    /// `id` (reached with `ty`) at the remote atomic unit; returns the
+    /// element as it was. An operation the unit has no request for is a
+    /// compare-swap loop from the value a fetch-add of 0 reads.
+    fn unit_update<T: Accumulable>(
+        &mut self,
+        place: (u32, u32, MemoryType),
+        at: u64,
+        update: Update<T>,
+    ) -> Result<T, RmaError> {
+        let direct = match update {
+            Update::CompareSwap { value, compare } => {
+                Some((AtomicOp::CompareSwap, word_of(value), word_of(compare)))
+            }
+            Update::Op(AccumulateOp::Sum, value) if T::INTEGER && !T::PAIR => {
+                Some((AtomicOp::FetchAdd, word_of(value), 0))
+            }
+            Update::Op(AccumulateOp::Replace, value) => Some((AtomicOp::Swap, word_of(value), 0)),
+            Update::Op(AccumulateOp::NoOp, _) => Some((AtomicOp::FetchAdd, 0, 0)),
+            Update::Op(..) => None,
+        };
+        if let Some((op, operand, compare)) = direct {
+            let old = self.unit_request::<T>(place, at, op, operand, compare)?;
+            return Ok(element_of(old));
+        }
+        let Update::Op(op, value) = update else {
+            unreachable!("a compare-swap is one request")
+        };
+        let mut seen = self.unit_request::<T>(place, at, AtomicOp::FetchAdd, 0, 0)?;
+        loop {
+            let old: T = element_of(seen);
+            let new = word_of(T::combine(op, old, value));
+            if new == seen {
+                return Ok(old);
+            }
+            let found = self.unit_request::<T>(place, at, AtomicOp::CompareSwap, new, seen)?;
+            if found == seen {
+                return Ok(old);
+            }
+            seen = found;
+        }
+    }
+
     /// `target`'s part of window `id` as the guard's holder reaches it:
     /// through the local mapping if it is this core's.
     fn through(&mut self, id: u32, target: u32) -> Through<'_, 'h, H> {
@@ -949,8 +1106,13 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         check_op::<T>(&FETCH_AND_OP, id, op, true)?;
         let one = Vector::contiguous(1).layout();
         let at = self.begin::<T>(&FETCH_AND_OP, id, target, disp, 1, one, one)?;
-        let (hal, owner) = (self.hal, self.core_of(id, target));
-        let old = guard::fetch_and_op(hal, owner, &mut self.through(id, target), at, value, op)?;
+        let old = if self.unit_serves::<T>(id, target) {
+            let place = self.unit_place(id, target);
+            self.unit_update(place, at, Update::Op(op, value))?
+        } else {
+            let (hal, owner) = (self.hal, self.core_of(id, target));
+            guard::fetch_and_op(hal, owner, &mut self.through(id, target), at, value, op)?
+        };
         self.finish(id, Kind::Atomic, T::BYTES as u64);
         Ok(old)
     }
@@ -992,9 +1154,14 @@ impl<'h, H: RmaHal> Rma<'h, H> {
         }
         let one = Vector::contiguous(1).layout();
         let at = self.begin::<T>(&COMPARE_AND_SWAP, id, target, disp, 1, one, one)?;
-        let (hal, owner) = (self.hal, self.core_of(id, target));
-        let mut through = self.through(id, target);
-        let old = guard::compare_and_swap(hal, owner, &mut through, at, value, compare)?;
+        let old = if self.unit_serves::<T>(id, target) {
+            let place = self.unit_place(id, target);
+            self.unit_update(place, at, Update::CompareSwap { value, compare })?
+        } else {
+            let (hal, owner) = (self.hal, self.core_of(id, target));
+            let mut through = self.through(id, target);
+            guard::compare_and_swap(hal, owner, &mut through, at, value, compare)?
+        };
         self.finish(id, Kind::Atomic, T::BYTES as u64);
         Ok(old)
     }
@@ -1049,6 +1216,23 @@ impl<'h, H: RmaHal> Rma<'h, H> {
             _ => (origin, data.len()),
         };
         let offset = self.begin::<T>(call, id, target, disp, buffer, origin, target_layout)?;
+        if self.unit_serves::<T>(id, target) {
+            let place = self.unit_place(id, target);
+            for ([o, r, t], n) in zip_runs([origin, places, target_layout]) {
+                for k in 0..n {
+                    let (o, r) = ((o as u64 + k) as usize, (r as u64 + k) as usize);
+                    let at = byte_at::<T>(offset, t + k as i64);
+                    // MPI_NO_OP reads no origin data: `data` may be empty.
+                    let value = data.get(o).copied().unwrap_or(zero::<T>());
+                    let old = self.unit_update(place, at, Update::Op(op, value))?;
+                    if let Some(result) = result.as_deref_mut() {
+                        result[r] = old;
+                    }
+                }
+            }
+            self.finish(id, Kind::Accumulate, bytes::<T>(&origin));
+            return Ok(());
+        }
         let (hal, owner) = (self.hal, self.core_of(id, target));
         let zero = zero::<T>();
         let mut scratch = [zero; CHUNK];

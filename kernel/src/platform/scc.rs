@@ -247,6 +247,11 @@ pub struct Platform {
     /// Whether the run asked for statistics (`stats=on` on the command
     /// line, `cargo xtask run --stats`).
     stats: bool,
+    /// Whether the chip's remote atomic unit answers its request registers
+    /// ([`chip::RemoteAtomics`]): the booted chip has one and the registers
+    /// read [`chip::RAU_PRESENT`]. Without the emulator's model (a plain
+    /// run), nothing answers them.
+    remote_atomics: bool,
     /// Whether a poll of a wait is open in the emulator (between its
     /// `Poll` and its `Wait` or `Done` call): [`Platform::read_ordered`] reads
     /// inside it as they are. A wait inside a wait's `ready` closes it.
@@ -279,12 +284,19 @@ impl Platform {
             // whole run (platform init); a read has no side effect.
             unsafe { at.read_volatile() == EMU_SIGNATURE }
         };
+        let remote_atomics = chip.remote_atomics.is_some_and(|rau| {
+            let at = chip.fpga_base() + rau.registers + chip::RauRegister::Present as u32;
+            // SAFETY: as for the signature: the request block lies in the
+            // FPGA bank (`Chip::validate`); a read has no side effect.
+            unsafe { (at as *const u32).read_volatile() == chip::RAU_PRESENT }
+        });
         let platform = Self {
             chip,
             core,
             cores,
             mappings: Mutex::new(mappings),
             ready: [const { Ready::empty() }; 256],
+            remote_atomics,
             modelled,
             tracing: trace && modelled,
             stats,
@@ -317,6 +329,70 @@ impl Platform {
     pub fn trace_event(&self, word: u32, arg: u32) {
         self.emu_call(EmuCall::TraceArg, arg);
         self.emu_call(EmuCall::Trace, word);
+    }
+
+    /// Whether the booted chip has a remote atomic unit that answers
+    /// ([`Platform::remote_atomic`]): never on the SCC, and not in a plain
+    /// run, where no model serves the request registers.
+    #[inline]
+    pub fn has_remote_atomics(&self) -> bool {
+        self.remote_atomics
+    }
+
+    /// Has the chip's remote atomic unit do `command` on the word at
+    /// core-physical `addr` with `operand` (and `compare`, for a
+    /// compare-swap), and returns the word's old value. The unit does it
+    /// where the word lives, in one transaction: no other core's operation
+    /// on the word comes between its read and its write. The word must lie
+    /// in memory a unit serves (`chip::RemoteAtomics`: the shared DRAM
+    /// behind the controllers, the MPBs), aligned to its width; a request
+    /// the unit cannot serve stops the core with the reason.
+    ///
+    /// The request is ordered after the other cores' earlier accesses, as
+    /// a test-and-set register's is ([`Platform::order`]). It orders
+    /// nothing of this core's own: a caller whose earlier writes to the
+    /// word's line sit in the write-combine buffer flushes them first.
+    ///
+    /// # Panics
+    /// If the unit does not answer ([`Platform::has_remote_atomics`]).
+    pub fn remote_atomic(
+        &self,
+        addr: u32,
+        command: chip::RauCommand,
+        operand: u64,
+        compare: u64,
+    ) -> u64 {
+        use chip::RauRegister::*;
+        let rau = self
+            .chip
+            .remote_atomics
+            .filter(|_| self.remote_atomics)
+            .unwrap_or_else(|| panic!("{}: no remote atomic unit answers", self.chip.name));
+        let block = self.chip.fpga_base() + rau.registers;
+        let register = |reg: chip::RauRegister| (block + reg as u32) as *mut u32;
+        // SAFETY: the request block lies in the FPGA bank, identity-mapped
+        // uncached for the whole run, and is this core's own
+        // (`chip::RemoteAtomics::registers`); its registers are aligned
+        // words, and stores to them have no effect beyond the request.
+        unsafe {
+            register(OperandLo).write_volatile(operand as u32);
+            register(OperandHi).write_volatile((operand >> 32) as u32);
+            if command.op == chip::AtomicOp::CompareSwap {
+                register(CompareLo).write_volatile(compare as u32);
+                register(CompareHi).write_volatile((compare >> 32) as u32);
+            }
+            register(Command).write_volatile(command.encode());
+        }
+        self.order();
+        // SAFETY: as above; the store of the address sends the request.
+        let (lo, hi) = unsafe {
+            register(Address).write_volatile(addr);
+            (
+                register(ResultLo).read_volatile(),
+                register(ResultHi).read_volatile(),
+            )
+        };
+        u64::from(lo) | u64::from(hi) << 32
     }
 
     /// Makes the emulator call `call` with `value` (modelled time only).

@@ -933,3 +933,134 @@ fn short_locs_combine_as_pairs_and_keep_the_targets_padding() {
     assert!(check_op::<ShortLoc>(&ACCUMULATE, 0, AccumulateOp::Sum, false).is_err());
     assert!(check_op::<ShortLoc>(&ACCUMULATE, 0, AccumulateOp::MaxLoc, false).is_ok());
 }
+
+#[test]
+fn every_operation_on_every_type_gives_the_sequential_result_with_the_remote_atomic_unit() {
+    // 4- and 8-byte elements of NCM and MPBT-WT windows go through the
+    // unit; the others, and MPBT-WB windows, keep the guard.
+    Mock::run_on(&chip::MESH8X8, 2, |hal| {
+        let mut rma = rma(hal);
+        for ty in [MemoryType::MpbtWt, MemoryType::Ncm, MemoryType::MpbtWb] {
+            every_type(&mut rma, ty);
+        }
+        assert!(hal.remote_atomics() > 0);
+    });
+}
+
+/// What one atomic of each kind on `T` at rank 0's part of a window of
+/// type `ty` made: the operations of the remote atomic units and the
+/// test-and-set registers taken, each call's result checked.
+fn atomics_made<T: Accumulable + From<u8> + Debug>(
+    rma: &mut Rma<'_, Mock>,
+    hal: &Mock,
+    ty: MemoryType,
+) -> (u64, u64) {
+    let win = rma
+        .allocate::<T>(4, WindowOptions::new().memory_type(ty))
+        .unwrap();
+    rma.lock_all(win, Assert::NONE).unwrap();
+    // The memory of an earlier window may be reused: clear it.
+    rma.put(win, 0, 0, &[T::from(0); 4]).unwrap();
+    rma.flush(win, 0).unwrap();
+    let (units, tsrs) = (hal.remote_atomics(), hal.tsr_acquires());
+    let t = |v: u8| T::from(v);
+    assert_eq!(
+        rma.fetch_and_op(win, 0, 1, t(5), AccumulateOp::Sum)
+            .unwrap(),
+        t(0)
+    );
+    assert_eq!(rma.compare_and_swap(win, 0, 1, t(9), t(5)).unwrap(), t(5));
+    assert_eq!(rma.compare_and_swap(win, 0, 1, t(7), t(5)).unwrap(), t(9));
+    rma.accumulate(win, 0, 2, &[t(3), t(4)], AccumulateOp::Max)
+        .unwrap();
+    let mut old = [t(0); 2];
+    rma.get_accumulate(win, 0, 2, &[t(1), t(6)], &mut old, AccumulateOp::Replace)
+        .unwrap();
+    assert_eq!(old, [t(3), t(4)]);
+    let made = (hal.remote_atomics() - units, hal.tsr_acquires() - tsrs);
+    let mut got = [t(0); 4];
+    rma.get(win, 0, 0, &mut got).unwrap();
+    assert_eq!(got, [t(0), t(9), t(1), t(6)]);
+    rma.unlock_all(win).unwrap();
+    rma.free(win).unwrap();
+    made
+}
+
+#[test]
+fn atomics_use_the_remote_atomic_unit_where_the_chip_has_one_and_the_guard_elsewhere() {
+    // On the 8x8 chip: fetch_and_op and each compare_and_swap are one
+    // request; accumulate with MAX is a fetch-add of 0 and a compare-swap
+    // per element; get_accumulate with REPLACE a swap per element. No
+    // test-and-set register is taken.
+    Mock::run_on(&chip::MESH8X8, 1, |hal| {
+        let rma = &mut rma(hal);
+        assert_eq!(
+            atomics_made::<u32>(rma, hal, MemoryType::Ncm),
+            (1 + 2 + 4 + 2, 0)
+        );
+        assert_eq!(atomics_made::<u64>(rma, hal, MemoryType::MpbtWt), (9, 0));
+        assert_eq!(atomics_made::<i32>(rma, hal, MemoryType::NcmWcb), (9, 0));
+        // Elements the unit does not take, or a memory type that keeps
+        // modified lines in L1: the guard, one TSR for each of the five calls.
+        assert_eq!(atomics_made::<u16>(rma, hal, MemoryType::Ncm), (0, 5));
+        assert_eq!(atomics_made::<u32>(rma, hal, MemoryType::MpbtWb), (0, 5));
+    });
+    // The SCC has no unit.
+    Mock::run(1, |hal| {
+        let rma = &mut rma(hal);
+        assert_eq!(atomics_made::<u32>(rma, hal, MemoryType::Ncm), (0, 5));
+    });
+}
+
+#[test]
+fn sums_and_swaps_from_eight_cores_through_the_remote_atomic_unit_lose_nothing() {
+    const ROUNDS: u64 = 50;
+    let n = 8;
+    let fetched = Mock::run_on(&chip::MESH8X8, n, |hal| {
+        let mut rma = rma(hal);
+        let me = u64::from(rma.rank());
+        let win = rma.allocate::<u64>(4, WindowOptions::new()).unwrap();
+        rma.lock_all(win, Assert::NONE).unwrap();
+        let mut mine = Vec::new();
+        for round in 0..ROUNDS {
+            // Element 0: a counter every core fetches from; element 1: sums
+            // by accumulate and fetch_and_op mixed; element 2: a maximum.
+            mine.push(rma.fetch_and_op(win, 0, 0, 1, AccumulateOp::Sum).unwrap());
+            if round % 2 == 0 {
+                rma.accumulate(win, 0, 1, &[me + 1], AccumulateOp::Sum)
+                    .unwrap();
+            } else {
+                rma.fetch_and_op(win, 0, 1, me + 1, AccumulateOp::Sum)
+                    .unwrap();
+            }
+            rma.accumulate(win, 0, 2, &[me * 1000 + round], AccumulateOp::Max)
+                .unwrap();
+        }
+        rma.unlock_all(win).unwrap();
+        rma.comm().barrier();
+        if me == 0 {
+            let mut got = [0u64; 4];
+            rma.local_read(win, 0, &mut got).unwrap();
+            let cores = u64::from(n);
+            assert_eq!(got[0], cores * ROUNDS, "counter");
+            assert_eq!(got[1], ROUNDS * cores * (cores + 1) / 2, "sums");
+            assert_eq!(got[2], (cores - 1) * 1000 + ROUNDS - 1, "maximum");
+            assert_eq!(got[3], 0);
+        }
+        // A request per counter, per sum, and at least one per maximum.
+        assert!(
+            hal.remote_atomics() >= 3 * ROUNDS,
+            "{}",
+            hal.remote_atomics()
+        );
+        rma.comm().barrier();
+        rma.free(win).unwrap();
+        mine
+    });
+    let all: BTreeSet<u64> = fetched.iter().flatten().copied().collect();
+    assert_eq!(
+        all,
+        (0..u64::from(n) * ROUNDS).collect(),
+        "every value once"
+    );
+}

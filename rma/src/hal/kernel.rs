@@ -184,3 +184,28 @@ impl Trace for Platform {
         }
     }
 }
+
+impl super::RemoteAtomic for Platform {
+    #[inline]
+    fn dram_atomics(&self) -> bool {
+        self.has_remote_atomics() && self.chip().remote_atomics.is_some_and(|r| r.controllers)
+    }
+
+    fn shared_atomic(
+        &self,
+        slot: u8,
+        offset: u32,
+        command: super::RauCommand,
+        operand: u64,
+        compare: u64,
+    ) -> Option<u64> {
+        if !self.dram_atomics() {
+            return None;
+        }
+        // Checks that the word lies in the mapping (the unit reaches it
+        // through the LUT entry, not the page tables).
+        self.shared_dram(slot, offset, command.bytes as usize);
+        let addr = chip::AddressMap::entry_base(slot) + offset;
+        Some(self.remote_atomic(addr, command, operand, compare))
+    }
+}

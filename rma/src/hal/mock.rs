@@ -37,7 +37,7 @@ extern crate std;
 
 use std::boxed::Box;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use std::vec::Vec;
@@ -100,6 +100,9 @@ struct Shared {
     /// Per core, the poll in progress of a watching wait: the lines it
     /// read, each with its store count before the read.
     polls: Vec<Mutex<Option<Watched>>>,
+    /// Per controller, its remote atomic unit on a chip that has one
+    /// there: it does one operation at a time.
+    units: Vec<Mutex<()>>,
 }
 
 /// Bytes of DRAM allocated at once.
@@ -193,6 +196,10 @@ impl Doorbell {
 pub struct Mock {
     shared: Arc<Shared>,
     core: CoreId,
+    /// Test-and-set registers this core took (shared by its clones).
+    tsr_acquires: Arc<AtomicU64>,
+    /// Operations this core had the remote atomic units do.
+    remote_atomics: Arc<AtomicU64>,
 }
 
 impl Mock {
@@ -267,6 +274,9 @@ impl Mock {
                 .map(|_| AtomicU32::new(0))
                 .collect(),
             polls: (0..cores).map(|_| Mutex::new(None)).collect(),
+            units: (0..chip.memory_controllers.len())
+                .map(|_| Mutex::new(()))
+                .collect(),
         });
         let program = &program;
         std::thread::scope(|scope| {
@@ -277,6 +287,8 @@ impl Mock {
                     let hal = Mock {
                         shared: shared.clone(),
                         core,
+                        tsr_acquires: Arc::new(AtomicU64::new(0)),
+                        remote_atomics: Arc::new(AtomicU64::new(0)),
                     };
                     std::thread::Builder::new()
                         .name(std::format!("mock core {}", core.index()))
@@ -404,6 +416,17 @@ impl Mock {
         self.mappings().taken.iter().filter(|&&t| t).count()
     }
 
+    /// Test-and-set registers this core took so far.
+    pub fn tsr_acquires(&self) -> u64 {
+        self.tsr_acquires.load(Ordering::Relaxed)
+    }
+
+    /// Operations this core had the remote atomic units do so far
+    /// ([`super::RemoteAtomic`]).
+    pub fn remote_atomics(&self) -> u64 {
+        self.remote_atomics.load(Ordering::Relaxed)
+    }
+
     fn mappings(&self) -> std::sync::MutexGuard<'_, Mappings> {
         self.shared.mappings[self.core.index()]
             .lock()
@@ -511,6 +534,7 @@ impl Tsr for Mock {
                 .ok()
                 .map(drop)
         });
+        self.tsr_acquires.fetch_add(1, Ordering::Relaxed);
     }
 
     fn tsr_release(&self, owner: CoreId) {
@@ -615,6 +639,52 @@ impl Lsm for Mock {
 }
 
 impl super::Trace for Mock {}
+
+/// The chip's remote atomic units at the controllers, if it has them
+/// ([`chip::RemoteAtomics`]): each does one operation at a time, under
+/// its lock, on the mock's DRAM words.
+impl super::RemoteAtomic for Mock {
+    fn dram_atomics(&self) -> bool {
+        self.shared
+            .chip
+            .remote_atomics
+            .is_some_and(|r| r.controllers)
+    }
+
+    fn shared_atomic(
+        &self,
+        slot: u8,
+        offset: u32,
+        command: super::RauCommand,
+        operand: u64,
+        compare: u64,
+    ) -> Option<u64> {
+        if !self.dram_atomics() {
+            return None;
+        }
+        let bytes = command.bytes as usize;
+        assert!(
+            offset.is_multiple_of(command.bytes),
+            "{}: remote atomic on {bytes} bytes at {offset:#x} unaligned",
+            self.core
+        );
+        let (mc, at) = self.through(slot, offset, bytes);
+        let dram = &self.shared.dram[mc];
+        let _unit = self.shared.units[mc]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let mut old = [0; 8];
+        dram.read(at, &mut old[..bytes]);
+        let old = u64::from_le_bytes(old);
+        if let Some(new) = command.op.apply(old, operand, compare, command.bytes) {
+            dram.write(at, &new.to_le_bytes()[..bytes]);
+        }
+        self.remote_atomics.fetch_add(1, Ordering::Relaxed);
+        drop(_unit);
+        self.ring_all();
+        Some(old)
+    }
+}
 
 impl WriteBack for Mock {
     /// Nothing to write back: the mock's memory is coherent.

@@ -296,11 +296,51 @@ pub trait WriteBack {
     fn write_back_l1(&self);
 }
 
-/// Everything rma's one-sided layer needs from a platform: [`Hal`] plus
-/// shareable DRAM, the LSM and L1 write-back.
-pub trait RmaHal: Hal + SharedDram + Lsm + WriteBack + Trace {}
+pub use chip::{AtomicOp, RauCommand};
 
-impl<T: Hal + SharedDram + Lsm + WriteBack + Trace> RmaHal for T {}
+/// A remote atomic unit at the memory controllers
+/// ([`chip::RemoteAtomics`]), where the platform has one: an optional
+/// capability. The defaults say there is none, which is the SCC's case;
+/// rma then guards its atomics with the test-and-set registers.
+pub trait RemoteAtomic: SharedDram {
+    /// Whether [`RemoteAtomic::shared_atomic`] works: the chip has a unit at
+    /// each memory controller, and it answers.
+    fn dram_atomics(&self) -> bool {
+        false
+    }
+
+    /// Has the unit of the word's controller do `command` on the word at
+    /// byte `offset` of the mapping that starts at `slot`, with `operand`
+    /// (and `compare`, for a compare-swap), and returns the word's old
+    /// value; `None` where [`RemoteAtomic::dram_atomics`] is false. The
+    /// word is aligned to its width (4 or 8 bytes). The operation reaches
+    /// memory, not this core's caches: no other core's operation on the
+    /// word comes between its read and its write, and a core that holds
+    /// the line cached keeps its copy until it drops it. It orders none of
+    /// this core's own earlier accesses (a write still in the
+    /// write-combine buffer).
+    ///
+    /// # Panics
+    /// If `slot` starts no mapping, or the word runs past it.
+    fn shared_atomic(
+        &self,
+        slot: u8,
+        offset: u32,
+        command: RauCommand,
+        operand: u64,
+        compare: u64,
+    ) -> Option<u64> {
+        let _ = (slot, offset, command, operand, compare);
+        None
+    }
+}
+
+/// Everything rma's one-sided layer needs from a platform: [`Hal`] plus
+/// shareable DRAM, the LSM, L1 write-back and, where the chip has one, the
+/// remote atomic unit.
+pub trait RmaHal: Hal + SharedDram + Lsm + WriteBack + Trace + RemoteAtomic {}
+
+impl<T: Hal + SharedDram + Lsm + WriteBack + Trace + RemoteAtomic> RmaHal for T {}
 
 /// Where one-sided calls are traced in modelled time ([`chip::trace`]).
 pub trait Trace {

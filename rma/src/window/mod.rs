@@ -1783,7 +1783,7 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// Visits the mapped pieces of `len` bytes at `offset` of `target`'s
     /// part of window `id`, mapped with `ty`: `visit(slot, offset in the
     /// mapping, position in the range, bytes)`.
-    fn pieces(
+    pub(crate) fn pieces(
         &mut self,
         id: u32,
         target: u32,
