@@ -9,6 +9,10 @@
 //!   levels identical to a serial BFS.
 //! - `gas-bc`, atomic and lock variants, on 4 cores: every core's
 //!   betweenness centrality identical to a serial Brandes computation.
+//! - `gas-bfs` and `gas-bc`, atomic variants, on 4 cores of `mesh8x8`,
+//!   whose remote atomic unit serves their atomics (the stats count its
+//!   operations), and on the SCC, which has none; `gas-chase` on
+//!   `mesh8x8` too.
 //! - settings out of range refused, naming the setting.
 
 use std::time::Duration;
@@ -28,6 +32,40 @@ fn boot(cores: u32, program: &str, params: &[(&str, &str)]) -> RunReport {
             .collect(),
         ..RunConfig::new(cores, program)
     })
+}
+
+/// `program` on `cores` cores of `chip`, with the chip model's statistics,
+/// succeeding with every check passed and no stale read.
+fn ok_on(
+    chip: &'static chip::Chip,
+    cores: u32,
+    program: &str,
+    params: &[(&str, &str)],
+) -> RunReport {
+    let report = boot_with(&RunConfig {
+        chip,
+        mode: system_tests::CHECKED,
+        stats: true,
+        timeout: Duration::from_secs(300),
+        params: params
+            .iter()
+            .map(|&(n, v)| (n.to_owned(), v.to_owned()))
+            .collect(),
+        ..RunConfig::new(cores, program)
+    });
+    assert_clean_success(&report, cores);
+    assert_no_failed_checks(&report);
+    report
+}
+
+/// The remote atomic unit's operations every core of `report` made, from
+/// the chip model's reports.
+fn unit_operations(report: &RunReport) -> u64 {
+    report
+        .reports
+        .iter()
+        .map(|r| r.as_ref().expect("every core reported").stats.rau_ops)
+        .sum()
 }
 
 fn ok(cores: u32, program: &str, params: &[(&str, &str)]) -> RunReport {
@@ -252,6 +290,80 @@ fn bc_lock_on_4_cores() {
         "{}",
         locks[0]
     );
+}
+
+/// The line of `report`'s core 0 that starts with `head`.
+fn line_of(report: &RunReport, head: &str) -> String {
+    let lines = lines_starting(report, 0, head);
+    assert_eq!(lines.len(), 1, "{}", transcript(report));
+    lines[0].clone()
+}
+
+#[test]
+fn bfs_atomic_uses_the_remote_atomic_unit_of_mesh8x8_and_not_on_the_scc() {
+    let params = [("variant", "atomic"), ("vertices", "256"), ("tasks", "2")];
+    let mesh = ok_on(&chip::MESH8X8, 4, "gas-bfs", &params);
+    let scc = ok_on(&chip::SCC, 4, "gas-bfs", &params);
+    for report in [&mesh, &scc] {
+        let summary = line_of(report, "gas-bfs: 4 cores");
+        assert!(
+            summary.ends_with("levels identical to the serial search"),
+            "{summary}"
+        );
+        assert!(line_of(report, "gas-bfs: locks: ").starts_with("gas-bfs: locks: 0 acquisitions"));
+    }
+    // Every edge's claim is a compare-and-swap at the unit of the
+    // destination's controller.
+    let edges: u64 = line_of(&mesh, "gas-bfs: 4 cores")
+        .split(", ")
+        .find_map(|part| part.split_once(" edges in ").map(|(n, _)| n))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{}", transcript(&mesh)));
+    let operations = unit_operations(&mesh);
+    assert!(
+        operations >= edges,
+        "{operations} operations for {edges} edges"
+    );
+    assert_eq!(unit_operations(&scc), 0, "the SCC has no unit");
+    let tables = mesh.stats_table();
+    assert!(tables.contains("RAU ops"), "{tables}");
+}
+
+#[test]
+fn bc_atomic_uses_the_remote_atomic_unit_of_mesh8x8_and_not_on_the_scc() {
+    let params = [
+        ("variant", "atomic"),
+        ("scale", "6"),
+        ("sources", "3"),
+        ("tasks", "2"),
+    ];
+    let mesh = ok_on(&chip::MESH8X8, 4, "gas-bc", &params);
+    let scc = ok_on(&chip::SCC, 4, "gas-bc", &params);
+    for report in [&mesh, &scc] {
+        let summary = line_of(report, "gas-bc: 4 cores");
+        assert!(
+            summary.contains("centrality identical to the serial Brandes computation"),
+            "{summary}"
+        );
+    }
+    assert!(unit_operations(&mesh) > 0, "{}", mesh.stats_table());
+    assert_eq!(unit_operations(&scc), 0, "the SCC has no unit");
+}
+
+#[test]
+fn chase_on_4_cores_of_mesh8x8() {
+    let params = [("length", "512"), ("tasks", "2")];
+    let report = ok_on(&chip::MESH8X8, 4, "gas-chase", &params);
+    let summary = lines_starting(&report, 0, "gas-chase: ");
+    assert!(
+        summary
+            .last()
+            .is_some_and(|l| l.contains("every walk checked, each element once in chain order")),
+        "{}",
+        transcript(&report)
+    );
+    // Pointer chasing makes no atomics.
+    assert_eq!(unit_operations(&report), 0);
 }
 
 #[test]

@@ -15,8 +15,30 @@ use super::svg::Scale;
 use super::table::{Table, num};
 use super::{Experiment, Kind, Measure, Plot, Run, View, model};
 
-/// The runs of one BFS variant at some tasks per core, full and quick.
+/// The runs of one BFS variant at some tasks per core, full and quick; on
+/// another chip than the SCC if one is named (`mesh8x8`, whose remote
+/// atomic unit serves the atomic variant).
 macro_rules! bfs_run {
+    ($variant:literal, $tasks:literal, $chip:literal) => {
+        Run {
+            program: "gas-bfs",
+            memory_mib: None,
+            cores: &[4, 16, 48],
+            quick_cores: &[4],
+            params: &[
+                ("chip", $chip),
+                ("variant", $variant),
+                ("tasks", $tasks),
+                ("vertices", "2048"),
+            ],
+            quick_params: &[
+                ("chip", $chip),
+                ("variant", $variant),
+                ("tasks", $tasks),
+                ("vertices", "512"),
+            ],
+        }
+    };
     ($variant:literal, $tasks:literal) => {
         Run {
             program: "gas-bfs",
@@ -106,7 +128,8 @@ pub const BFS: Experiment = Experiment {
             with the level array's lines hashed over the cores (the default) and, for the atomic \
             variant with 4 tasks, in blocks and cyclically; the run logs give lock spins per \
             acquisition, lock attempts per target and the requests' spread over targets and \
-            controllers.",
+            controllers. The runs with chip=mesh8x8 are on the 8x8 chip, whose remote atomic unit \
+            at each memory controller does the atomic variant's compare-and-swap.",
     kind: Kind::Lines {
         runs: &[
             bfs_run!("atomic", "1"),
@@ -115,6 +138,10 @@ pub const BFS: Experiment = Experiment {
             bfs_run!("lock", "4"),
             bfs_dist_run!("block"),
             bfs_dist_run!("cyclic"),
+            bfs_run!("atomic", "1", "mesh8x8"),
+            bfs_run!("atomic", "4", "mesh8x8"),
+            bfs_run!("lock", "1", "mesh8x8"),
+            bfs_run!("lock", "4", "mesh8x8"),
         ],
         view: View {
             x: "cores",
@@ -132,8 +159,30 @@ pub const BFS: Experiment = Experiment {
 };
 
 /// The runs of one betweenness-centrality variant at some tasks per core,
-/// full and quick.
+/// full and quick; on another chip than the SCC if one is named.
 macro_rules! bc_run {
+    ($variant:literal, $tasks:literal, $chip:literal) => {
+        Run {
+            program: "gas-bc",
+            memory_mib: None,
+            cores: &[4, 16, 48],
+            quick_cores: &[4],
+            params: &[
+                ("chip", $chip),
+                ("variant", $variant),
+                ("tasks", $tasks),
+                ("scale", "10"),
+                ("sources", "16"),
+            ],
+            quick_params: &[
+                ("chip", $chip),
+                ("variant", $variant),
+                ("tasks", $tasks),
+                ("scale", "8"),
+                ("sources", "4"),
+            ],
+        }
+    };
     ($variant:literal, $tasks:literal) => {
         Run {
             program: "gas-bc",
@@ -166,13 +215,18 @@ pub const BC: Experiment = Experiment {
             under a lock per block of 16 vertices (lock); every core's centrality checked bit for \
             bit against a serial computation. Out-edges traversed per second of all cores (the \
             out-edges of every vertex the forward searches reach) against the core count, per \
-            variant and tasks per core.",
+            variant and tasks per core. The runs with chip=mesh8x8 are on the 8x8 chip, whose \
+            remote atomic unit does the atomic variant's compare-and-swap and fetch-and-add.",
     kind: Kind::Lines {
         runs: &[
             bc_run!("atomic", "1"),
             bc_run!("atomic", "4"),
             bc_run!("lock", "1"),
             bc_run!("lock", "4"),
+            bc_run!("atomic", "1", "mesh8x8"),
+            bc_run!("atomic", "4", "mesh8x8"),
+            bc_run!("lock", "1", "mesh8x8"),
+            bc_run!("lock", "4", "mesh8x8"),
         ],
         view: View {
             x: "cores",

@@ -68,6 +68,21 @@ pub enum Work {
     Host(String),
 }
 
+/// The setting of a run that names the chip it boots (`cargo xtask run
+/// --chip`) rather than a program setting: absent, the default chip.
+pub const CHIP: &str = "chip";
+
+/// A run's settings apart: the chip its [`CHIP`] setting names, if any,
+/// and the program's settings.
+pub fn split_chip(params: &[(String, String)]) -> (Option<&str>, Vec<(String, String)>) {
+    let chip = params
+        .iter()
+        .find(|(k, _)| k == CHIP)
+        .map(|(_, v)| v.as_str());
+    let rest = params.iter().filter(|(k, _)| k != CHIP).cloned().collect();
+    (chip, rest)
+}
+
 impl Work {
     /// What it runs, in a few words.
     pub fn describe(&self) -> String {
@@ -116,6 +131,10 @@ impl Job {
                     "cargo xtask run --cores {cores} {what} --timeout {}",
                     TIMEOUT.as_secs()
                 );
+                let (chip, params) = split_chip(params);
+                if let Some(chip) = chip {
+                    command.push_str(&format!(" --chip {chip}"));
+                }
                 if let Some(mib) = memory_mib {
                     command.push_str(&format!(" --memory-mib {mib}"));
                 }
@@ -126,13 +145,13 @@ impl Job {
                     Some(c) => {
                         // The registry's arguments are checked before any
                         // run ([`super::check_programs`]).
-                        let words = c.arguments(params).unwrap_or_default();
+                        let words = c.arguments(&params).unwrap_or_default();
                         if !words.is_empty() {
                             command.push_str(&format!(" -- {}", words.join(" ")));
                         }
                     }
                     None => {
-                        for (k, v) in params {
+                        for (k, v) in &params {
                             command.push_str(&format!(" --param {k}={v}"));
                         }
                     }
@@ -363,6 +382,32 @@ mod tests {
         );
         assert_eq!(shell_word("it's"), r"'it'\''s'");
         assert_eq!(shell_word("target/bench"), "target/bench");
+    }
+
+    #[test]
+    fn a_run_on_another_chip_says_so_with_the_chip_flag_not_a_program_setting() {
+        let jobs = needed(&super::super::select(&["gas-bfs".into()]).unwrap(), true);
+        let on_mesh: Vec<String> = jobs
+            .iter()
+            .map(|j| j.command(true))
+            .filter(|c| c.contains("--chip"))
+            .collect();
+        assert_eq!(on_mesh.len(), 4, "{on_mesh:?}");
+        for command in &on_mesh {
+            assert!(
+                command.starts_with(
+                    "cargo xtask run --cores 4 --program gas-bfs --timeout 900 --chip mesh8x8 \
+                     --param variant="
+                ),
+                "{command}"
+            );
+            assert!(!command.contains("--param chip"), "{command}");
+        }
+        let params = [("chip", "mesh8x8"), ("tasks", "4")].map(|(k, v)| (k.into(), v.into()));
+        let (chip, rest) = split_chip(&params);
+        assert_eq!(chip, Some("mesh8x8"));
+        assert_eq!(rest, [("tasks".to_owned(), "4".to_owned())]);
+        assert_eq!(split_chip(&rest), (None, rest.clone()));
     }
 
     #[test]

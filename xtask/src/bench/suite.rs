@@ -291,13 +291,23 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
             let mut config = RunConfig::new(*cores, program);
             config.mode = config.mode.with_seed(*seed);
             config.timeout = TIMEOUT;
+            let (chip, params) = super::jobs::split_chip(params);
+            if let Some(name) = chip {
+                config.chip = chip::find_chip(name).with_context(|| {
+                    format!(
+                        "{}: unknown chip {name} (known chips: {})",
+                        job.id,
+                        chip::chip_names()
+                    )
+                })?;
+            }
             match CProgram::find(program) {
                 Some(c) => {
                     config.app = App::C(c.paths());
                     config.program = None;
-                    config.params = c.run_params(params)?;
+                    config.params = c.run_params(&params)?;
                 }
-                None => config.params.clone_from(params),
+                None => config.params = params,
             }
             if let Some(mib) = memory_mib {
                 config.memory_mib = *mib;

@@ -217,9 +217,10 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
     emit(
         "gas-bc",
         &format!(
-            "cores={cores} tasks={} variant={name} dist={} ops={}",
+            "cores={cores} tasks={} variant={name} dist={}{} ops={}",
             s.tasks,
             dist.name(),
+            super::chip_key(platform),
             edges_all / u64::from(cores)
         ),
         None,

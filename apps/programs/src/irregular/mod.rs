@@ -49,6 +49,18 @@ pub fn space(platform: &Platform) -> Result<Gas<'_, Platform>, String> {
     Ok(Gas::new(open(platform)?))
 }
 
+/// The `chip=` key of a BENCH line, with its leading space, on a chip
+/// other than the default one (whose lines have none, as before chips
+/// could differ): a run on `mesh8x8` is another row of the benchmark.
+pub fn chip_key(platform: &Platform) -> String {
+    let chip = platform.chip();
+    if chip == kernel::chip::DEFAULT_CHIP {
+        String::new()
+    } else {
+        format!(" chip={}", chip.name)
+    }
+}
+
 /// Task counts of a sweep up to `most`: the powers of two below it, then
 /// `most`.
 pub fn task_counts(most: u32) -> Vec<u32> {
