@@ -296,7 +296,7 @@ fn bc_lock_on_4_cores() {
 fn line_of(report: &RunReport, head: &str) -> String {
     let lines = lines_starting(report, 0, head);
     assert_eq!(lines.len(), 1, "{}", transcript(report));
-    lines[0].clone()
+    lines[0].to_owned()
 }
 
 #[test]
