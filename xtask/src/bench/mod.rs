@@ -742,7 +742,21 @@ pub fn check_programs(catalog: &Catalog) -> Result<()> {
                         .iter()
                         .map(|&(k, v)| (k.to_owned(), v.to_owned()))
                         .collect();
+                    // The chip is the run's, not the program's setting.
+                    let (chip, params) = jobs::split_chip(&params);
+                    let chip = match chip {
+                        Some(name) => chip::find_chip(name).with_context(|| {
+                            format!(
+                                "experiment {}: unknown chip {name} (known chips: {})",
+                                e.name,
+                                chip::chip_names()
+                            )
+                        })?,
+                        None => chip::DEFAULT_CHIP,
+                    };
                     for &n in cores {
+                        crate::check_cores(chip, n)
+                            .with_context(|| format!("experiment {}", e.name))?;
                         catalog
                             .check(Some(run.program), &params, n)
                             .with_context(|| format!("experiment {}", e.name))?;
