@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use chip::Chip;
 
-use super::protocol::Pool;
+use super::protocol::{Pool, Row};
 use super::stats::Summary;
 use super::svg::Scale;
 use super::table::{Table, num};
@@ -320,11 +320,13 @@ pub fn model_tables(name: &str, pool: &Pool, chip: &Chip) -> Vec<Table> {
 /// The analytical model's prediction ([`model::bfs`]) beside the emulated
 /// search, for every `gas-bfs` configuration in `pool` whose run measured
 /// the model's primitives and printed its levels; `None` without any. Its
-/// notes give the largest and the mean error.
-pub fn bfs_model(pool: &Pool, _chip: &Chip) -> Option<Table> {
+/// notes give the largest and the mean error. A run without `chip=` ran
+/// on `chip`.
+pub fn bfs_model(pool: &Pool, chip: &Chip) -> Option<Table> {
     let mut table = Table::new(
         "BFS: the analytical model against the emulator",
         &[
+            "chip",
             "cores",
             "tasks",
             "variant",
@@ -360,6 +362,7 @@ pub fn bfs_model(pool: &Pool, _chip: &Chip) -> Option<Table> {
         let error = model::error(p.cycles, emulated);
         errors.push(error.abs());
         table.rows.push(vec![
+            row.key("chip").unwrap_or(chip.name).to_owned(),
             cores.to_string(),
             tasks.to_string(),
             variant.to_owned(),
@@ -393,7 +396,7 @@ pub fn bfs_model(pool: &Pool, _chip: &Chip) -> Option<Table> {
 fn busiest_per_level(pool: &Pool, keys: &[(String, String)]) -> Vec<u64> {
     let mut levels: BTreeMap<u32, u64> = BTreeMap::new();
     for row in pool.rows("gas-bfs-level") {
-        let same = keys.iter().all(|(k, v)| row.key(k) == Some(v.as_str()));
+        let same = same_run(row, keys);
         let level = row.key("level").and_then(|l| l.parse::<u32>().ok());
         if let (true, Some(level), Some(edges)) = (same, level, row.extra("ops")) {
             let most = levels.entry(level).or_default();
@@ -401,6 +404,17 @@ fn busiest_per_level(pool: &Pool, keys: &[(String, String)]) -> Vec<u64> {
         }
     }
     levels.into_values().collect()
+}
+
+/// Whether `row` (a `gas-bfs-level` or `gas-model` line's) comes from
+/// the run whose `gas-bfs` row has `keys`: every key alike, and the same
+/// chip (a line of the default chip has no `chip=`).
+fn same_run(row: &Row, keys: &[(String, String)]) -> bool {
+    let chip = keys
+        .iter()
+        .find(|(k, _)| k == "chip")
+        .map(|(_, v)| v.as_str());
+    keys.iter().all(|(k, v)| row.key(k) == Some(v.as_str())) && row.key("chip") == chip
 }
 
 /// The primitives of BFS the run with `keys` (cores, tasks, variant,
@@ -411,9 +425,9 @@ fn bfs_primitives(
     switch: &BTreeMap<u32, f64>,
 ) -> Option<model::BfsPrimitives> {
     let get = |what: &str| {
-        pool.rows("gas-model").into_iter().find(|r| {
-            r.key("what") == Some(what) && keys.iter().all(|(k, v)| r.key(k) == Some(v.as_str()))
-        })
+        pool.rows("gas-model")
+            .into_iter()
+            .find(|r| r.key("what") == Some(what) && same_run(r, keys))
     };
     let visit_row = get("bfs-visit")?;
     let visit = median(&visit_row.cycles())? / visit_row.extra("ops")? as f64;
@@ -421,6 +435,7 @@ fn bfs_primitives(
     let tsr = get("bfs-tsr")?;
     let register = median(&tsr.cycles())?;
     let owners = tsr.key("owners")?.parse::<f64>().ok()?;
+    let registers_per_claim = tsr.key("registers")?.parse::<f64>().ok()?;
     let locks = match get("bfs-hold") {
         Some(row) => Some(model::LockCosts {
             count: row.key("locks")?.parse::<f64>().ok()?,
@@ -433,7 +448,7 @@ fn bfs_primitives(
         visit,
         level,
         register,
-        registers_per_claim: if locks.is_some() { 2.0 } else { 1.0 },
+        registers_per_claim,
         owners,
         locks,
         switch: switch.clone(),
@@ -562,7 +577,9 @@ mod tests {
             format!("BENCH gas-model what=bfs-visit {keys} ops=100 cycles=100000"),
             format!("BENCH gas-model what=bfs-level {keys} cycles=3000"),
             format!("BENCH gas-model what=bfs-barrier {keys} cycles=2000,2000,9000"),
-            format!("BENCH gas-model what=bfs-tsr {keys} owners=2 cycles=100"),
+            format!("BENCH gas-model what=bfs-tsr {keys} owners=2 registers=1 cycles=100"),
+            // The same run's workload on another chip does not count.
+            format!("BENCH gas-bfs-level {keys} chip=mesh8x8 rank=0 level=1 ops=900 cycles=1"),
             "BENCH gas-switch tasks=1 polls=10 cycles=400".to_owned(),
             // Level 1: 10 and 4 edges; level 2: 30 and 50.
             format!("BENCH gas-bfs-level {keys} rank=0 level=1 ops=10 cycles=1"),
@@ -582,17 +599,17 @@ mod tests {
         let row = &table.rows[0];
         // An edge: 1000 cycles and the register's wait (2 cores on 2
         // owners, h = 100); levels: 10 and 50 edges, each plus 5000.
-        assert_eq!(row[3], "hashed");
-        let edge: f64 = row[6].parse().unwrap();
+        assert_eq!((row[0].as_str(), row[4].as_str()), ("scc", "hashed"));
+        let edge: f64 = row[7].parse().unwrap();
         let rho = 100.0 / edge;
         let wait = rho * 100.0 / (2.0 * (1.0 - rho));
         assert!((edge - 1000.0 - wait).abs() < 0.1, "{row:?}");
-        let predicted: f64 = row[5].parse().unwrap();
+        let predicted: f64 = row[6].parse().unwrap();
         assert!(
             (predicted * 1e6 - (60.0 * edge + 10000.0)).abs() < 1e3,
             "{row:?}"
         );
-        assert_eq!(row[4], "0.071");
+        assert_eq!(row[5], "0.071");
         assert!(
             table.notes[0].contains("over 1 configurations"),
             "{:?}",

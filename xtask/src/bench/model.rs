@@ -62,7 +62,10 @@
 //!   lock's take and its release) registers of the `o` cores that own
 //!   such words, uniformly (the lock words fill only a few lines, so `o`
 //!   can be far below `p`), so each of them sees `p r / (c o)` requests a
-//!   cycle and holds each for `h`. The
+//!   cycle and holds each for `h`. On a chip whose remote atomic unit does
+//!   the compare-and-swaps, a claim takes no register (`r` = 0); the
+//!   unit's own queue at the controller is left out (a stated
+//!   simplification: its service is about 60 core cycles). The
 //!   hold `h` is a stated assumption: one uncontended take and release of
 //!   a register (`bfs-tsr`), the travel of its grant and its release,
 //!   which the register is held across; the word's read inside is taken

@@ -241,9 +241,10 @@ pub fn run(platform: &Platform, s: Settings) -> Result<(), String> {
         emit(
             "gas-bfs-level",
             &format!(
-                "cores={cores} tasks={} variant={name} dist={} rank={me} level={} ops={edges}",
+                "cores={cores} tasks={} variant={name} dist={}{} rank={me} level={} ops={edges}",
                 s.tasks,
                 dist.name(),
+                super::chip_key(platform),
                 k + 1
             ),
             None,
@@ -314,7 +315,9 @@ const PRIMITIVE_VERTICES: u32 = 64;
 ///   compare-and-swap of a lock word that is held);
 /// - `what=bfs-tsr`: the registers of the claimed words' owners taken
 ///   and given back alone, with `owners=` the number of cores owning
-///   words that claims take registers for;
+///   words that claims take registers for and `registers=` how many a
+///   claim takes (none where the chip's remote atomic unit does the
+///   compare-and-swaps);
 /// - `what=bfs-level`: a level's own work outside its visits (the own
 ///   part got and scanned for the frontier);
 /// - `gas-switch` for one task and the run's tasks (a poll among them).
@@ -333,9 +336,10 @@ fn primitives(
     let name = Variant::NAMES[usize::from(s.variant == Variant::Lock)];
     let keys = |what: &str| {
         format!(
-            "what={what} cores={cores} tasks={} variant={name} dist={}",
+            "what={what} cores={cores} tasks={} variant={name} dist={}{}",
             s.tasks,
-            s.dist.0.name()
+            s.dist.0.name(),
+            super::chip_key(platform)
         )
     };
     // A visit's own work, the claim ready at once.
@@ -461,6 +465,13 @@ fn primitives(
     };
     owners.sort_unstable();
     owners.dedup();
+    // The registers a claim takes: none where the chip's remote atomic
+    // unit does the compare-and-swaps.
+    let registers = match (platform.has_remote_atomics(), s.variant) {
+        (true, _) => 0,
+        (false, Variant::Atomic) => 1,
+        (false, Variant::Lock) => 2,
+    };
     let mut pairs = Vec::new();
     for &w in &sample {
         let owner = level.layout().locate(u64::from(w)).owner;
@@ -472,7 +483,11 @@ fn primitives(
     }
     emit(
         "gas-model",
-        &format!("{} owners={}", keys("bfs-tsr"), owners.len()),
+        &format!(
+            "{} owners={} registers={registers}",
+            keys("bfs-tsr"),
+            owners.len()
+        ),
         None,
         &pairs,
     );
@@ -520,10 +535,11 @@ fn barrier_primitive(
         emit(
             "gas-model",
             &format!(
-                "what=bfs-barrier cores={} tasks={} variant={name} dist={}",
+                "what=bfs-barrier cores={} tasks={} variant={name} dist={}{}",
                 gas.size(),
                 s.tasks,
-                s.dist.0.name()
+                s.dist.0.name(),
+                super::chip_key(platform)
             ),
             None,
             &samples,
