@@ -671,16 +671,19 @@ impl<'h, H: RmaHal> Rma<'h, H> {
     /// unit"): the same answer for every element of the part, in every
     /// call.
     pub fn unit_serves<T: Element>(&self, id: u32, target: u32) -> bool {
+        let bytes = T::BYTES as u32;
+        // The chip's answer first: on a chip without a unit (the SCC) the
+        // call costs a test of one flag, not a window lookup.
+        if !self.hal.dram_atomics() || !(bytes == 4 || bytes == 8) {
+            return false;
+        }
         let Ok(w) = self.window(id) else {
             return false;
         };
-        let bytes = T::BYTES as u32;
         let Some(part) = w.remotes.get(target as usize) else {
             return false;
         };
-        (bytes == 4 || bytes == 8)
-            && self.hal.dram_atomics()
-            && w.dynamic.is_none()
+        w.dynamic.is_none()
             && !keeps_modified_lines(w.options.local_type)
             && !keeps_modified_lines(w.options.remote_type)
             && part.info.offset.is_multiple_of(bytes)
