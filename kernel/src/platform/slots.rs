@@ -57,8 +57,23 @@ impl Mapping {
     }
 
     /// The pages mapped so far, as page numbers from the mapping's start.
+    /// A word of the bitmap at a time, skipping words with no page mapped:
+    /// a 16 MiB entry has 4096 pages, of which a window maps a few.
     pub fn mapped_pages(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.pages.count * PAGES_PER_ENTRY).filter(|&p| self.is_mapped(p))
+        self.mapped
+            .iter()
+            .enumerate()
+            .filter(|&(_, &bits)| bits != 0)
+            .flat_map(|(word, &bits)| {
+                let mut left = bits;
+                core::iter::from_fn(move || {
+                    (left != 0).then(|| {
+                        let bit = left.trailing_zeros();
+                        left &= left - 1;
+                        word as u32 * 32 + bit
+                    })
+                })
+            })
     }
 }
 
