@@ -19,38 +19,20 @@ use super::{Experiment, Kind, Measure, Plot, Run, View, model};
 /// another chip than the SCC if one is named (`mesh8x8`, whose remote
 /// atomic unit serves the atomic variant).
 macro_rules! bfs_run {
-    ($variant:literal, $tasks:literal, $chip:literal) => {
+    ($variant:literal, $tasks:literal $(, $chip:literal)?) => {
         Run {
             program: "gas-bfs",
             memory_mib: None,
             cores: &[4, 16, 48],
             quick_cores: &[4],
             params: &[
-                ("chip", $chip),
+                $(("chip", $chip),)?
                 ("variant", $variant),
                 ("tasks", $tasks),
                 ("vertices", "2048"),
             ],
             quick_params: &[
-                ("chip", $chip),
-                ("variant", $variant),
-                ("tasks", $tasks),
-                ("vertices", "512"),
-            ],
-        }
-    };
-    ($variant:literal, $tasks:literal) => {
-        Run {
-            program: "gas-bfs",
-            memory_mib: None,
-            cores: &[4, 16, 48],
-            quick_cores: &[4],
-            params: &[
-                ("variant", $variant),
-                ("tasks", $tasks),
-                ("vertices", "2048"),
-            ],
-            quick_params: &[
+                $(("chip", $chip),)?
                 ("variant", $variant),
                 ("tasks", $tasks),
                 ("vertices", "512"),
@@ -161,41 +143,21 @@ pub const BFS: Experiment = Experiment {
 /// The runs of one betweenness-centrality variant at some tasks per core,
 /// full and quick; on another chip than the SCC if one is named.
 macro_rules! bc_run {
-    ($variant:literal, $tasks:literal, $chip:literal) => {
+    ($variant:literal, $tasks:literal $(, $chip:literal)?) => {
         Run {
             program: "gas-bc",
             memory_mib: None,
             cores: &[4, 16, 48],
             quick_cores: &[4],
             params: &[
-                ("chip", $chip),
+                $(("chip", $chip),)?
                 ("variant", $variant),
                 ("tasks", $tasks),
                 ("scale", "10"),
                 ("sources", "16"),
             ],
             quick_params: &[
-                ("chip", $chip),
-                ("variant", $variant),
-                ("tasks", $tasks),
-                ("scale", "8"),
-                ("sources", "4"),
-            ],
-        }
-    };
-    ($variant:literal, $tasks:literal) => {
-        Run {
-            program: "gas-bc",
-            memory_mib: None,
-            cores: &[4, 16, 48],
-            quick_cores: &[4],
-            params: &[
-                ("variant", $variant),
-                ("tasks", $tasks),
-                ("scale", "10"),
-                ("sources", "16"),
-            ],
-            quick_params: &[
+                $(("chip", $chip),)?
                 ("variant", $variant),
                 ("tasks", $tasks),
                 ("scale", "8"),
