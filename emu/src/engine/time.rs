@@ -13,7 +13,7 @@ use super::lines::{CoreSet, LineRecords};
 use super::{LINE, dir_word};
 use crate::model::backpressure::{self, Crossings};
 use crate::model::hierarchy::{Access, Event, Kind, Outcome};
-use crate::model::latency::{Class, CoreClock, Latencies, Payload, QUEUES, Queue, Resource};
+use crate::model::latency::{Class, CoreClock, Hop, Latencies, Payload, QUEUES, Queue, Resource};
 use crate::model::queue::{self, Load};
 use crate::model::stats::CoreStats;
 use crate::model::variation::{MeshAccess, Variation};
@@ -282,6 +282,36 @@ impl Bookings {
         });
     }
 
+    /// Books the route of an access issued at `issued`: each link its
+    /// request crosses when the request gets there, for `request` cycles;
+    /// each link its reply crosses when the reply, leaving at `replied`,
+    /// gets there, for `reply` cycles; and its target `q`, from `replied`,
+    /// for the target's service.
+    fn book_route(
+        &mut self,
+        clocks: &Clocks,
+        hops: &[Hop],
+        q: Queue,
+        (issued, replied): (u64, u64),
+        (request, reply): (u64, u64),
+    ) {
+        for h in hops {
+            let (at, service) = if h.request {
+                (issued, request)
+            } else {
+                (replied, reply)
+            };
+            self.book(
+                clocks,
+                Resource::Link(h.link),
+                issued,
+                at + h.arrival,
+                service,
+            );
+        }
+        self.book(clocks, q.resource, issued, replied + q.arrival, q.service);
+    }
+
     /// When the bucket of this core's last pending request ends (`None`:
     /// none is pending).
     fn last_end(&self) -> Option<u64> {
@@ -534,17 +564,8 @@ impl Time {
         let (cost, q) = (cost?, queue?);
         let replied = w.start + refresh;
         if clocks.queues() {
-            let (request, reply) = payload.services(t);
-            for h in cost.hops {
-                let (at, service) = if h.request {
-                    (w.start, request)
-                } else {
-                    (replied, reply)
-                };
-                let link = Resource::Link(h.link);
-                bookings.book(clocks, link, w.start, at + h.arrival, service);
-            }
-            bookings.book(clocks, q.resource, w.start, replied + q.arrival, q.service);
+            let services = payload.services(t);
+            bookings.book_route(clocks, cost.hops, q, (w.start, replied), services);
         }
         Some(replied + q.arrival)
     }
@@ -589,18 +610,9 @@ impl Time {
                 *waits.wait_mut(q.resource) += refresh;
             }
             if clocks.queues() {
-                let (request, reply) = payload.services(t);
+                let services = payload.services(t);
                 let replied = clock.now();
-                for h in cost.hops {
-                    let (at, service) = if h.request {
-                        (issued, request)
-                    } else {
-                        (replied, reply)
-                    };
-                    let link = Resource::Link(h.link);
-                    bookings.book(clocks, link, issued, at + h.arrival, service);
-                }
-                bookings.book(clocks, q.resource, issued, replied + q.arrival, q.service);
+                bookings.book_route(clocks, cost.hops, q, (issued, replied), services);
                 for c in crossings.of(target) {
                     let crb = Resource::Crb(c.tile);
                     bookings.cross(crb, issued, issued + c.arrival, t.crb_service(), c.hold);
@@ -647,19 +659,12 @@ impl Time {
                 *waits.wait_mut(q.resource) += refresh;
             }
             if clocks.queues() {
-                let request = t.link_service(t.packet_flits(request));
-                let reply = t.link_service(t.packet_flits(reply));
+                let services = (
+                    t.link_service(t.packet_flits(request)),
+                    t.link_service(t.packet_flits(reply)),
+                );
                 let replied = clock.now();
-                for h in cost.hops {
-                    let (at, service) = if h.request {
-                        (issued, request)
-                    } else {
-                        (replied, reply)
-                    };
-                    let link = Resource::Link(h.link);
-                    bookings.book(clocks, link, issued, at + h.arrival, service);
-                }
-                bookings.book(clocks, q.resource, issued, replied + q.arrival, q.service);
+                bookings.book_route(clocks, cost.hops, q, (issued, replied), services);
                 for c in crossings.of(target) {
                     let crb = Resource::Crb(c.tile);
                     bookings.cross(crb, issued, issued + c.arrival, t.crb_service(), c.hold);
