@@ -253,17 +253,12 @@ pub fn chase_model(pool: &Pool, chip: &Chip) -> Option<Table> {
             num(error, 1),
         ]);
     }
-    if errors.is_empty() {
-        return None;
-    }
-    let max = errors.iter().copied().fold(0.0, f64::max);
-    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
     table.notes.push(format!(
         "modelled SCC time; emulated: the median over cores (and seeds) of a walk's cycles over its \
          references; predicted from the primitives core 0 measured alone in the same run \
          (`gas-model` lines, `gas-switch` for the polls); error = (predicted - emulated) / emulated; \
-         largest |error| {max:.1} %, mean {mean:.1} % over {} configurations",
-        errors.len()
+         {}",
+        error_summary(&errors)?
     ));
     Some(table)
 }
@@ -337,20 +332,28 @@ pub fn bfs_model(pool: &Pool, chip: &Chip) -> Option<Table> {
             num(error, 1),
         ]);
     }
+    table.notes.push(format!(
+        "modelled SCC time; emulated: the median over cores (and seeds) of the search's cycles; \
+         predicted from each level's busiest core (`gas-bfs-level` lines) and the primitives core 0 \
+         measured alone in the same run (`gas-model` lines, `gas-switch` for the polls); error = \
+         (predicted - emulated) / emulated; {}",
+        error_summary(&errors)?
+    ));
+    Some(table)
+}
+
+/// `largest |error| X %, mean Y % over N configurations` of the absolute
+/// errors `errors` (in per cent); `None` for none.
+fn error_summary(errors: &[f64]) -> Option<String> {
     if errors.is_empty() {
         return None;
     }
     let max = errors.iter().copied().fold(0.0, f64::max);
     let mean = errors.iter().sum::<f64>() / errors.len() as f64;
-    table.notes.push(format!(
-        "modelled SCC time; emulated: the median over cores (and seeds) of the search's cycles; \
-         predicted from each level's busiest core (`gas-bfs-level` lines) and the primitives core 0 \
-         measured alone in the same run (`gas-model` lines, `gas-switch` for the polls); error = \
-         (predicted - emulated) / emulated; largest |error| {max:.1} %, mean {mean:.1} % over {} \
-         configurations",
+    Some(format!(
+        "largest |error| {max:.1} %, mean {mean:.1} % over {} configurations",
         errors.len()
-    ));
-    Some(table)
+    ))
 }
 
 /// The most edges a core visited in each level of the run with `keys`
