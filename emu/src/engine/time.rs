@@ -5,7 +5,7 @@
 //! ([`crate::timing`]).
 
 use chip::trace::{self, Op, Phase, Record};
-use chip::{Chip, CoreId, EmuCall, Target};
+use chip::{Chip, CoreId, EmuCall, Target, Timing};
 
 use std::collections::VecDeque;
 
@@ -13,7 +13,9 @@ use super::lines::{CoreSet, LineRecords};
 use super::{LINE, dir_word};
 use crate::model::backpressure::{self, Crossings};
 use crate::model::hierarchy::{Access, Event, Kind, Outcome};
-use crate::model::latency::{Class, CoreClock, Hop, Latencies, Payload, QUEUES, Queue, Resource};
+use crate::model::latency::{
+    Class, CoreClock, Cost, Hop, Latencies, Payload, QUEUES, Queue, Resource,
+};
 use crate::model::queue::{self, Load};
 use crate::model::stats::CoreStats;
 use crate::model::variation::{MeshAccess, Variation};
@@ -584,46 +586,7 @@ impl Time {
     /// waits: it depends only on the time the request is booked at), and
     /// is booked from there, with its reply's links.
     pub(super) fn charge(&mut self, target: Target, class: Option<Class>, payload: Payload) {
-        self.drain();
-        let Time {
-            latencies,
-            crossings,
-            clock,
-            clocks,
-            waits,
-            bookings,
-            mesh_accesses,
-            poll,
-            ..
-        } = self;
-        let Some(cost) = latencies.target(target) else {
-            return;
-        };
-        let access = next_access(mesh_accesses, poll, true);
-        let t = latencies.timing();
-        let l1 = u64::from(t.l1_hit);
-        if let Some(q) = cost.queue {
-            let issued = clock.now();
-            let refresh = latencies.refresh_wait(q.resource, issued + q.arrival);
-            if refresh > 0 {
-                clock.stall(q.resource.wait_class(), refresh);
-                *waits.wait_mut(q.resource) += refresh;
-            }
-            if clocks.queues() {
-                let services = payload.services(t);
-                let replied = clock.now();
-                bookings.book_route(clocks, cost.hops, q, (issued, replied), services);
-                for c in crossings.of(target) {
-                    let crb = Resource::Crb(c.tile);
-                    bookings.cross(crb, issued, issued + c.arrival, t.crb_service(), c.hold);
-                }
-            }
-        }
-        clock.stall(class.unwrap_or(cost.class), cost.cycles.saturating_sub(l1));
-        let crossing = latencies.crossing(&cost, access);
-        if crossing > 0 {
-            clock.stall(Class::Crossing, crossing);
-        }
+        self.charge_as(target, Latencies::target, class, |t| payload.services(t));
     }
 
     /// The core stalls for one operation of the remote atomic unit at
@@ -634,6 +597,26 @@ impl Time {
     /// [`Time::charge`] books an access. Returns `false`, charging
     /// nothing, if no unit sits at `target`.
     pub(super) fn remote_atomic(&mut self, target: Target, request: u32, reply: u32) -> bool {
+        self.charge_as(target, Latencies::atomic, None, |t| {
+            (
+                t.link_service(t.packet_flits(request)),
+                t.link_service(t.packet_flits(reply)),
+            )
+        })
+    }
+
+    /// [`Time::charge`] of the cost `cost_of` gives for `target` (an
+    /// access's, a remote atomic operation's), as `class` if given, else
+    /// the cost's own; `services` gives the request's and the reply's
+    /// cycles on each link. Returns `false`, charging nothing, if there is
+    /// no such cost.
+    fn charge_as(
+        &mut self,
+        target: Target,
+        cost_of: for<'l> fn(&'l Latencies, Target) -> Option<Cost<'l>>,
+        class: Option<Class>,
+        services: impl FnOnce(&Timing) -> (u64, u64),
+    ) -> bool {
         self.drain();
         let Time {
             latencies,
@@ -646,11 +629,12 @@ impl Time {
             poll,
             ..
         } = self;
-        let Some(cost) = latencies.atomic(target) else {
+        let Some(cost) = cost_of(latencies, target) else {
             return false;
         };
         let access = next_access(mesh_accesses, poll, true);
         let t = latencies.timing();
+        let l1 = u64::from(t.l1_hit);
         if let Some(q) = cost.queue {
             let issued = clock.now();
             let refresh = latencies.refresh_wait(q.resource, issued + q.arrival);
@@ -659,10 +643,7 @@ impl Time {
                 *waits.wait_mut(q.resource) += refresh;
             }
             if clocks.queues() {
-                let services = (
-                    t.link_service(t.packet_flits(request)),
-                    t.link_service(t.packet_flits(reply)),
-                );
+                let services = services(t);
                 let replied = clock.now();
                 bookings.book_route(clocks, cost.hops, q, (issued, replied), services);
                 for c in crossings.of(target) {
@@ -671,8 +652,7 @@ impl Time {
                 }
             }
         }
-        let l1 = u64::from(t.l1_hit);
-        clock.stall(Class::Atomic, cost.cycles.saturating_sub(l1));
+        clock.stall(class.unwrap_or(cost.class), cost.cycles.saturating_sub(l1));
         let crossing = latencies.crossing(&cost, access);
         if crossing > 0 {
             clock.stall(Class::Crossing, crossing);

@@ -445,6 +445,22 @@ struct AtomicWays {
     controller_service: u64,
 }
 
+/// The cost of an access that goes `way` and queues at `resource` for
+/// `service` cycles, as `class`.
+fn queued(class: Class, way: &Way, resource: Resource, service: u64) -> Cost<'_> {
+    Cost {
+        class,
+        cycles: way.cycles,
+        queue: Some(Queue {
+            resource,
+            arrival: way.arrival,
+            service,
+        }),
+        hops: &way.hops,
+        mesh: way.mesh,
+    }
+}
+
 impl Latencies {
     /// The latencies of `core` of `chip`, the clocks' crossings and the
     /// controllers' refreshes as `variation` draws them.
@@ -578,19 +594,6 @@ impl Latencies {
     /// target that is not on the mesh.
     pub fn target(&self, target: Target) -> Option<Cost<'_>> {
         let t = &self.timing;
-        fn queued(class: Class, way: &Way, resource: Resource, service: u64) -> Cost<'_> {
-            Cost {
-                class,
-                cycles: way.cycles,
-                queue: Some(Queue {
-                    resource,
-                    arrival: way.arrival,
-                    service,
-                }),
-                hops: &way.hops,
-                mesh: way.mesh,
-            }
-        }
         Some(match target {
             Target::Mpb(tile) => {
                 let i = tile.index();
@@ -650,17 +653,7 @@ impl Latencies {
             ),
             _ => return None,
         };
-        Some(Cost {
-            class: Class::Atomic,
-            cycles: way.cycles,
-            queue: Some(Queue {
-                resource,
-                arrival: way.arrival,
-                service,
-            }),
-            hops: &way.hops,
-            mesh: way.mesh,
-        })
+        Some(queued(Class::Atomic, way, resource, service))
     }
 
     /// Every resource an access to `target` moving `payload` queues at,
