@@ -377,23 +377,25 @@ fn allocate<H: Topology + Lsm + Tsr>(
 /// Fills `record` for a new window: its description, an empty match
 /// vector, a zero completion counter and, with `locks`, free locks.
 ///
-/// The match vector and the completion counter, which PSCW's waits poll,
-/// are then read once as a poll, while no other core knows the record:
-/// under modelled time, stores to a line are ordered among the cores only
-/// once some poll has read it, so a first poll of them in an epoch would
-/// see another core's store from after its start, or miss it, by host
-/// order.
-pub fn write_record<H: Lsm + Wait>(hal: &H, record: Record, info: WindowInfo, locks: bool) {
+/// Every line of the record is then read once as a poll, while no other
+/// core knows the record: under modelled time, stores to a line are
+/// ordered among the cores only once some poll has read it, so the first
+/// poll of a word other cores store to (PSCW's match vector and completion
+/// counter, GBH's global counter in `lock_all`, an MCS-WP queue node)
+/// would see another core's store from after its start, or miss it, by
+/// host order.
+pub fn write_record<H: Topology + Lsm + Wait>(
+    hal: &H,
+    record: Record,
+    info: WindowInfo,
+    locks: bool,
+) {
     let mc = record.controller;
     for word in 0..MATCH_BITS / 32 {
         hal.lsm_write_u32(mc, record.offset + MATCH + 4 * word, 0);
     }
     hal.lsm_write_u32(mc, record.counter(), 0);
     const _: () = assert!(MATCH_BITS / 8 == LINE && MATCH.is_multiple_of(LINE));
-    hal.read_ordered(|| {
-        hal.lsm_read_u32(mc, record.offset + MATCH);
-        hal.lsm_read_u32(mc, record.counter());
-    });
     // A window made with no_locks is never locked: its lock words stay as
     // they are.
     if locks {
@@ -409,7 +411,19 @@ pub fn write_record<H: Lsm + Wait>(hal: &H, record: Record, info: WindowInfo, lo
     hal.lsm_write_u32(mc, record.offset + TABLE, info.table);
     hal.lsm_write_u32(mc, record.offset + HOME, info.home);
     hal.lsm_write_u32(mc, record.offset, RECORD_MAGIC);
+    let lines = record_bytes(hal.cores()) / LINE;
+    for first in (0..lines).step_by(POLL_LINES as usize) {
+        hal.read_ordered(|| {
+            for line in first..lines.min(first + POLL_LINES) {
+                hal.lsm_read_u32(mc, record.offset + line * LINE);
+            }
+        });
+    }
 }
+
+/// Lines of a record read in one poll by [`write_record`]: well below the
+/// lines a poll can watch under the emulator (64).
+const POLL_LINES: u32 = 32;
 
 /// Marks `record` as describing no window.
 pub fn clear_record<H: Lsm>(hal: &H, record: Record) {
@@ -543,6 +557,93 @@ mod tests {
     use super::*;
     use crate::hal::SharedDram;
     use crate::hal::mock::Mock;
+
+    /// A core of a mock run that notes the LSM lines it reads inside
+    /// [`Wait::read_ordered`].
+    struct Polled<'a> {
+        hal: &'a Mock,
+        inside: core::cell::Cell<bool>,
+        lines: core::cell::RefCell<std::collections::BTreeSet<(usize, u32)>>,
+    }
+
+    impl Polled<'_> {
+        fn note(&self, controller: usize, offset: u32) {
+            if self.inside.get() {
+                self.lines.borrow_mut().insert((controller, offset / LINE));
+            }
+        }
+    }
+
+    impl Topology for Polled<'_> {
+        fn chip(&self) -> &'static Chip {
+            self.hal.chip()
+        }
+        fn core(&self) -> CoreId {
+            self.hal.core()
+        }
+        fn cores(&self) -> u32 {
+            self.hal.cores()
+        }
+    }
+
+    impl Lsm for Polled<'_> {
+        fn lsm_read_u32(&self, controller: usize, offset: u32) -> u32 {
+            self.note(controller, offset);
+            self.hal.lsm_read_u32(controller, offset)
+        }
+        fn lsm_write_u32(&self, controller: usize, offset: u32, value: u32) {
+            self.hal.lsm_write_u32(controller, offset, value);
+        }
+        fn lsm_read(&self, controller: usize, offset: u32, buf: &mut [u8]) {
+            self.note(controller, offset);
+            self.hal.lsm_read(controller, offset, buf);
+        }
+        fn lsm_write(&self, controller: usize, offset: u32, data: &[u8]) {
+            self.hal.lsm_write(controller, offset, data);
+        }
+    }
+
+    impl Wait for Polled<'_> {
+        fn wait_for<T>(&self, ready: impl FnMut() -> Option<T>) -> T {
+            self.hal.wait_for(ready)
+        }
+        fn read_ordered<T>(&self, read: impl FnOnce() -> T) -> T {
+            self.inside.set(true);
+            let value = read();
+            self.inside.set(false);
+            value
+        }
+    }
+
+    #[test]
+    fn a_new_record_has_every_line_read_in_a_poll() {
+        // 48 cores: 18 lines, more than one poll's share.
+        let lines = Mock::run(48, |hal| {
+            let polled = Polled {
+                hal,
+                inside: core::cell::Cell::new(false),
+                lines: core::cell::RefCell::new(std::collections::BTreeSet::new()),
+            };
+            let record = allocate_record(hal, Database::Distributed).unwrap();
+            let info = WindowInfo {
+                offset: 0,
+                size: 64,
+                disp_unit: 1,
+                table: 0,
+                home: 0,
+            };
+            write_record(&polled, record, info, true);
+            let first = record.offset / LINE;
+            let expected: std::collections::BTreeSet<(usize, u32)> = (first
+                ..first + record_bytes(48) / LINE)
+                .map(|line| (record.controller, line))
+                .collect();
+            (polled.lines.into_inner(), expected)
+        });
+        for (read, expected) in lines {
+            assert_eq!(read, expected);
+        }
+    }
 
     #[test]
     fn the_allocation_lock_is_core_0_of_the_controller_s_tile() {
