@@ -90,7 +90,7 @@ pub const DEFAULT_MEMORY_MIB: u32 = 32;
 pub const MAX_MEMORY_MIB: u32 = 512;
 
 /// The exit protocol the guest follows, defined with the shared regions.
-pub use chip::{ARGS_START, EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS};
+pub use chip::{ARGS_START, EXIT_PORT, GUEST_ENDS_RUN, GUEST_FAILURE, GUEST_SUCCESS};
 
 /// QEMU's exit status after the guest wrote `value` to [`EXIT_PORT`]:
 /// `isa-debug-exit` exits with `(value << 1) | 1`, so a status of 0 can
@@ -524,5 +524,6 @@ mod tests {
     fn exit_statuses_follow_isa_debug_exit() {
         assert_eq!(exit_status(GUEST_SUCCESS), 33);
         assert_eq!(exit_status(GUEST_FAILURE), 35);
+        assert_eq!(exit_status(GUEST_ENDS_RUN), 37);
     }
 }

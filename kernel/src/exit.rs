@@ -2,7 +2,8 @@
 //! Ending the run through QEMU's `isa-debug-exit` device.
 //!
 //! A byte written to `chip::EXIT_PORT` makes QEMU exit with status
-//! `(byte << 1) | 1`: `GUEST_SUCCESS` gives 33, `GUEST_FAILURE` 35. The host
+//! `(byte << 1) | 1`: `GUEST_SUCCESS` gives 33, `GUEST_FAILURE` 35 and
+//! `GUEST_ENDS_RUN` 37. The host
 //! treats every other status, 0 included (a reset), as a failure.
 //!
 //! Like the console, this module stands below `arch` and uses only the
@@ -11,7 +12,7 @@
 
 use core::fmt::{self, Write};
 
-use chip::{EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS};
+use chip::{EXIT_PORT, GUEST_ENDS_RUN, GUEST_FAILURE, GUEST_SUCCESS};
 
 use crate::console;
 
@@ -23,6 +24,9 @@ pub enum ExitCode {
     Success = GUEST_SUCCESS,
     /// Something went wrong; the reason was printed before.
     Failure = GUEST_FAILURE,
+    /// The program ends the run of every core successfully, wherever the
+    /// others are (`shmem_global_exit(0)`); the run tool stops them.
+    EndsRun = GUEST_ENDS_RUN,
 }
 
 /// Ends the run of this core.

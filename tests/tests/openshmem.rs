@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use system_tests::{
-    CHECKED, Mode, Model, RunConfig, RunReport, WtReads, assert_clean_success, boot_with,
+    CHECKED, Mode, Model, Outcome, RunConfig, RunReport, WtReads, assert_clean_success, boot_with,
     timeout_for, transcript, xtask_binary,
 };
 
@@ -422,6 +422,53 @@ fn a_stack_address_as_a_symmetric_address_and_an_unsupported_routine_are_named()
          int *p = shmem_malloc(4);\n    shmem_int_p(p, 1, 3);\n    shmem_finalize();\n    return 0;\n}\n",
         &["FAILED: shmem_int_p: PE 3 is not in the run (PEs 0 to 0)"],
     );
+}
+
+/// A program in which PE 0 calls `shmem_global_exit(STATUS)` while the
+/// others wait in a barrier (as tests-sos's `global_exit`).
+const GLOBAL_EXIT: &str = "#include <stdio.h>\n#include <stdlib.h>\n#include <sys/wait.h>\n\
+     #include <shmem.h>\nint main(void) {\n    shmem_init();\n    if (shmem_my_pe() == 0) {\n        \
+     printf(\"PE 0 ends the run\\n\");\n        shmem_global_exit(STATUS);\n        abort();\n    }\n    \
+     shmem_barrier_all();\n    shmem_finalize();\n    return 0;\n}\n";
+
+#[test]
+fn shmem_global_exit_with_0_ends_every_pe_s_run_successfully_and_with_another_status_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("global_exit.c");
+    std::fs::write(&source, GLOBAL_EXIT).unwrap();
+    for status in [0, 3] {
+        let image = dir.path().join(format!("global_exit_{status}"));
+        let out = Command::new(xtask_binary())
+            .arg("oshcc")
+            .arg(format!("-DSTATUS={status}"))
+            .arg(&source)
+            .arg("-o")
+            .arg(&image)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = boot(&image, 4, WtReads::Silicon);
+        let text = transcript(&report);
+        assert!(text.contains("PE 0 ends the run"), "{text}");
+        if status == 0 {
+            assert_eq!(report.outcome, Outcome::Ended { core: 0 }, "{text}");
+            assert!(report.success() && report.exit_code() == 0, "{text}");
+            assert!(
+                text.contains("core 0 ended the run of all 4 cores successfully"),
+                "{text}"
+            );
+        } else {
+            assert!(!report.success(), "{text}");
+            assert!(
+                text.contains("FAILED: shmem_global_exit with status 3"),
+                "{text}"
+            );
+        }
+    }
 }
 
 /// The `spmd` program on `cores` PEs under the checker: every check passes

@@ -31,6 +31,11 @@ pub const GUEST_SUCCESS: u8 = 0x10;
 /// Byte the guest writes to [`EXIT_PORT`] when its program failed.
 pub const GUEST_FAILURE: u8 = 0x11;
 
+/// Byte the guest writes to [`EXIT_PORT`] when its program ends the run of
+/// every core successfully (`shmem_global_exit(0)`): the run tool stops
+/// the other cores wherever they are and counts the run a success.
+pub const GUEST_ENDS_RUN: u8 = 0x12;
+
 /// What a shared region holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SharedRegionKind {

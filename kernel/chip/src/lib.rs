@@ -41,7 +41,8 @@ pub mod trace;
 pub use address::{AddressMap, EntryRange, LUT_ENTRIES, LUT_PAGE_SHIFT, LUT_PAGE_SIZE};
 pub use atomics::{AtomicOp, RAU_PRESENT, RauCommand, RauError, RauRegister, RemoteAtomics};
 pub use emulated::{
-    ARGS_START, EXIT_PORT, GUEST_FAILURE, GUEST_SUCCESS, RegionPart, SharedRegion, SharedRegionKind,
+    ARGS_START, EXIT_PORT, GUEST_ENDS_RUN, GUEST_FAILURE, GUEST_SUCCESS, RegionPart, SharedRegion,
+    SharedRegionKind,
 };
 pub use lut::{LutEntry, Target};
 pub use memtype::{MemoryType, PTE_PCD, PTE_PMB, PTE_PWT};

@@ -12,6 +12,7 @@ extern int errno;
 #define EPERM 1
 #define ENOENT 2
 #define ESRCH 3
+#define ECHILD 10
 #define EINTR 4
 #define EIO 5
 #define EBADF 9

@@ -165,5 +165,7 @@
 #define vsnprintf crt_vsnprintf
 #define vsprintf crt_vsprintf
 #define vsscanf crt_vsscanf
+#define wait crt_wait
+#define waitpid crt_waitpid
 
 #endif

@@ -232,14 +232,14 @@ const SOS: Expect = Expect {
     missing: "",
 };
 
-/// The verdict on a finished run: a pass when every core succeeded and no
-/// read was stale; a timeout without another failure is
+/// The verdict on a finished run: a pass when every core succeeded (or
+/// one ended the run of all successfully) and no read was stale; a timeout without another failure is
 /// [`Verdict::Timeout`]; otherwise the reasons ([`judge_by`]).
 pub fn verdict(report: &RunReport, limit_seconds: u64) -> Verdict {
     let stale = report.stale_reads();
     match report.outcome {
-        Outcome::Success if stale == 0 => Verdict::Pass,
-        Outcome::Success => Verdict::Fail(format!("{stale} stale read(s)")),
+        Outcome::Success | Outcome::Ended { .. } if stale == 0 => Verdict::Pass,
+        Outcome::Success | Outcome::Ended { .. } => Verdict::Fail(format!("{stale} stale read(s)")),
         Outcome::TimedOut { .. } if stale == 0 => {
             let mut reason = format!("timeout after {limit_seconds} s");
             if !report.missing_reports().is_empty() {
@@ -455,6 +455,11 @@ mod tests {
         assert_eq!(
             verdict(&report(Outcome::Success, &[&["x"], &[]], 3), 40),
             Verdict::Fail("3 stale read(s)".to_owned())
+        );
+        // shmem_global_exit(0) on core 0 ends the run of both.
+        assert_eq!(
+            verdict(&report(Outcome::Ended { core: 0 }, &[&[], &[]], 0), 40),
+            Verdict::Pass
         );
         let timed_out = Outcome::TimedOut {
             unfinished: vec![0, 1],

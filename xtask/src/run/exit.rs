@@ -5,7 +5,7 @@ use std::fmt;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 
-use emu::launch::{self, GUEST_FAILURE, GUEST_SUCCESS};
+use emu::launch::{self, GUEST_ENDS_RUN, GUEST_FAILURE, GUEST_SUCCESS};
 
 /// How one core's QEMU ended, from its exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +14,9 @@ pub enum CoreExit {
     Success,
     /// The guest reported failure through the exit port.
     GuestFailure,
+    /// The guest ended the run of every core successfully through the exit
+    /// port (`shmem_global_exit(0)`).
+    EndedRun,
     /// The guest reset the machine without reporting (a triple fault, for
     /// one); `-no-reboot` turns the reset into QEMU exiting with 0.
     Reset,
@@ -38,6 +41,7 @@ impl CoreExit {
         match (status.code(), status.signal()) {
             (Some(code), _) if code == launch::exit_status(GUEST_SUCCESS) => Self::Success,
             (Some(code), _) if code == launch::exit_status(GUEST_FAILURE) => Self::GuestFailure,
+            (Some(code), _) if code == launch::exit_status(GUEST_ENDS_RUN) => Self::EndedRun,
             (Some(0), _) => Self::Reset,
             (Some(launch::MODEL_STOP_STATUS), _) => Self::StoppedByModel,
             (Some(status), _) => Self::QemuError { status },
@@ -52,6 +56,7 @@ impl fmt::Display for CoreExit {
         match *self {
             Self::Success => f.write_str("exited successfully"),
             Self::GuestFailure => f.write_str("the guest reported failure"),
+            Self::EndedRun => f.write_str("ended the run of every core successfully"),
             Self::Reset => f.write_str(
                 "the guest reset the machine without reporting a result (a triple fault?)",
             ),

@@ -249,6 +249,9 @@ impl Fleet {
         for (core, instance) in self.instances.iter().enumerate() {
             match instance.finished() {
                 Some(CoreExit::Success) => {}
+                Some(CoreExit::EndedRun) => {
+                    return Some(Outcome::Ended { core: core as u32 });
+                }
                 Some(exit) => {
                     let core = core as u32;
                     return Some(Outcome::CoreFailed { core, exit });

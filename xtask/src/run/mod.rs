@@ -104,7 +104,7 @@ fn stats_json(
         cores: config.cores,
         mode: format!("{:?}", config.mode),
         outcome: format!("{outcome:?}"),
-        success: *outcome == Outcome::Success,
+        success: outcome.succeeded(),
         host_seconds: elapsed.as_secs_f64(),
         host_load: load,
         core_mhz: config.chip.timing.core_mhz,

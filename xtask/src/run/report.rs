@@ -20,6 +20,12 @@ const LAST_LINES: usize = 12;
 pub enum Outcome {
     /// Every core exited successfully.
     Success,
+    /// A core ended the run of every core successfully
+    /// (`shmem_global_exit(0)`); the others were stopped where they were.
+    Ended {
+        /// The core.
+        core: u32,
+    },
     /// A core ended some other way first; the others were killed.
     CoreFailed {
         /// The core.
@@ -48,6 +54,14 @@ pub enum Outcome {
         /// The cores.
         cores: Vec<u32>,
     },
+}
+
+impl Outcome {
+    /// Whether the run succeeded: [`Outcome::Success`] or
+    /// [`Outcome::Ended`].
+    pub fn succeeded(&self) -> bool {
+        matches!(self, Self::Success | Self::Ended { .. })
+    }
 }
 
 /// The host's load average over the last minute (`/proc/loadavg`) when a
@@ -152,9 +166,10 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// Whether every core exited successfully.
+    /// Whether the run succeeded: every core exited successfully, or one
+    /// ended the run of all successfully.
     pub fn success(&self) -> bool {
-        self.outcome == Outcome::Success
+        self.outcome.succeeded()
     }
 
     /// Core `core`'s serial lines.
@@ -310,7 +325,7 @@ impl RunReport {
     /// interrupted, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self.outcome {
-            Outcome::Success if self.output_errors.is_empty() => 0,
+            Outcome::Success | Outcome::Ended { .. } if self.output_errors.is_empty() => 0,
             Outcome::Interrupted => 130,
             _ => 1,
         }
@@ -331,6 +346,12 @@ impl fmt::Display for RunReport {
             Outcome::Success => write!(
                 f,
                 "all {cores} cores exited successfully in {seconds:.2} s (host time, build excluded; host {})",
+                self.load
+            ),
+            Outcome::Ended { core } => write!(
+                f,
+                "core {core} ended the run of all {cores} cores successfully after {seconds:.2} s \
+                 (host time, build excluded; host {}); the others were stopped where they were",
                 self.load
             ),
             Outcome::CoreFailed { core, exit } => {

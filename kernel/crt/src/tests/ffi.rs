@@ -203,6 +203,9 @@ unsafe extern "C" {
     pub fn crt_clock_getres(id: c_int, tp: *mut Timespec) -> c_int;
     pub fn crt_gettimeofday(tv: *mut Timeval, tz: *mut c_void) -> c_int;
 
+    pub fn crt_wait(status: *mut c_int) -> c_int;
+    pub fn crt_waitpid(pid: c_int, status: *mut c_int, options: c_int) -> c_int;
+
     pub fn crt_pthread_self() -> c_ulong;
     pub fn crt_pthread_equal(a: c_ulong, b: c_ulong) -> c_int;
     pub fn crt_pthread_create(

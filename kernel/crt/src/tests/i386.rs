@@ -198,7 +198,7 @@ fn guest_build_agrees_with_glibc() {
 }
 
 /// The public headers.
-const HEADERS: [&str; 21] = [
+const HEADERS: [&str; 22] = [
     "assert.h",
     "ctype.h",
     "errno.h",
@@ -218,6 +218,7 @@ const HEADERS: [&str; 21] = [
     "strings.h",
     "sys/time.h",
     "sys/types.h",
+    "sys/wait.h",
     "time.h",
     "unistd.h",
 ];

@@ -13,6 +13,24 @@ fn path(name: &str) -> String {
     std::format!("tests::process::{name}")
 }
 
+#[test]
+fn wait_and_waitpid_find_no_child() {
+    /// ECHILD as Linux numbers it.
+    const ECHILD: c_int = 10;
+    let _g = super::hooks::lock();
+    let mut status = 7;
+    // SAFETY: a valid pointer; neither call keeps it.
+    unsafe {
+        set_errno(0);
+        assert_eq!(crt_wait(&raw mut status), -1);
+        assert_eq!(errno(), ECHILD);
+        set_errno(0);
+        assert_eq!(crt_waitpid(-1, &raw mut status, 1), -1);
+        assert_eq!(errno(), ECHILD);
+    }
+    assert_eq!(status, 7, "no status was stored");
+}
+
 /// Marks each handler's run on stdout.
 extern "C" fn first() {
     // SAFETY: a valid format.

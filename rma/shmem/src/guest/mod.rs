@@ -108,13 +108,19 @@ type Outcome<T> = Result<T, String>;
 /// Ends this core's run as failed with `report`, after what the program
 /// wrote to stdout and the C library still holds.
 fn fail(report: core::fmt::Arguments<'_>) -> ! {
+    flush_output();
+    kernel::exit::fail(report)
+}
+
+/// Writes out what the program wrote to stdout and the C library still
+/// holds, and ends its last line.
+fn flush_output() {
     unsafe extern "C" {
         fn fflush(stream: *mut c_void) -> c_int;
     }
     // SAFETY: the C library's fflush; a null stream is every stream.
     unsafe { fflush(core::ptr::null_mut()) };
     crt::end_line();
-    kernel::exit::fail(report)
 }
 
 /// Runs `body` on the state of an initialised PE; a failure ends the run
@@ -514,11 +520,18 @@ pub extern "C" fn shmemx_enforce_consistency(on: c_int) {
     })
 }
 
-/// `shmem_global_exit`: ends this PE's run with `status` (the run tool
-/// stops the others when one fails).
+/// `shmem_global_exit`: ends the run of every PE, wherever the others
+/// are. With `status` 0 the run succeeds (the run tool stops the other
+/// cores and says which PE ended it); with any other it fails naming the
+/// status.
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_global_exit(status: c_int) -> ! {
-    fail(format_args!("shmem_global_exit with status {status}"))
+    if status != 0 {
+        fail(format_args!("shmem_global_exit with status {status}"))
+    }
+    flush_output();
+    crt::platform().finish();
+    kernel::exit::exit(kernel::exit::ExitCode::EndsRun)
 }
 
 /// `shmem_my_pe`.
