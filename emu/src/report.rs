@@ -270,7 +270,7 @@ impl CoreReport {
 }
 
 /// Number of entries [`counters`] returns.
-const STAT_FIELDS: usize = 32;
+const STAT_FIELDS: usize = 33;
 
 /// Every counter of [`CoreStats`]; single counters as one-element slices,
 /// so arrays and scalars are summed the same way. A field added to
@@ -302,6 +302,7 @@ fn counters(s: &mut CoreStats) -> [&mut [u64]; STAT_FIELDS] {
         &mut s.crb_wait,
         &mut s.mc_wait,
         &mut s.link_wait,
+        &mut s.busy,
         from_mut(&mut s.cycles),
         from_mut(&mut s.insns),
         from_mut(&mut s.idle_cycles),
@@ -764,6 +765,7 @@ mod tests {
             crb_wait: std::array::from_fn(|i| 7000 + i as u64),
             mc_wait: std::array::from_fn(|i| 8000 + i as u64),
             link_wait: std::array::from_fn(|i| 9000 + i as u64),
+            busy: std::array::from_fn(|i| 11000 + i as u64),
             cycles: 23,
             insns: 24,
             idle_cycles: 25,

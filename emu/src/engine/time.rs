@@ -214,6 +214,9 @@ struct Bookings {
     windows: Vec<(Option<u64>, [Load; queue::HISTORY + 1])>,
     /// The requests a charge keeps, with their numbers (reused).
     kept: Vec<(u64, Pending)>,
+    /// Per calendar, the service cycles this core's requests booked there
+    /// ([`CoreStats::busy`]).
+    busy: Vec<u64>,
 }
 
 impl Bookings {
@@ -225,6 +228,7 @@ impl Bookings {
             carry: vec![0; QUEUES],
             windows: vec![(None, [Load::default(); queue::HISTORY + 1]); QUEUES],
             kept: Vec::new(),
+            busy: vec![0; QUEUES],
         }
     }
 
@@ -234,6 +238,7 @@ impl Bookings {
     /// calendar: the core counts once per bucket.
     fn book(&mut self, clocks: &Clocks, resource: Resource, issued: u64, at: u64, service: u64) {
         debug_assert!(at >= issued);
+        self.busy[resource.calendar()] += service;
         debug_assert!(self.pending.back().is_none_or(|p| p.issued <= issued));
         let k = resource.bucket_of(at);
         let calendar = resource.calendar();
@@ -272,6 +277,7 @@ impl Bookings {
     /// final, as a request's is.
     fn cross(&mut self, resource: Resource, issued: u64, at: u64, service: u64, hold: u64) {
         debug_assert!(at >= issued);
+        self.busy[resource.calendar()] += service;
         self.pending.push_back(Pending {
             resource,
             calendar: resource.calendar() as u32,
@@ -370,6 +376,7 @@ impl Bookings {
             carry,
             windows,
             kept,
+            busy: _,
         } = self;
         let looked = pending.partition_point(|p| p.issued < t);
         kept.clear();
@@ -946,6 +953,9 @@ impl Time {
         let polls = wake.saturating_sub(poll.start) / period;
         self.clocks.book_polls(me, wake);
         self.waits.modelled_polls += polls.saturating_sub(1);
+        for q in &queues {
+            self.bookings.busy[q.resource.calendar()] += polls.saturating_sub(1) * q.service;
+        }
         self.clock.idle_until(wake);
         self.clocks.end_wait(self.clock.now());
         self.trace(began, Op::Waiting, Phase::Begin);
@@ -1163,6 +1173,7 @@ impl Time {
         s.crb_wait = self.waits.crb_wait;
         s.mc_wait = self.waits.mc_wait;
         s.link_wait = self.waits.link_wait;
+        s.busy.copy_from_slice(&self.bookings.busy);
     }
 
     /// A traced core's sample of the chip's counters at a sync point: for
@@ -1631,6 +1642,28 @@ mod tests {
             c.resolve();
         }
         cores
+    }
+
+    #[test]
+    fn every_request_counts_its_service_as_its_resource_s_busy_cycles() {
+        let dir = tempfile::tempdir().unwrap();
+        let [a, _] = two_cores_reading_tile_2(dir.path(), &[0, 1], 64);
+        let queues: Vec<Queue> = a
+            .latencies
+            .queues(mpb(2), Payload::load(LINE as u32))
+            .collect();
+        assert!(queues.len() > 1, "the MPB and the links on the way");
+        for q in queues {
+            assert!(q.service > 0, "{q:?}");
+            assert_eq!(
+                a.bookings.busy[q.resource.calendar()],
+                64 * q.service,
+                "{:?}",
+                q.resource
+            );
+        }
+        // Nothing else was reached: no controller.
+        assert_eq!(a.bookings.busy[Resource::Controller(0).calendar()], 0);
     }
 
     #[test]

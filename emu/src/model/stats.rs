@@ -10,7 +10,7 @@ use std::fmt;
 use chip::MemoryType;
 
 use super::hierarchy::{Access, Event, Kind, Lookup, Part};
-use super::latency::{CLASSES, Resource};
+use super::latency::{CLASSES, QUEUES, Resource};
 use super::mesh::MAX_LINKS;
 
 /// Most tiles a chip may have for [`CoreStats::mpb_bytes`].
@@ -89,6 +89,13 @@ pub struct CoreStats {
     /// south).
     #[serde(with = "crate::model::stats::array")]
     pub link_wait: [u64; MAX_LINKS],
+    /// Cycles each resource that serves one request at a time was busy
+    /// with this core's requests (the service times booked in its
+    /// calendar, the polls of its waits included), by
+    /// [`Resource::calendar`]: the resource's utilisation, summed over the
+    /// cores and divided by the run's cycles.
+    #[serde(with = "crate::model::stats::array")]
+    pub busy: [u64; QUEUES],
     /// Modelled core cycles at exit (0 with timing off).
     pub cycles: u64,
     /// Instructions executed (counted by the plugin with or without timing).
@@ -142,6 +149,7 @@ impl Default for CoreStats {
             crb_wait: [0; MAX_TILES],
             mc_wait: [0; MAX_CONTROLLERS],
             link_wait: [0; MAX_LINKS],
+            busy: [0; QUEUES],
             cycles: 0,
             insns: 0,
             idle_cycles: 0,

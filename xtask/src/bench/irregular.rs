@@ -263,6 +263,12 @@ pub fn chase_model(pool: &Pool, chip: &Chip) -> Option<Table> {
     Some(table)
 }
 
+/// Whether experiment `name`'s section shows each run's resource
+/// utilisation ([`super::usage`]): the irregular applications'.
+pub fn shows_usage(name: &str) -> bool {
+    [CHASE.name, BFS.name, BC.name].contains(&name)
+}
+
 /// The model tables of experiment `name` from its pooled results: the
 /// analytical model beside the emulator, where the experiment has one.
 pub fn model_tables(name: &str, pool: &Pool, chip: &Chip) -> Vec<Table> {

@@ -138,6 +138,7 @@ pub mod stats;
 pub mod suite;
 pub mod svg;
 pub mod table;
+pub mod usage;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -24,6 +24,7 @@ use super::Section;
 use super::jobs::{Job, Work};
 use super::protocol::{self, parse_line};
 use super::report::RunInfo;
+use super::usage::Usage;
 use crate::run::HostLoad;
 
 /// The `format` of a result file.
@@ -57,6 +58,11 @@ pub struct RunResult {
     pub failure: Option<String>,
     /// What it produced.
     pub produced: Produced,
+    /// How busy it kept the chip's resources, for a result-line run whose
+    /// every core wrote its report (absent from results written before
+    /// it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 /// What a job produced.
@@ -115,7 +121,13 @@ impl RunResult {
             load: Some(load),
             failure,
             produced,
+            usage: None,
         }
+    }
+
+    /// This result with `usage` recorded.
+    pub fn with_usage(self, usage: Option<Usage>) -> Self {
+        Self { usage, ..self }
     }
 
     /// The samples it holds: the values of its well-formed `cycles=`

@@ -22,6 +22,7 @@ use super::progress::Progress;
 use super::protocol::Pool;
 use super::report::{self, RunInfo};
 use super::results::{self, CoreLines, Produced, RunResult, Status};
+use super::usage::{self, Usage};
 use super::{
     CProgram, Ctx, Experiment, Kind, Output, REGISTRY, RunConfig, Section, SuiteOutcome, TIMEOUT,
     failure, host_time, interrupted, lines_section, samples, select,
@@ -280,6 +281,7 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
     };
     let clock = Instant::now();
     let load_start = HostLoad::now();
+    let mut usage = None;
     let (failure, produced) = match &job.work {
         Work::Lines {
             program,
@@ -319,6 +321,7 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
                 .iter()
                 .map(|c| CoreLines::of(c.core, &c.serial))
                 .collect();
+            usage = Usage::of(&report.reports, report.chip.memory_controllers.len());
             (failure, Produced::Lines(lines))
         }
         Work::Host(name) => {
@@ -353,7 +356,8 @@ fn run_job(job: &Job, env: &Env<'_>, progress: &Progress) -> Result<RunResult> {
         load,
         failure,
         produced,
-    ))
+    )
+    .with_usage(usage))
 }
 
 fn experiment(name: &str) -> Result<&'static Experiment> {
@@ -548,6 +552,7 @@ pub fn section_of(
         Kind::Lines { view, .. } => {
             let mut pool = Pool::default();
             let (mut runs, mut failures, mut seconds) = (Vec::new(), Vec::new(), 0.0);
+            let mut usages = Vec::new();
             for (n, id) in ids.iter().enumerate() {
                 let job = job(id);
                 let command = job.command(quick);
@@ -560,6 +565,14 @@ pub fn section_of(
                         runs.push(format!("`{command}` (run {id}): {time}"));
                         seconds += r.seconds;
                         failures.extend(r.failure.clone());
+                        if let (Some(u), Work::Lines { params, seed, .. }) = (r.usage, &job.work)
+                            && *seed == chip::DEFAULT_SEED
+                        {
+                            let settings: Vec<String> =
+                                params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                            let run = format!("{} {}", job.work.describe(), settings.join(" "));
+                            usages.push((run.trim_end().to_owned(), u));
+                        }
                         if let Produced::Lines(cores) = &r.produced {
                             for c in cores {
                                 for (number, text) in &c.lines {
@@ -585,6 +598,9 @@ pub fn section_of(
                 &pool,
                 chip::DEFAULT_CHIP,
             ));
+            if super::irregular::shows_usage(e.name) {
+                section.modeled.extend(usage::table(&usages));
+            }
             section.runs = runs;
             section.seconds = seconds;
             failures.append(&mut section.failures);
