@@ -27,8 +27,9 @@ pub use run::{
 
 /// `cargo xtask test`: the host tests of every default member, a release
 /// build (which makes sure the guest target is there), the project's
-/// habits checked ([`lint`]), then the system tests booted on QEMU,
-/// stopping at the first failure.
+/// habits checked ([`lint`]), then the system tests booted on QEMU. Each
+/// step stops the command if it fails, but inside the last every test
+/// file runs, so that one run names every failing system test.
 pub fn test() -> Result<()> {
     let mut host = cargo();
     host.arg("test");
@@ -38,7 +39,14 @@ pub fn test() -> Result<()> {
     qemu::ensure()?;
     // One at a time: each boots up to 48 QEMUs on a machine with few cores.
     let mut system = cargo();
-    system.args(["test", "-p", "system-tests", "--", "--test-threads=1"]);
+    system.args([
+        "test",
+        "-p",
+        "system-tests",
+        "--no-fail-fast",
+        "--",
+        "--test-threads=1",
+    ]);
     build::run_command(system, "the system tests")
 }
 
