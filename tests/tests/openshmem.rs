@@ -32,22 +32,27 @@ fn oshcc(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("c/shmem")
         .join(format!("{name}.c"));
-    let image = dir.join(name);
+    compile(&source, flags, &dir.join(name))
+}
+
+/// Builds `source` with `oshcc` and `flags` into `image`, which it returns.
+fn compile(source: &Path, flags: &[&str], image: &Path) -> PathBuf {
     let out = Command::new(xtask_binary())
         .arg("oshcc")
         .args(flags)
-        .arg(&source)
+        .arg(source)
         .arg("-o")
-        .arg(&image)
+        .arg(image)
         .output()
         .expect("xtask starts");
     assert!(
         out.status.success(),
-        "oshcc {name} failed:\n{}\n{}",
+        "oshcc {} failed:\n{}\n{}",
+        source.display(),
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    image
+    image.to_owned()
 }
 
 /// Boots `image` on `cores` cores under the checker, MPBT-WT loads as
@@ -373,19 +378,7 @@ fn without_wait_until_the_checker_names_the_consumers_stale_reads() {
 fn fails_naming(dir: &Path, name: &str, text: &str, wants: &[&str]) {
     let source = dir.join(format!("{name}.c"));
     std::fs::write(&source, text).unwrap();
-    let image = dir.join(name);
-    let out = Command::new(xtask_binary())
-        .arg("oshcc")
-        .arg(&source)
-        .arg("-o")
-        .arg(&image)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let image = compile(&source, &[], &dir.join(name));
     let report = boot(&image, 1, WtReads::Silicon);
     assert!(!report.success(), "{}", transcript(&report));
     let text = transcript(&report);
@@ -437,19 +430,10 @@ fn shmem_global_exit_with_0_ends_every_pe_s_run_successfully_and_with_another_st
     let source = dir.path().join("global_exit.c");
     std::fs::write(&source, GLOBAL_EXIT).unwrap();
     for status in [0, 3] {
-        let image = dir.path().join(format!("global_exit_{status}"));
-        let out = Command::new(xtask_binary())
-            .arg("oshcc")
-            .arg(format!("-DSTATUS={status}"))
-            .arg(&source)
-            .arg("-o")
-            .arg(&image)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let image = compile(
+            &source,
+            &[&format!("-DSTATUS={status}")],
+            &dir.path().join(format!("global_exit_{status}")),
         );
         let report = boot(&image, 4, WtReads::Silicon);
         let text = transcript(&report);
