@@ -21,8 +21,9 @@
 #define WSTOPSIG(status) WEXITSTATUS(status)
 /** Whether the child exited. */
 #define WIFEXITED(status) (WTERMSIG(status) == 0)
-/** Whether a signal ended the child. */
-#define WIFSIGNALED(status) (((signed char)(((status) & 0x7f) + 1) >> 1) > 0)
+/** Whether a signal ended the child (its low 7 bits name it; 0x7f
+ * marks a stopped child instead). */
+#define WIFSIGNALED(status) (WTERMSIG(status) != 0 && WTERMSIG(status) != 0x7f)
 /** Whether the child is stopped. */
 #define WIFSTOPPED(status) (((status) & 0xff) == 0x7f)
 
