@@ -411,18 +411,26 @@ pub fn write_record<H: Topology + Lsm + Wait>(
     hal.lsm_write_u32(mc, record.offset + TABLE, info.table);
     hal.lsm_write_u32(mc, record.offset + HOME, info.home);
     hal.lsm_write_u32(mc, record.offset, RECORD_MAGIC);
-    let lines = record_bytes(hal.cores()) / LINE;
+    read_as_polls(hal, record, record_bytes(hal.cores()));
+}
+
+/// Reads every line of the `bytes` at `at` once, as polls: under modelled
+/// time, stores to a line are ordered among the cores only once some poll
+/// has read it. For words other cores will poll and store to, while no
+/// other core knows them yet.
+fn read_as_polls<H: Lsm + Wait>(hal: &H, at: Record, bytes: u32) {
+    let lines = bytes.div_ceil(LINE);
     for first in (0..lines).step_by(POLL_LINES as usize) {
         hal.read_ordered(|| {
             for line in first..lines.min(first + POLL_LINES) {
-                hal.lsm_read_u32(mc, record.offset + line * LINE);
+                hal.lsm_read_u32(at.controller, at.offset + line * LINE);
             }
         });
     }
 }
 
-/// Lines of a record read in one poll by [`write_record`]: well below the
-/// lines a poll can watch under the emulator (64).
+/// Lines read in one poll by [`read_as_polls`]: well below the lines a
+/// poll can watch under the emulator (64).
 const POLL_LINES: u32 = 32;
 
 /// Marks `record` as describing no window.
@@ -462,12 +470,15 @@ pub fn read_record<H: Lsm + Topology>(
 pub type Region = (u32, u32, u32);
 
 /// Empties the attachment table at `table`, with room for `entries`,
-/// sequence number `sequence` (even).
-pub fn clear_table<H: Lsm>(hal: &H, table: Record, entries: u32, sequence: u32) {
+/// sequence number `sequence` (even). Its lines are then read once as
+/// polls, before other cores know the table: they poll it while its owner
+/// attaches and detaches ([`write_record`] says why).
+pub fn clear_table<H: Lsm + Wait>(hal: &H, table: Record, entries: u32, sequence: u32) {
     hal.lsm_write_u32(table.controller, table.offset + 4, 0);
     hal.lsm_write_u32(table.controller, table.offset + 8, 0);
     hal.lsm_write_u32(table.controller, table.offset + 12, entries);
     hal.lsm_write_u32(table.controller, table.offset, sequence);
+    read_as_polls(hal, table, table_bytes(entries));
 }
 
 /// Tells readers of the full table `old` that it moved to `new` (at the
@@ -637,6 +648,29 @@ mod tests {
             let expected: std::collections::BTreeSet<(usize, u32)> = (first
                 ..first + record_bytes(48) / LINE)
                 .map(|line| (record.controller, line))
+                .collect();
+            (polled.lines.into_inner(), expected)
+        });
+        for (read, expected) in lines {
+            assert_eq!(read, expected);
+        }
+    }
+
+    #[test]
+    fn a_cleared_table_has_every_line_read_in_a_poll() {
+        let lines = Mock::run(2, |hal| {
+            let polled = Polled {
+                hal,
+                inside: core::cell::Cell::new(false),
+                lines: core::cell::RefCell::new(std::collections::BTreeSet::new()),
+            };
+            // 200 entries: 76 lines, more than two polls' share.
+            let table = allocate_table(hal, 0, 200).unwrap();
+            clear_table(&polled, table, 200, 0);
+            let first = table.offset / LINE;
+            let expected: std::collections::BTreeSet<(usize, u32)> = (first
+                ..first + table_bytes(200).div_ceil(LINE))
+                .map(|line| (table.controller, line))
                 .collect();
             (polled.lines.into_inner(), expected)
         });
