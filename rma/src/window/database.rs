@@ -577,7 +577,15 @@ mod tests {
         lines: core::cell::RefCell<std::collections::BTreeSet<(usize, u32)>>,
     }
 
-    impl Polled<'_> {
+    impl<'a> Polled<'a> {
+        fn new(hal: &'a Mock) -> Self {
+            Self {
+                hal,
+                inside: core::cell::Cell::new(false),
+                lines: core::cell::RefCell::new(std::collections::BTreeSet::new()),
+            }
+        }
+
         fn note(&self, controller: usize, offset: u32) {
             if self.inside.get() {
                 self.lines.borrow_mut().insert((controller, offset / LINE));
@@ -626,15 +634,19 @@ mod tests {
         }
     }
 
+    /// The lines of the `bytes` at `at`, as [`Polled`] notes them.
+    fn lines_of(at: Record, bytes: u32) -> std::collections::BTreeSet<(usize, u32)> {
+        let first = at.offset / LINE;
+        (first..first + bytes.div_ceil(LINE))
+            .map(|line| (at.controller, line))
+            .collect()
+    }
+
     #[test]
     fn a_new_record_has_every_line_read_in_a_poll() {
         // 48 cores: 18 lines, more than one poll's share.
         let lines = Mock::run(48, |hal| {
-            let polled = Polled {
-                hal,
-                inside: core::cell::Cell::new(false),
-                lines: core::cell::RefCell::new(std::collections::BTreeSet::new()),
-            };
+            let polled = Polled::new(hal);
             let record = allocate_record(hal, Database::Distributed).unwrap();
             let info = WindowInfo {
                 offset: 0,
@@ -644,12 +656,10 @@ mod tests {
                 home: 0,
             };
             write_record(&polled, record, info, true);
-            let first = record.offset / LINE;
-            let expected: std::collections::BTreeSet<(usize, u32)> = (first
-                ..first + record_bytes(48) / LINE)
-                .map(|line| (record.controller, line))
-                .collect();
-            (polled.lines.into_inner(), expected)
+            (
+                polled.lines.into_inner(),
+                lines_of(record, record_bytes(48)),
+            )
         });
         for (read, expected) in lines {
             assert_eq!(read, expected);
@@ -659,20 +669,11 @@ mod tests {
     #[test]
     fn a_cleared_table_has_every_line_read_in_a_poll() {
         let lines = Mock::run(2, |hal| {
-            let polled = Polled {
-                hal,
-                inside: core::cell::Cell::new(false),
-                lines: core::cell::RefCell::new(std::collections::BTreeSet::new()),
-            };
+            let polled = Polled::new(hal);
             // 200 entries: 76 lines, more than two polls' share.
             let table = allocate_table(hal, 0, 200).unwrap();
             clear_table(&polled, table, 200, 0);
-            let first = table.offset / LINE;
-            let expected: std::collections::BTreeSet<(usize, u32)> = (first
-                ..first + table_bytes(200).div_ceil(LINE))
-                .map(|line| (table.controller, line))
-                .collect();
-            (polled.lines.into_inner(), expected)
+            (polled.lines.into_inner(), lines_of(table, table_bytes(200)))
         });
         for (read, expected) in lines {
             assert_eq!(read, expected);
