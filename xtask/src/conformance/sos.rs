@@ -238,8 +238,8 @@ const SOS: Expect = Expect {
 pub fn verdict(report: &RunReport, limit_seconds: u64) -> Verdict {
     let stale = report.stale_reads();
     match report.outcome {
-        Outcome::Success | Outcome::Ended { .. } if stale == 0 => Verdict::Pass,
-        Outcome::Success | Outcome::Ended { .. } => Verdict::Fail(format!("{stale} stale read(s)")),
+        _ if report.outcome.succeeded() && stale == 0 => Verdict::Pass,
+        _ if report.outcome.succeeded() => Verdict::Fail(format!("{stale} stale read(s)")),
         Outcome::TimedOut { .. } if stale == 0 => {
             let mut reason = format!("timeout after {limit_seconds} s");
             if !report.missing_reports().is_empty() {

@@ -325,7 +325,7 @@ impl RunReport {
     /// interrupted, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self.outcome {
-            Outcome::Success | Outcome::Ended { .. } if self.output_errors.is_empty() => 0,
+            _ if self.outcome.succeeded() && self.output_errors.is_empty() => 0,
             Outcome::Interrupted => 130,
             _ => 1,
         }
