@@ -184,12 +184,26 @@ extern "C" fn __crt_exit(status: c_int) -> ! {
         if let Some(check) = SUCCESS_CHECK.get() {
             check();
         }
-        if let Some(platform) = try_platform() {
-            platform.finish();
-        }
-        end_run(ExitCode::Success)
+        finish(ExitCode::Success)
     }
     fail(format_args!("the C program exited with status {status}"))
+}
+
+/// Ends the run of every core successfully, wherever the others are
+/// (`shmem_global_exit(0)`): the run tool stops them. What the C library
+/// holds of stdout must be flushed before.
+pub fn end_every_core() -> ! {
+    end_line();
+    finish(ExitCode::EndsRun)
+}
+
+/// Tells the emulator the program is over, then ends the core's run with
+/// `code`.
+fn finish(code: ExitCode) -> ! {
+    if let Some(platform) = try_platform() {
+        platform.finish();
+    }
+    end_run(code)
 }
 
 /// Nanoseconds of the core's own modelled time (its cycles at the chip's

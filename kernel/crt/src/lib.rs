@@ -73,7 +73,7 @@ include!("../cflags.rs");
 #[cfg(target_arch = "x86")]
 mod guest;
 #[cfg(target_arch = "x86")]
-pub use guest::{Arguments, check_at_success, end_line, platform, run_main};
+pub use guest::{Arguments, check_at_success, end_every_core, end_line, platform, run_main};
 
 // The tests run on the host only: the guest build has no renamed library.
 #[cfg(all(test, not(target_arch = "x86")))]

@@ -530,8 +530,7 @@ pub extern "C" fn shmem_global_exit(status: c_int) -> ! {
         fail(format_args!("shmem_global_exit with status {status}"))
     }
     flush_output();
-    crt::platform().finish();
-    kernel::exit::exit(kernel::exit::ExitCode::EndsRun)
+    crt::end_every_core()
 }
 
 /// `shmem_my_pe`.
